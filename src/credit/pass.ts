@@ -1,0 +1,512 @@
+import { EMPTY_AVERAGE, EMPTY_AVERAGE_VAR } from "./average";
+import { type CreditMode, capGrantedCredit, creditFromRuntime } from "./credit-mode";
+import { type Claim, claimFromPfc, creditFromClaims } from "./credit-set";
+import { type HostAppVersionKey, havKey } from "./host-app-version-key";
+import {
+  type AppCreditSettings,
+  type AppVersionStats,
+  type HostAppVersionSamples,
+  type HostAppVersionStats,
+  type PfcMode,
+  getPfc,
+} from "./pfc";
+
+/**
+ * One validator pass (CREDIT_SEMANTICS Part A §1–7): workunits in the order given, each with
+ * results the project's validator has judged. Pure: the caller loads a snapshot, runs the pass
+ * and persists the effects.
+ */
+
+export type ValidateState = "valid" | "invalid" | "inconclusive";
+
+export interface ResultInput {
+  readonly id: number;
+  readonly hostId: number;
+  readonly userId: number;
+  readonly teamId: number;
+  readonly appVersionId: number;
+  readonly elapsedTime: number;
+  readonly cpuTime: number;
+  readonly flopsEstimate: number;
+  /** Whole seconds (BOINC stores integers). */
+  readonly sentTime: number;
+  readonly receivedTime: number;
+  readonly validateState: ValidateState;
+  readonly runtimeOutlier: boolean;
+  /** Used by credit_mode post_assigned. */
+  readonly claimedCredit?: number;
+  /** Identifies the posted content: a re-post with another fingerprint is a conflict. */
+  readonly fingerprint: string;
+}
+
+export interface WorkunitInput {
+  readonly id: number;
+  readonly app: string;
+  readonly rscFpopsEst: number;
+  readonly rscFpopsBound: number;
+  readonly targetNresults: number;
+  /** Used by credit_mode fixed. */
+  readonly canonicalCredit?: number;
+  readonly results: readonly ResultInput[];
+}
+
+export interface PassApp extends AppCreditSettings {
+  readonly id: number;
+  readonly name: string;
+  readonly targetNresults: number;
+  readonly creditMode: CreditMode;
+  readonly maxGrantedCredit: number;
+}
+
+export interface PassVersion extends AppVersionStats {
+  readonly appId: number;
+}
+
+/** A result that already has a final verdict. */
+export interface StoredResult {
+  readonly fingerprint: string;
+  readonly validateState: "valid" | "invalid";
+  readonly grantedCredit: number;
+  readonly claimedCredit: number | null;
+  readonly pfcMode: PfcMode | null;
+}
+
+export interface PassSnapshot {
+  readonly apps: ReadonlyMap<string, PassApp>;
+  readonly versions: ReadonlyMap<number, PassVersion>;
+  /** By havKey; a missing one starts zeroed. */
+  readonly hostAppVersions: ReadonlyMap<string, HostAppVersionStats>;
+  /** Workunits already credited: id → the credit their results get. */
+  readonly creditedWorkunits: ReadonlyMap<number, number>;
+  readonly finalResults: ReadonlyMap<number, StoredResult>;
+}
+
+/** Why a result got what it got. */
+export interface PfcExplanation {
+  readonly rawPfc: number;
+  readonly pfcScale: number;
+  readonly hostScale: number;
+  readonly runtimeOutlier: boolean;
+}
+
+export interface ResultOutcome {
+  readonly id: number;
+  readonly validateState: ValidateState;
+  readonly grantedCredit: number;
+  readonly claimedCredit: number | null;
+  readonly pfcMode: PfcMode | null;
+  readonly replayed: boolean;
+  readonly explanation?: PfcExplanation;
+}
+
+export type WorkunitPath = "fresh" | "late" | "pending";
+
+export interface WorkunitOutcome {
+  readonly id: number;
+  readonly credit: number;
+  readonly replayed: boolean;
+  readonly path: WorkunitPath;
+  readonly results: readonly ResultOutcome[];
+}
+
+export type ConsecutiveValidChange = "increment" | "reset";
+
+/** One statement's worth of change to a host_app_version, in pass order. */
+export interface HostAppVersionChange extends HostAppVersionKey {
+  samples: HostAppVersionSamples;
+  consecutiveValid?: ConsecutiveValidChange;
+}
+
+export interface Grant {
+  readonly resultId: number;
+  readonly hostId: number;
+  readonly userId: number;
+  readonly teamId: number;
+  readonly appId: number;
+  readonly credit: number;
+  /** The result's sent_time: where update_average's Case B starts the work. */
+  readonly startTime: number;
+}
+
+export interface NewFinalResult {
+  readonly id: number;
+  readonly workunitId: number;
+  readonly appId: number;
+  readonly hostId: number;
+  readonly userId: number;
+  readonly teamId: number;
+  readonly appVersionId: number;
+  readonly fingerprint: string;
+  readonly validateState: "valid" | "invalid";
+  readonly grantedCredit: number;
+  readonly claimedCredit: number | null;
+  readonly pfcMode: PfcMode | null;
+}
+
+export interface CreditedWorkunit {
+  readonly id: number;
+  readonly appId: number;
+  readonly credit: number;
+  readonly canonicalResultId: number;
+}
+
+export interface VersionCreditSample {
+  readonly credit: number;
+  readonly time: number;
+}
+
+/**
+ * A result names its host, user and team: the host's owner becomes that user and the user's
+ * team that team (Part A §5); any of them not seen before starts here (Part A §6).
+ */
+export interface Attribution {
+  readonly hostId: number;
+  readonly userId: number;
+  readonly teamId: number;
+}
+
+export interface PassEffects {
+  readonly attributions: Attribution[];
+  /** Every host_app_version a result names; a missing one is created zeroed (Part A §3.1). */
+  readonly hostAppVersionsSeen: HostAppVersionKey[];
+  readonly results: NewFinalResult[];
+  readonly workunits: CreditedWorkunit[];
+  readonly hostAppVersionChanges: HostAppVersionChange[];
+  /** Applied at the end of the pass, pfc samples before credit samples (Part B §2.15). */
+  readonly versionPfcSamples: Map<number, number[]>;
+  readonly versionCreditSamples: Map<number, VersionCreditSample[]>;
+  readonly grants: Grant[];
+}
+
+export interface Conflict {
+  readonly path: string;
+  readonly message: string;
+}
+
+export interface PassOutcome {
+  readonly workunits: WorkunitOutcome[];
+  readonly effects: PassEffects;
+  readonly conflicts: Conflict[];
+}
+
+export const ZERO_HOST_APP_VERSION: HostAppVersionStats = {
+  pfc: EMPTY_AVERAGE,
+  et: EMPTY_AVERAGE_VAR,
+  turnaround: EMPTY_AVERAGE_VAR,
+  consecutiveValid: 0,
+};
+
+/** The app version a result names: its own id, or the app for an anonymous platform. */
+export function resultHavKey(r: ResultInput, appId: number): HostAppVersionKey {
+  return { hostId: r.hostId, appId, appVersionId: r.appVersionId };
+}
+
+/**
+ * Adaptive replication sent this workunit unreplicated: its valid results don't count toward
+ * consecutive_valid (edge case E21).
+ */
+function sentUnreplicated(wu: WorkunitInput, app: PassApp): boolean {
+  return wu.targetNresults === 1 && app.targetNresults > 1;
+}
+
+/**
+ * A result's own copy of its host_app_version. BOINC's validator loads one copy per result of
+ * a workunit and writes each whole copy back if it changed, so when one host returns two
+ * results of the same workunit the last changed copy wins and the other's changes are lost.
+ * Late results are loaded and written one at a time, so they see each other.
+ */
+interface HostAppVersionCopy {
+  readonly key: HostAppVersionKey;
+  readonly loaded: HostAppVersionStats;
+  stats: HostAppVersionStats;
+  readonly change: HostAppVersionChange;
+}
+
+function copyChanged(c: HostAppVersionCopy): boolean {
+  return (
+    Object.keys(c.change.samples).length > 0 ||
+    c.change.consecutiveValid === "increment" ||
+    (c.change.consecutiveValid === "reset" && c.loaded.consecutiveValid !== 0)
+  );
+}
+
+class PassRun {
+  private readonly hostAppVersions: Map<string, HostAppVersionStats>;
+  private readonly creditedWorkunits: Map<number, number>;
+  readonly effects: PassEffects = {
+    attributions: [],
+    hostAppVersionsSeen: [],
+    results: [],
+    workunits: [],
+    hostAppVersionChanges: [],
+    versionPfcSamples: new Map(),
+    versionCreditSamples: new Map(),
+    grants: [],
+  };
+
+  constructor(private readonly snapshot: PassSnapshot) {
+    this.hostAppVersions = new Map(snapshot.hostAppVersions);
+    this.creditedWorkunits = new Map(snapshot.creditedWorkunits);
+  }
+
+  runWorkunit(wu: WorkunitInput, fresh: readonly ResultInput[], replayed: ResultOutcome[]): WorkunitOutcome {
+    const app = this.snapshot.apps.get(wu.app);
+    if (!app) throw new Error(`unknown app ${wu.app}`);
+    const stored = this.creditedWorkunits.get(wu.id);
+    let credit: number;
+    let outcomes: ResultOutcome[];
+    let path: WorkunitPath;
+    if (stored !== undefined) {
+      credit = stored;
+      outcomes = this.latePath(wu, app, fresh, stored);
+      path = "late";
+    } else {
+      ({ credit, outcomes } = this.freshSet(wu, app, fresh));
+      path = fresh.some((r) => r.validateState === "valid") ? "fresh" : "pending";
+    }
+    const byId = new Map([...replayed, ...outcomes].map((o) => [o.id, o]));
+    return {
+      id: wu.id,
+      credit,
+      replayed: fresh.length === 0 && replayed.length > 0,
+      path,
+      // A result in conflict has no outcome; the caller rejects the whole pass then.
+      results: wu.results.flatMap((r) => byId.get(r.id) ?? []),
+    };
+  }
+
+  /** A workunit never credited before: BOINC's quorum path (Part A §3). */
+  private freshSet(wu: WorkunitInput, app: PassApp, results: readonly ResultInput[]) {
+    const copies = new Map(results.map((r) => [r.id, this.loadCopy(app, r)]));
+    const valid = results.filter((r) => r.validateState === "valid");
+    const claims = new Map<number, Claim>();
+    // credit_from_runtime skips assign_credit_set, and with it every statistic (E22).
+    if (app.creditMode !== "runtime") {
+      for (const r of valid) claims.set(r.id, this.claim(wu, app, r, copies.get(r.id)!));
+    }
+    const credit = valid.length > 0 ? this.workunitCredit(wu, app, results, claims) : 0;
+    const grants = app.creditMode !== "none";
+    const outcomes = results.map((r) => {
+      const copy = copies.get(r.id)!;
+      if (r.validateState === "valid") {
+        if (!sentUnreplicated(wu, app)) changeConsecutiveValid(copy, "increment");
+        return this.finalise(wu, app, r, grants ? credit : 0, claims.get(r.id), grants);
+      }
+      if (r.validateState === "invalid") {
+        changeConsecutiveValid(copy, "reset");
+        return this.finalise(wu, app, r, 0, undefined, false);
+      }
+      return this.pending(r);
+    });
+    // Written back in result order, so for a shared host_app_version the last copy wins.
+    const written = new Map<string, HostAppVersionCopy>();
+    for (const r of results) {
+      const copy = copies.get(r.id)!;
+      if (copyChanged(copy)) written.set(havKey(copy.key), copy);
+    }
+    for (const copy of written.values()) this.writeBack(copy);
+    if (valid.length > 0) {
+      this.creditedWorkunits.set(wu.id, credit);
+      this.effects.workunits.push({ id: wu.id, appId: app.id, credit, canonicalResultId: valid[0]!.id });
+    }
+    return { credit, outcomes };
+  }
+
+  /** New results of an already credited workunit (Part A §7, Part B §2.12 "late path"). */
+  private latePath(wu: WorkunitInput, app: PassApp, results: readonly ResultInput[], credit: number) {
+    const grants = app.creditMode !== "none";
+    return results.map((r) => {
+      const copy = this.loadCopy(app, r);
+      let outcome: ResultOutcome;
+      if (r.validateState === "valid") {
+        // is_valid runs before get_pfc here, so the host-scale gate sees the new count (E19).
+        if (!sentUnreplicated(wu, app)) changeConsecutiveValid(copy, "increment");
+        const claim = this.claim(wu, app, r, copy); // statistics only; the stored credit is granted
+        outcome = this.finalise(wu, app, r, grants ? credit : 0, claim, grants);
+      } else if (r.validateState === "invalid") {
+        changeConsecutiveValid(copy, "reset");
+        outcome = this.finalise(wu, app, r, 0, undefined, false);
+      } else {
+        return this.pending(r);
+      }
+      if (copyChanged(copy)) this.writeBack(copy);
+      return outcome;
+    });
+  }
+
+  private workunitCredit(
+    wu: WorkunitInput,
+    app: PassApp,
+    results: readonly ResultInput[],
+    claims: ReadonlyMap<number, Claim>,
+  ): number {
+    const canonical = results.find((r) => r.validateState === "valid")!;
+    const credit = ((): number => {
+      switch (app.creditMode) {
+        case "adaptive":
+          return creditFromClaims([...claims.values()], wu, app);
+        case "fixed":
+          return wu.canonicalCredit ?? 0;
+        case "post_assigned":
+          return canonical.claimedCredit ?? 0;
+        case "none":
+          return 0;
+        case "runtime":
+          // BOINC averages over every viable result, the ones just judged invalid included.
+          return creditFromRuntime(
+            results.filter((r) => r.validateState !== "inconclusive"),
+            wu,
+            app.maxGrantedCredit,
+          );
+      }
+    })();
+    return capGrantedCredit(credit, app.maxGrantedCredit);
+  }
+
+  /** get_pfc and steps 2–3 of assign_credit_set for one valid result, with its statistics. */
+  private claim(wu: WorkunitInput, app: PassApp, r: ResultInput, copy: HostAppVersionCopy): Claim {
+    const version = r.appVersionId < 0 ? null : this.snapshot.versions.get(r.appVersionId) ?? null;
+    const pfc = getPfc({ ...r, anonymous: r.appVersionId < 0 }, wu, app, version, copy.stats);
+    copy.stats = pfc.hav;
+    Object.assign(copy.change.samples, pfc.havSamples);
+    const claim = claimFromPfc(pfc, wu, app.maxGrantedCredit);
+    if (version !== null) {
+      if (pfc.avPfcSample !== undefined) push(this.effects.versionPfcSamples, r.appVersionId, pfc.avPfcSample);
+      // Our app-version credit sample is the claim after the rsc_fpops_bound cap (Part A §10).
+      push(this.effects.versionCreditSamples, r.appVersionId, { credit: claim.claimedCredit, time: r.sentTime });
+    }
+    return claim;
+  }
+
+  private loadCopy(app: PassApp, r: ResultInput): HostAppVersionCopy {
+    const key = resultHavKey(r, app.id);
+    let loaded = this.hostAppVersions.get(havKey(key));
+    if (!loaded) {
+      loaded = ZERO_HOST_APP_VERSION;
+      this.hostAppVersions.set(havKey(key), loaded);
+      this.effects.hostAppVersionsSeen.push(key);
+    }
+    return { key, loaded, stats: loaded, change: { ...key, samples: {} } };
+  }
+
+  private writeBack(copy: HostAppVersionCopy): void {
+    this.hostAppVersions.set(havKey(copy.key), copy.stats);
+    this.effects.hostAppVersionChanges.push(copy.change);
+  }
+
+  private finalise(
+    wu: WorkunitInput,
+    app: PassApp,
+    r: ResultInput,
+    grantedCredit: number,
+    claim: Claim | undefined,
+    grant: boolean,
+  ): ResultOutcome {
+    const validateState = r.validateState as "valid" | "invalid";
+    const claimedCredit =
+      app.creditMode === "post_assigned" ? r.claimedCredit ?? null : claim?.claimedCredit ?? null;
+    const pfcMode = claim?.mode ?? null;
+    if (grant) {
+      this.effects.grants.push({
+        resultId: r.id,
+        hostId: r.hostId,
+        userId: r.userId,
+        teamId: r.teamId,
+        appId: app.id,
+        credit: grantedCredit,
+        startTime: r.sentTime,
+      });
+    }
+    this.effects.attributions.push({ hostId: r.hostId, userId: r.userId, teamId: r.teamId });
+    this.effects.results.push({
+      id: r.id,
+      workunitId: wu.id,
+      appId: app.id,
+      hostId: r.hostId,
+      userId: r.userId,
+      teamId: r.teamId,
+      appVersionId: r.appVersionId,
+      fingerprint: r.fingerprint,
+      validateState,
+      grantedCredit,
+      claimedCredit,
+      pfcMode,
+    });
+    return {
+      id: r.id,
+      validateState,
+      grantedCredit,
+      claimedCredit,
+      pfcMode,
+      replayed: false,
+      ...(claim
+        ? {
+            explanation: {
+              rawPfc: claim.pfc.rawPfc,
+              pfcScale: claim.pfc.versionScale,
+              hostScale: claim.pfc.hostScale,
+              runtimeOutlier: claim.pfc.runtimeOutlier,
+            },
+          }
+        : {}),
+    };
+  }
+
+  private pending(r: ResultInput): ResultOutcome {
+    return {
+      id: r.id,
+      validateState: "inconclusive",
+      grantedCredit: 0,
+      claimedCredit: null,
+      pfcMode: null,
+      replayed: false,
+    };
+  }
+}
+
+function changeConsecutiveValid(copy: HostAppVersionCopy, how: ConsecutiveValidChange): void {
+  const consecutiveValid = how === "increment" ? copy.stats.consecutiveValid + 1 : 0;
+  copy.stats = { ...copy.stats, consecutiveValid };
+  copy.change.consecutiveValid = how;
+}
+
+function push<K, V>(map: Map<K, V[]>, key: K, value: V): void {
+  const list = map.get(key);
+  if (list) list.push(value);
+  else map.set(key, [value]);
+}
+
+/**
+ * Runs a validator pass over `workunits`. Results that already have a final verdict are
+ * replayed (same fingerprint) or reported as conflicts (another fingerprint); the caller must
+ * write nothing when there is a conflict.
+ */
+export function runPass(snapshot: PassSnapshot, workunits: readonly WorkunitInput[]): PassOutcome {
+  const run = new PassRun(snapshot);
+  const conflicts: Conflict[] = [];
+  const outcomes = workunits.map((wu, i) => {
+    const fresh: ResultInput[] = [];
+    const replayed: ResultOutcome[] = [];
+    wu.results.forEach((r, j) => {
+      const stored = snapshot.finalResults.get(r.id);
+      if (!stored) return fresh.push(r);
+      if (stored.fingerprint !== r.fingerprint) {
+        conflicts.push({
+          path: `workunits[${i}].results[${j}]`,
+          message: `result ${r.id} already has the final verdict '${stored.validateState}' with other content`,
+        });
+        return;
+      }
+      replayed.push({
+        id: r.id,
+        validateState: stored.validateState,
+        grantedCredit: stored.grantedCredit,
+        claimedCredit: stored.claimedCredit,
+        pfcMode: stored.pfcMode,
+        replayed: true,
+      });
+    });
+    return run.runWorkunit(wu, fresh, replayed);
+  });
+  return { workunits: outcomes, effects: run.effects, conflicts };
+}

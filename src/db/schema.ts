@@ -1,0 +1,206 @@
+/**
+ * Cobblestone's tables: the one source of truth for the database (migrations are generated
+ * from this file by drizzle-kit). Column names are BOINC's where BOINC has the column.
+ * Every row but a project's belongs to one project; ids inside a project are the project's
+ * own BOINC ids.
+ */
+import {
+  integer,
+  primaryKey,
+  real,
+  sqliteTable,
+  text,
+  uniqueIndex,
+} from "drizzle-orm/sqlite-core";
+import { DEFAULT_MAX_GRANTED_CREDIT, DEFAULT_MIN_AVG_PFC } from "../credit/constants";
+
+export const projects = sqliteTable("projects", {
+  id: integer("id").primaryKey({ autoIncrement: true }),
+  slug: text("slug").notNull().unique(),
+  name: text("name").notNull(),
+  url: text("url"),
+  /** SHA-256 of the project's bearer token (the token itself is never stored). */
+  tokenHash: text("token_hash").notNull().unique(),
+  createdAt: real("created_at").notNull(),
+});
+
+const projectId = () =>
+  integer("project_id")
+    .notNull()
+    .references(() => projects.id);
+
+/** The recent average credit pair, as BOINC stores it. */
+const recentAverage = () => ({
+  expavgCredit: real("expavg_credit").notNull().default(0),
+  expavgTime: real("expavg_time").notNull().default(0),
+});
+
+export const apps = sqliteTable(
+  "apps",
+  {
+    projectId: projectId(),
+    /** Numbered 1, 2, 3 … per project in order of registration (BOINC's app.id). */
+    id: integer("id").notNull(),
+    name: text("name").notNull(),
+    minAvgPfc: real("min_avg_pfc").notNull().default(DEFAULT_MIN_AVG_PFC),
+    hostScaleCheck: integer("host_scale_check", { mode: "boolean" }).notNull().default(false),
+    targetNresults: integer("target_nresults").notNull().default(0),
+    creditMode: text("credit_mode", {
+      enum: ["adaptive", "runtime", "fixed", "post_assigned", "none"],
+    })
+      .notNull()
+      .default("adaptive"),
+    maxGrantedCredit: real("max_granted_credit").notNull().default(DEFAULT_MAX_GRANTED_CREDIT),
+    deprecated: integer("deprecated", { mode: "boolean" }).notNull().default(false),
+  },
+  (t) => [primaryKey({ columns: [t.projectId, t.id] }), uniqueIndex("apps_name").on(t.projectId, t.name)],
+);
+
+export const appVersions = sqliteTable(
+  "app_versions",
+  {
+    projectId: projectId(),
+    id: integer("id").notNull(),
+    appId: integer("app_id").notNull(),
+    platform: text("platform").notNull(),
+    planClass: text("plan_class").notNull().default(""),
+    versionNum: integer("version_num").notNull(),
+    deprecated: integer("deprecated", { mode: "boolean" }).notNull().default(false),
+    pfcN: real("pfc_n").notNull().default(0),
+    pfcAvg: real("pfc_avg").notNull().default(0),
+    pfcScale: real("pfc_scale").notNull().default(0),
+    ...recentAverage(),
+  },
+  (t) => [primaryKey({ columns: [t.projectId, t.id] })],
+);
+
+/**
+ * Per host and app version statistics. An anonymous-platform row has its negative
+ * app_version_id (-2 … -6) and its app; a regular row's app_id is its version's app.
+ */
+export const hostAppVersions = sqliteTable(
+  "host_app_versions",
+  {
+    projectId: projectId(),
+    hostId: integer("host_id").notNull(),
+    appId: integer("app_id").notNull(),
+    appVersionId: integer("app_version_id").notNull(),
+    pfcN: real("pfc_n").notNull().default(0),
+    pfcAvg: real("pfc_avg").notNull().default(0),
+    etN: real("et_n").notNull().default(0),
+    etAvg: real("et_avg").notNull().default(0),
+    etVar: real("et_var").notNull().default(0),
+    etQ: real("et_q").notNull().default(0),
+    turnaroundN: real("turnaround_n").notNull().default(0),
+    turnaroundAvg: real("turnaround_avg").notNull().default(0),
+    turnaroundVar: real("turnaround_var").notNull().default(0),
+    turnaroundQ: real("turnaround_q").notNull().default(0),
+    consecutiveValid: integer("consecutive_valid").notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.projectId, t.hostId, t.appId, t.appVersionId] })],
+);
+
+/** Columns shared by hosts, users and teams. */
+const creditHolder = () => ({
+  projectId: projectId(),
+  id: integer("id").notNull(),
+  name: text("name"),
+  createTime: real("create_time").notNull(),
+  totalCredit: real("total_credit").notNull().default(0),
+  ...recentAverage(),
+});
+
+export const hosts = sqliteTable(
+  "hosts",
+  {
+    ...creditHolder(),
+    /** The host's current owner (0 = none). */
+    userId: integer("user_id").notNull().default(0),
+    /** BOINC's host_cpid (already hashed with the owner's email). */
+    hostCpid: text("host_cpid"),
+  },
+  (t) => [primaryKey({ columns: [t.projectId, t.id] })],
+);
+
+export const users = sqliteTable(
+  "users",
+  {
+    ...creditHolder(),
+    /** The user's current team (0 = none). */
+    teamId: integer("team_id").notNull().default(0),
+    /** The exported cross-project id. */
+    cpid: text("cpid"),
+  },
+  (t) => [primaryKey({ columns: [t.projectId, t.id] })],
+);
+
+export const teams = sqliteTable(
+  "teams",
+  { ...creditHolder() },
+  (t) => [primaryKey({ columns: [t.projectId, t.id] })],
+);
+
+/** Columns shared by BOINC's credit_user and credit_team (credit per app). */
+const creditByApp = () => ({
+  projectId: projectId(),
+  appId: integer("app_id").notNull(),
+  njobs: integer("njobs").notNull().default(0),
+  total: real("total").notNull().default(0),
+  expavg: real("expavg").notNull().default(0),
+  expavgTime: real("expavg_time").notNull().default(0),
+});
+
+export const creditUsers = sqliteTable(
+  "credit_users",
+  { ...creditByApp(), userId: integer("user_id").notNull() },
+  (t) => [primaryKey({ columns: [t.projectId, t.userId, t.appId] })],
+);
+
+export const creditTeams = sqliteTable(
+  "credit_teams",
+  { ...creditByApp(), teamId: integer("team_id").notNull() },
+  (t) => [primaryKey({ columns: [t.projectId, t.teamId, t.appId] })],
+);
+
+/**
+ * A workunit that has been credited: its results, late ones included, get this credit. The
+ * primary key makes two concurrent passes that both credit it collide (one rolls back).
+ */
+export const workunits = sqliteTable(
+  "workunits",
+  {
+    projectId: projectId(),
+    id: integer("id").notNull(),
+    appId: integer("app_id").notNull(),
+    credit: real("credit").notNull(),
+    canonicalResultId: integer("canonical_result_id").notNull(),
+    creditedAt: real("credited_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.projectId, t.id] })],
+);
+
+/**
+ * Every result with a final outcome: a verdict (valid/invalid) or an error outcome. Written
+ * once, ever: the primary key is what makes a result count exactly once.
+ */
+export const results = sqliteTable(
+  "results",
+  {
+    projectId: projectId(),
+    id: integer("id").notNull(),
+    workunitId: integer("workunit_id"),
+    appId: integer("app_id").notNull(),
+    hostId: integer("host_id").notNull(),
+    appVersionId: integer("app_version_id").notNull(),
+    outcome: text("outcome", { enum: ["success", "error", "timeout", "aborted"] }).notNull(),
+    validateState: text("validate_state", { enum: ["valid", "invalid"] }),
+    grantedCredit: real("granted_credit").notNull().default(0),
+    claimedCredit: real("claimed_credit"),
+    pfcMode: text("pfc_mode", { enum: ["normal", "approx", "wu_est", "invalid"] }),
+    /** SHA-256 of the posted content: a re-post with other content is a conflict. */
+    fingerprint: text("fingerprint").notNull(),
+    /** The `now` of the pass that gave the outcome. */
+    decidedAt: real("decided_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.projectId, t.id] })],
+);

@@ -1,0 +1,17 @@
+import type { D1Migration } from "cloudflare:test";
+import type { Env as WorkerEnv } from "../src/env";
+
+// Types `env` / `exports` from "cloudflare:workers" (and the deprecated `env` / `SELF` from
+// "cloudflare:test") inside tests: the Worker's bindings plus the test-only ones that
+// vitest.config.ts adds, and the Worker's default export for `exports.default.fetch()`.
+declare global {
+  namespace Cloudflare {
+    interface Env extends WorkerEnv {
+      ADMIN_TOKEN: string;
+      TEST_MIGRATIONS: D1Migration[];
+    }
+    interface GlobalProps {
+      mainModule: typeof import("../src/index");
+    }
+  }
+}

@@ -1,0 +1,185 @@
+/**
+ * An in-memory ledger that persists a pass's effects with the TypeScript forms of every
+ * update, in the order the D1 writer applies their SQL twins. It lets the trace tests check
+ * the pure engine on its own, fast, before the HTTP replay checks the whole service.
+ */
+import { AV_AVERAGE } from "../../src/credit/constants";
+import { type Average, EMPTY_AVERAGE, updateAverage } from "../../src/credit/average";
+import { DEFAULT_MIN_AVG_PFC } from "../../src/credit/constants";
+import type { CreditMode } from "../../src/credit/credit-mode";
+import { errorEffect, type ErrorOutcome } from "../../src/credit/error-outcome";
+import { havKey } from "../../src/credit/host-app-version-key";
+import {
+  type PassApp,
+  type PassOutcome,
+  type PassSnapshot,
+  type StoredResult,
+  type WorkunitInput,
+  ZERO_HOST_APP_VERSION,
+  runPass,
+} from "../../src/credit/pass";
+import { applyHostAppVersionSamples, type HostAppVersionStats } from "../../src/credit/pfc";
+import { type RecentAverage, updateRecentAverage } from "../../src/credit/recent-average";
+import { computeVersionScales, versionsInService } from "../../src/credit/version-scales";
+
+export interface LedgerVersion {
+  id: number;
+  appId: number;
+  platform: string;
+  planClass: string;
+  versionNum: number;
+  deprecated: boolean;
+  pfc: Average;
+  pfcScale: number;
+  rac: RecentAverage;
+}
+
+export interface LedgerEntity {
+  totalCredit: number;
+  rac: RecentAverage;
+}
+
+export class MemoryLedger {
+  apps = new Map<string, PassApp>();
+  versions = new Map<number, LedgerVersion>();
+  hostAppVersions = new Map<string, HostAppVersionStats>();
+  creditedWorkunits = new Map<number, number>();
+  finalResults = new Map<number, StoredResult>();
+  hosts = new Map<number, LedgerEntity>();
+  users = new Map<number, LedgerEntity>();
+  teams = new Map<number, LedgerEntity>();
+
+  putApp(a: {
+    name: string;
+    hostScaleCheck?: boolean;
+    targetNresults?: number;
+    minAvgPfc?: number;
+    creditMode?: CreditMode;
+    maxGrantedCredit?: number;
+  }): void {
+    const held = this.apps.get(a.name);
+    this.apps.set(a.name, {
+      id: held?.id ?? this.apps.size + 1,
+      name: a.name,
+      hostScaleCheck: a.hostScaleCheck ?? held?.hostScaleCheck ?? false,
+      targetNresults: a.targetNresults ?? held?.targetNresults ?? 0,
+      minAvgPfc: a.minAvgPfc ?? held?.minAvgPfc ?? DEFAULT_MIN_AVG_PFC,
+      creditMode: a.creditMode ?? held?.creditMode ?? "adaptive",
+      maxGrantedCredit: a.maxGrantedCredit ?? held?.maxGrantedCredit ?? 73_000_000,
+    });
+  }
+
+  putVersion(v: { id: number; app: string; platform: string; planClass: string; versionNum: number }): void {
+    const held = this.versions.get(v.id);
+    this.versions.set(v.id, {
+      id: v.id,
+      appId: this.apps.get(v.app)!.id,
+      platform: v.platform,
+      planClass: v.planClass,
+      versionNum: v.versionNum,
+      deprecated: false,
+      pfc: held?.pfc ?? EMPTY_AVERAGE,
+      pfcScale: held?.pfcScale ?? 0,
+      rac: held?.rac ?? { expavgCredit: 0, expavgTime: 0 },
+    });
+  }
+
+  snapshot(): PassSnapshot {
+    return {
+      apps: this.apps,
+      versions: this.versions,
+      hostAppVersions: this.hostAppVersions,
+      creditedWorkunits: this.creditedWorkunits,
+      finalResults: this.finalResults,
+    };
+  }
+
+  pass(now: number, workunits: readonly WorkunitInput[]): PassOutcome {
+    const outcome = runPass(this.snapshot(), workunits);
+    if (outcome.conflicts.length > 0) return outcome;
+    const e = outcome.effects;
+    for (const r of e.results) {
+      this.finalResults.set(r.id, r);
+    }
+    for (const w of e.workunits) this.creditedWorkunits.set(w.id, w.credit);
+    for (const k of e.hostAppVersionsSeen) {
+      if (!this.hostAppVersions.has(havKey(k))) this.hostAppVersions.set(havKey(k), ZERO_HOST_APP_VERSION);
+    }
+    for (const c of e.hostAppVersionChanges) {
+      const key = havKey(c);
+      const hav = this.hostAppVersions.get(key) ?? ZERO_HOST_APP_VERSION;
+      const next = applyHostAppVersionSamples(hav, c.samples);
+      const consecutiveValid =
+        c.consecutiveValid === "increment"
+          ? hav.consecutiveValid + 1
+          : c.consecutiveValid === "reset"
+            ? 0
+            : hav.consecutiveValid;
+      this.hostAppVersions.set(key, { ...next, consecutiveValid });
+    }
+    for (const a of e.attributions) {
+      this.ensure(this.hosts, a.hostId, now);
+      if (a.userId !== 0) this.ensure(this.users, a.userId, now);
+      if (a.userId !== 0 && a.teamId !== 0) this.ensure(this.teams, a.teamId, now);
+    }
+    for (const g of e.grants) {
+      this.grant(this.hosts, g.hostId, now, g.startTime, g.credit);
+      if (g.userId !== 0) this.grant(this.users, g.userId, now, g.startTime, g.credit);
+      if (g.userId !== 0 && g.teamId !== 0) this.grant(this.teams, g.teamId, now, g.startTime, g.credit);
+    }
+    for (const [id, samples] of e.versionPfcSamples) {
+      const v = this.versions.get(id)!;
+      v.pfc = samples.reduce((acc, x) => updateAverage(acc, x, AV_AVERAGE), v.pfc);
+    }
+    for (const [id, samples] of e.versionCreditSamples) {
+      const v = this.versions.get(id)!;
+      for (const s of samples) v.rac = updateRecentAverage(v.rac, now, s.time, s.credit);
+    }
+    return outcome;
+  }
+
+  private ensure(table: Map<number, LedgerEntity>, id: number, now: number): LedgerEntity {
+    // First seen in a pass: the RAC clock starts at the pass's now (Part A §6).
+    let e = table.get(id);
+    if (!e) {
+      e = { totalCredit: 0, rac: { expavgCredit: 0, expavgTime: now } };
+      table.set(id, e);
+    }
+    return e;
+  }
+
+  private grant(
+    table: Map<number, LedgerEntity>,
+    id: number,
+    now: number,
+    start: number,
+    credit: number,
+  ): void {
+    const e = this.ensure(table, id, now);
+    e.totalCredit += credit;
+    e.rac = updateRecentAverage(e.rac, now, start, credit);
+  }
+
+  error(hostId: number, appVersionId: number, app: string | undefined, outcome: ErrorOutcome, delayBound?: number): void {
+    const appId = appVersionId < 0 ? this.apps.get(app!)!.id : this.versions.get(appVersionId)!.appId;
+    const key = havKey({ hostId, appId, appVersionId });
+    const hav = this.hostAppVersions.get(key);
+    const effect = errorEffect(outcome, hav !== undefined, delayBound);
+    if (!effect) return;
+    const next = applyHostAppVersionSamples(hav ?? ZERO_HOST_APP_VERSION, effect.samples);
+    this.hostAppVersions.set(key, { ...next, consecutiveValid: effect.resetConsecutiveValid ? 0 : next.consecutiveValid });
+  }
+
+  rescale(): void {
+    for (const app of this.apps.values()) {
+      const versions = [...this.versions.values()].filter((v) => v.appId === app.id);
+      const scales = computeVersionScales(versionsInService(versions));
+      if (!scales) continue;
+      for (const id of scales.scaledVersionIds) {
+        const v = this.versions.get(id)!;
+        v.pfcScale = scales.minAvgPfc / v.pfc.avg;
+      }
+      this.apps.set(app.name, { ...app, minAvgPfc: scales.minAvgPfc });
+    }
+  }
+}
