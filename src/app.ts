@@ -1,25 +1,88 @@
-import { OpenAPIHono, createRoute, z } from "@hono/zod-openapi";
+/**
+ * Builds the Hono app: middleware, the error contract, route mounting and the OpenAPI
+ * document. The same function builds the app the tests call.
+ */
+import { OpenAPIHono } from "@hono/zod-openapi";
+import { swaggerUI } from "@hono/swagger-ui";
+import { database } from "./db/client";
+import { bodyLimit } from "hono/body-limit";
+import { HTTPException } from "hono/http-exception";
 import type { AppEnv } from "./env";
+import { ApiError, type ErrorBody, issuesOf } from "./http/errors";
+import { mountAppVersions } from "./routes/app-versions/app-versions.index";
+import { mountApps } from "./routes/apps/apps.index";
+import { mountEntities } from "./routes/entities/entities.index";
+import { mountErrors } from "./routes/errors/errors.index";
+import { mountHostAppVersions } from "./routes/host-app-versions/host-app-versions.index";
+import { mountPasses } from "./routes/passes/passes.index";
+import { mountProjects } from "./routes/projects/projects.index";
+import { mountRescale } from "./routes/rescale/rescale.index";
 
-const healthRoute = createRoute({
-  method: "get",
-  path: "/health",
-  responses: {
-    200: {
-      description: "Service is up",
-      content: {
-        "application/json": {
-          schema: z.object({ ok: z.literal(true) }),
-        },
-      },
+export const MAX_BODY_BYTES = 5 * 1024 * 1024;
+
+export function createApp(): OpenAPIHono<AppEnv> {
+  const app = new OpenAPIHono<AppEnv>({
+    defaultHook: (result, c) => {
+      if (result.success) return;
+      const issues = issuesOf(result.error);
+      // Too many workunits is a size limit, not a shape error.
+      const tooMany = result.error.issues.find((i) => i.code === "too_big" && i.path.join(".") === "workunits");
+      if (tooMany) {
+        return c.json<ErrorBody>({ error: { code: "too_large", message: tooMany.message, issues } }, 413);
+      }
+      const where = result.target === "json" ? "body" : result.target;
+      return c.json<ErrorBody>(
+        { error: { code: "validation_failed", message: `the request ${where} is invalid; nothing was written`, issues } },
+        400,
+      );
     },
-  },
-});
+  });
 
-export function buildApp() {
-  const app = new OpenAPIHono<AppEnv>();
-  app.openapi(healthRoute, (c) => c.json({ ok: true as const }, 200));
+  app.use("*", async (c, next) => {
+    c.set("db", database(c.env.DB));
+    await next();
+  });
+  app.use(
+    "/v1/*",
+    bodyLimit({
+      maxSize: MAX_BODY_BYTES,
+      onError: (c) =>
+        c.json<ErrorBody>({ error: { code: "too_large", message: `the body is over ${MAX_BODY_BYTES} bytes` } }, 413),
+    }),
+  );
+
+  mountProjects(app);
+  mountApps(app);
+  mountAppVersions(app);
+  mountEntities(app);
+  mountHostAppVersions(app);
+  mountPasses(app);
+  mountErrors(app);
+  mountRescale(app);
+
+  app.openAPIRegistry.registerComponent("securitySchemes", "projectToken", { type: "http", scheme: "bearer" });
+  app.openAPIRegistry.registerComponent("securitySchemes", "adminToken", { type: "http", scheme: "bearer" });
+  app.doc31("/openapi.json", {
+    openapi: "3.1.0",
+    info: {
+      title: "Cobblestone",
+      version: "1",
+      description: "BOINC's credit and accounting system (CreditNew) as a service.",
+    },
+  });
+  app.get("/docs", swaggerUI({ url: "/openapi.json" }));
+  app.get("/health", (c) => c.json({ ok: true }));
+
+  app.notFound((c) => c.json<ErrorBody>({ error: { code: "not_found", message: `no route ${c.req.method} ${c.req.path}` } }, 404));
+  app.onError((err, c) => {
+    if (err instanceof ApiError) return c.json(err.body(), err.status);
+    if (err instanceof HTTPException && err.status < 500) {
+      return c.json<ErrorBody>({ error: { code: "bad_request", message: err.message || "bad request" } }, err.status);
+    }
+    console.error("unhandled error", err instanceof Error ? err.stack : err);
+    return c.json<ErrorBody>({ error: { code: "internal", message: "internal error; nothing was written" } }, 500);
+  });
   return app;
 }
 
-export const app = buildApp();
+export const app = createApp();

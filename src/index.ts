@@ -1,12 +1,13 @@
+import { database } from "./db/client";
 import { app } from "./app";
 import type { Env } from "./env";
+import { rescaleAllProjects } from "./jobs/rescale";
 
-async function scheduled(
-  _controller: ScheduledController,
-  _env: Env,
-  _ctx: ExecutionContext,
-): Promise<void> {
-  // Cron (*/10 * * * *): nothing yet.
+/** Cron (every 10 minutes): the feeder's rescale for every project. */
+async function scheduled(_controller: ScheduledController, env: Env, ctx: ExecutionContext): Promise<void> {
+  ctx.waitUntil(
+    rescaleAllProjects(database(env.DB)).then((n) => console.log(`rescaled ${n} projects`)),
+  );
 }
 
 export default {

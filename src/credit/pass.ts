@@ -493,7 +493,7 @@ export function runPass(snapshot: PassSnapshot, workunits: readonly WorkunitInpu
       if (stored.fingerprint !== r.fingerprint) {
         conflicts.push({
           path: `workunits[${i}].results[${j}]`,
-          message: `result ${r.id} already has the final verdict '${stored.validateState}' with other content`,
+          message: `result ${r.id} already has a final outcome; the same id with other content is a conflict`,
         });
         return;
       }

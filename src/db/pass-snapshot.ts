@@ -1,0 +1,91 @@
+/**
+ * The read half of a validator pass: everything the engine needs, in ONE D1 read batch.
+ */
+import { and, eq, sql } from "drizzle-orm";
+import { havKey } from "../credit/host-app-version-key";
+import type { PassApp, PassSnapshot, PassVersion, StoredResult } from "../credit/pass";
+import type { HostAppVersionStats } from "../credit/pfc";
+import { appVersions, apps, hostAppVersions, results, workunits } from "./schema";
+import { jsonList } from "./sql-helpers";
+
+import type { Db } from "./client";
+
+export type AppRow = typeof apps.$inferSelect;
+export type AppVersionRow = typeof appVersions.$inferSelect;
+export type HostAppVersionRow = typeof hostAppVersions.$inferSelect;
+
+export function passApp(row: AppRow): PassApp {
+  return {
+    id: row.id,
+    name: row.name,
+    minAvgPfc: row.minAvgPfc,
+    hostScaleCheck: row.hostScaleCheck,
+    targetNresults: row.targetNresults,
+    creditMode: row.creditMode,
+    maxGrantedCredit: row.maxGrantedCredit,
+  };
+}
+
+export function passVersion(row: AppVersionRow): PassVersion {
+  return { appId: row.appId, pfc: { n: row.pfcN, avg: row.pfcAvg }, pfcScale: row.pfcScale };
+}
+
+export function hostAppVersionStats(row: HostAppVersionRow): HostAppVersionStats {
+  return {
+    pfc: { n: row.pfcN, avg: row.pfcAvg },
+    et: { n: row.etN, avg: row.etAvg, var: row.etVar, q: row.etQ },
+    turnaround: { n: row.turnaroundN, avg: row.turnaroundAvg, var: row.turnaroundVar, q: row.turnaroundQ },
+    consecutiveValid: row.consecutiveValid,
+  };
+}
+
+export interface PassKeys {
+  readonly hostIds: readonly number[];
+  readonly workunitIds: readonly number[];
+  readonly resultIds: readonly number[];
+}
+
+export interface LoadedSnapshot extends PassSnapshot {
+  readonly versionRows: ReadonlyMap<number, AppVersionRow>;
+}
+
+export async function loadPassSnapshot(db: Db, projectId: number, keys: PassKeys): Promise<LoadedSnapshot> {
+  const [appRows, versionRows, havRows, wuRows, resultRows] = await db.batch([
+    db.select().from(apps).where(eq(apps.projectId, projectId)),
+    db.select().from(appVersions).where(eq(appVersions.projectId, projectId)),
+    db
+      .select()
+      .from(hostAppVersions)
+      .where(
+        and(eq(hostAppVersions.projectId, projectId), sql`${hostAppVersions.hostId} IN ${jsonList(keys.hostIds)}`),
+      ),
+    db
+      .select({ id: workunits.id, credit: workunits.credit })
+      .from(workunits)
+      .where(and(eq(workunits.projectId, projectId), sql`${workunits.id} IN ${jsonList(keys.workunitIds)}`)),
+    db
+      .select()
+      .from(results)
+      .where(and(eq(results.projectId, projectId), sql`${results.id} IN ${jsonList(keys.resultIds)}`)),
+  ]);
+  return {
+    apps: new Map(appRows.map((r) => [r.name, passApp(r)])),
+    versions: new Map(versionRows.map((r) => [r.id, passVersion(r)])),
+    versionRows: new Map(versionRows.map((r) => [r.id, r])),
+    hostAppVersions: new Map(havRows.map((r) => [havKey(r), hostAppVersionStats(r)])),
+    creditedWorkunits: new Map(wuRows.map((r) => [r.id, r.credit])),
+    finalResults: new Map(
+      resultRows.map((r): [number, StoredResult] => [
+        r.id,
+        {
+          fingerprint: r.fingerprint,
+          // An error outcome stored under this id: any pass re-using it conflicts.
+          validateState: r.validateState ?? "invalid",
+          grantedCredit: r.grantedCredit,
+          claimedCredit: r.claimedCredit,
+          pfcMode: r.pfcMode,
+        },
+      ]),
+    ),
+  };
+}

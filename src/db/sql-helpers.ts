@@ -1,0 +1,41 @@
+import { type AnyColumn, type SQL, sql } from "drizzle-orm";
+
+/** A column's bare name, for INSERT column lists and UPDATE SET targets. */
+export function name(column: AnyColumn): SQL {
+  return sql`${sql.identifier(column.name)}`;
+}
+
+/** `(SELECT value FROM json_each(?))`: a whole id list as ONE bound parameter (D1 allows 100). */
+export function jsonList(values: readonly (number | string)[]): SQL {
+  return sql`(SELECT value FROM json_each(${JSON.stringify(values)}))`;
+}
+
+/**
+ * `INSERT INTO table (cols…) SELECT … FROM json_each(?)`: many rows in one statement with one
+ * bound parameter. `fields` maps each column to a JSON property of the row objects, or to a
+ * fixed SQL value.
+ */
+export function insertFromJson(
+  table: SQL,
+  fields: readonly (readonly [AnyColumn, string | SQL])[],
+  rows: readonly object[],
+  onConflict: SQL = sql``,
+): SQL {
+  const columns = sql.join(
+    fields.map(([c]) => name(c)),
+    sql`, `,
+  );
+  const values = sql.join(
+    fields.map(([, v]) => (typeof v === "string" ? sql`json_extract(j.value, ${`$.${v}`})` : v)),
+    sql`, `,
+  );
+  // "WHERE true" keeps SQLite from reading ON CONFLICT as part of the SELECT's join.
+  return sql`INSERT INTO ${table} (${columns}) SELECT ${values} FROM json_each(${JSON.stringify(rows)}) AS j WHERE true ${onConflict}`;
+}
+
+/** Splits rows into chunks so that no bound JSON document gets huge. */
+export function chunks<T>(rows: readonly T[], size = 500): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < rows.length; i += size) out.push(rows.slice(i, i + size));
+  return out;
+}

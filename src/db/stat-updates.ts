@@ -1,0 +1,149 @@
+/**
+ * Every persisted statistic exists twice: the TypeScript form (in src/credit/, used for the
+ * in-pass copy) and the SQL form here, which applies the same update to the row's CURRENT
+ * values when the pass is written, so concurrent passes never lose an update (DESIGN.md,
+ * Concurrency). Each pair sits in one object below and test/db/stat-updates.test.ts checks,
+ * on random sample sequences against real D1, that the two agree.
+ *
+ * A sample is an SQL expression (usually a column of the one-row sample table a statement
+ * joins with `UPDATE … FROM (SELECT ? AS …) AS s`), so each bound value appears once.
+ */
+import { type SQL, sql } from "drizzle-orm";
+import { updateAverage, updateAverageVar } from "../credit/average";
+import type { AverageParams } from "../credit/constants";
+import { CREDIT_HALF_LIFE, RAC_TAYLOR_THRESHOLD, SECONDS_PER_DAY } from "../credit/constants";
+import { TAYLOR_RATE, type RecentAverage, updateRecentAverage } from "../credit/recent-average";
+
+/** A column assignment of an UPDATE: [column name, new value]. */
+export type Assignment = readonly [column: string, value: SQL];
+
+const col = (name: string): SQL => sql`${sql.identifier(name)}`;
+/** A constant written into the SQL text (never user input): keeps bound parameters few. */
+const lit = (x: number): SQL => sql.raw(Number.isInteger(x) ? `${x}.0` : String(x));
+
+export function setClause(assignments: readonly Assignment[]): SQL {
+  return sql.join(
+    assignments.map(([c, v]) => sql`${col(c)} = ${v}`),
+    sql`, `,
+  );
+}
+
+export interface AverageColumns {
+  readonly n: string;
+  readonly avg: string;
+}
+
+export interface AverageVarColumns extends AverageColumns {
+  readonly var: string;
+  readonly q: string;
+}
+
+/** AVERAGE's truncation: a sample above avg·limit counts as avg·limit once avg ≠ 0. */
+function truncatedSql(c: AverageColumns, x: SQL, p: AverageParams): SQL {
+  const n = col(c.n);
+  const avg = col(c.avg);
+  return sql`(CASE WHEN ${n} <> 0 AND ${avg} <> 0 AND ${x} > ${avg} * ${lit(p.limit)} THEN ${avg} * ${lit(p.limit)} ELSE ${x} END)`;
+}
+
+/** AVERAGE.update (lib/average.h). The caller never passes a negative sample (it is a no-op). */
+export const averageUpdate = {
+  ts: updateAverage,
+  sql(c: AverageColumns, x: SQL, p: AverageParams): Assignment[] {
+    const n = col(c.n);
+    const avg = col(c.avg);
+    const delta = sql`(${truncatedSql(c, x, p)} - ${avg})`;
+    return [
+      [c.n, sql`${n} + 1`],
+      [
+        c.avg,
+        sql`CASE WHEN ${n} + 1 < ${lit(p.thresh)} THEN ${avg} + ${delta} / (${n} + 1) ELSE ${avg} + ${lit(p.weight)} * ${delta} END`,
+      ],
+    ];
+  },
+};
+
+/** AVERAGE_VAR.update (lib/average.h): Welford below the threshold, exponential above it. */
+export const averageVarUpdate = {
+  ts: updateAverageVar,
+  sql(c: AverageVarColumns, x: SQL, p: AverageParams): Assignment[] {
+    const n = col(c.n);
+    const avg = col(c.avg);
+    const q = col(c.q);
+    const v = col(c.var);
+    const t = truncatedSql(c, x, p);
+    const delta = sql`(${t} - ${avg})`;
+    const running = sql`${n} + 1 < ${lit(p.thresh)}`;
+    const runningAvg = sql`(${avg} + ${delta} / (${n} + 1))`;
+    const runningQ = sql`(${q} + ${delta} * (${t} - ${runningAvg}))`;
+    return [
+      [c.n, sql`${n} + 1`],
+      [c.avg, sql`CASE WHEN ${running} THEN ${runningAvg} ELSE ${avg} + ${lit(p.weight)} * ${delta} END`],
+      [c.q, sql`CASE WHEN ${running} THEN ${runningQ} ELSE ${q} END`],
+      [
+        c.var,
+        sql`CASE WHEN ${running} THEN ${runningQ} / (${n} + 1) ELSE ${v} + ${lit(p.weight)} * (${delta} * ${delta} - ${v}) END`,
+      ],
+    ];
+  },
+};
+
+/**
+ * A run of credit grants to one row in one pass, all at the pass's `now`. Only the first can
+ * decay the average or start it (Case B); every later one has a zero gap and adds credit·ln2/7
+ * (edge case E13), so the run collapses to: first grant, then the rest summed.
+ */
+export interface GrantRun {
+  readonly now: number;
+  readonly first: { readonly credit: number; readonly start: number };
+  readonly restCredit: number;
+}
+
+export function grantRun(now: number, grants: readonly { credit: number; start: number }[]): GrantRun {
+  const [first, ...rest] = grants;
+  if (!first) throw new Error("a grant run needs at least one grant");
+  return { now, first, restCredit: rest.reduce((sum, g) => sum + g.credit, 0) };
+}
+
+/** Columns of the one-row table a grant-run statement joins with (see grantRunValues). */
+export interface GrantRunSample {
+  readonly now: SQL;
+  readonly credit: SQL;
+  readonly start: SQL;
+  readonly rest: SQL;
+}
+
+/** update_average applied grant by grant (TS) and as one expression over the row (SQL). */
+export const recentAverageRun = {
+  ts(ra: RecentAverage, now: number, grants: readonly { credit: number; start: number }[]): RecentAverage {
+    return grants.reduce((acc, g) => updateRecentAverage(acc, now, g.start, g.credit), ra);
+  },
+  sql(c: { avg: string; time: string }, g: GrantRunSample): Assignment[] {
+    const avg = col(c.avg);
+    const time = col(c.time);
+    const diff = sql`max(${g.now} - ${time}, 0.0)`;
+    const weight = sql`exp(-${diff} * ${lit(Math.LN2)} / ${lit(CREDIT_HALF_LIFE)})`;
+    const caseA = sql`${avg} * ${weight} + CASE WHEN 1.0 - ${weight} > ${lit(RAC_TAYLOR_THRESHOLD)}
+      THEN (1.0 - ${weight}) * (${g.credit} / (${diff} / ${lit(SECONDS_PER_DAY)}))
+      ELSE ${g.credit} * ${lit(TAYLOR_RATE)} END`;
+    // Case B with work started at now is the Taylor limit, not BOINC's infinity (Part A §10).
+    const caseB = sql`CASE WHEN ${g.credit} = 0 THEN ${avg}
+      WHEN ${g.now} - ${g.start} > 0 THEN ${g.credit} / ((${g.now} - ${g.start}) / ${lit(SECONDS_PER_DAY)})
+      ELSE ${g.credit} * ${lit(TAYLOR_RATE)} END`;
+    return [
+      [c.avg, sql`(CASE WHEN ${time} <> 0 THEN ${caseA} ELSE ${caseB} END) + ${g.rest} * ${lit(TAYLOR_RATE)}`],
+      [c.time, g.now],
+    ];
+  },
+};
+
+/** The sample-table columns for a grant run, and the values to bind for them. */
+export function grantRunValues(run: GrantRun): SQL {
+  return sql`SELECT ${run.now} AS g_now, ${run.first.credit} AS g_credit, ${run.first.start} AS g_start, ${run.restCredit} AS g_rest`;
+}
+
+export const GRANT_RUN_SAMPLE: GrantRunSample = {
+  now: sql.raw("g.g_now"),
+  credit: sql.raw("g.g_credit"),
+  start: sql.raw("g.g_start"),
+  rest: sql.raw("g.g_rest"),
+};

@@ -1,0 +1,44 @@
+import { eq } from "drizzle-orm";
+import { createMiddleware } from "hono/factory";
+import { projects } from "../db/schema";
+import type { AppEnv } from "../env";
+import { ApiError } from "./errors";
+import { bearerToken, sameSecret, sha256Hex } from "./tokens";
+
+/** Admin routes: Authorization: Bearer ADMIN_TOKEN. */
+export const requireAdmin = createMiddleware<AppEnv>(async (c, next) => {
+  const configured = c.env.ADMIN_TOKEN;
+  if (!configured) throw new ApiError(503, "admin_disabled", "ADMIN_TOKEN is not configured on this deployment");
+  const token = bearerToken(c.req.header("Authorization"));
+  if (!token) throw new ApiError(401, "unauthorized", "Authorization: Bearer <admin token> is required");
+  if (!(await sameSecret(token, configured))) throw new ApiError(401, "unauthorized", "invalid admin token");
+  await next();
+});
+
+/**
+ * Project routes: the bearer token must be the project's own. An unknown token is 401, the
+ * token of another project 403. Sets `project`.
+ */
+export const requireProjectToken = createMiddleware<AppEnv>(async (c, next) => {
+  const token = bearerToken(c.req.header("Authorization"));
+  if (!token) throw new ApiError(401, "unauthorized", "Authorization: Bearer <project token> is required");
+  const [owner] = await c.var.db
+    .select()
+    .from(projects)
+    .where(eq(projects.tokenHash, await sha256Hex(token)));
+  if (!owner) throw new ApiError(401, "unauthorized", "invalid project token");
+  if (owner.slug !== c.req.param("slug")) {
+    throw new ApiError(403, "forbidden", `this token belongs to another project, not '${c.req.param("slug")}'`);
+  }
+  c.set("project", owner);
+  await next();
+});
+
+/** Public routes: the project named by :slug must exist. Sets `project`. */
+export const loadProject = createMiddleware<AppEnv>(async (c, next) => {
+  const slug = c.req.param("slug") ?? "";
+  const [project] = await c.var.db.select().from(projects).where(eq(projects.slug, slug));
+  if (!project) throw new ApiError(404, "not_found", `no project '${slug}'`);
+  c.set("project", project);
+  await next();
+});

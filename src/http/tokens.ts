@@ -1,0 +1,28 @@
+/** Bearer tokens: random, shown once, stored only as their SHA-256. */
+
+const TOKEN_BYTES = 32;
+
+export function newProjectToken(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(TOKEN_BYTES));
+  let b64 = btoa(String.fromCharCode(...bytes));
+  b64 = b64.replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
+  return `cbl_${b64}`;
+}
+
+export async function sha256Hex(text: string): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
+  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+export function bearerToken(header: string | undefined): string | null {
+  const match = header?.match(/^Bearer\s+(\S+)\s*$/i);
+  return match ? match[1]! : null;
+}
+
+/** Compares two secrets without leaking where they differ (both are hashed first). */
+export async function sameSecret(a: string, b: string): Promise<boolean> {
+  const [x, y] = await Promise.all([sha256Hex(a), sha256Hex(b)]);
+  let diff = 0;
+  for (let i = 0; i < x.length; i++) diff |= x.charCodeAt(i) ^ y.charCodeAt(i);
+  return diff === 0;
+}

@@ -1,0 +1,62 @@
+/**
+ * The feeder's periodic work (BOINC's update_av_scales, Part B §2.16): per app, the versions
+ * in service decide the app's min_avg_pfc and each well-sampled version's pfc_scale.
+ */
+import { eq, sql } from "drizzle-orm";
+import { MIN_VERSION_SAMPLES } from "../credit/constants";
+import { type ScaleBasis, computeVersionScales, versionsInService } from "../credit/version-scales";
+import { runBatch } from "../db/batch";
+import type { Db } from "../db/client";
+import { appVersions, apps, projects } from "../db/schema";
+import { jsonList } from "../db/sql-helpers";
+
+export interface AppRescale {
+  readonly app: string;
+  /** null: BOINC changes nothing for this app (too few well-sampled versions). */
+  readonly basis: ScaleBasis | null;
+  readonly minAvgPfc: number;
+  readonly scaledVersions: readonly { id: number; pfcScale: number }[];
+}
+
+export async function rescaleProject(db: Db, projectId: number): Promise<AppRescale[]> {
+  const [appRows, versionRows] = await db.batch([
+    db.select().from(apps).where(eq(apps.projectId, projectId)),
+    db.select().from(appVersions).where(eq(appVersions.projectId, projectId)),
+  ]);
+  const report: AppRescale[] = [];
+  const statements = [];
+  for (const app of appRows.sort((a, b) => a.id - b.id)) {
+    const versions = versionRows
+      .filter((v) => v.appId === app.id)
+      .map((v) => ({ ...v, pfc: { n: v.pfcN, avg: v.pfcAvg } }));
+    const scales = computeVersionScales(versionsInService(versions));
+    if (!scales) {
+      report.push({ app: app.name, basis: null, minAvgPfc: app.minAvgPfc, scaledVersions: [] });
+      continue;
+    }
+    const target = scales.minAvgPfc;
+    if (scales.scaledVersionIds.length > 0) {
+      // Divides by each version's average as it is when written.
+      statements.push(sql`UPDATE ${appVersions} SET pfc_scale = ${target} / pfc_avg
+        WHERE project_id = ${projectId} AND id IN ${jsonList(scales.scaledVersionIds)} AND pfc_n >= ${MIN_VERSION_SAMPLES}`);
+    }
+    statements.push(sql`UPDATE ${apps} SET min_avg_pfc = ${target} WHERE project_id = ${projectId} AND id = ${app.id}`);
+    const byId = new Map(versions.map((v) => [v.id, v]));
+    report.push({
+      app: app.name,
+      basis: scales.basis,
+      minAvgPfc: target,
+      scaledVersions: scales.scaledVersionIds.map((id) => ({ id, pfcScale: target / byId.get(id)!.pfcAvg })),
+    });
+  }
+  await runBatch(db, statements);
+  return report;
+}
+
+/** What cron runs every 10 minutes: the rescale of every project. */
+export async function rescaleAllProjects(db: Db): Promise<number> {
+  const rows = await db.select({ id: projects.id }).from(projects);
+  for (const p of rows) await rescaleProject(db, p.id);
+  return rows.length;
+}
+

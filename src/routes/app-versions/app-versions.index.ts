@@ -1,0 +1,128 @@
+import { OpenAPIHono, createRoute, z } from "@hono/zod-openapi";
+import { and, asc, eq } from "drizzle-orm";
+import { appVersions, apps } from "../../db/schema";
+import type { AppEnv } from "../../env";
+import { loadProject, requireProjectToken } from "../../http/auth";
+import { ApiError, errorResponses } from "../../http/errors";
+import { IdParam, SlugParams } from "../common";
+
+const PutAppVersionSchema = z
+  .strictObject({
+    app: z.string().min(1),
+    platform: z.string().min(1).openapi({ example: "x86_64-pc-linux-gnu" }),
+    plan_class: z.string().openapi({ example: "cuda_fermi", description: "'' for a plain CPU version" }),
+    version_num: z.number().int().nonnegative(),
+    deprecated: z.boolean().optional(),
+  })
+  .openapi("PutAppVersion");
+
+const AppVersionSchema = z
+  .object({
+    id: z.number().int(),
+    app: z.string(),
+    platform: z.string(),
+    plan_class: z.string(),
+    version_num: z.number().int(),
+    deprecated: z.boolean(),
+    pfc_n: z.number(),
+    pfc_avg: z.number(),
+    pfc_scale: z.number(),
+    expavg_credit: z.number(),
+    expavg_time: z.number(),
+  })
+  .openapi("AppVersion");
+
+const putRoute = createRoute({
+  method: "put",
+  path: "/v1/projects/{slug}/app-versions/{id}",
+  tags: ["Configuration"],
+  summary: "Register an app version (statistics start at zero and are kept on later PUTs)",
+  security: [{ projectToken: [] }],
+  request: {
+    params: SlugParams.extend({ id: IdParam }),
+    body: { required: true, content: { "application/json": { schema: PutAppVersionSchema } } },
+  },
+  responses: {
+    200: { description: "The app version as stored", content: { "application/json": { schema: AppVersionSchema } } },
+    ...errorResponses(400, 401, 403, 404, 409),
+  },
+});
+
+const listRoute = createRoute({
+  method: "get",
+  path: "/v1/projects/{slug}/app-versions",
+  tags: ["Statistics"],
+  summary: "Every app version with its PFC statistics, scale and recent average credit",
+  request: { params: SlugParams },
+  responses: {
+    200: {
+      description: "App versions by id",
+      content: { "application/json": { schema: z.object({ app_versions: z.array(AppVersionSchema) }) } },
+    },
+    ...errorResponses(404),
+  },
+});
+
+function body(v: typeof appVersions.$inferSelect, appName: string) {
+  return {
+    id: v.id,
+    app: appName,
+    platform: v.platform,
+    plan_class: v.planClass,
+    version_num: v.versionNum,
+    deprecated: v.deprecated,
+    pfc_n: v.pfcN,
+    pfc_avg: v.pfcAvg,
+    pfc_scale: v.pfcScale,
+    expavg_credit: v.expavgCredit,
+    expavg_time: v.expavgTime,
+  };
+}
+
+export function mountAppVersions(app: OpenAPIHono<AppEnv>): void {
+  app.use("/v1/projects/:slug/app-versions/:id", requireProjectToken);
+  app.use("/v1/projects/:slug/app-versions", loadProject);
+
+  app.openapi(putRoute, async (c) => {
+    const { id } = c.req.valid("param");
+    const b = c.req.valid("json");
+    const db = c.var.db;
+    const projectId = c.var.project.id;
+    const [appRow] = await db.select().from(apps).where(and(eq(apps.projectId, projectId), eq(apps.name, b.app)));
+    if (!appRow) {
+      throw new ApiError(404, "not_found", `unknown app '${b.app}'`, [{ path: "app", message: `unknown app '${b.app}'` }]);
+    }
+    const [held] = await db
+      .select()
+      .from(appVersions)
+      .where(and(eq(appVersions.projectId, projectId), eq(appVersions.id, id)));
+    if (held && held.appId !== appRow.id) {
+      throw new ApiError(409, "conflict", `app version ${id} belongs to another app`, [
+        { path: "app", message: "an app version cannot move to another app" },
+      ]);
+    }
+    const fields = {
+      platform: b.platform,
+      planClass: b.plan_class,
+      versionNum: b.version_num,
+      ...(b.deprecated === undefined ? {} : { deprecated: b.deprecated }),
+    };
+    const [row] = await db
+      .insert(appVersions)
+      .values({ projectId, id, appId: appRow.id, ...fields })
+      .onConflictDoUpdate({ target: [appVersions.projectId, appVersions.id], set: fields })
+      .returning();
+    return c.json(body(row!, appRow.name), 200);
+  });
+
+  app.openapi(listRoute, async (c) => {
+    const projectId = c.var.project.id;
+    const rows = await c.var.db
+      .select({ v: appVersions, appName: apps.name })
+      .from(appVersions)
+      .innerJoin(apps, and(eq(apps.projectId, appVersions.projectId), eq(apps.id, appVersions.appId)))
+      .where(eq(appVersions.projectId, projectId))
+      .orderBy(asc(appVersions.id));
+    return c.json({ app_versions: rows.map((r) => body(r.v, r.appName)) }, 200);
+  });
+}

@@ -1,0 +1,94 @@
+import { OpenAPIHono, createRoute } from "@hono/zod-openapi";
+import { and, asc, eq, sql } from "drizzle-orm";
+import { apps } from "../../db/schema";
+import type { AppEnv } from "../../env";
+import { loadProject, requireProjectToken } from "../../http/auth";
+import { ApiError, errorResponses } from "../../http/errors";
+import { SlugParams } from "../common";
+import { AppListSchema, AppNameParams, AppSchema, PutAppSchema } from "./apps.schemas";
+
+type AppRow = typeof apps.$inferSelect;
+
+export function appBody(r: AppRow) {
+  return {
+    name: r.name,
+    min_avg_pfc: r.minAvgPfc,
+    host_scale_check: r.hostScaleCheck,
+    target_nresults: r.targetNresults,
+    credit_mode: r.creditMode,
+    max_granted_credit: r.maxGrantedCredit,
+    gpu_only_scale: "boinc" as const,
+    deprecated: r.deprecated,
+  };
+}
+
+const putAppRoute = createRoute({
+  method: "put",
+  path: "/v1/projects/{slug}/apps/{app}",
+  tags: ["Configuration"],
+  summary: "Register an app or change its settings",
+  description: "A new app starts with min_avg_pfc = 1 (BOINC's schema default). Omitted fields keep their value.",
+  security: [{ projectToken: [] }],
+  request: { params: AppNameParams, body: { required: true, content: { "application/json": { schema: PutAppSchema } } } },
+  responses: {
+    200: { description: "The app as stored", content: { "application/json": { schema: AppSchema } } },
+    ...errorResponses(400, 401, 403, 422),
+  },
+});
+
+const listAppsRoute = createRoute({
+  method: "get",
+  path: "/v1/projects/{slug}/apps",
+  tags: ["Statistics"],
+  summary: "The project's apps with their credit settings and min_avg_pfc",
+  request: { params: SlugParams },
+  responses: {
+    200: { description: "Apps in registration order", content: { "application/json": { schema: AppListSchema } } },
+    ...errorResponses(404),
+  },
+});
+
+export function mountApps(app: OpenAPIHono<AppEnv>): void {
+  app.use("/v1/projects/:slug/apps/:app", requireProjectToken);
+  app.use("/v1/projects/:slug/apps", loadProject);
+
+  app.openapi(putAppRoute, async (c) => {
+    const { app: appName } = c.req.valid("param");
+    const body = c.req.valid("json");
+    const db = c.var.db;
+    const projectId = c.var.project.id;
+    const [held] = await db.select().from(apps).where(and(eq(apps.projectId, projectId), eq(apps.name, appName)));
+    const creditMode = body.credit_mode ?? held?.creditMode ?? "adaptive";
+    const maxGranted = body.max_granted_credit ?? held?.maxGrantedCredit;
+    if (creditMode === "runtime" && maxGranted === 0) {
+      // BOINC's validator refuses --credit_from_runtime without a cap.
+      throw new ApiError(422, "invalid_settings", "credit_mode 'runtime' needs a non-zero max_granted_credit", [
+        { path: "max_granted_credit", message: "must not be 0 with credit_mode 'runtime'" },
+      ]);
+    }
+    const settings = {
+      ...(body.host_scale_check === undefined ? {} : { hostScaleCheck: body.host_scale_check }),
+      ...(body.target_nresults === undefined ? {} : { targetNresults: body.target_nresults }),
+      ...(body.credit_mode === undefined ? {} : { creditMode: body.credit_mode }),
+      ...(body.max_granted_credit === undefined ? {} : { maxGrantedCredit: body.max_granted_credit }),
+      ...(body.min_avg_pfc === undefined ? {} : { minAvgPfc: body.min_avg_pfc }),
+      ...(body.deprecated === undefined ? {} : { deprecated: body.deprecated }),
+    };
+    // Apps are numbered 1, 2, 3 … per project, in order of registration (BOINC's app.id).
+    const nextId = sql<number>`(SELECT coalesce(max(${apps.id}), 0) + 1 FROM ${apps} WHERE ${apps.projectId} = ${projectId})`;
+    const [row] = await db
+      .insert(apps)
+      .values({ projectId, id: nextId, name: appName, ...settings })
+      .onConflictDoUpdate({
+        target: [apps.projectId, apps.name],
+        set: Object.keys(settings).length > 0 ? settings : { name: appName },
+      })
+      .returning();
+    return c.json(appBody(row!), 200);
+  });
+
+  app.openapi(listAppsRoute, async (c) => {
+    const rows = await c.var.db.select().from(apps).where(eq(apps.projectId, c.var.project.id)).orderBy(asc(apps.id));
+    return c.json({ apps: rows.map(appBody) }, 200);
+  });
+}

@@ -1,0 +1,41 @@
+import { z } from "@hono/zod-openapi";
+import { CREDIT_MODES } from "../../credit/credit-mode";
+
+export const AppNameParams = z.object({
+  slug: z.string().openapi({ param: { name: "slug", in: "path" } }),
+  app: z
+    .string()
+    .regex(/^[A-Za-z0-9_.-]{1,254}$/, "letters, digits, '_', '.', '-'")
+    .openapi({ param: { name: "app", in: "path" }, example: "einstein_O3AS" }),
+});
+
+export const PutAppSchema = z
+  .strictObject({
+    host_scale_check: z.boolean().optional(),
+    target_nresults: z.number().int().nonnegative().optional().openapi({
+      description: "BOINC's app.target_nresults; > 1 with a workunit target_nresults of 1 means adaptive replication",
+    }),
+    credit_mode: z.enum(CREDIT_MODES).optional(),
+    max_granted_credit: z.number().nonnegative().optional().openapi({ description: "Cap per workunit; 0 = no cap" }),
+    min_avg_pfc: z.number().nonnegative().optional().openapi({ description: "Set by rescale; an admin may set it, as in BOINC" }),
+    gpu_only_scale: z.enum(["boinc"]).optional().openapi({
+      description: "How a GPU-only app is scaled: 'boinc' = 0.1 × the GPU average ('cross-project' comes with the plan-class registry)",
+    }),
+    deprecated: z.boolean().optional(),
+  })
+  .openapi("PutApp");
+
+export const AppSchema = z
+  .object({
+    name: z.string(),
+    min_avg_pfc: z.number(),
+    host_scale_check: z.boolean(),
+    target_nresults: z.number().int(),
+    credit_mode: z.enum(CREDIT_MODES),
+    max_granted_credit: z.number(),
+    gpu_only_scale: z.literal("boinc"),
+    deprecated: z.boolean(),
+  })
+  .openapi("App");
+
+export const AppListSchema = z.object({ apps: z.array(AppSchema) }).openapi("AppList");

@@ -1,0 +1,174 @@
+/**
+ * Results that did not succeed (Part A §8): a client error resets the host's
+ * consecutive_valid, a timeout also adds its delay bound as a turnaround sample, an abort by
+ * the project changes nothing. Each result id counts once, as in a pass.
+ */
+import { OpenAPIHono, createRoute, z } from "@hono/zod-openapi";
+import { and, eq, sql } from "drizzle-orm";
+import { ERROR_OUTCOMES, errorEffect } from "../../credit/error-outcome";
+import { havKey } from "../../credit/host-app-version-key";
+import { hostAppVersionChange } from "../../db/pass-writes";
+import { runBatch, isPrimaryKeyConflict } from "../../db/batch";
+import { appVersions, apps, hostAppVersions, results } from "../../db/schema";
+import { insertFromJson, jsonList } from "../../db/sql-helpers";
+import type { AppEnv } from "../../env";
+import { requireProjectToken } from "../../http/auth";
+import { ApiError, type Issue, errorResponses } from "../../http/errors";
+import { sha256Hex } from "../../http/tokens";
+import { AppVersionRefSchema } from "../passes/passes.schemas";
+import { IdSchema, NowSchema, SlugParams, resolveNow } from "../common";
+
+export const MAX_ERRORS_PER_REQUEST = 1000;
+
+const ErrorResultSchema = z
+  .strictObject({
+    id: IdSchema,
+    host_id: IdSchema,
+    app_version_id: AppVersionRefSchema,
+    app: z.string().min(1).optional().openapi({ description: "Required for an anonymous-platform result (app_version_id < 0)" }),
+    outcome: z.enum(ERROR_OUTCOMES),
+    delay_bound: z.number().nonnegative().optional().openapi({ description: "For a timeout: the job's delay bound in seconds" }),
+  })
+  .superRefine((r, ctx) => {
+    if (r.app_version_id < 0 && r.app === undefined) {
+      ctx.addIssue({ code: "custom", path: ["app"], message: "required when app_version_id < 0 (anonymous platform)" });
+    }
+  })
+  .openapi("ErrorResult");
+
+const ErrorsRequestSchema = z
+  .strictObject({ now: NowSchema, results: z.array(ErrorResultSchema).min(1).max(MAX_ERRORS_PER_REQUEST) })
+  .superRefine((b, ctx) => {
+    const seen = new Set<number>();
+    b.results.forEach((r, i) => {
+      if (seen.has(r.id)) ctx.addIssue({ code: "custom", path: ["results", i, "id"], message: `result ${r.id} appears twice` });
+      seen.add(r.id);
+    });
+  })
+  .openapi("ErrorsRequest");
+
+const ErrorsResponseSchema = z
+  .object({
+    results: z.array(
+      z.object({
+        id: z.number().int(),
+        outcome: z.enum(ERROR_OUTCOMES),
+        replayed: z.boolean(),
+        consecutive_valid_reset: z.boolean(),
+      }),
+    ),
+  })
+  .openapi("ErrorsResponse");
+
+const route = createRoute({
+  method: "post",
+  path: "/v1/projects/{slug}/errors",
+  tags: ["Validation"],
+  summary: "Report results that errored, timed out or were aborted",
+  security: [{ projectToken: [] }],
+  request: {
+    params: SlugParams,
+    body: { required: true, content: { "application/json": { schema: ErrorsRequestSchema } } },
+  },
+  responses: {
+    200: { description: "What each outcome changed", content: { "application/json": { schema: ErrorsResponseSchema } } },
+    ...errorResponses(400, 401, 403, 404, 409, 413, 422),
+  },
+});
+
+export function mountErrors(app: OpenAPIHono<AppEnv>): void {
+  app.use("/v1/projects/:slug/errors", requireProjectToken);
+  app.openapi(route, async (c) => {
+    const body = c.req.valid("json");
+    const now = resolveNow(body.now);
+    const db = c.var.db;
+    const projectId = c.var.project.id;
+    const [appRows, versionRows, havRows, storedRows] = await db.batch([
+      db.select().from(apps).where(eq(apps.projectId, projectId)),
+      db.select({ id: appVersions.id, appId: appVersions.appId }).from(appVersions).where(eq(appVersions.projectId, projectId)),
+      db
+        .select({ hostId: hostAppVersions.hostId, appId: hostAppVersions.appId, appVersionId: hostAppVersions.appVersionId })
+        .from(hostAppVersions)
+        .where(and(eq(hostAppVersions.projectId, projectId), sql`${hostAppVersions.hostId} IN ${jsonList(body.results.map((r) => r.host_id))}`)),
+      db
+        .select({ id: results.id, fingerprint: results.fingerprint })
+        .from(results)
+        .where(and(eq(results.projectId, projectId), sql`${results.id} IN ${jsonList(body.results.map((r) => r.id))}`)),
+    ]);
+    const appIds = new Map(appRows.map((a) => [a.name, a.id]));
+    const versionApps = new Map(versionRows.map((v) => [v.id, v.appId]));
+    const existing = new Set(havRows.map(havKey));
+    const stored = new Map(storedRows.map((r) => [r.id, r.fingerprint]));
+
+    const missing: Issue[] = [];
+    const conflicts: Issue[] = [];
+    const inserts: object[] = [];
+    const changes = [];
+    const outcomes = [];
+    for (const [i, r] of body.results.entries()) {
+      const appId = r.app_version_id < 0 ? appIds.get(r.app!) : versionApps.get(r.app_version_id);
+      if (appId === undefined) {
+        missing.push(
+          r.app_version_id < 0
+            ? { path: `results[${i}].app`, message: `unknown app '${r.app}'` }
+            : { path: `results[${i}].app_version_id`, message: `unknown app version ${r.app_version_id}` },
+        );
+        continue;
+      }
+      const fingerprint = await sha256Hex(JSON.stringify([r.host_id, r.app_version_id, appId, r.outcome, r.delay_bound ?? null]));
+      const held = stored.get(r.id);
+      if (held !== undefined) {
+        if (held !== fingerprint) conflicts.push({ path: `results[${i}]`, message: `result ${r.id} already has another outcome` });
+        outcomes.push({ id: r.id, outcome: r.outcome, replayed: true, consecutive_valid_reset: false });
+        continue;
+      }
+      const key = { hostId: r.host_id, appId, appVersionId: r.app_version_id };
+      const effect = errorEffect(r.outcome, existing.has(havKey(key)), r.delay_bound);
+      if (effect?.createIfMissing) existing.add(havKey(key));
+      if (effect) changes.push({ ...key, samples: effect.samples, consecutiveValid: "reset" as const, create: effect.createIfMissing });
+      inserts.push({ id: r.id, appId, hostId: r.host_id, appVersionId: r.app_version_id, outcome: r.outcome, fingerprint });
+      outcomes.push({ id: r.id, outcome: r.outcome, replayed: false, consecutive_valid_reset: effect !== null });
+    }
+    if (missing.length > 0) throw new ApiError(404, "not_found", missing.map((m) => m.message).join("; "), missing);
+    if (conflicts.length > 0) throw new ApiError(409, "conflict", "results already have another outcome; nothing was written", conflicts);
+
+    const statements = [
+      ...(inserts.length > 0
+        ? [
+            insertFromJson(
+              sql`${results}`,
+              [
+                [results.projectId, sql`${projectId}`],
+                [results.id, "id"],
+                [results.appId, "appId"],
+                [results.hostId, "hostId"],
+                [results.appVersionId, "appVersionId"],
+                [results.outcome, "outcome"],
+                [results.fingerprint, "fingerprint"],
+                [results.decidedAt, sql`${now}`],
+              ],
+              inserts,
+            ),
+          ]
+        : []),
+      ...changes.flatMap((ch) => [
+        ...(ch.create
+          ? [
+              sql`INSERT INTO ${hostAppVersions} (project_id, host_id, app_id, app_version_id)
+                  VALUES (${projectId}, ${ch.hostId}, ${ch.appId}, ${ch.appVersionId}) ON CONFLICT DO NOTHING`,
+            ]
+          : []),
+        hostAppVersionChange(projectId, ch)!,
+      ]),
+    ];
+    try {
+      await runBatch(db, statements);
+    } catch (e) {
+      if (isPrimaryKeyConflict(e)) {
+        throw new ApiError(409, "conflict", "a concurrent request recorded some of these results first; nothing was written");
+      }
+      throw e;
+    }
+    return c.json({ results: outcomes }, 200);
+  });
+}

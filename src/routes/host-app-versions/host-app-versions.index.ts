@@ -1,0 +1,82 @@
+import { OpenAPIHono, createRoute, z } from "@hono/zod-openapi";
+import { and, asc, eq } from "drizzle-orm";
+import { apps, hostAppVersions } from "../../db/schema";
+import type { AppEnv } from "../../env";
+import { requireProjectToken } from "../../http/auth";
+import { errorResponses } from "../../http/errors";
+import { SlugParams } from "../common";
+
+const HostAppVersionSchema = z
+  .object({
+    host_id: z.number().int(),
+    app_version_id: z.number().int().openapi({ description: "Negative (-2 … -6) for an anonymous platform" }),
+    app: z.string(),
+    pfc_n: z.number(),
+    pfc_avg: z.number(),
+    et_n: z.number(),
+    et_avg: z.number(),
+    et_var: z.number(),
+    turnaround_n: z.number(),
+    turnaround_avg: z.number(),
+    turnaround_var: z.number(),
+    consecutive_valid: z.number().int(),
+  })
+  .openapi("HostAppVersion");
+
+const listRoute = createRoute({
+  method: "get",
+  path: "/v1/projects/{slug}/host-app-versions",
+  tags: ["Statistics"],
+  summary: "A host's per-app-version statistics (BOINC's host_app_version rows)",
+  security: [{ projectToken: [] }],
+  request: {
+    params: SlugParams,
+    query: z.object({
+      host_id: z
+        .string()
+        .regex(/^[1-9][0-9]{0,15}$/, "a positive integer host id")
+        .transform(Number)
+        .openapi({ param: { name: "host_id", in: "query", required: true }, example: "10" }),
+    }),
+  },
+  responses: {
+    200: {
+      description: "The host's rows",
+      content: { "application/json": { schema: z.object({ host_app_versions: z.array(HostAppVersionSchema) }) } },
+    },
+    ...errorResponses(400, 401, 403),
+  },
+});
+
+export function mountHostAppVersions(app: OpenAPIHono<AppEnv>): void {
+  app.use("/v1/projects/:slug/host-app-versions", requireProjectToken);
+  app.openapi(listRoute, async (c) => {
+    const { host_id } = c.req.valid("query");
+    const h = hostAppVersions;
+    const rows = await c.var.db
+      .select({ h, app: apps.name })
+      .from(h)
+      .innerJoin(apps, and(eq(apps.projectId, h.projectId), eq(apps.id, h.appId)))
+      .where(and(eq(h.projectId, c.var.project.id), eq(h.hostId, host_id)))
+      .orderBy(asc(h.appId), asc(h.appVersionId));
+    return c.json(
+      {
+        host_app_versions: rows.map(({ h: r, app: appName }) => ({
+          host_id: r.hostId,
+          app_version_id: r.appVersionId,
+          app: appName,
+          pfc_n: r.pfcN,
+          pfc_avg: r.pfcAvg,
+          et_n: r.etN,
+          et_avg: r.etAvg,
+          et_var: r.etVar,
+          turnaround_n: r.turnaroundN,
+          turnaround_avg: r.turnaroundAvg,
+          turnaround_var: r.turnaroundVar,
+          consecutive_valid: r.consecutiveValid,
+        })),
+      },
+      200,
+    );
+  });
+}

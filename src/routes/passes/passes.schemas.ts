@@ -1,0 +1,117 @@
+import { z } from "@hono/zod-openapi";
+import { MAX_ANONYMOUS_PLATFORM_ID, MIN_ANONYMOUS_PLATFORM_ID } from "../../credit/constants";
+import { IdSchema, NowSchema, OptionalIdSchema, TimeSchema } from "../common";
+
+export const MAX_WORKUNITS_PER_PASS = 1000;
+
+const nonNegative = z.number().nonnegative();
+
+export const AppVersionRefSchema = z
+  .number()
+  .int()
+  .refine((id) => id > 0 || (id >= MIN_ANONYMOUS_PLATFORM_ID && id <= MAX_ANONYMOUS_PLATFORM_ID), {
+    message: "an app version id, or -2 … -6 for an anonymous platform (CPU, NVIDIA, AMD, Intel GPU, Apple GPU)",
+  })
+  .openapi({ description: "An app version id; -2 … -6 is an anonymous-platform result", example: 12 });
+
+export const ResultSchema = z
+  .strictObject({
+    id: IdSchema,
+    host_id: IdSchema,
+    user_id: OptionalIdSchema,
+    team_id: OptionalIdSchema,
+    app_version_id: AppVersionRefSchema,
+    elapsed_time: nonNegative,
+    cpu_time: nonNegative,
+    flops_estimate: nonNegative.openapi({ description: "Peak FLOPS of the devices used; 0 or 1e9 means unknown" }),
+    sent_time: TimeSchema.openapi({ description: "Unix seconds; truncated to whole seconds as BOINC stores it" }),
+    received_time: TimeSchema,
+    validate_state: z.enum(["valid", "invalid", "inconclusive"]),
+    runtime_outlier: z.boolean().optional(),
+    claimed_credit: nonNegative.optional().openapi({ description: "The credit to grant under credit_mode post_assigned" }),
+  })
+  .superRefine((r, ctx) => {
+    if (Math.trunc(r.sent_time) > Math.trunc(r.received_time)) {
+      ctx.addIssue({ code: "custom", path: ["sent_time"], message: "sent_time is later than received_time" });
+    }
+  })
+  .openapi("Result");
+
+export const WorkunitSchema = z
+  .strictObject({
+    id: IdSchema,
+    app: z.string().min(1),
+    rsc_fpops_est: z.number().positive(),
+    rsc_fpops_bound: z.number().positive(),
+    target_nresults: z.number().int().positive(),
+    canonical_credit: nonNegative.optional().openapi({ description: "The credit to grant under credit_mode fixed" }),
+    results: z.array(ResultSchema).min(1),
+  })
+  .superRefine((w, ctx) => {
+    if (w.rsc_fpops_bound < w.rsc_fpops_est) {
+      ctx.addIssue({ code: "custom", path: ["rsc_fpops_bound"], message: "rsc_fpops_bound is less than rsc_fpops_est" });
+    }
+  })
+  .openapi("Workunit");
+
+export const PassRequestSchema = z
+  .strictObject({
+    now: NowSchema,
+    workunits: z.array(WorkunitSchema).min(1).max(MAX_WORKUNITS_PER_PASS),
+  })
+  .superRefine((pass, ctx) => {
+    const seen = new Set<number>();
+    pass.workunits.forEach((w, i) =>
+      w.results.forEach((r, j) => {
+        if (seen.has(r.id)) {
+          ctx.addIssue({ code: "custom", path: ["workunits", i, "results", j, "id"], message: `result ${r.id} appears twice in this pass` });
+        }
+        seen.add(r.id);
+      }),
+    );
+  })
+  .openapi("PassRequest");
+
+export type PassRequest = z.infer<typeof PassRequestSchema>;
+
+export const PfcModeSchema = z
+  .enum(["normal", "approx", "wu_est", "invalid"])
+  .openapi({ description: "How far the claim can be trusted (BOINC's PFC_MODE)" });
+
+export const ResultOutcomeSchema = z
+  .object({
+    id: z.number().int(),
+    validate_state: z.enum(["valid", "invalid", "inconclusive"]),
+    granted_credit: z.number(),
+    claimed_credit: z.number().nullable().openapi({ description: "This result's own claim (scaled PFC, capped at rsc_fpops_bound, in credit)" }),
+    pfc_mode: PfcModeSchema.nullable(),
+    replayed: z.boolean(),
+    explain: z
+      .object({
+        raw_pfc: z.number().openapi({ description: "elapsed_time × flops_estimate, after BOINC's substitutions" }),
+        pfc_scale: z.number().openapi({ description: "The app version's scale used (0 = none)" }),
+        host_scale: z.number().openapi({ description: "The host scale used (0 = none)" }),
+        runtime_outlier: z.boolean(),
+      })
+      .optional(),
+  })
+  .openapi("ResultOutcome");
+
+export const PassResponseSchema = z
+  .object({
+    now: z.number(),
+    workunits: z.array(
+      z.object({
+        id: z.number().int(),
+        credit: z.number(),
+        replayed: z.boolean(),
+        path: z.enum(["fresh", "late", "pending"]).openapi({
+          description: "fresh: credited now; late: already credited, new results get its credit; pending: no valid result yet",
+        }),
+        results: z.array(ResultOutcomeSchema),
+      }),
+    ),
+  })
+  .openapi("PassResponse");
+
+export type PassResponse = z.infer<typeof PassResponseSchema>;

@@ -1,0 +1,169 @@
+/**
+ * A validator pass end to end: load a snapshot (one read batch), run the pure engine, write
+ * its effects (one atomic batch). If a concurrent pass decided one of our results or credited
+ * one of our workunits first, our batch fails on a primary key and rolls back; we then run
+ * once more from a fresh snapshot, where those results are replayed (or conflict).
+ */
+import { runPass, type PassOutcome, type ResultInput, type WorkunitInput } from "../../credit/pass";
+import type { Db } from "../../db/client";
+import type { LoadedSnapshot } from "../../db/pass-snapshot";
+import { loadPassSnapshot } from "../../db/pass-snapshot";
+import { passWrites } from "../../db/pass-writes";
+import { runBatch, isPrimaryKeyConflict } from "../../db/batch";
+import { ApiError, type Issue } from "../../http/errors";
+import { sha256Hex } from "../../http/tokens";
+import type { PassRequest, PassResponse } from "./passes.schemas";
+
+const ATTEMPTS = 3;
+
+type WorkunitBody = PassRequest["workunits"][number];
+type ResultBody = WorkunitBody["results"][number];
+
+/** Identifies a result's posted content (times as stored: whole seconds). */
+async function fingerprint(wu: WorkunitBody, r: ResultBody): Promise<string> {
+  return sha256Hex(
+    JSON.stringify([
+      wu.id,
+      wu.app,
+      r.host_id,
+      r.user_id,
+      r.team_id,
+      r.app_version_id,
+      r.elapsed_time,
+      r.cpu_time,
+      r.flops_estimate,
+      Math.trunc(r.sent_time),
+      Math.trunc(r.received_time),
+      r.validate_state,
+      r.runtime_outlier ?? false,
+      r.claimed_credit ?? null,
+    ]),
+  );
+}
+
+async function engineInput(body: PassRequest): Promise<WorkunitInput[]> {
+  return Promise.all(
+    body.workunits.map(async (w) => ({
+      id: w.id,
+      app: w.app,
+      rscFpopsEst: w.rsc_fpops_est,
+      rscFpopsBound: w.rsc_fpops_bound,
+      targetNresults: w.target_nresults,
+      ...(w.canonical_credit === undefined ? {} : { canonicalCredit: w.canonical_credit }),
+      results: await Promise.all(
+        w.results.map(
+          async (r): Promise<ResultInput> => ({
+            id: r.id,
+            hostId: r.host_id,
+            userId: r.user_id,
+            teamId: r.team_id,
+            appVersionId: r.app_version_id,
+            elapsedTime: r.elapsed_time,
+            cpuTime: r.cpu_time,
+            flopsEstimate: r.flops_estimate,
+            // BOINC stores these as integers (Part A §11).
+            sentTime: Math.trunc(r.sent_time),
+            receivedTime: Math.trunc(r.received_time),
+            validateState: r.validate_state,
+            runtimeOutlier: r.runtime_outlier ?? false,
+            ...(r.claimed_credit === undefined ? {} : { claimedCredit: r.claimed_credit }),
+            fingerprint: await fingerprint(w, r),
+          }),
+        ),
+      ),
+    })),
+  );
+}
+
+/** Results received after the pass's `now` cannot have been validated at `now`. */
+export function checkTimesAgainstNow(body: PassRequest, now: number): void {
+  const issues: Issue[] = [];
+  body.workunits.forEach((w, i) =>
+    w.results.forEach((r, j) => {
+      if (Math.trunc(r.received_time) > now) {
+        issues.push({ path: `workunits[${i}].results[${j}].received_time`, message: `received after now (${now})` });
+      }
+    }),
+  );
+  if (issues.length > 0) throw new ApiError(422, "received_after_now", "results were received after the pass's now", issues);
+}
+
+/** Every app and app version the pass names must be registered, and belong together. */
+function checkReferences(body: PassRequest, snapshot: LoadedSnapshot): void {
+  const missing: Issue[] = [];
+  const mismatched: Issue[] = [];
+  body.workunits.forEach((w, i) => {
+    const app = snapshot.apps.get(w.app);
+    if (!app) {
+      missing.push({ path: `workunits[${i}].app`, message: `unknown app '${w.app}'` });
+      return;
+    }
+    w.results.forEach((r, j) => {
+      if (r.app_version_id < 0) return;
+      const version = snapshot.versions.get(r.app_version_id);
+      const path = `workunits[${i}].results[${j}].app_version_id`;
+      if (!version) missing.push({ path, message: `unknown app version ${r.app_version_id}` });
+      else if (version.appId !== app.id) {
+        mismatched.push({ path, message: `app version ${r.app_version_id} belongs to another app than '${w.app}'` });
+      }
+    });
+  });
+  if (missing.length > 0) {
+    throw new ApiError(404, "not_found", missing.map((m) => m.message).join("; "), missing);
+  }
+  if (mismatched.length > 0) throw new ApiError(422, "app_mismatch", mismatched[0]!.message, mismatched);
+}
+
+function response(now: number, outcome: PassOutcome): PassResponse {
+  return {
+    now,
+    workunits: outcome.workunits.map((w) => ({
+      id: w.id,
+      credit: w.credit,
+      replayed: w.replayed,
+      path: w.path,
+      results: w.results.map((r) => ({
+        id: r.id,
+        validate_state: r.validateState,
+        granted_credit: r.grantedCredit,
+        claimed_credit: r.claimedCredit,
+        pfc_mode: r.pfcMode,
+        replayed: r.replayed,
+        ...(r.explanation
+          ? {
+              explain: {
+                raw_pfc: r.explanation.rawPfc,
+                pfc_scale: r.explanation.pfcScale,
+                host_scale: r.explanation.hostScale,
+                runtime_outlier: r.explanation.runtimeOutlier,
+              },
+            }
+          : {}),
+      })),
+    })),
+  };
+}
+
+export async function ingestPass(db: Db, projectId: number, now: number, body: PassRequest): Promise<PassResponse> {
+  const input = await engineInput(body);
+  const keys = {
+    hostIds: [...new Set(body.workunits.flatMap((w) => w.results.map((r) => r.host_id)))],
+    workunitIds: [...new Set(body.workunits.map((w) => w.id))],
+    resultIds: body.workunits.flatMap((w) => w.results.map((r) => r.id)),
+  };
+  for (let attempt = 1; ; attempt++) {
+    const snapshot = await loadPassSnapshot(db, projectId, keys);
+    checkReferences(body, snapshot);
+    const outcome = runPass(snapshot, input);
+    if (outcome.conflicts.length > 0) {
+      throw new ApiError(409, "conflict", "results already decided with other content; nothing was written", outcome.conflicts);
+    }
+    try {
+      await runBatch(db, passWrites(projectId, now, outcome.effects));
+      return response(now, outcome);
+    } catch (e) {
+      if (attempt < ATTEMPTS && isPrimaryKeyConflict(e)) continue;
+      throw e;
+    }
+  }
+}

@@ -1,0 +1,59 @@
+import { OpenAPIHono, createRoute, z } from "@hono/zod-openapi";
+import { rescaleProject } from "../../jobs/rescale";
+import type { AppEnv } from "../../env";
+import { requireProjectToken } from "../../http/auth";
+import { errorResponses } from "../../http/errors";
+import { NowSchema, SlugParams, resolveNow } from "../common";
+
+const RescaleResponseSchema = z
+  .object({
+    now: z.number(),
+    apps: z.array(
+      z.object({
+        name: z.string(),
+        basis: z.enum(["min_of_cpu_and_gpu", "cpu_average", "gpu_only"]).nullable().openapi({
+          description: "How min_avg_pfc was chosen; null when too few versions have enough samples (nothing changed)",
+        }),
+        min_avg_pfc: z.number(),
+        scaled_versions: z.array(z.object({ id: z.number().int(), pfc_scale: z.number() })),
+      }),
+    ),
+  })
+  .openapi("RescaleResponse");
+
+const route = createRoute({
+  method: "post",
+  path: "/v1/projects/{slug}/rescale",
+  tags: ["Validation"],
+  summary: "Recompute app-version scales and min_avg_pfc now (cron does it every 10 minutes)",
+  security: [{ projectToken: [] }],
+  request: {
+    params: SlugParams,
+    body: { required: false, content: { "application/json": { schema: z.strictObject({ now: NowSchema }) } } },
+  },
+  responses: {
+    200: { description: "What changed, per app", content: { "application/json": { schema: RescaleResponseSchema } } },
+    ...errorResponses(400, 401, 403, 422),
+  },
+});
+
+export function mountRescale(app: OpenAPIHono<AppEnv>): void {
+  app.use("/v1/projects/:slug/rescale", requireProjectToken);
+  app.openapi(route, async (c) => {
+    const body = c.req.header("content-type")?.includes("json") ? c.req.valid("json") : {};
+    const now = resolveNow(body.now);
+    const report = await rescaleProject(c.var.db, c.var.project.id);
+    return c.json(
+      {
+        now,
+        apps: report.map((a) => ({
+          name: a.app,
+          basis: a.basis,
+          min_avg_pfc: a.minAvgPfc,
+          scaled_versions: a.scaledVersions.map((v) => ({ id: v.id, pfc_scale: v.pfcScale })),
+        })),
+      },
+      200,
+    );
+  });
+}
