@@ -169,6 +169,18 @@ describe("invalid and inconclusive results (Part A §3.4)", () => {
     expect(r2).toEqual({ id: 2, validateState: "invalid", grantedCredit: 0, claimedCredit: null, pfcMode: null, replayed: false });
     expect(out.effects.grants.map((g) => g.resultId)).toEqual([1]);
     expect(out.effects.hostAppVersionChanges[1]).toEqual({ ...key(102), samples: {}, consecutiveValid: "reset" });
+    // an invalid result still names its host, user and team (Part A §5)
+    expect(out.effects.attributions).toEqual([
+      { hostId: 101, userId: 201, teamId: 300 },
+      { hostId: 102, userId: 202, teamId: 300 },
+    ]);
+  });
+
+  it("an invalid result on a host_app_version already at consecutive_valid 0 writes nothing", () => {
+    const out = runPass(snapshot({ havs: [[102, {}]] }), [
+      workunit(1, [result(1), result(2, { validateState: "invalid" })]),
+    ]);
+    expect(out.effects.hostAppVersionChanges.map((c) => c.hostId)).toEqual([101]);
   });
 
   it("inconclusive results change nothing and leave the workunit uncredited", () => {
