@@ -25,8 +25,10 @@ export function createApp(): OpenAPIHono<AppEnv> {
     defaultHook: (result, c) => {
       if (result.success) return;
       const issues = issuesOf(result.error);
-      // Too many workunits is a size limit, not a shape error.
-      const tooMany = result.error.issues.find((i) => i.code === "too_big" && i.path.join(".") === "workunits");
+      // Too many workunits (or error results) is a size limit, not a shape error.
+      const tooMany = result.error.issues.find(
+        (i) => i.code === "too_big" && i.path.length === 1 && (i.path[0] === "workunits" || i.path[0] === "results"),
+      );
       if (tooMany) {
         return c.json<ErrorBody>({ error: { code: "too_large", message: tooMany.message, issues } }, 413);
       }
@@ -76,6 +78,10 @@ export function createApp(): OpenAPIHono<AppEnv> {
   app.notFound((c) => c.json<ErrorBody>({ error: { code: "not_found", message: `no route ${c.req.method} ${c.req.path}` } }, 404));
   app.onError((err, c) => {
     if (err instanceof ApiError) return c.json(err.body(), err.status);
+    if (err instanceof HTTPException && err.status === 415) {
+      const message = "send the body as JSON (Content-Type: application/json)";
+      return c.json<ErrorBody>({ error: { code: "unsupported_media_type", message } }, 415);
+    }
     if (err instanceof HTTPException && err.status < 500) {
       return c.json<ErrorBody>({ error: { code: "bad_request", message: err.message || "bad request" } }, err.status);
     }

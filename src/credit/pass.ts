@@ -99,7 +99,7 @@ export interface ResultOutcome {
   readonly explanation?: PfcExplanation;
 }
 
-export type WorkunitPath = "fresh" | "late" | "pending";
+export type WorkunitPath = "fresh" | "late" | "pending" | "replayed";
 
 export interface WorkunitOutcome {
   readonly id: number;
@@ -269,7 +269,7 @@ class PassRun {
       id: wu.id,
       credit,
       replayed: fresh.length === 0 && replayed.length > 0,
-      path,
+      path: fresh.length === 0 && replayed.length > 0 ? "replayed" : path,
       // A result in conflict has no outcome; the caller rejects the whole pass then.
       results: wu.results.flatMap((r) => byId.get(r.id) ?? []),
     };

@@ -46,7 +46,8 @@ export interface PassKeys {
 }
 
 export interface LoadedSnapshot extends PassSnapshot {
-  readonly versionRows: ReadonlyMap<number, AppVersionRow>;
+  /** The app each already credited workunit was credited under. */
+  readonly workunitApps: ReadonlyMap<number, number>;
 }
 
 export async function loadPassSnapshot(db: Db, projectId: number, keys: PassKeys): Promise<LoadedSnapshot> {
@@ -60,7 +61,7 @@ export async function loadPassSnapshot(db: Db, projectId: number, keys: PassKeys
         and(eq(hostAppVersions.projectId, projectId), sql`${hostAppVersions.hostId} IN ${jsonList(keys.hostIds)}`),
       ),
     db
-      .select({ id: workunits.id, credit: workunits.credit })
+      .select({ id: workunits.id, credit: workunits.credit, appId: workunits.appId })
       .from(workunits)
       .where(and(eq(workunits.projectId, projectId), sql`${workunits.id} IN ${jsonList(keys.workunitIds)}`)),
     db
@@ -71,9 +72,9 @@ export async function loadPassSnapshot(db: Db, projectId: number, keys: PassKeys
   return {
     apps: new Map(appRows.map((r) => [r.name, passApp(r)])),
     versions: new Map(versionRows.map((r) => [r.id, passVersion(r)])),
-    versionRows: new Map(versionRows.map((r) => [r.id, r])),
     hostAppVersions: new Map(havRows.map((r) => [havKey(r), hostAppVersionStats(r)])),
     creditedWorkunits: new Map(wuRows.map((r) => [r.id, r.credit])),
+    workunitApps: new Map(wuRows.map((r) => [r.id, r.appId])),
     finalResults: new Map(
       resultRows.map((r): [number, StoredResult] => [
         r.id,

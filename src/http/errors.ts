@@ -14,7 +14,7 @@ export const ErrorSchema = z
 
 export type ErrorBody = z.infer<typeof ErrorSchema>;
 export type Issue = { path: string; message: string };
-export type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 413 | 422 | 500 | 503;
+export type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 413 | 415 | 422 | 500 | 503;
 
 /** Thrown by handlers; the app's error handler turns it into the error shape. */
 export class ApiError extends Error {
@@ -55,6 +55,7 @@ export function errorResponses(...statuses: ErrorStatus[]) {
     404: "Unknown project, app, app version or entity",
     409: "Conflicts with what is stored",
     413: "Too large",
+    415: "The body is not sent as application/json",
     422: "Well-formed but impossible",
     500: "Internal error; nothing was written",
     503: "Not configured",

@@ -13,6 +13,22 @@ export const SlugParams = z.object({
   slug: SlugSchema.openapi({ param: { name: "slug", in: "path" } }),
 });
 
+/**
+ * Input ranges that keep every derived statistic a finite double (Part A §10): a sum of
+ * samples or a squared deviation can never overflow. They are far beyond any real job.
+ */
+export const LIMITS = {
+  /** rsc_fpops_est / rsc_fpops_bound, in FLOPs. */
+  minFpops: 1,
+  maxFpops: 1e30,
+  /** elapsed_time, cpu_time, delay_bound, in seconds (~31,700 years). */
+  maxDuration: 1e12,
+  /** Unix timestamps (~year 5138). */
+  maxTimestamp: 1e11,
+  /** claimed_credit, canonical_credit, max_granted_credit. */
+  maxCredit: 1e15,
+} as const;
+
 /** A project's own BOINC id. */
 export const IdSchema = z.number().int().positive().max(Number.MAX_SAFE_INTEGER);
 /** A user or team id where 0 means "none", as in BOINC. */
@@ -22,14 +38,19 @@ export const IdParam = z
   .string()
   .regex(/^[1-9][0-9]{0,15}$/, "a positive integer id")
   .transform(Number)
+  .refine((id) => id <= Number.MAX_SAFE_INTEGER, "at most 9007199254740991")
   .openapi({ param: { name: "id", in: "path" }, example: "42" });
 
 /** Unix seconds. */
-export const TimeSchema = z.number().nonnegative();
+export const TimeSchema = z.number().nonnegative().max(LIMITS.maxTimestamp);
+/** Seconds of work or delay. */
+export const DurationSchema = z.number().nonnegative().max(LIMITS.maxDuration);
+export const CreditSchema = z.number().nonnegative().max(LIMITS.maxCredit);
 
 export const NowSchema = z
   .number()
   .positive()
+  .max(LIMITS.maxTimestamp)
   .optional()
   .openapi({ description: "When this happened (Unix seconds); default the server's clock. Not in the future." });
 

@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { CREDIT_MODES } from "../../credit/credit-mode";
+import { CreditSchema, LIMITS } from "../common";
 
 export const AppNameParams = z.object({
   slug: z.string().openapi({ param: { name: "slug", in: "path" } }),
@@ -16,8 +17,8 @@ export const PutAppSchema = z
       description: "BOINC's app.target_nresults; > 1 with a workunit target_nresults of 1 means adaptive replication",
     }),
     credit_mode: z.enum(CREDIT_MODES).optional(),
-    max_granted_credit: z.number().nonnegative().optional().openapi({ description: "Cap per workunit; 0 = no cap" }),
-    min_avg_pfc: z.number().nonnegative().optional().openapi({ description: "Set by rescale; an admin may set it, as in BOINC" }),
+    max_granted_credit: CreditSchema.optional().openapi({ description: "Cap per workunit; 0 = no cap" }),
+    min_avg_pfc: z.number().nonnegative().max(LIMITS.maxFpops).optional().openapi({ description: "Set by rescale; an admin may set it, as in BOINC" }),
     gpu_only_scale: z.enum(["boinc"]).optional().openapi({
       description: "How a GPU-only app is scaled: 'boinc' = 0.1 × the GPU average ('cross-project' comes with the plan-class registry)",
     }),

@@ -16,7 +16,7 @@ import { requireProjectToken } from "../../http/auth";
 import { ApiError, type Issue, errorResponses } from "../../http/errors";
 import { sha256Hex } from "../../http/tokens";
 import { AppVersionRefSchema } from "../passes/passes.schemas";
-import { IdSchema, NowSchema, SlugParams, resolveNow } from "../common";
+import { DurationSchema, IdSchema, NowSchema, SlugParams, resolveNow } from "../common";
 
 export const MAX_ERRORS_PER_REQUEST = 1000;
 
@@ -27,7 +27,7 @@ const ErrorResultSchema = z
     app_version_id: AppVersionRefSchema,
     app: z.string().min(1).optional().openapi({ description: "Required for an anonymous-platform result (app_version_id < 0)" }),
     outcome: z.enum(ERROR_OUTCOMES),
-    delay_bound: z.number().nonnegative().optional().openapi({ description: "For a timeout: the job's delay bound in seconds" }),
+    delay_bound: DurationSchema.optional().openapi({ description: "For a timeout: the job's delay bound in seconds" }),
   })
   .superRefine((r, ctx) => {
     if (r.app_version_id < 0 && r.app === undefined) {
@@ -72,7 +72,7 @@ const route = createRoute({
   },
   responses: {
     200: { description: "What each outcome changed", content: { "application/json": { schema: ErrorsResponseSchema } } },
-    ...errorResponses(400, 401, 403, 404, 409, 413, 422),
+    ...errorResponses(400, 401, 403, 404, 409, 413, 415, 422),
   },
 });
 

@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { MAX_ANONYMOUS_PLATFORM_ID, MIN_ANONYMOUS_PLATFORM_ID } from "../../credit/constants";
-import { IdSchema, NowSchema, OptionalIdSchema, TimeSchema } from "../common";
+import { CreditSchema, DurationSchema, IdSchema, LIMITS, NowSchema, OptionalIdSchema, TimeSchema } from "../common";
 
 export const MAX_WORKUNITS_PER_PASS = 1000;
 
@@ -21,14 +21,14 @@ export const ResultSchema = z
     user_id: OptionalIdSchema,
     team_id: OptionalIdSchema,
     app_version_id: AppVersionRefSchema,
-    elapsed_time: nonNegative,
-    cpu_time: nonNegative,
+    elapsed_time: DurationSchema,
+    cpu_time: DurationSchema,
     flops_estimate: nonNegative.openapi({ description: "Peak FLOPS of the devices used; 0 or 1e9 means unknown" }),
     sent_time: TimeSchema.openapi({ description: "Unix seconds; truncated to whole seconds as BOINC stores it" }),
     received_time: TimeSchema,
     validate_state: z.enum(["valid", "invalid", "inconclusive"]),
     runtime_outlier: z.boolean().optional(),
-    claimed_credit: nonNegative.optional().openapi({ description: "The credit to grant under credit_mode post_assigned" }),
+    claimed_credit: CreditSchema.optional().openapi({ description: "The credit to grant under credit_mode post_assigned" }),
   })
   .superRefine((r, ctx) => {
     if (Math.trunc(r.sent_time) > Math.trunc(r.received_time)) {
@@ -41,10 +41,10 @@ export const WorkunitSchema = z
   .strictObject({
     id: IdSchema,
     app: z.string().min(1),
-    rsc_fpops_est: z.number().positive(),
-    rsc_fpops_bound: z.number().positive(),
+    rsc_fpops_est: z.number().min(LIMITS.minFpops).max(LIMITS.maxFpops),
+    rsc_fpops_bound: z.number().min(LIMITS.minFpops).max(LIMITS.maxFpops),
     target_nresults: z.number().int().positive(),
-    canonical_credit: nonNegative.optional().openapi({ description: "The credit to grant under credit_mode fixed" }),
+    canonical_credit: CreditSchema.optional().openapi({ description: "The credit to grant under credit_mode fixed" }),
     results: z.array(ResultSchema).min(1),
   })
   .superRefine((w, ctx) => {
@@ -60,6 +60,13 @@ export const PassRequestSchema = z
     workunits: z.array(WorkunitSchema).min(1).max(MAX_WORKUNITS_PER_PASS),
   })
   .superRefine((pass, ctx) => {
+    const seenWorkunits = new Set<number>();
+    pass.workunits.forEach((w, i) => {
+      if (seenWorkunits.has(w.id)) {
+        ctx.addIssue({ code: "custom", path: ["workunits", i, "id"], message: `workunit ${w.id} appears twice in this pass` });
+      }
+      seenWorkunits.add(w.id);
+    });
     const seen = new Set<number>();
     pass.workunits.forEach((w, i) =>
       w.results.forEach((r, j) => {
@@ -88,7 +95,9 @@ export const ResultOutcomeSchema = z
     replayed: z.boolean(),
     explain: z
       .object({
-        raw_pfc: z.number().openapi({ description: "elapsed_time × flops_estimate, after BOINC's substitutions" }),
+        raw_pfc: z.number().nullable().openapi({
+          description: "elapsed_time × flops_estimate, after BOINC's substitutions; null when it overflows a double (an absurd claim, capped at rsc_fpops_bound)",
+        }),
         pfc_scale: z.number().openapi({ description: "The app version's scale used (0 = none)" }),
         host_scale: z.number().openapi({ description: "The host scale used (0 = none)" }),
         runtime_outlier: z.boolean(),
@@ -105,8 +114,9 @@ export const PassResponseSchema = z
         id: z.number().int(),
         credit: z.number(),
         replayed: z.boolean(),
-        path: z.enum(["fresh", "late", "pending"]).openapi({
-          description: "fresh: credited now; late: already credited, new results get its credit; pending: no valid result yet",
+        path: z.enum(["fresh", "late", "pending", "replayed"]).openapi({
+          description:
+            "fresh: credited now; late: already credited, new results get its credit; pending: no valid result yet; replayed: every result was already decided",
         }),
         results: z.array(ResultOutcomeSchema),
       }),

@@ -12,6 +12,7 @@ import { passWrites } from "../../db/pass-writes";
 import { runBatch, isPrimaryKeyConflict } from "../../db/batch";
 import { ApiError, type Issue } from "../../http/errors";
 import { sha256Hex } from "../../http/tokens";
+import { MAX_CLOCK_SKEW_SECONDS } from "../common";
 import type { PassRequest, PassResponse } from "./passes.schemas";
 
 const ATTEMPTS = 3;
@@ -75,12 +76,12 @@ async function engineInput(body: PassRequest): Promise<WorkunitInput[]> {
   );
 }
 
-/** Results received after the pass's `now` cannot have been validated at `now`. */
+/** Results received after the pass's `now` (beyond clock skew) cannot have been validated then. */
 export function checkTimesAgainstNow(body: PassRequest, now: number): void {
   const issues: Issue[] = [];
   body.workunits.forEach((w, i) =>
     w.results.forEach((r, j) => {
-      if (Math.trunc(r.received_time) > now) {
+      if (Math.trunc(r.received_time) > now + MAX_CLOCK_SKEW_SECONDS) {
         issues.push({ path: `workunits[${i}].results[${j}].received_time`, message: `received after now (${now})` });
       }
     }),
@@ -92,11 +93,16 @@ export function checkTimesAgainstNow(body: PassRequest, now: number): void {
 function checkReferences(body: PassRequest, snapshot: LoadedSnapshot): void {
   const missing: Issue[] = [];
   const mismatched: Issue[] = [];
+  const moved: Issue[] = [];
   body.workunits.forEach((w, i) => {
     const app = snapshot.apps.get(w.app);
     if (!app) {
       missing.push({ path: `workunits[${i}].app`, message: `unknown app '${w.app}'` });
       return;
+    }
+    const creditedApp = snapshot.workunitApps.get(w.id);
+    if (creditedApp !== undefined && creditedApp !== app.id) {
+      moved.push({ path: `workunits[${i}].app`, message: `workunit ${w.id} was credited under another app than '${w.app}'` });
     }
     w.results.forEach((r, j) => {
       if (r.app_version_id < 0) return;
@@ -112,6 +118,7 @@ function checkReferences(body: PassRequest, snapshot: LoadedSnapshot): void {
     throw new ApiError(404, "not_found", missing.map((m) => m.message).join("; "), missing);
   }
   if (mismatched.length > 0) throw new ApiError(422, "app_mismatch", mismatched[0]!.message, mismatched);
+  if (moved.length > 0) throw new ApiError(409, "conflict", moved[0]!.message, moved);
 }
 
 function response(now: number, outcome: PassOutcome): PassResponse {
@@ -132,7 +139,7 @@ function response(now: number, outcome: PassOutcome): PassResponse {
         ...(r.explanation
           ? {
               explain: {
-                raw_pfc: r.explanation.rawPfc,
+                raw_pfc: Number.isFinite(r.explanation.rawPfc) ? r.explanation.rawPfc : null,
                 pfc_scale: r.explanation.pfcScale,
                 host_scale: r.explanation.hostScale,
                 runtime_outlier: r.explanation.runtimeOutlier,

@@ -1,0 +1,84 @@
+/**
+ * No lost update under concurrency (DESIGN.md, Concurrency): passes fired at once, sharing app
+ * versions, hosts, users and teams, end as some serial order of them would: every result
+ * credited exactly once, every total the sum of its grants, every pfc_n the number of
+ * samples accepted.
+ */
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { pass, result, setupProject, workunit } from "../api/helpers";
+import { relativeError } from "../support/trace";
+
+const PASSES = 24;
+const HOSTS = [31, 32, 33, 34, 35];
+// Hosts 31–33 belong to user 1 (team 7), hosts 34–35 to user 2 (team 8).
+const userOf = (host: number) => (host <= 33 ? 1 : 2);
+const teamOf = (user: number) => (user === 1 ? 7 : 8);
+
+function concurrentPass(i: number) {
+  const hostA = HOSTS[i % HOSTS.length]!;
+  const hostB = HOSTS[(i + 1) % HOSTS.length]!;
+  const r = (id: number, host: number, appVersionId: number) =>
+    result(id, {
+      host_id: host,
+      user_id: userOf(host),
+      team_id: teamOf(userOf(host)),
+      app_version_id: appVersionId,
+      // Each result's own runtime: every claim is a sane PFC sample (ratio 0.5 … 1.5).
+      elapsed_time: 500 + 41 * ((id * 7) % 25),
+    });
+  const wuId = 1000 + i;
+  return pass(workunit(wuId, [r(wuId * 10 + 1, hostA, 1), r(wuId * 10 + 2, hostB, 2)]));
+}
+
+describe("concurrent passes", () => {
+  it(`${PASSES} passes at once (plus 4 duplicates) lose no update and credit each result once`, { timeout: 120_000 }, async () => {
+    const { api, slug } = await setupProject("conc");
+    const bodies = Array.from({ length: PASSES }, (_, i) => concurrentPass(i));
+    // Four passes are also posted a second time, right beside the first.
+    const posted = bodies.flatMap((b, i) => (i < 4 ? [b, b] : [b]));
+    const responses = await Promise.all(posted.map((b) => api.ok("POST", "/passes", b)));
+
+    const grants = new Map<number, { host: number; credit: number; replayed: boolean }[]>();
+    responses.forEach((res, k) => {
+      const body = posted[k]!;
+      res.workunits[0].results.forEach((r: any, j: number) => {
+        const list = grants.get(r.id) ?? [];
+        list.push({ host: body.workunits[0]!.results[j]!.host_id, credit: r.granted_credit, replayed: r.replayed });
+        grants.set(r.id, list);
+      });
+    });
+    // Every result was processed exactly once; a duplicate post only replayed it.
+    expect(grants.size).toBe(PASSES * 2);
+    for (const list of grants.values()) expect(list.filter((g) => !g.replayed)).toHaveLength(1);
+
+    const project = await env.DB.prepare("SELECT id FROM projects WHERE slug = ?").bind(slug).first<{ id: number }>();
+    const stored = await env.DB.prepare("SELECT count(*) AS n FROM results WHERE project_id = ?").bind(project!.id).first<{ n: number }>();
+    expect(stored!.n).toBe(PASSES * 2);
+
+    const credited = [...grants.values()].map((list) => list.find((g) => !g.replayed)!);
+    const sum = (pred: (g: { host: number }) => boolean) => credited.filter(pred).reduce((s, g) => s + g.credit, 0);
+    for (const host of HOSTS) {
+      const h = await api.ok("GET", `/hosts/${host}`);
+      expect(relativeError(h.total_credit, sum((g) => g.host === host))).toBeLessThan(1e-12);
+    }
+    for (const user of [1, 2]) {
+      const u = await api.ok("GET", `/users/${user}`);
+      expect(relativeError(u.total_credit, sum((g) => userOf(g.host) === user))).toBeLessThan(1e-12);
+      const t = await api.ok("GET", `/teams/${teamOf(user)}`);
+      expect(relativeError(t.total_credit, sum((g) => userOf(g.host) === user))).toBeLessThan(1e-12);
+    }
+
+    // Every valid result here is a sane PFC sample: app versions 1 and 2 each took one per pass,
+    // and each host one per result it returned.
+    const { app_versions } = await api.ok("GET", "/app-versions");
+    expect(app_versions.find((v: any) => v.id === 1).pfc_n).toBe(PASSES);
+    expect(app_versions.find((v: any) => v.id === 2).pfc_n).toBe(PASSES);
+    for (const host of HOSTS) {
+      const { host_app_versions } = await api.ok("GET", `/host-app-versions?host_id=${host}`);
+      const returned = credited.filter((g) => g.host === host).length;
+      const samples = host_app_versions.reduce((s: number, h: any) => s + h.pfc_n, 0);
+      expect(samples).toBe(returned);
+    }
+  });
+});
