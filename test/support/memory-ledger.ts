@@ -5,7 +5,7 @@
  */
 import { AV_AVERAGE } from "../../src/credit/constants";
 import { type Average, EMPTY_AVERAGE, updateAverage } from "../../src/credit/average";
-import { DEFAULT_MIN_AVG_PFC } from "../../src/credit/constants";
+import { DEFAULT_MAX_GRANTED_CREDIT, DEFAULT_MIN_AVG_PFC } from "../../src/credit/constants";
 import type { CreditMode } from "../../src/credit/credit-mode";
 import { errorEffect, type ErrorOutcome } from "../../src/credit/error-outcome";
 import { havKey } from "../../src/credit/host-app-version-key";
@@ -65,7 +65,7 @@ export class MemoryLedger {
       targetNresults: a.targetNresults ?? held?.targetNresults ?? 0,
       minAvgPfc: a.minAvgPfc ?? held?.minAvgPfc ?? DEFAULT_MIN_AVG_PFC,
       creditMode: a.creditMode ?? held?.creditMode ?? "adaptive",
-      maxGrantedCredit: a.maxGrantedCredit ?? held?.maxGrantedCredit ?? 73_000_000,
+      maxGrantedCredit: a.maxGrantedCredit ?? held?.maxGrantedCredit ?? DEFAULT_MAX_GRANTED_CREDIT,
     });
   }
 

@@ -1,0 +1,125 @@
+/**
+ * The pure engine alone, replayed over every shared trace with the in-memory ledger (the
+ * TypeScript twins of every SQL update): the same numbers as the traces' .expected.json, to
+ * 1e-9. When the HTTP parity test fails and this passes, look at src/db, not src/credit.
+ */
+import { describe, expect, it } from "vitest";
+import type { WorkunitInput } from "../../src/credit/pass";
+import edge from "../fixtures/traces/edge.jsonl?raw";
+import edgeExpected from "../fixtures/traces/edge.expected.json";
+import extreme21 from "../fixtures/traces/extreme-21.jsonl?raw";
+import extreme21Expected from "../fixtures/traces/extreme-21.expected.json";
+import small11 from "../fixtures/traces/small-11.jsonl?raw";
+import small11Expected from "../fixtures/traces/small-11.expected.json";
+import small12 from "../fixtures/traces/small-12.jsonl?raw";
+import small12Expected from "../fixtures/traces/small-12.expected.json";
+import { MemoryLedger } from "../support/memory-ledger";
+import { type TraceExpected, type TraceWorkunit, foldAnonymousId, parseTrace, relativeError } from "../support/trace";
+
+const traces: [string, string, TraceExpected][] = [
+  ["edge", edge, edgeExpected as TraceExpected],
+  ["small-11", small11, small11Expected as TraceExpected],
+  ["small-12", small12, small12Expected as TraceExpected],
+  ["extreme-21", extreme21, extreme21Expected as TraceExpected],
+];
+
+function engineWorkunits(workunits: TraceWorkunit[]): WorkunitInput[] {
+  return workunits.map((w) => ({
+    id: w.id,
+    app: w.app,
+    rscFpopsEst: w.rsc_fpops_est,
+    rscFpopsBound: w.rsc_fpops_bound,
+    targetNresults: w.target_nresults,
+    results: w.results.map((r) => ({
+      id: r.id,
+      hostId: r.host_id,
+      userId: r.user_id,
+      teamId: r.team_id,
+      appVersionId: r.app_version_id,
+      elapsedTime: r.elapsed_time,
+      cpuTime: r.cpu_time,
+      flopsEstimate: r.flops_estimate,
+      sentTime: Math.trunc(r.sent_time),
+      receivedTime: Math.trunc(r.received_time),
+      validateState: r.validate_state,
+      runtimeOutlier: r.runtime_outlier ?? false,
+      fingerprint: JSON.stringify([w.id, r]),
+    })),
+  }));
+}
+
+describe.each(traces)("trace %s through the pure engine", (_name, text, expected) => {
+  it("gives every expected number to 1e-9 relative", () => {
+    const ledger = new MemoryLedger();
+    const granted = new Map<number, number>();
+    const credit = new Map<number, number>();
+    for (const op of parseTrace(text)) {
+      if (op.op === "app") {
+        ledger.putApp({
+          name: op.name,
+          hostScaleCheck: op.host_scale_check,
+          ...(op.target_nresults === undefined ? {} : { targetNresults: op.target_nresults }),
+          ...(op.min_avg_pfc === undefined ? {} : { minAvgPfc: op.min_avg_pfc }),
+        });
+      } else if (op.op === "app_version") {
+        ledger.putVersion({ id: op.id, app: op.app, platform: op.platform, planClass: op.plan_class, versionNum: op.version_num });
+      } else if (op.op === "rescale") {
+        ledger.rescale();
+      } else if (op.op === "error") {
+        ledger.error(op.host_id, op.app_version_id, op.app, op.kind === "timeout" ? "timeout" : "error", op.delay_bound);
+      } else if (op.op === "pass") {
+        const outcome = ledger.pass(op.now, engineWorkunits(op.workunits));
+        expect(outcome.conflicts).toEqual([]);
+        for (const w of outcome.workunits) {
+          credit.set(w.id, w.credit);
+          for (const r of w.results) granted.set(r.id, r.grantedCredit);
+        }
+      }
+    }
+
+    const mismatches: string[] = [];
+    const check = (what: string, actual: number | undefined, want: number) => {
+      if (actual === undefined || !(relativeError(actual, want) <= 1e-9)) mismatches.push(`${what}: ${actual} ≠ ${want}`);
+    };
+    for (const r of expected.results) check(`result ${r.id}`, granted.get(r.id), r.granted_credit);
+    for (const w of expected.workunits) check(`workunit ${w.id}`, credit.get(w.id), w.credit);
+    for (const a of expected.apps) check(`app ${a.name}`, ledger.apps.get(a.name)?.minAvgPfc, a.min_avg_pfc);
+    for (const v of expected.app_versions) {
+      const got = ledger.versions.get(v.id);
+      check(`av ${v.id} pfc_n`, got?.pfc.n, v.pfc_n);
+      check(`av ${v.id} pfc_avg`, got?.pfc.avg, v.pfc_avg);
+      check(`av ${v.id} pfc_scale`, got?.pfcScale, v.pfc_scale);
+      check(`av ${v.id} expavg_credit`, got?.rac.expavgCredit, v.expavg_credit);
+      check(`av ${v.id} expavg_time`, got?.rac.expavgTime, v.expavg_time);
+    }
+    const havs = new Map(
+      [...ledger.hostAppVersions].map(([key, stats]) => {
+        const [host, app, av] = key.split("/").map(Number) as [number, number, number];
+        return [`${host}/${foldAnonymousId(app, av)}`, stats] as const;
+      }),
+    );
+    expect(havs.size).toBe(expected.host_app_versions.length);
+    for (const h of expected.host_app_versions) {
+      const got = havs.get(`${h.host_id}/${h.app_version_id}`);
+      const k = `hav ${h.host_id}/${h.app_version_id}`;
+      check(`${k} pfc_n`, got?.pfc.n, h.pfc_n);
+      check(`${k} pfc_avg`, got?.pfc.avg, h.pfc_avg);
+      check(`${k} et_n`, got?.et.n, h.et_n);
+      check(`${k} et_avg`, got?.et.avg, h.et_avg);
+      check(`${k} et_var`, got?.et.var, h.et_var);
+      check(`${k} turnaround_n`, got?.turnaround.n, h.turnaround_n);
+      check(`${k} turnaround_avg`, got?.turnaround.avg, h.turnaround_avg);
+      check(`${k} consecutive_valid`, got?.consecutiveValid, h.consecutive_valid);
+    }
+    for (const [kind, table] of [["hosts", ledger.hosts], ["users", ledger.users], ["teams", ledger.teams]] as const) {
+      expect(table.size).toBe(expected[kind].length);
+      for (const e of expected[kind]) {
+        const got = table.get(e.id);
+        check(`${kind} ${e.id} total_credit`, got?.totalCredit, e.total_credit);
+        check(`${kind} ${e.id} expavg_credit`, got?.rac.expavgCredit, e.expavg_credit);
+        check(`${kind} ${e.id} expavg_time`, got?.rac.expavgTime, e.expavg_time);
+      }
+    }
+    expect(mismatches.slice(0, 20)).toEqual([]);
+  });
+});
