@@ -7,6 +7,7 @@
 import { type SQL, sql } from "drizzle-orm";
 import type { AnySQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
 import { AV_AVERAGE, HAV_AVERAGE } from "../credit/constants";
+import type { HostAppVersionKey } from "../credit/host-app-version-key";
 import type { Grant, HostAppVersionChange, PassEffects } from "../credit/pass";
 import {
   appVersions,
@@ -33,28 +34,52 @@ import {
 
 const h = hostAppVersions;
 
+/** A result's final outcome as stored; absent fields are NULL. */
+export interface OutcomeRow {
+  readonly id: number;
+  readonly workunitId?: number;
+  readonly appId: number;
+  readonly hostId: number;
+  readonly appVersionId: number;
+  readonly outcome: (typeof results.$inferSelect)["outcome"];
+  readonly validateState?: "valid" | "invalid";
+  readonly grantedCredit: number;
+  readonly claimedCredit?: number | null;
+  readonly pfcMode?: string | null;
+  readonly fingerprint: string;
+}
+
+/** Inserts final outcomes; a result id already decided makes the whole batch fail. */
+export function outcomeInserts(projectId: number, now: number, rows: readonly OutcomeRow[]): SQL[] {
+  return chunks(rows).map((chunk) =>
+    insertFromJson(
+      sql`${results}`,
+      [
+        [results.projectId, sql`${projectId}`],
+        [results.id, "id"],
+        [results.workunitId, "workunitId"],
+        [results.appId, "appId"],
+        [results.hostId, "hostId"],
+        [results.appVersionId, "appVersionId"],
+        [results.outcome, "outcome"],
+        [results.validateState, "validateState"],
+        [results.grantedCredit, "grantedCredit"],
+        [results.claimedCredit, "claimedCredit"],
+        [results.pfcMode, "pfcMode"],
+        [results.fingerprint, "fingerprint"],
+        [results.decidedAt, sql`${now}`],
+      ],
+      chunk,
+    ),
+  );
+}
+
 export function passWrites(projectId: number, now: number, effects: PassEffects): SQL[] {
   return [
-    ...chunks(effects.results).map((rows) =>
-      insertFromJson(
-        sql`${results}`,
-        [
-          [results.projectId, sql`${projectId}`],
-          [results.id, "id"],
-          [results.workunitId, "workunitId"],
-          [results.appId, "appId"],
-          [results.hostId, "hostId"],
-          [results.appVersionId, "appVersionId"],
-          [results.outcome, sql`'success'`],
-          [results.validateState, "validateState"],
-          [results.grantedCredit, "grantedCredit"],
-          [results.claimedCredit, "claimedCredit"],
-          [results.pfcMode, "pfcMode"],
-          [results.fingerprint, "fingerprint"],
-          [results.decidedAt, sql`${now}`],
-        ],
-        rows,
-      ),
+    ...outcomeInserts(
+      projectId,
+      now,
+      effects.results.map((r) => ({ ...r, outcome: "success" as const })),
     ),
     ...chunks(effects.workunits).map((rows) =>
       insertFromJson(
@@ -122,7 +147,8 @@ function attributionWrites(projectId: number, now: number, effects: PassEffects)
   ];
 }
 
-function ensureHostAppVersions(projectId: number, keys: PassEffects["hostAppVersionsSeen"]): SQL[] {
+/** Creates (zeroed) the host_app_versions that do not exist yet. */
+export function ensureHostAppVersions(projectId: number, keys: readonly HostAppVersionKey[]): SQL[] {
   return chunks(keys).map((rows) =>
     insertFromJson(
       sql`${h}`,

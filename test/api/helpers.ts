@@ -4,35 +4,14 @@
  */
 import { expect } from "vitest";
 import { type ApiResponse, call, createProject, projectClient } from "../support/api";
+import type { TraceResult, TraceWorkunit } from "../support/trace";
 
 /** The `now` of edge.jsonl's first pass. */
 export const NOW = 6000.25;
 
-export interface ResultBody {
-  id: number;
-  host_id: number;
-  user_id: number;
-  team_id: number;
-  app_version_id: number;
-  elapsed_time: number;
-  cpu_time: number;
-  flops_estimate: number;
-  sent_time: number;
-  received_time: number;
-  validate_state: "valid" | "invalid" | "inconclusive";
-  runtime_outlier?: boolean;
-  [extra: string]: unknown;
-}
-
-export interface WorkunitBody {
-  id: number;
-  app: string;
-  rsc_fpops_est: number;
-  rsc_fpops_bound: number;
-  target_nresults: number;
-  results: ResultBody[];
-  [extra: string]: unknown;
-}
+/** API bodies, loosened so that a test can spoil any field. */
+export type ResultBody = TraceResult & { [extra: string]: unknown };
+export type WorkunitBody = Omit<TraceWorkunit, "results"> & { results: ResultBody[]; [extra: string]: unknown };
 
 export interface PassBody {
   now?: number;

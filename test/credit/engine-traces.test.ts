@@ -4,7 +4,8 @@
  * 1e-9. When the HTTP parity test fails and this passes, look at src/db, not src/credit.
  */
 import { describe, expect, it } from "vitest";
-import type { WorkunitInput } from "../../src/credit/pass";
+import { WorkunitSchema } from "../../src/routes/passes/passes.schemas";
+import { engineWorkunits } from "../../src/routes/passes/passes.service";
 import edge from "../fixtures/traces/edge.jsonl?raw";
 import edgeExpected from "../fixtures/traces/edge.expected.json";
 import extreme21 from "../fixtures/traces/extreme-21.jsonl?raw";
@@ -23,29 +24,12 @@ const traces: [string, string, TraceExpected][] = [
   ["extreme-21", extreme21, extreme21Expected as TraceExpected],
 ];
 
-function engineWorkunits(workunits: TraceWorkunit[]): WorkunitInput[] {
-  return workunits.map((w) => ({
-    id: w.id,
-    app: w.app,
-    rscFpopsEst: w.rsc_fpops_est,
-    rscFpopsBound: w.rsc_fpops_bound,
-    targetNresults: w.target_nresults,
-    results: w.results.map((r) => ({
-      id: r.id,
-      hostId: r.host_id,
-      userId: r.user_id,
-      teamId: r.team_id,
-      appVersionId: r.app_version_id,
-      elapsedTime: r.elapsed_time,
-      cpuTime: r.cpu_time,
-      flopsEstimate: r.flops_estimate,
-      sentTime: Math.trunc(r.sent_time),
-      receivedTime: Math.trunc(r.received_time),
-      validateState: r.validate_state,
-      runtimeOutlier: r.runtime_outlier ?? false,
-      fingerprint: JSON.stringify([w.id, r]),
-    })),
-  }));
+function engineInput(workunits: TraceWorkunit[]) {
+  const parsed = workunits.map((w) => WorkunitSchema.parse(w));
+  return engineWorkunits(
+    parsed,
+    parsed.map((w) => w.results.map((r) => JSON.stringify([w.id, r]))),
+  );
 }
 
 describe.each(traces)("trace %s through the pure engine", (_name, text, expected) => {
@@ -68,7 +52,7 @@ describe.each(traces)("trace %s through the pure engine", (_name, text, expected
       } else if (op.op === "error") {
         ledger.error(op.host_id, op.app_version_id, op.app, op.kind === "timeout" ? "timeout" : "error", op.delay_bound);
       } else if (op.op === "pass") {
-        const outcome = ledger.pass(op.now, engineWorkunits(op.workunits));
+        const outcome = ledger.pass(op.now, engineInput(op.workunits));
         expect(outcome.conflicts).toEqual([]);
         for (const w of outcome.workunits) {
           credit.set(w.id, w.credit);

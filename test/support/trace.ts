@@ -1,3 +1,6 @@
+import type { z } from "zod";
+import type { ResultSchema, WorkunitSchema } from "../../src/routes/passes/passes.schemas";
+
 /** The traces' line format (test/fixtures/traces/README.md) and its mapping to API shapes. */
 export type TraceOp =
   | { op: "app"; name: string; host_scale_check: boolean; target_nresults?: number; min_avg_pfc?: number }
@@ -15,29 +18,9 @@ export type TraceOp =
     }
   | { op: "send"; now: number; host_id: number; app_version_id: number; app?: string };
 
-export interface TraceResult {
-  id: number;
-  host_id: number;
-  user_id: number;
-  team_id: number;
-  app_version_id: number;
-  elapsed_time: number;
-  cpu_time: number;
-  flops_estimate: number;
-  sent_time: number;
-  received_time: number;
-  validate_state: "valid" | "invalid" | "inconclusive";
-  runtime_outlier?: boolean;
-}
-
-export interface TraceWorkunit {
-  id: number;
-  app: string;
-  rsc_fpops_est: number;
-  rsc_fpops_bound: number;
-  target_nresults: number;
-  results: TraceResult[];
-}
+/** A pass line's workunits are exactly the API's Workunit shape. */
+export type TraceResult = z.input<typeof ResultSchema>;
+export type TraceWorkunit = z.input<typeof WorkunitSchema>;
 
 export interface TraceExpected {
   results: { id: number; granted_credit: number }[];

@@ -7,10 +7,12 @@ import { OpenAPIHono, createRoute, z } from "@hono/zod-openapi";
 import { and, eq, sql } from "drizzle-orm";
 import { ERROR_OUTCOMES, errorEffect } from "../../credit/error-outcome";
 import { havKey } from "../../credit/host-app-version-key";
-import { hostAppVersionChange } from "../../db/pass-writes";
+import { type OutcomeRow, ensureHostAppVersions, hostAppVersionChange, outcomeInserts } from "../../db/pass-writes";
+import type { HostAppVersionKey } from "../../credit/host-app-version-key";
+import type { HostAppVersionChange } from "../../credit/pass";
 import { runBatch, isPrimaryKeyConflict } from "../../db/batch";
 import { appVersions, apps, hostAppVersions, results } from "../../db/schema";
-import { insertFromJson, jsonList } from "../../db/sql-helpers";
+import { jsonList } from "../../db/sql-helpers";
 import type { AppEnv } from "../../env";
 import { requireProjectToken } from "../../http/auth";
 import { ApiError, type Issue, errorResponses } from "../../http/errors";
@@ -102,8 +104,9 @@ export function mountErrors(app: OpenAPIHono<AppEnv>): void {
 
     const missing: Issue[] = [];
     const conflicts: Issue[] = [];
-    const inserts: object[] = [];
-    const changes = [];
+    const inserts: OutcomeRow[] = [];
+    const changes: HostAppVersionChange[] = [];
+    const created: HostAppVersionKey[] = [];
     const outcomes = [];
     for (const [i, r] of body.results.entries()) {
       const appId = r.app_version_id < 0 ? appIds.get(r.app!) : versionApps.get(r.app_version_id);
@@ -125,41 +128,18 @@ export function mountErrors(app: OpenAPIHono<AppEnv>): void {
       const key = { hostId: r.host_id, appId, appVersionId: r.app_version_id };
       const effect = errorEffect(r.outcome, existing.has(havKey(key)), r.delay_bound);
       if (effect?.createIfMissing) existing.add(havKey(key));
-      if (effect) changes.push({ ...key, samples: effect.samples, consecutiveValid: "reset" as const, create: effect.createIfMissing });
-      inserts.push({ id: r.id, appId, hostId: r.host_id, appVersionId: r.app_version_id, outcome: r.outcome, fingerprint });
+      if (effect?.createIfMissing) created.push(key);
+      if (effect) changes.push({ ...key, samples: effect.samples, consecutiveValid: "reset" as const });
+      inserts.push({ id: r.id, appId, hostId: r.host_id, appVersionId: r.app_version_id, outcome: r.outcome, grantedCredit: 0, fingerprint });
       outcomes.push({ id: r.id, outcome: r.outcome, replayed: false, consecutive_valid_reset: effect !== null });
     }
     if (missing.length > 0) throw new ApiError(404, "not_found", missing.map((m) => m.message).join("; "), missing);
     if (conflicts.length > 0) throw new ApiError(409, "conflict", "results already have another outcome; nothing was written", conflicts);
 
     const statements = [
-      ...(inserts.length > 0
-        ? [
-            insertFromJson(
-              sql`${results}`,
-              [
-                [results.projectId, sql`${projectId}`],
-                [results.id, "id"],
-                [results.appId, "appId"],
-                [results.hostId, "hostId"],
-                [results.appVersionId, "appVersionId"],
-                [results.outcome, "outcome"],
-                [results.fingerprint, "fingerprint"],
-                [results.decidedAt, sql`${now}`],
-              ],
-              inserts,
-            ),
-          ]
-        : []),
-      ...changes.flatMap((ch) => [
-        ...(ch.create
-          ? [
-              sql`INSERT INTO ${hostAppVersions} (project_id, host_id, app_id, app_version_id)
-                  VALUES (${projectId}, ${ch.hostId}, ${ch.appId}, ${ch.appVersionId}) ON CONFLICT DO NOTHING`,
-            ]
-          : []),
-        hostAppVersionChange(projectId, ch)!,
-      ]),
+      ...outcomeInserts(projectId, now, inserts),
+      ...ensureHostAppVersions(projectId, created),
+      ...changes.flatMap((ch) => hostAppVersionChange(projectId, ch) ?? []),
     ];
     try {
       await runBatch(db, statements);

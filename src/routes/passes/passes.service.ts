@@ -17,7 +17,7 @@ import type { PassRequest, PassResponse } from "./passes.schemas";
 
 const ATTEMPTS = 3;
 
-type WorkunitBody = PassRequest["workunits"][number];
+export type WorkunitBody = PassRequest["workunits"][number];
 type ResultBody = WorkunitBody["results"][number];
 
 /** Identifies a result's posted content (times as stored: whole seconds). */
@@ -42,38 +42,35 @@ async function fingerprint(wu: WorkunitBody, r: ResultBody): Promise<string> {
   );
 }
 
-async function engineInput(body: PassRequest): Promise<WorkunitInput[]> {
-  return Promise.all(
-    body.workunits.map(async (w) => ({
-      id: w.id,
-      app: w.app,
-      rscFpopsEst: w.rsc_fpops_est,
-      rscFpopsBound: w.rsc_fpops_bound,
-      targetNresults: w.target_nresults,
-      ...(w.canonical_credit === undefined ? {} : { canonicalCredit: w.canonical_credit }),
-      results: await Promise.all(
-        w.results.map(
-          async (r): Promise<ResultInput> => ({
-            id: r.id,
-            hostId: r.host_id,
-            userId: r.user_id,
-            teamId: r.team_id,
-            appVersionId: r.app_version_id,
-            elapsedTime: r.elapsed_time,
-            cpuTime: r.cpu_time,
-            flopsEstimate: r.flops_estimate,
-            // BOINC stores these as integers (Part A §11).
-            sentTime: Math.trunc(r.sent_time),
-            receivedTime: Math.trunc(r.received_time),
-            validateState: r.validate_state,
-            runtimeOutlier: r.runtime_outlier ?? false,
-            ...(r.claimed_credit === undefined ? {} : { claimedCredit: r.claimed_credit }),
-            fingerprint: await fingerprint(w, r),
-          }),
-        ),
-      ),
-    })),
-  );
+/** The posted workunits as the engine takes them; `fingerprints[i][j]` is result j of workunit i's. */
+export function engineWorkunits(workunits: readonly WorkunitBody[], fingerprints: readonly (readonly string[])[]): WorkunitInput[] {
+  return workunits.map((w, i) => ({
+    id: w.id,
+    app: w.app,
+    rscFpopsEst: w.rsc_fpops_est,
+    rscFpopsBound: w.rsc_fpops_bound,
+    targetNresults: w.target_nresults,
+    ...(w.canonical_credit === undefined ? {} : { canonicalCredit: w.canonical_credit }),
+    results: w.results.map(
+      (r, j): ResultInput => ({
+        id: r.id,
+        hostId: r.host_id,
+        userId: r.user_id,
+        teamId: r.team_id,
+        appVersionId: r.app_version_id,
+        elapsedTime: r.elapsed_time,
+        cpuTime: r.cpu_time,
+        flopsEstimate: r.flops_estimate,
+        // BOINC stores these as integers (Part A §11).
+        sentTime: Math.trunc(r.sent_time),
+        receivedTime: Math.trunc(r.received_time),
+        validateState: r.validate_state,
+        runtimeOutlier: r.runtime_outlier ?? false,
+        ...(r.claimed_credit === undefined ? {} : { claimedCredit: r.claimed_credit }),
+        fingerprint: fingerprints[i]![j]!,
+      }),
+    ),
+  }));
 }
 
 /** Results received after the pass's `now` (beyond clock skew) cannot have been validated then. */
@@ -152,7 +149,8 @@ function response(now: number, outcome: PassOutcome): PassResponse {
 }
 
 export async function ingestPass(db: Db, projectId: number, now: number, body: PassRequest): Promise<PassResponse> {
-  const input = await engineInput(body);
+  const fingerprints = await Promise.all(body.workunits.map((w) => Promise.all(w.results.map((r) => fingerprint(w, r)))));
+  const input = engineWorkunits(body.workunits, fingerprints);
   const keys = {
     hostIds: [...new Set(body.workunits.flatMap((w) => w.results.map((r) => r.host_id)))],
     workunitIds: [...new Set(body.workunits.map((w) => w.id))],
