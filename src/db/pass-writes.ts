@@ -6,7 +6,7 @@
  */
 import { type SQL, sql } from "drizzle-orm";
 import type { AnySQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
-import { AV_AVERAGE, HAV_AVERAGE } from "../credit/constants";
+import { AV_AVERAGE, type AverageParams, HAV_AVERAGE } from "../credit/constants";
 import type { HostAppVersionKey } from "../credit/host-app-version-key";
 import type { Grant, HostAppVersionChange, PassEffects } from "../credit/pass";
 import {
@@ -23,11 +23,10 @@ import {
 import { chunks, insertFromJson, name } from "./sql-helpers";
 import {
   type Assignment,
-  GRANT_RUN_SAMPLE,
   averageUpdate,
   averageVarUpdate,
+  col,
   grantRun,
-  grantRunValues,
   recentAverageRun,
   setClause,
 } from "./stat-updates";
@@ -97,7 +96,7 @@ export function passWrites(projectId: number, now: number, effects: PassEffects)
     ),
     ...attributionWrites(projectId, now, effects),
     ...ensureHostAppVersions(projectId, effects.hostAppVersionsSeen),
-    ...effects.hostAppVersionChanges.flatMap((c) => hostAppVersionChange(projectId, c) ?? []),
+    ...hostAppVersionChangeWrites(projectId, effects.hostAppVersionChanges),
     ...grantWrites(projectId, now, effects.grants),
     ...versionWrites(projectId, now, effects),
   ];
@@ -164,48 +163,89 @@ export function ensureHostAppVersions(projectId: number, keys: readonly HostAppV
   );
 }
 
-/** One result's samples and verdict applied to its host_app_version row as it is now. */
-export function hostAppVersionChange(projectId: number, c: HostAppVersionChange): SQL | null {
-  const set: Assignment[] = [];
-  const values: SQL[] = [];
-  if (c.samples.pfc !== undefined) {
-    values.push(sql`${c.samples.pfc} AS s_pfc`);
-    set.push(...averageUpdate.sql({ n: h.pfcN.name, avg: h.pfcAvg.name }, sql.raw("s.s_pfc"), HAV_AVERAGE));
+/** Pulls the fields of each JSON row into columns `alias.field` of a derived table. */
+function jsonRowsTable(alias: string, fields: readonly string[], rows: readonly object[], extra: SQL = sql``): SQL {
+  const columns = sql.join(
+    fields.map((f) => sql`json_extract(j.value, ${`$.${f}`}) AS ${sql.identifier(f)}`),
+    sql`, `,
+  );
+  return sql`(SELECT ${columns}${extra} FROM json_each(${JSON.stringify(rows)}) AS j) AS ${sql.identifier(alias)}`;
+}
+
+const ref = (alias: string, field: string): SQL => sql.raw(`${alias}."${field}"`);
+
+/** `column = CASE WHEN present THEN value ELSE column END`: a sample only some rows have. */
+function whenPresent(present: SQL, values: Record<string, SQL>): Assignment[] {
+  return Object.entries(values).map(([column, value]) => [column, sql`CASE WHEN ${present} THEN ${value} ELSE ${col(column)} END`]);
+}
+
+const havStats = {
+  pfc: { n: h.pfcN.name, avg: h.pfcAvg.name },
+  et: { n: h.etN.name, avg: h.etAvg.name, var: h.etVar.name, q: h.etQ.name },
+  turnaround: { n: h.turnaroundN.name, avg: h.turnaroundAvg.name, var: h.turnaroundVar.name, q: h.turnaroundQ.name },
+};
+
+/** Column references for an average's current values, keyed like its fields. */
+function refs<K extends string>(names: Record<K, string>): Record<K, SQL> {
+  return Object.fromEntries(Object.entries(names).map(([k, v]) => [k, col(v as string)])) as Record<K, SQL>;
+}
+
+/** Renames the twin's fields to the columns they are stored in. */
+function assign<K extends string>(names: Record<K, string>, values: Record<K, SQL>): Record<string, SQL> {
+  return Object.fromEntries(Object.entries(names).map(([k, column]) => [column as string, values[k as K]]));
+}
+
+/**
+ * Each result's samples and verdict, applied to its host_app_version row as it is now, in
+ * pass order. A statement updates many rows but each row once: the k-th change of every row
+ * goes into round k, and the rounds run in order.
+ */
+export function hostAppVersionChangeWrites(projectId: number, changes: readonly HostAppVersionChange[]): SQL[] {
+  const rounds: object[][] = [];
+  const seen = new Map<string, number>();
+  for (const c of changes) {
+    const key = `${c.hostId}/${c.appId}/${c.appVersionId}`;
+    const round = seen.get(key) ?? 0;
+    seen.set(key, round + 1);
+    (rounds[round] ??= []).push({
+      hostId: c.hostId,
+      appId: c.appId,
+      appVersionId: c.appVersionId,
+      pfc: c.samples.pfc,
+      et: c.samples.et,
+      // A negative turnaround is not a sample (AVERAGE ignores it).
+      turnaround: c.samples.turnaround !== undefined && c.samples.turnaround >= 0 ? c.samples.turnaround : undefined,
+      cv: c.consecutiveValid,
+    });
   }
-  if (c.samples.et !== undefined) {
-    values.push(sql`${c.samples.et} AS s_et`);
-    set.push(
-      ...averageVarUpdate.sql(
-        { n: h.etN.name, avg: h.etAvg.name, var: h.etVar.name, q: h.etQ.name },
-        sql.raw("s.s_et"),
-        HAV_AVERAGE,
-      ),
-    );
-  }
-  if (c.samples.turnaround !== undefined && c.samples.turnaround >= 0) {
-    values.push(sql`${c.samples.turnaround} AS s_turnaround`);
-    set.push(
-      ...averageVarUpdate.sql(
-        { n: h.turnaroundN.name, avg: h.turnaroundAvg.name, var: h.turnaroundVar.name, q: h.turnaroundQ.name },
-        sql.raw("s.s_turnaround"),
-        HAV_AVERAGE,
-      ),
-    );
-  }
-  if (c.consecutiveValid === "increment") set.push([h.consecutiveValid.name, sql`${name(h.consecutiveValid)} + 1`]);
-  if (c.consecutiveValid === "reset") set.push([h.consecutiveValid.name, sql`0`]);
-  if (set.length === 0) return null;
-  const from = values.length > 0 ? sql`FROM (SELECT ${sql.join(values, sql`, `)}) AS s` : sql``;
-  return sql`UPDATE ${h} SET ${setClause(set)} ${from}
-    WHERE ${name(h.projectId)} = ${projectId} AND ${name(h.hostId)} = ${c.hostId}
-      AND ${name(h.appId)} = ${c.appId} AND ${name(h.appVersionId)} = ${c.appVersionId}`;
+  const s = (f: string) => ref("s", f);
+  const set: Assignment[] = [
+    ...whenPresent(sql`${s("pfc")} IS NOT NULL`, assign(havStats.pfc, averageUpdate.sql(refs(havStats.pfc), s("pfc"), HAV_AVERAGE))),
+    ...whenPresent(sql`${s("et")} IS NOT NULL`, assign(havStats.et, averageVarUpdate.sql(refs(havStats.et), s("et"), HAV_AVERAGE))),
+    ...whenPresent(
+      sql`${s("turnaround")} IS NOT NULL`,
+      assign(havStats.turnaround, averageVarUpdate.sql(refs(havStats.turnaround), s("turnaround"), HAV_AVERAGE)),
+    ),
+    [
+      h.consecutiveValid.name,
+      sql`CASE ${s("cv")} WHEN 'increment' THEN ${name(h.consecutiveValid)} + 1 WHEN 'reset' THEN 0 ELSE ${name(h.consecutiveValid)} END`,
+    ],
+  ];
+  return rounds.flatMap((round) =>
+    chunks(round).map(
+      (rows) => sql`UPDATE ${h} SET ${setClause(set)}
+        FROM ${jsonRowsTable("s", ["hostId", "appId", "appVersionId", "pfc", "et", "turnaround", "cv"], rows)}
+        WHERE ${name(h.projectId)} = ${projectId} AND ${name(h.hostId)} = ${s("hostId")}
+          AND ${name(h.appId)} = ${s("appId")} AND ${name(h.appVersionId)} = ${s("appVersionId")}`,
+    ),
+  );
 }
 
 type GrantPart = { credit: number; start: number };
 
-/** Grants grouped by row, keeping pass order inside each group. */
-function groupGrants<K>(grants: readonly Grant[], keyOf: (g: Grant) => K | null): Map<K, GrantPart[]> {
-  const groups = new Map<K, GrantPart[]>();
+/** Grants grouped by row (a key string), keeping pass order inside each group. */
+function groupGrants(grants: readonly Grant[], keyOf: (g: Grant) => string | null): Map<string, GrantPart[]> {
+  const groups = new Map<string, GrantPart[]>();
   for (const g of grants) {
     const key = keyOf(g);
     if (key === null) continue;
@@ -217,113 +257,134 @@ function groupGrants<K>(grants: readonly Grant[], keyOf: (g: Grant) => K | null)
   return groups;
 }
 
-/** total += the run's credit; RAC updated by the run (grant_credit, Part B §2.13). */
-function creditRunUpdate(
-  table: SQLiteTable,
-  cols: { total: AnySQLiteColumn; avg: AnySQLiteColumn; time: AnySQLiteColumn; njobs?: AnySQLiteColumn },
-  where: SQL,
+interface CreditColumns {
+  /** An app version has no total, only its RAC. */
+  readonly total?: AnySQLiteColumn;
+  readonly avg: AnySQLiteColumn;
+  readonly time: AnySQLiteColumn;
+  readonly njobs?: AnySQLiteColumn;
+}
+
+/**
+ * Applies each row's run of grants (grant_credit, Part B §2.13): total += the run's credit,
+ * the RAC updated by the run. `keys` name the row: [column, number of the key's part].
+ */
+export function creditRunWrites(
+  table: SQLiteTable & { projectId: AnySQLiteColumn },
+  keys: readonly AnySQLiteColumn[],
+  cols: CreditColumns,
+  projectId: number,
   now: number,
-  parts: readonly GrantPart[],
-): SQL {
-  const run = grantRun(now, parts);
+  groups: ReadonlyMap<string, readonly GrantPart[]>,
+): SQL[] {
+  const rows = [...groups].map(([key, parts]) => {
+    const run = grantRun(now, parts);
+    const ids = key.split("/").map(Number);
+    return { ...Object.fromEntries(ids.map((id, i) => [`k${i}`, id])), credit: run.first.credit, start: run.first.start, rest: run.restCredit, count: parts.length };
+  });
+  const g = (f: string) => ref("g", f);
+  const rac = recentAverageRun.sql(
+    { avg: name(cols.avg), time: name(cols.time) },
+    { now: sql`${now}`, credit: g("credit"), start: g("start"), rest: g("rest") },
+  );
   const set: Assignment[] = [
-    [cols.total.name, sql`${name(cols.total)} + g.g_credit + g.g_rest`],
-    ...recentAverageRun.sql({ avg: cols.avg.name, time: cols.time.name }, GRANT_RUN_SAMPLE),
+    ...(cols.total ? [[cols.total.name, sql`${name(cols.total)} + ${g("credit")} + ${g("rest")}`] as const] : []),
+    [cols.avg.name, rac.avg],
+    [cols.time.name, rac.time],
+    ...(cols.njobs ? [[cols.njobs.name, sql`${name(cols.njobs)} + ${g("count")}`] as const] : []),
   ];
-  if (cols.njobs) set.push([cols.njobs.name, sql`${name(cols.njobs)} + ${parts.length}`]);
-  return sql`UPDATE ${table} SET ${setClause(set)} FROM (${grantRunValues(run)}) AS g WHERE ${where}`;
+  const where = sql.join(
+    keys.map((k, i) => sql`${name(k)} = ${g(`k${i}`)}`),
+    sql` AND `,
+  );
+  const fields = [...keys.map((_, i) => `k${i}`), "credit", "start", "rest", "count"];
+  return chunks(rows).map(
+    (chunk) => sql`UPDATE ${table} SET ${setClause(set)} FROM ${jsonRowsTable("g", fields, chunk)}
+      WHERE ${name(table.projectId)} = ${projectId} AND ${where}`,
+  );
 }
 
 function grantWrites(projectId: number, now: number, grants: readonly Grant[]): SQL[] {
-  const entity = (t: typeof hosts | typeof users | typeof teams) => ({
-    total: t.totalCredit,
-    avg: t.expavgCredit,
-    time: t.expavgTime,
-  });
-  const byId = (t: typeof hosts | typeof users | typeof teams, id: number) =>
-    sql`${name(t.projectId)} = ${projectId} AND ${name(t.id)} = ${id}`;
-  const out: SQL[] = [];
-  for (const [id, parts] of groupGrants(grants, (g) => g.hostId)) {
-    out.push(creditRunUpdate(hosts, entity(hosts), byId(hosts, id), now, parts));
-  }
+  const holder = (t: typeof hosts | typeof users | typeof teams) => ({ total: t.totalCredit, avg: t.expavgCredit, time: t.expavgTime });
+  const byApp = (t: typeof creditUsers | typeof creditTeams) => ({ total: t.total, avg: t.expavg, time: t.expavgTime, njobs: t.njobs });
+  const usersOf = (g: Grant) => (g.userId !== 0 ? `${g.userId}` : null);
   // A host without an owner credits only itself (BOINC's zombie hosts, edge case E18).
-  for (const [id, parts] of groupGrants(grants, (g) => (g.userId !== 0 ? g.userId : null))) {
-    out.push(creditRunUpdate(users, entity(users), byId(users, id), now, parts));
-  }
-  for (const [id, parts] of groupGrants(grants, (g) => (g.userId !== 0 && g.teamId !== 0 ? g.teamId : null))) {
-    out.push(creditRunUpdate(teams, entity(teams), byId(teams, id), now, parts));
-  }
-  out.push(...creditByAppWrites(projectId, now, grants));
-  return out;
+  const teamsOf = (g: Grant) => (g.userId !== 0 && g.teamId !== 0 ? `${g.teamId}` : null);
+  const userApps = groupGrants(grants, (g) => (g.userId !== 0 ? `${g.userId}/${g.appId}` : null));
+  // BOINC keeps per-app credit for team 0 ("no team") too (Part B §2.14).
+  const teamApps = groupGrants(grants, (g) => (g.userId !== 0 ? `${g.teamId}/${g.appId}` : null));
+  return [
+    ...creditRunWrites(hosts, [hosts.id], holder(hosts), projectId, now, groupGrants(grants, (g) => `${g.hostId}`)),
+    ...creditRunWrites(users, [users.id], holder(users), projectId, now, groupGrants(grants, usersOf)),
+    ...creditRunWrites(teams, [teams.id], holder(teams), projectId, now, groupGrants(grants, teamsOf)),
+    ...ensureCreditByApp(creditUsers, creditUsers.userId, projectId, now, userApps),
+    ...creditRunWrites(creditUsers, [creditUsers.userId, creditUsers.appId], byApp(creditUsers), projectId, now, userApps),
+    ...ensureCreditByApp(creditTeams, creditTeams.teamId, projectId, now, teamApps),
+    ...creditRunWrites(creditTeams, [creditTeams.teamId, creditTeams.appId], byApp(creditTeams), projectId, now, teamApps),
+  ];
 }
 
-/** BOINC's credit_user / credit_team rows (grant_credit_by_app, Part B §2.14): team 0 too. */
-function creditByAppWrites(projectId: number, now: number, grants: readonly Grant[]): SQL[] {
-  const out: SQL[] = [];
-  const tables = [
-    { table: creditUsers, holder: creditUsers.userId, of: (g: Grant) => (g.userId !== 0 ? g.userId : null) },
-    { table: creditTeams, holder: creditTeams.teamId, of: (g: Grant) => (g.userId !== 0 ? g.teamId : null) },
-  ];
-  for (const { table, holder, of } of tables) {
-    const groups = groupGrants(grants, (g) => {
-      const id = of(g);
-      return id === null ? null : `${id}/${g.appId}`;
-    });
-    const keys = [...groups.keys()].map((k) => {
-      const [id, appId] = k.split("/").map(Number);
-      return { id, appId };
-    });
-    // New rows start their RAC clock at now, so the first grant adds credit·ln2/7 (E14).
-    out.push(
-      ...chunks(keys).map((rows) =>
-        insertFromJson(
-          sql`${table}`,
-          [
-            [table.projectId, sql`${projectId}`],
-            [holder, "id"],
-            [table.appId, "appId"],
-            [table.expavgTime, sql`${now}`],
-          ],
-          rows,
-          sql`ON CONFLICT DO NOTHING`,
-        ),
-      ),
-    );
-    for (const [k, parts] of groups) {
-      const [id, appId] = k.split("/").map(Number);
-      const where = sql`${name(table.projectId)} = ${projectId} AND ${name(holder)} = ${id} AND ${name(table.appId)} = ${appId}`;
-      out.push(
-        creditRunUpdate(
-          table,
-          { total: table.total, avg: table.expavg, time: table.expavgTime, njobs: table.njobs },
-          where,
-          now,
-          parts,
-        ),
-      );
-    }
-  }
-  return out;
+/** New per-app rows start their RAC clock at now, so the first grant adds credit·ln2/7 (E14). */
+function ensureCreditByApp(
+  table: typeof creditUsers | typeof creditTeams,
+  holder: AnySQLiteColumn,
+  projectId: number,
+  now: number,
+  groups: ReadonlyMap<string, unknown>,
+): SQL[] {
+  const rows = [...groups.keys()].map((k) => {
+    const [id, appId] = k.split("/").map(Number);
+    return { id, appId };
+  });
+  return chunks(rows).map((chunk) =>
+    insertFromJson(
+      sql`${table}`,
+      [
+        [table.projectId, sql`${projectId}`],
+        [holder, "id"],
+        [table.appId, "appId"],
+        [table.expavgTime, sql`${now}`],
+      ],
+      chunk,
+      sql`ON CONFLICT DO NOTHING`,
+    ),
+  );
+}
+
+/**
+ * AVERAGE over a whole run of samples in one statement: a recursive walk from the row's
+ * current values through the samples in order, then the last step written back.
+ */
+export function averageWalk(
+  table: SQLiteTable,
+  stats: { n: string; avg: string },
+  where: SQL,
+  samples: readonly number[],
+  params: AverageParams,
+): SQL {
+  const step = averageUpdate.sql({ n: sql.raw("walk.n"), avg: sql.raw("walk.avg") }, sql.raw("sample.x"), params);
+  return sql`WITH RECURSIVE
+      sample(i, x) AS (SELECT CAST(j.key AS INTEGER), j.value FROM json_each(${JSON.stringify(samples)}) AS j),
+      walk(i, n, avg) AS (
+        SELECT 0, ${col(stats.n)}, ${col(stats.avg)} FROM ${table} WHERE ${where}
+        UNION ALL
+        SELECT walk.i + 1, ${step.n}, ${step.avg} FROM walk JOIN sample ON sample.i = walk.i
+      )
+    UPDATE ${table} SET (${col(stats.n)}, ${col(stats.avg)}) = (SELECT n, avg FROM walk ORDER BY i DESC LIMIT 1)
+    WHERE ${where}`;
 }
 
 /** End of the pass (Part B §2.15): per app version, all PFC samples first, then the credit. */
 function versionWrites(projectId: number, now: number, effects: PassEffects): SQL[] {
   const av = appVersions;
   const byId = (id: number) => sql`${name(av.projectId)} = ${projectId} AND ${name(av.id)} = ${id}`;
-  const out: SQL[] = [];
-  for (const [id, samples] of effects.versionPfcSamples) {
-    for (const x of samples) {
-      const set = averageUpdate.sql({ n: av.pfcN.name, avg: av.pfcAvg.name }, sql.raw("s.s_pfc"), AV_AVERAGE);
-      out.push(sql`UPDATE ${av} SET ${setClause(set)} FROM (SELECT ${x} AS s_pfc) AS s WHERE ${byId(id)}`);
-    }
-  }
-  for (const [id, samples] of effects.versionCreditSamples) {
-    const run = grantRun(
-      now,
-      samples.map((s) => ({ credit: s.credit, start: s.time })),
-    );
-    const set = recentAverageRun.sql({ avg: av.expavgCredit.name, time: av.expavgTime.name }, GRANT_RUN_SAMPLE);
-    out.push(sql`UPDATE ${av} SET ${setClause(set)} FROM (${grantRunValues(run)}) AS g WHERE ${byId(id)}`);
-  }
-  return out;
+  const credit = new Map(
+    [...effects.versionCreditSamples].map(([id, samples]) => [`${id}`, samples.map((s) => ({ credit: s.credit, start: s.time }))]),
+  );
+  return [
+    ...[...effects.versionPfcSamples].map(([id, samples]) =>
+      averageWalk(av, { n: av.pfcN.name, avg: av.pfcAvg.name }, byId(id), samples, AV_AVERAGE),
+    ),
+    ...creditRunWrites(av, [av.id], { avg: av.expavgCredit, time: av.expavgTime }, projectId, now, credit),
+  ];
 }

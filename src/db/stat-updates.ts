@@ -17,73 +17,61 @@ import { TAYLOR_RATE, type RecentAverage, updateRecentAverage } from "../credit/
 /** A column assignment of an UPDATE: [column name, new value]. */
 export type Assignment = readonly [column: string, value: SQL];
 
-const col = (name: string): SQL => sql`${sql.identifier(name)}`;
+/** A bare column name, as an expression for the row's current value. */
+export const col = (name: string): SQL => sql`${sql.identifier(name)}`;
 /** A constant written into the SQL text (never user input): keeps bound parameters few. */
 const lit = (x: number): SQL => sql.raw(Number.isInteger(x) ? `${x}.0` : String(x));
 
 export function setClause(assignments: readonly Assignment[]): SQL {
   return sql.join(
-    assignments.map(([c, v]) => sql`${col(c)} = ${v}`),
+    assignments.map(([c, v]) => sql`${sql.identifier(c)} = ${v}`),
     sql`, `,
   );
 }
 
-export interface AverageColumns {
-  readonly n: string;
-  readonly avg: string;
+/** Current values of an AVERAGE: column references, or the fields of a recursive walk. */
+export interface AverageRefs {
+  readonly n: SQL;
+  readonly avg: SQL;
 }
 
-export interface AverageVarColumns extends AverageColumns {
-  readonly var: string;
-  readonly q: string;
+export interface AverageVarRefs extends AverageRefs {
+  readonly var: SQL;
+  readonly q: SQL;
 }
 
 /** AVERAGE's truncation: a sample above avg·limit counts as avg·limit once avg ≠ 0. */
-function truncatedSql(c: AverageColumns, x: SQL, p: AverageParams): SQL {
-  const n = col(c.n);
-  const avg = col(c.avg);
-  return sql`(CASE WHEN ${n} <> 0 AND ${avg} <> 0 AND ${x} > ${avg} * ${lit(p.limit)} THEN ${avg} * ${lit(p.limit)} ELSE ${x} END)`;
+function truncatedSql(c: AverageRefs, x: SQL, p: AverageParams): SQL {
+  return sql`(CASE WHEN ${c.n} <> 0 AND ${c.avg} <> 0 AND ${x} > ${c.avg} * ${lit(p.limit)} THEN ${c.avg} * ${lit(p.limit)} ELSE ${x} END)`;
 }
 
 /** AVERAGE.update (lib/average.h). The caller never passes a negative sample (it is a no-op). */
 export const averageUpdate = {
   ts: updateAverage,
-  sql(c: AverageColumns, x: SQL, p: AverageParams): Assignment[] {
-    const n = col(c.n);
-    const avg = col(c.avg);
-    const delta = sql`(${truncatedSql(c, x, p)} - ${avg})`;
-    return [
-      [c.n, sql`${n} + 1`],
-      [
-        c.avg,
-        sql`CASE WHEN ${n} + 1 < ${lit(p.thresh)} THEN ${avg} + ${delta} / (${n} + 1) ELSE ${avg} + ${lit(p.weight)} * ${delta} END`,
-      ],
-    ];
+  sql(c: AverageRefs, x: SQL, p: AverageParams): AverageRefs {
+    const delta = sql`(${truncatedSql(c, x, p)} - ${c.avg})`;
+    return {
+      n: sql`${c.n} + 1`,
+      avg: sql`CASE WHEN ${c.n} + 1 < ${lit(p.thresh)} THEN ${c.avg} + ${delta} / (${c.n} + 1) ELSE ${c.avg} + ${lit(p.weight)} * ${delta} END`,
+    };
   },
 };
 
 /** AVERAGE_VAR.update (lib/average.h): Welford below the threshold, exponential above it. */
 export const averageVarUpdate = {
   ts: updateAverageVar,
-  sql(c: AverageVarColumns, x: SQL, p: AverageParams): Assignment[] {
-    const n = col(c.n);
-    const avg = col(c.avg);
-    const q = col(c.q);
-    const v = col(c.var);
+  sql(c: AverageVarRefs, x: SQL, p: AverageParams): AverageVarRefs {
     const t = truncatedSql(c, x, p);
-    const delta = sql`(${t} - ${avg})`;
-    const running = sql`${n} + 1 < ${lit(p.thresh)}`;
-    const runningAvg = sql`(${avg} + ${delta} / (${n} + 1))`;
-    const runningQ = sql`(${q} + ${delta} * (${t} - ${runningAvg}))`;
-    return [
-      [c.n, sql`${n} + 1`],
-      [c.avg, sql`CASE WHEN ${running} THEN ${runningAvg} ELSE ${avg} + ${lit(p.weight)} * ${delta} END`],
-      [c.q, sql`CASE WHEN ${running} THEN ${runningQ} ELSE ${q} END`],
-      [
-        c.var,
-        sql`CASE WHEN ${running} THEN ${runningQ} / (${n} + 1) ELSE ${v} + ${lit(p.weight)} * (${delta} * ${delta} - ${v}) END`,
-      ],
-    ];
+    const delta = sql`(${t} - ${c.avg})`;
+    const running = sql`${c.n} + 1 < ${lit(p.thresh)}`;
+    const runningAvg = sql`(${c.avg} + ${delta} / (${c.n} + 1))`;
+    const runningQ = sql`(${c.q} + ${delta} * (${t} - ${runningAvg}))`;
+    return {
+      n: sql`${c.n} + 1`,
+      avg: sql`CASE WHEN ${running} THEN ${runningAvg} ELSE ${c.avg} + ${lit(p.weight)} * ${delta} END`,
+      q: sql`CASE WHEN ${running} THEN ${runningQ} ELSE ${c.q} END`,
+      var: sql`CASE WHEN ${running} THEN ${runningQ} / (${c.n} + 1) ELSE ${c.var} + ${lit(p.weight)} * (${delta} * ${delta} - ${c.var}) END`,
+    };
   },
 };
 
@@ -104,7 +92,7 @@ export function grantRun(now: number, grants: readonly { credit: number; start: 
   return { now, first, restCredit: rest.reduce((sum, g) => sum + g.credit, 0) };
 }
 
-/** Columns of the one-row table a grant-run statement joins with (see grantRunValues). */
+/** The grant run's values for one row, as the statement that applies it names them. */
 export interface GrantRunSample {
   readonly now: SQL;
   readonly credit: SQL;
@@ -117,33 +105,20 @@ export const recentAverageRun = {
   ts(ra: RecentAverage, now: number, grants: readonly { credit: number; start: number }[]): RecentAverage {
     return grants.reduce((acc, g) => updateRecentAverage(acc, now, g.start, g.credit), ra);
   },
-  sql(c: { avg: string; time: string }, g: GrantRunSample): Assignment[] {
-    const avg = col(c.avg);
-    const time = col(c.time);
-    const diff = sql`max(${g.now} - ${time}, 0.0)`;
+  sql(c: { avg: SQL; time: SQL }, g: GrantRunSample): { avg: SQL; time: SQL } {
+    const diff = sql`max(${g.now} - ${c.time}, 0.0)`;
     const weight = sql`exp(-${diff} * ${lit(Math.LN2)} / ${lit(CREDIT_HALF_LIFE)})`;
-    const caseA = sql`${avg} * ${weight} + CASE WHEN 1.0 - ${weight} > ${lit(RAC_TAYLOR_THRESHOLD)}
+    const caseA = sql`${c.avg} * ${weight} + CASE WHEN 1.0 - ${weight} > ${lit(RAC_TAYLOR_THRESHOLD)}
       THEN (1.0 - ${weight}) * (${g.credit} / (${diff} / ${lit(SECONDS_PER_DAY)}))
       ELSE ${g.credit} * ${lit(TAYLOR_RATE)} END`;
     // Case B with work started at now is the Taylor limit, not BOINC's infinity (Part A §10).
-    const caseB = sql`CASE WHEN ${g.credit} = 0 THEN ${avg}
+    const caseB = sql`CASE WHEN ${g.credit} = 0 THEN ${c.avg}
       WHEN ${g.now} - ${g.start} > 0 THEN ${g.credit} / ((${g.now} - ${g.start}) / ${lit(SECONDS_PER_DAY)})
       ELSE ${g.credit} * ${lit(TAYLOR_RATE)} END`;
-    return [
-      [c.avg, sql`(CASE WHEN ${time} <> 0 THEN ${caseA} ELSE ${caseB} END) + ${g.rest} * ${lit(TAYLOR_RATE)}`],
-      [c.time, g.now],
-    ];
+    return {
+      avg: sql`(CASE WHEN ${c.time} <> 0 THEN ${caseA} ELSE ${caseB} END) + ${g.rest} * ${lit(TAYLOR_RATE)}`,
+      time: g.now,
+    };
   },
 };
 
-/** The sample-table columns for a grant run, and the values to bind for them. */
-export function grantRunValues(run: GrantRun): SQL {
-  return sql`SELECT ${run.now} AS g_now, ${run.first.credit} AS g_credit, ${run.first.start} AS g_start, ${run.restCredit} AS g_rest`;
-}
-
-export const GRANT_RUN_SAMPLE: GrantRunSample = {
-  now: sql.raw("g.g_now"),
-  credit: sql.raw("g.g_credit"),
-  start: sql.raw("g.g_start"),
-  rest: sql.raw("g.g_rest"),
-};

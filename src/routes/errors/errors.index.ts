@@ -7,7 +7,7 @@ import { OpenAPIHono, createRoute, z } from "@hono/zod-openapi";
 import { and, eq, sql } from "drizzle-orm";
 import { ERROR_OUTCOMES, errorEffect } from "../../credit/error-outcome";
 import { havKey } from "../../credit/host-app-version-key";
-import { type OutcomeRow, ensureHostAppVersions, hostAppVersionChange, outcomeInserts } from "../../db/pass-writes";
+import { type OutcomeRow, ensureHostAppVersions, hostAppVersionChangeWrites, outcomeInserts } from "../../db/pass-writes";
 import type { HostAppVersionKey } from "../../credit/host-app-version-key";
 import type { HostAppVersionChange } from "../../credit/pass";
 import { runBatch, isPrimaryKeyConflict } from "../../db/batch";
@@ -139,7 +139,7 @@ export function mountErrors(app: OpenAPIHono<AppEnv>): void {
     const statements = [
       ...outcomeInserts(projectId, now, inserts),
       ...ensureHostAppVersions(projectId, created),
-      ...changes.flatMap((ch) => hostAppVersionChange(projectId, ch) ?? []),
+      ...hostAppVersionChangeWrites(projectId, changes),
     ];
     try {
       await runBatch(db, statements);
