@@ -51,3 +51,32 @@ describe("reading state back", () => {
     expect((await api.ok("GET", "/teams/5")).total_credit).toBeGreaterThan(0);
   });
 });
+
+describe("registering credit holders", () => {
+  it("PUT /hosts/:id takes the contract's cpid and returns it as BOINC's host_cpid", async () => {
+    const { api } = await setupProject();
+    const host = await api.ok("PUT", "/hosts/71", { create_time: 5000, user_id: 3, cpid: "0123abcd", name: "box" });
+    expect(host).toMatchObject({ id: 71, user_id: 3, host_cpid: "0123abcd", name: "box", create_time: 5000, expavg_time: 5000 });
+  });
+
+  it("per-app credit rows (BOINC's credit_user) count jobs and credit; a new row's first grant adds credit·ln2/7", async () => {
+    const { api, slug } = await setupProject();
+    // Two workunits for user 72 (two hosts) in one pass, each 3e12 FLOPs = 6.944… credits.
+    await api.ok(
+      "POST",
+      "/passes",
+      pass(workunit(5, [result(51, { host_id: 72, user_id: 72 })]), workunit(6, [result(61, { host_id: 73, user_id: 72 })])),
+    );
+    const { env } = await import("cloudflare:workers");
+    const row = await env.DB.prepare(
+      "SELECT c.njobs, c.total, c.expavg FROM credit_users c JOIN projects p ON p.id = c.project_id WHERE p.slug = ? AND c.user_id = 72",
+    )
+      .bind(slug)
+      .first<{ njobs: number; total: number; expavg: number }>();
+    const credit = (3e12 * 200) / 86400e9;
+    expect(row!.njobs).toBe(2);
+    expect(row!.total).toBeCloseTo(2 * credit, 12);
+    // Inserted at now, both grants see a zero gap: (c + c) × ln2 / 7.
+    expect(row!.expavg).toBeCloseTo((2 * credit * Math.LN2) / 7, 12);
+  });
+});

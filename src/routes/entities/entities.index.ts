@@ -20,7 +20,13 @@ const PutBase = {
   name: z.string().max(254).optional(),
 };
 const putSchemas = {
-  hosts: z.strictObject({ ...PutBase, user_id: OptionalIdSchema.optional(), host_cpid: z.string().max(64).optional() }).openapi("PutHost"),
+  hosts: z
+    .strictObject({
+      ...PutBase,
+      user_id: OptionalIdSchema.optional(),
+      cpid: z.string().max(64).optional().openapi({ description: "BOINC's host_cpid (already hashed with the owner's email)" }),
+    })
+    .openapi("PutHost"),
   users: z.strictObject({ ...PutBase, team_id: OptionalIdSchema.optional(), cpid: z.string().max(64).optional() }).openapi("PutUser"),
   teams: z.strictObject({ ...PutBase }).openapi("PutTeam"),
 };
@@ -112,7 +118,7 @@ function mountKind(app: OpenAPIHono<AppEnv>, kind: Kind): void {
     const details = {
       ...(b.name === undefined ? {} : { name: b.name }),
       ...(kind === "hosts" && b.user_id !== undefined ? { userId: b.user_id } : {}),
-      ...(kind === "hosts" && b.host_cpid !== undefined ? { hostCpid: b.host_cpid } : {}),
+      ...(kind === "hosts" && b.cpid !== undefined ? { hostCpid: b.cpid } : {}),
       ...(kind === "users" && b.team_id !== undefined ? { teamId: b.team_id } : {}),
       ...(kind === "users" && b.cpid !== undefined ? { cpid: b.cpid } : {}),
     };
