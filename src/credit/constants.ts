@@ -50,8 +50,6 @@ export const CONS_VALID_HOST_SCALE = 10;
 export const DEFAULT_MAX_GRANTED_CREDIT = 200 * 1000 * 365;
 /** min_avg_pfc of a new app (BOINC's schema default). */
 export const DEFAULT_MIN_AVG_PFC = 1;
-/** How often BOINC's feeder recomputes app-version scales. */
-export const AV_UPDATE_PERIOD = 600;
 
 /** Anonymous-platform app_version_id codes, by resource. */
 export const ANONYMOUS_PLATFORM = {
@@ -61,5 +59,5 @@ export const ANONYMOUS_PLATFORM = {
   intel_gpu: -5,
   apple_gpu: -6,
 } as const;
-export const MIN_ANONYMOUS_PLATFORM_ID = -6;
-export const MAX_ANONYMOUS_PLATFORM_ID = -2;
+export const MIN_ANONYMOUS_PLATFORM_ID = ANONYMOUS_PLATFORM.apple_gpu;
+export const MAX_ANONYMOUS_PLATFORM_ID = ANONYMOUS_PLATFORM.cpu;

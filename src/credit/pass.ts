@@ -1,7 +1,7 @@
 import { EMPTY_AVERAGE, EMPTY_AVERAGE_VAR } from "./average";
 import { type CreditMode, capGrantedCredit, creditFromRuntime } from "./credit-mode";
 import { type Claim, claimFromPfc, creditFromClaims } from "./credit-set";
-import { type HostAppVersionKey, havKey } from "./host-app-version-key";
+import { type HostAppVersionKey, havKey, isAnonymousPlatform } from "./host-app-version-key";
 import {
   type AppCreditSettings,
   type AppVersionStats,
@@ -197,7 +197,7 @@ export const ZERO_HOST_APP_VERSION: HostAppVersionStats = {
 };
 
 /** The app version a result names: its own id, or the app for an anonymous platform. */
-export function resultHavKey(r: ResultInput, appId: number): HostAppVersionKey {
+function resultHavKey(r: ResultInput, appId: number): HostAppVersionKey {
   return { hostId: r.hostId, appId, appVersionId: r.appVersionId };
 }
 
@@ -365,8 +365,9 @@ class PassRun {
 
   /** get_pfc and steps 2–3 of assign_credit_set for one valid result, with its statistics. */
   private claim(wu: WorkunitInput, app: PassApp, r: ResultInput, copy: HostAppVersionCopy): Claim {
-    const version = r.appVersionId < 0 ? null : this.snapshot.versions.get(r.appVersionId) ?? null;
-    const pfc = getPfc({ ...r, anonymous: r.appVersionId < 0 }, wu, app, version, copy.stats);
+    const anonymous = isAnonymousPlatform(r.appVersionId);
+    const version = anonymous ? null : this.snapshot.versions.get(r.appVersionId) ?? null;
+    const pfc = getPfc({ ...r, anonymous }, wu, app, version, copy.stats);
     copy.stats = pfc.hav;
     Object.assign(copy.change.samples, pfc.havSamples);
     const claim = claimFromPfc(pfc, wu, app.maxGrantedCredit);

@@ -262,7 +262,7 @@ describe("POST /passes: size limits → 413", () => {
   });
 
   it("just under 5 MB of whitespace-padded valid JSON is accepted", async () => {
-    const { api, postRaw } = await setupProject();
+    const { postRaw } = await setupProject();
     const json = JSON.stringify(validPass());
     const padded = `${json.slice(0, -1)}${" ".repeat(FIVE_MB - json.length)}}`;
     expect(new TextEncoder().encode(padded).length).toBe(FIVE_MB);
