@@ -20,12 +20,11 @@ import {
   users,
   workunits,
 } from "./schema";
-import { chunks, insertFromJson, name } from "./sql-helpers";
+import { chunks, col, insertFromJson, name } from "./sql-helpers";
 import {
   type Assignment,
   averageUpdate,
   averageVarUpdate,
-  col,
   grantRun,
   recentAverageRun,
   setClause,
@@ -102,19 +101,15 @@ export function passWrites(projectId: number, now: number, effects: PassEffects)
   ];
 }
 
-/** Latest value per key (later entries win). */
-function latest<K, V>(entries: readonly (readonly [K, V])[]): Map<K, V> {
-  return new Map(entries);
-}
-
 /**
  * Creates hosts, users and teams first seen in this pass, with their RAC clock at `now`
  * (Part A §6), and records each host's owner and each user's team (latest pass wins, §5).
  */
 function attributionWrites(projectId: number, now: number, effects: PassEffects): SQL[] {
   const a = effects.attributions;
-  const owners = latest(a.map((x) => [x.hostId, x.userId] as const));
-  const teamsOfUsers = latest(a.filter((x) => x.userId !== 0).map((x) => [x.userId, x.teamId] as const));
+  // A Map keeps the last value set for a key: the latest result names the owner and team.
+  const owners = new Map(a.map((x) => [x.hostId, x.userId] as const));
+  const teamsOfUsers = new Map(a.filter((x) => x.userId !== 0).map((x) => [x.userId, x.teamId] as const));
   const teamIds = new Set(a.filter((x) => x.userId !== 0 && x.teamId !== 0).map((x) => x.teamId));
   const fresh = (table: typeof hosts | typeof users | typeof teams) =>
     [
@@ -164,12 +159,12 @@ export function ensureHostAppVersions(projectId: number, keys: readonly HostAppV
 }
 
 /** Pulls the fields of each JSON row into columns `alias.field` of a derived table. */
-function jsonRowsTable(alias: string, fields: readonly string[], rows: readonly object[], extra: SQL = sql``): SQL {
+function jsonRowsTable(alias: string, fields: readonly string[], rows: readonly object[]): SQL {
   const columns = sql.join(
     fields.map((f) => sql`json_extract(j.value, ${`$.${f}`}) AS ${sql.identifier(f)}`),
     sql`, `,
   );
-  return sql`(SELECT ${columns}${extra} FROM json_each(${JSON.stringify(rows)}) AS j) AS ${sql.identifier(alias)}`;
+  return sql`(SELECT ${columns} FROM json_each(${JSON.stringify(rows)}) AS j) AS ${sql.identifier(alias)}`;
 }
 
 const ref = (alias: string, field: string): SQL => sql.raw(`${alias}."${field}"`);

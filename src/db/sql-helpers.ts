@@ -1,8 +1,13 @@
 import { type AnyColumn, type SQL, sql } from "drizzle-orm";
 
-/** A column's bare name, for INSERT column lists and UPDATE SET targets. */
+/** A bare column name, as an expression for the row's current value or a SET target. */
+export function col(columnName: string): SQL {
+  return sql`${sql.identifier(columnName)}`;
+}
+
+/** A drizzle column's bare name, for INSERT column lists and UPDATE SET targets. */
 export function name(column: AnyColumn): SQL {
-  return sql`${sql.identifier(column.name)}`;
+  return col(column.name);
 }
 
 /** `(SELECT value FROM json_each(?))`: a whole id list as ONE bound parameter (D1 allows 100). */

@@ -9,6 +9,7 @@
  * joins with `UPDATE … FROM (SELECT ? AS …) AS s`), so each bound value appears once.
  */
 import { type SQL, sql } from "drizzle-orm";
+import { col } from "./sql-helpers";
 import { updateAverage, updateAverageVar } from "../credit/average";
 import type { AverageParams } from "../credit/constants";
 import { CREDIT_HALF_LIFE, RAC_TAYLOR_THRESHOLD, SECONDS_PER_DAY } from "../credit/constants";
@@ -17,14 +18,12 @@ import { TAYLOR_RATE, type RecentAverage, updateRecentAverage } from "../credit/
 /** A column assignment of an UPDATE: [column name, new value]. */
 export type Assignment = readonly [column: string, value: SQL];
 
-/** A bare column name, as an expression for the row's current value. */
-export const col = (name: string): SQL => sql`${sql.identifier(name)}`;
 /** A constant written into the SQL text (never user input): keeps bound parameters few. */
 const lit = (x: number): SQL => sql.raw(Number.isInteger(x) ? `${x}.0` : String(x));
 
 export function setClause(assignments: readonly Assignment[]): SQL {
   return sql.join(
-    assignments.map(([c, v]) => sql`${sql.identifier(c)} = ${v}`),
+    assignments.map(([c, v]) => sql`${col(c)} = ${v}`),
     sql`, `,
   );
 }

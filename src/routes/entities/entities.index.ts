@@ -9,7 +9,7 @@ import { hosts, teams, users } from "../../db/schema";
 import type { AppEnv } from "../../env";
 import { loadProject, requireProjectToken } from "../../http/auth";
 import { ApiError, errorResponses } from "../../http/errors";
-import { IdParam, OptionalIdSchema, SlugParams, TimeSchema, serverNow } from "../common";
+import { IdParam, MAX_CLOCK_SKEW_SECONDS, OptionalIdSchema, SlugParams, TimeSchema, serverNow } from "../common";
 
 type Kind = "hosts" | "users" | "teams";
 const tables = { hosts, users, teams } as const;
@@ -108,7 +108,7 @@ function mountKind(app: OpenAPIHono<AppEnv>, kind: Kind): void {
     const { id } = c.req.valid("param");
     const b = c.req.valid("json") as z.infer<(typeof putSchemas)["hosts"]> & z.infer<(typeof putSchemas)["users"]>;
     const now = serverNow();
-    if (b.create_time !== undefined && b.create_time > now + 300) {
+    if (b.create_time !== undefined && b.create_time > now + MAX_CLOCK_SKEW_SECONDS) {
       throw new ApiError(422, "create_time_in_future", "create_time is in the future", [
         { path: "create_time", message: "must not be in the future" },
       ]);

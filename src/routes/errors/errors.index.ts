@@ -6,7 +6,7 @@
 import { OpenAPIHono, createRoute, z } from "@hono/zod-openapi";
 import { and, eq, sql } from "drizzle-orm";
 import { ERROR_OUTCOMES, errorEffect } from "../../credit/error-outcome";
-import { havKey } from "../../credit/host-app-version-key";
+import { havKey, isAnonymousPlatform } from "../../credit/host-app-version-key";
 import { type OutcomeRow, ensureHostAppVersions, hostAppVersionChangeWrites, outcomeInserts } from "../../db/pass-writes";
 import type { HostAppVersionKey } from "../../credit/host-app-version-key";
 import type { HostAppVersionChange } from "../../credit/pass";
@@ -109,10 +109,11 @@ export function mountErrors(app: OpenAPIHono<AppEnv>): void {
     const created: HostAppVersionKey[] = [];
     const outcomes = [];
     for (const [i, r] of body.results.entries()) {
-      const appId = r.app_version_id < 0 ? appIds.get(r.app!) : versionApps.get(r.app_version_id);
+      const anonymous = isAnonymousPlatform(r.app_version_id);
+      const appId = anonymous ? appIds.get(r.app!) : versionApps.get(r.app_version_id);
       if (appId === undefined) {
         missing.push(
-          r.app_version_id < 0
+          anonymous
             ? { path: `results[${i}].app`, message: `unknown app '${r.app}'` }
             : { path: `results[${i}].app_version_id`, message: `unknown app version ${r.app_version_id}` },
         );
@@ -127,8 +128,10 @@ export function mountErrors(app: OpenAPIHono<AppEnv>): void {
       }
       const key = { hostId: r.host_id, appId, appVersionId: r.app_version_id };
       const effect = errorEffect(r.outcome, existing.has(havKey(key)), r.delay_bound);
-      if (effect?.createIfMissing) existing.add(havKey(key));
-      if (effect?.createIfMissing) created.push(key);
+      if (effect?.createIfMissing) {
+        existing.add(havKey(key));
+        created.push(key);
+      }
       if (effect) changes.push({ ...key, samples: effect.samples, consecutiveValid: "reset" as const });
       inserts.push({ id: r.id, appId, hostId: r.host_id, appVersionId: r.app_version_id, outcome: r.outcome, grantedCredit: 0, fingerprint });
       outcomes.push({ id: r.id, outcome: r.outcome, replayed: false, consecutive_valid_reset: effect !== null });
