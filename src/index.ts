@@ -1,13 +1,10 @@
-import { database } from "./db/client";
 import { app } from "./app";
 import type { Env } from "./env";
-import { rescaleAllProjects } from "./jobs/rescale";
+import { jobsFor, runJobs } from "./jobs/schedule";
 
-/** Cron (every 10 minutes): the feeder's rescale for every project. */
-async function scheduled(_controller: ScheduledController, env: Env, ctx: ExecutionContext): Promise<void> {
-  ctx.waitUntil(
-    rescaleAllProjects(database(env.DB)).then((n) => console.log(`rescaled ${n} projects`)),
-  );
+/** Cron: the jobs of the trigger's schedule (src/jobs/schedule.ts). */
+async function scheduled(controller: ScheduledController, env: Env, ctx: ExecutionContext): Promise<void> {
+  ctx.waitUntil(runJobs(jobsFor(controller.cron), env, controller.scheduledTime / 1000));
 }
 
 export default {

@@ -1,0 +1,42 @@
+/**
+ * What the cron triggers run. Each job names its cron expression; wrangler.jsonc lists the
+ * same expressions (a test keeps the two in step). A trigger whose cron matches no job (a
+ * manual `curl localhost:8787/cdn-cgi/handler/scheduled`) runs every job once, in order.
+ */
+import { database } from "../db/client";
+import type { Env } from "../env";
+import { rescaleAllProjects } from "./rescale";
+
+export interface Job {
+  readonly name: string;
+  readonly cron: string;
+  /** Returns a one-line summary for the log. */
+  run(env: Env, now: number): Promise<string>;
+}
+
+export const JOBS: readonly Job[] = [
+  {
+    name: "rescale",
+    cron: "*/10 * * * *",
+    run: async (env) => `rescaled ${await rescaleAllProjects(database(env.DB))} projects`,
+  },
+];
+
+export function jobsFor(cron: string): readonly Job[] {
+  const matching = JOBS.filter((j) => j.cron === cron);
+  return matching.length > 0 ? matching : JOBS;
+}
+
+/** Runs the jobs one after another; one job failing does not stop the others. */
+export async function runJobs(jobs: readonly Job[], env: Env, now: number): Promise<void> {
+  const failures: unknown[] = [];
+  for (const job of jobs) {
+    try {
+      console.log(`${job.name}: ${await job.run(env, now)}`);
+    } catch (err) {
+      console.error(`${job.name} failed:`, err);
+      failures.push(err);
+    }
+  }
+  if (failures.length > 0) throw new AggregateError(failures, `${failures.length} scheduled job(s) failed`);
+}

@@ -1,0 +1,20 @@
+import { describe, expect, it } from "vitest";
+import wranglerConfig from "../../wrangler.jsonc?raw";
+import { JOBS, jobsFor } from "../../src/jobs/schedule";
+
+/** wrangler.jsonc is JSON with // comments (none inside strings that matter here). */
+function configuredCrons(): string[] {
+  const json = wranglerConfig.replace(/^\s*\/\/.*$/gm, "");
+  return JSON.parse(json).triggers.crons;
+}
+
+describe("scheduled jobs", () => {
+  it("wrangler.jsonc triggers exactly the crons the jobs name", () => {
+    expect(new Set(configuredCrons())).toEqual(new Set(JOBS.map((j) => j.cron)));
+  });
+
+  it("a trigger runs its own jobs; a manual trigger (no matching cron) runs every job in order", () => {
+    for (const job of JOBS) expect(jobsFor(job.cron)).toContain(job);
+    expect(jobsFor("").map((j) => j.name)).toEqual(JOBS.map((j) => j.name));
+  });
+});
