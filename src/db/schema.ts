@@ -14,6 +14,12 @@ import {
 } from "drizzle-orm/sqlite-core";
 import { DEFAULT_MAX_GRANTED_CREDIT, DEFAULT_MIN_AVG_PFC } from "../credit/constants";
 
+/** The recent average credit pair, as BOINC stores it. */
+const recentAverage = () => ({
+  expavgCredit: real("expavg_credit").notNull().default(0),
+  expavgTime: real("expavg_time").notNull().default(0),
+});
+
 export const projects = sqliteTable("projects", {
   id: integer("id").primaryKey({ autoIncrement: true }),
   slug: text("slug").notNull().unique(),
@@ -22,18 +28,15 @@ export const projects = sqliteTable("projects", {
   /** SHA-256 of the project's bearer token (the token itself is never stored). */
   tokenHash: text("token_hash").notNull().unique(),
   createdAt: real("created_at").notNull(),
+  /** All credit granted in the project, and its RAC (clock started at created_at). */
+  totalCredit: real("total_credit").notNull().default(0),
+  ...recentAverage(),
 });
 
 const projectId = () =>
   integer("project_id")
     .notNull()
     .references(() => projects.id);
-
-/** The recent average credit pair, as BOINC stores it. */
-const recentAverage = () => ({
-  expavgCredit: real("expavg_credit").notNull().default(0),
-  expavgTime: real("expavg_time").notNull().default(0),
-});
 
 export const apps = sqliteTable(
   "apps",
@@ -203,4 +206,43 @@ export const results = sqliteTable(
     decidedAt: real("decided_at").notNull(),
   },
   (t) => [primaryKey({ columns: [t.projectId, t.id] })],
+);
+
+/** What a daily history or a KV snapshot is kept for. "project" has entity id 0. */
+export const CREDIT_SUBJECTS = ["host", "user", "team", "project"] as const;
+export type CreditSubject = (typeof CREDIT_SUBJECTS)[number];
+
+/**
+ * Daily credit (UTC days), written by every pass from its grants: what BOINC never stored.
+ * `credit` is what was granted that day; the RAC pair is the subject's after its last grant of
+ * the day, so the day's end value is that pair decayed to the end of the day.
+ */
+export const creditHistory = sqliteTable(
+  "credit_history",
+  {
+    projectId: projectId(),
+    subject: text("subject", { enum: CREDIT_SUBJECTS }).notNull(),
+    entityId: integer("entity_id").notNull(),
+    /** Days since 1970-01-01 UTC. */
+    day: integer("day").notNull(),
+    credit: real("credit").notNull().default(0),
+    ...recentAverage(),
+  },
+  (t) => [primaryKey({ columns: [t.projectId, t.subject, t.entityId, t.day] })],
+);
+
+/**
+ * Subjects whose KV snapshot is out of date: a pass marks what it touched, the minute cron
+ * writes the snapshots and clears the marks it wrote. A mark carries a random number so that
+ * the cron clears only marks it saw (a pass that marks again meanwhile keeps its mark).
+ */
+export const kvDirty = sqliteTable(
+  "kv_dirty",
+  {
+    projectId: projectId(),
+    subject: text("subject", { enum: CREDIT_SUBJECTS }).notNull(),
+    entityId: integer("entity_id").notNull(),
+    mark: integer("mark").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.projectId, t.subject, t.entityId] })],
 );
