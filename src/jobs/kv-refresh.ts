@@ -5,7 +5,7 @@
  * invocation may do 1,000 KV operations); the rest waits for the next minute, and a failed
  * write leaves its mark for the next run too.
  */
-import { asc, desc, sql } from "drizzle-orm";
+import { asc, sql } from "drizzle-orm";
 import { runBatch } from "../db/batch";
 import { type Db, database } from "../db/client";
 import { kvDirty, projects } from "../db/schema";
@@ -42,12 +42,14 @@ const LOAD_CHUNK = 100;
 
 export async function refreshSnapshots(env: Env, now: number, budget: number = SNAPSHOT_LIMITS.kvWritesPerRun): Promise<RefreshReport> {
   const db = database(env.DB);
-  // Project marks first (totals, leaderboards), then holders, oldest mark first.
-  const marks = await db
-    .select()
-    .from(kvDirty)
-    .orderBy(desc(sql`${kvDirty.subject} = 'project'`), asc(sql`rowid`))
-    .limit(budget);
+  // Project marks first (totals, leaderboards: few, and what most readers see), then
+  // holders, oldest mark first.
+  const isProject = sql`${kvDirty.subject} = 'project'`;
+  const [projectMarks, holderMarks] = await db.batch([
+    db.select().from(kvDirty).where(isProject),
+    db.select().from(kvDirty).where(sql`NOT ${isProject}`).orderBy(asc(sql`rowid`)).limit(budget),
+  ]);
+  const marks = [...projectMarks, ...holderMarks];
   const jobs = await planWrites(db, marks, now, budget);
   const failedKeys = await putAll(env.KV, jobs.flatMap((j) => j.writes));
   const settled = jobs.filter((j) => j.mark && j.writes.every((w) => !failedKeys.has(w.key))).map((j) => j.mark!);
