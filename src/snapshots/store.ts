@@ -60,15 +60,21 @@ function matches(ifNoneMatch: string | undefined, etag: string): boolean {
 }
 
 /**
- * A public answer: ETag (the snapshots' versions and whatever else shapes the answer, such
- * as the window of a history), Cache-Control, and 304 for a matching If-None-Match. The ETag
- * is weak: the RAC in the body is decayed to the moment of each answer.
+ * The cache validators of a public answer, JSON or HTML alike: ETag (the snapshots' versions
+ * and whatever else shapes the answer, such as the window of a history) and Cache-Control.
+ * True when If-None-Match matches: answer 304 without building the body. The ETag is weak:
+ * the RAC in the body is decayed to the moment of each answer.
  */
-export function snapshotResponse<B extends object>(c: Context<AppEnv>, parts: readonly string[], body: B) {
+export function setCacheValidators(c: Context<AppEnv>, parts: readonly string[]): boolean {
   const etag = `W/"${parts.join("-")}"`;
   c.header("ETag", etag);
   c.header("Cache-Control", c.var.fresh ? "private, no-cache" : `public, max-age=${SNAPSHOT_LIMITS.maxAgeSeconds}`);
-  if (matches(c.req.header("If-None-Match"), etag)) return c.body(null, 304);
+  return matches(c.req.header("If-None-Match"), etag);
+}
+
+/** A public JSON answer with its cache validators, or 304. */
+export function snapshotResponse<B extends object>(c: Context<AppEnv>, parts: readonly string[], body: B) {
+  if (setCacheValidators(c, parts)) return c.body(null, 304);
   return c.json(body, 200);
 }
 

@@ -4,10 +4,9 @@ import { appVersions, apps } from "../../db/schema";
 import type { AppEnv } from "../../env";
 import { PROJECT_SUBJECT, markOneDirty } from "../../db/read-model-writes";
 import { requireProjectToken } from "../../http/auth";
-import { loadAppVersions } from "../../snapshots/catalog";
-import { kvKeys } from "../../snapshots/keys";
 import { publicRead } from "../../snapshots/public-project";
-import { NOT_MODIFIED, readThrough, snapshotResponse } from "../../snapshots/store";
+import { readAppVersions } from "../../snapshots/reads";
+import { NOT_MODIFIED, snapshotResponse } from "../../snapshots/store";
 import { ApiError, errorResponses } from "../../http/errors";
 import { IdParam, SlugParams } from "../common";
 
@@ -125,8 +124,7 @@ export function mountAppVersions(app: OpenAPIHono<AppEnv>): void {
   });
 
   app.openapi(listRoute, async (c) => {
-    const { slug, id } = c.var.project;
-    const read = await readThrough(c, kvKeys.appVersions(slug), () => loadAppVersions(c.var.db, id));
-    return snapshotResponse(c, [read!.version], read!.data) as never;
+    const read = await readAppVersions(c, c.var.project);
+    return snapshotResponse(c, [read.version], read.data) as never;
   });
 }

@@ -4,10 +4,9 @@ import { apps } from "../../db/schema";
 import type { AppEnv } from "../../env";
 import { PROJECT_SUBJECT, markOneDirty } from "../../db/read-model-writes";
 import { requireProjectToken } from "../../http/auth";
-import { loadApps } from "../../snapshots/catalog";
-import { kvKeys } from "../../snapshots/keys";
 import { publicRead } from "../../snapshots/public-project";
-import { NOT_MODIFIED, readThrough, snapshotResponse } from "../../snapshots/store";
+import { readApps } from "../../snapshots/reads";
+import { NOT_MODIFIED, snapshotResponse } from "../../snapshots/store";
 import { ApiError, errorResponses } from "../../http/errors";
 import { SlugParams } from "../common";
 import { AppListSchema, AppNameParams, AppSchema, PutAppSchema } from "./apps.schemas";
@@ -97,8 +96,7 @@ export function mountApps(app: OpenAPIHono<AppEnv>): void {
   });
 
   app.openapi(listAppsRoute, async (c) => {
-    const { slug, id } = c.var.project;
-    const read = await readThrough(c, kvKeys.apps(slug), () => loadApps(c.var.db, id));
-    return snapshotResponse(c, [read!.version], read!.data) as never;
+    const read = await readApps(c, c.var.project);
+    return snapshotResponse(c, [read.version], read.data) as never;
   });
 }

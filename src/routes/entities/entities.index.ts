@@ -11,9 +11,10 @@ import type { AppEnv } from "../../env";
 import { requireProjectToken } from "../../http/auth";
 import { ApiError, errorResponses } from "../../http/errors";
 import { SUBJECT_OF_KIND, holderFromRow, loadHolderSnapshots, type HolderRow } from "../../snapshots/holders";
-import { type HolderKind, HOLDER_KINDS, kvKeys } from "../../snapshots/keys";
+import { type HolderKind, HOLDER_KINDS } from "../../snapshots/keys";
 import { presentHolder } from "../../snapshots/present";
 import { historyFromDay, publicRead } from "../../snapshots/public-project";
+import { readHolder as readSnapshot } from "../../snapshots/reads";
 import { NOT_MODIFIED, readThrough, snapshotResponse } from "../../snapshots/store";
 import { IdParam, MAX_CLOCK_SKEW_SECONDS, SlugParams, serverNow } from "../common";
 import { HistoryQuery, HistorySchema, covers, historyBody, historyWindow } from "../history/history.schemas";
@@ -114,10 +115,7 @@ function mountKind(app: OpenAPIHono<AppEnv>, kind: HolderKind): void {
 
   /** The holder's snapshot: KV, or D1 (`fromDay` on) when the key is missing or asked fresh. */
   const readHolder = (c: Parameters<typeof readThrough>[0], id: number, fromDay: number) =>
-    readThrough(c, kvKeys.holder(c.var.project.slug, kind, id), async () => {
-      const loaded = await loadHolderSnapshots(c.var.db, c.var.project.id, kind, [id], fromDay);
-      return loaded.get(id) ?? null;
-    });
+    readSnapshot(c, c.var.project, kind, id, fromDay);
   const notFound = (c: { var: AppEnv["Variables"] }, id: number) =>
     new ApiError(404, "not_found", `no ${one} ${id} in project '${c.var.project.slug}'`);
 

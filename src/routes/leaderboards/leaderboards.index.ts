@@ -5,12 +5,12 @@
 import { type OpenAPIHono, createRoute, z } from "@hono/zod-openapi";
 import type { AppEnv } from "../../env";
 import { errorResponses } from "../../http/errors";
-import { HOLDER_KINDS, type HolderKind, LEADERBOARD_ORDERS, kvKeys } from "../../snapshots/keys";
-import { type LeaderboardPage, loadLeaderboardPage } from "../../snapshots/leaderboard";
+import { HOLDER_KINDS, type HolderKind, LEADERBOARD_ORDERS } from "../../snapshots/keys";
 import { SNAPSHOT_LIMITS } from "../../snapshots/limits";
 import { racAt } from "../../snapshots/present";
 import { publicRead } from "../../snapshots/public-project";
-import { NOT_MODIFIED, type SnapshotRead, readThrough, snapshotResponse } from "../../snapshots/store";
+import { readLeaderboardPage } from "../../snapshots/reads";
+import { NOT_MODIFIED, snapshotResponse } from "../../snapshots/store";
 import { SlugParams, serverNow } from "../common";
 
 const PAGE = SNAPSHOT_LIMITS.leaderboardPageSize;
@@ -89,12 +89,9 @@ function mountKind(app: OpenAPIHono<AppEnv>, kind: HolderKind): void {
     const limit = q.limit ?? DEFAULT_LIMIT;
     const offset = q.cursor === undefined ? 0 : decodeCursor(q.cursor)!;
     const now = serverNow();
-    const { slug, id } = c.var.project;
     const pageNumbers = [...new Set([Math.floor(offset / PAGE), Math.floor((offset + limit - 1) / PAGE)])];
     // A page always loads (an empty one past the end), so a read is never null.
-    const pages = (await Promise.all(
-      pageNumbers.map((n) => readThrough(c, kvKeys.leaderboardPage(slug, kind, by, n), () => loadLeaderboardPage(c.var.db, id, kind, by, n, now))),
-    )) as SnapshotRead<LeaderboardPage>[];
+    const pages = await Promise.all(pageNumbers.map((n) => readLeaderboardPage(c, c.var.project, kind, by, n, now)));
     const entries = pages.flatMap((p) => p.data.entries).filter((e) => e.rank > offset && e.rank <= offset + limit);
     const total = pages[0]!.data.total;
     const body = {

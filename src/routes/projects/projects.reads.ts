@@ -2,11 +2,11 @@
 import { type OpenAPIHono, createRoute, z } from "@hono/zod-openapi";
 import type { AppEnv } from "../../env";
 import { ApiError, errorResponses } from "../../http/errors";
-import { kvKeys } from "../../snapshots/keys";
 import { racAt } from "../../snapshots/present";
-import { type ProjectSummary, loadProjectList, loadProjectSnapshot } from "../../snapshots/project";
+import { type ProjectSummary, loadProjectSnapshot } from "../../snapshots/project";
 import { publicRead, readProject } from "../../snapshots/public-project";
-import { NOT_MODIFIED, readThrough, snapshotResponse } from "../../snapshots/store";
+import { readProjectList } from "../../snapshots/reads";
+import { NOT_MODIFIED, snapshotResponse } from "../../snapshots/store";
 import { SlugParams, serverNow } from "../common";
 import { HistoryQuery, HistorySchema, covers, historyBody, historyWindow } from "../history/history.schemas";
 
@@ -85,10 +85,10 @@ const historyRoute = createRoute({
 
 export function mountProjectReads(app: OpenAPIHono<AppEnv>): void {
   app.openapi(listRoute, async (c) => {
-    const read = await readThrough(c, kvKeys.projects(), () => loadProjectList(c.var.db));
+    const read = await readProjectList(c);
     const at = serverNow();
-    const body = { projects: read!.data.projects.map((p) => present(p, at)), as_of: at, snapshot_time: read!.takenAt };
-    return snapshotResponse(c, [read!.version], body) as never;
+    const body = { projects: read.data.projects.map((p) => present(p, at)), as_of: at, snapshot_time: read.takenAt };
+    return snapshotResponse(c, [read.version], body) as never;
   });
 
   app.use("/v1/projects/:slug", async (c, next) => (c.req.method === "GET" ? publicRead(c, next) : next()));
