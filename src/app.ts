@@ -19,6 +19,7 @@ import { mountLeaderboards } from "./routes/leaderboards/leaderboards.index";
 import { mountProjects } from "./routes/projects/projects.index";
 import { mountProjectReads } from "./routes/projects/projects.reads";
 import { mountRescale } from "./routes/rescale/rescale.index";
+import { mountPages } from "./web/pages.index";
 
 export const MAX_BODY_BYTES = 5 * 1024 * 1024;
 
@@ -65,6 +66,7 @@ export function createApp(): OpenAPIHono<AppEnv> {
   mountPasses(app);
   mountErrors(app);
   mountRescale(app);
+  mountPages(app);
 
   app.openAPIRegistry.registerComponent("securitySchemes", "projectToken", { type: "http", scheme: "bearer" });
   app.openAPIRegistry.registerComponent("securitySchemes", "adminToken", { type: "http", scheme: "bearer" });

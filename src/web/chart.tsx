@@ -1,0 +1,51 @@
+/**
+ * A daily credit chart as inline SVG, drawn on the server: bars for the credit of each day,
+ * a line for the RAC at each day's end (both credit per day, one axis). No script, no
+ * library; each bar has a <title>, which browsers show as a tooltip.
+ */
+import { type ChartBox, type ChartDay, layoutChart } from "./chart-scale";
+import { formatCompact, formatCredit, formatRate } from "./format";
+
+const BOX: ChartBox = { width: 640, height: 260, padLeft: 48, padRight: 12, padTop: 12, padBottom: 28 };
+
+export function CreditChart(props: { days: readonly ChartDay[]; label: string }) {
+  const l = layoutChart(props.days, BOX);
+  const bottom = l.plot.top + l.plot.height;
+  const empty = l.bars.length === 0 && props.days.every((d) => !(d.rac > 0));
+  return (
+    <figure class="chart">
+      <svg viewBox={`0 0 ${BOX.width} ${BOX.height}`} role="img" aria-label={props.label} class="chart-svg">
+        <title>{props.label}</title>
+        {l.yTicks.map((t) => (
+          <g class="tick">
+            <line x1={l.plot.left} x2={l.plot.left + l.plot.width} y1={t.y} y2={t.y} />
+            <text x={l.plot.left - 6} y={t.y + 4} text-anchor="end">
+              {formatCompact(t.value)}
+            </text>
+          </g>
+        ))}
+        <g class="bars">
+          {l.bars.map((b) => (
+            <rect x={b.x} y={b.y} width={b.width} height={b.height}>
+              <title>{`${b.day.date}: ${formatCredit(b.day.credit)} credit, RAC ${formatRate(b.day.rac)}`}</title>
+            </rect>
+          ))}
+        </g>
+        {l.racPath === "" ? null : <path class="rac" d={l.racPath} />}
+        {l.xLabels.map((x, i) => (
+          <text class="date" x={x.x} y={bottom + 18} text-anchor={i === 0 ? "start" : i === l.xLabels.length - 1 ? "end" : "middle"}>
+            {x.date}
+          </text>
+        ))}
+        {empty ? (
+          <text class="empty" x={l.plot.left + l.plot.width / 2} y={l.plot.top + l.plot.height / 2} text-anchor="middle">
+            No credit in these days
+          </text>
+        ) : null}
+      </svg>
+      <figcaption>
+        <span class="key key-credit" /> credit granted per day (UTC) <span class="key key-rac" /> RAC at the day's end
+      </figcaption>
+    </figure>
+  );
+}

@@ -1,0 +1,192 @@
+/**
+ * `/p/:slug`: a project's totals, its apps and app versions with their scales (what a
+ * project admin reads in BOINC's app_version table), its leaderboards and its daily credit.
+ */
+import type { appVersionBody } from "../routes/app-versions/app-versions.index";
+import type { appBody } from "../routes/apps/apps.index";
+import type { HolderKind, LeaderboardOrder } from "../snapshots/keys";
+import type { LeaderboardEntry } from "../snapshots/leaderboard";
+import { racAt } from "../snapshots/present";
+import type { ProjectSummary } from "../snapshots/project";
+import { CreditChart } from "./chart";
+import type { ChartDay } from "./chart-scale";
+import { formatCount, formatCredit, formatRate, formatStatistic, formatTime } from "./format";
+import { Layout } from "./layout";
+import { pageUrls, safeHref } from "./links";
+import { BOARD_ORDERS, CHART_WINDOWS, type ChartWindow } from "./page-query";
+import { Fact, Num, Scroll, Switch } from "./parts";
+
+export interface Board {
+  readonly kind: HolderKind;
+  readonly total: number;
+  readonly entries: readonly LeaderboardEntry[];
+}
+
+export interface ProjectPageProps {
+  readonly project: ProjectSummary;
+  readonly apps: readonly ReturnType<typeof appBody>[];
+  readonly versions: readonly ReturnType<typeof appVersionBody>[];
+  readonly boards: readonly Board[];
+  readonly by: LeaderboardOrder;
+  readonly window: ChartWindow;
+  readonly days: readonly ChartDay[];
+  readonly asOf: number;
+  readonly snapshotTime: number;
+}
+
+export function ProjectPage(p: ProjectPageProps) {
+  const { project, asOf } = p;
+  const rac = racAt(project, asOf);
+  const href = safeHref(project.url);
+  const here = (q: { by?: LeaderboardOrder; days?: ChartWindow }) => pageUrls.project(project.slug, { by: p.by, days: p.window, ...q });
+  return (
+    <Layout title={project.name} snapshotTime={p.snapshotTime}>
+      {project.url === null ? null : <p>{href === null ? project.url : <a href={href}>{project.url}</a>}</p>}
+      <dl class="facts">
+        <Fact term="Total credit">
+          <Num name="total_credit" value={project.total_credit} text={formatCredit(project.total_credit)} />
+        </Fact>
+        <Fact term="RAC">
+          <Num name="recent_average_credit" value={rac} text={formatRate(rac)} />
+        </Fact>
+        <Fact term="Users">{formatCount(project.users)}</Fact>
+        <Fact term="Hosts">{formatCount(project.hosts)}</Fact>
+        <Fact term="Teams">{formatCount(project.teams)}</Fact>
+        <Fact term="Since">{formatTime(project.create_time).slice(0, 10)}</Fact>
+      </dl>
+
+      <h2>Daily credit</h2>
+      <Switch label="Days" options={CHART_WINDOWS.map((d) => ({ href: here({ days: d }), text: String(d), current: d === p.window }))} />
+      <CreditChart days={p.days} label={`${project.name}: credit per day and RAC, last ${p.window} days`} />
+
+      <h2>Top</h2>
+      <Switch label="Order" options={BOARD_ORDERS.map((o) => ({ href: here({ by: o.by }), text: o.text, current: o.by === p.by }))} />
+      <div class="boards">
+        {p.boards.map((b) => (
+          <BoardTable board={b} slug={project.slug} asOf={asOf} />
+        ))}
+      </div>
+
+      <h2>Apps</h2>
+      <Scroll>
+        <table id="apps">
+          <thead>
+            <tr>
+              <th>App</th>
+              <th>Credit mode</th>
+              <th class="num">min_avg_pfc</th>
+              <th class="num">Max credit per job</th>
+            </tr>
+          </thead>
+          <tbody>
+            {p.apps.map((a) => (
+              <tr>
+                <td class="name">
+                  {a.name}
+                  {a.deprecated ? <span class="muted"> (deprecated)</span> : null}
+                </td>
+                <td>{a.credit_mode}</td>
+                <td class="num">{formatStatistic(a.min_avg_pfc)}</td>
+                <td class="num">{a.max_granted_credit > 0 ? formatCredit(a.max_granted_credit) : "no cap"}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </Scroll>
+
+      <h2>App versions</h2>
+      <Scroll>
+        <table id="app-versions">
+          <thead>
+            <tr>
+              <th class="num">Id</th>
+              <th>App</th>
+              <th>Platform</th>
+              <th>Plan class</th>
+              <th class="num">Version</th>
+              <th class="num" title="PFC samples (pfc_n)">Samples</th>
+              <th class="num">pfc_avg</th>
+              <th class="num">pfc_scale</th>
+              <th class="num">RAC</th>
+            </tr>
+          </thead>
+          <tbody>
+            {p.versions.map((v) => {
+              const vRac = racAt(v, asOf);
+              return (
+                <tr data-id={String(v.id)}>
+                  <td class="num">{v.id}</td>
+                  <td>{v.app}</td>
+                  <td>{v.platform}</td>
+                  <td>{v.plan_class === "" ? <span class="muted">(CPU)</span> : v.plan_class}</td>
+                  <td class="num">
+                    {v.version_num}
+                    {v.deprecated ? <span class="muted"> (deprecated)</span> : null}
+                  </td>
+                  <td class="num">
+                    <Num name="pfc_n" value={v.pfc_n} text={formatCount(v.pfc_n)} />
+                  </td>
+                  <td class="num">
+                    <Num name="pfc_avg" value={v.pfc_avg} text={formatStatistic(v.pfc_avg)} />
+                  </td>
+                  <td class="num">
+                    <Num name="pfc_scale" value={v.pfc_scale} text={formatStatistic(v.pfc_scale)} />
+                  </td>
+                  <td class="num">
+                    <Num name="recent_average_credit" value={vRac} text={formatRate(vRac)} />
+                  </td>
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+      </Scroll>
+    </Layout>
+  );
+}
+
+function BoardTable(props: { board: Board; slug: string; asOf: number }) {
+  const { board } = props;
+  const one = board.kind.slice(0, -1);
+  return (
+    <section>
+      <h3>{`Top ${board.kind}`}</h3>
+      {board.entries.length === 0 ? (
+        <p class="muted">{`No ${board.kind} yet.`}</p>
+      ) : (
+        <Scroll>
+          <table id={`top-${board.kind}`}>
+            <thead>
+              <tr>
+                <th class="num">#</th>
+                <th>{one[0]!.toUpperCase() + one.slice(1)}</th>
+                <th class="num">RAC</th>
+                <th class="num">Total</th>
+              </tr>
+            </thead>
+            <tbody>
+              {board.entries.map((e) => {
+                const rac = racAt(e, props.asOf);
+                return (
+                  <tr data-id={String(e.id)}>
+                    <td class="num">{e.rank}</td>
+                    <td class="name">
+                      <a href={pageUrls.holder(props.slug, board.kind, e.id)}>{e.name ?? `${one} ${e.id}`}</a>
+                    </td>
+                    <td class="num">
+                      <Num name="recent_average_credit" value={rac} text={formatRate(rac)} />
+                    </td>
+                    <td class="num">
+                      <Num name="total_credit" value={e.total_credit} text={formatCredit(e.total_credit)} />
+                    </td>
+                  </tr>
+                );
+              })}
+            </tbody>
+          </table>
+        </Scroll>
+      )}
+      {board.total > board.entries.length ? <p class="muted">{`${formatCount(board.total)} ${board.kind} in all.`}</p> : null}
+    </section>
+  );
+}
