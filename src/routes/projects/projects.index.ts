@@ -6,6 +6,7 @@ import { ApiError, errorResponses } from "../../http/errors";
 import { newProjectToken, sha256Hex } from "../../http/tokens";
 import { SlugSchema, serverNow } from "../common";
 import { isPrimaryKeyConflict } from "../../db/batch";
+import { PROJECT_SUBJECT, markOneDirty } from "../../db/read-model-writes";
 
 const CreateProjectSchema = z
   .strictObject({
@@ -41,8 +42,9 @@ export function mountProjects(app: OpenAPIHono<AppEnv>): void {
     const body = c.req.valid("json");
     const token = newProjectToken();
     const now = serverNow();
+    let created: { id: number } | undefined;
     try {
-      await c.var.db.insert(projects).values({
+      [created] = await c.var.db.insert(projects).values({
         slug: body.slug,
         name: body.name,
         url: body.url ?? null,
@@ -50,11 +52,14 @@ export function mountProjects(app: OpenAPIHono<AppEnv>): void {
         createdAt: now,
         // The project's RAC clock starts at its creation, like a host's or a user's.
         expavgTime: now,
-      });
+      }).returning({ id: projects.id });
     } catch (e) {
       if (isPrimaryKeyConflict(e)) throw new ApiError(409, "conflict", `project '${body.slug}' already exists`);
       throw e;
     }
+    // The cron publishes the new project (the public list of projects, its own snapshot).
+    // Were this mark lost, the project's first registration or pass would mark it again.
+    await markOneDirty(c.var.db, created!.id, PROJECT_SUBJECT);
     return c.json({ slug: body.slug, token }, 201);
   });
 }

@@ -1,0 +1,227 @@
+/**
+ * The public pages, rendered by the Worker: the numbers they show are the API's numbers,
+ * charts are inline SVG, unknown things get a friendly 404 page, user strings are text, and
+ * pages carry the JSON reads' cache validators.
+ */
+import { beforeAll, describe, expect, it } from "vitest";
+import { setupProject } from "../api/helpers";
+import { decayed, daysAgo, passFor } from "../reads/fixtures";
+import { ADMIN_TOKEN, call } from "../support/api";
+import { runCron } from "../support/cron";
+import { formatCount, formatCredit, formatRate, formatStatistic } from "../../src/web/format";
+import { dataOf, firstData, getPage, hrefs, section } from "./html";
+
+const EVIL = "<script>alert(1)</script>";
+const api = (path: string) => call("GET", `/v1${path}`).then((r) => r.body);
+
+/** A project with user 10 (team 3, named EVIL) on host 10, credited three days ago and yesterday. */
+let slug: string;
+let token: string;
+beforeAll(async () => {
+  const p = await setupProject("web");
+  slug = p.slug;
+  token = p.token;
+  await p.api.ok("PUT", "/teams/3", { name: EVIL });
+  await p.api.ok("PUT", "/users/10", { name: "Ada", team_id: 3 });
+  const who = { host: 10, user: 10, team: 3 };
+  await p.api.ok("POST", "/passes", passFor(daysAgo(3), 1, who, 2));
+  await p.api.ok("POST", "/passes", passFor(daysAgo(1), 3, who));
+  await p.api.ok("POST", "/passes", passFor(daysAgo(1), 4, { host: 11, user: 11 }));
+  await runCron();
+});
+
+describe("/ (the projects)", () => {
+  it("lists every project with the API's totals, and when the data was taken", async () => {
+    const page = await getPage("/");
+    expect(page.status).toBe(200);
+    expect(page.headers.get("Content-Type")).toMatch(/^text\/html/);
+    expect(page.html.startsWith("<!DOCTYPE html>")).toBe(true);
+    expect(page.html).toContain('name="viewport"');
+    const list = await api("/projects");
+    const row = page.html.slice(page.html.indexOf(`data-slug="${slug}"`));
+    const total = firstData(row, "total_credit");
+    const mine = list.projects.find((p: any) => p.slug === slug);
+    expect(total.value).toBe(mine.total_credit);
+    expect(total.text).toBe(formatCredit(mine.total_credit));
+    expect(hrefs(row)).toContain(`/p/${slug}`);
+    expect(page.html).toMatch(/Data as of <time[^>]*>\d{4}-\d\d-\d\d \d\d:\d\d UTC<\/time>/);
+  });
+});
+
+describe("/p/:slug (a project)", () => {
+  it("shows the API's totals, app versions with their scales and leaderboards", async () => {
+    const page = await getPage(`/p/${slug}`);
+    expect(page.status).toBe(200);
+    const project = await api(`/projects/${slug}`);
+    const facts = page.html.slice(page.html.indexOf('class="facts"'));
+    expect(firstData(facts, "total_credit").value).toBe(project.total_credit);
+    expect(firstData(facts, "total_credit").text).toBe(formatCredit(project.total_credit));
+    const rac = firstData(facts, "recent_average_credit");
+    expect(rac.value).toBeCloseTo(project.recent_average_credit, 6);
+    expect(rac.text).toBe(formatRate(rac.value));
+    expect(facts).toContain(`<dd>${formatCount(project.users)}</dd>`);
+
+    const { app_versions } = await api(`/projects/${slug}/app-versions`);
+    const table = section(page.html, "app-versions");
+    expect(dataOf(table, "pfc_n").map((d) => d.value)).toEqual(app_versions.map((v: any) => v.pfc_n));
+    expect(dataOf(table, "pfc_avg").map((d) => d.value)).toEqual(app_versions.map((v: any) => v.pfc_avg));
+    expect(dataOf(table, "pfc_avg").map((d) => d.text)).toEqual(app_versions.map((v: any) => formatStatistic(v.pfc_avg)));
+    expect(dataOf(table, "pfc_scale").map((d) => d.value)).toEqual(app_versions.map((v: any) => v.pfc_scale));
+    expect(table).toContain("intel"); // app version 2's plan class
+
+    // Top users by RAC, as the leaderboard endpoint ranks them.
+    const top = await api(`/projects/${slug}/top/users?limit=10`);
+    const users = section(page.html, "top-users");
+    expect([...users.matchAll(/<tr data-id="(\d+)"/g)].map((m) => Number(m[1]))).toEqual(top.users.map((u: any) => u.id));
+    expect(dataOf(users, "total_credit").map((d) => d.value)).toEqual(top.users.map((u: any) => u.total_credit));
+    expect(hrefs(users)).toContain(`/p/${slug}/users/10`);
+    expect(page.html).toContain("<svg");
+  });
+
+  it("switches the leaderboards to total credit and the chart's window with plain links", async () => {
+    const page = await getPage(`/p/${slug}?by=total_credit&days=30`);
+    const links = hrefs(page.html);
+    expect(links).toContain(`/p/${slug}?by=expavg_credit&days=30`);
+    expect(links).toContain(`/p/${slug}?by=total_credit&days=365`);
+    const top = await api(`/projects/${slug}/top/hosts?by=total_credit&limit=10`);
+    const hosts = section(page.html, "top-hosts");
+    expect(dataOf(hosts, "total_credit").map((d) => d.value)).toEqual(top.hosts.map((h: any) => h.total_credit));
+  });
+});
+
+describe("/p/:slug/{users,hosts,teams}/:id", () => {
+  it("a user: the API's total and RAC, credit per app, a chart of 90 days, the team linked", async () => {
+    const page = await getPage(`/p/${slug}/users/10`);
+    expect(page.status).toBe(200);
+    const user = await api(`/projects/${slug}/users/10`);
+    const total = firstData(page.html, "total_credit");
+    expect(total.value).toBe(user.total_credit);
+    expect(total.text).toBe(formatCredit(user.total_credit));
+    // RAC decayed to the time of the page: the API's pair decayed to about the same moment.
+    expect(firstData(page.html, "recent_average_credit").value).toBeCloseTo(decayed(user, Date.now() / 1000), 6);
+    const perApp = section(page.html, "app-credit");
+    expect(dataOf(perApp, "total_credit").map((d) => d.value)).toEqual(user.apps.map((a: any) => a.total_credit));
+    expect(hrefs(page.html)).toContain(`/p/${slug}/teams/3`);
+
+    // The chart: 90 days by default, the same days as the history endpoint.
+    const history = await api(`/projects/${slug}/users/10/history?days=90`);
+    const svg = page.html.slice(page.html.indexOf("<svg"), page.html.indexOf("</svg>"));
+    const d = /<path class="rac" d="([^"]*)"/.exec(svg)![1]!;
+    expect(d.split(/[ML]/).filter(Boolean)).toHaveLength(90);
+    const barTitles = [...svg.matchAll(/<rect[^>]*><title>(\d{4}-\d\d-\d\d): ([^ ]+) credit/g)].map((m) => [m[1], m[2]]);
+    const credited = history.days.filter((x: any) => x.credit > 0).map((x: any) => [x.date, formatCredit(x.credit)]);
+    expect(barTitles).toEqual(credited);
+    expect(barTitles).toHaveLength(2);
+    expect(hrefs(page.html)).toEqual(expect.arrayContaining([`/p/${slug}/users/10?days=30`, `/p/${slug}/users/10?days=365`]));
+  });
+
+  it("30 and 365 days on request; any other window is the default 90", async () => {
+    const count = async (q: string) => {
+      const html = (await getPage(`/p/${slug}/hosts/10${q}`)).html;
+      return /<path class="rac" d="([^"]*)"/.exec(html)![1]!.split(/[ML]/).filter(Boolean).length;
+    };
+    expect(await count("?days=30")).toBe(30);
+    expect(await count("?days=365")).toBe(365);
+    expect(await count("?days=7")).toBe(90);
+  });
+
+  it("a host links its user; a team shows its name as text", async () => {
+    const host = await getPage(`/p/${slug}/hosts/10`);
+    expect(host.status).toBe(200);
+    expect(host.html).toMatch(new RegExp(`<a id="owner" href="/p/${slug}/users/10">Ada</a>`));
+    expect(firstData(host.html, "total_credit").value).toBe((await api(`/projects/${slug}/hosts/10`)).total_credit);
+    const team = await getPage(`/p/${slug}/teams/3`);
+    expect(team.status).toBe(200);
+    expect(firstData(team.html, "total_credit").value).toBe((await api(`/projects/${slug}/teams/3`)).total_credit);
+  });
+});
+
+describe("escaping", () => {
+  it("a team named <script>alert(1)</script> shows as text on every page that names it", async () => {
+    for (const path of [`/p/${slug}/teams/3`, `/p/${slug}/users/10`, `/p/${slug}`]) {
+      const { html } = await getPage(path);
+      expect(html, path).toContain("&lt;script&gt;alert(1)&lt;/script&gt;");
+      expect(html, path).not.toContain(EVIL);
+      expect(html, path).not.toMatch(/<script/i);
+    }
+  });
+
+  it("a project's name is text and a javascript: url is not made a link", async () => {
+    const evilSlug = `evil-${Math.random().toString(36).slice(2, 8)}`;
+    const created = await call("POST", "/v1/projects", {
+      token: ADMIN_TOKEN,
+      body: { slug: evilSlug, name: `<img src=x onerror=alert(1)>`, url: "javascript:alert(1)" },
+    });
+    // The API may refuse such a url; then only the name is tried.
+    if (created.status !== 201) {
+      expect(created.status).toBe(400);
+      expect((await call("POST", "/v1/projects", { token: ADMIN_TOKEN, body: { slug: evilSlug, name: "<img src=x onerror=alert(1)>" } })).status).toBe(201);
+    }
+    await runCron(); // the list of projects is a snapshot too
+    for (const path of ["/", `/p/${evilSlug}`]) {
+      const { html } = await getPage(path);
+      expect(html, path).toContain("&lt;img src=x onerror=alert(1)&gt;");
+      expect(html, path).not.toContain("<img");
+      expect(hrefs(html).some((h) => h.toLowerCase().startsWith("javascript:")), path).toBe(false);
+    }
+  });
+});
+
+describe("404 pages", () => {
+  it("unknown projects, ids and addresses get a friendly HTML page with status 404", async () => {
+    for (const path of [
+      "/p/no-such-project",
+      "/p/NOT_A_SLUG",
+      `/p/no-such-project/users/1`,
+      `/p/${slug}/users/999`,
+      `/p/${slug}/hosts/abc`,
+      `/p/${slug}/teams/0`,
+      `/p/${slug}/nothing-here`,
+    ]) {
+      const page = await getPage(path);
+      expect(page.status, path).toBe(404);
+      expect(page.headers.get("Content-Type"), path).toMatch(/^text\/html/);
+      expect(page.html, path).toContain("<h1>Not found</h1>");
+      expect(hrefs(page.html), path).toContain("/");
+    }
+    const missingUser = await getPage(`/p/${slug}/users/999`);
+    expect(missingUser.html).toContain("There is no user 999 in");
+    expect(hrefs(missingUser.html)).toContain(`/p/${slug}`);
+  });
+
+  it("the API's own 404 stays JSON", async () => {
+    const res = await call("GET", `/v1/projects/${slug}/users/999`);
+    expect(res.status).toBe(404);
+    expect(res.body.error.code).toBe("not_found");
+  });
+});
+
+describe("caching", () => {
+  it("pages carry ETag and Cache-Control; If-None-Match gives 304 until the data changes", async () => {
+    for (const path of ["/", `/p/${slug}`, `/p/${slug}/users/10`]) {
+      const first = await getPage(path);
+      const etag = first.headers.get("ETag");
+      expect(etag, path).toMatch(/^W\/"/);
+      expect(first.headers.get("Cache-Control"), path).toBe("public, max-age=60");
+      const again = await getPage(path, { "If-None-Match": etag! });
+      expect(again.status, path).toBe(304);
+      expect(again.html, path).toBe("");
+      // Another window is another page.
+      const other = await getPage(`${path}${path.includes("?") ? "&" : "?"}days=30`);
+      if (path !== "/") expect(other.headers.get("ETag"), path).not.toBe(etag);
+    }
+    const before = (await getPage(`/p/${slug}/users/10`)).headers.get("ETag")!;
+    const post = await call("POST", `/v1/projects/${slug}/passes`, { token, body: passFor(daysAgo(0), 9, { host: 10, user: 10, team: 3 }) });
+    expect(post.status).toBe(200);
+    await runCron();
+    const after = await getPage(`/p/${slug}/users/10`, { "If-None-Match": before });
+    expect(after.status).toBe(200);
+    expect(after.headers.get("ETag")).not.toBe(before);
+  });
+
+  it("the HTML and the JSON of the same snapshot have different ETags", async () => {
+    const page = await getPage(`/p/${slug}/users/10`);
+    const json = await call("GET", `/v1/projects/${slug}/users/10`);
+    expect(page.headers.get("ETag")).not.toBe(json.headers!.get("ETag"));
+  });
+});
