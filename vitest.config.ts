@@ -20,7 +20,8 @@ export default defineConfig({
   ],
   test: {
     include: ["test/**/*.test.ts"],
-    exclude: ["bench/**", "node_modules/**"],
+    // test/browser runs in Node: vitest.browser.config.ts.
+    exclude: ["bench/**", "node_modules/**", "test/browser/**"],
     setupFiles: ["./test/apply-migrations.ts"],
   },
 });

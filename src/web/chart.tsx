@@ -6,7 +6,8 @@
 import { type ChartBox, type ChartDay, layoutChart } from "./chart-scale";
 import { formatCompact, formatCredit, formatRate } from "./format";
 
-const BOX: ChartBox = { width: 640, height: 260, padLeft: 48, padRight: 12, padTop: 12, padBottom: 28 };
+// Room on the left for labels such as "2.5 k" even at the larger type of narrow screens.
+const BOX: ChartBox = { width: 640, height: 260, padLeft: 64, padRight: 12, padTop: 12, padBottom: 32 };
 
 export function CreditChart(props: { days: readonly ChartDay[]; label: string }) {
   const l = layoutChart(props.days, BOX);
@@ -33,7 +34,12 @@ export function CreditChart(props: { days: readonly ChartDay[]; label: string })
         </g>
         {l.racPath === "" ? null : <path class="rac" d={l.racPath} />}
         {l.xLabels.map((x, i) => (
-          <text class="date" x={x.x} y={bottom + 18} text-anchor={i === 0 ? "start" : i === l.xLabels.length - 1 ? "end" : "middle"}>
+          <text
+            class={i === 0 || i === l.xLabels.length - 1 ? "date" : "date mid"}
+            x={x.x}
+            y={bottom + 22}
+            text-anchor={i === 0 ? "start" : i === l.xLabels.length - 1 ? "end" : "middle"}
+          >
             {x.date}
           </text>
         ))}

@@ -15,6 +15,8 @@ export function Layout(props: { title: string; crumbs?: readonly Crumb[]; snapsh
         <meta charset="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <title>{`${props.title} · Cobblestone`}</title>
+        {/* No icon: saves browsers a request for /favicon.ico (a 404). */}
+        <link rel="icon" href="data:," />
         {/* A constant of this module, never user data: safe to insert as is. */}
         <style dangerouslySetInnerHTML={{ __html: PAGE_CSS }} />
       </head>

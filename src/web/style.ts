@@ -40,4 +40,6 @@ figcaption{font-size:13px;color:var(--muted)}
 .muted{color:var(--muted)}
 footer{margin-top:32px;padding-top:8px;padding-bottom:24px;border-top:1px solid var(--line);font-size:13px;color:var(--muted)}
 @media (max-width:480px){body{font-size:15px}h1{font-size:1.3rem}th,td{padding:5px 6px}}
+/* The chart scales down with the screen, its type with it: larger type, fewer dates on a phone. */
+@media (max-width:600px){.chart-svg text{font-size:20px}.chart-svg text.mid{display:none}}
 `;

@@ -1,0 +1,74 @@
+/**
+ * A small trace posted over HTTP to a running Worker: a project, two apps' versions, a team
+ * with a hostile name, and passes on a few recent days (so the charts have bars).
+ */
+const DAY = 86400;
+
+/** Today minus `days`, at 01:00 UTC (always in the past for days ≥ 1; today: an hour ago at most 23 h). */
+export function daysAgo(days: number): number {
+  return Math.floor(Date.now() / 1000 / DAY - days) * DAY + 3600;
+}
+
+export const EVIL_TEAM = "<script>alert(1)</script>";
+
+async function send(base: string, method: string, path: string, token: string, body?: unknown): Promise<any> {
+  const res = await fetch(`${base}${path}`, {
+    method,
+    headers: { Authorization: `Bearer ${token}`, ...(body === undefined ? {} : { "Content-Type": "application/json" }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${text}`);
+  return JSON.parse(text);
+}
+
+function pass(now: number, firstWu: number, who: { host: number; user: number; team: number }, count: number) {
+  const result = (id: number, elapsed: number, appVersion: number) => ({
+    id,
+    host_id: who.host,
+    user_id: who.user,
+    team_id: who.team,
+    app_version_id: appVersion,
+    elapsed_time: elapsed,
+    cpu_time: elapsed * 0.9,
+    flops_estimate: 3e9,
+    sent_time: now - 5000,
+    received_time: now - 1000,
+    validate_state: "valid",
+  });
+  return {
+    now,
+    workunits: Array.from({ length: count }, (_, i) => {
+      const wu = firstWu + i;
+      const version = wu % 2 === 0 ? 1 : 2;
+      return {
+        id: wu,
+        app: "gw_search",
+        rsc_fpops_est: 3e12,
+        rsc_fpops_bound: 3e13,
+        target_nresults: 2,
+        results: [result(wu * 10 + 1, 1000, version), result(wu * 10 + 2, 1200, version)],
+      };
+    }),
+  };
+}
+
+/** Posts the trace; returns the project's slug. */
+export async function postTrace(base: string, adminToken: string): Promise<string> {
+  const slug = "demo";
+  const created = await send(base, "POST", "/v1/projects", adminToken, { slug, name: "Demo@Home", url: "https://demo.example.org" });
+  const token: string = created.token;
+  const p = `/v1/projects/${slug}`;
+  await send(base, "PUT", `${p}/apps/gw_search`, token, {});
+  await send(base, "PUT", `${p}/app-versions/1`, token, { app: "gw_search", platform: "x86_64-pc-linux-gnu", plan_class: "", version_num: 106 });
+  await send(base, "PUT", `${p}/app-versions/2`, token, { app: "gw_search", platform: "x86_64-pc-linux-gnu", plan_class: "avx2", version_num: 106 });
+  await send(base, "PUT", `${p}/teams/3`, token, { name: EVIL_TEAM });
+  await send(base, "PUT", `${p}/users/7`, token, { name: "Ada", team_id: 3 });
+  await send(base, "PUT", `${p}/hosts/10`, token, { name: "lab-pc", user_id: 7 });
+  const ada = { host: 10, user: 7, team: 3 };
+  await send(base, "POST", `${p}/passes`, token, pass(daysAgo(20), 100, ada, 3));
+  await send(base, "POST", `${p}/passes`, token, pass(daysAgo(6), 200, ada, 5));
+  await send(base, "POST", `${p}/passes`, token, pass(daysAgo(2), 300, ada, 2));
+  await send(base, "POST", `${p}/passes`, token, pass(daysAgo(2), 400, { host: 11, user: 8, team: 0 }, 4));
+  return slug;
+}
