@@ -159,7 +159,7 @@ export function ensureHostAppVersions(projectId: number, keys: readonly HostAppV
 }
 
 /** Pulls the fields of each JSON row into columns `alias.field` of a derived table. */
-function jsonRowsTable(alias: string, fields: readonly string[], rows: readonly object[]): SQL {
+export function jsonRowsTable(alias: string, fields: readonly string[], rows: readonly object[]): SQL {
   const columns = sql.join(
     fields.map((f) => sql`json_extract(j.value, ${`$.${f}`}) AS ${sql.identifier(f)}`),
     sql`, `,
@@ -167,7 +167,7 @@ function jsonRowsTable(alias: string, fields: readonly string[], rows: readonly 
   return sql`(SELECT ${columns} FROM json_each(${JSON.stringify(rows)}) AS j) AS ${sql.identifier(alias)}`;
 }
 
-const ref = (alias: string, field: string): SQL => sql.raw(`${alias}."${field}"`);
+export const ref = (alias: string, field: string): SQL => sql.raw(`${alias}."${field}"`);
 
 /** `column = CASE WHEN present THEN value ELSE column END`: a sample only some rows have. */
 function whenPresent(present: SQL, values: Record<string, SQL>): Assignment[] {

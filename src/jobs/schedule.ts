@@ -5,6 +5,8 @@
  */
 import { database } from "../db/client";
 import type { Env } from "../env";
+import { utcDay } from "../credit/utc-days";
+import { reconcileAllAccountManagers } from "./reconcile";
 import { rescaleAllProjects } from "./rescale";
 
 export interface Job {
@@ -19,6 +21,12 @@ export const JOBS: readonly Job[] = [
     name: "rescale",
     cron: "*/10 * * * *",
     run: async (env) => `rescaled ${await rescaleAllProjects(database(env.DB))} projects`,
+  },
+  {
+    // Shortly after midnight UTC: yesterday is complete.
+    name: "reconcile-account-managers",
+    cron: "30 0 * * *",
+    run: (env, now) => reconcileAllAccountManagers(database(env.DB), utcDay(now) - 1),
   },
 ];
 

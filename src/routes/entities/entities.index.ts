@@ -9,6 +9,7 @@ import { hosts, teams, users } from "../../db/schema";
 import type { AppEnv } from "../../env";
 import { loadProject, requireProjectToken } from "../../http/auth";
 import { ApiError, errorResponses } from "../../http/errors";
+import { amHostLinkFields, amHostLinkWrite } from "../am/host-links";
 import { IdParam, MAX_CLOCK_SKEW_SECONDS, OptionalIdSchema, SlugParams, TimeSchema, serverNow } from "../common";
 
 type Kind = "hosts" | "users" | "teams";
@@ -25,6 +26,7 @@ const putSchemas = {
       ...PutBase,
       user_id: OptionalIdSchema.optional(),
       cpid: z.string().max(64).optional().openapi({ description: "BOINC's host_cpid (already hashed with the owner's email)" }),
+      ...amHostLinkFields,
     })
     .openapi("PutHost"),
   users: z.strictObject({ ...PutBase, team_id: OptionalIdSchema.optional(), cpid: z.string().max(64).optional() }).openapi("PutUser"),
@@ -131,7 +133,8 @@ function mountKind(app: OpenAPIHono<AppEnv>, kind: Kind): void {
             expavgTime: sql`CASE WHEN ${table.totalCredit} = 0 AND ${table.expavgCredit} = 0 THEN ${createTime} ELSE ${table.expavgTime} END`,
           };
     const set = { ...details, ...clock };
-    const [row] = await c.var.db
+    const link = kind === "hosts" ? await amHostLinkWrite(c.var.db, projectId, id, b) : null;
+    const upsert = c.var.db
       .insert(table)
       .values({ projectId, id, createTime, expavgTime: createTime, ...details } as typeof hosts.$inferInsert)
       .onConflictDoUpdate({
@@ -139,6 +142,7 @@ function mountKind(app: OpenAPIHono<AppEnv>, kind: Kind): void {
         set: Object.keys(set).length > 0 ? set : { id },
       })
       .returning();
+    const [[row]] = link ? await c.var.db.batch([upsert, link.write]) : [await upsert];
     return c.json(body(kind, row as Row, now) as never, 200);
   });
 
