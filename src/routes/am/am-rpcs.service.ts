@@ -19,6 +19,7 @@ import { sha256Hex } from "../../http/tokens";
 import type { RpcRequest, RpcResponse } from "./am-rpcs.schemas";
 
 const ATTEMPTS = 5;
+const RETRY_PAUSE_MS = 20;
 
 type ProjectTotals = RpcRequest["projects"][number];
 
@@ -145,7 +146,11 @@ export async function ingestRpc(db: Db, amId: number, hostId: number, now: numbe
       return response;
     } catch (e) {
       if (!isPrimaryKeyConflict(e)) throw e;
-      if (attempt < ATTEMPTS) continue;
+      if (attempt < ATTEMPTS) {
+        // A random pause spreads RPCs that collided, so they do not collide again in step.
+        await new Promise((resolve) => setTimeout(resolve, Math.random() * RETRY_PAUSE_MS * attempt));
+        continue;
+      }
       throw new ApiError(409, "concurrent_rpc", `other RPCs of host ${hostId} were being booked at the same time; retry; nothing was booked`);
     }
   }
