@@ -8,8 +8,7 @@
 import { type SQL, sql } from "drizzle-orm";
 import type { Totals } from "../credit/am-deltas";
 import { type AmSubject, amDaily, amHostProjects, amRpcs } from "./schema";
-import { jsonRowsTable, ref } from "./pass-writes";
-import { chunks, insertFromJson, name } from "./sql-helpers";
+import { chunks, insertFromJson, jsonRowsTable, name, ref } from "./sql-helpers";
 
 /** What one daily row gets from one RPC. */
 export interface DailyDelta {

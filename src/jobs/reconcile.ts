@@ -9,9 +9,8 @@ import { projectUrlKey } from "../credit/project-url";
 import { type EstimatedDay, type GrantedDay, linkKey, reconcileDay, reconcileWindow } from "../credit/reconcile";
 import { runBatch } from "../db/batch";
 import type { Db } from "../db/client";
-import { jsonRowsTable, ref } from "../db/pass-writes";
 import { type AmSubject, accountManagers, amDaily, amHostLinks, creditHistory, projects } from "../db/schema";
-import { chunks, jsonList, name } from "../db/sql-helpers";
+import { chunks, jsonList, jsonRowsTable, name, ref } from "../db/sql-helpers";
 
 const d = amDaily;
 

@@ -63,7 +63,7 @@ const listRoute = createRoute({
   },
 });
 
-function body(v: typeof appVersions.$inferSelect, appName: string) {
+export function appVersionBody(v: typeof appVersions.$inferSelect, appName: string) {
   return {
     id: v.id,
     app: appName,
@@ -112,7 +112,7 @@ export function mountAppVersions(app: OpenAPIHono<AppEnv>): void {
       .values({ projectId, id, appId: appRow.id, ...fields })
       .onConflictDoUpdate({ target: [appVersions.projectId, appVersions.id], set: fields })
       .returning();
-    return c.json(body(row!, appRow.name), 200);
+    return c.json(appVersionBody(row!, appRow.name), 200);
   });
 
   app.openapi(listRoute, async (c) => {
@@ -123,6 +123,6 @@ export function mountAppVersions(app: OpenAPIHono<AppEnv>): void {
       .innerJoin(apps, and(eq(apps.projectId, appVersions.projectId), eq(apps.id, appVersions.appId)))
       .where(eq(appVersions.projectId, projectId))
       .orderBy(asc(appVersions.id));
-    return c.json({ app_versions: rows.map((r) => body(r.v, r.appName)) }, 200);
+    return c.json({ app_versions: rows.map((r) => appVersionBody(r.v, r.appName)) }, 200);
   });
 }
