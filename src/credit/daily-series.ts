@@ -2,7 +2,7 @@
  * A daily series for charts: one point per UTC day of a range, days without a row showing
  * zero deltas and the running total carried over. Pure.
  */
-import { dateOfDay } from "./utc-days";
+import { dateOfDay } from "./history";
 
 export interface DailyRow {
   readonly day: number;

@@ -5,7 +5,7 @@
  */
 import { database } from "../db/client";
 import type { Env } from "../env";
-import { utcDay } from "../credit/utc-days";
+import { dayOf } from "../credit/history";
 import { reconcileAllAccountManagers } from "./reconcile";
 import { rescaleAllProjects } from "./rescale";
 
@@ -26,7 +26,7 @@ export const JOBS: readonly Job[] = [
     // Shortly after midnight UTC: yesterday is complete.
     name: "reconcile-account-managers",
     cron: "30 0 * * *",
-    run: (env, now) => reconcileAllAccountManagers(database(env.DB), utcDay(now) - 1),
+    run: (env, now) => reconcileAllAccountManagers(database(env.DB), dayOf(now) - 1),
   },
 ];
 

@@ -1,21 +1,7 @@
-/** UTC days, project URL keys, and the daily series with gaps filled, as CSV. */
+/** Project URL keys, and the daily series with gaps filled, as CSV. */
 import { describe, expect, it } from "vitest";
 import { fillDailySeries, seriesCsv } from "../../src/credit/daily-series";
 import { projectUrlKey } from "../../src/credit/project-url";
-import { dateOfDay, dayOfDate, utcDay } from "../../src/credit/utc-days";
-
-describe("UTC days", () => {
-  it("a day runs from 00:00:00 to 23:59:59 UTC", () => {
-    // 2024-10-04 is day 20,000 (20,000 × 86,400 = 1,728,000,000 s).
-    expect(dateOfDay(20_000)).toBe("2024-10-04");
-    expect(dayOfDate("2024-10-04")).toBe(20_000);
-    expect(utcDay(1_728_000_000)).toBe(20_000);
-    expect(utcDay(1_728_000_000 - 0.001)).toBe(19_999);
-    expect(utcDay(1_728_086_399.999)).toBe(20_000);
-    expect(dayOfDate("2024-02-30")).toBeNull();
-    expect(dayOfDate("2024-1-3")).toBeNull();
-  });
-});
 
 describe("project URL keys", () => {
   it("the same project under http/https, host case and trailing slashes has one key", () => {

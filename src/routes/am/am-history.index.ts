@@ -5,26 +5,17 @@
 import { OpenAPIHono, createRoute, z } from "@hono/zod-openapi";
 import { SERIES_COLUMNS, fillDailySeries, seriesCsv } from "../../credit/daily-series";
 import { projectUrlKey } from "../../credit/project-url";
-import { dayOfDate, utcDay } from "../../credit/utc-days";
 import { type SeriesKey, loadDailyRows } from "../../db/am-history";
 import type { AppEnv } from "../../env";
 import { loadAccountManager } from "../../http/auth";
 import { errorResponses } from "../../http/errors";
 import { IdParam, serverNow } from "../common";
+import { HistoryQuery, historyWindow } from "../history/history.schemas";
 import { MasterUrlSchema } from "./am-rpcs.schemas";
 import { AmParams } from "./am-rpcs.index";
 
-const MAX_DAYS = 3660;
-
-const HistoryQuery = z.object({
-  days: z.coerce.number().int().min(1).max(MAX_DAYS).default(30).openapi({ description: "How many days, ending at `end`" }),
-  end: z
-    .string()
-    .refine((d) => dayOfDate(d) !== null, "a date YYYY-MM-DD")
-    .optional()
-    .openapi({ description: "The last UTC date of the series (default: today)", example: "2026-11-20" }),
-  format: z.enum(["json", "csv"]).default("json"),
-});
+/** The days and end of every history read, plus the format. */
+const AmHistoryQuery = HistoryQuery.extend({ format: z.enum(["json", "csv"]).default("json") });
 
 const PointSchema = z
   .object({
@@ -60,7 +51,7 @@ const routes = {
     path: "/v1/am/{am}/users/{id}/history",
     tags: ["Account managers"],
     summary: "A user's daily series (with url: for one project, with the reconciliation factor of each day)",
-    request: { params: AmParams.extend({ id: IdParam }), query: HistoryQuery.extend(urlQuery(false)) },
+    request: { params: AmParams.extend({ id: IdParam }), query: AmHistoryQuery.extend(urlQuery(false)) },
     responses: { 200: okResponse, ...errorResponses(400, 404) },
   }),
   host: createRoute({
@@ -68,7 +59,7 @@ const routes = {
     path: "/v1/am/{am}/hosts/{id}/history",
     tags: ["Account managers"],
     summary: "A host's daily series (with url: for one project, with the reconciliation factor of each day)",
-    request: { params: AmParams.extend({ id: IdParam }), query: HistoryQuery.extend(urlQuery(false)) },
+    request: { params: AmParams.extend({ id: IdParam }), query: AmHistoryQuery.extend(urlQuery(false)) },
     responses: { 200: okResponse, ...errorResponses(400, 404) },
   }),
   project: createRoute({
@@ -76,7 +67,7 @@ const routes = {
     path: "/v1/am/{am}/projects/history",
     tags: ["Account managers"],
     summary: "A project's daily series over all the account manager's users",
-    request: { params: AmParams, query: HistoryQuery.extend(urlQuery(true)) },
+    request: { params: AmParams, query: AmHistoryQuery.extend(urlQuery(true)) },
     responses: { 200: okResponse, ...errorResponses(400, 404) },
   }),
   totals: createRoute({
@@ -84,16 +75,15 @@ const routes = {
     path: "/v1/am/{am}/totals/history",
     tags: ["Account managers"],
     summary: "The account manager's daily series over all users and projects",
-    request: { params: AmParams, query: HistoryQuery },
+    request: { params: AmParams, query: AmHistoryQuery },
     responses: { 200: okResponse, ...errorResponses(400, 404) },
   }),
 };
 
-type Query = z.infer<typeof HistoryQuery> & { url?: string };
+type Query = z.infer<typeof AmHistoryQuery> & { url?: string };
 
 async function series(c: { var: AppEnv["Variables"] }, key: SeriesKey, q: Query): Promise<Response> {
-  const last = q.end === undefined ? utcDay(serverNow()) : dayOfDate(q.end)!;
-  const first = last - q.days + 1;
+  const { firstDay: first, lastDay: last } = historyWindow(q, serverNow());
   const { rows, totalBefore } = await loadDailyRows(c.var.db, c.var.accountManager.id, key, first, last);
   const days = fillDailySeries(rows, first, last, totalBefore);
   if (q.format === "csv") {

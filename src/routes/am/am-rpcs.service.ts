@@ -8,7 +8,7 @@
 import { and, desc, eq, sql } from "drizzle-orm";
 import { type Booking, type Totals, bookDeltas, bookedCredit } from "../../credit/am-deltas";
 import { projectUrlKey } from "../../credit/project-url";
-import { dateOfDay, utcDay } from "../../credit/utc-days";
+import { dateOfDay, dayOf } from "../../credit/history";
 import { type DailyDelta, baselineWrites, dailyBookingWrites, rpcInsert } from "../../db/am-writes";
 import { isPrimaryKeyConflict, runBatch } from "../../db/batch";
 import type { Db } from "../../db/client";
@@ -90,7 +90,7 @@ export async function ingestRpc(db: Db, amId: number, hostId: number, now: numbe
   const urlKeys = body.projects.map((p) => projectUrlKey(p.url)!);
   const fingerprint = await sha256Hex(JSON.stringify([body.user_id, body.host, body.projects.map((p, i) => [urlKeys[i], totalsOf(p)])]));
   const host = { ncpus: body.host.p_ncpus, nGpus: body.host.n_gpus };
-  const day = utcDay(now);
+  const day = dayOf(now);
   for (let attempt = 1; ; attempt++) {
     const state = await loadHostState(db, amId, hostId, now, urlKeys);
     if (state.atNow) {
