@@ -1,6 +1,6 @@
 /** Account-manager test helpers: an account manager with its token, RPC bodies, series reads. */
 import { expect } from "vitest";
-import { ADMIN_TOKEN, call } from "../support/api";
+import { ADMIN_TOKEN, call, projectClient } from "../support/api";
 
 /** 2024-10-04 00:00:00 UTC: day 20,000. */
 export const DAY0 = 20_000;
@@ -66,3 +66,18 @@ export async function createAm(prefix = "am") {
 
 /** The series' numbers of one day: [ec, total_ec, cpu_time, njobs_success]. */
 export const dayNumbers = (p: any) => [p.ec, p.total_ec, p.cpu_time, p.njobs_success];
+
+/**
+ * A project of this deployment at master URL `url`, with app "a" in credit_mode "fixed" (each
+ * valid result is granted its workunit's canonical_credit, so granted credit is known by hand)
+ * and app version 1.
+ */
+export async function projectAt(url: string) {
+  const slug = `proj-${Math.random().toString(36).slice(2, 10)}`;
+  const res = await call("POST", "/v1/projects", { token: ADMIN_TOKEN, body: { slug, name: slug, url } });
+  if (res.status !== 201) throw new Error(`create project: ${res.status} ${JSON.stringify(res.body)}`);
+  const api = projectClient(slug, res.body.token);
+  await api.ok("PUT", "/apps/a", { credit_mode: "fixed" });
+  await api.ok("PUT", "/app-versions/1", { app: "a", platform: "linux", plan_class: "", version_num: 1 });
+  return api;
+}
