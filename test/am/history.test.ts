@@ -42,4 +42,21 @@ describe("account-manager history", () => {
       ].join("\r\n"),
     );
   });
+
+  it("the OpenAPI document declares the account-manager routes, the AM token and the CSV answer", async () => {
+    const doc = (await (await exports.default.fetch("http://cobblestone.test/openapi.json")).json()) as any;
+    expect(Object.keys(doc.paths)).toEqual(
+      expect.arrayContaining([
+        "/v1/account-managers",
+        "/v1/am/{am}/hosts/{host_id}/rpcs",
+        "/v1/am/{am}/users/{id}/history",
+        "/v1/am/{am}/hosts/{id}/history",
+        "/v1/am/{am}/projects/history",
+        "/v1/am/{am}/totals/history",
+      ]),
+    );
+    expect(doc.paths["/v1/am/{am}/hosts/{host_id}/rpcs"].post.security).toEqual([{ amToken: [] }]);
+    expect(Object.keys(doc.paths["/v1/am/{am}/totals/history"].get.responses["200"].content)).toEqual(["application/json", "text/csv"]);
+    expect(doc.components.schemas.PutHost.properties).toHaveProperty("am_host_id");
+  });
 });
