@@ -1,8 +1,8 @@
 /**
- * The daily reconciliation: for yesterday (UTC), per account manager, compare the credit the
- * projects of this deployment granted to linked hosts with the credit their clients estimated
- * over the window ending that day (src/credit/reconcile.ts), and write each day row's factor,
- * the window's sums and the confirmed credit.
+ * The daily reconciliation: for yesterday (UTC) and the two days before it, per account
+ * manager, compare the credit the projects of this deployment granted to linked hosts with the
+ * credit their clients estimated over the window ending that day (src/credit/reconcile.ts),
+ * and write each day row's factor, the window's sums and the confirmed credit.
  */
 import { type SQL, and, between, eq, isNotNull, sql } from "drizzle-orm";
 import { projectUrlKey } from "../credit/project-url";
@@ -13,6 +13,9 @@ import { type AmSubject, accountManagers, amDaily, amHostLinks, creditHistory, p
 import { chunks, jsonList, jsonRowsTable, name, ref } from "../db/sql-helpers";
 
 const d = amDaily;
+
+/** How many days before yesterday each run reconciles again. */
+const RECONCILE_CATCH_UP_DAYS = 2;
 
 /** Factors of one subject's rows of `day`: rows are {entityId, url, factor, granted, estimated}. */
 function factorWrites(amId: number, day: number, subject: AmSubject, rows: readonly object[]): SQL[] {
@@ -72,7 +75,7 @@ export async function reconcileAccountManager(
   return { hosts: result.hosts.length, users: result.users.length };
 }
 
-/** What cron runs daily: yesterday's reconciliation of every account manager. */
+/** What cron runs daily: the reconciliation of the days up to `day` (yesterday), every account manager. */
 export async function reconcileAllAccountManagers(db: Db, day: number): Promise<string> {
   const [ams, projectRows] = await db.batch([
     db.select({ id: accountManagers.id }).from(accountManagers),
@@ -84,6 +87,11 @@ export async function reconcileAllAccountManagers(db: Db, day: number): Promise<
     if (key !== null) urlKeyOfProject.set(p.id, key);
   }
   let hosts = 0;
-  for (const am of ams) hosts += (await reconcileAccountManager(db, am.id, day, urlKeyOfProject)).hosts;
-  return `reconciled ${hosts} (host, project) pairs of ${ams.length} account managers for day ${day}`;
+  // The days before yesterday again too: a day the cron missed is caught up (it is idempotent).
+  for (const am of ams) {
+    for (let d = day - RECONCILE_CATCH_UP_DAYS; d <= day; d++) {
+      hosts += (await reconcileAccountManager(db, am.id, d, urlKeyOfProject)).hosts;
+    }
+  }
+  return `reconciled ${hosts} (host, project) days of ${ams.length} account managers, days ${day - RECONCILE_CATCH_UP_DAYS} … ${day}`;
 }

@@ -89,4 +89,18 @@ describe("reconciliation of estimated with granted credit", () => {
       "2024-11-03", 100, 0, 0, 0,
     ]);
   });
+
+  it("a day the cron missed is reconciled by the next run (it redoes the two days before yesterday)", async () => {
+    const url = `https://m-${Math.random().toString(36).slice(2, 8)}.example/`;
+    const am = await createAm();
+    const project = await projectAt(url);
+    await project.ok("PUT", "/hosts/701", { account_manager: am.slug, am_host_id: 31 });
+    // 2024-10-04: estimated 100, granted 40 → factor 0.4.
+    await am.rpc(31, rpcBody(T0 + HOUR, [totals(url)]));
+    await am.rpc(31, rpcBody(T0 + 2 * HOUR, [totals(url, { cpu_ec: 100 })]));
+    await project.ok("POST", "/passes", { now: T0 + 3 * HOUR, workunits: [fixedWorkunit(1, 701, 40)] });
+    // The run of 2024-10-05 was missed; the run of 2024-10-06 00:30 reconciles 10-05, 10-04 and 10-03.
+    await runDailyCron(T0 + 2 * 86_400 + 1800);
+    expect((await am.series("hosts/31", { end: "2024-10-04", days: 1, url }))[0]).toMatchObject({ factor: 0.4, confirmed_ec: 40 });
+  });
 });
