@@ -18,7 +18,9 @@ import { mountEntities } from "./routes/entities/entities.index";
 import { mountErrors } from "./routes/errors/errors.index";
 import { mountHostAppVersions } from "./routes/host-app-versions/host-app-versions.index";
 import { mountPasses } from "./routes/passes/passes.index";
+import { mountLeaderboards } from "./routes/leaderboards/leaderboards.index";
 import { mountProjects } from "./routes/projects/projects.index";
+import { mountProjectReads } from "./routes/projects/projects.reads";
 import { mountRescale } from "./routes/rescale/rescale.index";
 
 export const MAX_BODY_BYTES = 5 * 1024 * 1024;
@@ -57,6 +59,8 @@ export function createApp(): OpenAPIHono<AppEnv> {
   );
 
   mountProjects(app);
+  mountProjectReads(app);
+  mountLeaderboards(app);
   mountApps(app);
   mountAppVersions(app);
   mountEntities(app);

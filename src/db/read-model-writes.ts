@@ -84,11 +84,14 @@ export interface SubjectRef {
   readonly id: number;
 }
 
+/** The project as a whole: its totals, apps, app versions and leaderboards. */
+export const PROJECT_SUBJECT: SubjectRef = { subject: "project", id: 0 };
+
 /** Everything a pass may have changed the public view of: its hosts, users, teams, project. */
 function dirtySubjects(attributions: readonly Attribution[]): SubjectRef[] {
   if (attributions.length === 0) return [];
   const seen = new Set<string>();
-  const out: SubjectRef[] = [{ subject: "project", id: 0 }];
+  const out: SubjectRef[] = [PROJECT_SUBJECT];
   const add = (subject: CreditSubject, id: number) => {
     const key = `${subject}/${id}`;
     if (seen.has(key)) return;

@@ -6,6 +6,7 @@ import { eq, sql } from "drizzle-orm";
 import { MIN_VERSION_SAMPLES } from "../credit/constants";
 import { type ScaleBasis, computeVersionScales, versionsInService } from "../credit/version-scales";
 import { runBatch } from "../db/batch";
+import { PROJECT_SUBJECT, markDirty, newMark } from "../db/read-model-writes";
 import type { Db } from "../db/client";
 import { appVersions, apps, projects } from "../db/schema";
 import { jsonList } from "../db/sql-helpers";
@@ -49,6 +50,8 @@ export async function rescaleProject(db: Db, projectId: number): Promise<AppResc
       scaledVersions: scales.scaledVersionIds.map((id) => ({ id, pfcScale: target / byId.get(id)!.pfcAvg })),
     });
   }
+  // New scales change the project's public app-version table: the cron rewrites it.
+  if (statements.length > 0) statements.push(...markDirty(projectId, [PROJECT_SUBJECT], newMark()));
   await runBatch(db, statements);
   return report;
 }

@@ -3,7 +3,7 @@
  * the same rate, the order stays right at any later time, so a stored page never goes out
  * of order, only its RAC figures are decayed again when read.
  */
-import { type SQL, and, asc, count, desc, eq, sql } from "drizzle-orm";
+import { type SQL, asc, count, desc, eq, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { hosts, teams, users } from "../db/schema";
 import { name } from "../db/sql-helpers";
@@ -28,14 +28,16 @@ export interface LeaderboardPage {
 
 const tables = { hosts, users, teams } as const;
 
-export async function loadLeaderboardPage(
+/** `pageCount` pages from `firstPage` on, in one query; pages past the end are empty. */
+export async function loadLeaderboardPages(
   db: Db,
   projectId: number,
   kind: HolderKind,
   by: LeaderboardOrder,
-  page: number,
+  firstPage: number,
+  pageCount: number,
   now: number,
-): Promise<LeaderboardPage> {
+): Promise<LeaderboardPage[]> {
   const t = tables[kind];
   const size = SNAPSHOT_LIMITS.leaderboardPageSize;
   const order: SQL =
@@ -48,19 +50,29 @@ export async function loadLeaderboardPage(
       .from(t)
       .where(eq(t.projectId, projectId))
       .orderBy(order, asc(t.id))
-      .limit(size)
-      .offset(page * size),
-    db.select({ n: count() }).from(t).where(and(eq(t.projectId, projectId))),
+      .limit(size * pageCount)
+      .offset(firstPage * size),
+    db.select({ n: count() }).from(t).where(eq(t.projectId, projectId)),
   ]);
-  return {
-    total: counted?.n ?? 0,
-    entries: rows.map((r, i) => ({
-      rank: page * size + i + 1,
-      id: r.id,
-      name: r.name,
-      total_credit: r.total,
-      expavg_credit: r.avg,
-      expavg_time: r.time,
-    })),
-  };
+  const entries = rows.map((r, i) => ({
+    rank: firstPage * size + i + 1,
+    id: r.id,
+    name: r.name,
+    total_credit: r.total,
+    expavg_credit: r.avg,
+    expavg_time: r.time,
+  }));
+  return Array.from({ length: pageCount }, (_, k) => ({ total: counted?.n ?? 0, entries: entries.slice(k * size, (k + 1) * size) }));
+}
+
+export async function loadLeaderboardPage(
+  db: Db,
+  projectId: number,
+  kind: HolderKind,
+  by: LeaderboardOrder,
+  page: number,
+  now: number,
+): Promise<LeaderboardPage> {
+  const [only] = await loadLeaderboardPages(db, projectId, kind, by, page, 1, now);
+  return only!;
 }

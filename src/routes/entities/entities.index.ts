@@ -15,13 +15,12 @@ import { SUBJECT_OF_KIND, holderFromRow, loadHolderSnapshots, type HolderRow } f
 import { type HolderKind, HOLDER_KINDS, kvKeys } from "../../snapshots/keys";
 import { presentHolder } from "../../snapshots/present";
 import { historyFromDay, publicRead } from "../../snapshots/public-project";
-import { readThrough, snapshotResponse } from "../../snapshots/store";
+import { NOT_MODIFIED, readThrough, snapshotResponse } from "../../snapshots/store";
 import { IdParam, MAX_CLOCK_SKEW_SECONDS, SlugParams, serverNow } from "../common";
 import { HistoryQuery, HistorySchema, covers, historyBody, historyWindow } from "../history/history.schemas";
 import { type PutHolder, publicSchemas, putSchemas, storedSchemas } from "./entities.schemas";
 
 const tables = { hosts, users, teams } as const;
-const notModified = { 304: { description: "Not modified since the ETag given in If-None-Match" } };
 
 function mountKind(app: OpenAPIHono<AppEnv>, kind: HolderKind): void {
   const table = tables[kind];
@@ -52,7 +51,7 @@ function mountKind(app: OpenAPIHono<AppEnv>, kind: HolderKind): void {
     request: { params },
     responses: {
       200: { description: `The ${one}`, content: { "application/json": { schema: publicSchemas[kind] } } },
-      ...notModified,
+      ...NOT_MODIFIED,
       ...errorResponses(401, 403, 404),
     },
   });
@@ -64,7 +63,7 @@ function mountKind(app: OpenAPIHono<AppEnv>, kind: HolderKind): void {
     request: { params, query: HistoryQuery },
     responses: {
       200: { description: "One entry per day, oldest first", content: { "application/json": { schema: HistorySchema } } },
-      ...notModified,
+      ...NOT_MODIFIED,
       ...errorResponses(400, 401, 403, 404),
     },
   });
