@@ -5,7 +5,7 @@
  * our batch fails on that key and rolls back, and we compute again from a fresh read, where
  * its totals are our baseline (or it was this very RPC: a replay).
  */
-import { and, desc, eq, sql } from "drizzle-orm";
+import { type SQL, and, desc, eq, sql } from "drizzle-orm";
 import { type Booking, type Totals, bookDeltas, bookedCredit } from "../../credit/am-deltas";
 import { projectUrlKey } from "../../credit/project-url";
 import { dateOfDay, dayOf } from "../../credit/history";
@@ -31,6 +31,8 @@ const totalsOf = (p: ProjectTotals): Totals => ({
   njobs_success: p.njobs_success,
   njobs_error: p.njobs_error,
 });
+
+type HostState = Awaited<ReturnType<typeof loadHostState>>;
 
 async function loadHostState(db: Db, amId: number, hostId: number, now: number, urlKeys: string[]) {
   const host = and(eq(amRpcs.amId, amId), eq(amRpcs.hostId, hostId));
@@ -86,11 +88,60 @@ function dailyDeltas(hostId: number, userId: number, urlKey: string, b: Booking)
   ];
 }
 
+/** What the RPC books on the host's state as read: the answer, and the statements of its one batch. */
+function planRpc(
+  amId: number,
+  hostId: number,
+  now: number,
+  body: RpcRequest,
+  ctx: { urlKeys: string[]; fingerprint: string; state: HostState },
+): { response: RpcResponse; statements: SQL[] } {
+  const { urlKeys, fingerprint, state } = ctx;
+  const host = { ncpus: body.host.p_ncpus, nGpus: body.host.n_gpus };
+  const day = dayOf(now);
+  const bookings = body.projects.map((p, i) => bookDeltas(state.baselines.get(urlKeys[i]!) ?? null, totalsOf(p), now, host));
+  const response: RpcResponse = {
+    now,
+    host_id: hostId,
+    user_id: body.user_id,
+    day: dateOfDay(day),
+    replayed: false,
+    projects: bookings.map((b, i) => ({
+      url: body.projects[i]!.url,
+      url_key: urlKeys[i]!,
+      baseline: b.baseline,
+      interval: b.interval,
+      claimed: b.claimed,
+      booked: b.booked,
+      clips: [...b.clips],
+    })),
+  };
+  const statements = [
+    rpcInsert(amId, hostId, {
+      seq: (state.last?.seq ?? 0) + 1,
+      rpcTime: now,
+      userId: body.user_id,
+      fingerprint,
+      outcome: JSON.stringify(response),
+    }),
+    ...baselineWrites(
+      amId,
+      hostId,
+      now,
+      body.projects.map((p, i) => ({ url: urlKeys[i]!, ...totalsOf(p) })),
+    ),
+    ...dailyBookingWrites(
+      amId,
+      day,
+      bookings.flatMap((b, i) => dailyDeltas(hostId, body.user_id, urlKeys[i]!, b)),
+    ),
+  ];
+  return { response, statements };
+}
+
 export async function ingestRpc(db: Db, amId: number, hostId: number, now: number, body: RpcRequest): Promise<RpcResponse> {
   const urlKeys = body.projects.map((p) => projectUrlKey(p.url)!);
   const fingerprint = await sha256Hex(JSON.stringify([body.user_id, body.host, body.projects.map((p, i) => [urlKeys[i], totalsOf(p)])]));
-  const host = { ncpus: body.host.p_ncpus, nGpus: body.host.n_gpus };
-  const day = dayOf(now);
   for (let attempt = 1; ; attempt++) {
     const state = await loadHostState(db, amId, hostId, now, urlKeys);
     if (state.atNow) {
@@ -104,43 +155,7 @@ export async function ingestRpc(db: Db, amId: number, hostId: number, now: numbe
         { path: "now", message: "must not be earlier than the host's last RPC" },
       ]);
     }
-    const bookings = body.projects.map((p, i) => bookDeltas(state.baselines.get(urlKeys[i]!) ?? null, totalsOf(p), now, host));
-    const response: RpcResponse = {
-      now,
-      host_id: hostId,
-      user_id: body.user_id,
-      day: dateOfDay(day),
-      replayed: false,
-      projects: bookings.map((b, i) => ({
-        url: body.projects[i]!.url,
-        url_key: urlKeys[i]!,
-        baseline: b.baseline,
-        interval: b.interval,
-        claimed: b.claimed,
-        booked: b.booked,
-        clips: [...b.clips],
-      })),
-    };
-    const statements = [
-      rpcInsert(amId, hostId, {
-        seq: (state.last?.seq ?? 0) + 1,
-        rpcTime: now,
-        userId: body.user_id,
-        fingerprint,
-        outcome: JSON.stringify(response),
-      }),
-      ...baselineWrites(
-        amId,
-        hostId,
-        now,
-        body.projects.map((p, i) => ({ url: urlKeys[i]!, ...totalsOf(p) })),
-      ),
-      ...dailyBookingWrites(
-        amId,
-        day,
-        bookings.flatMap((b, i) => dailyDeltas(hostId, body.user_id, urlKeys[i]!, b)),
-      ),
-    ];
+    const { response, statements } = planRpc(amId, hostId, now, body, { urlKeys, fingerprint, state });
     try {
       await runBatch(db, statements);
       return response;
