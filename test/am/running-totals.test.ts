@@ -36,7 +36,7 @@ describe("running totals", () => {
           next[h] = k + 1;
           const [day, credit] = rpc;
           lifetime[h]! += credit;
-          perDay[day] += credit;
+          perDay[day] = perDay[day]! + credit;
           await am.rpc(h + 1, rpcBody(T0 + day * 86_400 + (k + 1) * STEP, [totals(EINSTEIN, { cpu_ec: lifetime[h]! })]));
         }
         const series = await am.series("totals", { end: "2024-10-08", days: DAYS });
