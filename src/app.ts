@@ -9,6 +9,9 @@ import { bodyLimit } from "hono/body-limit";
 import { HTTPException } from "hono/http-exception";
 import type { AppEnv } from "./env";
 import { ApiError, type ErrorBody, issuesOf } from "./http/errors";
+import { mountAccountManagers } from "./routes/account-managers/account-managers.index";
+import { mountAmHistory } from "./routes/am/am-history.index";
+import { mountAmRpcs } from "./routes/am/am-rpcs.index";
 import { mountAppVersions } from "./routes/app-versions/app-versions.index";
 import { mountApps } from "./routes/apps/apps.index";
 import { mountEntities } from "./routes/entities/entities.index";
@@ -65,9 +68,13 @@ export function createApp(): OpenAPIHono<AppEnv> {
   mountPasses(app);
   mountErrors(app);
   mountRescale(app);
+  mountAccountManagers(app);
+  mountAmRpcs(app);
+  mountAmHistory(app);
 
   app.openAPIRegistry.registerComponent("securitySchemes", "projectToken", { type: "http", scheme: "bearer" });
   app.openAPIRegistry.registerComponent("securitySchemes", "adminToken", { type: "http", scheme: "bearer" });
+  app.openAPIRegistry.registerComponent("securitySchemes", "amToken", { type: "http", scheme: "bearer" });
   app.doc31("/openapi.json", {
     openapi: "3.1.0",
     info: {

@@ -5,7 +5,9 @@
  */
 import { database } from "../db/client";
 import type { Env } from "../env";
+import { dayOf } from "../credit/history";
 import { refreshSnapshots } from "./kv-refresh";
+import { reconcileAllAccountManagers } from "./reconcile";
 import { rescaleAllProjects } from "./rescale";
 
 export interface Job {
@@ -29,6 +31,12 @@ export const JOBS: readonly Job[] = [
       const r = await refreshSnapshots(env, now);
       return `wrote ${r.written} KV snapshots, ${r.failed} failed, ${r.left} marks left for the next run`;
     },
+  },
+  {
+    // Shortly after midnight UTC: yesterday is complete.
+    name: "reconcile-account-managers",
+    cron: "30 0 * * *",
+    run: (env, now) => reconcileAllAccountManagers(database(env.DB), dayOf(now) - 1),
   },
 ];
 

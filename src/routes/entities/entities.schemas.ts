@@ -1,5 +1,6 @@
 /** Hosts, users and teams: what a project registers and what anyone reads. */
 import { z } from "@hono/zod-openapi";
+import { amHostLinkFields } from "../am/host-links";
 import { OptionalIdSchema, TimeSchema } from "../common";
 
 const PutBase = {
@@ -12,6 +13,7 @@ export const putSchemas = {
       ...PutBase,
       user_id: OptionalIdSchema.optional(),
       cpid: z.string().max(64).optional().openapi({ description: "BOINC's host_cpid (already hashed with the owner's email)" }),
+      ...amHostLinkFields,
     })
     .openapi("PutHost"),
   users: z.strictObject({ ...PutBase, team_id: OptionalIdSchema.optional(), cpid: z.string().max(64).optional() }).openapi("PutUser"),
