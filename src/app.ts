@@ -11,12 +11,16 @@ import type { AppEnv } from "./env";
 import { ApiError, type ErrorBody, issuesOf } from "./http/errors";
 import { mountAppVersions } from "./routes/app-versions/app-versions.index";
 import { mountApps } from "./routes/apps/apps.index";
+import { mountCentral } from "./routes/central/central.index";
+import { mountCpid } from "./routes/cpid/cpid.index";
 import { mountEntities } from "./routes/entities/entities.index";
 import { mountErrors } from "./routes/errors/errors.index";
 import { mountHostAppVersions } from "./routes/host-app-versions/host-app-versions.index";
 import { mountPasses } from "./routes/passes/passes.index";
+import { mountPlanClasses } from "./routes/plan-classes/plan-classes.index";
 import { mountProjects } from "./routes/projects/projects.index";
 import { mountRescale } from "./routes/rescale/rescale.index";
+import { mountStats } from "./routes/stats/stats.index";
 
 export const MAX_BODY_BYTES = 5 * 1024 * 1024;
 
@@ -61,9 +65,14 @@ export function createApp(): OpenAPIHono<AppEnv> {
   mountPasses(app);
   mountErrors(app);
   mountRescale(app);
+  mountCentral(app);
+  mountPlanClasses(app);
+  mountCpid(app);
+  mountStats(app);
 
   app.openAPIRegistry.registerComponent("securitySchemes", "projectToken", { type: "http", scheme: "bearer" });
   app.openAPIRegistry.registerComponent("securitySchemes", "adminToken", { type: "http", scheme: "bearer" });
+  app.openAPIRegistry.registerComponent("securitySchemes", "centralToken", { type: "http", scheme: "bearer" });
   app.doc31("/openapi.json", {
     openapi: "3.1.0",
     info: {

@@ -1,5 +1,5 @@
 import type { Db } from "./db/client";
-import type { projects } from "./db/schema";
+import type { centralContributors, projects } from "./db/schema";
 
 export type Env = {
   DB: D1Database;
@@ -9,9 +9,10 @@ export type Env = {
 };
 
 export type Project = typeof projects.$inferSelect;
+export type CentralContributor = typeof centralContributors.$inferSelect;
 
 /** Hono generics for this Worker: `new OpenAPIHono<AppEnv>()`. */
 export type AppEnv = {
   Bindings: Env;
-  Variables: { db: Db; project: Project };
+  Variables: { db: Db; project: Project; contributor: CentralContributor };
 };

@@ -61,3 +61,9 @@ export const ANONYMOUS_PLATFORM = {
 } as const;
 export const MIN_ANONYMOUS_PLATFORM_ID = ANONYMOUS_PLATFORM.apple_gpu;
 export const MAX_ANONYMOUS_PLATFORM_ID = ANONYMOUS_PLATFORM.cpu;
+
+/** How a GPU-only app is scaled (an app setting): BOINC's DEFAULT_GPU_SCALE, or the registry's factor. */
+export const GPU_ONLY_SCALES = ["boinc", "cross-project"] as const;
+export type GpuOnlyScale = (typeof GPU_ONLY_SCALES)[number];
+/** A contribution to the plan-class registry not refreshed for this long drops out. */
+export const CENTRAL_STALE_AFTER = 30 * SECONDS_PER_DAY;

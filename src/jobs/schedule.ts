@@ -5,7 +5,9 @@
  */
 import { database } from "../db/client";
 import type { Env } from "../env";
+import { publishPlanClassScales } from "./plan-class-scales";
 import { rescaleAllProjects } from "./rescale";
+import { exportAllStats } from "./stats-export";
 
 export interface Job {
   readonly name: string;
@@ -19,6 +21,18 @@ export const JOBS: readonly Job[] = [
     name: "rescale",
     cron: "*/10 * * * *",
     run: async (env) => `rescaled ${await rescaleAllProjects(database(env.DB))} projects`,
+  },
+  {
+    // Daily: the registry moves slowly, and each run is a version a project may pin.
+    name: "plan-class-scales",
+    cron: "20 0 * * *",
+    run: (env, now) => publishPlanClassScales(database(env.DB), env.KV, now),
+  },
+  {
+    // Daily, as BOINC's db_dump task.
+    name: "stats-export",
+    cron: "40 0 * * *",
+    run: (env, now) => exportAllStats(database(env.DB), env.KV, now),
   },
 ];
 

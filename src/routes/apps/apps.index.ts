@@ -17,7 +17,7 @@ export function appBody(r: AppRow) {
     target_nresults: r.targetNresults,
     credit_mode: r.creditMode,
     max_granted_credit: r.maxGrantedCredit,
-    gpu_only_scale: "boinc" as const,
+    gpu_only_scale: r.gpuOnlyScale,
     deprecated: r.deprecated,
   };
 }
@@ -73,6 +73,7 @@ export function mountApps(app: OpenAPIHono<AppEnv>): void {
       ...(body.max_granted_credit === undefined ? {} : { maxGrantedCredit: body.max_granted_credit }),
       ...(body.min_avg_pfc === undefined ? {} : { minAvgPfc: body.min_avg_pfc }),
       ...(body.deprecated === undefined ? {} : { deprecated: body.deprecated }),
+      ...(body.gpu_only_scale === undefined ? {} : { gpuOnlyScale: body.gpu_only_scale }),
     };
     // Apps are numbered 1, 2, 3 … per project, in order of registration (BOINC's app.id).
     const nextId = sql<number>`(SELECT coalesce(max(${apps.id}), 0) + 1 FROM ${apps} WHERE ${apps.projectId} = ${projectId})`;

@@ -27,7 +27,14 @@ const putSchemas = {
       cpid: z.string().max(64).optional().openapi({ description: "BOINC's host_cpid (already hashed with the owner's email)" }),
     })
     .openapi("PutHost"),
-  users: z.strictObject({ ...PutBase, team_id: OptionalIdSchema.optional(), cpid: z.string().max(64).optional() }).openapi("PutUser"),
+  users: z
+    .strictObject({
+      ...PutBase,
+      team_id: OptionalIdSchema.optional(),
+      cpid: z.string().max(64).optional(),
+      stats_export: z.boolean().optional().openapi({ description: "false: left out of stats exports and cross-project totals (default true)" }),
+    })
+    .openapi("PutUser"),
   teams: z.strictObject({ ...PutBase }).openapi("PutTeam"),
 };
 
@@ -43,7 +50,7 @@ const CreditHolderSchema = z.object({
 });
 const responseSchemas = {
   hosts: CreditHolderSchema.extend({ user_id: z.number().int(), host_cpid: z.string().nullable() }).openapi("Host"),
-  users: CreditHolderSchema.extend({ team_id: z.number().int(), cpid: z.string().nullable() }).openapi("User"),
+  users: CreditHolderSchema.extend({ team_id: z.number().int(), cpid: z.string().nullable(), stats_export: z.boolean() }).openapi("User"),
   teams: CreditHolderSchema.openapi("Team"),
 };
 
@@ -64,7 +71,7 @@ function body(kind: Kind, row: Row, asOf: number) {
   }
   if (kind === "users") {
     const u = row as typeof users.$inferSelect;
-    return { ...base, team_id: u.teamId, cpid: u.cpid };
+    return { ...base, team_id: u.teamId, cpid: u.cpid, stats_export: u.statsExport };
   }
   return base;
 }
@@ -121,6 +128,7 @@ function mountKind(app: OpenAPIHono<AppEnv>, kind: Kind): void {
       ...(kind === "hosts" && b.cpid !== undefined ? { hostCpid: b.cpid } : {}),
       ...(kind === "users" && b.team_id !== undefined ? { teamId: b.team_id } : {}),
       ...(kind === "users" && b.cpid !== undefined ? { cpid: b.cpid } : {}),
+      ...(kind === "users" && b.stats_export !== undefined ? { statsExport: b.stats_export } : {}),
     };
     const clock =
       b.create_time === undefined

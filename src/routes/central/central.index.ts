@@ -1,0 +1,210 @@
+/**
+ * The central server's intake. The operator (ADMIN_TOKEN) issues a central token to each
+ * project elsewhere; that project pushes its app-version export (JSON, or the XML of BOINC's
+ * app_versions.php) and each push replaces its previous set. Projects of this deployment
+ * need no token: the aggregation job reads them directly.
+ */
+import { OpenAPIHono, createRoute, z } from "@hono/zod-openapi";
+import { count, eq, max, sql } from "drizzle-orm";
+import { runBatch } from "../../db/batch";
+import { centralContributions, centralContributors } from "../../db/schema";
+import { chunks, insertFromJson } from "../../db/sql-helpers";
+import type { AppEnv } from "../../env";
+import { requireAdmin, requireCentralToken } from "../../http/auth";
+import { ApiError, errorResponses, issuesOf } from "../../http/errors";
+import { newCentralToken, sha256Hex } from "../../http/tokens";
+import { IdParam, serverNow } from "../common";
+import { appVersionsFromXml } from "./app-versions-xml";
+import {
+  ContributorListSchema,
+  CreateContributorSchema,
+  CreatedContributorSchema,
+  type Push,
+  PushResultSchema,
+  PushSchema,
+} from "./central.schemas";
+
+const XML_TYPES = ["application/xml", "text/xml"] as const;
+
+const pushRoute = createRoute({
+  method: "post",
+  path: "/v1/central/app-versions",
+  tags: ["Cross-project"],
+  summary: "Push a project's app-version export to the plan-class registry",
+  description:
+    "JSON `{project?, app_versions: [...]}`, or the XML that BOINC's app_versions.php prints " +
+    "(Content-Type: application/xml; name the project with ?project=). Replaces the set this " +
+    "contributor last pushed for that project.",
+  security: [{ centralToken: [] }],
+  request: {
+    query: z.object({ project: z.string().max(254).optional().openapi({ description: "For an XML push" }) }),
+    body: {
+      required: false,
+      content: {
+        "application/json": { schema: PushSchema },
+        "application/xml": { schema: z.string().openapi({ description: "BOINC's app_versions.php output" }) },
+        "text/xml": { schema: z.string() },
+      },
+    },
+  },
+  responses: {
+    200: { description: "Stored", content: { "application/json": { schema: PushResultSchema } } },
+    ...errorResponses(400, 401, 413, 415),
+  },
+});
+
+const createContributorRoute = createRoute({
+  method: "post",
+  path: "/v1/central/contributors",
+  tags: ["Admin"],
+  summary: "Issue a central token to a project elsewhere",
+  security: [{ adminToken: [] }],
+  request: { body: { required: true, content: { "application/json": { schema: CreateContributorSchema } } } },
+  responses: {
+    201: { description: "Created; the token is shown only now", content: { "application/json": { schema: CreatedContributorSchema } } },
+    ...errorResponses(400, 401, 503),
+  },
+});
+
+const listContributorsRoute = createRoute({
+  method: "get",
+  path: "/v1/central/contributors",
+  tags: ["Admin"],
+  summary: "Contributors and their last push (never their tokens)",
+  security: [{ adminToken: [] }],
+  responses: {
+    200: { description: "Contributors by id", content: { "application/json": { schema: ContributorListSchema } } },
+    ...errorResponses(401, 503),
+  },
+});
+
+const deleteContributorRoute = createRoute({
+  method: "delete",
+  path: "/v1/central/contributors/{id}",
+  tags: ["Admin"],
+  summary: "Revoke a central token and drop what it pushed",
+  security: [{ adminToken: [] }],
+  request: { params: z.object({ id: IdParam }) },
+  responses: {
+    200: { description: "Revoked", content: { "application/json": { schema: z.object({ id: z.number().int(), revoked: z.literal(true) }) } } },
+    ...errorResponses(401, 404, 503),
+  },
+});
+
+/** An XML push, checked by the same schema as a JSON one. */
+function pushFromXml(xml: string, project: string | undefined): Push {
+  const parsed = PushSchema.safeParse({ ...appVersionsFromXml(xml), ...(project === undefined ? {} : { project }) });
+  if (!parsed.success) {
+    throw new ApiError(400, "validation_failed", "the XML export is invalid; nothing was written", issuesOf(parsed.error));
+  }
+  return parsed.data;
+}
+
+export function mountCentral(app: OpenAPIHono<AppEnv>): void {
+  app.use("/v1/central/app-versions", requireCentralToken);
+  app.use("/v1/central/contributors", requireAdmin);
+  app.use("/v1/central/contributors/:id", requireAdmin);
+
+  app.openapi(pushRoute, async (c) => {
+    const type = c.req.header("content-type")?.split(";")[0]?.trim().toLowerCase() ?? "";
+    if (!type) throw new ApiError(400, "bad_request", "send the export as JSON or XML (Content-Type application/json or application/xml)");
+    const query = c.req.valid("query");
+    const push: Push = (XML_TYPES as readonly string[]).includes(type)
+      ? pushFromXml(await c.req.text(), query.project)
+      : (c.req.valid("json") as Push);
+    const contributor = c.var.contributor;
+    const project = push.project ?? query.project ?? "";
+    const now = serverNow();
+    const rows = push.app_versions
+      .filter((v) => !v.deprecated)
+      .map((v) => ({
+        id: v.id,
+        app: v.app,
+        platform: v.platform,
+        planClass: v.plan_class,
+        versionNum: v.version_num,
+        pfcN: v.pfc_n,
+        pfcAvg: v.pfc_avg,
+        pfcScale: v.pfc_scale,
+        expavgCredit: v.expavg_credit,
+        expavgTime: v.expavg_time,
+      }));
+    const t = centralContributions;
+    // One batch: the old set goes and the new one comes, or neither.
+    await runBatch(c.var.db, [
+      sql`DELETE FROM ${t} WHERE contributor_id = ${contributor.id} AND project = ${project}`,
+      ...chunks(rows).map((chunk) =>
+        insertFromJson(
+          sql`${t}`,
+          [
+            [t.contributorId, sql`${contributor.id}`],
+            [t.project, sql`${project}`],
+            [t.appVersionId, "id"],
+            [t.app, "app"],
+            [t.platform, "platform"],
+            [t.planClass, "planClass"],
+            [t.versionNum, "versionNum"],
+            [t.pfcN, "pfcN"],
+            [t.pfcAvg, "pfcAvg"],
+            [t.pfcScale, "pfcScale"],
+            [t.expavgCredit, "expavgCredit"],
+            [t.expavgTime, "expavgTime"],
+            [t.reportedAt, sql`${now}`],
+          ],
+          chunk,
+        ),
+      ),
+    ]);
+    return c.json({ contributor: contributor.name, project, app_versions: rows.length, reported_at: now }, 200);
+  });
+
+  app.openapi(createContributorRoute, async (c) => {
+    const body = c.req.valid("json");
+    const token = newCentralToken();
+    const [row] = await c.var.db
+      .insert(centralContributors)
+      .values({ name: body.name, url: body.url ?? null, tokenHash: await sha256Hex(token), createdAt: serverNow() })
+      .returning({ id: centralContributors.id });
+    return c.json({ id: row!.id, name: body.name, token }, 201);
+  });
+
+  app.openapi(listContributorsRoute, async (c) => {
+    const t = centralContributions;
+    const rows = await c.var.db
+      .select({
+        c: centralContributors,
+        lastReport: max(t.reportedAt),
+        projects: sql<number>`count(DISTINCT ${t.project})`,
+        versions: count(t.appVersionId),
+      })
+      .from(centralContributors)
+      .leftJoin(t, eq(t.contributorId, centralContributors.id))
+      .groupBy(centralContributors.id)
+      .orderBy(centralContributors.id);
+    return c.json(
+      {
+        contributors: rows.map((r) => ({
+          id: r.c.id,
+          name: r.c.name,
+          url: r.c.url,
+          created_at: r.c.createdAt,
+          last_report: r.lastReport,
+          projects: r.projects,
+          app_versions: r.versions,
+        })),
+      },
+      200,
+    );
+  });
+
+  app.openapi(deleteContributorRoute, async (c) => {
+    const { id } = c.req.valid("param");
+    const [held] = await c.var.db.select({ id: centralContributors.id }).from(centralContributors).where(eq(centralContributors.id, id));
+    if (!held) throw new ApiError(404, "not_found", `no contributor ${id}`);
+    await runBatch(c.var.db, [
+      sql`DELETE FROM ${centralContributions} WHERE contributor_id = ${id}`,
+      sql`DELETE FROM ${centralContributors} WHERE id = ${id}`,
+    ]);
+    return c.json({ id, revoked: true as const }, 200);
+  });
+}
