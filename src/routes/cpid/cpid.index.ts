@@ -58,7 +58,9 @@ export function mountCpid(app: OpenAPIHono<AppEnv>): void {
     const { cpid } = c.req.valid("param");
     const db = c.var.db;
     const exported = or(isNull(users.statsExport), eq(users.statsExport, true));
-    const [userRows, hostRows] = await db.batch([
+    // Two plain queries, not a db.batch: a batch returns rows as objects, and the joined
+    // tables' equal column names (id, name) would overwrite each other.
+    const [userRows, hostRows] = await Promise.all([
       db
         .select({ p: projects, u: users })
         .from(users)
