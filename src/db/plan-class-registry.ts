@@ -39,13 +39,3 @@ export function scaleRegistry(table: PublishedTable | null): ScaleRegistry | nul
     procTypes: new Map(of("proc_type").map((r) => [r.name as ProcType, r.scale])),
   };
 }
-
-/** The published versions, newest first (what a project may pin). */
-export async function publishedVersions(db: Db, limit = 30): Promise<number[]> {
-  const rows = await db
-    .select({ v: planClassScaleVersions.version })
-    .from(planClassScaleVersions)
-    .orderBy(desc(planClassScaleVersions.version))
-    .limit(limit);
-  return rows.map((r) => r.v);
-}

@@ -19,7 +19,7 @@ const v = (source: string, app: string, planClass: string, scale: number, rac: n
   ...over,
 });
 
-const row = (rows: { name: string }[], name: string) => rows.find((r) => r.name === name);
+const row = <R extends { name: string }>(rows: readonly R[], name: string) => rows.find((r) => r.name === name);
 
 describe("plan-class scale table (the CreditNew central average)", () => {
   it("averages pfc_scale per plan class and per processor type, weighted by RAC decayed to now", () => {

@@ -6,9 +6,10 @@ export const MAX_PUSHED_VERSIONS = 10_000;
 
 /**
  * One app version as BOINC's app_versions.php prints it (app_name is `app` here, as in
- * Cobblestone's own GET /app-versions, whose output can be pushed as it is).
+ * Cobblestone's own GET /app-versions, whose output can be pushed as it is). Other fields are
+ * ignored, so that a newer exporter's extra fields do not break a push.
  */
-const PushedVersionSchema = z.strictObject({
+const PushedVersionSchema = z.object({
   id: IdSchema,
   app: z.string().min(1).max(254),
   platform: z.string().min(1).max(254),
