@@ -174,6 +174,28 @@ describe("the plan-class table", () => {
   });
 });
 
+describe("many deployments, one central server", () => {
+  it("another Cobblestone deployment pushes each project's GET /app-versions output as it is", async () => {
+    // A project of "deployment B" (here the same Worker stands in for it).
+    const { slug, token } = await createProject("deployment-b");
+    const api = projectClient(slug, token);
+    await api.ok("PUT", "/apps/x", {});
+    await api.ok("PUT", "/app-versions/5", { app: "x", platform: "linux", plan_class: "cuda_b", version_num: 3 });
+    await api.ok("PUT", "/app-versions/6", { app: "x", platform: "linux", plan_class: "", version_num: 3, deprecated: true });
+    const exported = await api.ok("GET", "/app-versions");
+
+    const central = await issueCentralToken("Deployment B");
+    const res = await push(central.token, json(exported), "application/json", `?project=${slug}`);
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    // The deprecated version is left out, as app_versions.php leaves it out.
+    expect(res.body).toMatchObject({ contributor: "Deployment B", project: slug, app_versions: 1 });
+    const stored = await env.DB.prepare("SELECT project, app, plan_class, version_num FROM central_contributions WHERE contributor_id = ?")
+      .bind(central.id)
+      .all();
+    expect(stored.results).toEqual([{ project: slug, app: "x", plan_class: "cuda_b", version_num: 3 }]);
+  });
+});
+
 describe("bad pushes get 4xx and change nothing", () => {
   it("unknown token, malformed XML, NaN scale, negative credit, duplicates, wrong types", async () => {
     const { token } = await issueCentralToken("careful");
