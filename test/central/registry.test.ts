@@ -235,8 +235,9 @@ describe("bad pushes get 4xx and change nothing", () => {
 
     const twice = expectError(await push(token, json({ app_versions: [reported(3, "a", ""), reported(3, "a", "")] })), 400);
     expect(twice.issues!.map((i) => i.path)).toEqual(["app_versions[1].id"]);
-    expectError(await push(token, "app_versions=1", "text/plain"), 415);
-    expectError(await push(token, json({ app_versions: [] }), ""), 415);
+    const unsupported = expectError(await push(token, "app_versions=1", "text/plain"), 415, "unsupported_media_type");
+    expect(unsupported.message).toContain("application/xml");
+    expectError(await push(token, json({ app_versions: [] }), ""), 415, "unsupported_media_type");
 
     expect(await centralState()).toEqual(before);
   });

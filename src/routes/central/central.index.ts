@@ -5,6 +5,7 @@
  * need no token: the aggregation job reads them directly.
  */
 import { OpenAPIHono, createRoute, z } from "@hono/zod-openapi";
+import { createMiddleware } from "hono/factory";
 import { count, eq, max, sql } from "drizzle-orm";
 import { runBatch } from "../../db/batch";
 import { centralContributions, centralContributors } from "../../db/schema";
@@ -25,6 +26,19 @@ import {
 } from "./central.schemas";
 
 const XML_TYPES = ["application/xml", "text/xml"] as const;
+
+function mediaType(header: string | undefined): string {
+  return header?.split(";")[0]?.trim().toLowerCase() ?? "";
+}
+
+/** A push is JSON or XML; anything else is 415, said in this route's own terms. */
+const requireExportMediaType = createMiddleware<AppEnv>(async (c, next) => {
+  const type = mediaType(c.req.header("content-type"));
+  if (type !== "application/json" && !(XML_TYPES as readonly string[]).includes(type)) {
+    throw new ApiError(415, "unsupported_media_type", "send the export as JSON (application/json) or as XML (application/xml)");
+  }
+  await next();
+});
 
 const pushRoute = createRoute({
   method: "post",
@@ -101,13 +115,12 @@ function pushFromXml(xml: string, project: string | undefined): Push {
 }
 
 export function mountCentral(app: OpenAPIHono<AppEnv>): void {
-  app.use("/v1/central/app-versions", requireCentralToken);
+  app.use("/v1/central/app-versions", requireCentralToken, requireExportMediaType);
   app.use("/v1/central/contributors", requireAdmin);
   app.use("/v1/central/contributors/:id", requireAdmin);
 
   app.openapi(pushRoute, async (c) => {
-    const type = c.req.header("content-type")?.split(";")[0]?.trim().toLowerCase() ?? "";
-    if (!type) throw new ApiError(400, "bad_request", "send the export as JSON or XML (Content-Type application/json or application/xml)");
+    const type = mediaType(c.req.header("content-type"));
     const query = c.req.valid("query");
     const push: Push = (XML_TYPES as readonly string[]).includes(type)
       ? pushFromXml(await c.req.text(), query.project)
