@@ -17,8 +17,10 @@ import { mountEntities } from "./routes/entities/entities.index";
 import { mountErrors } from "./routes/errors/errors.index";
 import { mountHostAppVersions } from "./routes/host-app-versions/host-app-versions.index";
 import { mountPasses } from "./routes/passes/passes.index";
+import { mountLeaderboards } from "./routes/leaderboards/leaderboards.index";
 import { mountPlanClasses } from "./routes/plan-classes/plan-classes.index";
 import { mountProjects } from "./routes/projects/projects.index";
+import { mountProjectReads } from "./routes/projects/projects.reads";
 import { mountRescale } from "./routes/rescale/rescale.index";
 import { mountStats } from "./routes/stats/stats.index";
 
@@ -58,6 +60,8 @@ export function createApp(): OpenAPIHono<AppEnv> {
   );
 
   mountProjects(app);
+  mountProjectReads(app);
+  mountLeaderboards(app);
   mountApps(app);
   mountAppVersions(app);
   mountEntities(app);

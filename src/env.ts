@@ -11,8 +11,18 @@ export type Env = {
 export type Project = typeof projects.$inferSelect;
 export type CentralContributor = typeof centralContributors.$inferSelect;
 
+/** What a route needs to know of the project it serves. */
+export type ProjectRef = Pick<Project, "id" | "slug">;
+
 /** Hono generics for this Worker: `new OpenAPIHono<AppEnv>()`. */
 export type AppEnv = {
   Bindings: Env;
-  Variables: { db: Db; project: Project; contributor: CentralContributor };
+  Variables: {
+    db: Db;
+    project: ProjectRef;
+    /** A public read made with the project's own token: answered from D1, not from KV. */
+    fresh?: boolean;
+    /** A central route's pushing contributor. */
+    contributor: CentralContributor;
+  };
 };

@@ -20,7 +20,8 @@ import {
   users,
   workunits,
 } from "./schema";
-import { chunks, col, insertFromJson, name } from "./sql-helpers";
+import { readModelWrites } from "./read-model-writes";
+import { chunks, col, insertFromJson, jsonRowsTable, name, ref } from "./sql-helpers";
 import {
   type Assignment,
   averageUpdate,
@@ -73,6 +74,7 @@ export function outcomeInserts(projectId: number, now: number, rows: readonly Ou
 }
 
 export function passWrites(projectId: number, now: number, effects: PassEffects): SQL[] {
+  const groups = grantGroups(effects.grants);
   return [
     ...outcomeInserts(
       projectId,
@@ -96,8 +98,10 @@ export function passWrites(projectId: number, now: number, effects: PassEffects)
     ...attributionWrites(projectId, now, effects),
     ...ensureHostAppVersions(projectId, effects.hostAppVersionsSeen),
     ...hostAppVersionChangeWrites(projectId, effects.hostAppVersionChanges),
-    ...grantWrites(projectId, now, effects.grants),
+    ...grantWrites(projectId, now, groups),
     ...versionWrites(projectId, now, effects),
+    // Last: the history copies each subject's RAC pair as the writes above left it.
+    ...readModelWrites(projectId, now, effects, groups),
   ];
 }
 
@@ -157,17 +161,6 @@ export function ensureHostAppVersions(projectId: number, keys: readonly HostAppV
     ),
   );
 }
-
-/** Pulls the fields of each JSON row into columns `alias.field` of a derived table. */
-function jsonRowsTable(alias: string, fields: readonly string[], rows: readonly object[]): SQL {
-  const columns = sql.join(
-    fields.map((f) => sql`json_extract(j.value, ${`$.${f}`}) AS ${sql.identifier(f)}`),
-    sql`, `,
-  );
-  return sql`(SELECT ${columns} FROM json_each(${JSON.stringify(rows)}) AS j) AS ${sql.identifier(alias)}`;
-}
-
-const ref = (alias: string, field: string): SQL => sql.raw(`${alias}."${field}"`);
 
 /** `column = CASE WHEN present THEN value ELSE column END`: a sample only some rows have. */
 function whenPresent(present: SQL, values: Record<string, SQL>): Assignment[] {
@@ -236,7 +229,7 @@ export function hostAppVersionChangeWrites(projectId: number, changes: readonly 
   );
 }
 
-type GrantPart = { credit: number; start: number };
+export type GrantPart = { credit: number; start: number };
 
 /** Grants grouped by row (a key string), keeping pass order inside each group. */
 function groupGrants(grants: readonly Grant[], keyOf: (g: Grant) => string | null): Map<string, GrantPart[]> {
@@ -299,23 +292,38 @@ export function creditRunWrites(
   );
 }
 
-function grantWrites(projectId: number, now: number, grants: readonly Grant[]): SQL[] {
+/** Who a pass credits: each grant's rows, keyed as creditRunWrites names them ("id" or "id/app"). */
+export interface GrantGroups {
+  readonly hosts: Map<string, GrantPart[]>;
+  readonly users: Map<string, GrantPart[]>;
+  readonly teams: Map<string, GrantPart[]>;
+  readonly userApps: Map<string, GrantPart[]>;
+  readonly teamApps: Map<string, GrantPart[]>;
+}
+
+export function grantGroups(grants: readonly Grant[]): GrantGroups {
+  return {
+    hosts: groupGrants(grants, (g) => `${g.hostId}`),
+    users: groupGrants(grants, (g) => (g.userId !== 0 ? `${g.userId}` : null)),
+    // A host without an owner credits only itself (BOINC's zombie hosts, edge case E18).
+    teams: groupGrants(grants, (g) => (g.userId !== 0 && g.teamId !== 0 ? `${g.teamId}` : null)),
+    userApps: groupGrants(grants, (g) => (g.userId !== 0 ? `${g.userId}/${g.appId}` : null)),
+    // BOINC keeps per-app credit for team 0 ("no team") too (Part B §2.14).
+    teamApps: groupGrants(grants, (g) => (g.userId !== 0 ? `${g.teamId}/${g.appId}` : null)),
+  };
+}
+
+function grantWrites(projectId: number, now: number, groups: GrantGroups): SQL[] {
   const holder = (t: typeof hosts | typeof users | typeof teams) => ({ total: t.totalCredit, avg: t.expavgCredit, time: t.expavgTime });
   const byApp = (t: typeof creditUsers | typeof creditTeams) => ({ total: t.total, avg: t.expavg, time: t.expavgTime, njobs: t.njobs });
-  const usersOf = (g: Grant) => (g.userId !== 0 ? `${g.userId}` : null);
-  // A host without an owner credits only itself (BOINC's zombie hosts, edge case E18).
-  const teamsOf = (g: Grant) => (g.userId !== 0 && g.teamId !== 0 ? `${g.teamId}` : null);
-  const userApps = groupGrants(grants, (g) => (g.userId !== 0 ? `${g.userId}/${g.appId}` : null));
-  // BOINC keeps per-app credit for team 0 ("no team") too (Part B §2.14).
-  const teamApps = groupGrants(grants, (g) => (g.userId !== 0 ? `${g.teamId}/${g.appId}` : null));
   return [
-    ...creditRunWrites(hosts, [hosts.id], holder(hosts), projectId, now, groupGrants(grants, (g) => `${g.hostId}`)),
-    ...creditRunWrites(users, [users.id], holder(users), projectId, now, groupGrants(grants, usersOf)),
-    ...creditRunWrites(teams, [teams.id], holder(teams), projectId, now, groupGrants(grants, teamsOf)),
-    ...ensureCreditByApp(creditUsers, creditUsers.userId, projectId, now, userApps),
-    ...creditRunWrites(creditUsers, [creditUsers.userId, creditUsers.appId], byApp(creditUsers), projectId, now, userApps),
-    ...ensureCreditByApp(creditTeams, creditTeams.teamId, projectId, now, teamApps),
-    ...creditRunWrites(creditTeams, [creditTeams.teamId, creditTeams.appId], byApp(creditTeams), projectId, now, teamApps),
+    ...creditRunWrites(hosts, [hosts.id], holder(hosts), projectId, now, groups.hosts),
+    ...creditRunWrites(users, [users.id], holder(users), projectId, now, groups.users),
+    ...creditRunWrites(teams, [teams.id], holder(teams), projectId, now, groups.teams),
+    ...ensureCreditByApp(creditUsers, creditUsers.userId, projectId, now, groups.userApps),
+    ...creditRunWrites(creditUsers, [creditUsers.userId, creditUsers.appId], byApp(creditUsers), projectId, now, groups.userApps),
+    ...ensureCreditByApp(creditTeams, creditTeams.teamId, projectId, now, groups.teamApps),
+    ...creditRunWrites(creditTeams, [creditTeams.teamId, creditTeams.appId], byApp(creditTeams), projectId, now, groups.teamApps),
   ];
 }
 

@@ -44,3 +44,15 @@ export function chunks<T>(rows: readonly T[], size = 500): T[][] {
   for (let i = 0; i < rows.length; i += size) out.push(rows.slice(i, i + size));
   return out;
 }
+
+/** Pulls the fields of each JSON row into columns `alias.field` of a derived table. */
+export function jsonRowsTable(alias: string, fields: readonly string[], rows: readonly object[]): SQL {
+  const columns = sql.join(
+    fields.map((f) => sql`json_extract(j.value, ${`$.${f}`}) AS ${sql.identifier(f)}`),
+    sql`, `,
+  );
+  return sql`(SELECT ${columns} FROM json_each(${JSON.stringify(rows)}) AS j) AS ${sql.identifier(alias)}`;
+}
+
+/** A column of a derived table: `alias."field"`. */
+export const ref = (alias: string, field: string): SQL => sql.raw(`${alias}."${field}"`);

@@ -13,7 +13,7 @@ import { col } from "./sql-helpers";
 import { updateAverage, updateAverageVar } from "../credit/average";
 import type { AverageParams } from "../credit/constants";
 import { CREDIT_HALF_LIFE, RAC_TAYLOR_THRESHOLD, SECONDS_PER_DAY } from "../credit/constants";
-import { TAYLOR_RATE, type RecentAverage, updateRecentAverage } from "../credit/recent-average";
+import { TAYLOR_RATE, type RecentAverage, decayedRecentAverage, updateRecentAverage } from "../credit/recent-average";
 
 /** A column assignment of an UPDATE: [column name, new value]. */
 export type Assignment = readonly [column: string, value: SQL];
@@ -121,3 +121,12 @@ export const recentAverageRun = {
   },
 };
 
+
+/** The stored pair decayed to `at`: what a leaderboard ranks by (decayedRecentAverage). */
+export const decayedRecentAverageTwin = {
+  ts: decayedRecentAverage,
+  sql(c: { avg: SQL; time: SQL }, at: SQL): SQL {
+    return sql`(CASE WHEN ${c.time} = 0 THEN ${c.avg}
+      ELSE ${c.avg} * exp(-max(${at} - ${c.time}, 0.0) * ${lit(Math.LN2)} / ${lit(CREDIT_HALF_LIFE)}) END)`;
+  },
+};

@@ -7,6 +7,7 @@ import { MIN_VERSION_SAMPLES } from "../credit/constants";
 import { type AppGpuOnlyFactor, type ScaleRegistry, appGpuOnlyFactor } from "../credit/gpu-only-factor";
 import { type ScaleBasis, computeVersionScales, versionsInService } from "../credit/version-scales";
 import { runBatch } from "../db/batch";
+import { PROJECT_SUBJECT, markDirty, newMark } from "../db/read-model-writes";
 import type { Db } from "../db/client";
 import { appVersions, apps, projects } from "../db/schema";
 import { loadPublishedTable, scaleRegistry } from "../db/plan-class-registry";
@@ -62,6 +63,8 @@ export async function rescaleProject(db: Db, projectId: number): Promise<AppResc
         : {}),
     });
   }
+  // New scales change the project's public app-version table: the cron rewrites it.
+  if (statements.length > 0) statements.push(...markDirty(projectId, [PROJECT_SUBJECT], newMark()));
   await runBatch(db, statements);
   return report;
 }

@@ -5,6 +5,7 @@
  */
 import { database } from "../db/client";
 import type { Env } from "../env";
+import { refreshSnapshots } from "./kv-refresh";
 import { publishPlanClassScales } from "./plan-class-scales";
 import { rescaleAllProjects } from "./rescale";
 import { exportAllStats } from "./stats-export";
@@ -21,6 +22,15 @@ export const JOBS: readonly Job[] = [
     name: "rescale",
     cron: "*/10 * * * *",
     run: async (env) => `rescaled ${await rescaleAllProjects(database(env.DB))} projects`,
+  },
+  {
+    // After rescale, so that a manual run publishes the new scales at once.
+    name: "kv-refresh",
+    cron: "* * * * *",
+    run: async (env, now) => {
+      const r = await refreshSnapshots(env, now);
+      return `wrote ${r.written} KV snapshots, ${r.failed} failed, ${r.left} marks left for the next run`;
+    },
   },
   {
     // Daily: the registry moves slowly, and each run is a version a project may pin.

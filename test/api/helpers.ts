@@ -138,6 +138,12 @@ function entityIds(body: PassBody): { hosts: number[]; users: number[] } {
   };
 }
 
+/** A holder as read, without what changes with the moment of reading. */
+function stored(body: any) {
+  const { as_of: _a, recent_average_credit: _r, snapshot_time: _s, apps, ...rest } = body;
+  return apps ? { ...rest, apps: apps.map(({ recent_average_credit: _x, ...a }: any) => a) } : rest;
+}
+
 /** What a failed request must leave untouched: apps, app-version statistics, hosts and users. */
 export async function ledgerState(api: Api, hostIds: number[], userIds: number[] = []) {
   const apps = await api.raw("GET", "/apps");
@@ -145,12 +151,12 @@ export async function ledgerState(api: Api, hostIds: number[], userIds: number[]
   const hosts: Record<number, unknown> = {};
   for (const id of hostIds) {
     const res = await api.raw("GET", `/hosts/${id}`);
-    hosts[id] = res.status === 200 ? { ...res.body, as_of: undefined, recent_average_credit: undefined } : res.status;
+    hosts[id] = res.status === 200 ? stored(res.body) : res.status;
   }
   const users: Record<number, unknown> = {};
   for (const id of userIds) {
     const res = await api.raw("GET", `/users/${id}`);
-    users[id] = res.status === 200 ? { ...res.body, as_of: undefined, recent_average_credit: undefined } : res.status;
+    users[id] = res.status === 200 ? stored(res.body) : res.status;
   }
   return { apps: apps.body, app_versions: versions.body, hosts, users };
 }

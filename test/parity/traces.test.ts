@@ -13,8 +13,8 @@ import small11 from "../fixtures/traces/small-11.jsonl?raw";
 import small11Expected from "../fixtures/traces/small-11.expected.json";
 import small12 from "../fixtures/traces/small-12.jsonl?raw";
 import small12Expected from "../fixtures/traces/small-12.expected.json";
-import { createProject, projectClient } from "../support/api";
-import { type TraceExpected, foldAnonymousId, parseTrace, relativeError } from "../support/trace";
+import { replay } from "../support/replay";
+import { type TraceExpected, foldAnonymousId, relativeError } from "../support/trace";
 
 const TOLERANCE = 1e-9;
 
@@ -24,68 +24,6 @@ const traces: [string, string, TraceExpected][] = [
   ["small-12", small12, small12Expected as TraceExpected],
   ["extreme-21", extreme21, extreme21Expected as TraceExpected],
 ];
-
-/** Result ids for trace error ops, which carry none: far above any id the traces use. */
-const ERROR_RESULT_IDS_FROM = 900_000_000;
-
-async function replay(text: string) {
-  const { slug, token } = await createProject("trace");
-  const api = projectClient(slug, token);
-  const granted = new Map<number, number>();
-  const credit = new Map<number, number>();
-  const appNumbers = new Map<string, number>();
-  let errorIds = ERROR_RESULT_IDS_FROM;
-  for (const op of parseTrace(text)) {
-    switch (op.op) {
-      case "app":
-        await api.ok("PUT", `/apps/${op.name}`, {
-          host_scale_check: op.host_scale_check,
-          ...(op.target_nresults === undefined ? {} : { target_nresults: op.target_nresults }),
-          ...(op.min_avg_pfc === undefined ? {} : { min_avg_pfc: op.min_avg_pfc }),
-        });
-        if (!appNumbers.has(op.name)) appNumbers.set(op.name, appNumbers.size + 1);
-        break;
-      case "app_version":
-        await api.ok("PUT", `/app-versions/${op.id}`, {
-          app: op.app,
-          platform: op.platform,
-          plan_class: op.plan_class,
-          version_num: op.version_num,
-        });
-        break;
-      case "pass": {
-        const res = await api.ok("POST", "/passes", { now: op.now, workunits: op.workunits });
-        for (const w of res.workunits) {
-          credit.set(w.id, w.credit);
-          for (const r of w.results) granted.set(r.id, r.granted_credit);
-        }
-        break;
-      }
-      case "rescale":
-        await api.ok("POST", "/rescale", { now: op.now });
-        break;
-      case "error":
-        await api.ok("POST", "/errors", {
-          now: op.now,
-          results: [
-            {
-              id: ++errorIds,
-              host_id: op.host_id,
-              app_version_id: op.app_version_id,
-              ...(op.app === undefined ? {} : { app: op.app }),
-              outcome: op.kind === "timeout" ? "timeout" : "error",
-              ...(op.delay_bound === undefined ? {} : { delay_bound: op.delay_bound }),
-            },
-          ],
-        });
-        break;
-      case "send":
-        // BOINC's scheduler sending a job: Cobblestone creates the host_app_version at validation.
-        break;
-    }
-  }
-  return { api, granted, credit, appNumbers };
-}
 
 describe.each(traces)("trace %s replayed through the API", (_name, text, expected) => {
   it("matches every expected number to 1e-9 relative", { timeout: 300_000 }, async () => {

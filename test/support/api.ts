@@ -7,14 +7,15 @@ const BASE = "http://cobblestone.test";
 export interface ApiResponse<T = any> {
   status: number;
   body: T;
+  headers?: Headers;
 }
 
 export async function call<T = any>(
   method: string,
   path: string,
-  opts: { token?: string; body?: unknown; rawBody?: string } = {},
+  opts: { token?: string; body?: unknown; rawBody?: string; headers?: Record<string, string> } = {},
 ): Promise<ApiResponse<T>> {
-  const headers: Record<string, string> = {};
+  const headers: Record<string, string> = { ...opts.headers };
   if (opts.token) headers.Authorization = `Bearer ${opts.token}`;
   let body: string | undefined;
   if (opts.rawBody !== undefined || opts.body !== undefined) {
@@ -29,7 +30,7 @@ export async function call<T = any>(
   } catch {
     // not JSON (e.g. the /docs page)
   }
-  return { status: res.status, body: parsed as T };
+  return { status: res.status, body: parsed as T, headers: res.headers };
 }
 
 let projects = 0;

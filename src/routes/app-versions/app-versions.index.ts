@@ -1,8 +1,13 @@
 import { OpenAPIHono, createRoute, z } from "@hono/zod-openapi";
-import { and, asc, eq } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
 import { appVersions, apps } from "../../db/schema";
 import type { AppEnv } from "../../env";
-import { loadProject, requireProjectToken } from "../../http/auth";
+import { PROJECT_SUBJECT, markOneDirty } from "../../db/read-model-writes";
+import { requireProjectToken } from "../../http/auth";
+import { loadAppVersions } from "../../snapshots/catalog";
+import { kvKeys } from "../../snapshots/keys";
+import { publicRead } from "../../snapshots/public-project";
+import { NOT_MODIFIED, readThrough, snapshotResponse } from "../../snapshots/store";
 import { ApiError, errorResponses } from "../../http/errors";
 import { IdParam, SlugParams } from "../common";
 
@@ -59,11 +64,12 @@ const listRoute = createRoute({
       description: "App versions by id",
       content: { "application/json": { schema: z.object({ app_versions: z.array(AppVersionSchema) }) } },
     },
-    ...errorResponses(404),
+    ...NOT_MODIFIED,
+    ...errorResponses(401, 403, 404),
   },
 });
 
-function body(v: typeof appVersions.$inferSelect, appName: string) {
+export function appVersionBody(v: typeof appVersions.$inferSelect, appName: string) {
   return {
     id: v.id,
     app: appName,
@@ -81,7 +87,7 @@ function body(v: typeof appVersions.$inferSelect, appName: string) {
 
 export function mountAppVersions(app: OpenAPIHono<AppEnv>): void {
   app.use("/v1/projects/:slug/app-versions/:id", requireProjectToken);
-  app.use("/v1/projects/:slug/app-versions", loadProject);
+  app.use("/v1/projects/:slug/app-versions", publicRead);
 
   app.openapi(putRoute, async (c) => {
     const { id } = c.req.valid("param");
@@ -107,22 +113,20 @@ export function mountAppVersions(app: OpenAPIHono<AppEnv>): void {
       versionNum: b.version_num,
       ...(b.deprecated === undefined ? {} : { deprecated: b.deprecated }),
     };
-    const [row] = await db
-      .insert(appVersions)
-      .values({ projectId, id, appId: appRow.id, ...fields })
-      .onConflictDoUpdate({ target: [appVersions.projectId, appVersions.id], set: fields })
-      .returning();
-    return c.json(body(row!, appRow.name), 200);
+    const [[row]] = await db.batch([
+      db
+        .insert(appVersions)
+        .values({ projectId, id, appId: appRow.id, ...fields })
+        .onConflictDoUpdate({ target: [appVersions.projectId, appVersions.id], set: fields })
+        .returning(),
+      markOneDirty(db, projectId, PROJECT_SUBJECT),
+    ]);
+    return c.json(appVersionBody(row!, appRow.name), 200);
   });
 
   app.openapi(listRoute, async (c) => {
-    const projectId = c.var.project.id;
-    const rows = await c.var.db
-      .select({ v: appVersions, appName: apps.name })
-      .from(appVersions)
-      .innerJoin(apps, and(eq(apps.projectId, appVersions.projectId), eq(apps.id, appVersions.appId)))
-      .where(eq(appVersions.projectId, projectId))
-      .orderBy(asc(appVersions.id));
-    return c.json({ app_versions: rows.map((r) => body(r.v, r.appName)) }, 200);
+    const { slug, id } = c.var.project;
+    const read = await readThrough(c, kvKeys.appVersions(slug), () => loadAppVersions(c.var.db, id));
+    return snapshotResponse(c, [read!.version], read!.data) as never;
   });
 }

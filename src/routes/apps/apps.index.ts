@@ -1,8 +1,13 @@
 import { OpenAPIHono, createRoute } from "@hono/zod-openapi";
-import { and, asc, eq, sql } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import { apps } from "../../db/schema";
 import type { AppEnv } from "../../env";
-import { loadProject, requireProjectToken } from "../../http/auth";
+import { PROJECT_SUBJECT, markOneDirty } from "../../db/read-model-writes";
+import { requireProjectToken } from "../../http/auth";
+import { loadApps } from "../../snapshots/catalog";
+import { kvKeys } from "../../snapshots/keys";
+import { publicRead } from "../../snapshots/public-project";
+import { NOT_MODIFIED, readThrough, snapshotResponse } from "../../snapshots/store";
 import { ApiError, errorResponses } from "../../http/errors";
 import { SlugParams } from "../common";
 import { AppListSchema, AppNameParams, AppSchema, PutAppSchema } from "./apps.schemas";
@@ -44,13 +49,14 @@ const listAppsRoute = createRoute({
   request: { params: SlugParams },
   responses: {
     200: { description: "Apps in registration order", content: { "application/json": { schema: AppListSchema } } },
-    ...errorResponses(404),
+    ...NOT_MODIFIED,
+    ...errorResponses(401, 403, 404),
   },
 });
 
 export function mountApps(app: OpenAPIHono<AppEnv>): void {
   app.use("/v1/projects/:slug/apps/:app", requireProjectToken);
-  app.use("/v1/projects/:slug/apps", loadProject);
+  app.use("/v1/projects/:slug/apps", publicRead);
 
   app.openapi(putAppRoute, async (c) => {
     const { app: appName } = c.req.valid("param");
@@ -77,19 +83,23 @@ export function mountApps(app: OpenAPIHono<AppEnv>): void {
     };
     // Apps are numbered 1, 2, 3 … per project, in order of registration (BOINC's app.id).
     const nextId = sql<number>`(SELECT coalesce(max(${apps.id}), 0) + 1 FROM ${apps} WHERE ${apps.projectId} = ${projectId})`;
-    const [row] = await db
-      .insert(apps)
-      .values({ projectId, id: nextId, name: appName, ...settings })
-      .onConflictDoUpdate({
-        target: [apps.projectId, apps.name],
-        set: Object.keys(settings).length > 0 ? settings : { name: appName },
-      })
-      .returning();
+    const [[row]] = await db.batch([
+      db
+        .insert(apps)
+        .values({ projectId, id: nextId, name: appName, ...settings })
+        .onConflictDoUpdate({
+          target: [apps.projectId, apps.name],
+          set: Object.keys(settings).length > 0 ? settings : { name: appName },
+        })
+        .returning(),
+      markOneDirty(db, projectId, PROJECT_SUBJECT),
+    ]);
     return c.json(appBody(row!), 200);
   });
 
   app.openapi(listAppsRoute, async (c) => {
-    const rows = await c.var.db.select().from(apps).where(eq(apps.projectId, c.var.project.id)).orderBy(asc(apps.id));
-    return c.json({ apps: rows.map(appBody) }, 200);
+    const { slug, id } = c.var.project;
+    const read = await readThrough(c, kvKeys.apps(slug), () => loadApps(c.var.db, id));
+    return snapshotResponse(c, [read!.version], read!.data) as never;
   });
 }

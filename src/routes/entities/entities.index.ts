@@ -1,82 +1,27 @@
 /**
  * Hosts, users and teams: the credit holders. A project may register them (PUT, with
  * create_time, which starts their RAC clock as in BOINC); a pass creates any it names first.
+ * Anyone reads them (GET): from their KV snapshot, RAC decayed to the time of the answer.
  */
-import { OpenAPIHono, createRoute, z } from "@hono/zod-openapi";
-import { and, eq, sql } from "drizzle-orm";
-import { decayedRecentAverage } from "../../credit/recent-average";
+import { OpenAPIHono, createRoute } from "@hono/zod-openapi";
+import { sql } from "drizzle-orm";
+import { markOneDirty } from "../../db/read-model-writes";
 import { hosts, teams, users } from "../../db/schema";
 import type { AppEnv } from "../../env";
-import { loadProject, requireProjectToken } from "../../http/auth";
+import { requireProjectToken } from "../../http/auth";
 import { ApiError, errorResponses } from "../../http/errors";
-import { IdParam, MAX_CLOCK_SKEW_SECONDS, OptionalIdSchema, SlugParams, TimeSchema, serverNow } from "../common";
+import { SUBJECT_OF_KIND, holderFromRow, loadHolderSnapshots, type HolderRow } from "../../snapshots/holders";
+import { type HolderKind, HOLDER_KINDS, kvKeys } from "../../snapshots/keys";
+import { presentHolder } from "../../snapshots/present";
+import { historyFromDay, publicRead } from "../../snapshots/public-project";
+import { NOT_MODIFIED, readThrough, snapshotResponse } from "../../snapshots/store";
+import { IdParam, MAX_CLOCK_SKEW_SECONDS, SlugParams, serverNow } from "../common";
+import { HistoryQuery, HistorySchema, covers, historyBody, historyWindow } from "../history/history.schemas";
+import { type PutHolder, publicSchemas, putSchemas, storedSchemas } from "./entities.schemas";
 
-type Kind = "hosts" | "users" | "teams";
 const tables = { hosts, users, teams } as const;
-type Row = typeof hosts.$inferSelect | typeof users.$inferSelect | typeof teams.$inferSelect;
 
-const PutBase = {
-  create_time: TimeSchema.optional().openapi({ description: "Unix seconds; starts the RAC clock (default: now)" }),
-  name: z.string().max(254).optional(),
-};
-const putSchemas = {
-  hosts: z
-    .strictObject({
-      ...PutBase,
-      user_id: OptionalIdSchema.optional(),
-      cpid: z.string().max(64).optional().openapi({ description: "BOINC's host_cpid (already hashed with the owner's email)" }),
-    })
-    .openapi("PutHost"),
-  users: z
-    .strictObject({
-      ...PutBase,
-      team_id: OptionalIdSchema.optional(),
-      cpid: z.string().max(64).optional(),
-      stats_export: z.boolean().optional().openapi({ description: "false: left out of stats exports and cross-project totals (default true)" }),
-    })
-    .openapi("PutUser"),
-  teams: z.strictObject({ ...PutBase }).openapi("PutTeam"),
-};
-
-const CreditHolderSchema = z.object({
-  id: z.number().int(),
-  name: z.string().nullable(),
-  create_time: z.number(),
-  total_credit: z.number(),
-  expavg_credit: z.number().openapi({ description: "BOINC's stored RAC, as of expavg_time" }),
-  expavg_time: z.number(),
-  recent_average_credit: z.number().openapi({ description: "expavg_credit decayed to as_of" }),
-  as_of: z.number().openapi({ description: "The time of this answer (Unix seconds)" }),
-});
-const responseSchemas = {
-  hosts: CreditHolderSchema.extend({ user_id: z.number().int(), host_cpid: z.string().nullable() }).openapi("Host"),
-  users: CreditHolderSchema.extend({ team_id: z.number().int(), cpid: z.string().nullable(), stats_export: z.boolean() }).openapi("User"),
-  teams: CreditHolderSchema.openapi("Team"),
-};
-
-function body(kind: Kind, row: Row, asOf: number) {
-  const base = {
-    id: row.id,
-    name: row.name,
-    create_time: row.createTime,
-    total_credit: row.totalCredit,
-    expavg_credit: row.expavgCredit,
-    expavg_time: row.expavgTime,
-    recent_average_credit: decayedRecentAverage(row, asOf),
-    as_of: asOf,
-  };
-  if (kind === "hosts") {
-    const h = row as typeof hosts.$inferSelect;
-    return { ...base, user_id: h.userId, host_cpid: h.hostCpid };
-  }
-  if (kind === "users") {
-    const u = row as typeof users.$inferSelect;
-    return { ...base, team_id: u.teamId, cpid: u.cpid, stats_export: u.statsExport };
-  }
-  return base;
-}
-
-function mountKind(app: OpenAPIHono<AppEnv>, kind: Kind): void {
+function mountKind(app: OpenAPIHono<AppEnv>, kind: HolderKind): void {
   const table = tables[kind];
   const params = SlugParams.extend({ id: IdParam });
   const one = kind.slice(0, -1);
@@ -91,7 +36,7 @@ function mountKind(app: OpenAPIHono<AppEnv>, kind: Kind): void {
     security: [{ projectToken: [] }],
     request: { params, body: { required: true, content: { "application/json": { schema: putSchemas[kind] } } } },
     responses: {
-      200: { description: `The ${one} as stored`, content: { "application/json": { schema: responseSchemas[kind] } } },
+      200: { description: `The ${one} as stored`, content: { "application/json": { schema: storedSchemas[kind] } } },
       ...errorResponses(400, 401, 403, 422),
     },
   });
@@ -99,21 +44,37 @@ function mountKind(app: OpenAPIHono<AppEnv>, kind: Kind): void {
     method: "get",
     path: `/v1/projects/{slug}/${kind}/{id}`,
     tags: ["Credit"],
-    summary: `A ${one}'s credit: total, BOINC's stored RAC pair, and the RAC decayed to now`,
+    summary: `A ${one}'s credit: total, BOINC's stored RAC pair, the RAC decayed to now${kind === "hosts" ? "" : ", credit per app"}`,
+    description:
+      "Served from a KV snapshot that the minute cron refreshes after each pass; with the project's token, from the ledger.",
     request: { params },
     responses: {
-      200: { description: `The ${one}`, content: { "application/json": { schema: responseSchemas[kind] } } },
-      ...errorResponses(404),
+      200: { description: `The ${one}`, content: { "application/json": { schema: publicSchemas[kind] } } },
+      ...NOT_MODIFIED,
+      ...errorResponses(401, 403, 404),
+    },
+  });
+  const historyRoute = createRoute({
+    method: "get",
+    path: `/v1/projects/{slug}/${kind}/{id}/history`,
+    tags: ["Credit"],
+    summary: `A ${one}'s daily credit (UTC days): granted that day, total and RAC at its end`,
+    request: { params, query: HistoryQuery },
+    responses: {
+      200: { description: "One entry per day, oldest first", content: { "application/json": { schema: HistorySchema } } },
+      ...NOT_MODIFIED,
+      ...errorResponses(400, 401, 403, 404),
     },
   });
 
   app.use(`/v1/projects/:slug/${kind}/:id`, async (c, next) =>
-    c.req.method === "GET" ? loadProject(c, next) : requireProjectToken(c, next),
+    c.req.method === "GET" ? publicRead(c, next) : requireProjectToken(c, next),
   );
+  app.use(`/v1/projects/:slug/${kind}/:id/history`, publicRead);
 
   app.openapi(putRoute, async (c) => {
     const { id } = c.req.valid("param");
-    const b = c.req.valid("json") as z.infer<(typeof putSchemas)["hosts"]> & z.infer<(typeof putSchemas)["users"]>;
+    const b = c.req.valid("json") as PutHolder;
     const now = serverNow();
     if (b.create_time !== undefined && b.create_time > now + MAX_CLOCK_SKEW_SECONDS) {
       throw new ApiError(422, "create_time_in_future", "create_time is in the future", [
@@ -139,28 +100,52 @@ function mountKind(app: OpenAPIHono<AppEnv>, kind: Kind): void {
             expavgTime: sql`CASE WHEN ${table.totalCredit} = 0 AND ${table.expavgCredit} = 0 THEN ${createTime} ELSE ${table.expavgTime} END`,
           };
     const set = { ...details, ...clock };
-    const [row] = await c.var.db
-      .insert(table)
-      .values({ projectId, id, createTime, expavgTime: createTime, ...details } as typeof hosts.$inferInsert)
-      .onConflictDoUpdate({
-        target: [table.projectId, table.id],
-        set: Object.keys(set).length > 0 ? set : { id },
-      })
-      .returning();
-    return c.json(body(kind, row as Row, now) as never, 200);
+    const db = c.var.db;
+    const [[row]] = await db.batch([
+      db
+        .insert(table)
+        .values({ projectId, id, createTime, expavgTime: createTime, ...details } as typeof hosts.$inferInsert)
+        .onConflictDoUpdate({ target: [table.projectId, table.id], set: Object.keys(set).length > 0 ? set : { id } })
+        .returning(),
+      // The public snapshot shows names and owners too: the cron rewrites it.
+      markOneDirty(db, projectId, { subject: SUBJECT_OF_KIND[kind], id }),
+    ]);
+    return c.json(presentHolder(holderFromRow(kind, row as HolderRow), now) as never, 200);
   });
+
+  /** The holder's snapshot: KV, or D1 (`fromDay` on) when the key is missing or asked fresh. */
+  const readHolder = (c: Parameters<typeof readThrough>[0], id: number, fromDay: number) =>
+    readThrough(c, kvKeys.holder(c.var.project.slug, kind, id), async () => {
+      const loaded = await loadHolderSnapshots(c.var.db, c.var.project.id, kind, [id], fromDay);
+      return loaded.get(id) ?? null;
+    });
+  const notFound = (c: { var: AppEnv["Variables"] }, id: number) =>
+    new ApiError(404, "not_found", `no ${one} ${id} in project '${c.var.project.slug}'`);
 
   app.openapi(getRoute, async (c) => {
     const { id } = c.req.valid("param");
-    const [row] = await c.var.db
-      .select()
-      .from(table)
-      .where(and(eq(table.projectId, c.var.project.id), eq(table.id, id)));
-    if (!row) throw new ApiError(404, "not_found", `no ${one} ${id} in project '${c.var.project.slug}'`);
-    return c.json(body(kind, row as Row, serverNow()) as never, 200);
+    const asOf = serverNow();
+    const read = await readHolder(c, id, historyFromDay(asOf));
+    if (!read) throw notFound(c, id);
+    const { history: _history, ...holder } = read.data;
+    return snapshotResponse(c, [read.version], { ...presentHolder(holder, asOf), snapshot_time: read.takenAt }) as never;
+  });
+
+  app.openapi(historyRoute, async (c) => {
+    const { id } = c.req.valid("param");
+    const window = historyWindow(c.req.valid("query"), serverNow());
+    let read = await readHolder(c, id, historyFromDay(window.now));
+    if (!read) throw notFound(c, id);
+    if (!covers(read.data.history, window)) {
+      // Older than the snapshot keeps: straight from the ledger, not cached.
+      const loaded = await loadHolderSnapshots(c.var.db, c.var.project.id, kind, [id], window.firstDay);
+      read = { data: loaded.get(id) ?? read.data, takenAt: window.now, version: `${read.version}.${Math.floor(window.now)}` };
+    }
+    const body = historyBody(read.data.history.buckets, read.data.total_credit, window, read.takenAt);
+    return snapshotResponse(c, [read.version, `${window.firstDay}`, `${window.lastDay}`], body) as never;
   });
 }
 
 export function mountEntities(app: OpenAPIHono<AppEnv>): void {
-  for (const kind of ["hosts", "users", "teams"] as const) mountKind(app, kind);
+  for (const kind of HOLDER_KINDS) mountKind(app, kind);
 }

@@ -40,13 +40,16 @@ export function mountProjects(app: OpenAPIHono<AppEnv>): void {
   app.openapi(createProjectRoute, async (c) => {
     const body = c.req.valid("json");
     const token = newProjectToken();
+    const now = serverNow();
     try {
       await c.var.db.insert(projects).values({
         slug: body.slug,
         name: body.name,
         url: body.url ?? null,
         tokenHash: await sha256Hex(token),
-        createdAt: serverNow(),
+        createdAt: now,
+        // The project's RAC clock starts at its creation, like a host's or a user's.
+        expavgTime: now,
       });
     } catch (e) {
       if (isPrimaryKeyConflict(e)) throw new ApiError(409, "conflict", `project '${body.slug}' already exists`);

@@ -1,0 +1,76 @@
+/**
+ * Daily credit history (UTC days): from the stored buckets of the days that had grants to a
+ * dense series with, for each day, the credit granted, the total and the RAC at its end.
+ */
+import { SECONDS_PER_DAY } from "./constants";
+import { decayedRecentAverage } from "./recent-average";
+
+/** Days since 1970-01-01 UTC. */
+export function dayOf(time: number): number {
+  return Math.floor(time / SECONDS_PER_DAY);
+}
+
+/** "YYYY-MM-DD" of a day number. */
+export function dateOfDay(day: number): string {
+  return new Date(day * SECONDS_PER_DAY * 1000).toISOString().slice(0, 10);
+}
+
+/** The day number of "YYYY-MM-DD" (UTC), or NaN if it is no such date. */
+export function dayOfDate(date: string): number {
+  const ms = Date.parse(`${date}T00:00:00Z`);
+  return Number.isNaN(ms) || dateOfDay(ms / 86_400_000) !== date ? Number.NaN : ms / 86_400_000;
+}
+
+/** One stored day: the credit granted in it and the RAC pair after its last grant. */
+export interface DayBucket {
+  readonly day: number;
+  readonly credit: number;
+  readonly expavgCredit: number;
+  readonly expavgTime: number;
+}
+
+export interface HistoryDay {
+  readonly date: string;
+  /** Credit granted that day. */
+  readonly credit: number;
+  /** Total credit at the end of the day. */
+  readonly total_credit: number;
+  /** RAC at the end of the day (today: at `now`). */
+  readonly expavg_credit: number;
+}
+
+export interface HistoryWindow {
+  readonly firstDay: number;
+  readonly lastDay: number;
+  /** When the series is read: today's RAC is decayed to here, not to midnight. */
+  readonly now: number;
+}
+
+/**
+ * `buckets` (ascending by day) must hold every bucket from `firstDay` on, and the last one
+ * before it if any (it carries the RAC into the window). The total at the end of a day is the
+ * current total less the credit of the days after it, so the last day's total is the
+ * subject's total itself.
+ */
+export function dailyHistory(buckets: readonly DayBucket[], totalCredit: number, w: HistoryWindow): HistoryDay[] {
+  const inWindowOrLater = buckets.filter((b) => b.day >= w.firstDay);
+  let total = totalCredit - inWindowOrLater.reduce((sum, b) => sum + b.credit, 0);
+  let latest = buckets.filter((b) => b.day < w.firstDay).at(-1);
+  const byDay = new Map(inWindowOrLater.map((b) => [b.day, b]));
+  const days: HistoryDay[] = [];
+  for (let day = w.firstDay; day <= w.lastDay; day++) {
+    const bucket = byDay.get(day);
+    if (bucket) {
+      total += bucket.credit;
+      latest = bucket;
+    }
+    const endOfDay = Math.min((day + 1) * SECONDS_PER_DAY, w.now);
+    days.push({
+      date: dateOfDay(day),
+      credit: bucket?.credit ?? 0,
+      total_credit: total,
+      expavg_credit: latest ? decayedRecentAverage(latest, endOfDay) : 0,
+    });
+  }
+  return days;
+}

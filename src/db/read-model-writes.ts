@@ -1,0 +1,137 @@
+/**
+ * What a pass adds for the read side: the project's own credit, the day's history bucket of
+ * every subject it credited, and the marks that tell the minute cron which KV snapshots to
+ * rewrite (passes never write KV: DESIGN.md, Reads from KV).
+ */
+import { type SQL, sql } from "drizzle-orm";
+import { dayOf } from "../credit/history";
+import type { Attribution, Grant, PassEffects } from "../credit/pass";
+import type { Db } from "./client";
+import type { GrantGroups, GrantPart } from "./pass-writes";
+import { type CreditSubject, creditHistory, hosts, kvDirty, projects, teams, users } from "./schema";
+import { chunks, insertFromJson, jsonRowsTable, name, ref } from "./sql-helpers";
+import { grantRun, recentAverageRun, setClause } from "./stat-updates";
+
+export function readModelWrites(projectId: number, now: number, effects: PassEffects, groups: GrantGroups): SQL[] {
+  return [
+    ...projectCreditWrite(projectId, now, effects.grants),
+    ...historyWrites(projectId, now, groups, effects.grants),
+    ...markDirty(projectId, dirtySubjects(effects.attributions), newMark()),
+  ];
+}
+
+/** The whole pass is one grant run on the project's row (the same update as a user's). */
+function projectCreditWrite(projectId: number, now: number, grants: readonly Grant[]): SQL[] {
+  if (grants.length === 0) return [];
+  const run = grantRun(now, grants.map((g) => ({ credit: g.credit, start: g.startTime })));
+  const rac = recentAverageRun.sql(
+    { avg: name(projects.expavgCredit), time: name(projects.expavgTime) },
+    { now: sql`${now}`, credit: sql`${run.first.credit}`, start: sql`${run.first.start}`, rest: sql`${run.restCredit}` },
+  );
+  return [
+    sql`UPDATE ${projects} SET ${setClause([
+      [projects.totalCredit.name, sql`${name(projects.totalCredit)} + ${run.first.credit + run.restCredit}`],
+      [projects.expavgCredit.name, rac.avg],
+      [projects.expavgTime.name, rac.time],
+    ])} WHERE ${name(projects.id)} = ${projectId}`,
+  ];
+}
+
+const sumOf = (parts: readonly GrantPart[]) => parts.reduce((sum, p) => sum + p.credit, 0);
+
+/**
+ * Adds the pass's credit to each subject's bucket of the day of `now`, and copies the RAC pair
+ * the subject has after this pass (the latest pair wins when passes arrive out of order).
+ */
+function historyWrites(projectId: number, now: number, groups: GrantGroups, grants: readonly Grant[]): SQL[] {
+  const day = dayOf(now);
+  const h = creditHistory;
+  const upsert = sql`ON CONFLICT DO UPDATE SET ${setClause([
+    [h.credit.name, sql`${name(h.credit)} + excluded.${name(h.credit)}`],
+    [
+      h.expavgCredit.name,
+      sql`CASE WHEN excluded.${name(h.expavgTime)} >= ${name(h.expavgTime)} THEN excluded.${name(h.expavgCredit)} ELSE ${name(h.expavgCredit)} END`,
+    ],
+    [h.expavgTime.name, sql`max(${name(h.expavgTime)}, excluded.${name(h.expavgTime)})`],
+  ])}`;
+  const columns = sql`(${name(h.projectId)}, ${name(h.subject)}, ${name(h.entityId)}, ${name(h.day)}, ${name(h.credit)}, ${name(h.expavgCredit)}, ${name(h.expavgTime)})`;
+  const g = (f: string) => ref("g", f);
+  const fromHolders = (subject: CreditSubject, table: typeof hosts | typeof users | typeof teams, group: Map<string, GrantPart[]>) =>
+    chunks([...group].map(([id, parts]) => ({ id: Number(id), credit: sumOf(parts) }))).map(
+      (rows) => sql`INSERT INTO ${h} ${columns}
+        SELECT ${projectId}, ${subject}, t.${name(table.id)}, ${day}, ${g("credit")}, t.${name(table.expavgCredit)}, t.${name(table.expavgTime)}
+        FROM ${table} AS t JOIN ${jsonRowsTable("g", ["id", "credit"], rows)}
+          ON t.${name(table.projectId)} = ${projectId} AND t.${name(table.id)} = ${g("id")}
+        WHERE true ${upsert}`,
+    );
+  const total = grants.reduce((sum, x) => sum + x.credit, 0);
+  return [
+    ...fromHolders("host", hosts, groups.hosts),
+    ...fromHolders("user", users, groups.users),
+    ...fromHolders("team", teams, groups.teams),
+    ...(grants.length === 0
+      ? []
+      : [
+          sql`INSERT INTO ${h} ${columns}
+            SELECT ${projectId}, ${"project"}, 0, ${day}, ${total}, ${name(projects.expavgCredit)}, ${name(projects.expavgTime)}
+            FROM ${projects} WHERE ${name(projects.id)} = ${projectId} ${upsert}`,
+        ]),
+  ];
+}
+
+export interface SubjectRef {
+  readonly subject: CreditSubject;
+  readonly id: number;
+}
+
+/** The project as a whole: its totals, apps, app versions and leaderboards. */
+export const PROJECT_SUBJECT: SubjectRef = { subject: "project", id: 0 };
+
+/** Everything a pass may have changed the public view of: its hosts, users, teams, project. */
+function dirtySubjects(attributions: readonly Attribution[]): SubjectRef[] {
+  if (attributions.length === 0) return [];
+  const seen = new Set<string>();
+  const out: SubjectRef[] = [PROJECT_SUBJECT];
+  const add = (subject: CreditSubject, id: number) => {
+    const key = `${subject}/${id}`;
+    if (seen.has(key)) return;
+    seen.add(key);
+    out.push({ subject, id });
+  };
+  for (const a of attributions) {
+    add("host", a.hostId);
+    if (a.userId !== 0) add("user", a.userId);
+    if (a.userId !== 0 && a.teamId !== 0) add("team", a.teamId);
+  }
+  return out;
+}
+
+/** A fresh mark: the cron clears a mark only if it is still the one it read. */
+export function newMark(): number {
+  const [hi, lo] = crypto.getRandomValues(new Uint32Array(2));
+  return (hi! % 2 ** 21) * 2 ** 32 + lo!;
+}
+
+export function markDirty(projectId: number, subjects: readonly SubjectRef[], mark: number): SQL[] {
+  return chunks(subjects).map((rows) =>
+    insertFromJson(
+      sql`${kvDirty}`,
+      [
+        [kvDirty.projectId, sql`${projectId}`],
+        [kvDirty.subject, "subject"],
+        [kvDirty.entityId, "id"],
+        [kvDirty.mark, sql`${mark}`],
+      ],
+      rows,
+      sql`ON CONFLICT DO UPDATE SET ${name(kvDirty.mark)} = excluded.${name(kvDirty.mark)}`,
+    ),
+  );
+}
+
+/** One mark, as a query a drizzle batch can hold beside the write it belongs to. */
+export function markOneDirty(db: Db, projectId: number, ref: SubjectRef) {
+  return db
+    .insert(kvDirty)
+    .values({ projectId, subject: ref.subject, entityId: ref.id, mark: newMark() })
+    .onConflictDoUpdate({ target: [kvDirty.projectId, kvDirty.subject, kvDirty.entityId], set: { mark: sql`excluded.${name(kvDirty.mark)}` } });
+}

@@ -1,0 +1,151 @@
+/**
+ * The minute cron's KV refresh (DESIGN.md, Reads from KV): fresh snapshots of everything
+ * passes and registrations marked, then the marks it wrote are cleared; a mark set again
+ * meanwhile has another number and stays. A run does at most `budget` KV writes (a Worker
+ * invocation may do 1,000 KV operations); the rest waits for the next minute, and a failed
+ * write leaves its mark for the next run too.
+ */
+import { asc, sql } from "drizzle-orm";
+import { runBatch } from "../db/batch";
+import { type Db, database } from "../db/client";
+import { kvDirty, projects } from "../db/schema";
+import { chunks, name } from "../db/sql-helpers";
+import type { Env } from "../env";
+import { loadAppVersions, loadApps } from "../snapshots/catalog";
+import { loadHolderSnapshots } from "../snapshots/holders";
+import { HOLDER_KINDS, KIND_OF_SUBJECT, LEADERBOARD_ORDERS, kvKeys } from "../snapshots/keys";
+import { loadLeaderboardPages } from "../snapshots/leaderboard";
+import { SNAPSHOT_LIMITS } from "../snapshots/limits";
+import { loadProjectList, loadProjectSnapshot } from "../snapshots/project";
+import { historyFromDay } from "../snapshots/public-project";
+import { storedText } from "../snapshots/store";
+
+type Mark = typeof kvDirty.$inferSelect;
+interface Write {
+  readonly key: string;
+  readonly text: string;
+}
+/** A mark and the writes that settle it. */
+interface Job {
+  readonly mark: Mark | null;
+  readonly writes: readonly Write[];
+}
+
+export interface RefreshReport {
+  readonly written: number;
+  readonly failed: number;
+  /** Marks still set after the run (for the next one). */
+  readonly left: number;
+}
+
+const LOAD_CHUNK = 100;
+
+export async function refreshSnapshots(env: Env, now: number, budget: number = SNAPSHOT_LIMITS.kvWritesPerRun): Promise<RefreshReport> {
+  const db = database(env.DB);
+  // Project marks first (totals, leaderboards: few, and what most readers see), then
+  // holders, oldest mark first.
+  const isProject = sql`${kvDirty.subject} = 'project'`;
+  const [projectMarks, holderMarks] = await db.batch([
+    db.select().from(kvDirty).where(isProject),
+    db.select().from(kvDirty).where(sql`NOT ${isProject}`).orderBy(asc(sql`rowid`)).limit(budget),
+  ]);
+  const marks = [...projectMarks, ...holderMarks];
+  const jobs = await planWrites(db, marks, now, budget);
+  const failedKeys = await putAll(env.KV, jobs.flatMap((j) => j.writes));
+  const settled = jobs.filter((j) => j.mark && j.writes.every((w) => !failedKeys.has(w.key))).map((j) => j.mark!);
+  await clearMarks(db, settled);
+  const [left] = await db.select({ n: sql<number>`count(*)` }).from(kvDirty);
+  return { written: jobs.reduce((n, j) => n + j.writes.length, 0) - failedKeys.size, failed: failedKeys.size, left: left?.n ?? 0 };
+}
+
+async function planWrites(db: Db, marks: readonly Mark[], now: number, budget: number): Promise<Job[]> {
+  const slugs = new Map(
+    (await db.select({ id: projects.id, slug: projects.slug }).from(projects)).map((p) => [p.id, p.slug] as const),
+  );
+  const fromDay = historyFromDay(now);
+  const jobs: Job[] = [];
+  let spent = 0;
+  const take = (job: Job) => {
+    jobs.push(job);
+    spent += job.writes.length;
+  };
+  const text = <T>(data: T) => storedText(data, now);
+
+  for (const mark of marks.filter((m) => m.subject === "project")) {
+    const slug = slugs.get(mark.projectId)!;
+    const snapshot = await loadProjectSnapshot(db, slug, fromDay);
+    if (!snapshot) continue;
+    const pagesOf = (n: number) =>
+      Math.min(SNAPSHOT_LIMITS.leaderboardPagesKept, Math.max(1, Math.ceil(n / SNAPSHOT_LIMITS.leaderboardPageSize)));
+    const pages = { hosts: pagesOf(snapshot.hosts), users: pagesOf(snapshot.users), teams: pagesOf(snapshot.teams) };
+    const cost = 3 + LEADERBOARD_ORDERS.length * (pages.hosts + pages.users + pages.teams) + (spent === 0 ? 1 : 0);
+    if (spent + cost > budget) break;
+    if (spent === 0) take({ mark: null, writes: [{ key: kvKeys.projects(), text: text(await loadProjectList(db)) }] });
+    const writes: Write[] = [
+      { key: kvKeys.project(slug), text: text(snapshot) },
+      { key: kvKeys.apps(slug), text: text(await loadApps(db, snapshot.id)) },
+      { key: kvKeys.appVersions(slug), text: text(await loadAppVersions(db, snapshot.id)) },
+    ];
+    for (const kind of HOLDER_KINDS) {
+      for (const by of LEADERBOARD_ORDERS) {
+        const loaded = await loadLeaderboardPages(db, snapshot.id, kind, by, 0, pages[kind], now);
+        loaded.forEach((page, n) => writes.push({ key: kvKeys.leaderboardPage(slug, kind, by, n), text: text(page) }));
+      }
+    }
+    take({ mark, writes });
+  }
+
+  const holderMarks = marks.filter((m) => m.subject !== "project");
+  const groups = new Map<string, Mark[]>();
+  for (const m of holderMarks) {
+    const key = `${m.projectId}/${m.subject}`;
+    const list = groups.get(key);
+    if (list) list.push(m);
+    else groups.set(key, [m]);
+  }
+  for (const group of groups.values()) {
+    const { projectId, subject } = group[0]!;
+    const kind = KIND_OF_SUBJECT[subject as keyof typeof KIND_OF_SUBJECT];
+    const slug = slugs.get(projectId)!;
+    for (const chunk of chunks(group, LOAD_CHUNK)) {
+      const room = budget - spent;
+      if (room <= 0) return jobs;
+      const part = chunk.slice(0, room);
+      const loaded = await loadHolderSnapshots(db, projectId, kind, part.map((m) => m.entityId), fromDay);
+      for (const mark of part) {
+        const snapshot = loaded.get(mark.entityId);
+        // A mark without a row (none is ever deleted, but be safe) is cleared with no write.
+        take({ mark, writes: snapshot ? [{ key: kvKeys.holder(slug, kind, mark.entityId), text: text(snapshot) }] : [] });
+      }
+    }
+  }
+  return jobs;
+}
+
+/** Writes everything, a few at a time; returns the keys whose write failed. */
+async function putAll(kv: KVNamespace, writes: readonly Write[]): Promise<Set<string>> {
+  const failed = new Set<string>();
+  for (const batch of chunks(writes, SNAPSHOT_LIMITS.kvWriteConcurrency)) {
+    const outcomes = await Promise.allSettled(batch.map((w) => kv.put(w.key, w.text)));
+    outcomes.forEach((o, i) => {
+      if (o.status === "rejected") {
+        console.error(`KV write of ${batch[i]!.key} failed:`, o.reason);
+        failed.add(batch[i]!.key);
+      }
+    });
+  }
+  return failed;
+}
+
+/** Clears the marks that still carry the number we read. */
+async function clearMarks(db: Db, marks: readonly Mark[]): Promise<void> {
+  const k = kvDirty;
+  await runBatch(
+    db,
+    chunks(marks).map(
+      (rows) => sql`DELETE FROM ${k} WHERE (${name(k.projectId)}, ${name(k.subject)}, ${name(k.entityId)}, ${name(k.mark)}) IN
+        (SELECT json_extract(j.value, '$[0]'), json_extract(j.value, '$[1]'), json_extract(j.value, '$[2]'), json_extract(j.value, '$[3]')
+         FROM json_each(${JSON.stringify(rows.map((m) => [m.projectId, m.subject, m.entityId, m.mark]))}) AS j)`,
+    ),
+  );
+}

@@ -1,0 +1,25 @@
+/**
+ * KV keys of the public read model. Everything a project shows lives under `p/{slug}`; slugs
+ * never change, so a key names the same thing for ever.
+ */
+import type { CreditSubject } from "../db/schema";
+
+export type HolderKind = "hosts" | "users" | "teams";
+export const HOLDER_KINDS: readonly HolderKind[] = ["hosts", "users", "teams"];
+export const KIND_OF_SUBJECT: Record<Exclude<CreditSubject, "project">, HolderKind> = {
+  host: "hosts",
+  user: "users",
+  team: "teams",
+};
+
+export const LEADERBOARD_ORDERS = ["expavg_credit", "total_credit"] as const;
+export type LeaderboardOrder = (typeof LEADERBOARD_ORDERS)[number];
+
+export const kvKeys = {
+  projects: () => "projects",
+  project: (slug: string) => `p/${slug}`,
+  apps: (slug: string) => `p/${slug}/apps`,
+  appVersions: (slug: string) => `p/${slug}/app-versions`,
+  holder: (slug: string, kind: HolderKind, id: number) => `p/${slug}/${kind}/${id}`,
+  leaderboardPage: (slug: string, kind: HolderKind, by: LeaderboardOrder, page: number) => `p/${slug}/top/${kind}/${by}/${page}`,
+};

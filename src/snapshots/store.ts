@@ -1,0 +1,76 @@
+/**
+ * The read-through of public reads: a KV key holds a snapshot `{taken_at, data}`; a missing
+ * key is loaded from D1 and filled (data null: "no such thing", remembered briefly). A read
+ * made with the project's own token skips KV and answers from D1.
+ */
+import type { Context } from "hono";
+import type { AppEnv } from "../env";
+import { sha256Hex } from "../http/tokens";
+import { serverNow } from "../routes/common";
+import { SNAPSHOT_LIMITS } from "./limits";
+
+export interface StoredSnapshot<T> {
+  readonly taken_at: number;
+  readonly data: T | null;
+}
+
+export interface SnapshotRead<T> {
+  readonly data: T;
+  readonly takenAt: number;
+  /** A hash of the stored snapshot: the ETag's core. */
+  readonly version: string;
+}
+
+export function storedText<T>(data: T | null, takenAt: number): string {
+  return JSON.stringify({ taken_at: takenAt, data } satisfies StoredSnapshot<T>);
+}
+
+async function versionOf(text: string): Promise<string> {
+  return (await sha256Hex(text)).slice(0, 20);
+}
+
+export async function readThrough<T>(
+  c: Context<AppEnv>,
+  key: string,
+  load: () => Promise<T | null>,
+): Promise<SnapshotRead<T> | null> {
+  if (!c.var.fresh) {
+    const held = await c.env.KV.get(key);
+    if (held !== null) {
+      const s = JSON.parse(held) as StoredSnapshot<T>;
+      return s.data === null ? null : { data: s.data, takenAt: s.taken_at, version: await versionOf(held) };
+    }
+  }
+  const data = await load();
+  const takenAt = serverNow();
+  const text = storedText(data, takenAt);
+  if (!c.var.fresh) {
+    const ttl = data === null ? SNAPSHOT_LIMITS.missingTtlSeconds : SNAPSHOT_LIMITS.fillTtlSeconds;
+    c.executionCtx.waitUntil(
+      c.env.KV.put(key, text, { expirationTtl: ttl }).catch((err) => console.error(`KV fill of ${key} failed:`, err)),
+    );
+  }
+  return data === null ? null : { data, takenAt, version: await versionOf(text) };
+}
+
+function matches(ifNoneMatch: string | undefined, etag: string): boolean {
+  if (!ifNoneMatch) return false;
+  const weak = (tag: string) => tag.trim().replace(/^W\//, "");
+  return ifNoneMatch.split(",").some((tag) => tag.trim() === "*" || weak(tag) === weak(etag));
+}
+
+/**
+ * A public answer: ETag (the snapshots' versions and whatever else shapes the answer, such
+ * as the window of a history), Cache-Control, and 304 for a matching If-None-Match. The ETag
+ * is weak: the RAC in the body is decayed to the moment of each answer.
+ */
+export function snapshotResponse<B extends object>(c: Context<AppEnv>, parts: readonly string[], body: B) {
+  const etag = `W/"${parts.join("-")}"`;
+  c.header("ETag", etag);
+  c.header("Cache-Control", c.var.fresh ? "private, no-cache" : `public, max-age=${SNAPSHOT_LIMITS.maxAgeSeconds}`);
+  if (matches(c.req.header("If-None-Match"), etag)) return c.body(null, 304);
+  return c.json(body, 200);
+}
+
+/** The 304 of a public read, for its route declaration. */
+export const NOT_MODIFIED = { 304: { description: "Not modified since the ETag given in If-None-Match" } } as const;

@@ -1,0 +1,34 @@
+/** Passes at recent times, so that the RAC decay between a pass and a read is visible. */
+import { type PassBody, type ResultBody, result, workunit } from "../api/helpers";
+
+export const DAY = 86400;
+/** The RAC half-life: 7 days. */
+export const HALF_LIFE = 7 * DAY;
+
+/** Today, minus some days, at a fixed time of day (seconds). */
+export function daysAgo(days: number): number {
+  return Math.floor(Date.now() / 1000 / DAY - days) * DAY + 3600;
+}
+
+/** A pass at `now` with `count` workunits for one user on one host (two valid results each). */
+export function passFor(now: number, firstWu: number, who: { host: number; user: number; team?: number }, count = 1): PassBody {
+  const r = (id: number, over: Partial<ResultBody> = {}) =>
+    result(id, {
+      host_id: who.host,
+      user_id: who.user,
+      team_id: who.team ?? 0,
+      sent_time: now - 5000,
+      received_time: now - 1000,
+      ...over,
+    });
+  const workunits = Array.from({ length: count }, (_, i) => {
+    const wu = firstWu + i;
+    return workunit(wu, [r(wu * 10 + 1), r(wu * 10 + 2, { elapsed_time: 1200 })]);
+  });
+  return { now, workunits };
+}
+
+/** expavg_credit · exp(−Δt · ln 2 / half-life): BOINC's decay of the stored pair to `at`. */
+export function decayed(pair: { expavg_credit: number; expavg_time: number }, at: number): number {
+  return pair.expavg_credit * Math.exp((-Math.max(at - pair.expavg_time, 0) * Math.LN2) / HALF_LIFE);
+}

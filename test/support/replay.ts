@@ -1,0 +1,65 @@
+/** Replays a trace through the HTTP API: each op becomes the call the traces' README names. */
+import { createProject, projectClient } from "./api";
+import { parseTrace } from "./trace";
+
+/** Result ids for trace error ops, which carry none: far above any id the traces use. */
+const ERROR_RESULT_IDS_FROM = 900_000_000;
+
+export async function replay(text: string) {
+  const { slug, token } = await createProject("trace");
+  const api = projectClient(slug, token);
+  const granted = new Map<number, number>();
+  const credit = new Map<number, number>();
+  const appNumbers = new Map<string, number>();
+  let errorIds = ERROR_RESULT_IDS_FROM;
+  for (const op of parseTrace(text)) {
+    switch (op.op) {
+      case "app":
+        await api.ok("PUT", `/apps/${op.name}`, {
+          host_scale_check: op.host_scale_check,
+          ...(op.target_nresults === undefined ? {} : { target_nresults: op.target_nresults }),
+          ...(op.min_avg_pfc === undefined ? {} : { min_avg_pfc: op.min_avg_pfc }),
+        });
+        if (!appNumbers.has(op.name)) appNumbers.set(op.name, appNumbers.size + 1);
+        break;
+      case "app_version":
+        await api.ok("PUT", `/app-versions/${op.id}`, {
+          app: op.app,
+          platform: op.platform,
+          plan_class: op.plan_class,
+          version_num: op.version_num,
+        });
+        break;
+      case "pass": {
+        const res = await api.ok("POST", "/passes", { now: op.now, workunits: op.workunits });
+        for (const w of res.workunits) {
+          credit.set(w.id, w.credit);
+          for (const r of w.results) granted.set(r.id, r.granted_credit);
+        }
+        break;
+      }
+      case "rescale":
+        await api.ok("POST", "/rescale", { now: op.now });
+        break;
+      case "error":
+        await api.ok("POST", "/errors", {
+          now: op.now,
+          results: [
+            {
+              id: ++errorIds,
+              host_id: op.host_id,
+              app_version_id: op.app_version_id,
+              ...(op.app === undefined ? {} : { app: op.app }),
+              outcome: op.kind === "timeout" ? "timeout" : "error",
+              ...(op.delay_bound === undefined ? {} : { delay_bound: op.delay_bound }),
+            },
+          ],
+        });
+        break;
+      case "send":
+        // BOINC's scheduler sending a job: Cobblestone creates the host_app_version at validation.
+        break;
+    }
+  }
+  return { api, slug, token, granted, credit, appNumbers };
+}
