@@ -44,6 +44,7 @@ CREATE TABLE `plan_class_scales` (
 );
 --> statement-breakpoint
 ALTER TABLE `apps` ADD `gpu_only_scale` text DEFAULT 'boinc' NOT NULL;--> statement-breakpoint
+ALTER TABLE `apps` ADD `cross_project_version` real;--> statement-breakpoint
 ALTER TABLE `users` ADD `stats_export` integer DEFAULT true NOT NULL;--> statement-breakpoint
 CREATE INDEX `users_cpid` ON `users` (`cpid`);--> statement-breakpoint
 CREATE INDEX `hosts_host_cpid` ON `hosts` (`host_cpid`);

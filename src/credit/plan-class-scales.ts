@@ -65,6 +65,8 @@ function mixedApps(versions: readonly ContributedVersion[]): Set<string> {
 
 interface Sum {
   procType: ProcType;
+  /** The scale every version so far shares, or null once two differ. */
+  uniform: number | null;
   weighted: number;
   weight: number;
   sources: Set<string>;
@@ -72,7 +74,8 @@ interface Sum {
 }
 
 function add(sums: Map<string, Sum>, name: string, procType: ProcType, v: ContributedVersion, weight: number): void {
-  const s = sums.get(name) ?? { procType, weighted: 0, weight: 0, sources: new Set(), nversions: 0 };
+  const s = sums.get(name) ?? { procType, uniform: v.pfcScale, weighted: 0, weight: 0, sources: new Set(), nversions: 0 };
+  if (s.uniform !== v.pfcScale) s.uniform = null;
   s.weighted += v.pfcScale * weight;
   s.weight += weight;
   s.sources.add(v.source);
@@ -85,7 +88,8 @@ function rows(sums: Map<string, Sum>): ScaleRow[] {
     .map(([name, s]) => ({
       name,
       procType: s.procType,
-      scale: s.weighted / s.weight,
+      // Equal scales average to themselves exactly (Σw·s/Σw may be an ulp off).
+      scale: s.uniform ?? s.weighted / s.weight,
       recentCredit: s.weight,
       nprojects: s.sources.size,
       nversions: s.nversions,

@@ -39,3 +39,11 @@ export function scaleRegistry(table: PublishedTable | null): ScaleRegistry | nul
     procTypes: new Map(of("proc_type").map((r) => [r.name as ProcType, r.scale])),
   };
 }
+
+export async function planClassVersionExists(db: Db, version: number): Promise<boolean> {
+  const [row] = await db
+    .select({ v: planClassScaleVersions.version })
+    .from(planClassScaleVersions)
+    .where(eq(planClassScaleVersions.version, version));
+  return row !== undefined;
+}

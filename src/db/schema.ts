@@ -58,6 +58,8 @@ export const apps = sqliteTable(
     deprecated: integer("deprecated", { mode: "boolean" }).notNull().default(false),
     /** How a GPU-only app is scaled: BOINC's 0.1, or the cross-project plan-class registry. */
     gpuOnlyScale: text("gpu_only_scale", { enum: GPU_ONLY_SCALES }).notNull().default("boinc"),
+    /** The plan-class table version "cross-project" reads (a pin); null: the latest. */
+    crossProjectVersion: real("cross_project_version"),
   },
   (t) => [primaryKey({ columns: [t.projectId, t.id] }), uniqueIndex("apps_name").on(t.projectId, t.name)],
 );

@@ -28,10 +28,13 @@ export async function rescaleProject(db: Db, projectId: number): Promise<AppResc
     db.select().from(apps).where(eq(apps.projectId, projectId)),
     db.select().from(appVersions).where(eq(appVersions.projectId, projectId)),
   ]);
-  // The registry is read only when an app asks for it (most apps keep BOINC's 0.1).
-  const registry: ScaleRegistry | null = appRows.some((a) => a.gpuOnlyScale === "cross-project")
-    ? scaleRegistry(await loadPublishedTable(db))
-    : null;
+  // The registry is read only when an app asks for it (most apps keep BOINC's 0.1), each
+  // table version once: the latest, or the one an app pinned.
+  const tables = new Map<number | null, ScaleRegistry | null>();
+  const registryFor = async (pin: number | null) => {
+    if (!tables.has(pin)) tables.set(pin, scaleRegistry(await loadPublishedTable(db, pin ?? undefined)));
+    return tables.get(pin)!;
+  };
   const report: AppRescale[] = [];
   const statements = [];
   for (const app of appRows.sort((a, b) => a.id - b.id)) {
@@ -39,7 +42,11 @@ export async function rescaleProject(db: Db, projectId: number): Promise<AppResc
       .filter((v) => v.appId === app.id)
       .map((v) => ({ ...v, pfc: { n: v.pfcN, avg: v.pfcAvg } }));
     const inService = versionsInService(versions);
-    const crossProject = app.gpuOnlyScale === "cross-project" ? appGpuOnlyFactor(inService, registry) : undefined;
+    let crossProject: AppRescale["crossProject"];
+    if (app.gpuOnlyScale === "cross-project") {
+      const registry = await registryFor(app.crossProjectVersion);
+      crossProject = { ...appGpuOnlyFactor(inService, registry), registryVersion: registry?.version ?? null };
+    }
     const scales = computeVersionScales(inService, crossProject?.factor);
     if (!scales) {
       report.push({ app: app.name, basis: null, minAvgPfc: app.minAvgPfc, scaledVersions: [] });
@@ -58,9 +65,7 @@ export async function rescaleProject(db: Db, projectId: number): Promise<AppResc
       basis: scales.basis,
       minAvgPfc: target,
       scaledVersions: scales.scaledVersionIds.map((id) => ({ id, pfcScale: target / byId.get(id)!.pfcAvg })),
-      ...(crossProject && scales.basis === "gpu_only"
-        ? { crossProject: { ...crossProject, registryVersion: registry?.version ?? null } }
-        : {}),
+      ...(crossProject && scales.basis === "gpu_only" ? { crossProject } : {}),
     });
   }
   // New scales change the project's public app-version table: the cron rewrites it.

@@ -22,22 +22,30 @@ import { expectError, pass, result, workunit } from "../api/helpers";
 import { createProject, projectClient } from "../support/api";
 import { PLAN_CLASS_CRON, clockNow, issueCentralToken, push, reported, runCron } from "./helpers";
 
-const APPS = [
+interface GpuOnlyApp {
+  readonly app: string;
+  readonly version: number;
+  readonly planClass: string;
+  readonly setting: "boinc" | "cross-project";
+}
+
+const APPS: readonly GpuOnlyApp[] = [
   { app: "g_plan", version: 11, planClass: "cuda_cp", setting: "cross-project" },
   { app: "g_type", version: 12, planClass: "cuda_other", setting: "cross-project" },
   { app: "g_none", version: 13, planClass: "ati_cp", setting: "cross-project" },
   { app: "g_boinc", version: 14, planClass: "cuda_cp", setting: "boinc" },
-] as const;
+];
 
-async function gpuOnlyProject() {
+/** A project whose apps have one GPU version each, with 101 samples of 2.0. */
+async function gpuOnlyProject(apps: readonly GpuOnlyApp[] = APPS) {
   const { slug, token } = await createProject("gpu-only");
   const api = projectClient(slug, token);
-  for (const a of APPS) {
+  for (const a of apps) {
     const stored = await api.ok("PUT", `/apps/${a.app}`, { gpu_only_scale: a.setting });
     expect(stored.gpu_only_scale).toBe(a.setting);
     await api.ok("PUT", `/app-versions/${a.version}`, { app: a.app, platform: "windows_x86_64", plan_class: a.planClass, version_num: 1 });
   }
-  const wus = APPS.flatMap((a, k) =>
+  const wus = apps.flatMap((a, k) =>
     Array.from({ length: 101 }, (_, i) =>
       workunit(
         10_000 * (k + 1) + i,
@@ -127,5 +135,34 @@ describe('gpu_only_scale "cross-project"', () => {
     expect(crossProject.pfc_mode).toBe("normal");
     expectRel(crossProject.granted_credit, (1.5e12 * 200) / 86400e9, 1e-12);
     expectRel(boincCredit.granted_credit, (6e11 * 200) / 86400e9, 1e-12);
+  });
+
+  it("an app may pin a table version; unpinned, it reads the latest", async () => {
+    const api = await gpuOnlyProject([{ app: "g_pin", version: 21, planClass: "cuda_pin", setting: "cross-project" }]);
+    const { token } = await issueCentralToken("pinning");
+    const publish = async (cudaScale: number, at: number) => {
+      const body = {
+        app_versions: [
+          reported(1, "mix", "", { expavg_time: at }),
+          reported(2, "mix", "cuda_pin", { pfc_scale: cudaScale, expavg_time: at }),
+        ],
+      };
+      expect((await push(token, JSON.stringify(body))).status).toBe(200);
+      await runCron(PLAN_CLASS_CRON, at);
+    };
+    const T1 = clockNow();
+    await publish(0.25, T1);
+    await publish(0.5, T1 + 60);
+
+    expectError(await api.raw("PUT", "/apps/g_pin", { cross_project_version: 12345 }), 422, "unknown_version");
+    expect((await api.ok("PUT", "/apps/g_pin", { cross_project_version: T1 })).cross_project_version).toBe(T1);
+    // Pinned to T1: factor 0.25, min_avg_pfc = 0.25 × 2.0 = 0.5.
+    const pinned = appOf(await api.ok("POST", "/rescale", {}), "g_pin");
+    expect(pinned).toMatchObject({ min_avg_pfc: 0.5, cross_project: { factor: 0.25, registry_version: T1 } });
+    // Unpinned: the latest (T1 + 60), factor 0.5, min_avg_pfc = 1.0, pfc_scale = 1.0 / 2.0 = 0.5.
+    await api.ok("PUT", "/apps/g_pin", { cross_project_version: null });
+    const latest = appOf(await api.ok("POST", "/rescale", {}), "g_pin");
+    expect(latest).toMatchObject({ min_avg_pfc: 1, scaled_versions: [{ id: 21, pfc_scale: 0.5 }] });
+    expect(latest.cross_project).toMatchObject({ factor: 0.5, registry_version: T1 + 60 });
   });
 });

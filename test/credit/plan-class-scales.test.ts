@@ -40,7 +40,7 @@ describe("plan-class scale table (the CreditNew central average)", () => {
     expectRel(row(table.planClasses, "cuda")!.scale, 0.175);
     expectRel(row(table.planClasses, "cuda")!.recentCredit, 400);
     // opencl_nvidia: one version, 0.3.
-    expectRel(row(table.planClasses, "opencl_nvidia")!.scale, 0.3);
+    expect(row(table.planClasses, "opencl_nvidia")!.scale).toBe(0.3);
     // CPU (""): (1.0·100 + 0.9·25) / 125 = 122.5 / 125 = 0.98.
     expectRel(row(table.planClasses, "")!.scale, 0.98);
     // NVIDIA: every cuda and opencl_nvidia version: (60 + 10 + 30) / 500 = 0.2, 3 versions, 2 projects.

@@ -25,6 +25,9 @@ export const PutAppSchema = z
         "How a GPU-only app is scaled: 'boinc' = 0.1 × the GPU average; 'cross-project' = the plan-class registry's " +
         "factor for its GPU versions' plan class (else their processor type's, else 0.1) × the GPU average",
     }),
+    cross_project_version: z.number().positive().nullable().optional().openapi({
+      description: "Pin the plan-class table version (its `version` in GET /v1/plan-classes) that 'cross-project' reads; null: the latest",
+    }),
     deprecated: z.boolean().optional(),
   })
   .openapi("PutApp");
@@ -38,6 +41,7 @@ export const AppSchema = z
     credit_mode: z.enum(CREDIT_MODES),
     max_granted_credit: z.number(),
     gpu_only_scale: z.enum(GPU_ONLY_SCALES),
+    cross_project_version: z.number().nullable(),
     deprecated: z.boolean(),
   })
   .openapi("App");
