@@ -11,6 +11,7 @@ import type { AppEnv } from "./env";
 import { ApiError, type ErrorBody, issuesOf } from "./http/errors";
 import { mountAppVersions } from "./routes/app-versions/app-versions.index";
 import { mountApps } from "./routes/apps/apps.index";
+import { mountCentralContributors } from "./routes/central/central.contributors";
 import { mountCentral } from "./routes/central/central.index";
 import { mountCpid } from "./routes/cpid/cpid.index";
 import { mountEntities } from "./routes/entities/entities.index";
@@ -69,6 +70,7 @@ export function createApp(): OpenAPIHono<AppEnv> {
   mountPasses(app);
   mountErrors(app);
   mountRescale(app);
+  mountCentralContributors(app);
   mountCentral(app);
   mountPlanClasses(app);
   mountCpid(app);

@@ -1,29 +1,21 @@
 /**
- * The central server's intake. The operator (ADMIN_TOKEN) issues a central token to each
- * project elsewhere; that project pushes its app-version export (JSON, or the XML of BOINC's
- * app_versions.php) and each push replaces its previous set. Projects of this deployment
- * need no token: the aggregation job reads them directly.
+ * The central server's intake: a project elsewhere pushes its app-version export (JSON, or
+ * the XML of BOINC's app_versions.php) with its central token (central.contributors.ts), and
+ * each push replaces its previous set. Projects of this deployment need no token: the
+ * aggregation job reads them directly.
  */
 import { OpenAPIHono, createRoute, z } from "@hono/zod-openapi";
 import { createMiddleware } from "hono/factory";
-import { count, eq, max, sql } from "drizzle-orm";
+import { sql } from "drizzle-orm";
 import { runBatch } from "../../db/batch";
-import { centralContributions, centralContributors } from "../../db/schema";
+import { centralContributions } from "../../db/schema";
 import { chunks, insertFromJson } from "../../db/sql-helpers";
 import type { AppEnv } from "../../env";
-import { requireAdmin, requireCentralToken } from "../../http/auth";
+import { requireCentralToken } from "../../http/auth";
 import { ApiError, errorResponses, issuesOf } from "../../http/errors";
-import { newCentralToken, sha256Hex } from "../../http/tokens";
-import { IdParam, serverNow } from "../common";
+import { serverNow } from "../common";
 import { appVersionsFromXml } from "./app-versions-xml";
-import {
-  ContributorListSchema,
-  CreateContributorSchema,
-  CreatedContributorSchema,
-  type Push,
-  PushResultSchema,
-  PushSchema,
-} from "./central.schemas";
+import { type Push, PushResultSchema, PushSchema } from "./central.schemas";
 
 const XML_TYPES = ["application/xml", "text/xml"] as const;
 
@@ -67,44 +59,6 @@ const pushRoute = createRoute({
   },
 });
 
-const createContributorRoute = createRoute({
-  method: "post",
-  path: "/v1/central/contributors",
-  tags: ["Admin"],
-  summary: "Issue a central token to a project elsewhere",
-  security: [{ adminToken: [] }],
-  request: { body: { required: true, content: { "application/json": { schema: CreateContributorSchema } } } },
-  responses: {
-    201: { description: "Created; the token is shown only now", content: { "application/json": { schema: CreatedContributorSchema } } },
-    ...errorResponses(400, 401, 503),
-  },
-});
-
-const listContributorsRoute = createRoute({
-  method: "get",
-  path: "/v1/central/contributors",
-  tags: ["Admin"],
-  summary: "Contributors and their last push (never their tokens)",
-  security: [{ adminToken: [] }],
-  responses: {
-    200: { description: "Contributors by id", content: { "application/json": { schema: ContributorListSchema } } },
-    ...errorResponses(401, 503),
-  },
-});
-
-const deleteContributorRoute = createRoute({
-  method: "delete",
-  path: "/v1/central/contributors/{id}",
-  tags: ["Admin"],
-  summary: "Revoke a central token and drop what it pushed",
-  security: [{ adminToken: [] }],
-  request: { params: z.object({ id: IdParam }) },
-  responses: {
-    200: { description: "Revoked", content: { "application/json": { schema: z.object({ id: z.number().int(), revoked: z.literal(true) }) } } },
-    ...errorResponses(401, 404, 503),
-  },
-});
-
 /** An XML push, checked by the same schema as a JSON one. */
 function pushFromXml(xml: string, project: string | undefined): Push {
   const parsed = PushSchema.safeParse({ ...appVersionsFromXml(xml), ...(project === undefined ? {} : { project }) });
@@ -116,8 +70,6 @@ function pushFromXml(xml: string, project: string | undefined): Push {
 
 export function mountCentral(app: OpenAPIHono<AppEnv>): void {
   app.use("/v1/central/app-versions", requireCentralToken, requireExportMediaType);
-  app.use("/v1/central/contributors", requireAdmin);
-  app.use("/v1/central/contributors/:id", requireAdmin);
 
   app.openapi(pushRoute, async (c) => {
     const type = mediaType(c.req.header("content-type"));
@@ -169,55 +121,5 @@ export function mountCentral(app: OpenAPIHono<AppEnv>): void {
       ),
     ]);
     return c.json({ contributor: contributor.name, project, app_versions: rows.length, reported_at: now }, 200);
-  });
-
-  app.openapi(createContributorRoute, async (c) => {
-    const body = c.req.valid("json");
-    const token = newCentralToken();
-    const [row] = await c.var.db
-      .insert(centralContributors)
-      .values({ name: body.name, url: body.url ?? null, tokenHash: await sha256Hex(token), createdAt: serverNow() })
-      .returning({ id: centralContributors.id });
-    return c.json({ id: row!.id, name: body.name, token }, 201);
-  });
-
-  app.openapi(listContributorsRoute, async (c) => {
-    const t = centralContributions;
-    const rows = await c.var.db
-      .select({
-        c: centralContributors,
-        lastReport: max(t.reportedAt),
-        projects: sql<number>`count(DISTINCT ${t.project})`,
-        versions: count(t.appVersionId),
-      })
-      .from(centralContributors)
-      .leftJoin(t, eq(t.contributorId, centralContributors.id))
-      .groupBy(centralContributors.id)
-      .orderBy(centralContributors.id);
-    return c.json(
-      {
-        contributors: rows.map((r) => ({
-          id: r.c.id,
-          name: r.c.name,
-          url: r.c.url,
-          created_at: r.c.createdAt,
-          last_report: r.lastReport,
-          projects: r.projects,
-          app_versions: r.versions,
-        })),
-      },
-      200,
-    );
-  });
-
-  app.openapi(deleteContributorRoute, async (c) => {
-    const { id } = c.req.valid("param");
-    const [held] = await c.var.db.select({ id: centralContributors.id }).from(centralContributors).where(eq(centralContributors.id, id));
-    if (!held) throw new ApiError(404, "not_found", `no contributor ${id}`);
-    await runBatch(c.var.db, [
-      sql`DELETE FROM ${centralContributions} WHERE contributor_id = ${id}`,
-      sql`DELETE FROM ${centralContributors} WHERE id = ${id}`,
-    ]);
-    return c.json({ id, revoked: true as const }, 200);
   });
 }
