@@ -88,6 +88,16 @@ describe("volunteer totals by cpid", () => {
     expect((await call("GET", `/v1/cpid/${cpid}`)).body.projects).toHaveLength(1);
   });
 
+  it("a project sends the hashed cpid, never the email; hex digits are stored lowercase", async () => {
+    const p = await project("cpid-format");
+    const email = expectError(await p.api.raw("PUT", "/users/1", { cpid: "volunteer@example.org" }), 400, "validation_failed");
+    expect(email.issues!.map((i) => i.path)).toEqual(["cpid"]);
+    const cpid = await exportedCpid("upper", "upper@example.org");
+    await p.api.ok("PUT", "/users/1", { cpid: cpid.toUpperCase() });
+    await credit(p.api, 1, 10, 1, 1000);
+    expect((await call("GET", `/v1/cpid/${cpid}`)).body.projects).toMatchObject([{ project: p.slug, user_id: 1 }]);
+  });
+
   it("a cpid is 32 lowercase hex digits", async () => {
     expectError(await call("GET", "/v1/cpid/not-a-cpid"), 400, "validation_failed");
     expectError(await call("GET", `/v1/cpid/${"A".repeat(32)}`), 400, "validation_failed");

@@ -18,7 +18,11 @@ export const putSchemas = {
     .strictObject({
       ...PutBase,
       team_id: OptionalIdSchema.optional(),
-      cpid: z.string().max(64).optional(),
+      cpid: z
+        .string()
+        .regex(/^[0-9a-fA-F]{32}$/, "BOINC's exported cpid: 32 hex digits, md5(cross_project_id + email); never the email")
+        .transform((cpid) => cpid.toLowerCase())
+        .optional(),
       stats_export: z.boolean().optional().openapi({ description: "false: left out of stats exports and cross-project totals (default true)" }),
     })
     .openapi("PutUser"),
