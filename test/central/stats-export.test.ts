@@ -4,7 +4,7 @@
  * KV). The files are read back as a stats site would: gunzip (DecompressionStream), then a
  * real XML parser, and every record is checked against the credit in D1.
  */
-import { env } from "cloudflare:workers";
+import { env, exports } from "cloudflare:workers";
 import { XMLParser } from "fast-xml-parser";
 import { describe, expect, it } from "vitest";
 import { database } from "../../src/db/client";
@@ -118,6 +118,25 @@ describe("stats exports (BOINC db_dump)", () => {
     expect(sums!.n).toBe(3);
     expectPrinted(tables.total_credit, sums!.credit);
     expect(tables.applications.application.map((a: any) => a.name)).toEqual(["a", "b"]);
+  });
+
+  it("a file served from KV has an ETag: a stats site polling daily gets 304 until the next run", async () => {
+    const { slug } = await projectWithVolunteers();
+    await runCron(STATS_CRON, clockNow());
+    const first = await getRaw(`/v1/projects/${slug}/stats/user.gz`);
+    const etag = first.headers.get("etag")!;
+    expect(etag).toBe(`"user.gz-${first.headers.get("x-generated-at")}"`);
+    await first.body!.cancel();
+    const again = await exports.default.fetch(`http://cobblestone.test/v1/projects/${slug}/stats/user.gz`, {
+      headers: { "If-None-Match": etag },
+    });
+    expect(again.status).toBe(304);
+    await runCron(STATS_CRON, clockNow() + 60);
+    const next = await exports.default.fetch(`http://cobblestone.test/v1/projects/${slug}/stats/user.gz`, {
+      headers: { "If-None-Match": etag },
+    });
+    expect(next.status).toBe(200);
+    expect(parser.parse(await gunzip(next)).users.user).toHaveLength(2);
   });
 
   it("the .ndjson.gz siblings carry the same records with unrounded numbers", async () => {

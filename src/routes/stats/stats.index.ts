@@ -33,6 +33,7 @@ const route = createRoute({
         "application/xml": { schema: z.string() },
       },
     },
+    304: { description: "Not modified since the ETag given in If-None-Match (a file served from KV)" },
     ...errorResponses(400, 404),
   },
 });
@@ -46,7 +47,14 @@ export function mountStats(app: OpenAPIHono<AppEnv>): void {
     const stored = await c.env.KV.getWithMetadata<StatsFileMeta>(statsKvKey(project.slug, file), "stream");
     if (stored.value) {
       const generatedAt = String(stored.metadata?.generated_at ?? "");
-      return c.body(stored.value, 200, { ...headers, "X-Generated-At": generatedAt, "X-Stats-Source": "kv" });
+      // A stats site polling daily downloads a file only once per job run.
+      const etag = `"${file}-${generatedAt}"`;
+      const kvHeaders = { ...headers, ETag: etag, "X-Generated-At": generatedAt, "X-Stats-Source": "kv" };
+      if (c.req.header("If-None-Match") === etag) {
+        await stored.value.cancel();
+        return c.body(null, 304, kvHeaders);
+      }
+      return c.body(stored.value, 200, kvHeaders);
     }
     const now = serverNow();
     const body = await statsFileStream(c.var.db, project.id, file, now);
