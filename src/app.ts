@@ -32,9 +32,9 @@ export function createApp(): OpenAPIHono<AppEnv> {
     defaultHook: (result, c) => {
       if (result.success) return;
       const issues = issuesOf(result.error);
-      // Too many workunits (or error results) is a size limit, not a shape error.
+      // Too many workunits (or error results, or pushed app versions) is a size limit, not a shape error.
       const tooMany = result.error.issues.find(
-        (i) => i.code === "too_big" && i.path.length === 1 && (i.path[0] === "workunits" || i.path[0] === "results"),
+        (i) => i.code === "too_big" && i.path.length === 1 && ["workunits", "results", "app_versions"].includes(String(i.path[0])),
       );
       if (tooMany) {
         return c.json<ErrorBody>({ error: { code: "too_large", message: tooMany.message, issues } }, 413);

@@ -242,3 +242,18 @@ describe("bad pushes get 4xx and change nothing", () => {
     expect(await centralState()).toEqual(before);
   });
 });
+
+describe("push size", () => {
+  it("10,000 app versions are stored in one batch; more is 413 and changes nothing", async () => {
+    const { id, token } = await issueCentralToken("big");
+    const versions = (n: number) => Array.from({ length: n }, (_, i) => reported(i + 1, `app${i % 50}`, i % 2 ? "cuda_big" : ""));
+    const stored = await push(token, json({ app_versions: versions(10_000) }));
+    expect(stored.body).toMatchObject({ app_versions: 10_000 });
+    const before = await centralState();
+    expectError(await push(token, json({ app_versions: versions(10_001) })), 413, "too_large");
+    expectError(await push(token, appVersionsPhp(versions(10_001)), "application/xml"), 413, "too_large");
+    expect(await centralState()).toEqual(before);
+    const n = await env.DB.prepare("SELECT count(*) AS n FROM central_contributions WHERE contributor_id = ?").bind(id).first<{ n: number }>();
+    expect(n!.n).toBe(10_000);
+  });
+});

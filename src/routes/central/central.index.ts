@@ -62,6 +62,8 @@ const pushRoute = createRoute({
 /** An XML push, checked by the same schema as a JSON one. */
 function pushFromXml(xml: string, project: string | undefined): Push {
   const parsed = PushSchema.safeParse({ ...appVersionsFromXml(xml), ...(project === undefined ? {} : { project }) });
+  const tooMany = parsed.error?.issues.find((i) => i.code === "too_big" && i.path.length === 1);
+  if (tooMany) throw new ApiError(413, "too_large", tooMany.message, issuesOf(parsed.error!));
   if (!parsed.success) {
     throw new ApiError(400, "validation_failed", "the XML export is invalid; nothing was written", issuesOf(parsed.error));
   }
