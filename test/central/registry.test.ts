@@ -118,6 +118,9 @@ describe("the plan-class table", () => {
     expectRel(row.scale, 0.175);
     expectRel(row.recent_credit, 400);
     expect(await planClasses(`?version=${T}`)).toEqual(table);
+    // Without the job's KV copy, the latest is read from D1.
+    await env.KV.delete("central/plan-classes");
+    expect(await planClasses()).toEqual(table);
 
     const res = await getRaw("/v1/plan-classes?format=xml");
     expect(res.headers.get("content-type")).toContain("application/xml");

@@ -3,6 +3,7 @@
  * from KV (written by the aggregation job), a pinned version from D1.
  */
 import { OpenAPIHono, createRoute, z } from "@hono/zod-openapi";
+import type { Context } from "hono";
 import type { AppEnv } from "../../env";
 import { loadPublishedTable } from "../../db/plan-class-registry";
 import { ApiError, errorResponses } from "../../http/errors";
@@ -41,12 +42,13 @@ const route = createRoute({
   },
 });
 
-async function latest(c: { env: AppEnv["Bindings"]; var: AppEnv["Variables"] }): Promise<ScaleTableBody> {
+/** The latest table: KV (the job's copy), or D1 when the key is missing (then KV is filled). */
+async function latest(c: Context<AppEnv>): Promise<ScaleTableBody> {
   const cached = await c.env.KV.get<ScaleTableBody>(PLAN_CLASSES_KV_KEY, "json");
   if (cached) return cached;
   const table = await loadPublishedTable(c.var.db);
   const body = scaleTableBody(table);
-  if (table) await c.env.KV.put(PLAN_CLASSES_KV_KEY, JSON.stringify(body));
+  if (table) c.executionCtx.waitUntil(c.env.KV.put(PLAN_CLASSES_KV_KEY, JSON.stringify(body)));
   return body;
 }
 
