@@ -49,28 +49,24 @@ export interface HistoryWindow {
 /**
  * `buckets` (ascending by day) must hold every bucket from `firstDay` on, and the last one
  * before it if any (it carries the RAC into the window). The total at the end of a day is the
- * current total less the credit of the days after it, so the last day's total is the
- * subject's total itself.
+ * current total less the credit of the days after it, counted back from the end, so the
+ * last day's total is the subject's total itself.
  */
 export function dailyHistory(buckets: readonly DayBucket[], totalCredit: number, w: HistoryWindow): HistoryDay[] {
-  const inWindowOrLater = buckets.filter((b) => b.day >= w.firstDay);
-  let total = totalCredit - inWindowOrLater.reduce((sum, b) => sum + b.credit, 0);
+  const byDay = new Map(buckets.filter((b) => b.day >= w.firstDay).map((b) => [b.day, b]));
   let latest = buckets.filter((b) => b.day < w.firstDay).at(-1);
-  const byDay = new Map(inWindowOrLater.map((b) => [b.day, b]));
-  const days: HistoryDay[] = [];
+  const rac: number[] = [];
   for (let day = w.firstDay; day <= w.lastDay; day++) {
-    const bucket = byDay.get(day);
-    if (bucket) {
-      total += bucket.credit;
-      latest = bucket;
-    }
+    latest = byDay.get(day) ?? latest;
     const endOfDay = Math.min((day + 1) * SECONDS_PER_DAY, w.now);
-    days.push({
-      date: dateOfDay(day),
-      credit: bucket?.credit ?? 0,
-      total_credit: total,
-      expavg_credit: latest ? decayedRecentAverage(latest, endOfDay) : 0,
-    });
+    rac.push(latest ? decayedRecentAverage(latest, endOfDay) : 0);
   }
-  return days;
+  let total = totalCredit - buckets.filter((b) => b.day > w.lastDay).reduce((sum, b) => sum + b.credit, 0);
+  const days: HistoryDay[] = [];
+  for (let day = w.lastDay; day >= w.firstDay; day--) {
+    const credit = byDay.get(day)?.credit ?? 0;
+    days.push({ date: dateOfDay(day), credit, total_credit: total, expavg_credit: rac[day - w.firstDay]! });
+    total -= credit;
+  }
+  return days.reverse();
 }

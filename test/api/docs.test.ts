@@ -21,6 +21,14 @@ describe("API documentation", () => {
       "/v1/projects/{slug}/passes",
       "/v1/projects/{slug}/errors",
       "/v1/projects/{slug}/rescale",
+      "/v1/projects/{slug}",
+      "/v1/projects/{slug}/history",
+      "/v1/projects/{slug}/users/{id}/history",
+      "/v1/projects/{slug}/hosts/{id}/history",
+      "/v1/projects/{slug}/teams/{id}/history",
+      "/v1/projects/{slug}/top/users",
+      "/v1/projects/{slug}/top/hosts",
+      "/v1/projects/{slug}/top/teams",
     ]) {
       expect(paths).toContain(p);
     }
@@ -28,6 +36,9 @@ describe("API documentation", () => {
     expect(Object.keys(post.responses)).toEqual(expect.arrayContaining(["200", "400", "401", "403", "404", "409", "413", "422"]));
     expect(res.body.components.schemas.Workunit.properties.rsc_fpops_est).toBeDefined();
     expect(res.body.components.schemas.Error.properties.error).toBeDefined();
+    const top = res.body.paths["/v1/projects/{slug}/top/users"].get;
+    expect(top.parameters.map((p: any) => p.name)).toEqual(expect.arrayContaining(["slug", "by", "limit", "cursor"]));
+    expect(Object.keys(top.responses)).toEqual(expect.arrayContaining(["200", "304", "400", "404"]));
   });
 
   it("GET /docs serves an HTML page that loads /openapi.json", async () => {

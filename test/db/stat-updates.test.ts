@@ -16,7 +16,7 @@ import { runBatch } from "../../src/db/batch";
 import { database } from "../../src/db/client";
 import { averageWalk, creditRunWrites, hostAppVersionChangeWrites } from "../../src/db/pass-writes";
 import { hostAppVersions, hosts } from "../../src/db/schema";
-import { averageUpdate, recentAverageRun } from "../../src/db/stat-updates";
+import { averageUpdate, decayedRecentAverageTwin, recentAverageRun } from "../../src/db/stat-updates";
 import { relativeError } from "../support/trace";
 
 const db = database(env.DB);
@@ -156,6 +156,25 @@ describe("recent average credit: one collapsed update per row and pass agrees wi
         }
       }),
       { numRuns: 40 },
+    );
+  });
+});
+
+describe("decayed RAC: the SQL a leaderboard ranks by agrees with decayedRecentAverage", () => {
+  it("for any stored pair (unset clock included) and any reading time, before or after it", async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.double({ min: 0, max: 1e9, noNaN: true }),
+        fc.oneof(fc.constant(0), fc.double({ min: 1, max: 2e9, noNaN: true })),
+        fc.double({ min: 1, max: 2e9, noNaN: true }),
+        async (avg, time, at) => {
+          const expr = decayedRecentAverageTwin.sql({ avg: sql`${avg}`, time: sql`${time}` }, sql`${at}`);
+          const [row] = await db.all<{ v: number }>(sql`SELECT ${expr} AS v`);
+          const want = decayedRecentAverageTwin.ts({ expavgCredit: avg, expavgTime: time }, at);
+          expect(row!.v === want || close(row!.v, want) || Math.abs(row!.v - want) < 1e-300).toBe(true);
+        },
+      ),
+      { numRuns: 200 },
     );
   });
 });

@@ -5,7 +5,11 @@ import { parseTrace } from "./trace";
 /** Result ids for trace error ops, which carry none: far above any id the traces use. */
 const ERROR_RESULT_IDS_FROM = 900_000_000;
 
-export async function replay(text: string) {
+/**
+ * `retime` maps every time of the trace (a pass's now, results' sent and received times,
+ * error and rescale times); it must keep their order. The identity replays it as recorded.
+ */
+export async function replay(text: string, retime: (t: number) => number = (t) => t) {
   const { slug, token } = await createProject("trace");
   const api = projectClient(slug, token);
   const granted = new Map<number, number>();
@@ -31,7 +35,11 @@ export async function replay(text: string) {
         });
         break;
       case "pass": {
-        const res = await api.ok("POST", "/passes", { now: op.now, workunits: op.workunits });
+        const workunits = op.workunits.map((w) => ({
+          ...w,
+          results: w.results.map((r) => ({ ...r, sent_time: retime(r.sent_time), received_time: retime(r.received_time) })),
+        }));
+        const res = await api.ok("POST", "/passes", { now: retime(op.now), workunits });
         for (const w of res.workunits) {
           credit.set(w.id, w.credit);
           for (const r of w.results) granted.set(r.id, r.granted_credit);
@@ -39,11 +47,11 @@ export async function replay(text: string) {
         break;
       }
       case "rescale":
-        await api.ok("POST", "/rescale", { now: op.now });
+        await api.ok("POST", "/rescale", { now: retime(op.now) });
         break;
       case "error":
         await api.ok("POST", "/errors", {
-          now: op.now,
+          now: retime(op.now),
           results: [
             {
               id: ++errorIds,

@@ -1,0 +1,99 @@
+/**
+ * Leaderboards rank by RAC decayed to now (or by total credit), page by cursor and come from
+ * KV once the cron has written them. Scenario: five users; user i (1…5) gets i workunits
+ * 5(i−1)+1 days ago. A RAC started by one pass is proportional to its credit, then halves
+ * every 7 days: i · 0.5^((5i−4)/7) ≈ 0.91, 1.10, 1.01, 0.82, 0.63 for i = 1…5, so by RAC the
+ * order is 2, 3, 1, 4, 5 while by total it is 5, 4, 3, 2, 1. (The test checks that the two
+ * orders differ, else it would prove nothing.)
+ */
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { expectError, setupProject } from "../api/helpers";
+import { call } from "../support/api";
+import { runCron } from "../support/cron";
+import { daysAgo, decayed, passFor } from "./fixtures";
+
+const USERS = [1, 2, 3, 4, 5];
+
+async function fiveUsers() {
+  const project = await setupProject("top");
+  for (const i of USERS) {
+    await project.api.ok("POST", "/passes", passFor(daysAgo(5 * (i - 1) + 1), i * 100, { host: i, user: i }, i));
+  }
+  const ledger = await Promise.all(USERS.map((i) => project.api.ok("GET", `/users/${i}`)));
+  return { ...project, ledger };
+}
+
+const top = (slug: string, query: string) => call("GET", `/v1/projects/${slug}/top/users${query}`);
+
+describe("GET /v1/projects/:slug/top/users", () => {
+  it("ranks by RAC decayed to now, and by total credit", async () => {
+    const { slug, ledger } = await fiveUsers();
+    const byRac = await top(slug, "?by=expavg_credit");
+    expect(byRac.status).toBe(200);
+    const asOf = byRac.body.as_of;
+    const expectedRac = [...ledger].sort((a, b) => decayed(b, asOf) - decayed(a, asOf) || a.id - b.id).map((u) => u.id);
+    const expectedTotal = [...ledger].sort((a, b) => b.total_credit - a.total_credit || a.id - b.id).map((u) => u.id);
+    expect(expectedRac).toEqual([2, 3, 1, 4, 5]);
+    expect(expectedTotal).toEqual([5, 4, 3, 2, 1]);
+
+    expect(byRac.body.users.map((u: any) => u.id)).toEqual(expectedRac);
+    expect(byRac.body.users.map((u: any) => u.rank)).toEqual([1, 2, 3, 4, 5]);
+    for (const u of byRac.body.users) expect(u.recent_average_credit).toBeCloseTo(decayed(u, asOf), 9);
+    expect(byRac.body).toMatchObject({ total: 5, next_cursor: null });
+
+    const byTotal = await top(slug, "?by=total_credit");
+    expect(byTotal.body.users.map((u: any) => u.id)).toEqual(expectedTotal);
+    expect(byTotal.body.users.map((u: any) => u.total_credit)).toEqual(expectedTotal.map((id) => ledger[id - 1].total_credit));
+    // RAC is the default order.
+    expect((await top(slug, "")).body.users.map((u: any) => u.id)).toEqual(expectedRac);
+  });
+
+  it("pages with limit and next_cursor until the end", async () => {
+    const { slug } = await fiveUsers();
+    const seen: number[] = [];
+    const ranks: number[] = [];
+    let query = "?by=total_credit&limit=2";
+    for (let page = 0; page < 5; page++) {
+      const res = await top(slug, query);
+      expect(res.body.users.length).toBe(page < 2 ? 2 : 1);
+      seen.push(...res.body.users.map((u: any) => u.id));
+      ranks.push(...res.body.users.map((u: any) => u.rank));
+      if (res.body.next_cursor === null) break;
+      query = `?by=total_credit&limit=2&cursor=${res.body.next_cursor}`;
+    }
+    expect(ranks).toEqual([1, 2, 3, 4, 5]);
+    expect(new Set(seen).size).toBe(5);
+  });
+
+  it("is written to KV by the cron and served from there", async () => {
+    const { slug, api } = await fiveUsers();
+    await runCron();
+    const key = `p/${slug}/top/users/total_credit/0`;
+    const stored = JSON.parse((await env.KV.get(key))!);
+    expect(stored.data.entries.map((e: any) => e.id)).toEqual((await top(slug, "?by=total_credit")).body.users.map((u: any) => u.id));
+    // A new pass changes D1 at once, the public leaderboard only after the next cron run.
+    await api.ok("POST", "/passes", passFor(daysAgo(0), 900, { host: 1, user: 1 }, 20));
+    expect((await top(slug, "?by=total_credit")).body.users[0].id).toBe(5);
+    await runCron();
+    expect((await top(slug, "?by=total_credit")).body.users[0].id).toBe(1);
+  });
+
+  it("hosts and teams have leaderboards too", async () => {
+    const { slug, ledger } = await fiveUsers();
+    const hosts = await call("GET", `/v1/projects/${slug}/top/hosts?by=total_credit`);
+    expect(hosts.body.hosts.map((h: any) => h.total_credit)).toEqual(
+      ledger.map((u) => u.total_credit).sort((a, b) => b - a),
+    );
+    const teams = await call("GET", `/v1/projects/${slug}/top/teams`);
+    expect(teams.body).toMatchObject({ teams: [], total: 0, next_cursor: null });
+  });
+
+  it("rejects a bad query with 400 and an unknown project with 404", async () => {
+    const { slug } = await setupProject("top");
+    for (const q of ["?limit=0", "?limit=1001", "?limit=ten", "?by=rac", "?cursor=nonsense", `?cursor=${btoa("x:1")}`]) {
+      expectError(await top(slug, q), 400, "validation_failed");
+    }
+    expectError(await call("GET", "/v1/projects/nope/top/users"), 404, "not_found");
+  });
+});

@@ -1,0 +1,54 @@
+/** The public project list, one project's totals, and its apps and app versions from KV. */
+import { describe, expect, it } from "vitest";
+import { expectError, setupProject } from "../api/helpers";
+import { call } from "../support/api";
+import { runCron } from "../support/cron";
+import { daysAgo, decayed, passFor } from "./fixtures";
+
+const creditOf = (res: any): number =>
+  res.workunits.flatMap((w: any) => w.results).reduce((s: number, r: any) => s + r.granted_credit, 0);
+
+describe("public project reads", () => {
+  it("a project's totals: all credit granted, and a RAC kept like a user's", async () => {
+    const { slug, api } = await setupProject("proj");
+    const t = daysAgo(2);
+    const credit =
+      creditOf(await api.ok("POST", "/passes", passFor(t, 1, { host: 1, user: 1 }, 3))) +
+      creditOf(await api.ok("POST", "/passes", passFor(t, 10, { host: 2, user: 2, team: 7 })));
+    await runCron();
+    const res = await call("GET", `/v1/projects/${slug}`);
+    expect(res.status).toBe(200);
+    expect(res.body.total_credit).toBeCloseTo(credit, 9);
+    expect(res.body).toMatchObject({ slug, users: 2, hosts: 2, teams: 1 });
+    // The project's RAC clock started at its creation, after t: every grant has a zero gap and
+    // adds credit · ln2 / 7 (update_average's first-order form), so RAC = total · ln2 / 7.
+    expect(res.body.expavg_credit).toBeCloseTo((credit * Math.LN2) / 7, 9);
+    expect(res.body.expavg_time).toBe(t);
+    expect(res.body.recent_average_credit).toBeCloseTo(decayed(res.body, res.body.as_of), 9);
+
+    const list = await call("GET", "/v1/projects");
+    const mine = list.body.projects.find((p: any) => p.slug === slug);
+    expect(mine.total_credit).toBe(res.body.total_credit);
+    expect(mine).not.toHaveProperty("id");
+    expect(res.body).not.toHaveProperty("id");
+  });
+
+  it("apps and app versions are public, refreshed by the cron after a pass changed them", async () => {
+    const { slug, api } = await setupProject("proj");
+    const before = await call("GET", `/v1/projects/${slug}/app-versions`);
+    expect(before.body.app_versions.find((v: any) => v.id === 1).pfc_n).toBe(0);
+    await api.ok("POST", "/passes", passFor(daysAgo(1), 1, { host: 1, user: 1 }));
+    expect((await call("GET", `/v1/projects/${slug}/app-versions`)).body).toEqual(before.body);
+    await runCron();
+    const after = await call("GET", `/v1/projects/${slug}/app-versions`);
+    expect(after.body).toEqual(await api.ok("GET", "/app-versions"));
+    expect(after.body.app_versions.find((v: any) => v.id === 1).pfc_n).toBeGreaterThan(0);
+    expect((await call("GET", `/v1/projects/${slug}/apps`)).body).toEqual(await api.ok("GET", "/apps"));
+  });
+
+  it("an unknown project is 404", async () => {
+    expectError(await call("GET", "/v1/projects/none-such"), 404, "not_found");
+    expectError(await call("GET", "/v1/projects/none-such/apps"), 404, "not_found");
+    expectError(await call("GET", "/v1/projects/none-such/history"), 404, "not_found");
+  });
+});
