@@ -76,3 +76,9 @@ export const AM_MAX_CPU_INSTANCES = 256;
 export const AM_MAX_JOBS_PER_RPC = 5000;
 /** Reconciliation compares granted with estimated credit over this many UTC days. */
 export const RECONCILE_WINDOW_DAYS = 30;
+
+/** How a GPU-only app is scaled (an app setting): BOINC's DEFAULT_GPU_SCALE, or the registry's factor. */
+export const GPU_ONLY_SCALES = ["boinc", "cross-project"] as const;
+export type GpuOnlyScale = (typeof GPU_ONLY_SCALES)[number];
+/** A contribution to the plan-class registry not refreshed for this long drops out. */
+export const CENTRAL_STALE_AFTER = 30 * SECONDS_PER_DAY;

@@ -13,7 +13,7 @@ import {
   text,
   uniqueIndex,
 } from "drizzle-orm/sqlite-core";
-import { DEFAULT_MAX_GRANTED_CREDIT, DEFAULT_MIN_AVG_PFC } from "../credit/constants";
+import { DEFAULT_MAX_GRANTED_CREDIT, DEFAULT_MIN_AVG_PFC, GPU_ONLY_SCALES } from "../credit/constants";
 
 /** The recent average credit pair, as BOINC stores it. */
 const recentAverage = () => ({
@@ -56,6 +56,10 @@ export const apps = sqliteTable(
       .default("adaptive"),
     maxGrantedCredit: real("max_granted_credit").notNull().default(DEFAULT_MAX_GRANTED_CREDIT),
     deprecated: integer("deprecated", { mode: "boolean" }).notNull().default(false),
+    /** How a GPU-only app is scaled: BOINC's 0.1, or the cross-project plan-class registry. */
+    gpuOnlyScale: text("gpu_only_scale", { enum: GPU_ONLY_SCALES }).notNull().default("boinc"),
+    /** The plan-class table version "cross-project" reads (a pin); null: the latest. */
+    crossProjectVersion: real("cross_project_version"),
   },
   (t) => [primaryKey({ columns: [t.projectId, t.id] }), uniqueIndex("apps_name").on(t.projectId, t.name)],
 );
@@ -123,7 +127,7 @@ export const hosts = sqliteTable(
     /** BOINC's host_cpid (already hashed with the owner's email). */
     hostCpid: text("host_cpid"),
   },
-  (t) => [primaryKey({ columns: [t.projectId, t.id] })],
+  (t) => [primaryKey({ columns: [t.projectId, t.id] }), index("hosts_host_cpid").on(t.hostCpid)],
 );
 
 export const users = sqliteTable(
@@ -134,8 +138,10 @@ export const users = sqliteTable(
     teamId: integer("team_id").notNull().default(0),
     /** The exported cross-project id. */
     cpid: text("cpid"),
+    /** false: the user opted out of stats exports and cross-project totals (BOINC's STATSEXPORT consent). */
+    statsExport: integer("stats_export", { mode: "boolean" }).notNull().default(true),
   },
-  (t) => [primaryKey({ columns: [t.projectId, t.id] })],
+  (t) => [primaryKey({ columns: [t.projectId, t.id] }), index("users_cpid").on(t.cpid)],
 );
 
 export const teams = sqliteTable(
@@ -260,6 +266,18 @@ export const accountManagers = sqliteTable("account_managers", {
   createdAt: real("created_at").notNull(),
 });
 
+/**
+ * Central server: a project elsewhere (a classic BOINC server, or another Cobblestone
+ * deployment) that pushes its app-version export. Its token is stored only as a hash.
+ */
+export const centralContributors = sqliteTable("central_contributors", {
+  id: integer("id").primaryKey({ autoIncrement: true }),
+  name: text("name").notNull(),
+  url: text("url"),
+  tokenHash: text("token_hash").notNull().unique(),
+  createdAt: real("created_at").notNull(),
+});
+
 const amId = () =>
   integer("am_id")
     .notNull()
@@ -359,4 +377,61 @@ export const amHostLinks = sqliteTable(
     amHostId: integer("am_host_id").notNull(),
   },
   (t) => [primaryKey({ columns: [t.projectId, t.hostId] }), index("am_host_links_am_host").on(t.amId, t.amHostId)],
+);
+
+/**
+ * The app versions a contributor last pushed, one set per (contributor, project): a push
+ * replaces its set. reported_at dates it; sets not refreshed for 30 days drop out.
+ */
+export const centralContributions = sqliteTable(
+  "central_contributions",
+  {
+    contributorId: integer("contributor_id")
+      .notNull()
+      .references(() => centralContributors.id, { onDelete: "cascade" }),
+    /** The contributor's own name for the project ("" when it pushes one project). */
+    project: text("project").notNull(),
+    appVersionId: integer("app_version_id").notNull(),
+    app: text("app").notNull(),
+    platform: text("platform").notNull(),
+    planClass: text("plan_class").notNull(),
+    versionNum: integer("version_num").notNull(),
+    pfcN: real("pfc_n").notNull(),
+    pfcAvg: real("pfc_avg").notNull(),
+    pfcScale: real("pfc_scale").notNull(),
+    ...recentAverage(),
+    reportedAt: real("reported_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.contributorId, t.project, t.appVersionId] })],
+);
+
+/** One published version of the plan-class scale table: the time of the aggregation run. */
+export const planClassScaleVersions = sqliteTable("plan_class_scale_versions", {
+  version: real("version").primaryKey(),
+  /** Projects whose fresh reports were read (local and contributed), counted or not. */
+  nsources: integer("nsources").notNull(),
+});
+
+/**
+ * The published plan-class scale table, one version per aggregation run (version = the run's
+ * time), kept so that a project can pin one. kind "plan_class" rows are per plan class,
+ * "proc_type" rows per processor type (cpu, nvidia, amd, intel_gpu, apple_gpu).
+ */
+export const planClassScales = sqliteTable(
+  "plan_class_scales",
+  {
+    version: real("version")
+      .notNull()
+      .references(() => planClassScaleVersions.version),
+    kind: text("kind", { enum: ["plan_class", "proc_type"] }).notNull(),
+    name: text("name").notNull(),
+    procType: text("proc_type").notNull(),
+    /** Average pfc_scale, weighted by each version's RAC decayed to the run's time. */
+    scale: real("scale").notNull(),
+    /** The weight behind it: the summed decayed RAC (credits/day). */
+    recentCredit: real("recent_credit").notNull(),
+    nprojects: integer("nprojects").notNull(),
+    nversions: integer("nversions").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.version, t.kind, t.name] })],
 );

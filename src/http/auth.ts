@@ -1,6 +1,6 @@
 import { eq } from "drizzle-orm";
 import { createMiddleware } from "hono/factory";
-import { accountManagers, projects } from "../db/schema";
+import { accountManagers, centralContributors, projects } from "../db/schema";
 import type { AppEnv } from "../env";
 import { ApiError } from "./errors";
 import { bearerToken, sameSecret, sha256Hex } from "./tokens";
@@ -68,5 +68,21 @@ export const loadAccountManager = createMiddleware<AppEnv>(async (c, next) => {
   const [am] = await c.var.db.select().from(accountManagers).where(eq(accountManagers.slug, slug));
   if (!am) throw new ApiError(404, "not_found", `no account manager '${slug}'`);
   c.set("accountManager", am);
+  await next();
+});
+
+/**
+ * Central routes: the bearer token of a contributor (issued by the central operator with
+ * POST /v1/central/contributors). An unknown token is 401. Sets `contributor`.
+ */
+export const requireCentralToken = createMiddleware<AppEnv>(async (c, next) => {
+  const token = bearerToken(c.req.header("Authorization"));
+  if (!token) throw new ApiError(401, "unauthorized", "Authorization: Bearer <central token> is required");
+  const [contributor] = await c.var.db
+    .select()
+    .from(centralContributors)
+    .where(eq(centralContributors.tokenHash, await sha256Hex(token)));
+  if (!contributor) throw new ApiError(401, "unauthorized", "invalid central token");
+  c.set("contributor", contributor);
   await next();
 });

@@ -90,6 +90,7 @@ function mountKind(app: OpenAPIHono<AppEnv>, kind: HolderKind): void {
       ...(kind === "hosts" && b.cpid !== undefined ? { hostCpid: b.cpid } : {}),
       ...(kind === "users" && b.team_id !== undefined ? { teamId: b.team_id } : {}),
       ...(kind === "users" && b.cpid !== undefined ? { cpid: b.cpid } : {}),
+      ...(kind === "users" && b.stats_export !== undefined ? { statsExport: b.stats_export } : {}),
     };
     const clock =
       b.create_time === undefined

@@ -16,7 +16,18 @@ export const putSchemas = {
       ...amHostLinkFields,
     })
     .openapi("PutHost"),
-  users: z.strictObject({ ...PutBase, team_id: OptionalIdSchema.optional(), cpid: z.string().max(64).optional() }).openapi("PutUser"),
+  users: z
+    .strictObject({
+      ...PutBase,
+      team_id: OptionalIdSchema.optional(),
+      cpid: z
+        .string()
+        .regex(/^[0-9a-fA-F]{32}$/, "BOINC's exported cpid: 32 hex digits, md5(cross_project_id + email); never the email")
+        .transform((cpid) => cpid.toLowerCase())
+        .optional(),
+      stats_export: z.boolean().optional().openapi({ description: "false: left out of stats exports and cross-project totals (default true)" }),
+    })
+    .openapi("PutUser"),
   teams: z.strictObject({ ...PutBase }).openapi("PutTeam"),
 };
 export type PutHolder = z.infer<(typeof putSchemas)["hosts"]> & z.infer<(typeof putSchemas)["users"]>;
