@@ -9,16 +9,24 @@ import { bodyLimit } from "hono/body-limit";
 import { HTTPException } from "hono/http-exception";
 import type { AppEnv } from "./env";
 import { ApiError, type ErrorBody, issuesOf } from "./http/errors";
+import { mountAccountManagers } from "./routes/account-managers/account-managers.index";
+import { mountAmHistory } from "./routes/am/am-history.index";
+import { mountAmRpcs } from "./routes/am/am-rpcs.index";
 import { mountAppVersions } from "./routes/app-versions/app-versions.index";
 import { mountApps } from "./routes/apps/apps.index";
+import { mountCentralContributors } from "./routes/central/central.contributors";
+import { mountCentral } from "./routes/central/central.index";
+import { mountCpid } from "./routes/cpid/cpid.index";
 import { mountEntities } from "./routes/entities/entities.index";
 import { mountErrors } from "./routes/errors/errors.index";
 import { mountHostAppVersions } from "./routes/host-app-versions/host-app-versions.index";
 import { mountPasses } from "./routes/passes/passes.index";
 import { mountLeaderboards } from "./routes/leaderboards/leaderboards.index";
+import { mountPlanClasses } from "./routes/plan-classes/plan-classes.index";
 import { mountProjects } from "./routes/projects/projects.index";
 import { mountProjectReads } from "./routes/projects/projects.reads";
 import { mountRescale } from "./routes/rescale/rescale.index";
+import { mountStats } from "./routes/stats/stats.index";
 import { mountPages } from "./web/pages.index";
 
 export const MAX_BODY_BYTES = 5 * 1024 * 1024;
@@ -28,9 +36,9 @@ export function createApp(): OpenAPIHono<AppEnv> {
     defaultHook: (result, c) => {
       if (result.success) return;
       const issues = issuesOf(result.error);
-      // Too many workunits (or error results) is a size limit, not a shape error.
+      // Too many workunits (or error results, or pushed app versions) is a size limit, not a shape error.
       const tooMany = result.error.issues.find(
-        (i) => i.code === "too_big" && i.path.length === 1 && (i.path[0] === "workunits" || i.path[0] === "results"),
+        (i) => i.code === "too_big" && i.path.length === 1 && ["workunits", "results", "app_versions"].includes(String(i.path[0])),
       );
       if (tooMany) {
         return c.json<ErrorBody>({ error: { code: "too_large", message: tooMany.message, issues } }, 413);
@@ -66,10 +74,20 @@ export function createApp(): OpenAPIHono<AppEnv> {
   mountPasses(app);
   mountErrors(app);
   mountRescale(app);
+  mountAccountManagers(app);
+  mountAmRpcs(app);
+  mountAmHistory(app);
+  mountCentralContributors(app);
+  mountCentral(app);
+  mountPlanClasses(app);
+  mountCpid(app);
+  mountStats(app);
   mountPages(app);
 
   app.openAPIRegistry.registerComponent("securitySchemes", "projectToken", { type: "http", scheme: "bearer" });
   app.openAPIRegistry.registerComponent("securitySchemes", "adminToken", { type: "http", scheme: "bearer" });
+  app.openAPIRegistry.registerComponent("securitySchemes", "amToken", { type: "http", scheme: "bearer" });
+  app.openAPIRegistry.registerComponent("securitySchemes", "centralToken", { type: "http", scheme: "bearer" });
   app.doc31("/openapi.json", {
     openapi: "3.1.0",
     info: {

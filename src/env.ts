@@ -1,5 +1,5 @@
 import type { Db } from "./db/client";
-import type { projects } from "./db/schema";
+import type { accountManagers, centralContributors, projects } from "./db/schema";
 
 export type Env = {
   DB: D1Database;
@@ -9,6 +9,8 @@ export type Env = {
 };
 
 export type Project = typeof projects.$inferSelect;
+export type AccountManager = typeof accountManagers.$inferSelect;
+export type CentralContributor = typeof centralContributors.$inferSelect;
 
 /** What a route needs to know of the project it serves. */
 export type ProjectRef = Pick<Project, "id" | "slug">;
@@ -19,7 +21,10 @@ export type AppEnv = {
   Variables: {
     db: Db;
     project: ProjectRef;
+    accountManager: AccountManager;
     /** A public read made with the project's own token: answered from D1, not from KV. */
     fresh?: boolean;
+    /** A central route's pushing contributor. */
+    contributor: CentralContributor;
   };
 };

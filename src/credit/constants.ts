@@ -61,3 +61,24 @@ export const ANONYMOUS_PLATFORM = {
 } as const;
 export const MIN_ANONYMOUS_PLATFORM_ID = ANONYMOUS_PLATFORM.apple_gpu;
 export const MAX_ANONYMOUS_PLATFORM_ID = ANONYMOUS_PLATFORM.cpu;
+
+/**
+ * Account-manager accounting: the sanity limits applied to the deltas a BOINC client's
+ * lifetime totals imply (the limits Science United checks an RPC against).
+ */
+/** Peak FLOPS one CPU core may be credited with. */
+export const AM_MAX_FLOPS_PER_CPU = 100e9;
+/** Peak FLOPS one GPU may be credited with. */
+export const AM_MAX_FLOPS_PER_GPU = 100e12;
+/** CPU instances beyond this are not believed. */
+export const AM_MAX_CPU_INSTANCES = 256;
+/** Jobs (successes, and errors, each) one RPC may report per project. */
+export const AM_MAX_JOBS_PER_RPC = 5000;
+/** Reconciliation compares granted with estimated credit over this many UTC days. */
+export const RECONCILE_WINDOW_DAYS = 30;
+
+/** How a GPU-only app is scaled (an app setting): BOINC's DEFAULT_GPU_SCALE, or the registry's factor. */
+export const GPU_ONLY_SCALES = ["boinc", "cross-project"] as const;
+export type GpuOnlyScale = (typeof GPU_ONLY_SCALES)[number];
+/** A contribution to the plan-class registry not refreshed for this long drops out. */
+export const CENTRAL_STALE_AFTER = 30 * SECONDS_PER_DAY;

@@ -58,8 +58,12 @@ export interface VersionScales {
 /**
  * BOINC's update_av_scales for one app, over the versions in service. Returns null when BOINC
  * changes nothing (e.g. a single CPU version above threshold and no GPU one: edge case E6).
+ * `gpuOnlyFactor` replaces BOINC's 0.1 for a GPU-only app (gpu_only_scale "cross-project").
  */
-export function computeVersionScales(inService: readonly VersionForScaling[]): VersionScales | null {
+export function computeVersionScales(
+  inService: readonly VersionForScaling[],
+  gpuOnlyFactor: number = DEFAULT_GPU_SCALE,
+): VersionScales | null {
   const cpu = bucketOf(inService.filter((v) => !isGpuPlanClass(v.planClass)));
   const gpu = bucketOf(inService.filter((v) => isGpuPlanClass(v.planClass)));
   const avg = (b: Bucket) => b.pfcSum / b.pfcN;
@@ -72,7 +76,7 @@ export function computeVersionScales(inService: readonly VersionForScaling[]): V
     target = avg(cpu);
     basis = "cpu_average";
   } else if (gpu.versionsAboveThreshold >= 1) {
-    target = DEFAULT_GPU_SCALE * avg(gpu);
+    target = gpuOnlyFactor * avg(gpu);
     basis = "gpu_only";
   } else {
     return null;

@@ -5,6 +5,7 @@
  * own BOINC ids.
  */
 import {
+  index,
   integer,
   primaryKey,
   real,
@@ -12,7 +13,7 @@ import {
   text,
   uniqueIndex,
 } from "drizzle-orm/sqlite-core";
-import { DEFAULT_MAX_GRANTED_CREDIT, DEFAULT_MIN_AVG_PFC } from "../credit/constants";
+import { DEFAULT_MAX_GRANTED_CREDIT, DEFAULT_MIN_AVG_PFC, GPU_ONLY_SCALES } from "../credit/constants";
 
 /** The recent average credit pair, as BOINC stores it. */
 const recentAverage = () => ({
@@ -55,6 +56,10 @@ export const apps = sqliteTable(
       .default("adaptive"),
     maxGrantedCredit: real("max_granted_credit").notNull().default(DEFAULT_MAX_GRANTED_CREDIT),
     deprecated: integer("deprecated", { mode: "boolean" }).notNull().default(false),
+    /** How a GPU-only app is scaled: BOINC's 0.1, or the cross-project plan-class registry. */
+    gpuOnlyScale: text("gpu_only_scale", { enum: GPU_ONLY_SCALES }).notNull().default("boinc"),
+    /** The plan-class table version "cross-project" reads (a pin); null: the latest. */
+    crossProjectVersion: real("cross_project_version"),
   },
   (t) => [primaryKey({ columns: [t.projectId, t.id] }), uniqueIndex("apps_name").on(t.projectId, t.name)],
 );
@@ -122,7 +127,7 @@ export const hosts = sqliteTable(
     /** BOINC's host_cpid (already hashed with the owner's email). */
     hostCpid: text("host_cpid"),
   },
-  (t) => [primaryKey({ columns: [t.projectId, t.id] })],
+  (t) => [primaryKey({ columns: [t.projectId, t.id] }), index("hosts_host_cpid").on(t.hostCpid)],
 );
 
 export const users = sqliteTable(
@@ -133,8 +138,10 @@ export const users = sqliteTable(
     teamId: integer("team_id").notNull().default(0),
     /** The exported cross-project id. */
     cpid: text("cpid"),
+    /** false: the user opted out of stats exports and cross-project totals (BOINC's STATSEXPORT consent). */
+    statsExport: integer("stats_export", { mode: "boolean" }).notNull().default(true),
   },
-  (t) => [primaryKey({ columns: [t.projectId, t.id] })],
+  (t) => [primaryKey({ columns: [t.projectId, t.id] }), index("users_cpid").on(t.cpid)],
 );
 
 export const teams = sqliteTable(
@@ -245,4 +252,186 @@ export const kvDirty = sqliteTable(
     mark: integer("mark").notNull(),
   },
   (t) => [primaryKey({ columns: [t.projectId, t.subject, t.entityId] })],
+);
+
+/**
+ * Account managers (Science United style): each posts its hosts' RPCs with its own token,
+ * stored only as a hash.
+ */
+export const accountManagers = sqliteTable("account_managers", {
+  id: integer("id").primaryKey({ autoIncrement: true }),
+  slug: text("slug").notNull().unique(),
+  name: text("name").notNull(),
+  tokenHash: text("token_hash").notNull().unique(),
+  createdAt: real("created_at").notNull(),
+});
+
+/**
+ * Central server: a project elsewhere (a classic BOINC server, or another Cobblestone
+ * deployment) that pushes its app-version export. Its token is stored only as a hash.
+ */
+export const centralContributors = sqliteTable("central_contributors", {
+  id: integer("id").primaryKey({ autoIncrement: true }),
+  name: text("name").notNull(),
+  url: text("url"),
+  tokenHash: text("token_hash").notNull().unique(),
+  createdAt: real("created_at").notNull(),
+});
+
+const amId = () =>
+  integer("am_id")
+    .notNull()
+    .references(() => accountManagers.id);
+
+/**
+ * Every RPC an account manager posted for a host, with what it booked (`outcome`, the JSON
+ * answer: claims, bookings, clips). `seq` numbers a host's RPCs: an RPC is written as number
+ * last + 1, so of two concurrent RPCs of one host only one can be written on a given baseline
+ * (the other rolls back and is computed again). The unique time makes a replay collide.
+ */
+export const amRpcs = sqliteTable(
+  "am_rpcs",
+  {
+    amId: amId(),
+    hostId: integer("host_id").notNull(),
+    seq: integer("seq").notNull(),
+    rpcTime: real("rpc_time").notNull(),
+    userId: integer("user_id").notNull(),
+    /** SHA-256 of the posted content: the same time with other content is a conflict. */
+    fingerprint: text("fingerprint").notNull(),
+    outcome: text("outcome").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.amId, t.hostId, t.seq] }), uniqueIndex("am_rpcs_time").on(t.amId, t.hostId, t.rpcTime)],
+);
+
+/** The lifetime totals a host last reported for a project: the baseline of the next delta. */
+export const amHostProjects = sqliteTable(
+  "am_host_projects",
+  {
+    amId: amId(),
+    hostId: integer("host_id").notNull(),
+    /** The project's master URL as a key (src/credit/project-url.ts). */
+    url: text("url").notNull(),
+    lastTime: real("last_time").notNull(),
+    cpuEc: real("cpu_ec").notNull(),
+    cpuTime: real("cpu_time").notNull(),
+    gpuEc: real("gpu_ec").notNull(),
+    gpuTime: real("gpu_time").notNull(),
+    njobsSuccess: real("njobs_success").notNull(),
+    njobsError: real("njobs_error").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.amId, t.hostId, t.url] })],
+);
+
+/** What an account manager's daily accounting row is kept for. */
+export const AM_SUBJECTS = ["total", "user", "project", "user_project", "host", "host_project"] as const;
+export type AmSubject = (typeof AM_SUBJECTS)[number];
+
+/**
+ * Daily accounting (UTC days) of booked deltas: per subject (entity id 0 and url '' where the
+ * subject has none), the day's deltas and the running total of estimated credit. The factor
+ * columns are written by the daily reconciliation on user_project and host_project rows.
+ */
+export const amDaily = sqliteTable(
+  "am_daily",
+  {
+    amId: amId(),
+    subject: text("subject", { enum: AM_SUBJECTS }).notNull(),
+    entityId: integer("entity_id").notNull(),
+    url: text("url").notNull(),
+    /** Days since 1970-01-01 UTC. */
+    day: integer("day").notNull(),
+    /** host_project rows: the user the host's latest delta of the day was booked for. */
+    userId: integer("user_id").notNull().default(0),
+    /** Estimated credit booked (after clipping), and claimed before clipping. */
+    ec: real("ec").notNull().default(0),
+    claimedEc: real("claimed_ec").notNull().default(0),
+    cpuTime: real("cpu_time").notNull().default(0),
+    gpuTime: real("gpu_time").notNull().default(0),
+    njobsSuccess: real("njobs_success").notNull().default(0),
+    njobsError: real("njobs_error").notNull().default(0),
+    /** Estimated credit booked up to the end of this day. */
+    totalEc: real("total_ec").notNull().default(0),
+    /**
+     * Written by the daily reconciliation, null until then. user_project and host_project rows:
+     * factor = min(1, granted / estimated) over the window ending this day, with the window's
+     * sums, and confirmed_ec = ec × factor; user, project and total rows: confirmed_ec, the sum
+     * of their user_project rows' (estimated credit of projects that cannot be reconciled is
+     * not confirmed).
+     */
+    confirmedEc: real("confirmed_ec"),
+    factor: real("factor"),
+    windowGranted: real("window_granted"),
+    windowEstimated: real("window_estimated"),
+  },
+  (t) => [primaryKey({ columns: [t.amId, t.subject, t.entityId, t.url, t.day] })],
+);
+
+/** A project's host that is an account manager's host: what reconciliation compares. */
+export const amHostLinks = sqliteTable(
+  "am_host_links",
+  {
+    projectId: projectId(),
+    hostId: integer("host_id").notNull(),
+    amId: amId(),
+    amHostId: integer("am_host_id").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.projectId, t.hostId] }), index("am_host_links_am_host").on(t.amId, t.amHostId)],
+);
+
+/**
+ * The app versions a contributor last pushed, one set per (contributor, project): a push
+ * replaces its set. reported_at dates it; sets not refreshed for 30 days drop out.
+ */
+export const centralContributions = sqliteTable(
+  "central_contributions",
+  {
+    contributorId: integer("contributor_id")
+      .notNull()
+      .references(() => centralContributors.id, { onDelete: "cascade" }),
+    /** The contributor's own name for the project ("" when it pushes one project). */
+    project: text("project").notNull(),
+    appVersionId: integer("app_version_id").notNull(),
+    app: text("app").notNull(),
+    platform: text("platform").notNull(),
+    planClass: text("plan_class").notNull(),
+    versionNum: integer("version_num").notNull(),
+    pfcN: real("pfc_n").notNull(),
+    pfcAvg: real("pfc_avg").notNull(),
+    pfcScale: real("pfc_scale").notNull(),
+    ...recentAverage(),
+    reportedAt: real("reported_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.contributorId, t.project, t.appVersionId] })],
+);
+
+/** One published version of the plan-class scale table: the time of the aggregation run. */
+export const planClassScaleVersions = sqliteTable("plan_class_scale_versions", {
+  version: real("version").primaryKey(),
+  /** Projects whose fresh reports were read (local and contributed), counted or not. */
+  nsources: integer("nsources").notNull(),
+});
+
+/**
+ * The published plan-class scale table, one version per aggregation run (version = the run's
+ * time), kept so that a project can pin one. kind "plan_class" rows are per plan class,
+ * "proc_type" rows per processor type (cpu, nvidia, amd, intel_gpu, apple_gpu).
+ */
+export const planClassScales = sqliteTable(
+  "plan_class_scales",
+  {
+    version: real("version")
+      .notNull()
+      .references(() => planClassScaleVersions.version),
+    kind: text("kind", { enum: ["plan_class", "proc_type"] }).notNull(),
+    name: text("name").notNull(),
+    procType: text("proc_type").notNull(),
+    /** Average pfc_scale, weighted by each version's RAC decayed to the run's time. */
+    scale: real("scale").notNull(),
+    /** The weight behind it: the summed decayed RAC (credits/day). */
+    recentCredit: real("recent_credit").notNull(),
+    nprojects: integer("nprojects").notNull(),
+    nversions: integer("nversions").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.version, t.kind, t.name] })],
 );

@@ -2,11 +2,20 @@
 
 const TOKEN_BYTES = 32;
 
-export function newProjectToken(): string {
+/** A random token; the prefix says what it is for (cbl_ project, cbc_ central contributor). */
+function newToken(prefix: string): string {
   const bytes = crypto.getRandomValues(new Uint8Array(TOKEN_BYTES));
   let b64 = btoa(String.fromCharCode(...bytes));
   b64 = b64.replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
-  return `cbl_${b64}`;
+  return `${prefix}_${b64}`;
+}
+
+export function newProjectToken(): string {
+  return newToken("cbl");
+}
+
+export function newCentralToken(): string {
+  return newToken("cbc");
 }
 
 export async function sha256Hex(text: string): Promise<string> {

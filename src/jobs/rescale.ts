@@ -4,11 +4,13 @@
  */
 import { eq, sql } from "drizzle-orm";
 import { MIN_VERSION_SAMPLES } from "../credit/constants";
+import { type AppGpuOnlyFactor, type ScaleRegistry, appGpuOnlyFactor } from "../credit/gpu-only-factor";
 import { type ScaleBasis, computeVersionScales, versionsInService } from "../credit/version-scales";
 import { runBatch } from "../db/batch";
 import { PROJECT_SUBJECT, markDirty, newMark } from "../db/read-model-writes";
 import type { Db } from "../db/client";
 import { appVersions, apps, projects } from "../db/schema";
+import { loadPublishedTable, scaleRegistry } from "../db/plan-class-registry";
 import { jsonList } from "../db/sql-helpers";
 
 export interface AppRescale {
@@ -17,6 +19,8 @@ export interface AppRescale {
   readonly basis: ScaleBasis | null;
   readonly minAvgPfc: number;
   readonly scaledVersions: readonly { id: number; pfcScale: number }[];
+  /** A GPU-only app with gpu_only_scale "cross-project": the factor used instead of 0.1, and why. */
+  readonly crossProject?: AppGpuOnlyFactor & { readonly registryVersion: number | null };
 }
 
 export async function rescaleProject(db: Db, projectId: number): Promise<AppRescale[]> {
@@ -24,13 +28,26 @@ export async function rescaleProject(db: Db, projectId: number): Promise<AppResc
     db.select().from(apps).where(eq(apps.projectId, projectId)),
     db.select().from(appVersions).where(eq(appVersions.projectId, projectId)),
   ]);
+  // The registry is read only when an app asks for it (most apps keep BOINC's 0.1), each
+  // table version once: the latest, or the one an app pinned.
+  const tables = new Map<number | null, ScaleRegistry | null>();
+  const registryFor = async (pin: number | null) => {
+    if (!tables.has(pin)) tables.set(pin, scaleRegistry(await loadPublishedTable(db, pin ?? undefined)));
+    return tables.get(pin)!;
+  };
   const report: AppRescale[] = [];
   const statements = [];
   for (const app of appRows.sort((a, b) => a.id - b.id)) {
     const versions = versionRows
       .filter((v) => v.appId === app.id)
       .map((v) => ({ ...v, pfc: { n: v.pfcN, avg: v.pfcAvg } }));
-    const scales = computeVersionScales(versionsInService(versions));
+    const inService = versionsInService(versions);
+    let crossProject: AppRescale["crossProject"];
+    if (app.gpuOnlyScale === "cross-project") {
+      const registry = await registryFor(app.crossProjectVersion);
+      crossProject = { ...appGpuOnlyFactor(inService, registry), registryVersion: registry?.version ?? null };
+    }
+    const scales = computeVersionScales(inService, crossProject?.factor);
     if (!scales) {
       report.push({ app: app.name, basis: null, minAvgPfc: app.minAvgPfc, scaledVersions: [] });
       continue;
@@ -48,6 +65,7 @@ export async function rescaleProject(db: Db, projectId: number): Promise<AppResc
       basis: scales.basis,
       minAvgPfc: target,
       scaledVersions: scales.scaledVersionIds.map((id) => ({ id, pfcScale: target / byId.get(id)!.pfcAvg })),
+      ...(crossProject && scales.basis === "gpu_only" ? { crossProject } : {}),
     });
   }
   // New scales change the project's public app-version table: the cron rewrites it.

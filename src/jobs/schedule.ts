@@ -5,8 +5,12 @@
  */
 import { database } from "../db/client";
 import type { Env } from "../env";
+import { dayOf } from "../credit/history";
 import { refreshSnapshots } from "./kv-refresh";
+import { reconcileAllAccountManagers } from "./reconcile";
+import { publishPlanClassScales } from "./plan-class-scales";
 import { rescaleAllProjects } from "./rescale";
+import { exportAllStats } from "./stats-export";
 
 export interface Job {
   readonly name: string;
@@ -29,6 +33,24 @@ export const JOBS: readonly Job[] = [
       const r = await refreshSnapshots(env, now);
       return `wrote ${r.written} KV snapshots, ${r.failed} failed, ${r.left} marks left for the next run`;
     },
+  },
+  {
+    // Shortly after midnight UTC: yesterday is complete.
+    name: "reconcile-account-managers",
+    cron: "30 0 * * *",
+    run: (env, now) => reconcileAllAccountManagers(database(env.DB), dayOf(now) - 1),
+  },
+  {
+    // Daily: the registry moves slowly, and each run is a version a project may pin.
+    name: "plan-class-scales",
+    cron: "20 0 * * *",
+    run: (env, now) => publishPlanClassScales(database(env.DB), env.KV, now),
+  },
+  {
+    // Daily, as BOINC's db_dump task.
+    name: "stats-export",
+    cron: "40 0 * * *",
+    run: (env, now) => exportAllStats(database(env.DB), env.KV, now),
   },
 ];
 

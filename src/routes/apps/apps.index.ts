@@ -1,5 +1,6 @@
 import { OpenAPIHono, createRoute } from "@hono/zod-openapi";
 import { and, eq, sql } from "drizzle-orm";
+import { planClassVersionExists } from "../../db/plan-class-registry";
 import { apps } from "../../db/schema";
 import type { AppEnv } from "../../env";
 import { PROJECT_SUBJECT, markOneDirty } from "../../db/read-model-writes";
@@ -21,7 +22,8 @@ export function appBody(r: AppRow) {
     target_nresults: r.targetNresults,
     credit_mode: r.creditMode,
     max_granted_credit: r.maxGrantedCredit,
-    gpu_only_scale: "boinc" as const,
+    gpu_only_scale: r.gpuOnlyScale,
+    cross_project_version: r.crossProjectVersion,
     deprecated: r.deprecated,
   };
 }
@@ -71,6 +73,11 @@ export function mountApps(app: OpenAPIHono<AppEnv>): void {
         { path: "max_granted_credit", message: "must not be 0 with credit_mode 'runtime'" },
       ]);
     }
+    if (body.cross_project_version != null && !(await planClassVersionExists(db, body.cross_project_version))) {
+      throw new ApiError(422, "unknown_version", `no plan-class table version ${body.cross_project_version}`, [
+        { path: "cross_project_version", message: "not a published version of GET /v1/plan-classes" },
+      ]);
+    }
     const settings = {
       ...(body.host_scale_check === undefined ? {} : { hostScaleCheck: body.host_scale_check }),
       ...(body.target_nresults === undefined ? {} : { targetNresults: body.target_nresults }),
@@ -78,6 +85,8 @@ export function mountApps(app: OpenAPIHono<AppEnv>): void {
       ...(body.max_granted_credit === undefined ? {} : { maxGrantedCredit: body.max_granted_credit }),
       ...(body.min_avg_pfc === undefined ? {} : { minAvgPfc: body.min_avg_pfc }),
       ...(body.deprecated === undefined ? {} : { deprecated: body.deprecated }),
+      ...(body.gpu_only_scale === undefined ? {} : { gpuOnlyScale: body.gpu_only_scale }),
+      ...(body.cross_project_version === undefined ? {} : { crossProjectVersion: body.cross_project_version }),
     };
     // Apps are numbered 1, 2, 3 … per project, in order of registration (BOINC's app.id).
     const nextId = sql<number>`(SELECT coalesce(max(${apps.id}), 0) + 1 FROM ${apps} WHERE ${apps.projectId} = ${projectId})`;

@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { GPU_ONLY_SCALES } from "../../credit/constants";
 import { CREDIT_MODES } from "../../credit/credit-mode";
 import { CreditSchema, LIMITS } from "../common";
 
@@ -19,8 +20,13 @@ export const PutAppSchema = z
     credit_mode: z.enum(CREDIT_MODES).optional(),
     max_granted_credit: CreditSchema.optional().openapi({ description: "Cap per workunit; 0 = no cap" }),
     min_avg_pfc: z.number().nonnegative().max(LIMITS.maxFpops).optional().openapi({ description: "Set by rescale; an admin may set it, as in BOINC" }),
-    gpu_only_scale: z.enum(["boinc"]).optional().openapi({
-      description: "How a GPU-only app is scaled: 'boinc' = 0.1 × the GPU average ('cross-project' comes with the plan-class registry)",
+    gpu_only_scale: z.enum(GPU_ONLY_SCALES).optional().openapi({
+      description:
+        "How a GPU-only app is scaled: 'boinc' = 0.1 × the GPU average; 'cross-project' = the plan-class registry's " +
+        "factor for its GPU versions' plan class (else their processor type's, else 0.1) × the GPU average",
+    }),
+    cross_project_version: z.number().positive().nullable().optional().openapi({
+      description: "Pin the plan-class table version (its `version` in GET /v1/plan-classes) that 'cross-project' reads; null: the latest",
     }),
     deprecated: z.boolean().optional(),
   })
@@ -34,7 +40,8 @@ export const AppSchema = z
     target_nresults: z.number().int(),
     credit_mode: z.enum(CREDIT_MODES),
     max_granted_credit: z.number(),
-    gpu_only_scale: z.literal("boinc"),
+    gpu_only_scale: z.enum(GPU_ONLY_SCALES),
+    cross_project_version: z.number().nullable(),
     deprecated: z.boolean(),
   })
   .openapi("App");

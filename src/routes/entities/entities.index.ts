@@ -10,6 +10,7 @@ import { hosts, teams, users } from "../../db/schema";
 import type { AppEnv } from "../../env";
 import { requireProjectToken } from "../../http/auth";
 import { ApiError, errorResponses } from "../../http/errors";
+import { amHostLinkWrite } from "../am/host-links";
 import { SUBJECT_OF_KIND, holderFromRow, loadHolderSnapshots, type HolderRow } from "../../snapshots/holders";
 import { type HolderKind, HOLDER_KINDS } from "../../snapshots/keys";
 import { presentHolder } from "../../snapshots/present";
@@ -90,6 +91,7 @@ function mountKind(app: OpenAPIHono<AppEnv>, kind: HolderKind): void {
       ...(kind === "hosts" && b.cpid !== undefined ? { hostCpid: b.cpid } : {}),
       ...(kind === "users" && b.team_id !== undefined ? { teamId: b.team_id } : {}),
       ...(kind === "users" && b.cpid !== undefined ? { cpid: b.cpid } : {}),
+      ...(kind === "users" && b.stats_export !== undefined ? { statsExport: b.stats_export } : {}),
     };
     const clock =
       b.create_time === undefined
@@ -101,6 +103,7 @@ function mountKind(app: OpenAPIHono<AppEnv>, kind: HolderKind): void {
           };
     const set = { ...details, ...clock };
     const db = c.var.db;
+    const link = kind === "hosts" ? await amHostLinkWrite(db, projectId, id, b) : null;
     const [[row]] = await db.batch([
       db
         .insert(table)
@@ -109,6 +112,7 @@ function mountKind(app: OpenAPIHono<AppEnv>, kind: HolderKind): void {
         .returning(),
       // The public snapshot shows names and owners too: the cron rewrites it.
       markOneDirty(db, projectId, { subject: SUBJECT_OF_KIND[kind], id }),
+      ...(link ? [link.write] : []),
     ]);
     return c.json(presentHolder(holderFromRow(kind, row as HolderRow), now) as never, 200);
   });

@@ -1,5 +1,6 @@
 /** Hosts, users and teams: what a project registers and what anyone reads. */
 import { z } from "@hono/zod-openapi";
+import { amHostLinkFields } from "../am/host-links";
 import { OptionalIdSchema, TimeSchema } from "../common";
 
 const PutBase = {
@@ -12,9 +13,21 @@ export const putSchemas = {
       ...PutBase,
       user_id: OptionalIdSchema.optional(),
       cpid: z.string().max(64).optional().openapi({ description: "BOINC's host_cpid (already hashed with the owner's email)" }),
+      ...amHostLinkFields,
     })
     .openapi("PutHost"),
-  users: z.strictObject({ ...PutBase, team_id: OptionalIdSchema.optional(), cpid: z.string().max(64).optional() }).openapi("PutUser"),
+  users: z
+    .strictObject({
+      ...PutBase,
+      team_id: OptionalIdSchema.optional(),
+      cpid: z
+        .string()
+        .regex(/^[0-9a-fA-F]{32}$/, "BOINC's exported cpid: 32 hex digits, md5(cross_project_id + email); never the email")
+        .transform((cpid) => cpid.toLowerCase())
+        .optional(),
+      stats_export: z.boolean().optional().openapi({ description: "false: left out of stats exports and cross-project totals (default true)" }),
+    })
+    .openapi("PutUser"),
   teams: z.strictObject({ ...PutBase }).openapi("PutTeam"),
 };
 export type PutHolder = z.infer<(typeof putSchemas)["hosts"]> & z.infer<(typeof putSchemas)["users"]>;

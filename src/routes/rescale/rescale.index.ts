@@ -16,6 +16,20 @@ const RescaleResponseSchema = z
         }),
         min_avg_pfc: z.number(),
         scaled_versions: z.array(z.object({ id: z.number().int(), pfc_scale: z.number() })),
+        cross_project: z
+          .object({
+            factor: z.number().openapi({ description: "Used instead of BOINC's 0.1: min_avg_pfc = factor × the GPU average" }),
+            registry_version: z.number().nullable().openapi({ description: "The plan-class table version read; null: none published yet" }),
+            plan_classes: z.array(
+              z.object({
+                plan_class: z.string(),
+                factor: z.number(),
+                source: z.enum(["plan_class", "proc_type", "boinc_default"]),
+              }),
+            ),
+          })
+          .optional()
+          .openapi({ description: "Only for a GPU-only app with gpu_only_scale 'cross-project'" }),
       }),
     ),
   })
@@ -51,6 +65,19 @@ export function mountRescale(app: OpenAPIHono<AppEnv>): void {
           basis: a.basis,
           min_avg_pfc: a.minAvgPfc,
           scaled_versions: a.scaledVersions.map((v) => ({ id: v.id, pfc_scale: v.pfcScale })),
+          ...(a.crossProject
+            ? {
+                cross_project: {
+                  factor: a.crossProject.factor,
+                  registry_version: a.crossProject.registryVersion,
+                  plan_classes: a.crossProject.planClasses.map((p) => ({
+                    plan_class: p.planClass,
+                    factor: p.factor,
+                    source: p.source,
+                  })),
+                },
+              }
+            : {}),
         })),
       },
       200,

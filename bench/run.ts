@@ -1,0 +1,188 @@
+/**
+ * `npm run bench`: the benchmarks of BENCHMARKS.md, in one run on this machine.
+ *   1. ingest through `wrangler dev` (passes of 1, 10, 100, 1,000 workunits, many clients)
+ *   2. the same passes on better-sqlite3 in one process: the storage limit, and statements
+ *   3. public reads from KV
+ *   4. the cron's rescale at 10, 1,000 and 10,000 app versions with 100,000 hosts
+ * `--quick` runs a tenth of the ingest, to try the harness. Results: bench/results/.
+ */
+import { mkdirSync, writeFileSync } from "node:fs";
+import { cpus, totalmem } from "node:os";
+import { join } from "node:path";
+import { type RunStats, drive, getOk, postJson } from "./client";
+import { RESCALE_HOSTS, RESCALE_SIZES, rescaleToken, writeRescaleFixture } from "./rescale-fixture";
+import { ADMIN_TOKEN, freshStateDir, prepareState, startServer } from "./server";
+import { type LimitRow, openLimitDb, runLimit } from "./sqlite-limit";
+import { APPS, passes, versions } from "./workload";
+
+const root = new URL("..", import.meta.url).pathname;
+const quick = process.argv.includes("--quick");
+const CLIENTS = 8;
+const PHASES = [
+  { size: 1, passes: 2000 },
+  { size: 10, passes: 1000 },
+  { size: 100, passes: 400 },
+  { size: 1000, passes: 50 },
+].map((p) => ({ ...p, passes: quick ? Math.max(2, p.passes / 10) : p.passes }));
+const NOW = Math.floor(Date.now() / 1000) - 60;
+const SEED = 42;
+
+const log = (...args: unknown[]) => console.log(`[${new Date().toISOString().slice(11, 19)}]`, ...args);
+const round = (x: number, digits = 1) => Number(x.toFixed(digits));
+
+/** Each phase's passes: the same ids and numbers in both runs. */
+function phaseBodies() {
+  let firstWu = 1;
+  return PHASES.map((p) => {
+    const start = firstWu;
+    firstWu += p.size * p.passes;
+    return { ...p, bodies: () => passes(Array(p.passes).fill(p.size), { seed: SEED + p.size, firstWu: start, now: NOW }) };
+  });
+}
+
+async function setupProject(url: string): Promise<string> {
+  const { token } = await postJson(`${url}/v1/projects`, ADMIN_TOKEN, { slug: "bench", name: "Bench@Home" });
+  for (const a of APPS) await postJson(`${url}/v1/projects/bench/apps/${a.name}`, token, {}, "PUT");
+  for (const v of versions()) {
+    const { flops: _f, id, ...body } = v;
+    await postJson(`${url}/v1/projects/bench/app-versions/${id}`, token, body, "PUT");
+  }
+  return token;
+}
+
+interface IngestRow extends RunStats {
+  readonly size: number;
+  readonly results: number;
+  readonly resultsPerSecond: number;
+}
+
+async function ingest(url: string, token: string): Promise<{ rows: IngestRow[]; single1000: RunStats }> {
+  const rows: IngestRow[] = [];
+  for (const phase of phaseBodies()) {
+    log(`ingest: ${phase.passes} passes of ${phase.size} workunits, ${CLIENTS} clients`);
+    const stats = await drive(phase.bodies(), CLIENTS, (body) => postJson(`${url}/v1/projects/bench/passes`, token, body));
+    const results = phase.passes * phase.size * 2;
+    rows.push({ ...stats, size: phase.size, results, resultsPerSecond: results / stats.seconds });
+    log(`  ${Math.round(results / stats.seconds)} results/s, p50 ${round(stats.p50)} ms, p99 ${round(stats.p99)} ms`);
+  }
+  // One 1,000-workunit pass at a time: the latency of a big pass on its own.
+  const solo = passes(Array(quick ? 2 : 5).fill(1000), { seed: 9, firstWu: 10_000_000, now: NOW });
+  const single1000 = await drive(solo, 1, (body) => postJson(`${url}/v1/projects/bench/passes`, token, body));
+  log(`  a lone 1,000-workunit pass: p50 ${round(single1000.p50)} ms, max ${round(single1000.max)} ms`);
+  return { rows, single1000 };
+}
+
+async function limit(): Promise<LimitRow[]> {
+  const sqlite = openLimitDb(join(root, "migrations"));
+  const rows: LimitRow[] = [];
+  for (const phase of phaseBodies()) {
+    log(`limit: ${phase.passes} passes of ${phase.size} workunits on better-sqlite3`);
+    const row = await runLimit(sqlite, phase.size, phase.bodies());
+    rows.push(row);
+    log(`  ${Math.round(row.results / row.seconds)} results/s all in, ${Math.round(row.results / row.writeSeconds)} results/s of writes, ${round(row.statementsPerWorkunit, 2)} statements/workunit`);
+  }
+  sqlite.close();
+  return rows;
+}
+
+async function reads(url: string): Promise<Record<string, RunStats>> {
+  log("reads: the minute cron writes the snapshots, then every key is read once (fills), then measured");
+  for (let i = 0; i < 5; i++) await getOk(`${url}/cdn-cgi/handler/scheduled?cron=*+*+*+*+*`);
+  const ids = async (kind: string) =>
+    (await (await fetch(`${url}/v1/projects/bench/top/${kind}?by=total_credit&limit=300`)).json())[kind].map((e: any) => e.id);
+  const targets: Record<string, string[]> = {
+    user: (await ids("users")).map((id: number) => `/v1/projects/bench/users/${id}`),
+    host: (await ids("hosts")).map((id: number) => `/v1/projects/bench/hosts/${id}`),
+    team: (await ids("teams")).map((id: number) => `/v1/projects/bench/teams/${id}`),
+    leaderboard: ["users", "hosts", "teams"].flatMap((k) => ["expavg_credit", "total_credit"].map((by) => `/v1/projects/bench/top/${k}?by=${by}&limit=100`)),
+  };
+  for (const paths of Object.values(targets)) await drive(paths, 8, (p) => getOk(`${url}${p}`));
+  await new Promise((r) => setTimeout(r, 1000));
+  const out: Record<string, RunStats> = {};
+  for (const [kind, paths] of Object.entries(targets)) {
+    const requests = Array.from({ length: 3000 }, (_, i) => paths[i % paths.length]!);
+    out[kind] = await drive(requests, 16, (p) => getOk(`${url}${p}`));
+    log(`  ${kind}: ${Math.round(out[kind]!.requests / out[kind]!.seconds)} req/s, p50 ${round(out[kind]!.p50, 2)} ms, p99 ${round(out[kind]!.p99, 2)} ms`);
+  }
+  return out;
+}
+
+async function rescale(): Promise<{ versions: number; ms: number[] }[]> {
+  const state = freshStateDir();
+  const fixture = join(state, "rescale.sql");
+  writeRescaleFixture(fixture);
+  log(`rescale: loading ${RESCALE_SIZES.join(", ")} app versions and ${RESCALE_HOSTS} hosts into a fresh local D1`);
+  prepareState(state, fixture);
+  const server = await startServer(8792, state);
+  const out = [];
+  try {
+    for (const n of RESCALE_SIZES) {
+      const ms: number[] = [];
+      for (let i = 0; i < 5; i++) {
+        const t = performance.now();
+        await postJson(`${server.url}/v1/projects/rescale-${n}/rescale`, rescaleToken(n), {});
+        ms.push(performance.now() - t);
+      }
+      ms.sort((a, b) => a - b);
+      out.push({ versions: n, ms });
+      log(`  ${n} app versions: median ${round(ms[2]!)} ms (runs: ${ms.map((x) => round(x)).join(", ")})`);
+    }
+  } finally {
+    await server.stop();
+  }
+  return out;
+}
+
+async function main() {
+  const machine = {
+    cpu: cpus()[0]?.model ?? "unknown",
+    cores: cpus().length,
+    memoryGiB: round(totalmem() / 2 ** 30),
+    node: process.version,
+    date: new Date().toISOString(),
+    quick,
+  };
+  log("machine:", machine);
+  const state = freshStateDir();
+  prepareState(state);
+  const server = await startServer(8791, state);
+  let ingestResult, readResult, memory;
+  try {
+    const token = await setupProject(server.url);
+    ingestResult = await ingest(server.url, token);
+    memory = server.peakMemoryMiB();
+    log(`peak memory of workerd during ingest: ${round(memory)} MiB`);
+    readResult = await reads(server.url);
+  } finally {
+    await server.stop();
+  }
+  const limitRows = await limit();
+  const rescaleRows = await rescale();
+
+  const byHundred = (rows: readonly { size: number }[]) => rows.find((r) => r.size === 100);
+  const ingest100 = byHundred(ingestResult.rows) as IngestRow;
+  const limit100 = byHundred(limitRows) as LimitRow;
+  const summary = {
+    machine,
+    ingest: ingestResult.rows,
+    single1000: ingestResult.single1000,
+    peakMemoryMiB: memory,
+    limit: limitRows,
+    ratioTo: {
+      storageWrites: ingest100.resultsPerSecond / (limit100.results / limit100.writeSeconds),
+      wholePassCode: ingest100.resultsPerSecond / (limit100.results / limit100.seconds),
+    },
+    reads: readResult,
+    rescale: rescaleRows,
+  };
+  mkdirSync(join(root, "bench/results"), { recursive: true });
+  const file = join(root, `bench/results/${quick ? "quick" : "latest"}.json`);
+  writeFileSync(file, JSON.stringify(summary, null, 2));
+  log(`ratio of ingest (passes of 100) to the storage limit: ${round(100 * summary.ratioTo.storageWrites)}% of the writes alone, ${round(100 * summary.ratioTo.wholePassCode)}% of the whole pass code in Node`);
+  log(`written ${file}`);
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

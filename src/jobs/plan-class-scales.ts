@@ -1,0 +1,89 @@
+/**
+ * The central server's job: read every fresh report (each local project's app versions, and
+ * what contributors pushed), compute the plan-class scale table, publish it as a new version
+ * in D1 and as the latest in KV.
+ */
+import { and, eq, gte, sql } from "drizzle-orm";
+import { CENTRAL_STALE_AFTER } from "../credit/constants";
+import { type ContributedVersion, computeScaleTable } from "../credit/plan-class-scales";
+import { runBatch } from "../db/batch";
+import type { Db } from "../db/client";
+import { loadPublishedTable } from "../db/plan-class-registry";
+import { appVersions, apps, centralContributions, planClassScaleVersions, planClassScales, projects } from "../db/schema";
+import { insertFromJson } from "../db/sql-helpers";
+import { scaleTableBody } from "../routes/plan-classes/plan-classes.body";
+
+/** KV key of the latest published table (JSON, the body of GET /v1/plan-classes). */
+export const PLAN_CLASSES_KV_KEY = "central/plan-classes";
+
+/** Local projects report live: their app versions as they are now (not deprecated). */
+async function localReports(db: Db, now: number): Promise<ContributedVersion[]> {
+  const rows = await db
+    .select({ slug: projects.slug, app: apps.name, v: appVersions })
+    .from(appVersions)
+    .innerJoin(apps, and(eq(apps.projectId, appVersions.projectId), eq(apps.id, appVersions.appId)))
+    .innerJoin(projects, eq(projects.id, appVersions.projectId))
+    .where(and(eq(appVersions.deprecated, false), eq(apps.deprecated, false)));
+  return rows.map((r) => ({
+    source: `local/${r.slug}`,
+    app: r.app,
+    planClass: r.v.planClass,
+    pfcN: r.v.pfcN,
+    pfcScale: r.v.pfcScale,
+    expavgCredit: r.v.expavgCredit,
+    expavgTime: r.v.expavgTime,
+    reportedAt: now,
+  }));
+}
+
+async function contributedReports(db: Db, now: number): Promise<ContributedVersion[]> {
+  const rows = await db
+    .select()
+    .from(centralContributions)
+    .where(gte(centralContributions.reportedAt, now - CENTRAL_STALE_AFTER));
+  return rows.map((r) => ({
+    source: `contributor/${r.contributorId}/${r.project}`,
+    app: r.app,
+    planClass: r.planClass,
+    pfcN: r.pfcN,
+    pfcScale: r.pfcScale,
+    expavgCredit: r.expavgCredit,
+    expavgTime: r.expavgTime,
+    reportedAt: r.reportedAt,
+  }));
+}
+
+export async function publishPlanClassScales(db: Db, kv: KVNamespace, now: number): Promise<string> {
+  const reports = [...(await localReports(db, now)), ...(await contributedReports(db, now))];
+  const table = computeScaleTable(reports, now);
+  const rows = [
+    ...table.planClasses.map((r) => ({ ...r, kind: "plan_class" })),
+    ...table.procTypes.map((r) => ({ ...r, kind: "proc_type" })),
+  ];
+  const nsources = new Set(reports.map((r) => r.source)).size;
+  // A run at the same instant as an earlier one replaces it.
+  await runBatch(db, [
+    sql`DELETE FROM ${planClassScales} WHERE version = ${now}`,
+    sql`INSERT OR REPLACE INTO ${planClassScaleVersions} (version, nsources) VALUES (${now}, ${nsources})`,
+    ...(rows.length === 0
+      ? []
+      : [
+          insertFromJson(
+            sql`${planClassScales}`,
+            [
+              [planClassScales.version, sql`${now}`],
+              [planClassScales.kind, "kind"],
+              [planClassScales.name, "name"],
+              [planClassScales.procType, "procType"],
+              [planClassScales.scale, "scale"],
+              [planClassScales.recentCredit, "recentCredit"],
+              [planClassScales.nprojects, "nprojects"],
+              [planClassScales.nversions, "nversions"],
+            ],
+            rows,
+          ),
+        ]),
+  ]);
+  await kv.put(PLAN_CLASSES_KV_KEY, JSON.stringify(scaleTableBody(await loadPublishedTable(db, now))));
+  return `plan-class table version ${now}: ${table.planClasses.length} plan classes from ${nsources} projects`;
+}

@@ -1,0 +1,97 @@
+/**
+ * The daily reconciliation: for yesterday (UTC) and the two days before it, per account
+ * manager, compare the credit the projects of this deployment granted to linked hosts with the
+ * credit their clients estimated over the window ending that day (src/credit/reconcile.ts),
+ * and write each day row's factor, the window's sums and the confirmed credit.
+ */
+import { type SQL, and, between, eq, isNotNull, sql } from "drizzle-orm";
+import { projectUrlKey } from "../credit/project-url";
+import { type EstimatedDay, type GrantedDay, linkKey, reconcileDay, reconcileWindow } from "../credit/reconcile";
+import { runBatch } from "../db/batch";
+import type { Db } from "../db/client";
+import { type AmSubject, accountManagers, amDaily, amHostLinks, creditHistory, projects } from "../db/schema";
+import { chunks, jsonList, jsonRowsTable, name, ref } from "../db/sql-helpers";
+
+const d = amDaily;
+
+/** How many days before yesterday each run reconciles again. */
+const RECONCILE_CATCH_UP_DAYS = 2;
+
+/** Factors of one subject's rows of `day`: rows are {entityId, url, factor, granted, estimated}. */
+function factorWrites(amId: number, day: number, subject: AmSubject, rows: readonly object[]): SQL[] {
+  const g = (f: string) => ref("g", f);
+  return chunks(rows).map(
+    (chunk) => sql`UPDATE ${d} SET ${name(d.factor)} = ${g("factor")}, ${name(d.windowGranted)} = ${g("granted")},
+        ${name(d.windowEstimated)} = ${g("estimated")}, ${name(d.confirmedEc)} = ${name(d.ec)} * ${g("factor")}
+      FROM ${jsonRowsTable("g", ["entityId", "url", "factor", "granted", "estimated"], chunk)}
+      WHERE ${d}.${name(d.amId)} = ${amId} AND ${d}.${name(d.subject)} = ${subject} AND ${d}.${name(d.day)} = ${day}
+        AND ${d}.${name(d.entityId)} = ${g("entityId")} AND ${d}.${name(d.url)} = ${g("url")}`,
+  );
+}
+
+/** An aggregate row's confirmed credit: the sum of its parts' (null if none is reconciled). */
+function confirmedSum(amId: number, day: number, subject: AmSubject, partSubject: AmSubject, match: SQL): SQL {
+  return sql`UPDATE ${d} SET ${name(d.confirmedEc)} = (SELECT sum(part.${name(d.confirmedEc)}) FROM ${d} AS part
+      WHERE part.${name(d.amId)} = ${amId} AND part.${name(d.subject)} = ${partSubject} AND part.${name(d.day)} = ${day}
+        AND part.${name(d.confirmedEc)} IS NOT NULL AND ${match})
+    WHERE ${d}.${name(d.amId)} = ${amId} AND ${d}.${name(d.subject)} = ${subject} AND ${d}.${name(d.day)} = ${day}`;
+}
+
+export async function reconcileAccountManager(
+  db: Db,
+  amId: number,
+  day: number,
+  urlKeyOfProject: ReadonlyMap<number, string>,
+): Promise<{ hosts: number; users: number }> {
+  const { first, last } = reconcileWindow(day);
+  const links = (await db.select().from(amHostLinks).where(eq(amHostLinks.amId, amId))).filter((l) => urlKeyOfProject.has(l.projectId));
+  const linked = new Set(links.map((l) => linkKey(l.amHostId, urlKeyOfProject.get(l.projectId)!)));
+  const amHostIds = [...new Set(links.map((l) => l.amHostId))];
+  const [estimatedRows, grantedRows] = await db.batch([
+    db
+      .select({ hostId: d.entityId, url: d.url, day: d.day, userId: d.userId, ec: d.ec })
+      .from(d)
+      .where(and(eq(d.amId, amId), eq(d.subject, "host_project"), between(d.day, first, last), sql`${d.entityId} IN ${jsonList(amHostIds)}`)),
+    db
+      .select({ projectId: creditHistory.projectId, amHostId: amHostLinks.amHostId, day: creditHistory.day, credit: creditHistory.credit })
+      .from(creditHistory)
+      .innerJoin(amHostLinks, and(eq(amHostLinks.projectId, creditHistory.projectId), eq(amHostLinks.hostId, creditHistory.entityId)))
+      .where(and(eq(amHostLinks.amId, amId), eq(creditHistory.subject, "host"), between(creditHistory.day, first, last))),
+  ]);
+  const granted: GrantedDay[] = grantedRows
+    .filter((g) => urlKeyOfProject.has(g.projectId))
+    .map((g) => ({ hostId: g.amHostId, url: urlKeyOfProject.get(g.projectId)!, day: g.day, credit: g.credit }));
+  const result = reconcileDay(day, estimatedRows as EstimatedDay[], granted, linked);
+  const rows = <T extends { factor: number; granted: number; estimated: number; url: string }>(xs: T[], id: (x: T) => number) =>
+    xs.map((x) => ({ entityId: id(x), url: x.url, factor: x.factor, granted: x.granted, estimated: x.estimated }));
+  await runBatch(db, [
+    ...factorWrites(amId, day, "host_project", rows(result.hosts, (h) => h.hostId)),
+    ...factorWrites(amId, day, "user_project", rows(result.users, (u) => u.userId)),
+    confirmedSum(amId, day, "host", "host_project", sql`part.${name(d.entityId)} = ${d}.${name(d.entityId)}`),
+    confirmedSum(amId, day, "user", "user_project", sql`part.${name(d.entityId)} = ${d}.${name(d.entityId)}`),
+    confirmedSum(amId, day, "project", "user_project", sql`part.${name(d.url)} = ${d}.${name(d.url)}`),
+    confirmedSum(amId, day, "total", "user_project", sql`true`),
+  ]);
+  return { hosts: result.hosts.length, users: result.users.length };
+}
+
+/** What cron runs daily: the reconciliation of the days up to `day` (yesterday), every account manager. */
+export async function reconcileAllAccountManagers(db: Db, day: number): Promise<string> {
+  const [ams, projectRows] = await db.batch([
+    db.select({ id: accountManagers.id }).from(accountManagers),
+    db.select({ id: projects.id, url: projects.url }).from(projects).where(isNotNull(projects.url)),
+  ]);
+  const urlKeyOfProject = new Map<number, string>();
+  for (const p of projectRows) {
+    const key = projectUrlKey(p.url!);
+    if (key !== null) urlKeyOfProject.set(p.id, key);
+  }
+  let hosts = 0;
+  // The days before yesterday again too: a day the cron missed is caught up (it is idempotent).
+  for (const am of ams) {
+    for (let d = day - RECONCILE_CATCH_UP_DAYS; d <= day; d++) {
+      hosts += (await reconcileAccountManager(db, am.id, d, urlKeyOfProject)).hosts;
+    }
+  }
+  return `reconciled ${hosts} (host, project) days of ${ams.length} account managers, days ${day - RECONCILE_CATCH_UP_DAYS} … ${day}`;
+}

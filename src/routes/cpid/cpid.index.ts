@@ -1,0 +1,106 @@
+/**
+ * GET /v1/cpid/:cpid: one volunteer's credit across the projects of this deployment, found by
+ * the cross-project id each project sent with PUT users (BOINC's exported cpid: md5 of the
+ * internal cross_project_id followed by the email address; the email never comes here).
+ * Hosts whose host_cpid matches are listed too. Users who opted out of stats export are left
+ * out, as BOINC's export leaves them (and their hosts) out.
+ */
+import { OpenAPIHono, createRoute, z } from "@hono/zod-openapi";
+import { and, asc, eq, or, isNull } from "drizzle-orm";
+import { sumRecentAverages } from "../../credit/cross-project-totals";
+import { decayedRecentAverage } from "../../credit/recent-average";
+import { hosts, projects, users } from "../../db/schema";
+import type { AppEnv } from "../../env";
+import { ApiError, errorResponses } from "../../http/errors";
+import { serverNow } from "../common";
+
+const CpidParams = z.object({
+  cpid: z
+    .string()
+    .regex(/^[0-9a-f]{32}$/, "32 lowercase hex digits, as BOINC exports a cpid")
+    .openapi({ param: { name: "cpid", in: "path" }, example: "2b1ac7d7e7c7ae3a8ab4c1b8d0e1f2a3" }),
+});
+
+const Credit = {
+  total_credit: z.number(),
+  expavg_credit: z.number(),
+  expavg_time: z.number(),
+  recent_average_credit: z.number().openapi({ description: "expavg_credit decayed to as_of" }),
+};
+
+const CpidSchema = z
+  .object({
+    cpid: z.string(),
+    as_of: z.number(),
+    total_credit: z.number().openapi({ description: "Summed over the users with this cpid" }),
+    recent_average_credit: z.number().openapi({ description: "Their RACs, each decayed to as_of, summed" }),
+    projects: z.array(
+      z.object({ project: z.string(), project_name: z.string(), url: z.string().nullable(), user_id: z.number().int(), name: z.string().nullable(), ...Credit }),
+    ),
+    hosts: z.array(z.object({ project: z.string(), host_id: z.number().int(), name: z.string().nullable(), ...Credit })),
+  })
+  .openapi("CrossProjectTotals");
+
+const route = createRoute({
+  method: "get",
+  path: "/v1/cpid/{cpid}",
+  tags: ["Cross-project"],
+  summary: "A volunteer's credit summed across this deployment's projects, with a row per project",
+  request: { params: CpidParams },
+  responses: {
+    200: { description: "Totals and the rows behind them", content: { "application/json": { schema: CpidSchema } } },
+    ...errorResponses(400, 404),
+  },
+});
+
+export function mountCpid(app: OpenAPIHono<AppEnv>): void {
+  app.openapi(route, async (c) => {
+    const { cpid } = c.req.valid("param");
+    const db = c.var.db;
+    const exported = or(isNull(users.statsExport), eq(users.statsExport, true));
+    // Two plain queries, not a db.batch: a batch returns rows as objects, and the joined
+    // tables' equal column names (id, name) would overwrite each other.
+    const [userRows, hostRows] = await Promise.all([
+      db
+        .select({ p: projects, u: users })
+        .from(users)
+        .innerJoin(projects, eq(projects.id, users.projectId))
+        .where(and(eq(users.cpid, cpid), eq(users.statsExport, true)))
+        .orderBy(asc(projects.slug), asc(users.id)),
+      db
+        .select({ slug: projects.slug, h: hosts })
+        .from(hosts)
+        .innerJoin(projects, eq(projects.id, hosts.projectId))
+        .leftJoin(users, and(eq(users.projectId, hosts.projectId), eq(users.id, hosts.userId)))
+        .where(and(eq(hosts.hostCpid, cpid), exported))
+        .orderBy(asc(projects.slug), asc(hosts.id)),
+    ]);
+    if (userRows.length === 0 && hostRows.length === 0) throw new ApiError(404, "not_found", `no user or host with cpid ${cpid}`);
+    const asOf = serverNow();
+    const credit = (r: typeof users.$inferSelect | typeof hosts.$inferSelect) => ({
+      total_credit: r.totalCredit,
+      expavg_credit: r.expavgCredit,
+      expavg_time: r.expavgTime,
+      recent_average_credit: decayedRecentAverage(r, asOf),
+    });
+    const totals = sumRecentAverages(userRows.map((r) => r.u), asOf);
+    return c.json(
+      {
+        cpid,
+        as_of: asOf,
+        total_credit: totals.totalCredit,
+        recent_average_credit: totals.recentAverageCredit,
+        projects: userRows.map(({ p, u }) => ({
+          project: p.slug,
+          project_name: p.name,
+          url: p.url,
+          user_id: u.id,
+          name: u.name,
+          ...credit(u),
+        })),
+        hosts: hostRows.map(({ slug, h }) => ({ project: slug, host_id: h.id, name: h.name, ...credit(h) })),
+      },
+      200,
+    );
+  });
+}

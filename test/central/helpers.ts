@@ -1,0 +1,83 @@
+/** Helpers for the cross-project tests: central tokens, pushes, running a cron job at a given time. */
+import { env } from "cloudflare:workers";
+import { createExecutionContext, createScheduledController, waitOnExecutionContext } from "cloudflare:test";
+import { exports } from "cloudflare:workers";
+import worker from "../../src/index";
+import { ADMIN_TOKEN, type ApiResponse, call } from "../support/api";
+
+export const DAY = 86400;
+export const WEEK = 7 * DAY;
+
+/** The admin issues a central token to a project elsewhere. */
+export async function issueCentralToken(name: string): Promise<{ id: number; token: string }> {
+  const res = await call("POST", "/v1/central/contributors", { token: ADMIN_TOKEN, body: { name } });
+  if (res.status !== 201) throw new Error(`issue token: ${res.status} ${JSON.stringify(res.body)}`);
+  return { id: res.body.id, token: res.body.token };
+}
+
+/** POST /v1/central/app-versions with any body and content type. */
+export async function push(
+  token: string | undefined,
+  body: string,
+  contentType: string | undefined = "application/json",
+  query = "",
+): Promise<ApiResponse> {
+  const headers: Record<string, string> = {};
+  if (token) headers.Authorization = `Bearer ${token}`;
+  if (contentType) headers["Content-Type"] = contentType;
+  const res = await exports.default.fetch(`http://cobblestone.test/v1/central/app-versions${query}`, {
+    method: "POST",
+    headers,
+    body,
+  });
+  const text = await res.text();
+  let parsed: unknown = text;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    // not JSON
+  }
+  return { status: res.status, body: parsed };
+}
+
+/** One app version as BOINC's app_versions.php reports it (JSON field names). */
+export function reported(
+  id: number,
+  app: string,
+  planClass: string,
+  over: { pfc_n?: number; pfc_scale?: number; expavg_credit?: number; expavg_time?: number } = {},
+) {
+  return {
+    id,
+    app,
+    platform: "x86_64-pc-linux-gnu",
+    plan_class: planClass,
+    version_num: 100,
+    pfc_n: 500,
+    pfc_avg: 1,
+    pfc_scale: 1,
+    expavg_credit: 100,
+    expavg_time: 0,
+    ...over,
+  };
+}
+
+/** Runs the scheduled handler for `cron` with the job's `now` = `at` (Unix seconds). */
+export async function runCron(cron: string, at: number): Promise<void> {
+  const ctx = createExecutionContext();
+  await worker.scheduled(createScheduledController({ cron, scheduledTime: at * 1000 }), env, ctx);
+  await waitOnExecutionContext(ctx);
+}
+
+export const PLAN_CLASS_CRON = "20 0 * * *";
+export const STATS_CRON = "40 0 * * *";
+
+/** A time to run jobs at: the clock, in whole seconds. */
+export function clockNow(): number {
+  return Math.floor(Date.now() / 1000);
+}
+
+/** A public GET, as the raw Response (for headers and non-JSON bodies). */
+export function getRaw(path: string): Promise<Response> {
+  return exports.default.fetch(`http://cobblestone.test${path}`);
+}
