@@ -48,6 +48,9 @@ export function HomePage(props: { projects: readonly ProjectSummary[]; asOf: num
           </table>
         </Scroll>
       )}
+      <p>
+        Across projects: the <a href="/central">plan-class scale table</a>.
+      </p>
     </Layout>
   );
 }

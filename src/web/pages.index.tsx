@@ -8,11 +8,13 @@ import type { JSX } from "hono/jsx/jsx-runtime";
 import { dayOf } from "../credit/history";
 import type { AppEnv } from "../env";
 import { IdParam, SlugSchema, serverNow } from "../routes/common";
+import { latestScaleTable } from "../routes/plan-classes/plan-classes.index";
 import { HOLDER_KINDS, type HolderKind } from "../snapshots/keys";
 import { historyFromDay, readProject } from "../snapshots/public-project";
 import { readAppVersions, readApps, readHolder, readLeaderboardPage, readProjectList } from "../snapshots/reads";
 import { SNAPSHOT_LIMITS } from "../snapshots/limits";
 import { setCacheValidators } from "../snapshots/store";
+import { CentralPage } from "./central-page";
 import { chartDays } from "./chart-days";
 import { HolderPage, type Owner } from "./holder-page";
 import { HomePage } from "./home-page";
@@ -129,8 +131,16 @@ async function holderPage(c: Ctx, kind: HolderKind) {
   );
 }
 
+async function centralPage(c: Ctx) {
+  const table = await latestScaleTable(c);
+  // A published table never changes: its version names it.
+  if (setCacheValidators(c, [MARKUP_VERSION, "central", String(table.version)])) return c.body(null, 304);
+  return html(c, <CentralPage table={table} />);
+}
+
 export function mountPages(app: OpenAPIHono<AppEnv>): void {
   app.get("/", homePage);
+  app.get("/central", centralPage);
   app.get("/p/:slug", projectPage);
   for (const kind of HOLDER_KINDS) app.get(`/p/:slug/${kind}/:id`, (c) => holderPage(c, kind));
   // Anything else under /p/ is a page address too: the friendly 404, not the API's JSON one.

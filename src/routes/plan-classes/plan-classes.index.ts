@@ -42,8 +42,11 @@ const route = createRoute({
   },
 });
 
-/** The latest table: KV (the job's copy), or D1 when the key is missing (then KV is filled). */
-async function latest(c: Context<AppEnv>): Promise<ScaleTableBody> {
+/**
+ * The latest table: KV (the job's copy), or D1 when the key is missing (then KV is filled).
+ * The /central page reads it here too.
+ */
+export async function latestScaleTable(c: Context<AppEnv>): Promise<ScaleTableBody> {
   const cached = await c.env.KV.get<ScaleTableBody>(PLAN_CLASSES_KV_KEY, "json");
   if (cached) return cached;
   const table = await loadPublishedTable(c.var.db);
@@ -56,7 +59,7 @@ export function mountPlanClasses(app: OpenAPIHono<AppEnv>): void {
   app.openapi(route, async (c) => {
     const { format, version } = c.req.valid("query");
     let body: ScaleTableBody;
-    if (version === undefined) body = await latest(c);
+    if (version === undefined) body = await latestScaleTable(c);
     else {
       const table = await loadPublishedTable(c.var.db, version);
       if (!table) throw new ApiError(404, "not_found", `no plan-class table version ${version}`);
