@@ -1,8 +1,8 @@
 /** Reads of an account manager's daily accounting rows. */
-import { and, between, desc, eq, lt } from "drizzle-orm";
+import { and, asc, between, desc, eq, lt, sql } from "drizzle-orm";
 import type { DailyRow } from "../credit/daily-series";
 import type { Db } from "./client";
-import { type AmSubject, amDaily } from "./schema";
+import { type AmSubject, accountManagers, amDaily, amHostLinks, hosts } from "./schema";
 
 export interface SeriesKey {
   readonly subject: AmSubject;
@@ -41,4 +41,51 @@ export async function loadDailyRows(
     db.select({ totalEc: d.totalEc }).from(d).where(and(ofKey, lt(d.day, first))).orderBy(desc(d.day)).limit(1),
   ]);
   return { rows, totalBefore: before[0]?.totalEc ?? 0 };
+}
+
+/** An account manager's credit of a project user's hosts that the project linked to its hosts. */
+export interface LinkedAmCredit {
+  readonly slug: string;
+  readonly name: string;
+  /** The user's hosts linked to this account manager. */
+  readonly hosts: number;
+  /** Estimated credit booked for them (days first … last) for the project at `url`. */
+  readonly estimated: number;
+  /** The part the reconciliation confirmed; null while none of it is reconciled. */
+  readonly confirmed: number | null;
+}
+
+/**
+ * Per account manager, the estimated and confirmed credit of days first … last of a project
+ * user's linked hosts (their host_project rows for the project's URL key). One query; none
+ * for a user without linked hosts.
+ */
+export async function loadUserAmCredit(
+  db: Db,
+  projectId: number,
+  userId: number,
+  urlKey: string,
+  first: number,
+  last: number,
+): Promise<LinkedAmCredit[]> {
+  const d = amDaily;
+  const l = amHostLinks;
+  return db
+    .select({
+      slug: accountManagers.slug,
+      name: accountManagers.name,
+      hosts: sql<number>`count(DISTINCT ${l.hostId})`,
+      estimated: sql<number>`coalesce(sum(${d.ec}), 0)`,
+      confirmed: sql<number | null>`sum(${d.confirmedEc})`,
+    })
+    .from(hosts)
+    .innerJoin(l, and(eq(l.projectId, hosts.projectId), eq(l.hostId, hosts.id)))
+    .innerJoin(accountManagers, eq(accountManagers.id, l.amId))
+    .leftJoin(
+      d,
+      and(eq(d.amId, l.amId), eq(d.subject, "host_project"), eq(d.entityId, l.amHostId), eq(d.url, urlKey), between(d.day, first, last)),
+    )
+    .where(and(eq(hosts.projectId, projectId), eq(hosts.userId, userId)))
+    .groupBy(accountManagers.id)
+    .orderBy(asc(accountManagers.slug));
 }

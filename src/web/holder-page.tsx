@@ -2,9 +2,11 @@
  * `/p/:slug/{users,hosts,teams}/:id`: one credit holder's total, RAC decayed to now, daily
  * credit and RAC over a window, credit per app, and the link up (host → user → team).
  */
+import type { LinkedAmCredit } from "../db/am-history";
 import type { HolderSnapshot } from "../snapshots/holders";
 import type { HolderKind } from "../snapshots/keys";
 import { racAt } from "../snapshots/present";
+import { AmCreditTable } from "./am-credit-table";
 import { CreditChart } from "./chart";
 import type { ChartDay } from "./chart-scale";
 import { formatCount, formatCredit, formatRate, formatTime } from "./format";
@@ -28,6 +30,8 @@ export interface HolderPageProps {
   readonly kind: HolderKind;
   readonly holder: Omit<HolderSnapshot, "history">;
   readonly owner: Owner | null;
+  /** Users: credit of their hosts reported to account managers (empty without linked hosts). */
+  readonly amCredit: readonly LinkedAmCredit[];
   readonly window: ChartWindow;
   readonly days: readonly ChartDay[];
   readonly asOf: number;
@@ -73,6 +77,7 @@ export function HolderPage(p: HolderPageProps) {
       <CreditChart days={p.days} label={`${title}: credit per day and RAC, last ${p.window} days`} />
 
       {holder.apps ? <AppCreditTable apps={holder.apps} asOf={p.asOf} /> : null}
+      {p.amCredit.length > 0 ? <AmCreditTable rows={p.amCredit} days={p.window} /> : null}
     </Layout>
   );
 }

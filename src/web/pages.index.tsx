@@ -6,8 +6,12 @@ import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { JSX } from "hono/jsx/jsx-runtime";
 import { dayOf } from "../credit/history";
+import { projectUrlKey } from "../credit/project-url";
+import { type LinkedAmCredit, loadUserAmCredit } from "../db/am-history";
 import type { AppEnv } from "../env";
+import { sha256Hex } from "../http/tokens";
 import { IdParam, SlugSchema, serverNow } from "../routes/common";
+import { historyWindow } from "../routes/history/history.schemas";
 import { latestScaleTable } from "../routes/plan-classes/plan-classes.index";
 import { HOLDER_KINDS, type HolderKind } from "../snapshots/keys";
 import { historyFromDay, readProject } from "../snapshots/public-project";
@@ -112,7 +116,10 @@ async function holderPage(c: Ctx, kind: HolderKind) {
   const owner: Owner | null =
     up && ownerId > 0 ? { kind: up.kind, id: ownerId, name: ownerRead?.data.name ?? null, known: ownerRead !== null } : null;
   const days = chartWindow(c.req.query("days"));
-  const parts = [MARKUP_VERSION, project.version, read.version, ownerRead?.version ?? "-", `${days}`, `${dayOf(now)}`];
+  const amCredit = kind === "users" ? await userAmCredit(c, project.data, id, days, now) : [];
+  // Account-manager bookings are not in the KV snapshots: their numbers are part of the ETag.
+  const amPart = amCredit.length === 0 ? "-" : (await sha256Hex(JSON.stringify(amCredit))).slice(0, 12);
+  const parts = [MARKUP_VERSION, project.version, read.version, ownerRead?.version ?? "-", amPart, `${days}`, `${dayOf(now)}`];
   if (setCacheValidators(c, parts)) return c.body(null, 304);
   const { history, ...holder } = read.data;
   return html(
@@ -123,6 +130,7 @@ async function holderPage(c: Ctx, kind: HolderKind) {
       kind={kind}
       holder={holder}
       owner={owner}
+      amCredit={amCredit}
       window={days}
       days={chartDays(history.buckets, holder.total_credit, days, now)}
       asOf={now}
@@ -136,6 +144,17 @@ async function centralPage(c: Ctx) {
   // A published table never changes: its version names it.
   if (setCacheValidators(c, [MARKUP_VERSION, "central", String(table.version)])) return c.body(null, 304);
   return html(c, <CentralPage table={table} />);
+}
+
+/**
+ * A user's account-manager credit over the chart's window: read from D1 (account managers'
+ * bookings have no KV snapshot), and only for a project whose url can match the clients'.
+ */
+async function userAmCredit(c: Ctx, project: { id: number; url: string | null }, userId: number, days: number, now: number): Promise<LinkedAmCredit[]> {
+  const urlKey = project.url === null ? null : projectUrlKey(project.url);
+  if (urlKey === null) return [];
+  const w = historyWindow({ days }, now);
+  return loadUserAmCredit(c.var.db, project.id, userId, urlKey, w.firstDay, w.lastDay);
 }
 
 export function mountPages(app: OpenAPIHono<AppEnv>): void {
