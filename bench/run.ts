@@ -2,7 +2,7 @@
  * `npm run bench`: the benchmarks of BENCHMARKS.md, in one run on this machine.
  *   1. ingest through `wrangler dev` (passes of 1, 10, 100, 1,000 workunits, many clients)
  *   2. the same passes on better-sqlite3 in one process: the storage limit, and statements
- *   3. public reads from KV
+ *   3. public reads from KV, and the web pages built from them
  *   4. the cron's rescale at 10, 1,000 and 10,000 app versions with 100,000 hosts
  * `--quick` runs a tenth of the ingest, to try the harness. Results: bench/results/.
  */
@@ -95,6 +95,10 @@ async function reads(url: string): Promise<Record<string, RunStats>> {
     host: (await ids("hosts")).map((id: number) => `/v1/projects/bench/hosts/${id}`),
     team: (await ids("teams")).map((id: number) => `/v1/projects/bench/teams/${id}`),
     leaderboard: ["users", "hosts", "teams"].flatMap((k) => ["expavg_credit", "total_credit"].map((by) => `/v1/projects/bench/top/${k}?by=${by}&limit=100`)),
+    // The web pages (HTML, SVG chart drawn per request): the issue's budget is 50 ms a render.
+    page_user: (await ids("users")).map((id: number) => `/p/bench/users/${id}?days=365`),
+    page_project: ["/p/bench", "/p/bench?by=total_credit", "/p/bench?days=365"],
+    page_home: ["/"],
   };
   for (const paths of Object.values(targets)) await drive(paths, 8, (p) => getOk(`${url}${p}`));
   await new Promise((r) => setTimeout(r, 1000));
