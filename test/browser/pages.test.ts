@@ -203,6 +203,15 @@ describe.skipIf(!hasChromium)("the web pages in chromium, served by wrangler dev
     }
   });
 
+  it("/central shows the plan-class table (none published yet: BOINC's default)", async () => {
+    const page = await open("/central");
+    const table = await api("/v1/plan-classes");
+    if (table.version === null) expect(await page.locator("#no-table").textContent()).toContain("0.1 applies");
+    else expect(await values(page, '#plan-classes data[data-name="scale"]')).toEqual(table.plan_classes.map((r: any) => r.scale));
+    await shot(page, "central");
+    await page.close();
+  });
+
   it("an unknown user gets the friendly 404 page", async () => {
     // Chromium logs a document's 404 status as a console error: that one is expected here.
     expectedErrors = [/status of 404/];
