@@ -12,7 +12,7 @@ type Row = ScaleTableBody["proc_types"][number] & { plan_class?: string };
 export function CentralPage(props: { table: ScaleTableBody }) {
   const t = props.table;
   return (
-    <Layout title="Plan-class scales" snapshotTime={t.version ?? undefined}>
+    <Layout title="Plan-class scales" snapshotTime={t.version ?? undefined} showsRac={false}>
       <p>
         The average <code>pfc_scale</code> of app versions per plan class and processor type, over every project that
         reports here, each version weighted by its recent credit. An app with only GPU versions may be scaled by it

@@ -8,7 +8,14 @@ export interface Crumb {
   readonly text: string;
 }
 
-export function Layout(props: { title: string; crumbs?: readonly Crumb[]; snapshotTime?: number; children?: Child }) {
+export function Layout(props: {
+  title: string;
+  crumbs?: readonly Crumb[];
+  snapshotTime?: number;
+  /** Whether the page shows RAC (then it says that RAC is decayed to the moment of the page). */
+  showsRac?: boolean;
+  children?: Child;
+}) {
   return (
     <html lang="en">
       <head>
@@ -40,7 +47,8 @@ export function Layout(props: { title: string; crumbs?: readonly Crumb[]; snapsh
           <h1>{props.title}</h1>
           {props.snapshotTime === undefined ? null : (
             <p class="taken">
-              Data as of <time datetime={new Date(props.snapshotTime * 1000).toISOString()} data-snapshot-time={String(props.snapshotTime)}>{formatTime(props.snapshotTime)}</time>; RAC decayed to the time of this page.
+              Data as of <time datetime={new Date(props.snapshotTime * 1000).toISOString()} data-snapshot-time={String(props.snapshotTime)}>{formatTime(props.snapshotTime)}</time>
+              {props.showsRac === false ? "." : "; RAC decayed to the time of this page."}
             </p>
           )}
           {props.children}

@@ -93,7 +93,7 @@ describe.skipIf(!hasChromium)("the web pages in chromium, served by wrangler dev
       await dev.stop();
       await writeFile(join(ARTIFACTS, "wrangler-dev.log"), dev.log());
       // A measurement for the reader, not a test: wrangler's own timing of each page.
-      const pages = [...dev.log().matchAll(/GET (\/(?:p\/\S*)?) (\d{3})[^(\n]*\((\d+)ms\)/g)].map((m) => `${m[1]} ${m[2]} ${m[3]} ms`);
+      const pages = [...dev.log().matchAll(/GET (\/(?:p\/\S*|central)?) (\d{3})[^(\n]*\((\d+)ms\)/g)].map((m) => `${m[1]} ${m[2]} ${m[3]} ms`);
       if (pages.length > 0) console.log(`page responses timed by wrangler dev:\n  ${pages.join("\n  ")}`);
     }
   });
