@@ -48,6 +48,17 @@ describe("/ (the projects)", () => {
   });
 });
 
+describe("/ after a project is created", () => {
+  it("lists it once the minute cron ran, before it has any app or pass (creating it marks it)", async () => {
+    const fresh = `fresh-${Math.random().toString(36).slice(2, 8)}`;
+    expect((await call("POST", "/v1/projects", { token: ADMIN_TOKEN, body: { slug: fresh, name: "Fresh@Home" } })).status).toBe(201);
+    await runCron();
+    const page = await getPage("/");
+    expect(hrefs(page.html)).toContain(`/p/${fresh}`);
+    expect((await api("/projects")).projects.map((p: any) => p.slug)).toContain(fresh);
+  });
+});
+
 describe("/p/:slug (a project)", () => {
   it("shows the API's totals, app versions with their scales and leaderboards", async () => {
     const page = await getPage(`/p/${slug}`);
