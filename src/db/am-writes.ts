@@ -8,7 +8,7 @@
 import { type SQL, sql } from "drizzle-orm";
 import type { Totals } from "../credit/am-deltas";
 import { type AmSubject, amDaily, amHostProjects, amRpcs } from "./schema";
-import { chunks, insertFromJson, jsonRowsTable, name, ref } from "./sql-helpers";
+import { chunks, insertFromJson, withJsonRows, name, ref } from "./sql-helpers";
 
 /** What one daily row gets from one RPC. */
 export interface DailyDelta {
@@ -122,8 +122,9 @@ export function dailyBookingWrites(amId: number, day: number, deltas: readonly D
       chunk,
       onConflict,
     ),
-    sql`UPDATE ${d} SET ${name(d.totalEc)} = ${name(d.totalEc)} + ${g("ec")}
-      FROM ${jsonRowsTable("g", ["subject", "entityId", "url", "ec"], chunk)}
+    sql`${withJsonRows("g", ["subject", "entityId", "url", "ec"], chunk)}
+      UPDATE ${d} SET ${name(d.totalEc)} = ${name(d.totalEc)} + ${g("ec")}
+      FROM g
       WHERE ${d}.${name(d.amId)} = ${amId} AND ${d}.${name(d.subject)} = ${g("subject")}
         AND ${d}.${name(d.entityId)} = ${g("entityId")} AND ${d}.${name(d.url)} = ${g("url")} AND ${d}.${name(d.day)} > ${day}`,
   ]);

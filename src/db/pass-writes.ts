@@ -21,7 +21,7 @@ import {
   workunits,
 } from "./schema";
 import { readModelWrites } from "./read-model-writes";
-import { chunks, col, insertFromJson, jsonRowsTable, name, ref } from "./sql-helpers";
+import { chunks, col, insertFromJson, name, ref, withJsonRows } from "./sql-helpers";
 import {
   type Assignment,
   averageUpdate,
@@ -221,8 +221,8 @@ export function hostAppVersionChangeWrites(projectId: number, changes: readonly 
   ];
   return rounds.flatMap((round) =>
     chunks(round).map(
-      (rows) => sql`UPDATE ${h} SET ${setClause(set)}
-        FROM ${jsonRowsTable("s", ["hostId", "appId", "appVersionId", "pfc", "et", "turnaround", "cv"], rows)}
+      (rows) => sql`${withJsonRows("s", ["hostId", "appId", "appVersionId", "pfc", "et", "turnaround", "cv"], rows)}
+        UPDATE ${h} SET ${setClause(set)} FROM s
         WHERE ${name(h.projectId)} = ${projectId} AND ${name(h.hostId)} = ${s("hostId")}
           AND ${name(h.appId)} = ${s("appId")} AND ${name(h.appVersionId)} = ${s("appVersionId")}`,
     ),
@@ -287,7 +287,7 @@ export function creditRunWrites(
   );
   const fields = [...keys.map((_, i) => `k${i}`), "credit", "start", "rest", "count"];
   return chunks(rows).map(
-    (chunk) => sql`UPDATE ${table} SET ${setClause(set)} FROM ${jsonRowsTable("g", fields, chunk)}
+    (chunk) => sql`${withJsonRows("g", fields, chunk)} UPDATE ${table} SET ${setClause(set)} FROM g
       WHERE ${name(table.projectId)} = ${projectId} AND ${where}`,
   );
 }

@@ -9,7 +9,7 @@ import type { Attribution, Grant, PassEffects } from "../credit/pass";
 import type { Db } from "./client";
 import type { GrantGroups, GrantPart } from "./pass-writes";
 import { type CreditSubject, creditHistory, hosts, kvDirty, projects, teams, users } from "./schema";
-import { chunks, insertFromJson, jsonRowsTable, name, ref } from "./sql-helpers";
+import { chunks, insertFromJson, name, ref, withJsonRows } from "./sql-helpers";
 import { grantRun, recentAverageRun, setClause } from "./stat-updates";
 
 export function readModelWrites(projectId: number, now: number, effects: PassEffects, groups: GrantGroups): SQL[] {
@@ -58,11 +58,11 @@ function historyWrites(projectId: number, now: number, groups: GrantGroups, gran
   const g = (f: string) => ref("g", f);
   const fromHolders = (subject: CreditSubject, table: typeof hosts | typeof users | typeof teams, group: Map<string, GrantPart[]>) =>
     chunks([...group].map(([id, parts]) => ({ id: Number(id), credit: sumOf(parts) }))).map(
-      (rows) => sql`INSERT INTO ${h} ${columns}
+      // CROSS JOIN keeps the JSON rows the outer loop (each holder found by its key).
+      (rows) => sql`${withJsonRows("g", ["id", "credit"], rows)} INSERT INTO ${h} ${columns}
         SELECT ${projectId}, ${subject}, t.${name(table.id)}, ${day}, ${g("credit")}, t.${name(table.expavgCredit)}, t.${name(table.expavgTime)}
-        FROM ${table} AS t JOIN ${jsonRowsTable("g", ["id", "credit"], rows)}
-          ON t.${name(table.projectId)} = ${projectId} AND t.${name(table.id)} = ${g("id")}
-        WHERE true ${upsert}`,
+        FROM g CROSS JOIN ${table} AS t
+        WHERE t.${name(table.projectId)} = ${projectId} AND t.${name(table.id)} = ${g("id")} ${upsert}`,
     );
   const total = grants.reduce((sum, x) => sum + x.credit, 0);
   return [

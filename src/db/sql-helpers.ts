@@ -45,14 +45,20 @@ export function chunks<T>(rows: readonly T[], size = 500): T[][] {
   return out;
 }
 
-/** Pulls the fields of each JSON row into columns `alias.field` of a derived table. */
-export function jsonRowsTable(alias: string, fields: readonly string[], rows: readonly object[]): SQL {
+/**
+ * `WITH alias AS MATERIALIZED (SELECT fields FROM json_each(?))`: JSON rows as a table for the
+ * UPDATE … FROM or INSERT … SELECT that follows, to join on the target's key. Materialized,
+ * SQLite loops over these rows and finds each target row by its key; given a derived table
+ * instead, it scans the whole target table for every statement (seconds per statement once a
+ * table holds tens of thousands of rows).
+ */
+export function withJsonRows(alias: string, fields: readonly string[], rows: readonly object[]): SQL {
   const columns = sql.join(
     fields.map((f) => sql`json_extract(j.value, ${`$.${f}`}) AS ${sql.identifier(f)}`),
     sql`, `,
   );
-  return sql`(SELECT ${columns} FROM json_each(${JSON.stringify(rows)}) AS j) AS ${sql.identifier(alias)}`;
+  return sql`WITH ${sql.identifier(alias)} AS MATERIALIZED (SELECT ${columns} FROM json_each(${JSON.stringify(rows)}) AS j)`;
 }
 
-/** A column of a derived table: `alias."field"`. */
+/** A column of a table of JSON rows: `alias."field"`. */
 export const ref = (alias: string, field: string): SQL => sql.raw(`${alias}."${field}"`);

@@ -10,7 +10,7 @@ import { type EstimatedDay, type GrantedDay, linkKey, reconcileDay, reconcileWin
 import { runBatch } from "../db/batch";
 import type { Db } from "../db/client";
 import { type AmSubject, accountManagers, amDaily, amHostLinks, creditHistory, projects } from "../db/schema";
-import { chunks, jsonList, jsonRowsTable, name, ref } from "../db/sql-helpers";
+import { chunks, jsonList, withJsonRows, name, ref } from "../db/sql-helpers";
 
 const d = amDaily;
 
@@ -21,9 +21,10 @@ const RECONCILE_CATCH_UP_DAYS = 2;
 function factorWrites(amId: number, day: number, subject: AmSubject, rows: readonly object[]): SQL[] {
   const g = (f: string) => ref("g", f);
   return chunks(rows).map(
-    (chunk) => sql`UPDATE ${d} SET ${name(d.factor)} = ${g("factor")}, ${name(d.windowGranted)} = ${g("granted")},
+    (chunk) => sql`${withJsonRows("g", ["entityId", "url", "factor", "granted", "estimated"], chunk)}
+      UPDATE ${d} SET ${name(d.factor)} = ${g("factor")}, ${name(d.windowGranted)} = ${g("granted")},
         ${name(d.windowEstimated)} = ${g("estimated")}, ${name(d.confirmedEc)} = ${name(d.ec)} * ${g("factor")}
-      FROM ${jsonRowsTable("g", ["entityId", "url", "factor", "granted", "estimated"], chunk)}
+      FROM g
       WHERE ${d}.${name(d.amId)} = ${amId} AND ${d}.${name(d.subject)} = ${subject} AND ${d}.${name(d.day)} = ${day}
         AND ${d}.${name(d.entityId)} = ${g("entityId")} AND ${d}.${name(d.url)} = ${g("url")}`,
   );
