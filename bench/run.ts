@@ -6,39 +6,24 @@
  *   4. the cron's rescale at 10, 1,000 and 10,000 app versions with 100,000 hosts
  * `--quick` runs a tenth of the ingest, to try the harness. Results: bench/results/.
  */
+import { execFileSync, spawnSync } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { cpus, totalmem } from "node:os";
 import { join } from "node:path";
 import { type RunStats, drive, getOk, postJson } from "./client";
 import { RESCALE_HOSTS, RESCALE_SIZES, rescaleToken, writeRescaleFixture } from "./rescale-fixture";
 import { ADMIN_TOKEN, freshStateDir, prepareState, startServer } from "./server";
-import { type LimitRow, openLimitDb, runLimit } from "./sqlite-limit";
+import { phaseBodies } from "./phases";
+import type { LimitRow } from "./sqlite-limit";
 import { APPS, passes, versions } from "./workload";
 
 const root = new URL("..", import.meta.url).pathname;
 const quick = process.argv.includes("--quick");
 const CLIENTS = 8;
-const PHASES = [
-  { size: 1, passes: 2000 },
-  { size: 10, passes: 1000 },
-  { size: 100, passes: 400 },
-  { size: 1000, passes: 50 },
-].map((p) => ({ ...p, passes: quick ? Math.max(2, p.passes / 10) : p.passes }));
 const NOW = Math.floor(Date.now() / 1000) - 60;
-const SEED = 42;
 
 const log = (...args: unknown[]) => console.log(`[${new Date().toISOString().slice(11, 19)}]`, ...args);
 const round = (x: number, digits = 1) => Number(x.toFixed(digits));
-
-/** Each phase's passes: the same ids and numbers in both runs. */
-function phaseBodies() {
-  let firstWu = 1;
-  return PHASES.map((p) => {
-    const start = firstWu;
-    firstWu += p.size * p.passes;
-    return { ...p, bodies: () => passes(Array(p.passes).fill(p.size), { seed: SEED + p.size, firstWu: start, now: NOW }) };
-  });
-}
 
 async function setupProject(url: string): Promise<string> {
   const { token } = await postJson(`${url}/v1/projects`, ADMIN_TOKEN, { slug: "bench", name: "Bench@Home" });
@@ -58,7 +43,7 @@ interface IngestRow extends RunStats {
 
 async function ingest(url: string, token: string): Promise<{ rows: IngestRow[]; single1000: RunStats }> {
   const rows: IngestRow[] = [];
-  for (const phase of phaseBodies()) {
+  for (const phase of phaseBodies(quick, NOW)) {
     log(`ingest: ${phase.passes} passes of ${phase.size} workunits, ${CLIENTS} clients`);
     const stats = await drive(phase.bodies(), CLIENTS, (body) => postJson(`${url}/v1/projects/bench/passes`, token, body));
     const results = phase.passes * phase.size * 2;
@@ -72,25 +57,46 @@ async function ingest(url: string, token: string): Promise<{ rows: IngestRow[]; 
   return { rows, single1000 };
 }
 
-async function limit(): Promise<LimitRow[]> {
-  const sqlite = openLimitDb(join(root, "migrations"));
-  const rows: LimitRow[] = [];
-  for (const phase of phaseBodies()) {
-    log(`limit: ${phase.passes} passes of ${phase.size} workunits on better-sqlite3`);
-    const row = await runLimit(sqlite, phase.size, phase.bodies());
-    rows.push(row);
-    log(`  ${Math.round(row.results / row.seconds)} results/s all in, ${Math.round(row.results / row.writeSeconds)} results/s of writes, ${round(row.statementsPerWorkunit, 2)} statements/workunit`);
+/**
+ * A Node that can load better-sqlite3: the one running this, or else another on the PATH (the
+ * addon is compiled for the Node whose headers npm builds against, which may be the system's).
+ */
+function nodeForSqlite(): string {
+  const candidates = [
+    process.execPath,
+    ...execFileSync("which", ["-a", "node"], { encoding: "utf8" }).split("\n").filter((p) => p && !p.includes("node_modules")),
+  ];
+  for (const node of candidates) {
+    const probe = spawnSync(node, ["-e", "new (require('better-sqlite3'))(':memory:').close()"], { cwd: root });
+    if (probe.status === 0) return node;
   }
-  sqlite.close();
-  return rows;
+  throw new Error(`no Node on this machine loads better-sqlite3 (tried ${candidates.join(", ")})`);
 }
 
-async function reads(url: string): Promise<Record<string, RunStats>> {
+async function limit(): Promise<{ node: string; rows: LimitRow[] }> {
+  const node = nodeForSqlite();
+  log(`limit: the same passes through the pass code on better-sqlite3, one process (${node})`);
+  const out = execFileSync(node, [join(root, "node_modules/tsx/dist/cli.mjs"), join(root, "bench/limit-main.ts"), String(NOW), ...(quick ? ["--quick"] : [])], {
+    cwd: root,
+    encoding: "utf8",
+    maxBuffer: 1 << 26,
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  const result = JSON.parse(out) as { node: string; rows: LimitRow[] };
+  for (const r of result.rows) {
+    log(`  passes of ${r.size}: ${Math.round(r.results / r.seconds)} results/s all in, ${Math.round(r.results / r.writeSeconds)} results/s of writes, ${round(r.statementsPerWorkunit, 2)} statements/workunit (${round(r.statementsPerPass)} per pass)`);
+  }
+  return result;
+}
+
+async function reads(url: string): Promise<Record<string, { latency: RunStats; throughput: RunStats }>> {
   log("reads: the minute cron writes the snapshots, then every key is read once (fills), then measured");
   for (let i = 0; i < 5; i++) await getOk(`${url}/cdn-cgi/handler/scheduled?cron=*+*+*+*+*`);
   const ids = async (kind: string) =>
     (await (await fetch(`${url}/v1/projects/bench/top/${kind}?by=total_credit&limit=300`)).json())[kind].map((e: any) => e.id);
   const targets: Record<string, string[]> = {
+    // The floor: a route that reads nothing (wrangler dev's own cost per request).
+    health: ["/health"],
     user: (await ids("users")).map((id: number) => `/v1/projects/bench/users/${id}`),
     host: (await ids("hosts")).map((id: number) => `/v1/projects/bench/hosts/${id}`),
     team: (await ids("teams")).map((id: number) => `/v1/projects/bench/teams/${id}`),
@@ -102,11 +108,18 @@ async function reads(url: string): Promise<Record<string, RunStats>> {
   };
   for (const paths of Object.values(targets)) await drive(paths, 8, (p) => getOk(`${url}${p}`));
   await new Promise((r) => setTimeout(r, 1000));
-  const out: Record<string, RunStats> = {};
+  // Latency with one client (a reader on a quiet server), then throughput with 16 at once
+  // (on 2 cores that is mostly queueing, so its latencies say little).
+  const out: Record<string, { latency: RunStats; throughput: RunStats }> = {};
   for (const [kind, paths] of Object.entries(targets)) {
-    const requests = Array.from({ length: 3000 }, (_, i) => paths[i % paths.length]!);
-    out[kind] = await drive(requests, 16, (p) => getOk(`${url}${p}`));
-    log(`  ${kind}: ${Math.round(out[kind]!.requests / out[kind]!.seconds)} req/s, p50 ${round(out[kind]!.p50, 2)} ms, p99 ${round(out[kind]!.p99, 2)} ms`);
+    const requests = (n: number) => Array.from({ length: n }, (_, i) => paths[i % paths.length]!);
+    const latency = await drive(requests(1000), 1, (p) => getOk(`${url}${p}`));
+    const throughput = await drive(requests(3000), 16, (p) => getOk(`${url}${p}`));
+    out[kind] = { latency, throughput };
+    log(
+      `  ${kind}: one client p50 ${round(latency.p50, 2)} ms, p99 ${round(latency.p99, 2)} ms; ` +
+        `16 clients ${Math.round(throughput.requests / throughput.seconds)} req/s`,
+    );
   }
   return out;
 }
@@ -160,7 +173,8 @@ async function main() {
   } finally {
     await server.stop();
   }
-  const limitRows = await limit();
+  const limitRun = await limit();
+  const limitRows = limitRun.rows;
   const rescaleRows = await rescale();
 
   const byHundred = (rows: readonly { size: number }[]) => rows.find((r) => r.size === 100);
@@ -172,6 +186,7 @@ async function main() {
     single1000: ingestResult.single1000,
     peakMemoryMiB: memory,
     limit: limitRows,
+    limitNode: limitRun.node,
     ratioTo: {
       storageWrites: ingest100.resultsPerSecond / (limit100.results / limit100.writeSeconds),
       wholePassCode: ingest100.resultsPerSecond / (limit100.results / limit100.seconds),

@@ -22,6 +22,12 @@ export function readProject(c: Parameters<typeof readThrough>[0], slug: string):
   return readThrough(c, kvKeys.project(slug), () => loadProjectSnapshot(c.var.db, slug, historyFromDay(serverNow())));
 }
 
+/**
+ * Slug → project id, remembered by this isolate: a project's id never changes and projects are
+ * never deleted, so most public reads need no lookup at all (unknown slugs are not remembered).
+ */
+const projectIds = new Map<string, number>();
+
 export const publicRead = createMiddleware<AppEnv>(async (c, next) => {
   if (c.req.header("Authorization") !== undefined) {
     return requireProjectToken(c, async () => {
@@ -30,8 +36,13 @@ export const publicRead = createMiddleware<AppEnv>(async (c, next) => {
     });
   }
   const slug = c.req.param("slug") ?? "";
-  const read = await readProject(c, slug);
-  if (!read) throw new ApiError(404, "not_found", `no project '${slug}'`);
-  c.set("project", { id: read.data.id, slug });
+  let id = projectIds.get(slug);
+  if (id === undefined) {
+    const read = await readProject(c, slug);
+    if (!read) throw new ApiError(404, "not_found", `no project '${slug}'`);
+    id = read.data.id;
+    projectIds.set(slug, id);
+  }
+  c.set("project", { id, slug });
   await next();
 });
