@@ -1,6 +1,7 @@
 /**
  * `npx tsx bench/profile-worker.ts`: a CPU profile of the Worker's isolate under ingest, taken
- * through wrangler dev's inspector (Chrome DevTools protocol), summarised by function. Writes
+ * through wrangler dev's inspector (Chrome DevTools protocol), summarised by function, and the
+ * isolate's heap after it (workerd's own memory also holds the local D1 and KV). Writes
  * bench/results/worker.cpuprofile (open it in Chrome DevTools) and prints the top functions.
  */
 import { mkdirSync, writeFileSync } from "node:fs";
@@ -30,10 +31,11 @@ async function inspector(): Promise<(method: string, params?: object) => Promise
     if (msg.id !== undefined) pending.get(msg.id)?.(msg.result);
   };
   return (method, params = {}) =>
-    new Promise((resolve) => {
+    new Promise((resolve, reject) => {
       const n = ++id;
       pending.set(n, resolve);
       ws.send(JSON.stringify({ id: n, method, params }));
+      setTimeout(() => reject(new Error(`the inspector did not answer ${method}`)), 30_000).unref();
     });
 }
 
@@ -58,6 +60,7 @@ try {
     postJson(`${url}/v1/projects/bench/passes`, token, b),
   );
   const { profile } = await send("Profiler.stop");
+  const heap = await send("Runtime.getHeapUsage");
   mkdirSync(join(root, "bench/results"), { recursive: true });
   writeFileSync(join(root, "bench/results/worker.cpuprofile"), JSON.stringify(profile));
   const nodes = new Map<number, ProfileNode>(profile.nodes.map((n: ProfileNode) => [n.id, n]));
@@ -69,6 +72,10 @@ try {
   });
   const total = [...self.values()].reduce((a, b) => a + b, 0);
   console.log(`100 passes of 100 workunits: ${Math.round((100 * 200) / stats.seconds)} results/s while profiled`);
+  console.log(
+    `the isolate's JS heap after them: ${(heap.usedSize / 2 ** 20).toFixed(1)} MiB used of ${(heap.totalSize / 2 ** 20).toFixed(1)} MiB; ` +
+      `workerd's peak resident memory: ${server.peakMemoryMiB().toFixed(0)} MiB`,
+  );
   for (const [k, v] of [...self].sort((a, b) => b[1] - a[1]).slice(0, 30)) {
     console.log(`${(v / 1000).toFixed(0).padStart(7)} ms ${((100 * v) / total).toFixed(1).padStart(5)}%  ${k}`);
   }
