@@ -8,7 +8,12 @@ import { database } from "./db/client";
 import { bodyLimit } from "hono/body-limit";
 import { HTTPException } from "hono/http-exception";
 import type { AppEnv } from "./env";
+import { auditWrites } from "./http/audit";
+import { isDatabaseFailure } from "./http/db-failure";
 import { ApiError, type ErrorBody, issuesOf } from "./http/errors";
+import { requestId } from "./http/request-id";
+import { mountAudit } from "./routes/audit/audit.index";
+import { mountTokens } from "./routes/tokens/tokens.index";
 import { mountAccountManagers } from "./routes/account-managers/account-managers.index";
 import { mountAmHistory } from "./routes/am/am-history.index";
 import { mountAmRpcs } from "./routes/am/am-rpcs.index";
@@ -51,10 +56,12 @@ export function createApp(): OpenAPIHono<AppEnv> {
     },
   });
 
+  app.use("*", requestId);
   app.use("*", async (c, next) => {
     c.set("db", database(c.env.DB));
     await next();
   });
+  app.use("/v1/*", auditWrites);
   app.use(
     "/v1/*",
     bodyLimit({
@@ -74,6 +81,8 @@ export function createApp(): OpenAPIHono<AppEnv> {
   mountPasses(app);
   mountErrors(app);
   mountRescale(app);
+  mountTokens(app);
+  mountAudit(app);
   mountAccountManagers(app);
   mountAmRpcs(app);
   mountAmHistory(app);
@@ -101,13 +110,18 @@ export function createApp(): OpenAPIHono<AppEnv> {
 
   app.notFound((c) => c.json<ErrorBody>({ error: { code: "not_found", message: `no route ${c.req.method} ${c.req.path}` } }, 404));
   app.onError((err, c) => {
-    if (err instanceof ApiError) return c.json(err.body(), err.status);
+    if (err instanceof ApiError) return c.json(err.body(), err.status, err.headers);
     if (err instanceof HTTPException && err.status === 415) {
       const message = "send the body as JSON (Content-Type: application/json)";
       return c.json<ErrorBody>({ error: { code: "unsupported_media_type", message } }, 415);
     }
     if (err instanceof HTTPException && err.status < 500) {
       return c.json<ErrorBody>({ error: { code: "bad_request", message: err.message || "bad request" } }, err.status);
+    }
+    if (isDatabaseFailure(err)) {
+      console.error(`request ${c.var.requestId}: database unavailable:`, err instanceof Error ? err.message : err);
+      const message = "the database is unavailable; nothing was written; retry";
+      return c.json<ErrorBody>({ error: { code: "unavailable", message } }, 503, { "Retry-After": "1" });
     }
     console.error("unhandled error", err instanceof Error ? err.stack : err);
     return c.json<ErrorBody>({ error: { code: "internal", message: "internal error; nothing was written" } }, 500);

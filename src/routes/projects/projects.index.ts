@@ -1,5 +1,6 @@
 import { OpenAPIHono, createRoute, z } from "@hono/zod-openapi";
-import { projects } from "../../db/schema";
+import { eq, sql } from "drizzle-orm";
+import { projectTokens, projects } from "../../db/schema";
 import type { AppEnv } from "../../env";
 import { requireAdmin } from "../../http/auth";
 import { ApiError, errorResponses } from "../../http/errors";
@@ -44,15 +45,35 @@ export function mountProjects(app: OpenAPIHono<AppEnv>): void {
     const now = serverNow();
     let created: { id: number } | undefined;
     try {
-      [created] = await c.var.db.insert(projects).values({
-        slug: body.slug,
-        name: body.name,
-        url: body.url ?? null,
-        tokenHash: await sha256Hex(token),
-        createdAt: now,
-        // The project's RAC clock starts at its creation, like a host's or a user's.
-        expavgTime: now,
-      }).returning({ id: projects.id });
+      // The project and its first token in one atomic batch: never a project without a token.
+      const db = c.var.db;
+      const [rows] = await db.batch([
+        db
+          .insert(projects)
+          .values({
+            slug: body.slug,
+            name: body.name,
+            url: body.url ?? null,
+            createdAt: now,
+            // The project's RAC clock starts at its creation, like a host's or a user's.
+            expavgTime: now,
+          })
+          .returning({ id: projects.id }),
+        db.insert(projectTokens).select(
+          db
+            .select({
+              // Every column in table order (drizzle's insert…select); a NULL id is a new one.
+              id: sql<number>`NULL`.as("id"),
+              projectId: projects.id,
+              tokenHash: sql<string>`${await sha256Hex(token)}`.as("token_hash"),
+              createdAt: sql<number>`${now}`.as("created_at"),
+              expiresAt: sql<number | null>`NULL`.as("expires_at"),
+            })
+            .from(projects)
+            .where(eq(projects.slug, body.slug)),
+        ),
+      ]);
+      created = rows[0];
     } catch (e) {
       if (isPrimaryKeyConflict(e)) throw new ApiError(409, "conflict", `project '${body.slug}' already exists`);
       throw e;
