@@ -41,10 +41,9 @@ export function createApp(): OpenAPIHono<AppEnv> {
     defaultHook: (result, c) => {
       if (result.success) return;
       const issues = issuesOf(result.error);
-      // Too many workunits (or error results, or pushed app versions) is a size limit, not a shape error.
-      const tooMany = result.error.issues.find(
-        (i) => i.code === "too_big" && i.path.length === 1 && ["workunits", "results", "app_versions"].includes(String(i.path[0])),
-      );
+      // Too many items in any array (workunits, results, error results, pushed app versions,
+      // RPC projects) is a size limit, not a shape error.
+      const tooMany = result.error.issues.find((i) => i.code === "too_big" && i.origin === "array");
       if (tooMany) {
         return c.json<ErrorBody>({ error: { code: "too_large", message: tooMany.message, issues } }, 413);
       }
