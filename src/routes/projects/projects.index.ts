@@ -1,13 +1,13 @@
 import { OpenAPIHono, createRoute, z } from "@hono/zod-openapi";
 import { eq, sql } from "drizzle-orm";
-import { projectTokens, projects } from "../../db/schema";
+import { kvDirty, projectTokens, projects } from "../../db/schema";
 import type { AppEnv } from "../../env";
 import { requireAdmin } from "../../http/auth";
 import { ApiError, errorResponses } from "../../http/errors";
 import { newProjectToken, sha256Hex } from "../../http/tokens";
 import { SlugSchema, serverNow } from "../common";
 import { isPrimaryKeyConflict } from "../../db/batch";
-import { PROJECT_SUBJECT, markOneDirty } from "../../db/read-model-writes";
+import { PROJECT_SUBJECT, newMark } from "../../db/read-model-writes";
 
 const CreateProjectSchema = z
   .strictObject({
@@ -43,11 +43,11 @@ export function mountProjects(app: OpenAPIHono<AppEnv>): void {
     const body = c.req.valid("json");
     const token = newProjectToken();
     const now = serverNow();
-    let created: { id: number } | undefined;
     try {
-      // The project and its first token in one atomic batch: never a project without a token.
+      // The project, its first token and its KV mark in one atomic batch: never a project
+      // without a token, and a failure part-way leaves nothing to conflict with on a retry.
       const db = c.var.db;
-      const [rows] = await db.batch([
+      await db.batch([
         db
           .insert(projects)
           .values({
@@ -57,8 +57,7 @@ export function mountProjects(app: OpenAPIHono<AppEnv>): void {
             createdAt: now,
             // The project's RAC clock starts at its creation, like a host's or a user's.
             expavgTime: now,
-          })
-          .returning({ id: projects.id }),
+          }),
         db.insert(projectTokens).select(
           db
             .select({
@@ -72,15 +71,23 @@ export function mountProjects(app: OpenAPIHono<AppEnv>): void {
             .from(projects)
             .where(eq(projects.slug, body.slug)),
         ),
+        // The cron publishes the new project (the public list of projects, its own snapshot).
+        db.insert(kvDirty).select(
+          db
+            .select({
+              projectId: projects.id,
+              subject: sql<typeof PROJECT_SUBJECT.subject>`${PROJECT_SUBJECT.subject}`.as("subject"),
+              entityId: sql<number>`${PROJECT_SUBJECT.id}`.as("entity_id"),
+              mark: sql<number>`${newMark()}`.as("mark"),
+            })
+            .from(projects)
+            .where(eq(projects.slug, body.slug)),
+        ),
       ]);
-      created = rows[0];
     } catch (e) {
       if (isPrimaryKeyConflict(e)) throw new ApiError(409, "conflict", `project '${body.slug}' already exists`);
       throw e;
     }
-    // The cron publishes the new project (the public list of projects, its own snapshot).
-    // Were this mark lost, the project's first registration or pass would mark it again.
-    await markOneDirty(c.var.db, created!.id, PROJECT_SUBJECT);
     return c.json({ slug: body.slug, token }, 201);
   });
 }
