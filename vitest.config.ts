@@ -14,6 +14,9 @@ export default defineConfig({
           ADMIN_TOKEN: "test-admin-token",
           // Same discovery as `wrangler d1 migrations apply` (top-level *.sql; meta/ ignored).
           TEST_MIGRATIONS: await readD1Migrations({ projectPath: root, migrationsDir: "migrations" }),
+          // test/fuzz: `npm run fuzz` multiplies the case counts (and may pick another seed).
+          FUZZ_SCALE: process.env.FUZZ_SCALE ?? "1",
+          FUZZ_SEED: process.env.FUZZ_SEED ?? "",
         },
         // Test files share the limiter: the suite's own requests must never be limited (the
         // admin token is one key across files). test/security/rate-limit.test.ts swaps in the
