@@ -14,6 +14,7 @@ import { type RunStats, drive, getOk, postJson } from "./client";
 import { RESCALE_HOSTS, RESCALE_SIZES, rescaleToken, writeRescaleFixture } from "./rescale-fixture";
 import { ADMIN_TOKEN, freshStateDir, prepareState, startServer } from "./server";
 import { phaseBodies } from "./phases";
+import { type BenchSummary, report } from "./report";
 import type { LimitRow } from "./sqlite-limit";
 import { APPS, passes, versions } from "./workload";
 
@@ -197,6 +198,7 @@ async function main() {
   mkdirSync(join(root, "bench/results"), { recursive: true });
   const file = join(root, `bench/results/${quick ? "quick" : "latest"}.json`);
   writeFileSync(file, JSON.stringify(summary, null, 2));
+  writeFileSync(file.replace(/\.json$/, ".md"), report(summary as BenchSummary));
   log(`ratio of ingest (passes of 100) to the storage limit: ${round(100 * summary.ratioTo.storageWrites)}% of the writes alone, ${round(100 * summary.ratioTo.wholePassCode)}% of the whole pass code in Node`);
   log(`written ${file}`);
 }

@@ -56,10 +56,10 @@ function vmHwmKiB(pid: number): number {
   return m ? Number(m[1]) : 0;
 }
 
-export async function startServer(port: number, stateDir: string): Promise<Server> {
+export async function startServer(port: number, stateDir: string, extraArgs: readonly string[] = []): Promise<Server> {
   const child: ChildProcess = spawn(
     "npx",
-    ["wrangler", "dev", "--port", String(port), "--persist-to", stateDir, "--var", `ADMIN_TOKEN:${ADMIN_TOKEN}`, "--log-level", "warn"],
+    ["wrangler", "dev", "--port", String(port), "--persist-to", stateDir, "--var", `ADMIN_TOKEN:${ADMIN_TOKEN}`, "--log-level", "warn", ...extraArgs],
     { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, CLOUDFLARE_CF_FETCH_ENABLED: "false", CI: "1" }, detached: true },
   );
   let log = "";

@@ -40,7 +40,8 @@ export function hostAppVersionStats(row: HostAppVersionRow): HostAppVersionStats
 }
 
 export interface PassKeys {
-  readonly hostIds: readonly number[];
+  /** [host_id, app_version_id] of every result: the host_app_versions the engine reads. */
+  readonly hostVersions: readonly (readonly [number, number])[];
   readonly workunitIds: readonly number[];
   readonly resultIds: readonly number[];
 }
@@ -58,7 +59,12 @@ export async function loadPassSnapshot(db: Db, projectId: number, keys: PassKeys
       .select()
       .from(hostAppVersions)
       .where(
-        and(eq(hostAppVersions.projectId, projectId), sql`${hostAppVersions.hostId} IN ${jsonList(keys.hostIds)}`),
+        and(
+          eq(hostAppVersions.projectId, projectId),
+          // Only the rows the results name (an anonymous-platform id may match a row of each app).
+          sql`(${hostAppVersions.hostId}, ${hostAppVersions.appVersionId}) IN
+            (SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]') FROM json_each(${JSON.stringify(keys.hostVersions)}))`,
+        ),
       ),
     db
       .select({ id: workunits.id, credit: workunits.credit, appId: workunits.appId })

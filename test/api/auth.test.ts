@@ -2,7 +2,6 @@
  * Tokens (DESIGN.md, API contract): no or an unknown token is 401, the token of another
  * project 403, admin routes need the admin token; and a refused request writes nothing.
  */
-import { exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { ADMIN_TOKEN, call } from "../support/api";
 import {
@@ -153,19 +152,7 @@ describe("other project routes need the project's token", () => {
   });
 });
 
-/** A POST with a raw Authorization header (call() only builds `Bearer <token>`). */
-async function postWithAuthorization(path: string, authorization: string, body: unknown) {
-  const res = await exports.default.fetch(`http://cobblestone.test${path}`, {
-    method: "POST",
-    headers: { Authorization: authorization, "Content-Type": "application/json" },
-    body: JSON.stringify(body),
-  });
-  const text = await res.text();
-  let parsed: unknown = text;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    // leave as text
-  }
-  return { status: res.status, body: parsed };
+/** A POST with a raw Authorization header (a token alone is sent as `Bearer <token>`). */
+function postWithAuthorization(path: string, authorization: string, body: unknown) {
+  return call("POST", path, { headers: { Authorization: authorization }, body });
 }

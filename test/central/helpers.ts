@@ -1,9 +1,7 @@
 /** Helpers for the cross-project tests: central tokens, pushes, running a cron job at a given time. */
-import { env } from "cloudflare:workers";
-import { createExecutionContext, createScheduledController, waitOnExecutionContext } from "cloudflare:test";
 import { exports } from "cloudflare:workers";
-import worker from "../../src/index";
 import { ADMIN_TOKEN, type ApiResponse, call } from "../support/api";
+import { runCron as runScheduled } from "../support/cron";
 
 export const DAY = 86400;
 export const WEEK = 7 * DAY;
@@ -16,28 +14,13 @@ export async function issueCentralToken(name: string): Promise<{ id: number; tok
 }
 
 /** POST /v1/central/app-versions with any body and content type. */
-export async function push(
+export function push(
   token: string | undefined,
   body: string,
   contentType: string | undefined = "application/json",
   query = "",
 ): Promise<ApiResponse> {
-  const headers: Record<string, string> = {};
-  if (token) headers.Authorization = `Bearer ${token}`;
-  if (contentType) headers["Content-Type"] = contentType;
-  const res = await exports.default.fetch(`http://cobblestone.test/v1/central/app-versions${query}`, {
-    method: "POST",
-    headers,
-    body,
-  });
-  const text = await res.text();
-  let parsed: unknown = text;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    // not JSON
-  }
-  return { status: res.status, body: parsed };
+  return call("POST", `/v1/central/app-versions${query}`, { token, rawBody: body, contentType: contentType ?? null });
 }
 
 /** One app version as BOINC's app_versions.php reports it (JSON field names). */
@@ -63,10 +46,8 @@ export function reported(
 }
 
 /** Runs the scheduled handler for `cron` with the job's `now` = `at` (Unix seconds). */
-export async function runCron(cron: string, at: number): Promise<void> {
-  const ctx = createExecutionContext();
-  await worker.scheduled(createScheduledController({ cron, scheduledTime: at * 1000 }), env, ctx);
-  await waitOnExecutionContext(ctx);
+export function runCron(cron: string, at: number): Promise<void> {
+  return runScheduled(cron, at * 1000);
 }
 
 export const PLAN_CLASS_CRON = "20 0 * * *";

@@ -13,13 +13,21 @@ export interface ApiResponse<T = any> {
 export async function call<T = any>(
   method: string,
   path: string,
-  opts: { token?: string; body?: unknown; rawBody?: string; headers?: Record<string, string> } = {},
+  opts: {
+    token?: string;
+    body?: unknown;
+    rawBody?: string;
+    headers?: Record<string, string>;
+    /** Of a body; null sends none. */
+    contentType?: string | null;
+  } = {},
 ): Promise<ApiResponse<T>> {
   const headers: Record<string, string> = { ...opts.headers };
   if (opts.token) headers.Authorization = `Bearer ${opts.token}`;
   let body: string | undefined;
   if (opts.rawBody !== undefined || opts.body !== undefined) {
-    headers["Content-Type"] = "application/json";
+    const contentType = opts.contentType === undefined ? "application/json" : opts.contentType;
+    if (contentType !== null) headers["Content-Type"] = contentType;
     body = opts.rawBody ?? JSON.stringify(opts.body);
   }
   const res = await exports.default.fetch(`${BASE}${path}`, { method, headers, body });

@@ -152,7 +152,9 @@ export async function ingestPass(db: Db, projectId: number, now: number, body: P
   const fingerprints = await Promise.all(body.workunits.map((w) => Promise.all(w.results.map((r) => fingerprint(w, r)))));
   const input = engineWorkunits(body.workunits, fingerprints);
   const keys = {
-    hostIds: [...new Set(body.workunits.flatMap((w) => w.results.map((r) => r.host_id)))],
+    hostVersions: [
+      ...new Map(body.workunits.flatMap((w) => w.results.map((r) => [`${r.host_id}/${r.app_version_id}`, [r.host_id, r.app_version_id] as const]))).values(),
+    ],
     workunitIds: [...new Set(body.workunits.map((w) => w.id))],
     resultIds: body.workunits.flatMap((w) => w.results.map((r) => r.id)),
   };

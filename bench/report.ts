@@ -1,0 +1,46 @@
+/** The markdown tables of a bench run (bench/results/*.json → *.md), as BENCHMARKS.md shows them. */
+import type { RunStats } from "./client";
+import type { LimitRow } from "./sqlite-limit";
+
+export interface BenchSummary {
+  machine: { cpu: string; cores: number; memoryGiB: number; node: string; date: string; quick: boolean };
+  ingest: (RunStats & { size: number; results: number; resultsPerSecond: number })[];
+  single1000: RunStats;
+  peakMemoryMiB: number;
+  limit: LimitRow[];
+  limitNode: string;
+  ratioTo: { storageWrites: number; wholePassCode: number };
+  reads: Record<string, { latency: RunStats; throughput: RunStats }>;
+  rescale: { versions: number; ms: number[] }[];
+}
+
+const int = (x: number) => Math.round(x).toLocaleString("en-US");
+const ms = (x: number) => x.toFixed(x < 10 ? 2 : 1);
+const pct = (x: number) => `${(100 * x).toFixed(0)}%`;
+const median = (xs: readonly number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+export function report(s: BenchSummary): string {
+  const lines: string[] = [];
+  const m = s.machine;
+  lines.push(`Run ${m.date.slice(0, 16).replace("T", " ")} UTC${m.quick ? " (--quick)" : ""}: ${m.cpu}, ${m.cores} cores, ${m.memoryGiB} GiB, wrangler dev on Node ${m.node}; storage limit on ${s.limitNode}.`, "");
+  lines.push("**Ingest** (8 clients, 2 results per workunit) and the **storage limit** (the same passes through the same pass code on better-sqlite3, one process)", "");
+  lines.push("| workunits per pass | passes | results/s via wrangler dev | p50 ms | p99 ms | SQLite: results/s, whole pass code | SQLite: results/s, writes alone | ingest ÷ writes alone | D1 statements per workunit |");
+  lines.push("| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
+  for (const row of s.ingest) {
+    const lim = s.limit.find((l) => l.size === row.size)!;
+    const writes = lim.results / lim.writeSeconds;
+    lines.push(
+      `| ${int(row.size)} | ${int(row.requests)} | ${int(row.resultsPerSecond)} | ${ms(row.p50)} | ${ms(row.p99)} | ${int(lim.results / lim.seconds)} | ${int(writes)} | ${pct(row.resultsPerSecond / writes)} | ${lim.statementsPerWorkunit.toFixed(2)} (${lim.statementsPerPass.toFixed(0)} per pass) |`,
+    );
+  }
+  lines.push("", `A lone 1,000-workunit pass (one client): p50 ${ms(s.single1000.p50)} ms, max ${ms(s.single1000.max)} ms. Peak memory (VmHWM) of the workerd process during ingest: ${int(s.peakMemoryMiB)} MiB.`, "");
+  lines.push("**Public reads** from KV snapshots (one client for latency; 16 for throughput)", "");
+  lines.push("| read | p50 ms | p99 ms | req/s (16 clients) |", "| --- | ---: | ---: | ---: |");
+  for (const [kind, r] of Object.entries(s.reads)) {
+    lines.push(`| ${kind} | ${ms(r.latency.p50)} | ${ms(r.latency.p99)} | ${int(r.throughput.requests / r.throughput.seconds)} |`);
+  }
+  lines.push("", "**Rescale** (POST /rescale, the cron's code; 100,000 hosts in the database; median of 5)", "");
+  lines.push("| app versions | median ms | runs ms |", "| ---: | ---: | --- |");
+  for (const r of s.rescale) lines.push(`| ${int(r.versions)} | ${ms(median(r.ms))} | ${r.ms.map(ms).join(", ")} |`);
+  return `${lines.join("\n")}\n`;
+}
