@@ -9,6 +9,7 @@ import { bodyLimit } from "hono/body-limit";
 import { HTTPException } from "hono/http-exception";
 import type { AppEnv } from "./env";
 import { auditWrites } from "./http/audit";
+import { declareCommonErrors } from "./http/common-errors";
 import { isDatabaseFailure } from "./http/db-failure";
 import { ApiError, type ErrorBody, issuesOf } from "./http/errors";
 import { requestId } from "./http/request-id";
@@ -92,6 +93,7 @@ export function createApp(): OpenAPIHono<AppEnv> {
   mountStats(app);
   mountPages(app);
 
+  declareCommonErrors(app);
   app.openAPIRegistry.registerComponent("securitySchemes", "projectToken", { type: "http", scheme: "bearer" });
   app.openAPIRegistry.registerComponent("securitySchemes", "adminToken", { type: "http", scheme: "bearer" });
   app.openAPIRegistry.registerComponent("securitySchemes", "amToken", { type: "http", scheme: "bearer" });
