@@ -14,6 +14,16 @@ export default defineConfig({
           ADMIN_TOKEN: "test-admin-token",
           // Same discovery as `wrangler d1 migrations apply` (top-level *.sql; meta/ ignored).
           TEST_MIGRATIONS: await readD1Migrations({ projectPath: root, migrationsDir: "migrations" }),
+          // test/fuzz: `npm run fuzz` multiplies the case counts (and may pick another seed).
+          FUZZ_SCALE: process.env.FUZZ_SCALE ?? "1",
+          FUZZ_SEED: process.env.FUZZ_SEED ?? "",
+        },
+        // Test files share the limiter: the suite's own requests must never be limited (the
+        // admin token is one key across files). test/security/rate-limit.test.ts swaps in the
+        // tight one to see the real binding answer 429.
+        ratelimits: {
+          RATE_LIMITER: { namespace_id: "1001", simple: { limit: 1_000_000, period: 60 } },
+          RATE_LIMITER_TIGHT: { namespace_id: "1002", simple: { limit: 3, period: 60 } },
         },
       },
     })),

@@ -28,7 +28,8 @@ export function writeRescaleFixture(path: string): void {
     const projectId = 100 + p;
     const hash = createHash("sha256").update(rescaleToken(n)).digest("hex");
     sql.push(
-      `INSERT INTO projects (id, slug, name, token_hash, created_at) VALUES (${projectId}, 'rescale-${n}', 'Rescale ${n}', '${hash}', 0);`,
+      `INSERT INTO projects (id, slug, name, created_at) VALUES (${projectId}, 'rescale-${n}', 'Rescale ${n}', 0);`,
+      `INSERT INTO project_tokens (project_id, token_hash, created_at) VALUES (${projectId}, '${hash}', 0);`,
     );
     const apps = Array.from({ length: 10 }, (_, a) => `(${projectId}, ${a + 1}, 'app${a + 1}')`);
     sql.push(...inserts("apps", "project_id, id, name", apps));

@@ -26,7 +26,7 @@ export interface LimitRow {
 export function openLimitDb(migrationsDir: string) {
   const sqlite = openSqlite(join(mkdtempSync(join(tmpdir(), "cobblestone-limit-")), "limit.sqlite"), migrationsDir);
   const db = sqlite.raw;
-  db.prepare("INSERT INTO projects (id, slug, name, token_hash, created_at, expavg_time) VALUES (1, 'bench', 'Bench', 'x', 0, 0)").run();
+  db.prepare("INSERT INTO projects (id, slug, name, created_at, expavg_time) VALUES (1, 'bench', 'Bench', 0, 0)").run();
   APPS.forEach((a, i) => db.prepare("INSERT INTO apps (project_id, id, name) VALUES (1, ?, ?)").run(i + 1, a.name));
   for (const v of versions()) {
     db.prepare("INSERT INTO app_versions (project_id, id, app_id, platform, plan_class, version_num) VALUES (1, ?, ?, ?, ?, ?)").run(

@@ -8,7 +8,13 @@ import { database } from "./db/client";
 import { bodyLimit } from "hono/body-limit";
 import { HTTPException } from "hono/http-exception";
 import type { AppEnv } from "./env";
+import { auditWrites } from "./http/audit";
+import { declareCommonErrors } from "./http/common-errors";
+import { isDatabaseFailure } from "./http/db-failure";
 import { ApiError, type ErrorBody, issuesOf } from "./http/errors";
+import { requestId } from "./http/request-id";
+import { mountAudit } from "./routes/audit/audit.index";
+import { mountTokens } from "./routes/tokens/tokens.index";
 import { mountAccountManagers } from "./routes/account-managers/account-managers.index";
 import { mountAmHistory } from "./routes/am/am-history.index";
 import { mountAmRpcs } from "./routes/am/am-rpcs.index";
@@ -36,10 +42,9 @@ export function createApp(): OpenAPIHono<AppEnv> {
     defaultHook: (result, c) => {
       if (result.success) return;
       const issues = issuesOf(result.error);
-      // Too many workunits (or error results, or pushed app versions) is a size limit, not a shape error.
-      const tooMany = result.error.issues.find(
-        (i) => i.code === "too_big" && i.path.length === 1 && ["workunits", "results", "app_versions"].includes(String(i.path[0])),
-      );
+      // Too many items in any array (workunits, results, error results, pushed app versions,
+      // RPC projects) is a size limit, not a shape error.
+      const tooMany = result.error.issues.find((i) => i.code === "too_big" && i.origin === "array");
       if (tooMany) {
         return c.json<ErrorBody>({ error: { code: "too_large", message: tooMany.message, issues } }, 413);
       }
@@ -51,10 +56,12 @@ export function createApp(): OpenAPIHono<AppEnv> {
     },
   });
 
+  app.use("*", requestId);
   app.use("*", async (c, next) => {
     c.set("db", database(c.env.DB));
     await next();
   });
+  app.use("/v1/*", auditWrites);
   app.use(
     "/v1/*",
     bodyLimit({
@@ -74,6 +81,8 @@ export function createApp(): OpenAPIHono<AppEnv> {
   mountPasses(app);
   mountErrors(app);
   mountRescale(app);
+  mountTokens(app);
+  mountAudit(app);
   mountAccountManagers(app);
   mountAmRpcs(app);
   mountAmHistory(app);
@@ -84,6 +93,7 @@ export function createApp(): OpenAPIHono<AppEnv> {
   mountStats(app);
   mountPages(app);
 
+  declareCommonErrors(app);
   app.openAPIRegistry.registerComponent("securitySchemes", "projectToken", { type: "http", scheme: "bearer" });
   app.openAPIRegistry.registerComponent("securitySchemes", "adminToken", { type: "http", scheme: "bearer" });
   app.openAPIRegistry.registerComponent("securitySchemes", "amToken", { type: "http", scheme: "bearer" });
@@ -101,13 +111,18 @@ export function createApp(): OpenAPIHono<AppEnv> {
 
   app.notFound((c) => c.json<ErrorBody>({ error: { code: "not_found", message: `no route ${c.req.method} ${c.req.path}` } }, 404));
   app.onError((err, c) => {
-    if (err instanceof ApiError) return c.json(err.body(), err.status);
+    if (err instanceof ApiError) return c.json(err.body(), err.status, err.headers);
     if (err instanceof HTTPException && err.status === 415) {
       const message = "send the body as JSON (Content-Type: application/json)";
       return c.json<ErrorBody>({ error: { code: "unsupported_media_type", message } }, 415);
     }
     if (err instanceof HTTPException && err.status < 500) {
       return c.json<ErrorBody>({ error: { code: "bad_request", message: err.message || "bad request" } }, err.status);
+    }
+    if (isDatabaseFailure(err)) {
+      console.error(`request ${c.var.requestId}: database unavailable:`, err instanceof Error ? err.message : err);
+      const message = "the database is unavailable; nothing was written; retry";
+      return c.json<ErrorBody>({ error: { code: "unavailable", message } }, 503, { "Retry-After": "1" });
     }
     console.error("unhandled error", err instanceof Error ? err.stack : err);
     return c.json<ErrorBody>({ error: { code: "internal", message: "internal error; nothing was written" } }, 500);

@@ -6,6 +6,10 @@ export type Env = {
   KV: KVNamespace;
   /** Secret for the admin API (`wrangler secret put ADMIN_TOKEN`). */
   ADMIN_TOKEN?: string;
+  /** Workers Rate Limiting binding (wrangler.jsonc `ratelimits`); absent: an in-memory fallback. */
+  RATE_LIMITER?: RateLimit;
+  /** The fallback's limit per token and minute (default 600). */
+  RATE_LIMIT_PER_MINUTE?: string;
 };
 
 export type Project = typeof projects.$inferSelect;
@@ -26,5 +30,9 @@ export type AppEnv = {
     fresh?: boolean;
     /** A central route's pushing contributor. */
     contributor: CentralContributor;
+    /** Who made the request, once a token was accepted: "token:<id>", "admin", "am:<id>", "contributor:<id>". */
+    actor?: string;
+    /** `cf-ray`, or a UUID; also the X-Request-Id of the response. */
+    requestId: string;
   };
 };

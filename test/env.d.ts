@@ -9,6 +9,8 @@ declare global {
     interface Env extends WorkerEnv {
       ADMIN_TOKEN: string;
       TEST_MIGRATIONS: D1Migration[];
+      /** A limit of 3 a minute: the rate-limit test swaps it in for RATE_LIMITER. */
+      RATE_LIMITER_TIGHT: RateLimit;
     }
     interface GlobalProps {
       mainModule: typeof import("../src/index");

@@ -22,9 +22,9 @@ describe("D1", () => {
     expect(table?.name).toBe("projects");
 
     await env.DB.prepare(
-      "INSERT INTO projects (slug, name, url, token_hash, created_at) VALUES (?, ?, ?, ?, ?)",
+      "INSERT INTO projects (slug, name, url, created_at) VALUES (?, ?, ?, ?)",
     )
-      .bind("demo", "Demo", null, "hash-1", 1700000000.5)
+      .bind("demo", "Demo", null, 1700000000.5)
       .run();
     const row = await env.DB.prepare("SELECT id, slug, created_at FROM projects WHERE slug = ?")
       .bind("demo")
@@ -34,7 +34,7 @@ describe("D1", () => {
     // slug is UNIQUE
     await expect(
       env.DB.prepare(
-        "INSERT INTO projects (slug, name, token_hash, created_at) VALUES ('demo', 'x', 'hash-2', 0)",
+        "INSERT INTO projects (slug, name, created_at) VALUES ('demo', 'x', 0)",
       ).run(),
     ).rejects.toThrow(/UNIQUE/);
   });
@@ -68,7 +68,7 @@ describe("D1", () => {
     expect(() => stmt.bind(3n)).toThrow(/bigint/); // thrown synchronously by bind()
 
     await env.DB.prepare(
-      "INSERT INTO projects (slug, name, token_hash, created_at) VALUES ('affinity', 'x', 'hash-a', ?)",
+      "INSERT INTO projects (slug, name, created_at) VALUES ('affinity', 'x', ?)",
     )
       .bind(3)
       .run();

@@ -26,8 +26,6 @@ export const projects = sqliteTable("projects", {
   slug: text("slug").notNull().unique(),
   name: text("name").notNull(),
   url: text("url"),
-  /** SHA-256 of the project's bearer token (the token itself is never stored). */
-  tokenHash: text("token_hash").notNull().unique(),
   createdAt: real("created_at").notNull(),
   /** All credit granted in the project, and its RAC (clock started at created_at). */
   totalCredit: real("total_credit").notNull().default(0),
@@ -435,3 +433,51 @@ export const planClassScales = sqliteTable(
   },
   (t) => [primaryKey({ columns: [t.version, t.kind, t.name] })],
 );
+
+/**
+ * A project's bearer tokens, stored only as SHA-256. A project may hold several: rotation
+ * issues a new one and gives the others 24 hours (`expires_at`); revocation deletes the row.
+ * The id is not secret: it names the token in the audit log and in DELETE …/tokens/:id.
+ */
+export const projectTokens = sqliteTable(
+  "project_tokens",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    projectId: projectId(),
+    tokenHash: text("token_hash").notNull().unique(),
+    createdAt: real("created_at").notNull(),
+    /** Null: works until revoked. Set when a newer token is issued. */
+    expiresAt: real("expires_at"),
+  },
+  (t) => [index("project_tokens_project").on(t.projectId)],
+);
+
+/**
+ * Every write that succeeded: who (`actor`: "token:<id>", "admin", "am:<id>",
+ * "contributor:<id>"), what (method, route pattern, path), when, and the request id. Rows of
+ * project routes carry the project; the project reads them with GET /audit.
+ */
+export const auditLog = sqliteTable(
+  "audit_log",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    projectId: integer("project_id"),
+    at: real("at").notNull(),
+    actor: text("actor").notNull(),
+    method: text("method").notNull(),
+    route: text("route").notNull(),
+    target: text("target").notNull(),
+    status: integer("status").notNull(),
+    requestId: text("request_id").notNull(),
+  },
+  (t) => [index("audit_log_project").on(t.projectId, t.id)],
+);
+
+/**
+ * The KV refresh's fence: the \`now\` of the newest run that started. A run whose \`now\` is
+ * older stops writing, so KV never gets a snapshot older than one a newer run wrote.
+ */
+export const kvRefreshFence = sqliteTable("kv_refresh_fence", {
+  id: integer("id").primaryKey(),
+  takenAt: real("taken_at").notNull(),
+});

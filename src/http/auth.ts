@@ -1,43 +1,92 @@
-import { eq } from "drizzle-orm";
+import { and, eq, gt, isNull, or } from "drizzle-orm";
+import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
-import { accountManagers, centralContributors, projects } from "../db/schema";
+import { accountManagers, centralContributors, projectTokens, projects } from "../db/schema";
 import type { AppEnv } from "../env";
 import { ApiError } from "./errors";
+import { enforceRateLimit } from "./rate-limit";
 import { bearerToken, sameSecret, sha256Hex } from "./tokens";
+import { serverNow } from "../routes/common";
+
+const ADMIN_DISABLED =
+  "ADMIN_TOKEN is not configured on this deployment, so admin routes are off (set it with `wrangler secret put ADMIN_TOKEN`)";
+
+/** The rate limiter's key of a token: a prefix of its hash (never the token; unique across projects). */
+const limiterKey = (kind: string, hash: string) => `${kind}:${hash.slice(0, 32)}`;
+
+/** True when the request carries the admin token; 503 when the deployment has none. */
+async function isAdmin(c: Context<AppEnv>, token: string): Promise<boolean> {
+  const configured = c.env.ADMIN_TOKEN;
+  if (!configured) throw new ApiError(503, "admin_disabled", ADMIN_DISABLED);
+  return sameSecret(token, configured);
+}
 
 /** Admin routes: Authorization: Bearer ADMIN_TOKEN. */
 export const requireAdmin = createMiddleware<AppEnv>(async (c, next) => {
-  const configured = c.env.ADMIN_TOKEN;
-  if (!configured) throw new ApiError(503, "admin_disabled", "ADMIN_TOKEN is not configured on this deployment");
+  if (!c.env.ADMIN_TOKEN) throw new ApiError(503, "admin_disabled", ADMIN_DISABLED);
   const token = bearerToken(c.req.header("Authorization"));
   if (!token) throw new ApiError(401, "unauthorized", "Authorization: Bearer <admin token> is required");
-  if (!(await sameSecret(token, configured))) throw new ApiError(401, "unauthorized", "invalid admin token");
+  if (!(await isAdmin(c, token))) throw new ApiError(401, "unauthorized", "invalid admin token");
+  await enforceRateLimit(c, "admin");
+  c.set("actor", "admin");
   await next();
 });
 
 /**
- * Project routes: the bearer token must be the project's own. An unknown token is 401, the
- * token of another project 403. Sets `project`.
+ * The project a live token belongs to (not revoked, not expired), with the token's id, or
+ * null for an unknown token.
  */
-export const requireProjectToken = createMiddleware<AppEnv>(async (c, next) => {
-  const token = bearerToken(c.req.header("Authorization"));
-  if (!token) throw new ApiError(401, "unauthorized", "Authorization: Bearer <project token> is required");
-  const [owner] = await c.var.db
-    .select()
-    .from(projects)
-    .where(eq(projects.tokenHash, await sha256Hex(token)));
+async function projectOfToken(c: Context<AppEnv>, hash: string) {
+  const [row] = await c.var.db
+    .select({ id: projects.id, slug: projects.slug, tokenId: projectTokens.id })
+    .from(projectTokens)
+    .innerJoin(projects, eq(projects.id, projectTokens.projectId))
+    .where(and(eq(projectTokens.tokenHash, hash), or(isNull(projectTokens.expiresAt), gt(projectTokens.expiresAt, serverNow()))));
+  return row ?? null;
+}
+
+/** Accepts the project's own token for :slug (401 unknown, 403 another project's); sets project and actor. */
+async function acceptProjectToken(c: Context<AppEnv>, token: string): Promise<void> {
+  const hash = await sha256Hex(token);
+  const owner = await projectOfToken(c, hash);
   if (!owner) throw new ApiError(401, "unauthorized", "invalid project token");
   if (owner.slug !== c.req.param("slug")) {
     throw new ApiError(403, "forbidden", `this token belongs to another project, not '${c.req.param("slug")}'`);
   }
-  c.set("project", owner);
+  await enforceRateLimit(c, limiterKey("p", hash));
+  c.set("project", { id: owner.id, slug: owner.slug });
+  c.set("actor", `token:${owner.tokenId}`);
+}
+
+/**
+ * Project routes: the bearer token must be one of the project's live tokens. An unknown (or
+ * expired, or revoked) token is 401, the token of another project 403. Sets `project`.
+ */
+export const requireProjectToken = createMiddleware<AppEnv>(async (c, next) => {
+  const token = bearerToken(c.req.header("Authorization"));
+  if (!token) throw new ApiError(401, "unauthorized", "Authorization: Bearer <project token> is required");
+  await acceptProjectToken(c, token);
+  await next();
+});
+
+/** Token management: the project's own token or the admin token (an operator may rotate for a project). */
+export const requireProjectTokenOrAdmin = createMiddleware<AppEnv>(async (c, next) => {
+  const token = bearerToken(c.req.header("Authorization"));
+  if (!token) throw new ApiError(401, "unauthorized", "Authorization: Bearer <project or admin token> is required");
+  if (c.env.ADMIN_TOKEN && (await sameSecret(token, c.env.ADMIN_TOKEN))) {
+    await enforceRateLimit(c, "admin");
+    c.set("actor", "admin");
+    await loadProject(c, next);
+    return;
+  }
+  await acceptProjectToken(c, token);
   await next();
 });
 
 /** Public routes: the project named by :slug must exist. Sets `project`. */
 export const loadProject = createMiddleware<AppEnv>(async (c, next) => {
   const slug = c.req.param("slug") ?? "";
-  const [project] = await c.var.db.select().from(projects).where(eq(projects.slug, slug));
+  const [project] = await c.var.db.select({ id: projects.id, slug: projects.slug }).from(projects).where(eq(projects.slug, slug));
   if (!project) throw new ApiError(404, "not_found", `no project '${slug}'`);
   c.set("project", project);
   await next();
@@ -50,15 +99,15 @@ export const loadProject = createMiddleware<AppEnv>(async (c, next) => {
 export const requireAmToken = createMiddleware<AppEnv>(async (c, next) => {
   const token = bearerToken(c.req.header("Authorization"));
   if (!token) throw new ApiError(401, "unauthorized", "Authorization: Bearer <account-manager token> is required");
-  const [owner] = await c.var.db
-    .select()
-    .from(accountManagers)
-    .where(eq(accountManagers.tokenHash, await sha256Hex(token)));
+  const hash = await sha256Hex(token);
+  const [owner] = await c.var.db.select().from(accountManagers).where(eq(accountManagers.tokenHash, hash));
   if (!owner) throw new ApiError(401, "unauthorized", "invalid account-manager token");
   if (owner.slug !== c.req.param("am")) {
     throw new ApiError(403, "forbidden", `this token belongs to another account manager, not '${c.req.param("am")}'`);
   }
+  await enforceRateLimit(c, limiterKey("am", hash));
   c.set("accountManager", owner);
+  c.set("actor", `am:${owner.id}`);
   await next();
 });
 
@@ -78,11 +127,11 @@ export const loadAccountManager = createMiddleware<AppEnv>(async (c, next) => {
 export const requireCentralToken = createMiddleware<AppEnv>(async (c, next) => {
   const token = bearerToken(c.req.header("Authorization"));
   if (!token) throw new ApiError(401, "unauthorized", "Authorization: Bearer <central token> is required");
-  const [contributor] = await c.var.db
-    .select()
-    .from(centralContributors)
-    .where(eq(centralContributors.tokenHash, await sha256Hex(token)));
+  const hash = await sha256Hex(token);
+  const [contributor] = await c.var.db.select().from(centralContributors).where(eq(centralContributors.tokenHash, hash));
   if (!contributor) throw new ApiError(401, "unauthorized", "invalid central token");
+  await enforceRateLimit(c, limiterKey("c", hash));
   c.set("contributor", contributor);
+  c.set("actor", `contributor:${contributor.id}`);
   await next();
 });

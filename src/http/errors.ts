@@ -14,7 +14,7 @@ export const ErrorSchema = z
 
 export type ErrorBody = z.infer<typeof ErrorSchema>;
 export type Issue = { path: string; message: string };
-export type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 413 | 415 | 422 | 500 | 503;
+export type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 413 | 415 | 422 | 429 | 500 | 503;
 
 /** Thrown by handlers; the app's error handler turns it into the error shape. */
 export class ApiError extends Error {
@@ -23,6 +23,8 @@ export class ApiError extends Error {
     readonly code: string,
     message: string,
     readonly issues?: Issue[],
+    /** Extra response headers (Retry-After of a 429). */
+    readonly headers?: Record<string, string>,
   ) {
     super(message);
   }
@@ -57,8 +59,9 @@ export function errorResponses(...statuses: ErrorStatus[]) {
     413: "Too large",
     415: "The body is not sent as application/json",
     422: "Well-formed but impossible",
+    429: "Too many requests with this token (`rate_limited`); see Retry-After",
     500: "Internal error; nothing was written",
-    503: "Not configured",
+    503: "The admin token is not configured (`admin_disabled`), or the database is unavailable (`unavailable`): retry",
   };
   return Object.fromEntries(
     statuses.map((s) => [s, { description: descriptions[s], content: { "application/json": { schema: ErrorSchema } } }]),

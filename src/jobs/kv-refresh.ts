@@ -3,7 +3,8 @@
  * passes and registrations marked, then the marks it wrote are cleared; a mark set again
  * meanwhile has another number and stays. A run does at most `budget` KV writes (a Worker
  * invocation may do 1,000 KV operations); the rest waits for the next minute, and a failed
- * write leaves its mark for the next run too.
+ * write leaves its mark for the next run too. A run superseded by a newer one (kv-fence.ts)
+ * stops writing and keeps its marks: KV never gets a snapshot older than one it holds.
  */
 import { asc, sql } from "drizzle-orm";
 import { runBatch } from "../db/batch";
@@ -19,6 +20,7 @@ import { SNAPSHOT_LIMITS } from "../snapshots/limits";
 import { loadProjectList, loadProjectSnapshot } from "../snapshots/project";
 import { historyFromDay } from "../snapshots/public-project";
 import { storedText } from "../snapshots/store";
+import { claimFence, stillFenced } from "./kv-fence";
 
 type Mark = typeof kvDirty.$inferSelect;
 interface Write {
@@ -36,12 +38,15 @@ export interface RefreshReport {
   readonly failed: number;
   /** Marks still set after the run (for the next one). */
   readonly left: number;
+  /** A newer run claimed the fence: this one stopped writing (some or all of its writes). */
+  readonly superseded: boolean;
 }
 
 const LOAD_CHUNK = 100;
 
 export async function refreshSnapshots(env: Env, now: number, budget: number = SNAPSHOT_LIMITS.kvWritesPerRun): Promise<RefreshReport> {
   const db = database(env.DB);
+  if (!(await claimFence(db, now))) return { written: 0, failed: 0, left: await countMarks(db), superseded: true };
   // Project marks first (totals, leaderboards: few, and what most readers see), then
   // holders, oldest mark first.
   const isProject = sql`${kvDirty.subject} = 'project'`;
@@ -51,11 +56,20 @@ export async function refreshSnapshots(env: Env, now: number, budget: number = S
   ]);
   const marks = [...projectMarks, ...holderMarks];
   const jobs = await planWrites(db, marks, now, budget);
-  const failedKeys = await putAll(env.KV, jobs.flatMap((j) => j.writes));
-  const settled = jobs.filter((j) => j.mark && j.writes.every((w) => !failedKeys.has(w.key))).map((j) => j.mark!);
+  const { failed, unwritten } = await putAll(env.KV, jobs.flatMap((j) => j.writes), () => stillFenced(db, now));
+  const settled = jobs.filter((j) => j.mark && j.writes.every((w) => !failed.has(w.key) && !unwritten.has(w.key))).map((j) => j.mark!);
   await clearMarks(db, settled);
+  return {
+    written: jobs.reduce((n, j) => n + j.writes.length, 0) - failed.size - unwritten.size,
+    failed: failed.size,
+    left: await countMarks(db),
+    superseded: unwritten.size > 0,
+  };
+}
+
+async function countMarks(db: Db): Promise<number> {
   const [left] = await db.select({ n: sql<number>`count(*)` }).from(kvDirty);
-  return { written: jobs.reduce((n, j) => n + j.writes.length, 0) - failedKeys.size, failed: failedKeys.size, left: left?.n ?? 0 };
+  return left?.n ?? 0;
 }
 
 async function planWrites(db: Db, marks: readonly Mark[], now: number, budget: number): Promise<Job[]> {
@@ -122,10 +136,22 @@ async function planWrites(db: Db, marks: readonly Mark[], now: number, budget: n
   return jobs;
 }
 
-/** Writes everything, a few at a time; returns the keys whose write failed. */
-async function putAll(kv: KVNamespace, writes: readonly Write[]): Promise<Set<string>> {
+/**
+ * Writes everything, a few at a time, while `fenced()` holds; returns the keys whose write
+ * failed and those left unwritten because a newer run took over.
+ */
+async function putAll(
+  kv: KVNamespace,
+  writes: readonly Write[],
+  fenced: () => Promise<boolean>,
+): Promise<{ failed: Set<string>; unwritten: Set<string> }> {
   const failed = new Set<string>();
+  const unwritten = new Set<string>();
   for (const batch of chunks(writes, SNAPSHOT_LIMITS.kvWriteConcurrency)) {
+    if (unwritten.size > 0 || !(await fenced())) {
+      for (const w of batch) unwritten.add(w.key);
+      continue;
+    }
     const outcomes = await Promise.allSettled(batch.map((w) => kv.put(w.key, w.text)));
     outcomes.forEach((o, i) => {
       if (o.status === "rejected") {
@@ -134,7 +160,7 @@ async function putAll(kv: KVNamespace, writes: readonly Write[]): Promise<Set<st
       }
     });
   }
-  return failed;
+  return { failed, unwritten };
 }
 
 /** Clears the marks that still carry the number we read. */

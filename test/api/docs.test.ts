@@ -33,12 +33,15 @@ describe("API documentation", () => {
       expect(paths).toContain(p);
     }
     const post = res.body.paths["/v1/projects/{slug}/passes"].post;
-    expect(Object.keys(post.responses)).toEqual(expect.arrayContaining(["200", "400", "401", "403", "404", "409", "413", "422"]));
+    expect(Object.keys(post.responses)).toEqual(expect.arrayContaining(["200", "400", "401", "403", "404", "409", "413", "422", "429", "503"]));
+    for (const p of ["/v1/projects/{slug}/tokens", "/v1/projects/{slug}/tokens/{id}", "/v1/projects/{slug}/audit"]) expect(paths).toContain(p);
     expect(res.body.components.schemas.Workunit.properties.rsc_fpops_est).toBeDefined();
     expect(res.body.components.schemas.Error.properties.error).toBeDefined();
     const top = res.body.paths["/v1/projects/{slug}/top/users"].get;
     expect(top.parameters.map((p: any) => p.name)).toEqual(expect.arrayContaining(["slug", "by", "limit", "cursor"]));
-    expect(Object.keys(top.responses)).toEqual(expect.arrayContaining(["200", "304", "400", "404"]));
+    expect(Object.keys(top.responses)).toEqual(expect.arrayContaining(["200", "304", "400", "404", "503"]));
+    // A public read declares no token, so no 429 (a token sent with it is limited all the same).
+    expect(Object.keys(top.responses)).not.toContain("429");
   });
 
   it("GET /docs serves an HTML page that loads /openapi.json", async () => {

@@ -25,7 +25,7 @@ let nextId = 0;
 
 async function ensureProject(): Promise<void> {
   await env.DB.prepare(
-    "INSERT OR IGNORE INTO projects (id, slug, name, token_hash, created_at) VALUES (?, 'twins', 'twins', 'x', 0)",
+    "INSERT OR IGNORE INTO projects (id, slug, name, created_at) VALUES (?, 'twins', 'twins', 0)",
   )
     .bind(PROJECT)
     .run();

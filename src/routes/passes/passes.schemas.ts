@@ -3,6 +3,8 @@ import { MAX_ANONYMOUS_PLATFORM_ID, MIN_ANONYMOUS_PLATFORM_ID } from "../../cred
 import { CreditSchema, DurationSchema, IdSchema, LIMITS, NowSchema, OptionalIdSchema, TimeSchema } from "../common";
 
 export const MAX_WORKUNITS_PER_PASS = 1000;
+/** BOINC's replication is a handful of results per workunit; this bounds a hostile body's work. */
+export const MAX_RESULTS_PER_WORKUNIT = 1000;
 
 const nonNegative = z.number().nonnegative();
 
@@ -45,7 +47,7 @@ export const WorkunitSchema = z
     rsc_fpops_bound: z.number().min(LIMITS.minFpops).max(LIMITS.maxFpops),
     target_nresults: z.number().int().positive(),
     canonical_credit: CreditSchema.optional().openapi({ description: "The credit to grant under credit_mode fixed" }),
-    results: z.array(ResultSchema).min(1),
+    results: z.array(ResultSchema).min(1).max(MAX_RESULTS_PER_WORKUNIT),
   })
   .superRefine((w, ctx) => {
     if (w.rsc_fpops_bound < w.rsc_fpops_est) {

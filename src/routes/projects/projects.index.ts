@@ -1,12 +1,13 @@
 import { OpenAPIHono, createRoute, z } from "@hono/zod-openapi";
-import { projects } from "../../db/schema";
+import { eq, sql } from "drizzle-orm";
+import { kvDirty, projectTokens, projects } from "../../db/schema";
 import type { AppEnv } from "../../env";
 import { requireAdmin } from "../../http/auth";
 import { ApiError, errorResponses } from "../../http/errors";
 import { newProjectToken, sha256Hex } from "../../http/tokens";
 import { SlugSchema, serverNow } from "../common";
 import { isPrimaryKeyConflict } from "../../db/batch";
-import { PROJECT_SUBJECT, markOneDirty } from "../../db/read-model-writes";
+import { PROJECT_SUBJECT, newMark } from "../../db/read-model-writes";
 
 const CreateProjectSchema = z
   .strictObject({
@@ -42,24 +43,51 @@ export function mountProjects(app: OpenAPIHono<AppEnv>): void {
     const body = c.req.valid("json");
     const token = newProjectToken();
     const now = serverNow();
-    let created: { id: number } | undefined;
     try {
-      [created] = await c.var.db.insert(projects).values({
-        slug: body.slug,
-        name: body.name,
-        url: body.url ?? null,
-        tokenHash: await sha256Hex(token),
-        createdAt: now,
-        // The project's RAC clock starts at its creation, like a host's or a user's.
-        expavgTime: now,
-      }).returning({ id: projects.id });
+      // The project, its first token and its KV mark in one atomic batch: never a project
+      // without a token, and a failure part-way leaves nothing to conflict with on a retry.
+      const db = c.var.db;
+      await db.batch([
+        db
+          .insert(projects)
+          .values({
+            slug: body.slug,
+            name: body.name,
+            url: body.url ?? null,
+            createdAt: now,
+            // The project's RAC clock starts at its creation, like a host's or a user's.
+            expavgTime: now,
+          }),
+        db.insert(projectTokens).select(
+          db
+            .select({
+              // Every column in table order (drizzle's insert…select); a NULL id is a new one.
+              id: sql<number>`NULL`.as("id"),
+              projectId: projects.id,
+              tokenHash: sql<string>`${await sha256Hex(token)}`.as("token_hash"),
+              createdAt: sql<number>`${now}`.as("created_at"),
+              expiresAt: sql<number | null>`NULL`.as("expires_at"),
+            })
+            .from(projects)
+            .where(eq(projects.slug, body.slug)),
+        ),
+        // The cron publishes the new project (the public list of projects, its own snapshot).
+        db.insert(kvDirty).select(
+          db
+            .select({
+              projectId: projects.id,
+              subject: sql<typeof PROJECT_SUBJECT.subject>`${PROJECT_SUBJECT.subject}`.as("subject"),
+              entityId: sql<number>`${PROJECT_SUBJECT.id}`.as("entity_id"),
+              mark: sql<number>`${newMark()}`.as("mark"),
+            })
+            .from(projects)
+            .where(eq(projects.slug, body.slug)),
+        ),
+      ]);
     } catch (e) {
       if (isPrimaryKeyConflict(e)) throw new ApiError(409, "conflict", `project '${body.slug}' already exists`);
       throw e;
     }
-    // The cron publishes the new project (the public list of projects, its own snapshot).
-    // Were this mark lost, the project's first registration or pass would mark it again.
-    await markOneDirty(c.var.db, created!.id, PROJECT_SUBJECT);
     return c.json({ slug: body.slug, token }, 201);
   });
 }

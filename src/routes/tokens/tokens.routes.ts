@@ -1,0 +1,73 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import { errorResponses } from "../../http/errors";
+import { SlugParams, SlugSchema } from "../common";
+
+export const TokenIdParams = z.object({
+  slug: SlugSchema.openapi({ param: { name: "slug", in: "path" } }),
+  id: z
+    .string()
+    .regex(/^[1-9][0-9]{0,15}$/, "a positive integer id")
+    .transform(Number)
+    .openapi({ param: { name: "id", in: "path" }, example: "2" }),
+});
+
+const TokenInfoSchema = z
+  .object({
+    id: z.number().int().openapi({ description: "Not secret: names the token in the audit log and in DELETE" }),
+    created_at: z.number(),
+    expires_at: z.number().nullable().openapi({ description: "Null: works until revoked" }),
+  })
+  .openapi("TokenInfo");
+
+const IssuedTokenSchema = TokenInfoSchema.extend({
+  token: z.string().openapi({ description: "The new bearer token. Shown only this once; store it." }),
+  others_expire_at: z.number().openapi({ description: "The project's other tokens stop working at this time (24 h from now) unless revoked sooner" }),
+}).openapi("IssuedToken");
+
+const security: Record<string, string[]>[] = [{ projectToken: [] }, { adminToken: [] }];
+
+export const issueTokenRoute = createRoute({
+  method: "post",
+  path: "/v1/projects/{slug}/tokens",
+  tags: ["Tokens"],
+  summary: "Rotate: issue a new project token; the others keep working for 24 hours",
+  security,
+  request: { params: SlugParams },
+  responses: {
+    201: { description: "The new token", content: { "application/json": { schema: IssuedTokenSchema } } },
+    ...errorResponses(401, 403, 404, 429, 503),
+  },
+});
+
+export const listTokensRoute = createRoute({
+  method: "get",
+  path: "/v1/projects/{slug}/tokens",
+  tags: ["Tokens"],
+  summary: "The project's live tokens (ids and expiry, never the tokens)",
+  security,
+  request: { params: SlugParams },
+  responses: {
+    200: {
+      description: "Live tokens, oldest first",
+      content: { "application/json": { schema: z.object({ tokens: z.array(TokenInfoSchema) }) } },
+    },
+    ...errorResponses(401, 403, 404, 429, 503),
+  },
+});
+
+export const revokeTokenRoute = createRoute({
+  method: "delete",
+  path: "/v1/projects/{slug}/tokens/{id}",
+  tags: ["Tokens"],
+  summary: "Revoke a token at once",
+  description: "The project's last live token can't be revoked (409): rotate first.",
+  security,
+  request: { params: TokenIdParams },
+  responses: {
+    200: {
+      description: "Revoked",
+      content: { "application/json": { schema: z.object({ id: z.number().int(), revoked: z.literal(true) }) } },
+    },
+    ...errorResponses(400, 401, 403, 404, 409, 429, 503),
+  },
+});
