@@ -4,7 +4,7 @@
  * (the "late" path); and exact duplicates of passes (a validator retrying), so some result
  * ids are posted several times, often at the same moment.
  */
-import { rng } from "./workload";
+import { type PassBody, type ResultBody, rng } from "./workload";
 
 export const HOSTS = 60;
 export const USERS = 20;
@@ -15,24 +15,9 @@ export const NOW = 1_790_000_000;
 export const userOf = (host: number) => (host % USERS) + 1;
 export const teamOf = (user: number) => (user % 5) + 1;
 
-export interface StormResult {
-  id: number;
-  host_id: number;
-  user_id: number;
-  team_id: number;
-  app_version_id: number;
-  elapsed_time: number;
-  cpu_time: number;
-  flops_estimate: number;
-  sent_time: number;
-  received_time: number;
-  validate_state: "valid" | "invalid";
-}
-
-export interface StormPass {
-  now: number;
-  workunits: { id: number; app: string; rsc_fpops_est: number; rsc_fpops_bound: number; target_nresults: number; results: StormResult[] }[];
-}
+/** The storm's passes have the benchmark workload's shape. */
+export type StormResult = ResultBody;
+export type StormPass = PassBody;
 
 /** `distinct` passes of two workunits (two results each), plus `duplicates` exact re-posts, shuffled. */
 export function stormPasses(distinct: number, duplicates: number, seed = 42): StormPass[] {
