@@ -53,7 +53,8 @@ export async function readThrough<T>(
   return data === null ? null : { data, takenAt, version: await versionOf(text) };
 }
 
-function matches(ifNoneMatch: string | undefined, etag: string): boolean {
+/** If-None-Match (a list, `*`, weak or strong tags) against an ETag, by weak comparison. */
+export function matches(ifNoneMatch: string | undefined, etag: string): boolean {
   if (!ifNoneMatch) return false;
   const weak = (tag: string) => tag.trim().replace(/^W\//, "");
   return ifNoneMatch.split(",").some((tag) => tag.trim() === "*" || weak(tag) === weak(etag));

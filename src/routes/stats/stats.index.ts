@@ -10,6 +10,7 @@ import { errorResponses } from "../../http/errors";
 import { type StatsFileMeta, statsKvKey } from "../../jobs/stats-export";
 import { STATS_FILES, contentTypeOf, statsFileStream } from "../../stats/export-stream";
 import { SlugSchema, serverNow } from "../common";
+import { matches } from "../../snapshots/store";
 
 const Params = z.object({
   slug: SlugSchema.openapi({ param: { name: "slug", in: "path" } }),
@@ -50,7 +51,7 @@ export function mountStats(app: OpenAPIHono<AppEnv>): void {
       // A stats site polling daily downloads a file only once per job run.
       const etag = `"${file}-${generatedAt}"`;
       const kvHeaders = { ...headers, ETag: etag, "X-Generated-At": generatedAt, "X-Stats-Source": "kv" };
-      if (c.req.header("If-None-Match") === etag) {
+      if (matches(c.req.header("If-None-Match"), etag)) {
         await stored.value.cancel();
         return c.body(null, 304, kvHeaders);
       }
