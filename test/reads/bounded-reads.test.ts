@@ -8,6 +8,7 @@ import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { SNAPSHOT_LIMITS } from "../../src/snapshots/limits";
 import { setupProject } from "../api/helpers";
+import { runs } from "../fuzz/config";
 import { callWith } from "../security/support";
 import { type Meter, meteredD1, meteredKv } from "../support/metered";
 import { daysAgo, decayed, passFor } from "./fixtures";
@@ -104,9 +105,9 @@ describe("every anonymous GET reads a bounded number of D1 rows and writes no KV
     for (const cost of costs) expect(cost).toBeLessThanOrEqual(2 * 700 + 1);
   });
 
-  // 1,000 here (about a minute on a loaded machine); `FUZZ_SCALE=10` runs the 10,000 of
+  // 1,000 here (about a minute on a loaded machine); `FUZZ_SCALE=10 npx vitest run` runs the 10,000 of
   // SECURITY.md's figure.
-  const UNKNOWN_READS = 1000 * Number(env.FUZZ_SCALE || "1");
+  const UNKNOWN_READS = runs(1000);
   it(`${UNKNOWN_READS} anonymous reads of unknown ids write nothing to KV`, { timeout: 900_000 }, async () => {
     const meter: Meter = { rowsRead: 0, kvWrites: 0 };
     const bindings = { DB: meteredD1(env.DB, meter), KV: meteredKv(env.KV, meter) };
