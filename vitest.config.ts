@@ -30,8 +30,8 @@ export default defineConfig({
   ],
   test: {
     include: ["test/**/*.test.ts"],
-    // test/browser runs in Node: vitest.browser.config.ts.
-    exclude: ["bench/**", "node_modules/**", "test/browser/**"],
+    // test/browser and test/docs run in Node: vitest.browser.config.ts, vitest.node.config.ts.
+    exclude: ["bench/**", "node_modules/**", "test/browser/**", "test/docs/**"],
     setupFiles: ["./test/apply-migrations.ts"],
   },
 });
