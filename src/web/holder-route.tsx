@@ -6,7 +6,7 @@ import { dayOf } from "../credit/history";
 import { projectUrlKey } from "../credit/project-url";
 import { type LinkedAmCredit, loadUserAmCredit } from "../db/am-history";
 import { sha256Hex } from "../http/tokens";
-import { serverNow } from "../routes/common";
+import { serverNow } from "../clock";
 import { historyWindow } from "../routes/history/history.schemas";
 import type { HolderKind } from "../snapshots/keys";
 import { historyFromDay, readProject } from "../snapshots/public-project";
