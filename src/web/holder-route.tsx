@@ -7,7 +7,7 @@ import { projectUrlKey } from "../credit/project-url";
 import { type LinkedAmCredit, loadUserAmCredit } from "../db/am-history";
 import { sha256Hex } from "../http/tokens";
 import { serverNow } from "../clock";
-import { historyWindow } from "../routes/history/history.schemas";
+import { historyWindow } from "../credit/history";
 import type { HolderKind } from "../snapshots/keys";
 import { historyFromDay, readProject } from "../snapshots/public-project";
 import { readHolder } from "../snapshots/reads";
