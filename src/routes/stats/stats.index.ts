@@ -8,7 +8,7 @@ import type { AppEnv } from "../../env";
 import { loadProject } from "../../http/auth";
 import { errorResponses } from "../../http/errors";
 import { ApiError } from "../../http/errors";
-import { type StatsFileMeta, statsKvKey, statsPartKey } from "../../jobs/stats-export";
+import { type StatsFileMeta, statsKvKey, statsPartKey } from "../../services/stats-export";
 import { STATS_FILES, type StatsFile, contentTypeOf } from "../../stats/export-stream";
 import { SlugSchema } from "../common";
 import { matches } from "../../snapshots/store";
