@@ -31,6 +31,7 @@ import { mountLeaderboards } from "./routes/leaderboards/leaderboards.index";
 import { mountPlanClasses } from "./routes/plan-classes/plan-classes.index";
 import { mountProjects } from "./routes/projects/projects.index";
 import { mountProjectReads } from "./routes/projects/projects.reads";
+import { mountProjectRateLimit } from "./routes/projects/projects.rate-limit";
 import { mountRescale } from "./routes/rescale/rescale.index";
 import { mountStats } from "./routes/stats/stats.index";
 import { mountPages } from "./web/pages.index";
@@ -82,6 +83,7 @@ export function createApp(): OpenAPIHono<AppEnv> {
   mountErrors(app);
   mountRescale(app);
   mountTokens(app);
+  mountProjectRateLimit(app);
   mountAudit(app);
   mountAccountManagers(app);
   mountAmRpcs(app);
