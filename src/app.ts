@@ -126,8 +126,10 @@ export function createApp(): OpenAPIHono<AppEnv> {
       const message = "the database is unavailable; nothing was written; retry";
       return c.json<ErrorBody>({ error: { code: "unavailable", message } }, 503, { "Retry-After": "1" });
     }
-    console.error("unhandled error", err instanceof Error ? err.stack : err);
-    return c.json<ErrorBody>({ error: { code: "internal", message: "internal error; nothing was written" } }, 500);
+    // Logged once, with the id the client sees, so an operator can find it; not retryable.
+    console.error(`request ${c.var.requestId}: internal error:`, err instanceof Error ? err.stack : err);
+    const message = `internal error; nothing was written; retrying will not help (request id ${c.var.requestId})`;
+    return c.json<ErrorBody>({ error: { code: "internal", message } }, 500);
   });
   return app;
 }
