@@ -16,6 +16,7 @@ import { requestId } from "./http/request-id";
 import { mountAudit } from "./routes/audit/audit.index";
 import { mountTokens } from "./routes/tokens/tokens.index";
 import { mountAccountManagers } from "./routes/account-managers/account-managers.index";
+import { mountAccountManagerTokens } from "./routes/account-managers/account-manager-tokens";
 import { mountAmHistory } from "./routes/am/am-history.index";
 import { mountAmRpcs } from "./routes/am/am-rpcs.index";
 import { mountAppVersions } from "./routes/app-versions/app-versions.index";
@@ -86,6 +87,7 @@ export function createApp(): OpenAPIHono<AppEnv> {
   mountProjectRateLimit(app);
   mountAudit(app);
   mountAccountManagers(app);
+  mountAccountManagerTokens(app);
   mountAmRpcs(app);
   mountAmHistory(app);
   mountCentralContributors(app);

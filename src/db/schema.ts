@@ -259,13 +259,23 @@ export const kvDirty = sqliteTable(
  * Account managers (Science United style): each posts its hosts' RPCs with its own token,
  * stored only as a hash.
  */
-export const accountManagers = sqliteTable("account_managers", {
-  id: integer("id").primaryKey({ autoIncrement: true }),
-  slug: text("slug").notNull().unique(),
-  name: text("name").notNull(),
-  tokenHash: text("token_hash").notNull().unique(),
-  createdAt: real("created_at").notNull(),
-});
+export const accountManagers = sqliteTable(
+  "account_managers",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    slug: text("slug").notNull().unique(),
+    name: text("name").notNull(),
+    /** The current token's hash. */
+    tokenHash: text("token_hash").notNull().unique(),
+    createdAt: real("created_at").notNull(),
+    /** The token before the last rotation, working until previous_expires_at (a rotation's grace). */
+    previousTokenHash: text("previous_token_hash"),
+    previousExpiresAt: real("previous_expires_at"),
+    /** Set by a revocation: no token of this account manager works until the next rotation. */
+    revokedAt: real("revoked_at"),
+  },
+  (t) => [index("account_managers_previous_token").on(t.previousTokenHash)],
+);
 
 /**
  * Central server: a project elsewhere (a classic BOINC server, or another Cobblestone

@@ -102,7 +102,19 @@ export const requireAmToken = createMiddleware<AppEnv>(async (c, next) => {
   const token = bearerToken(c.req.header("Authorization"));
   if (!token) throw new ApiError(401, "unauthorized", "Authorization: Bearer <account-manager token> is required");
   const hash = await sha256Hex(token);
-  const [owner] = await c.var.db.select().from(accountManagers).where(eq(accountManagers.tokenHash, hash));
+  // The current token, or the one before a rotation during its grace; none after a revocation.
+  const [owner] = await c.var.db
+    .select()
+    .from(accountManagers)
+    .where(
+      and(
+        isNull(accountManagers.revokedAt),
+        or(
+          eq(accountManagers.tokenHash, hash),
+          and(eq(accountManagers.previousTokenHash, hash), gt(accountManagers.previousExpiresAt, serverNow())),
+        ),
+      ),
+    );
   if (!owner) throw new ApiError(401, "unauthorized", "invalid account-manager token");
   if (owner.slug !== c.req.param("am")) {
     throw new ApiError(403, "forbidden", `this token belongs to another account manager, not '${c.req.param("am")}'`);

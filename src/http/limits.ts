@@ -39,3 +39,6 @@ export const TOKEN_ISSUE_LIMIT = { binding: "RATE_LIMITER_TOKENS", limit: 10, pe
 
 /** At most this many live (unexpired, unrevoked) tokens per project: a rotation beyond is 409. */
 export const MAX_LIVE_TOKENS = 20;
+
+/** How long the other tokens keep working after a rotation (project and account-manager tokens). */
+export const ROTATION_GRACE_SECONDS = 24 * 3600;

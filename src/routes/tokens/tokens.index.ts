@@ -9,15 +9,13 @@ import { and, asc, eq, gt, isNull, ne, or, sql } from "drizzle-orm";
 import { projectTokens } from "../../db/schema";
 import type { AppEnv } from "../../env";
 import { projectLimiterKey, requireProjectTokenOrAdmin } from "../../http/auth";
-import { MAX_LIVE_TOKENS } from "../../http/limits";
+import { MAX_LIVE_TOKENS, ROTATION_GRACE_SECONDS } from "../../http/limits";
 import { enforceTokenIssueLimit } from "../../http/rate-limit";
 import { ApiError } from "../../http/errors";
 import { newProjectToken, sha256Hex } from "../../http/tokens";
 import { serverNow } from "../common";
 import { issueTokenRoute, listTokensRoute, revokeTokenRoute } from "./tokens.routes";
 
-/** How long the other tokens keep working after a rotation. */
-export const ROTATION_GRACE_SECONDS = 24 * 3600;
 
 const live = (projectId: number, now: number) =>
   and(eq(projectTokens.projectId, projectId), or(isNull(projectTokens.expiresAt), gt(projectTokens.expiresAt, now)));

@@ -1,1 +1,0 @@
-ALTER TABLE `projects` ADD `rate_limit_tier` text DEFAULT 'standard' NOT NULL;
