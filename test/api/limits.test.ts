@@ -40,6 +40,15 @@ describe("limits", () => {
     expect(r.granted_credit).toBeCloseTo((3e13 * 200) / 86400e9, 10);
   });
 
+  it("a negative flops_estimate is accepted as BOINC does: 4.3e9 FLOPS, no statistics sample", async () => {
+    const { api } = await setupProject();
+    const res = await api.ok("POST", "/passes", pass(workunit(1, [result(11, { host_id: 10, elapsed_time: 1000, flops_estimate: -5 })])));
+    const r = res.workunits[0].results[0];
+    // 1000 s × 4.3e9 FLOPS (sched/credit.cpp: flops_estimate <= 0 → 4.3e9, the result skips statistics).
+    expect(r.explain.raw_pfc).toBe(1000 * 4.3e9);
+    expect(r.explain.runtime_outlier).toBe(true);
+  });
+
   it("1001 error results → 413 too_large", async () => {
     const { api } = await setupProject();
     const results = Array.from({ length: 1001 }, (_, i) => ({ id: i + 1, host_id: 10, app_version_id: 1, outcome: "error" }));
