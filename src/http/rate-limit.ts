@@ -16,16 +16,19 @@ interface Limit {
   readonly periodSeconds: number;
 }
 
-/** Fallback counters: "binding key" → [window number, count]. Bounded: a window's entries go when it ends. */
-const counters = new Map<string, [number, number]>();
+/** Fallback counters per period: the current window's number and its counts by key (dropped when it ends). */
+const windows = new Map<number, { window: number; counts: Map<string, number> }>();
 
 function fallbackAllows(key: string, limit: number, periodSeconds: number, nowMs: number): boolean {
   const window = Math.floor(nowMs / 1000 / periodSeconds);
-  for (const [k, [w]] of counters) if (w !== window && k.endsWith(`@${periodSeconds}`)) counters.delete(k);
-  const held = counters.get(key);
-  const count = held && held[0] === window ? held[1] : 0;
+  let current = windows.get(periodSeconds);
+  if (!current || current.window !== window) {
+    current = { window, counts: new Map() };
+    windows.set(periodSeconds, current);
+  }
+  const count = current.counts.get(key) ?? 0;
   if (count >= limit) return false;
-  counters.set(key, [window, count + 1]);
+  current.counts.set(key, count + 1);
   return true;
 }
 
@@ -44,7 +47,7 @@ async function enforce(c: Context<AppEnv>, limit: Limit, key: string, what: stri
   } else {
     const configured = Number(c.env.RATE_LIMIT_PER_PERIOD);
     const max = Number.isFinite(configured) && configured > 0 ? configured : limit.limit;
-    allowed = fallbackAllows(`${limit.binding} ${key}@${limit.periodSeconds}`, max, limit.periodSeconds, now);
+    allowed = fallbackAllows(`${limit.binding} ${key}`, max, limit.periodSeconds, now);
   }
   if (!allowed) {
     const wait = retryAfterSeconds(now, limit.periodSeconds);
