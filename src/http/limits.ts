@@ -17,8 +17,8 @@ export interface RateLimitTier {
 }
 
 /**
- * `standard` admits a project's validator at full speed: 200 requests a second, twice what one
- * `wrangler dev` ingests from one client (BENCHMARKS.md). `low` is for a project whose client
+ * `standard` admits a project's validator at full speed: 200 requests a second, about twice the
+ * most passes a second one `wrangler dev` took in the benchmark (BENCHMARKS.md). `low` is for a project whose client
  * misbehaves; `high` for a deployment whose D1 can take more.
  */
 export const RATE_LIMIT_TIERS = {
