@@ -6,7 +6,7 @@ export type Env = {
   KV: KVNamespace;
   /** Secret for the admin API (`wrangler secret put ADMIN_TOKEN`). */
   ADMIN_TOKEN?: string;
-  /** Workers Rate Limiting bindings, one per limit (src/http/limits.ts); absent: an in-memory fallback. */
+  /** Workers Rate Limiting bindings, one per limit (src/limits.ts); absent: an in-memory fallback. */
   RATE_LIMITER?: RateLimit;
   RATE_LIMITER_LOW?: RateLimit;
   RATE_LIMITER_HIGH?: RateLimit;

@@ -14,7 +14,7 @@ import {
   uniqueIndex,
 } from "drizzle-orm/sqlite-core";
 import { DEFAULT_MAX_GRANTED_CREDIT, DEFAULT_MIN_AVG_PFC, GPU_ONLY_SCALES } from "../credit/constants";
-import { DEFAULT_RATE_LIMIT_TIER, RATE_LIMIT_TIER_NAMES } from "../http/limits";
+import { DEFAULT_RATE_LIMIT_TIER, RATE_LIMIT_TIER_NAMES } from "../limits";
 
 /** The recent average credit pair, as BOINC stores it. */
 const recentAverage = () => ({
@@ -31,7 +31,7 @@ export const projects = sqliteTable("projects", {
   /** All credit granted in the project, and its RAC (clock started at created_at). */
   totalCredit: real("total_credit").notNull().default(0),
   ...recentAverage(),
-  /** Which rate-limit binding counts the project's requests (src/http/limits.ts); set by the operator. */
+  /** Which rate-limit binding counts the project's requests (src/limits.ts); set by the operator. */
   rateLimitTier: text("rate_limit_tier", { enum: RATE_LIMIT_TIER_NAMES }).notNull().default(DEFAULT_RATE_LIMIT_TIER),
 });
 

@@ -1,14 +1,14 @@
 /**
  * Rate limits per project (and per account manager, central contributor, admin): every token of
  * one holder shares one counter, so minting tokens buys no rate. On Cloudflare a Rate Limiting
- * binding counts (one per limit: src/http/limits.ts); where it is absent (a deployment without
+ * binding counts (one per limit: src/limits.ts); where it is absent (a deployment without
  * it, a test app) an in-memory fixed window per isolate does, with the same limit, or
  * `RATE_LIMIT_PER_PERIOD` when set. Over the limit: 429 with Retry-After.
  */
 import type { Context } from "hono";
 import type { AppEnv } from "../env";
 import { ApiError } from "./errors";
-import { DEFAULT_RATE_LIMIT_TIER, RATE_LIMIT_TIERS, TOKEN_ISSUE_LIMIT, type RateLimitTierName } from "./limits";
+import { DEFAULT_RATE_LIMIT_TIER, RATE_LIMIT_TIERS, TOKEN_ISSUE_LIMIT, type RateLimitTierName } from "../limits";
 
 interface Limit {
   readonly binding: "RATE_LIMITER" | "RATE_LIMITER_LOW" | "RATE_LIMITER_HIGH" | "RATE_LIMITER_TOKENS";

@@ -5,7 +5,7 @@
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { ROTATION_GRACE_SECONDS } from "../../src/http/limits";
+import { ROTATION_GRACE_SECONDS } from "../../src/limits";
 import { ADMIN_TOKEN, call, createProject } from "../support/api";
 import { expectError } from "../api/helpers";
 import { createAm } from "./support";

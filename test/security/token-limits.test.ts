@@ -5,7 +5,7 @@
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { MAX_LIVE_TOKENS, RATE_LIMIT_TIERS } from "../../src/http/limits";
+import { MAX_LIVE_TOKENS, RATE_LIMIT_TIERS } from "../../src/limits";
 import { ADMIN_TOKEN, call, createProject } from "../support/api";
 import { expectError } from "../api/helpers";
 import { callWith } from "./support";

@@ -10,7 +10,7 @@ import { accountManagers } from "../../db/schema";
 import type { AppEnv } from "../../env";
 import { amLimiterKey, requireAdmin } from "../../http/auth";
 import { ApiError, errorResponses } from "../../http/errors";
-import { ROTATION_GRACE_SECONDS } from "../../http/limits";
+import { ROTATION_GRACE_SECONDS } from "../../limits";
 import { enforceTokenIssueLimit } from "../../http/rate-limit";
 import { newAccountManagerToken, sha256Hex } from "../../http/tokens";
 import { SlugSchema, serverNow } from "../common";

@@ -1,5 +1,5 @@
 /**
- * A project's rate-limit tier: which binding counts its requests (src/http/limits.ts). The
+ * A project's rate-limit tier: which binding counts its requests (src/limits.ts). The
  * operator sets it (admin only); the project may read it.
  */
 import { OpenAPIHono, createRoute, z } from "@hono/zod-openapi";
@@ -8,7 +8,7 @@ import { projects } from "../../db/schema";
 import type { AppEnv } from "../../env";
 import { loadProject, requireAdmin, requireProjectTokenOrAdmin } from "../../http/auth";
 import { errorResponses } from "../../http/errors";
-import { RATE_LIMIT_TIERS, RATE_LIMIT_TIER_NAMES, type RateLimitTierName } from "../../http/limits";
+import { RATE_LIMIT_TIERS, RATE_LIMIT_TIER_NAMES, type RateLimitTierName } from "../../limits";
 import { SlugParams } from "../common";
 
 const RateLimitSchema = z

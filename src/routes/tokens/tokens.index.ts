@@ -9,7 +9,7 @@ import { and, asc, eq, gt, isNull, ne, or, sql } from "drizzle-orm";
 import { projectTokens } from "../../db/schema";
 import type { AppEnv } from "../../env";
 import { projectLimiterKey, requireProjectTokenOrAdmin } from "../../http/auth";
-import { MAX_LIVE_TOKENS, ROTATION_GRACE_SECONDS } from "../../http/limits";
+import { MAX_LIVE_TOKENS, ROTATION_GRACE_SECONDS } from "../../limits";
 import { enforceTokenIssueLimit } from "../../http/rate-limit";
 import { ApiError } from "../../http/errors";
 import { newProjectToken, sha256Hex } from "../../http/tokens";

@@ -1,6 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { errorResponses } from "../../http/errors";
-import { MAX_LIVE_TOKENS, TOKEN_ISSUE_LIMIT } from "../../http/limits";
+import { MAX_LIVE_TOKENS, TOKEN_ISSUE_LIMIT } from "../../limits";
 import { SlugParams, SlugSchema } from "../common";
 
 export const TokenIdParams = z.object({
