@@ -16,6 +16,7 @@ import {
 } from "drizzle-orm/sqlite-core";
 import { sql } from "drizzle-orm";
 import { CREDIT_HALF_LIFE, DEFAULT_MAX_GRANTED_CREDIT, DEFAULT_MIN_AVG_PFC, GPU_ONLY_SCALES } from "../credit/constants";
+import { DEFAULT_RATE_LIMIT_TIER, RATE_LIMIT_TIER_NAMES } from "../limits";
 
 /** The recent average credit pair, as BOINC stores it. */
 const recentAverage = () => ({
@@ -39,6 +40,8 @@ export const projects = sqliteTable("projects", {
   hostCount: integer("host_count").notNull().default(0),
   userCount: integer("user_count").notNull().default(0),
   teamCount: integer("team_count").notNull().default(0),
+  /** Which rate-limit binding counts the project's requests (src/limits.ts); set by the operator. */
+  rateLimitTier: text("rate_limit_tier", { enum: RATE_LIMIT_TIER_NAMES }).notNull().default(DEFAULT_RATE_LIMIT_TIER),
 });
 
 const projectId = () =>
@@ -290,13 +293,23 @@ export const kvDirty = sqliteTable(
  * Account managers (Science United style): each posts its hosts' RPCs with its own token,
  * stored only as a hash.
  */
-export const accountManagers = sqliteTable("account_managers", {
-  id: integer("id").primaryKey({ autoIncrement: true }),
-  slug: text("slug").notNull().unique(),
-  name: text("name").notNull(),
-  tokenHash: text("token_hash").notNull().unique(),
-  createdAt: real("created_at").notNull(),
-});
+export const accountManagers = sqliteTable(
+  "account_managers",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    slug: text("slug").notNull().unique(),
+    name: text("name").notNull(),
+    /** The current token's hash. */
+    tokenHash: text("token_hash").notNull().unique(),
+    createdAt: real("created_at").notNull(),
+    /** The token before the last rotation, working until previous_expires_at (a rotation's grace). */
+    previousTokenHash: text("previous_token_hash"),
+    previousExpiresAt: real("previous_expires_at"),
+    /** Set by a revocation: no token of this account manager works until the next rotation. */
+    revokedAt: real("revoked_at"),
+  },
+  (t) => [index("account_managers_previous_token").on(t.previousTokenHash)],
+);
 
 /**
  * Central server: a project elsewhere (a classic BOINC server, or another Cobblestone
