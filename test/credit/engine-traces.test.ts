@@ -8,6 +8,7 @@ import { WorkunitSchema } from "../../src/routes/passes/passes.schemas";
 import { engineWorkunits } from "../../src/routes/passes/passes.service";
 import edge from "../fixtures/traces/edge.jsonl?raw";
 import edgeExpected from "../fixtures/traces/edge.expected.json";
+import { FAIR_TRACES } from "../fixtures/fair-traces";
 import extreme21 from "../fixtures/traces/extreme-21.jsonl?raw";
 import extreme21Expected from "../fixtures/traces/extreme-21.expected.json";
 import small11 from "../fixtures/traces/small-11.jsonl?raw";
@@ -32,34 +33,41 @@ function engineInput(workunits: TraceWorkunit[]) {
   );
 }
 
-describe.each(traces)("trace %s through the pure engine", (_name, text, expected) => {
-  it("gives every expected number to 1e-9 relative", () => {
-    const ledger = new MemoryLedger();
-    const granted = new Map<number, number>();
-    const credit = new Map<number, number>();
-    for (const op of parseTrace(text)) {
-      if (op.op === "app") {
-        ledger.putApp({
-          name: op.name,
-          hostScaleCheck: op.host_scale_check,
-          ...(op.target_nresults === undefined ? {} : { targetNresults: op.target_nresults }),
-          ...(op.min_avg_pfc === undefined ? {} : { minAvgPfc: op.min_avg_pfc }),
-        });
-      } else if (op.op === "app_version") {
-        ledger.putVersion({ id: op.id, app: op.app, platform: op.platform, planClass: op.plan_class, versionNum: op.version_num });
-      } else if (op.op === "rescale") {
-        ledger.rescale();
-      } else if (op.op === "error") {
-        ledger.error(op.host_id, op.app_version_id, op.app, op.kind === "timeout" ? "timeout" : "error", op.delay_bound);
-      } else if (op.op === "pass") {
-        const outcome = ledger.pass(op.now, engineInput(op.workunits));
-        expect(outcome.conflicts).toEqual([]);
-        for (const w of outcome.workunits) {
-          credit.set(w.id, w.credit);
-          for (const r of w.results) granted.set(r.id, r.grantedCredit);
-        }
+/** Replays a trace into a fresh in-memory ledger; returns it with every granted and workunit credit. */
+function replayEngine(text: string) {
+  const ledger = new MemoryLedger();
+  const granted = new Map<number, number>();
+  const credit = new Map<number, number>();
+  for (const op of parseTrace(text)) {
+    if (op.op === "app") {
+      ledger.putApp({
+        name: op.name,
+        hostScaleCheck: op.host_scale_check,
+        ...(op.target_nresults === undefined ? {} : { targetNresults: op.target_nresults }),
+        ...(op.min_avg_pfc === undefined ? {} : { minAvgPfc: op.min_avg_pfc }),
+        ...(op.credit_policy === undefined ? {} : { creditPolicy: op.credit_policy }),
+      });
+    } else if (op.op === "app_version") {
+      ledger.putVersion({ id: op.id, app: op.app, platform: op.platform, planClass: op.plan_class, versionNum: op.version_num });
+    } else if (op.op === "rescale") {
+      ledger.rescale();
+    } else if (op.op === "error") {
+      ledger.error(op.host_id, op.app_version_id, op.app, op.kind === "timeout" ? "timeout" : "error", op.delay_bound);
+    } else if (op.op === "pass") {
+      const outcome = ledger.pass(op.now, engineInput(op.workunits));
+      expect(outcome.conflicts).toEqual([]);
+      for (const w of outcome.workunits) {
+        credit.set(w.id, w.credit);
+        for (const r of w.results) granted.set(r.id, r.grantedCredit);
       }
     }
+  }
+  return { ledger, granted, credit };
+}
+
+describe.each(traces)("trace %s through the pure engine", (_name, text, expected) => {
+  it("gives every expected number to 1e-9 relative", () => {
+    const { ledger, granted, credit } = replayEngine(text);
 
     const mismatches: string[] = [];
     const check = (what: string, actual: number | undefined, want: number) => {
@@ -105,5 +113,19 @@ describe.each(traces)("trace %s through the pure engine", (_name, text, expected
       }
     }
     expect(mismatches.slice(0, 20)).toEqual([]);
+  });
+});
+
+describe.each(FAIR_TRACES)("fair trace %s through the pure engine", (_name, text, expected) => {
+  it("grants the reference model's numbers to 1e-9 relative", () => {
+    const { granted, credit } = replayEngine(text);
+    const mismatches: string[] = [];
+    const check = (what: string, actual: number | undefined, want: number) => {
+      if (actual === undefined || !(relativeError(actual, want) <= 1e-9)) mismatches.push(`${what}: ${actual} ≠ ${want}`);
+    };
+    for (const r of expected.results) check(`result ${r.id}`, granted.get(r.id), r.granted_credit);
+    for (const w of expected.workunits) check(`workunit ${w.id}`, credit.get(w.id), w.credit);
+    expect(mismatches.slice(0, 20)).toEqual([]);
+    expect(granted.size).toBe(expected.results.length);
   });
 });
