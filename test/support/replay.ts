@@ -23,6 +23,7 @@ export async function replay(text: string, retime: (t: number) => number = (t) =
           host_scale_check: op.host_scale_check,
           ...(op.target_nresults === undefined ? {} : { target_nresults: op.target_nresults }),
           ...(op.min_avg_pfc === undefined ? {} : { min_avg_pfc: op.min_avg_pfc }),
+          ...(op.credit_policy === undefined ? {} : { credit_policy: op.credit_policy }),
         });
         if (!appNumbers.has(op.name)) appNumbers.set(op.name, appNumbers.size + 1);
         break;

@@ -33,6 +33,9 @@ const AppVersionSchema = z
     pfc_scale: z.number(),
     expavg_credit: z.number(),
     expavg_time: z.number(),
+    fair_n: z.number().int().openapi({ description: "Samples in the fair policy's version level" }),
+    fair_level: z.number().nullable().openapi({ description: "The fair policy's version level L_v (typical PFC/est of its hosts)" }),
+    fair_scale: z.number().nullable().openapi({ description: "The fair policy's version scale (null: the default seed, 1 CPU / 0.1 GPU)" }),
   })
   .openapi("AppVersion");
 
@@ -81,6 +84,9 @@ export function appVersionBody(v: typeof appVersions.$inferSelect, appName: stri
     pfc_scale: v.pfcScale,
     expavg_credit: v.expavgCredit,
     expavg_time: v.expavgTime,
+    fair_n: v.fairN,
+    fair_level: v.fairLevel,
+    fair_scale: v.fairScale,
   };
 }
 
