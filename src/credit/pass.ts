@@ -97,8 +97,12 @@ export interface PfcExplanation {
   readonly pfcScale: number;
   readonly hostScale: number;
   readonly runtimeOutlier: boolean;
-  /** The fair policy's view of the same result (absent for an anonymous platform). */
-  readonly fair?: { readonly rule: FairRule; readonly claimedCredit: number };
+}
+
+/** The fair policy's view of a valid result's claim (absent for an anonymous platform). */
+export interface FairExplanation {
+  readonly rule: FairRule;
+  readonly claimedCredit: number;
 }
 
 /** What the workunit pays under each policy; the app's policy decides which is granted. */
@@ -115,6 +119,7 @@ export interface ResultOutcome {
   readonly pfcMode: PfcMode | null;
   readonly replayed: boolean;
   readonly explanation?: PfcExplanation;
+  readonly fairExplanation?: FairExplanation;
   readonly policyCredits?: PolicyCredits;
 }
 
@@ -514,10 +519,10 @@ class PassRun {
               pfcScale: claim.pfc.versionScale,
               hostScale: claim.pfc.hostScale,
               runtimeOutlier: claim.pfc.runtimeOutlier,
-              ...(claim.fair ? { fair: { rule: claim.fair.rule, claimedCredit: pfcToCreditExpanded(claim.fair.pfc) } } : {}),
             },
           }
         : {}),
+      ...(claim?.fair ? { fairExplanation: { rule: claim.fair.rule, claimedCredit: pfcToCreditExpanded(claim.fair.pfc) } } : {}),
       ...(claim && policyCredits ? { policyCredits } : {}),
     };
   }
