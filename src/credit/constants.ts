@@ -116,3 +116,5 @@ export const FAIR = {
   errorAlpha: 0.05,
   errorMax: 0.1,
 } as const;
+/** The fairness report compares the two policies' credit over this many days. */
+export const FAIRNESS_WINDOW_DAYS = 30;
