@@ -4,7 +4,9 @@
  *   2. the same passes on better-sqlite3 in one process: the storage limit, and statements
  *   3. public reads from KV, and the web pages built from them
  *   4. the cron's rescale at 10, 1,000 and 10,000 app versions with 100,000 hosts
- * `--quick` runs a tenth of the ingest, to try the harness. Results: bench/results/.
+ *   5. ingest by credit policy, "boinc" against "fair" (bench/policies.ts)
+ * `--quick` runs a tenth of the ingest, to try the harness; `--policies` only section 5.
+ * Results: bench/results/.
  */
 import { execFileSync, spawnSync } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
@@ -14,12 +16,14 @@ import { type RunStats, drive, getOk, postJson } from "./client";
 import { RESCALE_HOSTS, RESCALE_SIZES, rescaleToken, writeRescaleFixture } from "./rescale-fixture";
 import { ADMIN_TOKEN, freshStateDir, prepareState, startServer } from "./server";
 import { phaseBodies } from "./phases";
-import { type BenchSummary, report } from "./report";
+import { type BenchSummary, policyTable, report } from "./report";
 import type { LimitRow } from "./sqlite-limit";
 import { APPS, passes, versions } from "./workload";
+import { type PolicyRow, ingestByPolicy } from "./policies";
 
 const root = new URL("..", import.meta.url).pathname;
 const quick = process.argv.includes("--quick");
+const policiesOnly = process.argv.includes("--policies");
 const CLIENTS = 8;
 const NOW = Math.floor(Date.now() / 1000) - 60;
 
@@ -152,7 +156,27 @@ async function rescale(): Promise<{ versions: number; ms: number[] }[]> {
   return out;
 }
 
+async function policies(): Promise<PolicyRow[]> {
+  log("ingest by credit policy: passes of 100 workunits, boinc and fair in alternating rounds");
+  const state = freshStateDir();
+  prepareState(state);
+  const server = await startServer(8793, state);
+  try {
+    return await ingestByPolicy(server.url, NOW, CLIENTS, quick, log);
+  } finally {
+    await server.stop();
+  }
+}
+
 async function main() {
+  if (policiesOnly) {
+    const rows = await policies();
+    mkdirSync(join(root, "bench/results"), { recursive: true });
+    writeFileSync(join(root, "bench/results/policies.json"), JSON.stringify(rows, null, 2));
+    writeFileSync(join(root, "bench/results/policies.md"), policyTable(rows).join("\n") + "\n");
+    log(policyTable(rows).join("\n"));
+    return;
+  }
   const machine = {
     cpu: cpus()[0]?.model ?? "unknown",
     cores: cpus().length,
@@ -178,6 +202,7 @@ async function main() {
   const limitRun = await limit();
   const limitRows = limitRun.rows;
   const rescaleRows = await rescale();
+  const policyRows = await policies();
 
   const byHundred = (rows: readonly { size: number }[]) => rows.find((r) => r.size === 100);
   const ingest100 = byHundred(ingestResult.rows) as IngestRow;
@@ -195,6 +220,7 @@ async function main() {
     },
     reads: readResult,
     rescale: rescaleRows,
+    policies: policyRows,
   };
   mkdirSync(join(root, "bench/results"), { recursive: true });
   const file = join(root, `bench/results/${quick ? "quick" : "latest"}.json`);

@@ -20,6 +20,7 @@ import { mountAmHistory } from "./routes/am/am-history.index";
 import { mountAmRpcs } from "./routes/am/am-rpcs.index";
 import { mountAppVersions } from "./routes/app-versions/app-versions.index";
 import { mountApps } from "./routes/apps/apps.index";
+import { mountFairness } from "./routes/apps/fairness.index";
 import { mountCentralContributors } from "./routes/central/central.contributors";
 import { mountCentral } from "./routes/central/central.index";
 import { mountCpid } from "./routes/cpid/cpid.index";
@@ -76,6 +77,7 @@ export function createApp(): OpenAPIHono<AppEnv> {
   mountProjectReads(app);
   mountLeaderboards(app);
   mountApps(app);
+  mountFairness(app);
   mountAppVersions(app);
   mountEntities(app);
   mountHostAppVersions(app);

@@ -5,6 +5,7 @@ import { and, eq, sql } from "drizzle-orm";
 import { havKey } from "../credit/host-app-version-key";
 import type { PassApp, PassSnapshot, PassVersion, StoredResult } from "../credit/pass";
 import type { HostAppVersionStats } from "../credit/pfc";
+import { fairHostState, fairVersionState } from "./fair-rows";
 import { appVersions, apps, hostAppVersions, results, workunits } from "./schema";
 import { jsonList } from "./sql-helpers";
 
@@ -23,11 +24,18 @@ export function passApp(row: AppRow): PassApp {
     targetNresults: row.targetNresults,
     creditMode: row.creditMode,
     maxGrantedCredit: row.maxGrantedCredit,
+    creditPolicy: row.creditPolicy,
   };
 }
 
 export function passVersion(row: AppVersionRow): PassVersion {
-  return { appId: row.appId, pfc: { n: row.pfcN, avg: row.pfcAvg }, pfcScale: row.pfcScale };
+  return {
+    appId: row.appId,
+    pfc: { n: row.pfcN, avg: row.pfcAvg },
+    pfcScale: row.pfcScale,
+    planClass: row.planClass,
+    fair: fairVersionState(row),
+  };
 }
 
 export function hostAppVersionStats(row: HostAppVersionRow): HostAppVersionStats {
@@ -79,6 +87,7 @@ export async function loadPassSnapshot(db: Db, projectId: number, keys: PassKeys
     apps: new Map(appRows.map((r) => [r.name, passApp(r)])),
     versions: new Map(versionRows.map((r) => [r.id, passVersion(r)])),
     hostAppVersions: new Map(havRows.map((r) => [havKey(r), hostAppVersionStats(r)])),
+    fairHostAppVersions: new Map(havRows.map((r) => [havKey(r), fairHostState(r)])),
     creditedWorkunits: new Map(wuRows.map((r) => [r.id, r.credit])),
     workunitApps: new Map(wuRows.map((r) => [r.id, r.appId])),
     finalResults: new Map(

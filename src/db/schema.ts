@@ -15,7 +15,15 @@ import {
   uniqueIndex,
 } from "drizzle-orm/sqlite-core";
 import { sql } from "drizzle-orm";
-import { CREDIT_HALF_LIFE, DEFAULT_MAX_GRANTED_CREDIT, DEFAULT_MIN_AVG_PFC, GPU_ONLY_SCALES } from "../credit/constants";
+import {
+  CREDIT_HALF_LIFE,
+  CREDIT_POLICIES,
+  DEFAULT_MAX_GRANTED_CREDIT,
+  DEFAULT_MIN_AVG_PFC,
+  FAIR,
+  GPU_ONLY_SCALES,
+} from "../credit/constants";
+import { FAIR_RULES } from "../credit/fair-claim";
 import { DEFAULT_RATE_LIMIT_TIER, RATE_LIMIT_TIER_NAMES } from "../limits";
 
 /** The recent average credit pair, as BOINC stores it. */
@@ -70,6 +78,10 @@ export const apps = sqliteTable(
     gpuOnlyScale: text("gpu_only_scale", { enum: GPU_ONLY_SCALES }).notNull().default("boinc"),
     /** The plan-class table version "cross-project" reads (a pin); null: the latest. */
     crossProjectVersion: real("cross_project_version"),
+    /** Which rules pay claims: BOINC's, or the fair policy (docs/fair-credit.md). Both keep their statistics. */
+    creditPolicy: text("credit_policy", { enum: CREDIT_POLICIES }).notNull().default("boinc"),
+    /** The fair policy's app level S (typical PFC/est of the reference device); null before any version is mature. */
+    fairLevel: real("fair_level"),
   },
   (t) => [primaryKey({ columns: [t.projectId, t.id] }), uniqueIndex("apps_name").on(t.projectId, t.name)],
 );
@@ -88,6 +100,16 @@ export const appVersions = sqliteTable(
     pfcAvg: real("pfc_avg").notNull().default(0),
     pfcScale: real("pfc_scale").notNull().default(0),
     ...recentAverage(),
+    // The fair policy's version state (src/credit/fair-state.ts FairVersionState).
+    fairN: integer("fair_n").notNull().default(0),
+    fairLevel: real("fair_level"),
+    /** JSON array of its first samples (ln), null once full. */
+    fairBuf: text("fair_buf"),
+    fairTHi: real("fair_t_hi").notNull().default(FAIR.initialHigh),
+    fairTLo: real("fair_t_lo").notNull().default(FAIR.initialLow),
+    fairZn: integer("fair_zn").notNull().default(0),
+    /** Written by rescale; null: the default seed (1 CPU, 0.1 GPU). */
+    fairScale: real("fair_scale"),
   },
   (t) => [primaryKey({ columns: [t.projectId, t.id] })],
 );
@@ -114,6 +136,14 @@ export const hostAppVersions = sqliteTable(
     turnaroundVar: real("turnaround_var").notNull().default(0),
     turnaroundQ: real("turnaround_q").notNull().default(0),
     consecutiveValid: integer("consecutive_valid").notNull().default(0),
+    // The fair policy's host state (src/credit/fair-state.ts FairHostState).
+    fairN: integer("fair_n").notNull().default(0),
+    /** Typical ln(PFC/est); null while the host is young. */
+    fairQ: real("fair_q"),
+    /** JSON array of a young host's samples (ln), null once established. */
+    fairBuf: text("fair_buf"),
+    fairRun: integer("fair_run").notNull().default(0),
+    fairErr: real("fair_err").notNull().default(0),
   },
   (t) => [primaryKey({ columns: [t.projectId, t.hostId, t.appId, t.appVersionId] })],
 );
@@ -242,6 +272,10 @@ export const results = sqliteTable(
     grantedCredit: real("granted_credit").notNull().default(0),
     claimedCredit: real("claimed_credit"),
     pfcMode: text("pfc_mode", { enum: ["normal", "approx", "wu_est", "invalid"] }),
+    /** A valid result: its workunit's credit under each policy, and the fair rule that decided its claim. */
+    boincCredit: real("boinc_credit"),
+    fairCredit: real("fair_credit"),
+    fairRule: text("fair_rule", { enum: FAIR_RULES }),
     /** SHA-256 of the posted content: a re-post with other content is a conflict. */
     fingerprint: text("fingerprint").notNull(),
     /** The `now` of the pass that gave the outcome. */

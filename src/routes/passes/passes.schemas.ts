@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { MAX_ANONYMOUS_PLATFORM_ID, MIN_ANONYMOUS_PLATFORM_ID } from "../../credit/constants";
+import { FAIR_RULES } from "../../credit/fair-claim";
 import { CreditSchema, DurationSchema, IdSchema, LIMITS, NowSchema, OptionalIdSchema, TimeSchema } from "../common";
 
 export const MAX_WORKUNITS_PER_PASS = 1000;
@@ -105,6 +106,17 @@ export const ResultOutcomeSchema = z
         pfc_scale: z.number().openapi({ description: "The app version's scale used (0 = none)" }),
         host_scale: z.number().openapi({ description: "The host scale used (0 = none)" }),
         runtime_outlier: z.boolean(),
+        fair: z
+          .object({
+            rule: z.enum(FAIR_RULES).openapi({ description: "The fair rule that decided this claim (docs/fair-credit.md)" }),
+            claimed_credit: z.number().openapi({ description: "This result's claim under the fair policy (capped at rsc_fpops_bound, in credit)" }),
+          })
+          .optional()
+          .openapi({ description: "The fair policy's view; absent for an anonymous platform" }),
+        credit_by_policy: z
+          .object({ boinc: z.number(), fair: z.number() })
+          .optional()
+          .openapi({ description: "The workunit's credit under each policy; the app's credit_policy decides which is granted" }),
       })
       .optional(),
   })

@@ -140,6 +140,10 @@ function response(now: number, outcome: PassOutcome): PassResponse {
                 pfc_scale: r.explanation.pfcScale,
                 host_scale: r.explanation.hostScale,
                 runtime_outlier: r.explanation.runtimeOutlier,
+                ...(r.fairExplanation
+                  ? { fair: { rule: r.fairExplanation.rule, claimed_credit: r.fairExplanation.claimedCredit } }
+                  : {}),
+                ...(r.policyCredits ? { credit_by_policy: r.policyCredits } : {}),
               },
             }
           : {}),
