@@ -1,14 +1,16 @@
 /**
  * Poison input never wedges a project. Property: pass bodies drawn at the extremes (0,
  * denormals, 1e308, the largest double, negative values, ids up to 2^53 − 1, anonymous
- * platforms, min_avg_pfc 0 or denormal, max_granted_credit 0) under every credit mode (the
- * only credit policy on this branch is BOINC's) are answered 2xx or 4xx, never 5xx; no stored
+ * platforms, min_avg_pfc 0 or denormal, max_granted_credit 0) under every credit mode of the
+ * BOINC policy, and under the fair policy (which decides only adaptive credit), are answered
+ * 2xx or 4xx, never 5xx; no stored
  * or served number is NaN or infinite (a NaN stored by D1 is NULL, so served numbers are also
  * checked for null); and the project's next ordinary pass is still credited.
  */
 import { env } from "cloudflare:workers";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import type { CreditPolicy } from "../../src/credit/constants";
 import { CREDIT_MODES, type CreditMode } from "../../src/credit/credit-mode";
 import { call } from "../support/api";
 import { setupProject } from "../api/helpers";
@@ -67,7 +69,9 @@ function expectFiniteNumbers(value: unknown, where: string, key = ""): void {
     expect(Number.isFinite(value), `${where}: ${key} = ${value}`).toBe(true);
   } else if (value === null) {
     // Nullable by contract: a result's claim under some modes, and a pass's pfc mode.
-    const allowed = key === "claimed_credit" || key === "pfc_mode" || key === "url" || key === "expires_at";
+    // fair_*: null until the fair policy has learned a level or scale (docs/fair-credit.md).
+    const allowed =
+      key === "claimed_credit" || key === "pfc_mode" || key === "url" || key === "expires_at" || key.startsWith("fair_");
     expect(allowed || !NUMERIC.test(key), `${where}: ${key} is null`).toBe(true);
   } else if (Array.isArray(value)) {
     value.forEach((v) => expectFiniteNumbers(v, where, key));
@@ -110,10 +114,16 @@ async function expectReadsFinite(slug: string, token: string): Promise<void> {
 }
 
 /** An ordinary pass of app "a" under ordinary settings: credited (except under credit_mode none). */
-async function expectOrdinaryPassCredited(slug: string, token: string, mode: CreditMode, wuId: number): Promise<void> {
+async function expectOrdinaryPassCredited(
+  slug: string,
+  token: string,
+  mode: CreditMode,
+  wuId: number,
+  policy: CreditPolicy = "boinc",
+): Promise<void> {
   const settings = await call("PUT", `/v1/projects/${slug}/apps/a`, {
     token,
-    body: { credit_mode: mode, min_avg_pfc: 1, max_granted_credit: 1e7 },
+    body: { credit_mode: mode, credit_policy: policy, min_avg_pfc: 1, max_granted_credit: 1e7 },
   });
   expect(settings.status, JSON.stringify(settings.body)).toBe(200);
   const result = (id: number, host: number) => ({
@@ -157,9 +167,10 @@ async function expectOrdinaryPassCredited(slug: string, token: string, mode: Cre
 const tally = { cases: 0, fiveXX: 0 };
 
 describe("fuzz: poison input never wedges a project", () => {
-  for (const mode of CREDIT_MODES) {
-    it(`credit_mode ${mode}: extreme passes get 2xx/4xx, nothing non-finite is stored or served, the next ordinary pass is credited`, { timeout: 300_000 }, async () => {
-      const { slug, token } = await setupProject(`poison-${mode.replace("_", "-")}`);
+  const cases: [CreditMode, CreditPolicy][] = [...CREDIT_MODES.map((m) => [m, "boinc"] as [CreditMode, CreditPolicy]), ["adaptive", "fair"]];
+  for (const [mode, policy] of cases) {
+    it(`credit_mode ${mode}, policy ${policy}: extreme passes get 2xx/4xx, nothing non-finite is stored or served, the next ordinary pass is credited`, { timeout: 300_000 }, async () => {
+      const { slug, token } = await setupProject(`poison-${mode.replace("_", "-")}-${policy}`);
       const projectId = await projectIdOf(slug);
       let nextWu = 1;
       const statuses = new Map<number, number>();
@@ -167,7 +178,7 @@ describe("fuzz: poison input never wedges a project", () => {
         fc.asyncProperty(appArb, fc.integer({ min: 1, max: 3 }), fc.boolean(), async (app, nWu, emptyPass) => {
           const ids = Array.from({ length: nWu }, () => nextWu++);
           const workunits = emptyPass ? [] : fc.sample(fc.tuple(...ids.map(workunitArb)), { numRuns: 1, seed: ids[0]! })[0]!;
-          const settings = await call("PUT", `/v1/projects/${slug}/apps/a`, { token, body: { credit_mode: mode, ...app } });
+          const settings = await call("PUT", `/v1/projects/${slug}/apps/a`, { token, body: { credit_mode: mode, credit_policy: policy, ...app } });
           // runtime credit needs a cap (422 without one): a refusal, not a failure.
           expect([200, 422], JSON.stringify(settings.body)).toContain(settings.status);
           const res = await call("POST", `/v1/projects/${slug}/passes`, { token, body: { now: T, workunits } });
@@ -179,11 +190,11 @@ describe("fuzz: poison input never wedges a project", () => {
           await expectNothingNonFiniteStored(projectId);
           await expectReadsFinite(slug, token);
         }),
-        { seed: seed(7101 + CREDIT_MODES.indexOf(mode)), numRuns: runs(25) },
+        { seed: seed(7101 + cases.findIndex((c) => c[0] === mode && c[1] === policy)), numRuns: runs(25) },
       );
       // Extreme passes were accepted, not just refused.
       expect(statuses.get(200) ?? 0).toBeGreaterThan(0);
-      await expectOrdinaryPassCredited(slug, token, mode, nextWu++);
+      await expectOrdinaryPassCredited(slug, token, mode, nextWu++, policy);
     });
   }
 
