@@ -10,6 +10,10 @@ export type Env = {
   RATE_LIMITER?: RateLimit;
   /** The fallback's limit per token and minute (default 600). */
   RATE_LIMIT_PER_MINUTE?: string;
+  /** Days audit rows are kept (default 365; docs/storage.md). */
+  AUDIT_RETENTION_DAYS?: string;
+  /** Days account-manager RPC rows are kept, a host's latest always (default 90). */
+  AM_RPC_RETENTION_DAYS?: string;
 };
 
 export type Project = typeof projects.$inferSelect;

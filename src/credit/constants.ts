@@ -82,3 +82,14 @@ export const GPU_ONLY_SCALES = ["boinc", "cross-project"] as const;
 export type GpuOnlyScale = (typeof GPU_ONLY_SCALES)[number];
 /** A contribution to the plan-class registry not refreshed for this long drops out. */
 export const CENTRAL_STALE_AFTER = 30 * SECONDS_PER_DAY;
+
+/**
+ * Retention (src/jobs/retention.ts). Decided results and credited workunits: per project,
+ * this default. Audit rows and account-manager RPC rows: deployment-wide (env overrides).
+ */
+export const DEFAULT_RESULT_RETENTION_DAYS = 30;
+export const DEFAULT_AUDIT_RETENTION_DAYS = 365;
+export const DEFAULT_AM_RPC_RETENTION_DAYS = 90;
+/** Rows one purge statement deletes, and statements one run may spend per table and project. */
+export const PURGE_CHUNK_ROWS = 5000;
+export const PURGE_MAX_CHUNKS = 40;

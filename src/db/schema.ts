@@ -13,7 +13,12 @@ import {
   text,
   uniqueIndex,
 } from "drizzle-orm/sqlite-core";
-import { DEFAULT_MAX_GRANTED_CREDIT, DEFAULT_MIN_AVG_PFC, GPU_ONLY_SCALES } from "../credit/constants";
+import {
+  DEFAULT_MAX_GRANTED_CREDIT,
+  DEFAULT_MIN_AVG_PFC,
+  DEFAULT_RESULT_RETENTION_DAYS,
+  GPU_ONLY_SCALES,
+} from "../credit/constants";
 
 /** The recent average credit pair, as BOINC stores it. */
 const recentAverage = () => ({
@@ -30,6 +35,13 @@ export const projects = sqliteTable("projects", {
   /** All credit granted in the project, and its RAC (clock started at created_at). */
   totalCredit: real("total_credit").notNull().default(0),
   ...recentAverage(),
+  /** Decided results and credited workunits are kept this many days (the idempotency window). */
+  resultRetentionDays: integer("result_retention_days").notNull().default(DEFAULT_RESULT_RETENTION_DAYS),
+  /**
+   * The retention horizon (Unix seconds): every result or workunit row purged so far had
+   * results sent before it, so a pass naming a result sent before it is refused (410).
+   */
+  purgedBefore: real("purged_before").notNull().default(0),
 });
 
 const projectId = () =>

@@ -11,6 +11,7 @@ import { reconcileAllAccountManagers } from "./reconcile";
 import { publishPlanClassScales } from "./plan-class-scales";
 import { rescaleAllProjects } from "./rescale";
 import { exportAllStats } from "./stats-export";
+import { describePurge, retentionSettings, runRetention } from "./retention";
 
 export interface Job {
   readonly name: string;
@@ -51,6 +52,12 @@ export const JOBS: readonly Job[] = [
     name: "stats-export",
     cron: "40 0 * * *",
     run: (env, now) => exportAllStats(database(env.DB), env.KV, now),
+  },
+  {
+    // Hourly: a large project's day of results is purged in 24 small runs, not one big one.
+    name: "retention",
+    cron: "50 * * * *",
+    run: async (env, now) => describePurge(await runRetention(database(env.DB), now, retentionSettings(env))),
   },
 ];
 

@@ -6,6 +6,7 @@ import { requireAdmin } from "../../http/auth";
 import { ApiError, errorResponses } from "../../http/errors";
 import { newProjectToken, sha256Hex } from "../../http/tokens";
 import { SlugSchema, serverNow } from "../common";
+import { DEFAULT_RESULT_RETENTION_DAYS } from "../../credit/constants";
 import { isPrimaryKeyConflict } from "../../db/batch";
 import { PROJECT_SUBJECT, newMark } from "../../db/read-model-writes";
 
@@ -14,6 +15,15 @@ const CreateProjectSchema = z
     slug: SlugSchema,
     name: z.string().min(1).max(200),
     url: z.url().optional(),
+    result_retention_days: z
+      .number()
+      .int()
+      .min(1)
+      .max(3650)
+      .optional()
+      .openapi({
+        description: `Days decided results are kept (the idempotency window; default ${DEFAULT_RESULT_RETENTION_DAYS}). A pass naming a result sent before the purged range is refused with 410.`,
+      }),
   })
   .openapi("CreateProject");
 
@@ -57,6 +67,7 @@ export function mountProjects(app: OpenAPIHono<AppEnv>): void {
             createdAt: now,
             // The project's RAC clock starts at its creation, like a host's or a user's.
             expavgTime: now,
+            ...(body.result_retention_days === undefined ? {} : { resultRetentionDays: body.result_retention_days }),
           }),
         db.insert(projectTokens).select(
           db
