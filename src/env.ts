@@ -27,7 +27,10 @@ export type ProjectRef = Pick<Project, "id" | "slug">;
 export type AppEnv = {
   Bindings: Env;
   Variables: {
+    /** The database of the request's project (src/db/project-db.ts); before one is known, the registry. */
     db: Db;
+    /** The default database: the registry of projects, tokens, account managers, central. */
+    registry: Db;
     project: ProjectRef;
     accountManager: AccountManager;
     /** A public read made with the project's own token: answered from D1, not from KV. */

@@ -42,6 +42,11 @@ export const projects = sqliteTable("projects", {
    * results sent before it, so a pass naming a result sent before it is refused (410).
    */
   purgedBefore: real("purged_before").notNull().default(0),
+  /**
+   * Registry row: the D1 binding that holds the project's rows (null: this database). The
+   * copy of the row in that database has null (src/db/project-db.ts).
+   */
+  database: text("database"),
 });
 
 const projectId = () =>

@@ -20,6 +20,7 @@ import { runBatch } from "../db/batch";
 import type { Db } from "../db/client";
 import { purgeAmRpcs, purgeAudit, purgeResults, purgeWorkunits, raiseHorizon } from "../db/retention";
 import { projects } from "../db/schema";
+import { livesHere } from "../db/project-db";
 import type { Env } from "../env";
 import { MAX_CLOCK_SKEW_SECONDS } from "../routes/common";
 
@@ -76,7 +77,7 @@ export async function purgeProject(db: Db, project: { id: number; resultRetentio
 
 export async function runRetention(db: Db, now: number, settings: RetentionSettings): Promise<PurgeCounts> {
   const counts: PurgeCounts = { results: 0, workunits: 0, audit: 0, amRpcs: 0 };
-  const rows = await db.select({ id: projects.id, resultRetentionDays: projects.resultRetentionDays }).from(projects);
+  const rows = await db.select({ id: projects.id, resultRetentionDays: projects.resultRetentionDays }).from(projects).where(livesHere);
   for (const project of rows) {
     const purged = await purgeProject(db, project, now, settings);
     counts.results += purged.results;

@@ -3,6 +3,7 @@
  * stored in KV under stats/{slug}/{file}. A file larger than a KV value may be is not stored
  * (its old copy is deleted); GET then streams it from D1.
  */
+import { livesHere } from "../db/project-db";
 import type { Db } from "../db/client";
 import { projects } from "../db/schema";
 import { STATS_FILES, type StatsFile, statsFileStream } from "../stats/export-stream";
@@ -72,7 +73,7 @@ export async function exportProjectStats(
 }
 
 export async function exportAllStats(db: Db, kv: KVNamespace, now: number): Promise<string> {
-  const rows = await db.select({ id: projects.id, slug: projects.slug }).from(projects);
+  const rows = await db.select({ id: projects.id, slug: projects.slug }).from(projects).where(livesHere);
   let streamed = 0;
   for (const p of rows) streamed += (await exportProjectStats(db, kv, p, now)).streamed.length;
   return `stats exported for ${rows.length} projects (${streamed} files too large for KV, streamed from D1)`;

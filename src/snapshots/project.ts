@@ -1,4 +1,5 @@
 /** A project's public snapshot (totals, counts, daily history) and the list of all projects. */
+import { livesHere } from "../db/project-db";
 import { asc, count, eq, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { hosts, projects, teams, users } from "../db/schema";
@@ -57,7 +58,11 @@ export async function loadProjectSnapshot(db: Db, slug: string, fromDay: number)
   return { ...summary!, history: { from_day: fromDay, buckets: histories.get(0) ?? [] } };
 }
 
-export async function loadProjectList(db: Db): Promise<{ projects: ProjectSummary[] }> {
-  const rows = await db.select().from(projects).orderBy(asc(projects.slug));
-  return { projects: (await summaries(db, rows)).map(({ id: _id, ...summary }) => summary) };
+/** Every project, from every database (each lists the projects that live in it), by slug. */
+export async function loadProjectList(dbs: readonly Db[]): Promise<{ projects: ProjectSummary[] }> {
+  const lists = await Promise.all(
+    dbs.map(async (db) => summaries(db, await db.select().from(projects).where(livesHere).orderBy(asc(projects.slug)))),
+  );
+  const all = lists.flat().sort((a, b) => (a.slug < b.slug ? -1 : a.slug > b.slug ? 1 : 0));
+  return { projects: all.map(({ id: _id, ...summary }) => summary) };
 }

@@ -8,6 +8,7 @@ import { loadHolderSnapshots } from "./holders";
 import { type HolderKind, type LeaderboardOrder, kvKeys } from "./keys";
 import { type LeaderboardPage, loadLeaderboardPage } from "./leaderboard";
 import { loadProjectList } from "./project";
+import { allDatabases } from "../db/project-db";
 import { type SnapshotRead, readThrough } from "./store";
 
 type Ctx = Parameters<typeof readThrough>[0];
@@ -36,7 +37,7 @@ export async function readLeaderboardPage(
 }
 
 export async function readProjectList(c: Ctx) {
-  return (await readThrough(c, kvKeys.projects(), () => loadProjectList(c.var.db)))!;
+  return (await readThrough(c, kvKeys.projects(), () => loadProjectList(allDatabases(c.env))))!;
 }
 
 export async function readApps(c: Ctx, project: ProjectRef) {
