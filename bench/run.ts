@@ -4,6 +4,7 @@
  *   2. the same passes on better-sqlite3 in one process: the storage limit, and statements
  *   3. public reads from KV, and the web pages built from them
  *   4. the cron's rescale at 10, 1,000 and 10,000 app versions with 100,000 hosts
+ *   5. cost: D1 rows read and written, and bytes stored, per validated result (bench/cost.ts)
  * `--quick` runs a tenth of the ingest, to try the harness. Results: bench/results/.
  */
 import { execFileSync, spawnSync } from "node:child_process";
@@ -17,6 +18,7 @@ import { phaseBodies } from "./phases";
 import { type BenchSummary, report } from "./report";
 import type { LimitRow } from "./sqlite-limit";
 import { APPS, passes, versions } from "./workload";
+import { measureCost } from "./cost";
 
 const root = new URL("..", import.meta.url).pathname;
 const quick = process.argv.includes("--quick");
@@ -185,6 +187,8 @@ async function main() {
   const limitRun = await limit();
   const limitRows = limitRun.rows;
   const rescaleRows = await rescale();
+  log("cost: the same passes on wrangler's local D1, metered from each statement's meta");
+  const cost = await measureCost(root, NOW, quick);
 
   const byHundred = (rows: readonly { size: number }[]) => rows.find((r) => r.size === 100);
   const ingest100 = byHundred(ingestResult.rows) as IngestRow;
@@ -202,6 +206,7 @@ async function main() {
     },
     reads: readResult,
     rescale: rescaleRows,
+    cost,
   };
   mkdirSync(join(root, "bench/results"), { recursive: true });
   const file = join(root, `bench/results/${quick ? "quick" : "latest"}.json`);

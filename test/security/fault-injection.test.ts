@@ -70,7 +70,7 @@ describe("D1 fails during a pass", () => {
     expect(host.total_credit).toBeCloseTo(sum, 9);
   });
 
-  it("in every other write route's batch (first or last statement): 503, nothing written, the retry succeeds", async () => {
+  it("in every other write route's batch (first or last statement): 503, nothing written, the retry succeeds", { timeout: 60_000 }, async () => {
     const { slug, token, api } = await setupProject("routes");
     const am = await createAm("faultam");
     const cases: [string, string, string, unknown][] = [
