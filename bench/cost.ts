@@ -5,14 +5,16 @@
  * reading `size_after` for the bytes stored. Every D1 call of a pass is a batch (one read
  * batch, one write batch), so metering `batch` meters all of it.
  */
-import { mkdtempSync, readFileSync, readdirSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { getPlatformProxy } from "wrangler";
 import { database } from "../src/db/client";
 import { ingestPass } from "../src/routes/passes/passes.service";
 import { phaseBodies } from "./phases";
-import { APPS, versions } from "./workload";
+import { APPS, passes, versions } from "./workload";
+
+const DAY = 86400;
 
 export interface CostRow {
   readonly size: number;
@@ -26,6 +28,11 @@ export interface CostRow {
 
 export interface CostSummary {
   readonly rows: CostRow[];
+  /**
+   * A second day of passes of 100 for the same hosts: every subject it credits gets a new
+   * daily history row, so its growth beyond its results' bytes is the history's.
+   */
+  readonly nextDay: CostRow & { readonly historyRows: number; readonly bytesPerHistoryRow: number };
   readonly sizeBytes: number;
   readonly accounts: { hosts: number; users: number; teams: number };
   readonly retainedRows: { results: number; workunits: number; creditHistory: number };
@@ -83,32 +90,44 @@ export async function measureCost(root: string, now: number, quick: boolean): Pr
     }
     const meter: Meter = { rowsRead: 0, rowsWritten: 0, sizeAfter: 0 };
     const db = database(metered(raw, meter));
-    const rows: CostRow[] = [];
-    for (const phase of phaseBodies(quick, now)) {
+    const measure = async (size: number, bodies: Iterable<{ now: number }>): Promise<CostRow> => {
       const before = { ...meter };
       let valid = 0;
-      let passes = 0;
-      for (const body of phase.bodies()) {
+      let count = 0;
+      for (const body of bodies) {
         const out = await ingestPass(db, 1, body.now, body as never);
         valid += out.workunits.flatMap((w) => w.results).filter((r) => r.validate_state === "valid" && !r.replayed).length;
-        passes++;
+        count++;
       }
-      const row = {
-        size: phase.size,
-        passes,
+      return {
+        size,
+        passes: count,
         validResults: valid,
         rowsReadPerResult: (meter.rowsRead - before.rowsRead) / valid,
         rowsWrittenPerResult: (meter.rowsWritten - before.rowsWritten) / valid,
         bytesPerResult: (meter.sizeAfter - before.sizeAfter) / valid,
       };
+    };
+    const count = async (table: string) => (await raw.prepare(`SELECT count(*) AS n FROM ${table}`).first<number>("n")) ?? 0;
+    const rows: CostRow[] = [];
+    // The phases on one day, then a second day (below).
+    for (const phase of phaseBodies(quick, now - DAY)) {
+      const row = await measure(phase.size, phase.bodies());
       rows.push(row);
       console.error(
         `cost: passes of ${row.size}: ${row.rowsReadPerResult.toFixed(1)} rows read, ${row.rowsWrittenPerResult.toFixed(2)} rows written, ${row.bytesPerResult.toFixed(0)} bytes per validated result`,
       );
     }
-    const count = async (table: string) => (await raw.prepare(`SELECT count(*) AS n FROM ${table}`).first<number>("n")) ?? 0;
+    const historyBefore = await count("credit_history");
+    const at100 = rows.find((r) => r.size === 100)!;
+    const day2 = await measure(100, passes(Array(at100.passes).fill(100), { seed: 4242, firstWu: 50_000_000, now }));
+    const historyRows = (await count("credit_history")) - historyBefore;
+    // The day's growth less what its results take at the first day's rate: the history's share.
+    const bytesPerHistoryRow = (day2.bytesPerResult - at100.bytesPerResult) * day2.validResults / historyRows;
+    console.error(`cost: a second day: ${historyRows} new daily history rows, about ${bytesPerHistoryRow.toFixed(0)} bytes each`);
     return {
       rows,
+      nextDay: { ...day2, historyRows, bytesPerHistoryRow },
       sizeBytes: meter.sizeAfter,
       accounts: { hosts: await count("hosts"), users: await count("users"), teams: await count("teams") },
       retainedRows: { results: await count("results"), workunits: await count("workunits"), creditHistory: await count("credit_history") },
@@ -122,7 +141,11 @@ export async function measureCost(root: string, now: number, quick: boolean): Pr
 if (process.argv[1]?.endsWith("cost.ts")) {
   const root = new URL("..", import.meta.url).pathname;
   measureCost(root, Math.floor(Date.now() / 1000) - 60, process.argv.includes("--quick"))
-    .then((s) => console.log(JSON.stringify(s, null, 2)))
+    .then((s) => {
+      mkdirSync(join(root, "bench/results"), { recursive: true });
+      writeFileSync(join(root, "bench/results/cost.json"), JSON.stringify(s, null, 2));
+      console.log(JSON.stringify(s, null, 2));
+    })
     .catch((e) => {
       console.error(e);
       process.exit(1);

@@ -189,6 +189,7 @@ async function main() {
   const rescaleRows = await rescale();
   log("cost: the same passes on wrangler's local D1, metered from each statement's meta");
   const cost = await measureCost(root, NOW, quick);
+  if (!quick) writeFileSync(join(root, "bench/results/cost.json"), JSON.stringify(cost, null, 2));
 
   const byHundred = (rows: readonly { size: number }[]) => rows.find((r) => r.size === 100);
   const ingest100 = byHundred(ingestResult.rows) as IngestRow;
