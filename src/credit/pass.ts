@@ -418,7 +418,7 @@ class PassRun {
         startTime: r.sentTime,
       });
     }
-    this.effects.attributions.push({ hostId: r.hostId, userId: r.userId, teamId: r.teamId });
+    this.attribute(r);
     this.effects.results.push({
       id: r.id,
       workunitId: wu.id,
@@ -453,7 +453,17 @@ class PassRun {
     };
   }
 
+  /**
+   * Every result a pass names, decided or not, creates its host, user and team if new (their
+   * RAC clock starts now) and moves the host's owner and the user's team (Part A §5–6).
+   */
+  private attribute(r: ResultInput): void {
+    this.effects.attributions.push({ hostId: r.hostId, userId: r.userId, teamId: r.teamId });
+  }
+
+  /** An undecided result: no verdict, no statistics, but it names its accounts (Part A §5–6). */
   private pending(r: ResultInput): ResultOutcome {
+    this.attribute(r);
     return {
       id: r.id,
       validateState: "inconclusive",

@@ -6,23 +6,10 @@
 import { describe, expect, it } from "vitest";
 import { WorkunitSchema } from "../../src/routes/passes/passes.schemas";
 import { engineWorkunits } from "../../src/routes/passes/passes.service";
-import edge from "../fixtures/traces/edge.jsonl?raw";
-import edgeExpected from "../fixtures/traces/edge.expected.json";
-import extreme21 from "../fixtures/traces/extreme-21.jsonl?raw";
-import extreme21Expected from "../fixtures/traces/extreme-21.expected.json";
-import small11 from "../fixtures/traces/small-11.jsonl?raw";
-import small11Expected from "../fixtures/traces/small-11.expected.json";
-import small12 from "../fixtures/traces/small-12.jsonl?raw";
-import small12Expected from "../fixtures/traces/small-12.expected.json";
 import { MemoryLedger } from "../support/memory-ledger";
-import { type TraceExpected, type TraceWorkunit, foldAnonymousId, parseTrace, relativeError } from "../support/trace";
+import { BOINC_TRACE_ROWS } from "../support/trace-fixtures";
+import { type TraceWorkunit, foldAnonymousId, parseTrace, relativeError } from "../support/trace";
 
-const traces: [string, string, TraceExpected][] = [
-  ["edge", edge, edgeExpected as TraceExpected],
-  ["small-11", small11, small11Expected as TraceExpected],
-  ["small-12", small12, small12Expected as TraceExpected],
-  ["extreme-21", extreme21, extreme21Expected as TraceExpected],
-];
 
 function engineInput(workunits: TraceWorkunit[]) {
   const parsed = workunits.map((w) => WorkunitSchema.parse(w));
@@ -32,7 +19,7 @@ function engineInput(workunits: TraceWorkunit[]) {
   );
 }
 
-describe.each(traces)("trace %s through the pure engine", (_name, text, expected) => {
+describe.each(BOINC_TRACE_ROWS)("trace %s through the pure engine", (_name, text, expected) => {
   it("gives every expected number to 1e-9 relative", () => {
     const ledger = new MemoryLedger();
     const granted = new Map<number, number>();

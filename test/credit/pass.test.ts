@@ -183,7 +183,7 @@ describe("invalid and inconclusive results (Part A §3.4)", () => {
     expect(out.effects.hostAppVersionChanges.map((c) => c.hostId)).toEqual([101]);
   });
 
-  it("inconclusive results change nothing and leave the workunit uncredited", () => {
+  it("inconclusive results change no statistic and leave the workunit uncredited", () => {
     const pending = (id: number) => result(id, { validateState: "inconclusive" });
     const out = runPass(snapshot(), [workunit(1, [pending(1), pending(2)])]);
     const wu = out.workunits[0]!;
@@ -196,6 +196,11 @@ describe("invalid and inconclusive results (Part A §3.4)", () => {
     const e = out.effects;
     expect([e.workunits, e.results, e.grants, e.hostAppVersionChanges]).toEqual([[], [], [], []]);
     expect(e.versionPfcSamples.size + e.versionCreditSamples.size).toBe(0);
+    // ...but they name their accounts, which start (or move) here (Part A §5–6)
+    expect(e.attributions).toEqual([
+      { hostId: 101, userId: 201, teamId: 300 },
+      { hostId: 102, userId: 202, teamId: 300 },
+    ]);
   });
 
   it("an inconclusive result beside a valid one is not stored, so it can come back", () => {

@@ -55,7 +55,8 @@ describe("exactly once", () => {
     const { api } = await setupProject();
     const pending = await api.ok("POST", "/passes", pass(twoHostWorkunit(3, "inconclusive")));
     expect(pending.workunits[0]).toMatchObject({ credit: 0, path: "pending" });
-    expect((await api.raw("GET", "/hosts/21")).status).toBe(404);
+    // It names its host (Part A §6), which exists from now on, with nothing credited yet.
+    expect((await api.ok("GET", "/hosts/21")).total_credit).toBe(0);
 
     const decided = await api.ok("POST", "/passes", pass(twoHostWorkunit(3, "valid")));
     expect(decided.workunits[0].path).toBe("fresh");

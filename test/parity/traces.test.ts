@@ -5,27 +5,14 @@
  * totals and RAC of hosts, users and teams.
  */
 import { describe, expect, it } from "vitest";
-import edge from "../fixtures/traces/edge.jsonl?raw";
-import edgeExpected from "../fixtures/traces/edge.expected.json";
-import extreme21 from "../fixtures/traces/extreme-21.jsonl?raw";
-import extreme21Expected from "../fixtures/traces/extreme-21.expected.json";
-import small11 from "../fixtures/traces/small-11.jsonl?raw";
-import small11Expected from "../fixtures/traces/small-11.expected.json";
-import small12 from "../fixtures/traces/small-12.jsonl?raw";
-import small12Expected from "../fixtures/traces/small-12.expected.json";
 import { replay } from "../support/replay";
-import { type TraceExpected, foldAnonymousId, relativeError } from "../support/trace";
+import { BOINC_TRACE_ROWS } from "../support/trace-fixtures";
+import { foldAnonymousId, relativeError } from "../support/trace";
 
 const TOLERANCE = 1e-9;
 
-const traces: [string, string, TraceExpected][] = [
-  ["edge", edge, edgeExpected as TraceExpected],
-  ["small-11", small11, small11Expected as TraceExpected],
-  ["small-12", small12, small12Expected as TraceExpected],
-  ["extreme-21", extreme21, extreme21Expected as TraceExpected],
-];
 
-describe.each(traces)("trace %s replayed through the API", (_name, text, expected) => {
+describe.each(BOINC_TRACE_ROWS)("trace %s replayed through the API", (_name, text, expected) => {
   it("matches every expected number to 1e-9 relative", { timeout: 300_000 }, async () => {
     const { api, granted, credit, appNumbers } = await replay(text);
     const mismatches: string[] = [];
