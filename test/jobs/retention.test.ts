@@ -16,6 +16,7 @@ import { purgeProject, retentionSettings, runRetention } from "../../src/jobs/re
 import { expectError, result, setupProject, workunit } from "../api/helpers";
 import { ADMIN_TOKEN, call } from "../support/api";
 import { runCron } from "../support/cron";
+import { EINSTEIN, T0, createAm, rpcBody, totals } from "../am/support";
 import { DAY, daysAgo, passFor } from "../reads/fixtures";
 
 const RETENTION_CRON = "50 * * * *";
@@ -46,7 +47,7 @@ async function ledger(api: Awaited<ReturnType<typeof setupProject>>["api"]) {
 }
 
 describe("retention purge", () => {
-  it("keeps one window of decided rows, leaves totals, RAC and history alone, and refuses a purged result", async () => {
+  it("keeps one window of decided rows, leaves totals, RAC and history alone, and refuses a purged result", { timeout: 60_000 }, async () => {
     const { slug, api } = await setupProject("retention");
     const start = daysAgo(STEPS * STEP_DAYS + 1);
     const sizes: number[] = [];
@@ -127,5 +128,27 @@ describe("retention's bounds and other tables", () => {
       auditDays: DEFAULT_AUDIT_RETENTION_DAYS,
       amRpcDays: DEFAULT_AM_RPC_RETENTION_DAYS,
     });
+  });
+});
+
+describe("account-manager RPC retention", () => {
+  it("drops RPCs past the window but a host's latest, and a replay of a dropped RPC books nothing", async () => {
+    const am = await createAm("keep");
+    const t = [T0, T0 + 10 * DAY, T0 + 20 * DAY];
+    const cumulative = [10, 20, 30];
+    for (const [i, at] of t.entries()) {
+      await am.rpc(5, rpcBody(at, [totals(EINSTEIN, { cpu_ec: cumulative[i]!, cpu_time: 100 * (i + 1) })]));
+    }
+    const settings = { ...retentionSettings({ AM_RPC_RETENTION_DAYS: "5" }), maxChunks: 1000 };
+    // Five days after the last RPC: all three are older than the window, the latest stays.
+    const counts = await runRetention(database(env.DB), t[2]! + 5 * DAY + 1, settings);
+    expect(counts.amRpcs).toBe(2);
+    const kept = await env.DB.prepare("SELECT seq FROM am_rpcs WHERE host_id = 5 AND am_id = (SELECT id FROM account_managers WHERE slug = ?)")
+      .bind(am.slug)
+      .all<{ seq: number }>();
+    expect(kept.results.map((r) => r.seq)).toEqual([3]);
+    // The first RPC again: older than the host's latest, refused as out of order (409).
+    const replay = await am.rpcRaw(5, rpcBody(t[0]!, [totals(EINSTEIN, { cpu_ec: 10, cpu_time: 100 })]));
+    expectError(replay, 409, "rpc_out_of_order");
   });
 });
