@@ -41,22 +41,39 @@ export interface Profile {
 const GB = 1e9;
 const MONTH_DAYS = 30;
 
+/**
+ * Bytes per stored row, from the bench's second day (accounts already exist, so the day's
+ * growth is its results, workunits and new daily history rows): the day's growth over its
+ * new rows. SQLite rows of these tables are of similar size (a few integers, three reals);
+ * the results row, with its 64-character fingerprint, is the largest, so this under-counts
+ * results and over-counts history a little.
+ */
+export function bytesPerRow(cost: CostSummary): number {
+  const d = cost.nextDay;
+  const results = d.passes * d.size * 2;
+  const workunits = d.passes * d.size;
+  return (d.bytesPerResult * d.validResults) / (results + workunits + d.historyRows);
+}
+
 export function project(cost: CostSummary, p: Profile, day: number) {
-  const at100 = cost.rows.find((r) => r.size === 100)!;
+  const row = bytesPerRow(cost);
   const benchAccounts = cost.accounts.hosts + cost.accounts.users + cost.accounts.teams;
-  const accountsPerHost = benchAccounts / cost.accounts.hosts;
-  const accounts = p.hosts * accountsPerHost;
-  // Bytes of a live account without its results: what the bench's database holds besides
-  // the results and workunits it retained, per account.
-  const validated = cost.rows.reduce((n, r) => n + r.validResults, 0) + cost.nextDay.validResults;
-  const historyBytes = cost.retainedRows.creditHistory * cost.nextDay.bytesPerHistoryRow;
-  const bytesPerAccount = (cost.sizeBytes - validated * at100.bytesPerResult - historyBytes) / benchAccounts;
+  const r = cost.retainedRows;
+  // What an account holds besides results and history (its row, per-app credit, host-app-version rows).
+  const bytesPerAccount = (cost.sizeBytes - (r.results + r.workunits + r.creditHistory) * row) / benchAccounts;
+  const accounts = p.hosts * (benchAccounts / cost.accounts.hosts);
+  // Per validated result: its row, half a workunit (two results each), as in the bench.
+  const bytesPerResult = 1.5 * row;
   const retainedResults = p.resultsPerDay * Math.min(day, p.retentionDays);
   // Daily history: a row per credited subject per day, kept (no roll-up yet): grows with days.
-  const historyRowsPerDay = accounts;
-  const bytes =
-    accounts * bytesPerAccount + retainedResults * at100.bytesPerResult + historyRowsPerDay * day * cost.nextDay.bytesPerHistoryRow;
-  return { day, bytes, retainedResults, historyRows: historyRowsPerDay * day, bytesPerAccount };
+  const historyRows = accounts * day;
+  return {
+    day,
+    bytes: accounts * bytesPerAccount + retainedResults * bytesPerResult + historyRows * row,
+    resultsBytes: retainedResults * bytesPerResult,
+    historyBytes: historyRows * row,
+    bytesPerAccount,
+  };
 }
 
 export function monthly(cost: CostSummary, p: Profile, sizeGb: number) {
@@ -106,15 +123,16 @@ function main() {
     hostReportsPerDay: Number(values["host-reports-per-day"]),
   };
   const at100 = cost.rows.find((r) => r.size === 100)!;
-  console.log(`Measured (passes of 100): ${at100.rowsWrittenPerResult.toFixed(2)} D1 rows written, ${at100.rowsReadPerResult.toFixed(1)} read, ${at100.bytesPerResult.toFixed(0)} bytes per validated result; ${cost.nextDay.bytesPerHistoryRow.toFixed(0)} bytes per daily history row.`);
+  const at0 = project(cost, p, 0);
+  console.log(`Measured (passes of 100): ${at100.rowsWrittenPerResult.toFixed(2)} D1 rows written and ${at100.rowsReadPerResult.toFixed(1)} read per validated result; ${bytesPerRow(cost).toFixed(0)} bytes per stored result, workunit or history row; ${at0.bytesPerAccount.toFixed(0)} bytes per account besides those.`);
   console.log(`Profile: ${p.resultsPerDay.toLocaleString("en-US")} results/day, ${p.hosts.toLocaleString("en-US")} hosts, ${p.retentionDays}-day result window, each host reporting ${p.hostReportsPerDay} times a day.`, "");
   console.log("| after | D1 size GB | of which results | of which daily history | within one database (10 GB)? |");
   console.log("| ---: | ---: | ---: | ---: | --- |");
   const days = [30, 90, 365, 730, 1095, 1825].filter((d) => d <= Number(values.years) * 365);
   for (const d of days) {
     const s = project(cost, p, d);
-    const resultsGb = (s.retainedResults * at100.bytesPerResult) / GB;
-    const historyGb = (s.historyRows * cost.nextDay.bytesPerHistoryRow) / GB;
+    const resultsGb = s.resultsBytes / GB;
+    const historyGb = s.historyBytes / GB;
     console.log(`| ${d} days | ${(s.bytes / GB).toFixed(2)} | ${resultsGb.toFixed(2)} | ${historyGb.toFixed(2)} | ${s.bytes / GB <= PRICES.d1MaxDatabaseGb ? "yes" : "NO"} |`);
   }
   const size1y = project(cost, p, 365).bytes / GB;
