@@ -83,6 +83,9 @@ export type GpuOnlyScale = (typeof GPU_ONLY_SCALES)[number];
 /** A contribution to the plan-class registry not refreshed for this long drops out. */
 export const CENTRAL_STALE_AFTER = 30 * SECONDS_PER_DAY;
 
+/** Clock skew we tolerate on a client-given `now`. */
+export const MAX_CLOCK_SKEW_SECONDS = 300;
+
 /**
  * Retention (src/jobs/retention.ts). Decided results and credited workunits: per project,
  * this default. Audit rows and account-manager RPC rows: deployment-wide (env overrides).

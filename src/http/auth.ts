@@ -6,7 +6,7 @@ import type { AppEnv } from "../env";
 import { ApiError } from "./errors";
 import { enforceRateLimit } from "./rate-limit";
 import { bearerToken, sameSecret, sha256Hex } from "./tokens";
-import { serverNow } from "../routes/common";
+import { serverNow } from "../clock";
 import { projectDatabase } from "../db/project-db";
 
 const ADMIN_DISABLED =

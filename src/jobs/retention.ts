@@ -12,6 +12,7 @@
 import {
   DEFAULT_AM_RPC_RETENTION_DAYS,
   DEFAULT_AUDIT_RETENTION_DAYS,
+  MAX_CLOCK_SKEW_SECONDS,
   PURGE_CHUNK_ROWS,
   PURGE_MAX_CHUNKS,
   SECONDS_PER_DAY,
@@ -22,7 +23,6 @@ import { purgeAmRpcs, purgeAudit, purgeResults, purgeWorkunits, raiseHorizon } f
 import { projects } from "../db/schema";
 import { livesHere } from "../db/project-db";
 import type { Env } from "../env";
-import { MAX_CLOCK_SKEW_SECONDS } from "../routes/common";
 
 export interface RetentionSettings {
   readonly auditDays: number;
