@@ -2,6 +2,7 @@
 import type { RunStats } from "./client";
 import type { LimitRow } from "./sqlite-limit";
 import type { PolicyRow } from "./policies";
+import type { CostSummary } from "./cost";
 
 export interface BenchSummary {
   machine: { cpu: string; cores: number; memoryGiB: number; node: string; date: string; quick: boolean };
@@ -14,6 +15,7 @@ export interface BenchSummary {
   reads: Record<string, { latency: RunStats; throughput: RunStats }>;
   rescale: { versions: number; ms: number[] }[];
   policies: PolicyRow[];
+  cost: CostSummary;
 }
 
 const int = (x: number) => Math.round(x).toLocaleString("en-US");
@@ -45,6 +47,13 @@ export function report(s: BenchSummary): string {
   lines.push("| app versions | median ms | runs ms |", "| ---: | ---: | --- |");
   for (const r of s.rescale) lines.push(`| ${int(r.versions)} | ${ms(median(r.ms))} | ${r.ms.map(ms).join(", ")} |`);
   lines.push("", "**Ingest by credit policy** (passes of 100 workunits, 8 clients, alternating rounds)", "", ...policyTable(s.policies));
+  lines.push("", "**Cost** (the same passes on wrangler's local D1; D1's `meta` of every statement; per validated result)", "");
+  lines.push("| workunits per pass | validated results | D1 rows read | D1 rows written | bytes stored |", "| ---: | ---: | ---: | ---: | ---: |");
+  for (const r of s.cost.rows) {
+    lines.push(`| ${int(r.size)} | ${int(r.validResults)} | ${r.rowsReadPerResult.toFixed(1)} | ${r.rowsWrittenPerResult.toFixed(2)} | ${int(r.bytesPerResult)} |`);
+  }
+  const a = s.cost.accounts;
+  lines.push("", `Database after the run: ${int(s.cost.sizeBytes)} bytes; ${int(a.hosts)} hosts, ${int(a.users)} users, ${int(a.teams)} teams; ${int(s.cost.retainedRows.results)} results, ${int(s.cost.retainedRows.workunits)} workunits, ${int(s.cost.retainedRows.creditHistory)} daily history rows.`);
   return `${lines.join("\n")}\n`;
 }
 

@@ -5,6 +5,7 @@
  *   3. public reads from KV, and the web pages built from them
  *   4. the cron's rescale at 10, 1,000 and 10,000 app versions with 100,000 hosts
  *   5. ingest by credit policy, "boinc" against "fair" (bench/policies.ts)
+ *   6. cost: D1 rows read and written, and bytes stored, per validated result (bench/cost.ts)
  * `--quick` runs a tenth of the ingest, to try the harness; `--policies` only section 5.
  * Results: bench/results/.
  */
@@ -20,6 +21,7 @@ import { type BenchSummary, policyTable, report } from "./report";
 import type { LimitRow } from "./sqlite-limit";
 import { APPS, passes, versions } from "./workload";
 import { type PolicyRow, ingestByPolicy } from "./policies";
+import { measureCost } from "./cost";
 
 const root = new URL("..", import.meta.url).pathname;
 const quick = process.argv.includes("--quick");
@@ -203,6 +205,9 @@ async function main() {
   const limitRows = limitRun.rows;
   const rescaleRows = await rescale();
   const policyRows = await policies();
+  log("cost: the same passes on wrangler's local D1, metered from each statement's meta");
+  const cost = await measureCost(root, NOW, quick);
+  if (!quick) writeFileSync(join(root, "bench/results/cost.json"), JSON.stringify(cost, null, 2));
 
   const byHundred = (rows: readonly { size: number }[]) => rows.find((r) => r.size === 100);
   const ingest100 = byHundred(ingestResult.rows) as IngestRow;
@@ -221,6 +226,7 @@ async function main() {
     reads: readResult,
     rescale: rescaleRows,
     policies: policyRows,
+    cost,
   };
   mkdirSync(join(root, "bench/results"), { recursive: true });
   const file = join(root, `bench/results/${quick ? "quick" : "latest"}.json`);

@@ -60,7 +60,10 @@ export function createApp(): OpenAPIHono<AppEnv> {
 
   app.use("*", requestId);
   app.use("*", async (c, next) => {
-    c.set("db", database(c.env.DB));
+    const registry = database(c.env.DB);
+    c.set("registry", registry);
+    // Until a project route swaps in its project's database (src/http/auth.ts).
+    c.set("db", registry);
     await next();
   });
   app.use("/v1/*", auditWrites);

@@ -118,3 +118,17 @@ export const FAIR = {
 } as const;
 /** The fairness report compares the two policies' credit over this many days. */
 export const FAIRNESS_WINDOW_DAYS = 30;
+
+/** Clock skew we tolerate on a client-given `now`. */
+export const MAX_CLOCK_SKEW_SECONDS = 300;
+
+/**
+ * Retention (src/jobs/retention.ts). Decided results and credited workunits: per project,
+ * this default. Audit rows and account-manager RPC rows: deployment-wide (env overrides).
+ */
+export const DEFAULT_RESULT_RETENTION_DAYS = 30;
+export const DEFAULT_AUDIT_RETENTION_DAYS = 365;
+export const DEFAULT_AM_RPC_RETENTION_DAYS = 90;
+/** Rows one purge statement deletes, and statements one run may spend per table and project. */
+export const PURGE_CHUNK_ROWS = 5000;
+export const PURGE_MAX_CHUNKS = 40;

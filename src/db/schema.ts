@@ -20,6 +20,7 @@ import {
   CREDIT_POLICIES,
   DEFAULT_MAX_GRANTED_CREDIT,
   DEFAULT_MIN_AVG_PFC,
+  DEFAULT_RESULT_RETENTION_DAYS,
   FAIR,
   GPU_ONLY_SCALES,
 } from "../credit/constants";
@@ -50,6 +51,18 @@ export const projects = sqliteTable("projects", {
   teamCount: integer("team_count").notNull().default(0),
   /** Which rate-limit binding counts the project's requests (src/limits.ts); set by the operator. */
   rateLimitTier: text("rate_limit_tier", { enum: RATE_LIMIT_TIER_NAMES }).notNull().default(DEFAULT_RATE_LIMIT_TIER),
+  /** Decided results and credited workunits are kept this many days (the idempotency window). */
+  resultRetentionDays: integer("result_retention_days").notNull().default(DEFAULT_RESULT_RETENTION_DAYS),
+  /**
+   * The retention horizon (Unix seconds): every result or workunit row purged so far had
+   * results sent before it, so a pass naming a result sent before it is refused (410).
+   */
+  purgedBefore: real("purged_before").notNull().default(0),
+  /**
+   * Registry row: the D1 binding that holds the project's rows (null: this database). The
+   * copy of the row in that database has null (src/db/project-db.ts).
+   */
+  database: text("database"),
 });
 
 const projectId = () =>

@@ -7,6 +7,7 @@ import { ApiError } from "./errors";
 import { enforceRateLimit } from "./rate-limit";
 import { bearerToken, sameSecret, sha256Hex } from "./tokens";
 import { serverNow } from "../clock";
+import { projectDatabase } from "../db/project-db";
 
 const ADMIN_DISABLED =
   "ADMIN_TOKEN is not configured on this deployment, so admin routes are off (set it with `wrangler secret put ADMIN_TOKEN`)";
@@ -39,8 +40,14 @@ export const requireAdmin = createMiddleware<AppEnv>(async (c, next) => {
  * null for an unknown token.
  */
 async function projectOfToken(c: Context<AppEnv>, hash: string) {
-  const [row] = await c.var.db
-    .select({ id: projects.id, slug: projects.slug, rateLimitTier: projects.rateLimitTier, tokenId: projectTokens.id })
+  const [row] = await c.var.registry
+    .select({
+      id: projects.id,
+      slug: projects.slug,
+      database: projects.database,
+      rateLimitTier: projects.rateLimitTier,
+      tokenId: projectTokens.id,
+    })
     .from(projectTokens)
     .innerJoin(projects, eq(projects.id, projectTokens.projectId))
     .where(and(eq(projectTokens.tokenHash, hash), or(isNull(projectTokens.expiresAt), gt(projectTokens.expiresAt, serverNow()))));
@@ -56,7 +63,7 @@ async function acceptProjectToken(c: Context<AppEnv>, token: string): Promise<vo
     throw new ApiError(403, "forbidden", `this token belongs to another project, not '${c.req.param("slug")}'`);
   }
   await enforceRateLimit(c, projectLimiterKey(owner.id), owner.rateLimitTier);
-  c.set("project", { id: owner.id, slug: owner.slug });
+  useProject(c, owner);
   c.set("actor", `token:${owner.tokenId}`);
 }
 
@@ -85,12 +92,27 @@ export const requireProjectTokenOrAdmin = createMiddleware<AppEnv>(async (c, nex
   await next();
 });
 
-/** Public routes: the project named by :slug must exist. Sets `project`. */
+/** The request serves this project: sets `project`, and `db` to the project's own database. */
+export function useProject(c: Context<AppEnv>, project: { id: number; slug: string; database: string | null }): void {
+  c.set("project", { id: project.id, slug: project.slug });
+  c.set("db", projectDatabase(c.env, project.database));
+}
+
+/** The registry row of :slug, or null. */
+export async function registeredProject(c: Context<AppEnv>, slug: string) {
+  const [project] = await c.var.registry
+    .select({ id: projects.id, slug: projects.slug, database: projects.database })
+    .from(projects)
+    .where(eq(projects.slug, slug));
+  return project ?? null;
+}
+
+/** Public routes: the project named by :slug must exist. Sets `project` and `db`. */
 export const loadProject = createMiddleware<AppEnv>(async (c, next) => {
   const slug = c.req.param("slug") ?? "";
-  const [project] = await c.var.db.select({ id: projects.id, slug: projects.slug }).from(projects).where(eq(projects.slug, slug));
+  const project = await registeredProject(c, slug);
   if (!project) throw new ApiError(404, "not_found", `no project '${slug}'`);
-  c.set("project", project);
+  useProject(c, project);
   await next();
 });
 

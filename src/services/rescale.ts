@@ -14,6 +14,7 @@ import type { Db } from "../db/client";
 import { appVersions, apps, projects } from "../db/schema";
 import { loadPublishedTable, scaleRegistry } from "../db/plan-class-registry";
 import { jsonList, name, ref, withJsonRows } from "../db/sql-helpers";
+import { livesHere } from "../db/project-db";
 
 export interface AppRescale {
   readonly app: string;
@@ -115,7 +116,7 @@ function fairScaleWrites(projectId: number, appId: number, fair: FairScales) {
 
 /** What cron runs every 10 minutes: the rescale of every project. */
 export async function rescaleAllProjects(db: Db): Promise<number> {
-  const rows = await db.select({ id: projects.id }).from(projects);
+  const rows = await db.select({ id: projects.id }).from(projects).where(livesHere);
   for (const p of rows) await rescaleProject(db, p.id);
   return rows.length;
 }

@@ -63,13 +63,13 @@ export function mountProjectRateLimit(app: OpenAPIHono<AppEnv>): void {
   );
 
   app.openapi(getRoute, async (c) => {
-    const [row] = await c.var.db.select({ tier: projects.rateLimitTier }).from(projects).where(eq(projects.id, c.var.project.id));
+    const [row] = await c.var.registry.select({ tier: projects.rateLimitTier }).from(projects).where(eq(projects.id, c.var.project.id));
     return c.json(answer(c.var.project.slug, row!.tier), 200);
   });
 
   app.openapi(putRoute, async (c) => {
     const { tier } = c.req.valid("json");
-    await c.var.db.update(projects).set({ rateLimitTier: tier }).where(eq(projects.id, c.var.project.id));
+    await c.var.registry.update(projects).set({ rateLimitTier: tier }).where(eq(projects.id, c.var.project.id));
     return c.json(answer(c.var.project.slug, tier), 200);
   });
 }

@@ -25,7 +25,7 @@ export function mountTokens(app: OpenAPIHono<AppEnv>): void {
   app.use("/v1/projects/:slug/tokens/:id", requireProjectTokenOrAdmin);
 
   app.openapi(issueTokenRoute, async (c) => {
-    const db = c.var.db;
+    const db = c.var.registry;
     const projectId = c.var.project.id;
     await enforceTokenIssueLimit(c, projectLimiterKey(projectId));
     const now = serverNow();
@@ -76,7 +76,7 @@ export function mountTokens(app: OpenAPIHono<AppEnv>): void {
   });
 
   app.openapi(listTokensRoute, async (c) => {
-    const rows = await c.var.db
+    const rows = await c.var.registry
       .select({ id: projectTokens.id, created_at: projectTokens.createdAt, expires_at: projectTokens.expiresAt })
       .from(projectTokens)
       .where(live(c.var.project.id, serverNow()))
@@ -89,13 +89,13 @@ export function mountTokens(app: OpenAPIHono<AppEnv>): void {
     const projectId = c.var.project.id;
     const now = serverNow();
     // Deletes the token only if another live token remains: the check and the delete are one statement.
-    const deleted = await c.var.db.run(
+    const deleted = await c.var.registry.run(
       sql`DELETE FROM ${projectTokens} WHERE id = ${id} AND project_id = ${projectId}
           AND (SELECT count(*) FROM ${projectTokens} WHERE project_id = ${projectId} AND id != ${id}
                AND (expires_at IS NULL OR expires_at > ${now})) > 0`,
     );
     if (deleted.meta.changes === 0) {
-      const [held] = await c.var.db
+      const [held] = await c.var.registry
         .select({ id: projectTokens.id })
         .from(projectTokens)
         .where(and(eq(projectTokens.id, id), live(projectId, now)));
