@@ -14,6 +14,7 @@ import {
   uniqueIndex,
 } from "drizzle-orm/sqlite-core";
 import { DEFAULT_MAX_GRANTED_CREDIT, DEFAULT_MIN_AVG_PFC, GPU_ONLY_SCALES } from "../credit/constants";
+import { CREDIT_MODES } from "../credit/credit-mode";
 
 /** The recent average credit pair, as BOINC stores it. */
 const recentAverage = () => ({
@@ -30,6 +31,14 @@ export const projects = sqliteTable("projects", {
   /** All credit granted in the project, and its RAC (clock started at created_at). */
   totalCredit: real("total_credit").notNull().default(0),
   ...recentAverage(),
+  /**
+   * Trickle credit's FLOPS bounds: the 50th and 95th percentile of p_fpops over the hosts with
+   * expavg_credit > 10 (BOINC's fpops_percentile), written by the cron; null until one ran
+   * with such a host.
+   */
+  fpopsP50: real("fpops_p50"),
+  fpopsP95: real("fpops_p95"),
+  fpopsPercentilesAt: real("fpops_percentiles_at"),
 });
 
 const projectId = () =>
@@ -48,7 +57,7 @@ export const apps = sqliteTable(
     hostScaleCheck: integer("host_scale_check", { mode: "boolean" }).notNull().default(false),
     targetNresults: integer("target_nresults").notNull().default(0),
     creditMode: text("credit_mode", {
-      enum: ["adaptive", "runtime", "fixed", "post_assigned", "none"],
+      enum: CREDIT_MODES,
     })
       .notNull()
       .default("adaptive"),
@@ -58,6 +67,8 @@ export const apps = sqliteTable(
     gpuOnlyScale: text("gpu_only_scale", { enum: GPU_ONLY_SCALES }).notNull().default("boinc"),
     /** The plan-class table version "cross-project" reads (a pin); null: the latest. */
     crossProjectVersion: real("cross_project_version"),
+    /** BOINC's trickle handler --max_runtime: trickles are refused for an app without it. */
+    trickleMaxRuntime: real("trickle_max_runtime"),
   },
   (t) => [primaryKey({ columns: [t.projectId, t.id] }), uniqueIndex("apps_name").on(t.projectId, t.name)],
 );
@@ -124,6 +135,8 @@ export const hosts = sqliteTable(
     userId: integer("user_id").notNull().default(0),
     /** BOINC's host_cpid (already hashed with the owner's email). */
     hostCpid: text("host_cpid"),
+    /** The host's benchmark FLOPS (BOINC's host.p_fpops); null: never reported. */
+    pFpops: real("p_fpops"),
   },
   (t) => [primaryKey({ columns: [t.projectId, t.id] }), index("hosts_host_cpid").on(t.hostCpid)],
 );
@@ -209,6 +222,31 @@ export const results = sqliteTable(
     fingerprint: text("fingerprint").notNull(),
     /** The `now` of the pass that gave the outcome. */
     decidedAt: real("decided_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.projectId, t.id] })],
+);
+
+/**
+ * Every trickle message that was paid, with what it was paid: the primary key makes a message
+ * count exactly once (a re-post with the same fingerprint gets this answer again).
+ */
+export const trickles = sqliteTable(
+  "trickles",
+  {
+    projectId: projectId(),
+    id: integer("id").notNull(),
+    appId: integer("app_id").notNull(),
+    hostId: integer("host_id").notNull(),
+    resultId: integer("result_id"),
+    /** SHA-256 of the posted message: the same id with other content is a conflict. */
+    fingerprint: text("fingerprint").notNull(),
+    credit: real("credit").notNull(),
+    /** The runtime and FLOPS paid, and where they came from (the answer's explanation). */
+    runtime: real("runtime").notNull(),
+    runtimeCut: integer("runtime_cut", { mode: "boolean" }).notNull(),
+    flops: real("flops").notNull(),
+    flopsSource: text("flops_source", { enum: ["host", "p50", "p95"] }).notNull(),
+    grantedAt: real("granted_at").notNull(),
   },
   (t) => [primaryKey({ columns: [t.projectId, t.id] })],
 );

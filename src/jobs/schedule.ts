@@ -6,6 +6,7 @@
 import { database } from "../db/client";
 import type { Env } from "../env";
 import { dayOf } from "../credit/history";
+import { refreshAllFpopsPercentiles } from "./fpops-percentiles";
 import { refreshSnapshots } from "./kv-refresh";
 import { reconcileAllAccountManagers } from "./reconcile";
 import { publishPlanClassScales } from "./plan-class-scales";
@@ -24,6 +25,12 @@ export const JOBS: readonly Job[] = [
     name: "rescale",
     cron: "*/10 * * * *",
     run: async (env) => `rescaled ${await rescaleAllProjects(database(env.DB))} projects`,
+  },
+  {
+    // Trickle credit's FLOPS bounds move slowly: with the rescale, not per message.
+    name: "fpops-percentiles",
+    cron: "*/10 * * * *",
+    run: (env, now) => refreshAllFpopsPercentiles(database(env.DB), now),
   },
   {
     // After rescale, so that a manual run publishes the new scales at once.

@@ -24,6 +24,7 @@ export function appBody(r: AppRow) {
     max_granted_credit: r.maxGrantedCredit,
     gpu_only_scale: r.gpuOnlyScale,
     cross_project_version: r.crossProjectVersion,
+    trickle_max_runtime: r.trickleMaxRuntime,
     deprecated: r.deprecated,
   };
 }
@@ -87,6 +88,7 @@ export function mountApps(app: OpenAPIHono<AppEnv>): void {
       ...(body.deprecated === undefined ? {} : { deprecated: body.deprecated }),
       ...(body.gpu_only_scale === undefined ? {} : { gpuOnlyScale: body.gpu_only_scale }),
       ...(body.cross_project_version === undefined ? {} : { crossProjectVersion: body.cross_project_version }),
+      ...(body.trickle_max_runtime === undefined ? {} : { trickleMaxRuntime: body.trickle_max_runtime }),
     };
     // Apps are numbered 1, 2, 3 … per project, in order of registration (BOINC's app.id).
     const nextId = sql<number>`(SELECT coalesce(max(${apps.id}), 0) + 1 FROM ${apps} WHERE ${apps.projectId} = ${projectId})`;
