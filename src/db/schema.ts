@@ -348,6 +348,8 @@ export const amHostProjects = sqliteTable(
     hostId: integer("host_id").notNull(),
     /** The project's master URL as a key (src/credit/project-url.ts). */
     url: text("url").notNull(),
+    /** The master URL as the client last sent it: what a client attaches to. Null: before it was kept. */
+    masterUrl: text("master_url"),
     lastTime: real("last_time").notNull(),
     cpuEc: real("cpu_ec").notNull(),
     cpuTime: real("cpu_time").notNull(),

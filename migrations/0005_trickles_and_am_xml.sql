@@ -15,6 +15,7 @@ CREATE TABLE `trickles` (
 	FOREIGN KEY (`project_id`) REFERENCES `projects`(`id`) ON UPDATE no action ON DELETE no action
 );
 --> statement-breakpoint
+ALTER TABLE `am_host_projects` ADD `master_url` text;--> statement-breakpoint
 ALTER TABLE `apps` ADD `trickle_max_runtime` real;--> statement-breakpoint
 ALTER TABLE `hosts` ADD `p_fpops` real;--> statement-breakpoint
 ALTER TABLE `projects` ADD `fpops_p50` real;--> statement-breakpoint
