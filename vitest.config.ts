@@ -30,8 +30,8 @@ export default defineConfig({
   ],
   test: {
     include: ["test/**/*.test.ts"],
-    // test/browser runs in Node: vitest.browser.config.ts.
-    exclude: ["bench/**", "node_modules/**", "test/browser/**"],
+    // test/browser and test/boinc-client run in Node: vitest.browser.config.ts.
+    exclude: ["bench/**", "node_modules/**", "test/browser/**", "test/boinc-client/**"],
     setupFiles: ["./test/apply-migrations.ts"],
   },
 });
