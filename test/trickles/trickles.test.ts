@@ -7,7 +7,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { SECONDS_PER_DAY } from "../../src/credit/constants";
 import { dayOf } from "../../src/credit/history";
-import { createProject, projectClient } from "../support/api";
+import { call, createProject, projectClient } from "../support/api";
 import { runCron } from "../support/cron";
 
 const NOW = 1_700_000_000;
@@ -57,6 +57,19 @@ describe("POST /v1/projects/{slug}/trickles", () => {
       { subject: "team", credit: 25 },
       { subject: "user", credit: 25 },
     ]);
+  });
+
+  it("shows in the leaderboard (after the cron) and in the cpid's cross-project total like any other credit", async () => {
+    const { slug, api } = await setup();
+    const cpid = crypto.randomUUID().replaceAll("-", "");
+    await api.ok("PUT", "/users/5", { cpid });
+    await api.ok("POST", "/trickles", { now: NOW, messages: [message(1), message(2)] });
+    await runCron();
+    const top = await call("GET", `/v1/projects/${slug}/top/users?by=total_credit`);
+    expect(top.body.users.map((u: any) => [u.id, u.total_credit])).toEqual([[5, 50]]);
+    const byCpid = await call("GET", `/v1/cpid/${cpid}`);
+    expect(byCpid.status, JSON.stringify(byCpid.body)).toBe(200);
+    expect(byCpid.body.total_credit).toBe(50);
   });
 
   it("cuts a runtime above trickle_max_runtime: 10,000 s pays 7,200 s = 50 credits", async () => {
