@@ -9,9 +9,9 @@ import { dayOf } from "../credit/history";
 import { refreshAllFpopsPercentiles } from "./fpops-percentiles";
 import { refreshSnapshots } from "./kv-refresh";
 import { reconcileAllAccountManagers } from "./reconcile";
-import { publishPlanClassScales } from "./plan-class-scales";
-import { rescaleAllProjects } from "./rescale";
-import { exportAllStats } from "./stats-export";
+import { publishPlanClassScales } from "../services/plan-class-scales";
+import { rescaleAllProjects } from "../services/rescale";
+import { exportAllStats } from "../services/stats-export";
 
 export interface Job {
   readonly name: string;
