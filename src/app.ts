@@ -28,6 +28,7 @@ import { mountEntities } from "./routes/entities/entities.index";
 import { mountErrors } from "./routes/errors/errors.index";
 import { mountHostAppVersions } from "./routes/host-app-versions/host-app-versions.index";
 import { mountPasses } from "./routes/passes/passes.index";
+import { mountTrickles } from "./routes/trickles/trickles.index";
 import { mountLeaderboards } from "./routes/leaderboards/leaderboards.index";
 import { mountPlanClasses } from "./routes/plan-classes/plan-classes.index";
 import { mountProjects } from "./routes/projects/projects.index";
@@ -85,6 +86,7 @@ export function createApp(): OpenAPIHono<AppEnv> {
   mountEntities(app);
   mountHostAppVersions(app);
   mountPasses(app);
+  mountTrickles(app);
   mountErrors(app);
   mountRescale(app);
   mountTokens(app);

@@ -89,6 +89,7 @@ function mountKind(app: OpenAPIHono<AppEnv>, kind: HolderKind): void {
       ...(b.name === undefined ? {} : { name: b.name }),
       ...(kind === "hosts" && b.user_id !== undefined ? { userId: b.user_id } : {}),
       ...(kind === "hosts" && b.cpid !== undefined ? { hostCpid: b.cpid } : {}),
+      ...(kind === "hosts" && b.p_fpops !== undefined ? { pFpops: b.p_fpops } : {}),
       ...(kind === "users" && b.team_id !== undefined ? { teamId: b.team_id } : {}),
       ...(kind === "users" && b.cpid !== undefined ? { cpid: b.cpid } : {}),
       ...(kind === "users" && b.stats_export !== undefined ? { statsExport: b.stats_export } : {}),
@@ -114,7 +115,9 @@ function mountKind(app: OpenAPIHono<AppEnv>, kind: HolderKind): void {
       markOneDirty(db, projectId, { subject: SUBJECT_OF_KIND[kind], id }),
       ...(link ? [link.write] : []),
     ]);
-    return c.json(presentHolder(holderFromRow(kind, row as HolderRow), now) as never, 200);
+    const stored = presentHolder(holderFromRow(kind, row as HolderRow), now);
+    const benchmark = kind === "hosts" ? { p_fpops: (row as typeof hosts.$inferSelect).pFpops } : {};
+    return c.json({ ...stored, ...benchmark } as never, 200);
   });
 
   /** The holder's snapshot: KV, or D1 (`fromDay` on) when the key is missing or asked fresh. */
