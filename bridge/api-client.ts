@@ -9,7 +9,7 @@ import { DEFAULT_RETRY, type RetryOptions, retryingFetch } from "./retrying-fetc
 
 type Schemas = components["schemas"];
 export type HolderKind = "hosts" | "users" | "teams";
-export type PutHolderBody = { hosts: Schemas["PutHost"]; users: Schemas["PutUser"]; teams: Schemas["PutTeam"] };
+export type BulkHolders = Schemas["BulkHoldersRequest"];
 
 interface Answer<T> {
   data?: T;
@@ -66,12 +66,8 @@ export class CobblestoneApi {
     );
   }
 
-  async putHolder<K extends HolderKind>(kind: K, id: number, body: PutHolderBody[K]) {
-    const path = { slug: this.slug, id: String(id) };
-    const what = `PUT ${kind} ${id}`;
-    if (kind === "hosts") return ok(what, await this.client.PUT("/v1/projects/{slug}/hosts/{id}", { params: { path }, body: body as Schemas["PutHost"] }));
-    if (kind === "users") return ok(what, await this.client.PUT("/v1/projects/{slug}/users/{id}", { params: { path }, body: body as Schemas["PutUser"] }));
-    return ok(what, await this.client.PUT("/v1/projects/{slug}/teams/{id}", { params: { path }, body: body as Schemas["PutTeam"] }));
+  async postHolders(body: Schemas["BulkHoldersRequest"]) {
+    return ok("POST holders", await this.client.POST("/v1/projects/{slug}/holders", { params: this.params, body }));
   }
 
   async postPass(body: Schemas["PassRequest"]) {

@@ -1783,6 +1783,123 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/projects/{slug}/holders": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Register up to 1000 hosts, users and teams each in one request
+         * @description Each entry is what PUT /hosts/{id} (/users, /teams) takes, with its id. All are written, or none.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    slug: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["BulkHoldersRequest"];
+                };
+            };
+            responses: {
+                /** @description Registered */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["BulkHoldersResponse"];
+                    };
+                };
+                /** @description Malformed, or fails the schema: `issues` lists every bad field */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description No token, or an unknown one */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A token of another project */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Too large */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The body is not sent as application/json */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Well-formed but impossible */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Too many requests with this token (`rate_limited`); see Retry-After */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The admin token is not configured (`admin_disabled`), or the database is unavailable (`unavailable`): retry */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/projects/{slug}/host-app-versions": {
         parameters: {
             query?: never;
@@ -3976,6 +4093,32 @@ export interface components {
             apps: components["schemas"]["AppCredit"][];
             /** @description When this was read from the ledger (Unix seconds) */
             snapshot_time: number;
+        };
+        /** @description How many of each were registered or updated */
+        BulkHoldersResponse: {
+            hosts: number;
+            users: number;
+            teams: number;
+        };
+        BulkHoldersRequest: {
+            hosts?: components["schemas"]["BulkHost"][];
+            users?: components["schemas"]["BulkUser"][];
+            teams?: components["schemas"]["BulkTeam"][];
+        };
+        BulkHost: {
+            /** @description Unix seconds; starts the RAC clock (default: now) */
+            create_time?: number;
+            name?: string;
+            user_id?: number;
+            /** @description BOINC's host_cpid (already hashed with the owner's email) */
+            cpid?: string;
+            id: number;
+        };
+        BulkUser: components["schemas"]["PutUser"] & {
+            id: number;
+        };
+        BulkTeam: components["schemas"]["PutTeam"] & {
+            id: number;
         };
         HostAppVersion: {
             host_id: number;
