@@ -1,9 +1,13 @@
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
+import { copySwaggerUi } from "./scripts/copy-swagger-ui.mjs";
 
 // Node side: runs in Node before the workerd pool starts. Files read here are handed to the
 // tests (which run inside workerd and cannot touch the filesystem) as bindings.
 const root = new URL(".", import.meta.url).pathname;
+// The static assets of wrangler.jsonc must exist before the pool reads its config (wrangler's
+// build step, which copies them for dev and deploy, does not run here).
+copySwaggerUi();
 
 export default defineConfig({
   plugins: [
@@ -30,8 +34,8 @@ export default defineConfig({
   ],
   test: {
     include: ["test/**/*.test.ts"],
-    // test/browser runs in Node: vitest.browser.config.ts.
-    exclude: ["bench/**", "node_modules/**", "test/browser/**"],
+    // test/browser and test/docs run in Node: vitest.browser.config.ts, vitest.node.config.ts.
+    exclude: ["bench/**", "node_modules/**", "test/browser/**", "test/docs/**"],
     setupFiles: ["./test/apply-migrations.ts"],
   },
 });

@@ -3,7 +3,6 @@
  * document. The same function builds the app the tests call.
  */
 import { OpenAPIHono } from "@hono/zod-openapi";
-import { swaggerUI } from "@hono/swagger-ui";
 import { database } from "./db/client";
 import { bodyLimit } from "hono/body-limit";
 import { HTTPException } from "hono/http-exception";
@@ -108,7 +107,6 @@ export function createApp(): OpenAPIHono<AppEnv> {
       description: "BOINC's credit and accounting system (CreditNew) as a service.",
     },
   });
-  app.get("/docs", swaggerUI({ url: "/openapi.json" }));
   app.get("/health", (c) => c.json({ ok: true }));
 
   app.notFound((c) => c.json<ErrorBody>({ error: { code: "not_found", message: `no route ${c.req.method} ${c.req.path}` } }, 404));

@@ -46,6 +46,14 @@ export interface HistoryWindow {
   readonly now: number;
 }
 
+const DEFAULT_HISTORY_DAYS = 30;
+
+/** The days a history answer covers: `days` (default 30) ending at `end` (YYYY-MM-DD; default today). */
+export function historyWindow(query: { days?: number | undefined; end?: string | undefined }, now: number): HistoryWindow {
+  const lastDay = query.end === undefined ? dayOf(now) : dayOfDate(query.end);
+  return { firstDay: lastDay - ((query.days ?? DEFAULT_HISTORY_DAYS) - 1), lastDay, now };
+}
+
 /**
  * `buckets` (ascending by day) must hold every bucket from `firstDay` on, and the last one
  * before it if any (it carries the RAC into the window). The total at the end of a day is the

@@ -20,6 +20,7 @@ import {
   users,
   workunits,
 } from "./schema";
+import type { GrantGroups, GrantPart } from "./grant-groups";
 import { readModelWrites } from "./read-model-writes";
 import { chunks, col, insertFromJson, name, ref, withJsonRows } from "./sql-helpers";
 import {
@@ -229,8 +230,6 @@ export function hostAppVersionChangeWrites(projectId: number, changes: readonly 
   );
 }
 
-export type GrantPart = { credit: number; start: number };
-
 /** Grants grouped by row (a key string), keeping pass order inside each group. */
 function groupGrants(grants: readonly Grant[], keyOf: (g: Grant) => string | null): Map<string, GrantPart[]> {
   const groups = new Map<string, GrantPart[]>();
@@ -290,15 +289,6 @@ export function creditRunWrites(
     (chunk) => sql`${withJsonRows("g", fields, chunk)} UPDATE ${table} SET ${setClause(set)} FROM g
       WHERE ${name(table.projectId)} = ${projectId} AND ${where}`,
   );
-}
-
-/** Who a pass credits: each grant's rows, keyed as creditRunWrites names them ("id" or "id/app"). */
-export interface GrantGroups {
-  readonly hosts: Map<string, GrantPart[]>;
-  readonly users: Map<string, GrantPart[]>;
-  readonly teams: Map<string, GrantPart[]>;
-  readonly userApps: Map<string, GrantPart[]>;
-  readonly teamApps: Map<string, GrantPart[]>;
 }
 
 export function grantGroups(grants: readonly Grant[]): GrantGroups {

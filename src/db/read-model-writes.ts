@@ -7,7 +7,7 @@ import { type SQL, sql } from "drizzle-orm";
 import { dayOf } from "../credit/history";
 import type { Attribution, Grant, PassEffects } from "../credit/pass";
 import type { Db } from "./client";
-import type { GrantGroups, GrantPart } from "./pass-writes";
+import type { GrantGroups, GrantPart } from "./grant-groups";
 import { type CreditSubject, creditHistory, hosts, kvDirty, projects, teams, users } from "./schema";
 import { chunks, insertFromJson, name, ref, withJsonRows } from "./sql-helpers";
 import { grantRun, recentAverageRun, setClause } from "./stat-updates";

@@ -9,7 +9,7 @@ import { createMiddleware } from "hono/factory";
 import { routePath } from "hono/route";
 import { auditLog } from "../db/schema";
 import type { AppEnv } from "../env";
-import { serverNow } from "../routes/common";
+import { serverNow } from "../clock";
 
 const WRITES = new Set(["PUT", "POST", "DELETE", "PATCH"]);
 

@@ -6,7 +6,7 @@ import type { AppEnv } from "../env";
 import { ApiError } from "./errors";
 import { enforceRateLimit } from "./rate-limit";
 import { bearerToken, sameSecret, sha256Hex } from "./tokens";
-import { serverNow } from "../routes/common";
+import { serverNow } from "../clock";
 
 const ADMIN_DISABLED =
   "ADMIN_TOKEN is not configured on this deployment, so admin routes are off (set it with `wrangler secret put ADMIN_TOKEN`)";

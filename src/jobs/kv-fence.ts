@@ -9,7 +9,7 @@
 import { sql } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { kvRefreshFence } from "../db/schema";
-import { serverNow } from "../routes/common";
+import { serverNow } from "../clock";
 
 /** A fence further ahead than this of the real clock came from a hand-run with a made-up time: ignored. */
 const FUTURE_SLACK_SECONDS = 300;

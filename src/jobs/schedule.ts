@@ -8,9 +8,9 @@ import type { Env } from "../env";
 import { dayOf } from "../credit/history";
 import { refreshSnapshots } from "./kv-refresh";
 import { reconcileAllAccountManagers } from "./reconcile";
-import { publishPlanClassScales } from "./plan-class-scales";
-import { rescaleAllProjects } from "./rescale";
-import { exportAllStats } from "./stats-export";
+import { publishPlanClassScales } from "../services/plan-class-scales";
+import { rescaleAllProjects } from "../services/rescale";
+import { exportAllStats } from "../services/stats-export";
 
 export interface Job {
   readonly name: string;

@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { ApiError } from "../http/errors";
+import { serverNow } from "../clock";
 
 /** Clock skew we tolerate on a client-given `now`. */
 export const MAX_CLOCK_SKEW_SECONDS = 300;
@@ -54,9 +55,8 @@ export const NowSchema = z
   .optional()
   .openapi({ description: "When this happened (Unix seconds); default the server's clock. Not in the future." });
 
-export function serverNow(): number {
-  return Date.now() / 1000;
-}
+// Lives in ../clock (lower layers read it too); re-exported for the routes.
+export { serverNow };
 
 /** The `now` of a request: given (not in the future beyond clock skew) or the server's clock. */
 export function resolveNow(given: number | undefined): number {

@@ -2,8 +2,7 @@
 import { and, asc, eq } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { appVersions, apps } from "../db/schema";
-import { appBody } from "../routes/apps/apps.index";
-import { appVersionBody } from "../routes/app-versions/app-versions.index";
+import { appBody, appVersionBody } from "./catalog-bodies";
 
 export async function loadApps(db: Db, projectId: number) {
   const rows = await db.select().from(apps).where(eq(apps.projectId, projectId)).orderBy(asc(apps.id));

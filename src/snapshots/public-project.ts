@@ -7,7 +7,7 @@ import { dayOf } from "../credit/history";
 import type { AppEnv } from "../env";
 import { requireProjectToken } from "../http/auth";
 import { ApiError } from "../http/errors";
-import { serverNow } from "../routes/common";
+import { serverNow } from "../clock";
 import { kvKeys } from "./keys";
 import { SNAPSHOT_LIMITS } from "./limits";
 import { type ProjectSnapshot, loadProjectSnapshot } from "./project";

@@ -6,7 +6,7 @@
 import type { Context } from "hono";
 import type { AppEnv } from "../env";
 import { sha256Hex } from "../http/tokens";
-import { serverNow } from "../routes/common";
+import { serverNow } from "../clock";
 import { SNAPSHOT_LIMITS } from "./limits";
 
 export interface StoredSnapshot<T> {

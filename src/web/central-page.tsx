@@ -2,7 +2,7 @@
  * `/central`: the cross-project plan-class scale table (GET /v1/plan-classes), for project
  * admins who scale GPU-only apps with it.
  */
-import type { ScaleTableBody } from "../routes/plan-classes/plan-classes.body";
+import type { ScaleTableBody } from "../snapshots/plan-classes.body";
 import { formatCount, formatRate, formatStatistic } from "./format";
 import { Layout } from "./layout";
 import { Num, Scroll } from "./parts";

@@ -1,6 +1,6 @@
 /** The days a page charts: the same dense daily series as the history endpoints answer. */
 import { type DayBucket, dailyHistory } from "../credit/history";
-import { historyWindow } from "../routes/history/history.schemas";
+import { historyWindow } from "../credit/history";
 import type { ChartDay } from "./chart-scale";
 import type { ChartWindow } from "./page-query";
 

@@ -4,7 +4,7 @@
  */
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../env";
-import { serverNow } from "../routes/common";
+import { serverNow } from "../clock";
 import { latestScaleTable } from "../routes/plan-classes/plan-classes.index";
 import { HOLDER_KINDS } from "../snapshots/keys";
 import { readProjectList } from "../snapshots/reads";

@@ -2,8 +2,7 @@
  * `/p/:slug`: a project's totals, its apps and app versions with their scales (what a
  * project admin reads in BOINC's app_version table), its leaderboards and its daily credit.
  */
-import type { appVersionBody } from "../routes/app-versions/app-versions.index";
-import type { appBody } from "../routes/apps/apps.index";
+import type { appBody, appVersionBody } from "../snapshots/catalog-bodies";
 import type { HolderKind, LeaderboardOrder } from "../snapshots/keys";
 import type { LeaderboardEntry } from "../snapshots/leaderboard";
 import { racAt } from "../snapshots/present";

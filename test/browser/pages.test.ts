@@ -22,7 +22,7 @@ const hasChromium = existsSync(CHROMIUM);
 if (!hasChromium) {
   console.warn(
     `SKIPPED the real-browser test: no ${CHROMIUM}. Install Debian's chromium (apt-get install -y chromium); ` +
-      "see README, section 'Web pages'.",
+      "see docs/pages.md.",
   );
 }
 

@@ -8,7 +8,7 @@ import { env, exports } from "cloudflare:workers";
 import { XMLParser } from "fast-xml-parser";
 import { describe, expect, it } from "vitest";
 import { database } from "../../src/db/client";
-import { exportProjectStats } from "../../src/jobs/stats-export";
+import { exportProjectStats } from "../../src/services/stats-export";
 import { expectError, pass, result, workunit } from "../api/helpers";
 import { call, createProject, projectClient } from "../support/api";
 import { STATS_CRON, clockNow, getRaw, runCron } from "./helpers";

@@ -5,6 +5,7 @@ import type { AppEnv } from "../../env";
 import { PROJECT_SUBJECT, markOneDirty } from "../../db/read-model-writes";
 import { requireProjectToken } from "../../http/auth";
 import { publicRead } from "../../snapshots/public-project";
+import { appVersionBody } from "../../snapshots/catalog-bodies";
 import { readAppVersions } from "../../snapshots/reads";
 import { NOT_MODIFIED, snapshotResponse } from "../../snapshots/store";
 import { ApiError, errorResponses } from "../../http/errors";
@@ -67,22 +68,6 @@ const listRoute = createRoute({
     ...errorResponses(401, 403, 404),
   },
 });
-
-export function appVersionBody(v: typeof appVersions.$inferSelect, appName: string) {
-  return {
-    id: v.id,
-    app: appName,
-    platform: v.platform,
-    plan_class: v.planClass,
-    version_num: v.versionNum,
-    deprecated: v.deprecated,
-    pfc_n: v.pfcN,
-    pfc_avg: v.pfcAvg,
-    pfc_scale: v.pfcScale,
-    expavg_credit: v.expavgCredit,
-    expavg_time: v.expavgTime,
-  };
-}
 
 export function mountAppVersions(app: OpenAPIHono<AppEnv>): void {
   app.use("/v1/projects/:slug/app-versions/:id", requireProjectToken);

@@ -6,27 +6,12 @@ import type { AppEnv } from "../../env";
 import { PROJECT_SUBJECT, markOneDirty } from "../../db/read-model-writes";
 import { requireProjectToken } from "../../http/auth";
 import { publicRead } from "../../snapshots/public-project";
+import { appBody } from "../../snapshots/catalog-bodies";
 import { readApps } from "../../snapshots/reads";
 import { NOT_MODIFIED, snapshotResponse } from "../../snapshots/store";
 import { ApiError, errorResponses } from "../../http/errors";
 import { SlugParams } from "../common";
 import { AppListSchema, AppNameParams, AppSchema, PutAppSchema } from "./apps.schemas";
-
-type AppRow = typeof apps.$inferSelect;
-
-export function appBody(r: AppRow) {
-  return {
-    name: r.name,
-    min_avg_pfc: r.minAvgPfc,
-    host_scale_check: r.hostScaleCheck,
-    target_nresults: r.targetNresults,
-    credit_mode: r.creditMode,
-    max_granted_credit: r.maxGrantedCredit,
-    gpu_only_scale: r.gpuOnlyScale,
-    cross_project_version: r.crossProjectVersion,
-    deprecated: r.deprecated,
-  };
-}
 
 const putAppRoute = createRoute({
   method: "put",

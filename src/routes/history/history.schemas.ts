@@ -1,6 +1,6 @@
 /** The query and answer of every daily-history endpoint (users, hosts, teams, projects). */
 import { z } from "@hono/zod-openapi";
-import { type DayBucket, type HistoryWindow, dailyHistory, dayOf, dayOfDate } from "../../credit/history";
+import { type DayBucket, type HistoryWindow, dailyHistory, dayOfDate, historyWindow } from "../../credit/history";
 import { SNAPSHOT_LIMITS } from "../../snapshots/limits";
 
 export const HistoryQuery = z.object({
@@ -36,12 +36,8 @@ export const HistorySchema = z
   })
   .openapi("History");
 
-const DEFAULT_DAYS = 30;
-
-export function historyWindow(query: z.infer<typeof HistoryQuery>, now: number): HistoryWindow {
-  const lastDay = query.end === undefined ? dayOf(now) : dayOfDate(query.end);
-  return { firstDay: lastDay - ((query.days ?? DEFAULT_DAYS) - 1), lastDay, now };
-}
+// Lives in credit/history (the pages use it too); re-exported for the routes.
+export { historyWindow };
 
 /** Whether stored buckets kept from `fromDay` on can answer this window. */
 export function covers(stored: { from_day: number; buckets: readonly DayBucket[] }, w: HistoryWindow): boolean {

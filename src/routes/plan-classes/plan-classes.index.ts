@@ -7,8 +7,8 @@ import type { Context } from "hono";
 import type { AppEnv } from "../../env";
 import { loadPublishedTable } from "../../db/plan-class-registry";
 import { ApiError, errorResponses } from "../../http/errors";
-import { PLAN_CLASSES_KV_KEY } from "../../jobs/plan-class-scales";
-import { type ScaleTableBody, ScaleTableSchema, scaleTableBody, scaleTableXml } from "./plan-classes.body";
+import { PLAN_CLASSES_KV_KEY } from "../../services/plan-class-scales";
+import { type ScaleTableBody, ScaleTableSchema, scaleTableBody, scaleTableXml } from "../../snapshots/plan-classes.body";
 
 const QuerySchema = z.object({
   format: z.enum(["json", "xml"]).optional().openapi({ description: "xml: the shape of BOINC's gpu_ratios.php" }),

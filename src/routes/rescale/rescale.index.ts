@@ -1,5 +1,5 @@
 import { OpenAPIHono, createRoute, z } from "@hono/zod-openapi";
-import { rescaleProject } from "../../jobs/rescale";
+import { rescaleProject } from "../../services/rescale";
 import type { AppEnv } from "../../env";
 import { requireProjectToken } from "../../http/auth";
 import { errorResponses } from "../../http/errors";

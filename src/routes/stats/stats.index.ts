@@ -7,7 +7,7 @@ import { OpenAPIHono, createRoute, z } from "@hono/zod-openapi";
 import type { AppEnv } from "../../env";
 import { loadProject } from "../../http/auth";
 import { errorResponses } from "../../http/errors";
-import { type StatsFileMeta, statsKvKey } from "../../jobs/stats-export";
+import { type StatsFileMeta, statsKvKey } from "../../services/stats-export";
 import { STATS_FILES, contentTypeOf, statsFileStream } from "../../stats/export-stream";
 import { SlugSchema, serverNow } from "../common";
 import { matches } from "../../snapshots/store";

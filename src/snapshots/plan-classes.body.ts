@@ -4,9 +4,9 @@
  * The aggregation job stores the JSON in KV; the route serves both.
  */
 import { z } from "@hono/zod-openapi";
-import { CENTRAL_STALE_AFTER, DEFAULT_GPU_SCALE, MIN_VERSION_SAMPLES, SECONDS_PER_DAY } from "../../credit/constants";
-import type { PublishedTable } from "../../db/plan-class-registry";
-import { XML_DECLARATION, element } from "../../http/xml";
+import { CENTRAL_STALE_AFTER, DEFAULT_GPU_SCALE, MIN_VERSION_SAMPLES, SECONDS_PER_DAY } from "../credit/constants";
+import type { PublishedTable } from "../db/plan-class-registry";
+import { XML_DECLARATION, element } from "../http/xml";
 
 const RowFields = {
   scale: z.number().openapi({ description: "Average pfc_scale, weighted by each version's RAC decayed to computed_time" }),

@@ -11,7 +11,7 @@ import type { Db } from "../db/client";
 import { loadPublishedTable } from "../db/plan-class-registry";
 import { appVersions, apps, centralContributions, planClassScaleVersions, planClassScales, projects } from "../db/schema";
 import { insertFromJson } from "../db/sql-helpers";
-import { scaleTableBody } from "../routes/plan-classes/plan-classes.body";
+import { scaleTableBody } from "../snapshots/plan-classes.body";
 
 /** KV key of the latest published table (JSON, the body of GET /v1/plan-classes). */
 export const PLAN_CLASSES_KV_KEY = "central/plan-classes";

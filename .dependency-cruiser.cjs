@@ -1,0 +1,76 @@
+/**
+ * The layering of src/, checked by `npm run lint:layers` (part of `npm test`). Lowest first:
+ *
+ *   credit/ (pure)  →  db/  →  http/  →  snapshots/, stats/  →  services/  →  jobs/ | routes/  →  web/  →  app.ts  →  index.ts
+ *
+ * A module may import its own layer and the layers before it, never a later one; jobs/ and
+ * routes/ are siblings that share services/, and do not import each other. clock.ts (the
+ * server's clock) and env.ts (binding types) are leaves every layer but credit/ may use.
+ * docs/development.md explains the layers.
+ */
+const later = (...layers) => `^src/(${layers.join("|")})`;
+const LAYER_RULES = [
+  ["db-below-http", "src/db", "db/ is storage: it knows nothing of requests, snapshots or callers", later("http/", "snapshots/", "stats/", "services/", "jobs/", "routes/", "web/", "app\\.ts", "index\\.ts")],
+  ["http-below-snapshots", "src/http", "http/ is request plumbing (auth, errors, limits): no read model, jobs or handlers", later("snapshots/", "stats/", "services/", "jobs/", "routes/", "web/", "app\\.ts", "index\\.ts")],
+  ["snapshots-stats-below-services", "src/(snapshots|stats)", "snapshots/ and stats/ build what is read; they never call a service, a job or a route", later("services/", "jobs/", "routes/", "web/", "app\\.ts", "index\\.ts")],
+  ["services-below-jobs-and-routes", "src/services", "a service is what a cron job and a route both call: it calls neither", later("jobs/", "routes/", "web/", "app\\.ts", "index\\.ts")],
+  ["jobs-not-routes", "src/jobs", "a cron job never reaches into a route (share it through services/)", later("routes/", "web/", "app\\.ts", "index\\.ts")],
+  ["routes-not-jobs", "src/routes", "a route never reaches into a cron job (share it through services/)", later("jobs/", "web/", "app\\.ts", "index\\.ts")],
+  ["web-below-app", "src/web", "pages are drawn from the read model and the API's own bodies, never from a job", later("jobs/", "app\\.ts", "index\\.ts")],
+  ["app-below-index", "src/app\\.ts", "app.ts builds the HTTP app; index.ts (the Worker entry) wires it to the crons", later("index\\.ts")],
+];
+
+module.exports = {
+  forbidden: [
+    {
+      name: "credit-is-pure",
+      comment: "credit/ is CreditNew's math, no I/O: it imports only credit/ (and no npm package but its own)",
+      severity: "error",
+      from: { path: "^src/credit/" },
+      to: { pathNot: "^src/credit/" },
+    },
+    {
+      name: "no-cycles",
+      comment: "an import cycle makes two modules one; move what both need into a third",
+      severity: "error",
+      from: { path: "^src/" },
+      to: { circular: true },
+    },
+    {
+      name: "leaves-import-nothing",
+      comment: "clock.ts is a leaf every layer uses, so it may import nothing of src/",
+      severity: "error",
+      from: { path: "^src/clock\\.ts$" },
+      to: { path: "^src/" },
+    },
+    {
+      name: "env-knows-only-db",
+      comment: "env.ts types the bindings; it may use db/ types only",
+      severity: "error",
+      from: { path: "^src/env\\.ts$" },
+      to: { path: "^src/", pathNot: "^src/(db/|env\\.ts$)" },
+    },
+    {
+      name: "src-never-imports-tests",
+      comment: "the Worker ships src/ alone",
+      severity: "error",
+      from: { path: "^src/" },
+      to: { path: "^(test|bench)/" },
+    },
+    ...LAYER_RULES.map(([name, from, comment, to]) => ({
+      name,
+      comment,
+      severity: "error",
+      from: { path: `^${from}(/|$)` },
+      to: { path: to },
+    })),
+  ],
+  options: {
+    doNotFollow: { path: "node_modules" },
+    // Type-only imports count: a cycle or an upward import of types is still a tie.
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: "tsconfig.json" },
+    enhancedResolveOptions: { extensions: [".ts", ".tsx", ".js", ".mjs"] },
+    reporterOptions: { text: { highlightFocused: true } },
+  },
+};

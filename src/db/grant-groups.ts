@@ -1,0 +1,11 @@
+/** A pass's grants grouped by the row they credit: pass-writes builds them, read-model-writes reads them too. */
+export type GrantPart = { credit: number; start: number };
+
+/** Who a pass credits: each grant's rows, keyed as creditRunWrites names them ("id" or "id/app"). */
+export interface GrantGroups {
+  readonly hosts: Map<string, GrantPart[]>;
+  readonly users: Map<string, GrantPart[]>;
+  readonly teams: Map<string, GrantPart[]>;
+  readonly userApps: Map<string, GrantPart[]>;
+  readonly teamApps: Map<string, GrantPart[]>;
+}

@@ -1,0 +1,34 @@
+/** The public bodies of an app and of an app version: the API answers them and the snapshots store them. */
+import type { appVersions, apps } from "../db/schema";
+
+type AppRow = typeof apps.$inferSelect;
+
+export function appBody(r: AppRow) {
+  return {
+    name: r.name,
+    min_avg_pfc: r.minAvgPfc,
+    host_scale_check: r.hostScaleCheck,
+    target_nresults: r.targetNresults,
+    credit_mode: r.creditMode,
+    max_granted_credit: r.maxGrantedCredit,
+    gpu_only_scale: r.gpuOnlyScale,
+    cross_project_version: r.crossProjectVersion,
+    deprecated: r.deprecated,
+  };
+}
+
+export function appVersionBody(v: typeof appVersions.$inferSelect, appName: string) {
+  return {
+    id: v.id,
+    app: appName,
+    platform: v.platform,
+    plan_class: v.planClass,
+    version_num: v.versionNum,
+    deprecated: v.deprecated,
+    pfc_n: v.pfcN,
+    pfc_avg: v.pfcAvg,
+    pfc_scale: v.pfcScale,
+    expavg_credit: v.expavgCredit,
+    expavg_time: v.expavgTime,
+  };
+}

@@ -1,0 +1,34 @@
+/**
+ * The layering rules of .dependency-cruiser.cjs fire: a fixture tree with one upward import,
+ * one route reaching into a job and one cycle gets exactly those, named by their rules, while
+ * a job using a service passes. (`npm run lint:layers` applies the same rules to src/.)
+ */
+import { createRequire } from "node:module";
+import { cruise } from "dependency-cruiser";
+import { describe, expect, it } from "vitest";
+
+const root = new URL("../../", import.meta.url).pathname;
+const config = createRequire(import.meta.url)(`${root}.dependency-cruiser.cjs`);
+
+describe("the layering rules", () => {
+  it("name each upward import, route-to-job import and cycle of a fixture tree, and nothing else", async () => {
+    const result = await cruise(["src"], {
+      baseDir: `${root}test/fixtures/layering`,
+      validate: true,
+      ruleSet: { forbidden: config.forbidden },
+      tsPreCompilationDeps: true,
+    });
+    if (typeof result.output === "string") throw new Error("expected a cruise result object");
+    const violations = result.output.summary.violations.map((v) => `${v.rule.name}: ${v.from} → ${v.to}`).sort();
+    expect(violations).toEqual([
+      "credit-is-pure: src/credit/engine.ts → src/db/rows.ts",
+      // A cycle is reported once, from its first module.
+      "no-cycles: src/db/a.ts → src/db/b.ts",
+      "routes-not-jobs: src/routes/rescale.ts → src/jobs/rescale.ts",
+    ]);
+  });
+
+  it("give every rule a one-line reason", () => {
+    for (const rule of config.forbidden) expect(rule.comment, rule.name).toMatch(/^[^\n]{10,}$/);
+  });
+});
