@@ -34,7 +34,7 @@ export default defineConfig({
   ],
   test: {
     include: ["test/**/*.test.ts"],
-    // test/browser and test/docs run in Node: vitest.browser.config.ts, vitest.node.config.ts.
+    // test/browser, test/docs and test/bridge run in Node: vitest.browser.config.ts, vitest.node.config.ts.
     exclude: ["bench/**", "node_modules/**", "test/browser/**", "test/docs/**", "test/bridge/**"],
     setupFiles: ["./test/apply-migrations.ts"],
   },
