@@ -26,20 +26,15 @@ const NOW = Math.floor(Date.now() / 1000) - 60;
 const log = (...args: unknown[]) => console.log(`[${new Date().toISOString().slice(11, 19)}]`, ...args);
 const round = (x: number, digits = 1) => Number(x.toFixed(digits));
 
-/** Tokens for the ingest: the rate limit (600 requests a minute) is per token, so the load is spread. */
-const INGEST_TOKENS = 48;
-
-async function setupProject(url: string): Promise<string[]> {
+/** Sets up the project; returns its one token, which posts every pass as a real validator does. */
+async function setupProject(url: string): Promise<string> {
   const { token } = await postJson(`${url}/v1/projects`, ADMIN_TOKEN, { slug: "bench", name: "Bench@Home" });
   for (const a of APPS) await postJson(`${url}/v1/projects/bench/apps/${a.name}`, token, {}, "PUT");
   for (const v of versions()) {
     const { flops: _f, id, ...body } = v;
     await postJson(`${url}/v1/projects/bench/app-versions/${id}`, token, body, "PUT");
   }
-  const tokens = [token];
-  // A rotation keeps the earlier tokens for 24 h: enough for the run.
-  while (tokens.length < INGEST_TOKENS) tokens.push((await postJson(`${url}/v1/projects/bench/tokens`, token, {})).token);
-  return tokens;
+  return token;
 }
 
 interface IngestRow extends RunStats {
@@ -48,20 +43,18 @@ interface IngestRow extends RunStats {
   readonly resultsPerSecond: number;
 }
 
-async function ingest(url: string, tokens: readonly string[]): Promise<{ rows: IngestRow[]; single1000: RunStats }> {
+async function ingest(url: string, token: string): Promise<{ rows: IngestRow[]; single1000: RunStats }> {
   const rows: IngestRow[] = [];
-  let sent = 0;
-  const token = () => tokens[sent++ % tokens.length]!;
   for (const phase of phaseBodies(quick, NOW)) {
     log(`ingest: ${phase.passes} passes of ${phase.size} workunits, ${CLIENTS} clients`);
-    const stats = await drive(phase.bodies(), CLIENTS, (body) => postJson(`${url}/v1/projects/bench/passes`, token(), body));
+    const stats = await drive(phase.bodies(), CLIENTS, (body) => postJson(`${url}/v1/projects/bench/passes`, token, body));
     const results = phase.passes * phase.size * 2;
     rows.push({ ...stats, size: phase.size, results, resultsPerSecond: results / stats.seconds });
     log(`  ${Math.round(results / stats.seconds)} results/s, p50 ${round(stats.p50)} ms, p99 ${round(stats.p99)} ms`);
   }
   // One 1,000-workunit pass at a time: the latency of a big pass on its own.
   const solo = passes(Array(quick ? 2 : 5).fill(1000), { seed: 9, firstWu: 10_000_000, now: NOW });
-  const single1000 = await drive(solo, 1, (body) => postJson(`${url}/v1/projects/bench/passes`, token(), body));
+  const single1000 = await drive(solo, 1, (body) => postJson(`${url}/v1/projects/bench/passes`, token, body));
   log(`  a lone 1,000-workunit pass: p50 ${round(single1000.p50)} ms, max ${round(single1000.max)} ms`);
   return { rows, single1000 };
 }
@@ -174,8 +167,8 @@ async function main() {
   const server = await startServer(8791, state);
   let ingestResult, readResult, memory;
   try {
-    const tokens = await setupProject(server.url);
-    ingestResult = await ingest(server.url, tokens);
+    const token = await setupProject(server.url);
+    ingestResult = await ingest(server.url, token);
     memory = server.peakMemoryMiB();
     log(`peak memory of workerd during ingest: ${round(memory)} MiB`);
     readResult = await reads(server.url);

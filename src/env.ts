@@ -6,10 +6,13 @@ export type Env = {
   KV: KVNamespace;
   /** Secret for the admin API (`wrangler secret put ADMIN_TOKEN`). */
   ADMIN_TOKEN?: string;
-  /** Workers Rate Limiting binding (wrangler.jsonc `ratelimits`); absent: an in-memory fallback. */
+  /** Workers Rate Limiting bindings, one per limit (src/limits.ts); absent: an in-memory fallback. */
   RATE_LIMITER?: RateLimit;
-  /** The fallback's limit per token and minute (default 600). */
-  RATE_LIMIT_PER_MINUTE?: string;
+  RATE_LIMITER_LOW?: RateLimit;
+  RATE_LIMITER_HIGH?: RateLimit;
+  RATE_LIMITER_TOKENS?: RateLimit;
+  /** The fallback's limit per holder and period, replacing every limit's own (tests, a small deployment). */
+  RATE_LIMIT_PER_PERIOD?: string;
 };
 
 export type Project = typeof projects.$inferSelect;

@@ -11,6 +11,7 @@ declare global {
       TEST_MIGRATIONS: D1Migration[];
       /** A limit of 3 a minute: the rate-limit test swaps it in for RATE_LIMITER. */
       RATE_LIMITER_TIGHT: RateLimit;
+      RATE_LIMITER_TIGHT_ISSUE: RateLimit;
       /** The static assets of wrangler.jsonc (/docs); the Worker itself never reads them. */
       ASSETS: Fetcher;
     }

@@ -5,6 +5,7 @@
  * own BOINC ids.
  */
 import {
+  type AnySQLiteColumn,
   index,
   integer,
   primaryKey,
@@ -13,7 +14,9 @@ import {
   text,
   uniqueIndex,
 } from "drizzle-orm/sqlite-core";
-import { DEFAULT_MAX_GRANTED_CREDIT, DEFAULT_MIN_AVG_PFC, GPU_ONLY_SCALES } from "../credit/constants";
+import { sql } from "drizzle-orm";
+import { CREDIT_HALF_LIFE, DEFAULT_MAX_GRANTED_CREDIT, DEFAULT_MIN_AVG_PFC, GPU_ONLY_SCALES } from "../credit/constants";
+import { DEFAULT_RATE_LIMIT_TIER, RATE_LIMIT_TIER_NAMES } from "../limits";
 
 /** The recent average credit pair, as BOINC stores it. */
 const recentAverage = () => ({
@@ -30,6 +33,15 @@ export const projects = sqliteTable("projects", {
   /** All credit granted in the project, and its RAC (clock started at created_at). */
   totalCredit: real("total_credit").notNull().default(0),
   ...recentAverage(),
+  /**
+   * How many hosts, users and teams the project has, kept by insert triggers (the migration's
+   * hand-written part; holders are never deleted), so no public read counts a whole table.
+   */
+  hostCount: integer("host_count").notNull().default(0),
+  userCount: integer("user_count").notNull().default(0),
+  teamCount: integer("team_count").notNull().default(0),
+  /** Which rate-limit binding counts the project's requests (src/limits.ts); set by the operator. */
+  rateLimitTier: text("rate_limit_tier", { enum: RATE_LIMIT_TIER_NAMES }).notNull().default(DEFAULT_RATE_LIMIT_TIER),
 });
 
 const projectId = () =>
@@ -107,6 +119,21 @@ export const hostAppVersions = sqliteTable(
 );
 
 /** Columns shared by hosts, users and teams. */
+/**
+ * RAC decayed to any time t is expavg_credit·2^(−(t − expavg_time)/half_life), so its order is
+ * the order of ln(expavg_credit) + expavg_time·ln2/half_life, which never changes with t: a
+ * generated column, so every statement that writes the pair keeps it in step, and an index
+ * lets a leaderboard page by keyset. No credit (0) ranks below every positive RAC.
+ */
+export const RAC_RANK_OF_ZERO = -1e308;
+const racRank = () =>
+  real("rac_rank").generatedAlwaysAs(
+    sql.raw(
+      `CASE WHEN expavg_credit > 0 THEN ln(expavg_credit) + expavg_time * ${Math.LN2} / ${CREDIT_HALF_LIFE}.0 ELSE ${RAC_RANK_OF_ZERO} END`,
+    ),
+    { mode: "virtual" },
+  );
+
 const creditHolder = () => ({
   projectId: projectId(),
   id: integer("id").notNull(),
@@ -114,7 +141,17 @@ const creditHolder = () => ({
   createTime: real("create_time").notNull(),
   totalCredit: real("total_credit").notNull().default(0),
   ...recentAverage(),
+  racRank: racRank(),
 });
+
+/** The leaderboards' keyset indexes: by RAC rank and by total credit (highest first), ties by id. */
+const leaderboardIndexes = (
+  table: string,
+  t: { projectId: AnySQLiteColumn; racRank: AnySQLiteColumn; totalCredit: AnySQLiteColumn; id: AnySQLiteColumn },
+) => [
+  index(`${table}_rac_rank`).on(t.projectId, sql`${t.racRank} DESC`, t.id),
+  index(`${table}_total_credit`).on(t.projectId, sql`${t.totalCredit} DESC`, t.id),
+];
 
 export const hosts = sqliteTable(
   "hosts",
@@ -125,7 +162,7 @@ export const hosts = sqliteTable(
     /** BOINC's host_cpid (already hashed with the owner's email). */
     hostCpid: text("host_cpid"),
   },
-  (t) => [primaryKey({ columns: [t.projectId, t.id] }), index("hosts_host_cpid").on(t.hostCpid)],
+  (t) => [primaryKey({ columns: [t.projectId, t.id] }), index("hosts_host_cpid").on(t.hostCpid), ...leaderboardIndexes("hosts", t)],
 );
 
 export const users = sqliteTable(
@@ -139,13 +176,13 @@ export const users = sqliteTable(
     /** false: the user opted out of stats exports and cross-project totals (BOINC's STATSEXPORT consent). */
     statsExport: integer("stats_export", { mode: "boolean" }).notNull().default(true),
   },
-  (t) => [primaryKey({ columns: [t.projectId, t.id] }), index("users_cpid").on(t.cpid)],
+  (t) => [primaryKey({ columns: [t.projectId, t.id] }), index("users_cpid").on(t.cpid), ...leaderboardIndexes("users", t)],
 );
 
 export const teams = sqliteTable(
   "teams",
   { ...creditHolder() },
-  (t) => [primaryKey({ columns: [t.projectId, t.id] })],
+  (t) => [primaryKey({ columns: [t.projectId, t.id] }), ...leaderboardIndexes("teams", t)],
 );
 
 /** Columns shared by BOINC's credit_user and credit_team (credit per app). */
@@ -256,13 +293,23 @@ export const kvDirty = sqliteTable(
  * Account managers (Science United style): each posts its hosts' RPCs with its own token,
  * stored only as a hash.
  */
-export const accountManagers = sqliteTable("account_managers", {
-  id: integer("id").primaryKey({ autoIncrement: true }),
-  slug: text("slug").notNull().unique(),
-  name: text("name").notNull(),
-  tokenHash: text("token_hash").notNull().unique(),
-  createdAt: real("created_at").notNull(),
-});
+export const accountManagers = sqliteTable(
+  "account_managers",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    slug: text("slug").notNull().unique(),
+    name: text("name").notNull(),
+    /** The current token's hash. */
+    tokenHash: text("token_hash").notNull().unique(),
+    createdAt: real("created_at").notNull(),
+    /** The token before the last rotation, working until previous_expires_at (a rotation's grace). */
+    previousTokenHash: text("previous_token_hash"),
+    previousExpiresAt: real("previous_expires_at"),
+    /** Set by a revocation: no token of this account manager works until the next rotation. */
+    revokedAt: real("revoked_at"),
+  },
+  (t) => [index("account_managers_previous_token").on(t.previousTokenHash)],
+);
 
 /**
  * Central server: a project elsewhere (a classic BOINC server, or another Cobblestone

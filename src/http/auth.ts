@@ -11,8 +11,10 @@ import { serverNow } from "../clock";
 const ADMIN_DISABLED =
   "ADMIN_TOKEN is not configured on this deployment, so admin routes are off (set it with `wrangler secret put ADMIN_TOKEN`)";
 
-/** The rate limiter's key of a token: a prefix of its hash (never the token; unique across projects). */
-const limiterKey = (kind: string, hash: string) => `${kind}:${hash.slice(0, 32)}`;
+/** The rate limiter's key of a project: all of its tokens share it, so more tokens buy no rate. */
+export const projectLimiterKey = (projectId: number) => `p:${projectId}`;
+/** The rate limiter's key of an account manager (shared by its tokens). */
+export const amLimiterKey = (amId: number) => `am:${amId}`;
 
 /** True when the request carries the admin token; 503 when the deployment has none. */
 async function isAdmin(c: Context<AppEnv>, token: string): Promise<boolean> {
@@ -38,7 +40,7 @@ export const requireAdmin = createMiddleware<AppEnv>(async (c, next) => {
  */
 async function projectOfToken(c: Context<AppEnv>, hash: string) {
   const [row] = await c.var.db
-    .select({ id: projects.id, slug: projects.slug, tokenId: projectTokens.id })
+    .select({ id: projects.id, slug: projects.slug, rateLimitTier: projects.rateLimitTier, tokenId: projectTokens.id })
     .from(projectTokens)
     .innerJoin(projects, eq(projects.id, projectTokens.projectId))
     .where(and(eq(projectTokens.tokenHash, hash), or(isNull(projectTokens.expiresAt), gt(projectTokens.expiresAt, serverNow()))));
@@ -53,7 +55,7 @@ async function acceptProjectToken(c: Context<AppEnv>, token: string): Promise<vo
   if (owner.slug !== c.req.param("slug")) {
     throw new ApiError(403, "forbidden", `this token belongs to another project, not '${c.req.param("slug")}'`);
   }
-  await enforceRateLimit(c, limiterKey("p", hash));
+  await enforceRateLimit(c, projectLimiterKey(owner.id), owner.rateLimitTier);
   c.set("project", { id: owner.id, slug: owner.slug });
   c.set("actor", `token:${owner.tokenId}`);
 }
@@ -100,12 +102,24 @@ export const requireAmToken = createMiddleware<AppEnv>(async (c, next) => {
   const token = bearerToken(c.req.header("Authorization"));
   if (!token) throw new ApiError(401, "unauthorized", "Authorization: Bearer <account-manager token> is required");
   const hash = await sha256Hex(token);
-  const [owner] = await c.var.db.select().from(accountManagers).where(eq(accountManagers.tokenHash, hash));
+  // The current token, or the one before a rotation during its grace; none after a revocation.
+  const [owner] = await c.var.db
+    .select()
+    .from(accountManagers)
+    .where(
+      and(
+        isNull(accountManagers.revokedAt),
+        or(
+          eq(accountManagers.tokenHash, hash),
+          and(eq(accountManagers.previousTokenHash, hash), gt(accountManagers.previousExpiresAt, serverNow())),
+        ),
+      ),
+    );
   if (!owner) throw new ApiError(401, "unauthorized", "invalid account-manager token");
   if (owner.slug !== c.req.param("am")) {
     throw new ApiError(403, "forbidden", `this token belongs to another account manager, not '${c.req.param("am")}'`);
   }
-  await enforceRateLimit(c, limiterKey("am", hash));
+  await enforceRateLimit(c, amLimiterKey(owner.id));
   c.set("accountManager", owner);
   c.set("actor", `am:${owner.id}`);
   await next();
@@ -130,7 +144,7 @@ export const requireCentralToken = createMiddleware<AppEnv>(async (c, next) => {
   const hash = await sha256Hex(token);
   const [contributor] = await c.var.db.select().from(centralContributors).where(eq(centralContributors.tokenHash, hash));
   if (!contributor) throw new ApiError(401, "unauthorized", "invalid central token");
-  await enforceRateLimit(c, limiterKey("c", hash));
+  await enforceRateLimit(c, `c:${contributor.id}`);
   c.set("contributor", contributor);
   c.set("actor", `contributor:${contributor.id}`);
   await next();

@@ -59,7 +59,7 @@ export function errorResponses(...statuses: ErrorStatus[]) {
     413: "Too large",
     415: "The body is not sent as application/json",
     422: "Well-formed but impossible",
-    429: "Too many requests with this token (`rate_limited`); see Retry-After",
+    429: "Too many requests for this project or account, all its tokens together (`rate_limited`); see Retry-After",
     500: "Internal error; nothing was written",
     503: "The admin token is not configured (`admin_disabled`), or the database is unavailable (`unavailable`): retry",
   };

@@ -102,7 +102,7 @@ async function planWrites(db: Db, marks: readonly Mark[], now: number, budget: n
     ];
     for (const kind of HOLDER_KINDS) {
       for (const by of LEADERBOARD_ORDERS) {
-        const loaded = await loadLeaderboardPages(db, snapshot.id, kind, by, 0, pages[kind], now);
+        const loaded = await loadLeaderboardPages(db, snapshot.id, kind, by, pages[kind]);
         loaded.forEach((page, n) => writes.push({ key: kvKeys.leaderboardPage(slug, kind, by, n), text: text(page) }));
       }
     }

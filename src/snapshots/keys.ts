@@ -21,5 +21,9 @@ export const kvKeys = {
   apps: (slug: string) => `p/${slug}/apps`,
   appVersions: (slug: string) => `p/${slug}/app-versions`,
   holder: (slug: string, kind: HolderKind, id: number) => `p/${slug}/${kind}/${id}`,
-  leaderboardPage: (slug: string, kind: HolderKind, by: LeaderboardOrder, page: number) => `p/${slug}/top/${kind}/${by}/${page}`,
+  // "top2": pages whose entries carry the keyset key (older "top" pages lack it).
+  leaderboardPage: (slug: string, kind: HolderKind, by: LeaderboardOrder, page: number) => `p/${slug}/top2/${kind}/${by}/${page}`,
+  /** Not a KV key: the Cache API's name of a page read from D1 after a cursor. */
+  leaderboardAfter: (slug: string, kind: HolderKind, by: LeaderboardOrder, cursor: string, limit: number) =>
+    `p/${slug}/top2/${kind}/${by}/after/${cursor}/${limit}`,
 };

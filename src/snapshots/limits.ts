@@ -2,7 +2,7 @@
 export const SNAPSHOT_LIMITS = {
   /** Entries per stored leaderboard page; also the most a request may ask for. */
   leaderboardPageSize: 1000,
-  /** Leaderboard pages the cron keeps fresh; deeper pages are filled on demand. */
+  /** Leaderboard pages the cron keeps in KV; deeper pages are read from D1 by keyset. */
   leaderboardPagesKept: 10,
   /** Days of history inside a holder's snapshot; longer windows are read from D1. */
   historyDays: 366,
@@ -16,12 +16,10 @@ export const SNAPSHOT_LIMITS = {
   /** KV writes in flight at once. */
   kvWriteConcurrency: 32,
   /**
-   * A snapshot filled by a read (a missing key) expires after this: a fill can race with the
-   * cron and write an older snapshot over a newer one; it then lives five minutes at most.
+   * A snapshot a read had to load from D1 (no KV key yet, or an unknown id) stays this long in
+   * the colo's Cache API, so a flood of the same missing key costs D1 once a minute per colo.
    */
-  fillTtlSeconds: 300,
-  /** An unknown id is remembered this long (KV's minimum TTL), so floods of them spare D1. */
-  missingTtlSeconds: 60,
+  missCacheSeconds: 60,
   /** Cache-Control max-age of public answers: the cron refreshes every minute. */
   maxAgeSeconds: 60,
 } as const;

@@ -1,8 +1,7 @@
 /** A project's public snapshot (totals, counts, daily history) and the list of all projects. */
-import { asc, count, eq, sql } from "drizzle-orm";
+import { asc, eq } from "drizzle-orm";
 import type { Db } from "../db/client";
-import { hosts, projects, teams, users } from "../db/schema";
-import { jsonList } from "../db/sql-helpers";
+import { projects } from "../db/schema";
 import { type StoredHistory, loadHistories } from "./holders";
 
 export interface ProjectSummary {
@@ -26,16 +25,9 @@ export interface ProjectSnapshot extends ProjectSummary {
 
 type ProjectRow = typeof projects.$inferSelect;
 
-async function summaries(db: Db, rows: readonly ProjectRow[]): Promise<(ProjectSummary & { id: number })[]> {
-  const counted = (table: typeof hosts | typeof users | typeof teams) =>
-    db
-      .select({ projectId: table.projectId, n: count() })
-      .from(table)
-      .where(sql`${table.projectId} IN ${jsonList(rows.map((p) => p.id))}`)
-      .groupBy(table.projectId);
-  const [h, u, t] = await db.batch([counted(hosts), counted(users), counted(teams)]);
-  const n = (list: { projectId: number; n: number }[], id: number) => list.find((x) => x.projectId === id)?.n ?? 0;
-  return rows.map((p) => ({
+/** Counts come from the project row (kept by triggers): one row read per project. */
+function summary(p: ProjectRow): ProjectSummary & { id: number } {
+  return {
     id: p.id,
     slug: p.slug,
     name: p.name,
@@ -44,20 +36,23 @@ async function summaries(db: Db, rows: readonly ProjectRow[]): Promise<(ProjectS
     total_credit: p.totalCredit,
     expavg_credit: p.expavgCredit,
     expavg_time: p.expavgTime,
-    users: n(u, p.id),
-    hosts: n(h, p.id),
-    teams: n(t, p.id),
-  }));
+    users: p.userCount,
+    hosts: p.hostCount,
+    teams: p.teamCount,
+  };
 }
 
 export async function loadProjectSnapshot(db: Db, slug: string, fromDay: number): Promise<ProjectSnapshot | null> {
   const [row] = await db.select().from(projects).where(eq(projects.slug, slug));
   if (!row) return null;
-  const [[summary], histories] = await Promise.all([summaries(db, [row]), loadHistories(db, row.id, "project", [0], fromDay)]);
-  return { ...summary!, history: { from_day: fromDay, buckets: histories.get(0) ?? [] } };
+  const histories = await loadHistories(db, row.id, "project", [0], fromDay);
+  return { ...summary(row), history: { from_day: fromDay, buckets: histories.get(0) ?? [] } };
 }
 
 export async function loadProjectList(db: Db): Promise<{ projects: ProjectSummary[] }> {
   const rows = await db.select().from(projects).orderBy(asc(projects.slug));
-  return { projects: (await summaries(db, rows)).map(({ id: _id, ...summary }) => summary) };
+  return { projects: rows.map((row) => {
+    const { id: _id, ...shown } = summary(row);
+    return shown;
+  }) };
 }

@@ -6,9 +6,10 @@ import type { ProjectRef } from "../env";
 import { loadAppVersions, loadApps } from "./catalog";
 import { loadHolderSnapshots } from "./holders";
 import { type HolderKind, type LeaderboardOrder, kvKeys } from "./keys";
-import { type LeaderboardPage, loadLeaderboardPage } from "./leaderboard";
+import { type LeaderboardPage, type LeaderboardPosition, loadLeaderboardAfter } from "./leaderboard";
+import { SNAPSHOT_LIMITS } from "./limits";
 import { loadProjectList } from "./project";
-import { type SnapshotRead, readThrough } from "./store";
+import { type SnapshotRead, readThrough, snapshotOf } from "./store";
 
 type Ctx = Parameters<typeof readThrough>[0];
 
@@ -20,19 +21,44 @@ export function readHolder(c: Ctx, project: ProjectRef, kind: HolderKind, id: nu
   });
 }
 
-/** One stored leaderboard page; never null (a page past the end is empty). */
-export async function readLeaderboardPage(
+/** The top page as the cron stores it (the web page's); a missing key is read from D1 by keyset. */
+export async function readTopPage(
+  c: Ctx,
+  project: ProjectRef,
+  kind: HolderKind,
+  by: LeaderboardOrder,
+): Promise<SnapshotRead<LeaderboardPage>> {
+  const read = await readThrough(c, kvKeys.leaderboardPage(project.slug, kind, by, 0), () =>
+    loadLeaderboardAfter(c.var.db, project.id, kind, by, null, SNAPSHOT_LIMITS.leaderboardPageSize),
+  );
+  return read!;
+}
+
+/** A stored page (never from D1: a deep page is read by keyset instead); null when not in KV. */
+export async function readStoredPage(
   c: Ctx,
   project: ProjectRef,
   kind: HolderKind,
   by: LeaderboardOrder,
   page: number,
-  now: number,
+): Promise<SnapshotRead<LeaderboardPage> | null> {
+  if (c.var.fresh) return null;
+  const held = await c.env.KV.get(kvKeys.leaderboardPage(project.slug, kind, by, page));
+  return held === null ? null : snapshotOf<LeaderboardPage>(held);
+}
+
+/** `limit` entries after a cursor's position, from D1 by keyset (remembered a minute per colo). */
+export async function readLeaderboardAfter(
+  c: Ctx,
+  project: ProjectRef,
+  kind: HolderKind,
+  by: LeaderboardOrder,
+  after: { cursor: string; position: LeaderboardPosition } | null,
+  limit: number,
 ): Promise<SnapshotRead<LeaderboardPage>> {
-  const read = await readThrough(c, kvKeys.leaderboardPage(project.slug, kind, by, page), () =>
-    loadLeaderboardPage(c.var.db, project.id, kind, by, page, now),
-  );
-  return read!;
+  const key = kvKeys.leaderboardAfter(project.slug, kind, by, after?.cursor ?? "", limit);
+  const load = () => loadLeaderboardAfter(c.var.db, project.id, kind, by, after?.position ?? null, limit);
+  return (await readThrough(c, key, load, { kv: false }))!;
 }
 
 export async function readProjectList(c: Ctx) {

@@ -1,7 +1,9 @@
 /**
- * The read-through of public reads: a KV key holds a snapshot `{taken_at, data}`; a missing
- * key is loaded from D1 and filled (data null: "no such thing", remembered briefly). A read
- * made with the project's own token skips KV and answers from D1.
+ * The read-through of public reads: a KV key holds a snapshot `{taken_at, data}` that only the
+ * cron writes. An anonymous read never writes KV: a missing key is loaded from D1 (every loader
+ * reads a bounded number of rows, docs/public-reads.md) and kept a minute in this colo's Cache
+ * API, "no such thing" (data null) included, so floods of unknown ids spare D1 and cost no KV
+ * write. A read made with the project's own token skips KV and answers from D1.
  */
 import type { Context } from "hono";
 import type { AppEnv } from "../env";
@@ -29,27 +31,39 @@ async function versionOf(text: string): Promise<string> {
   return (await sha256Hex(text)).slice(0, 20);
 }
 
+/** A stored snapshot's text read back (null: "no such thing"). */
+export async function snapshotOf<T>(held: string): Promise<SnapshotRead<T> | null> {
+  const s = JSON.parse(held) as StoredSnapshot<T>;
+  return s.data === null ? null : { data: s.data, takenAt: s.taken_at, version: await versionOf(held) };
+}
+
+/** The Cache API's key for a snapshot key (never fetched: only a name in this colo's cache). */
+const cacheUrl = (key: string) => `https://snapshot.cobblestone.invalid/${encodeURIComponent(key)}`;
+
+/**
+ * `kv: false`: a read that no KV key ever holds (a deep leaderboard page after a cursor): only
+ * the Cache API is asked before D1.
+ */
 export async function readThrough<T>(
   c: Context<AppEnv>,
   key: string,
   load: () => Promise<T | null>,
+  { kv = true }: { kv?: boolean } = {},
 ): Promise<SnapshotRead<T> | null> {
-  if (!c.var.fresh) {
-    const held = await c.env.KV.get(key);
-    if (held !== null) {
-      const s = JSON.parse(held) as StoredSnapshot<T>;
-      return s.data === null ? null : { data: s.data, takenAt: s.taken_at, version: await versionOf(held) };
-    }
+  if (c.var.fresh) {
+    const data = await load();
+    const text = storedText(data, serverNow());
+    return data === null ? null : { data, takenAt: serverNow(), version: await versionOf(text) };
   }
+  const held = (kv ? await c.env.KV.get(key) : null) ?? (await (await caches.default.match(cacheUrl(key)))?.text()) ?? null;
+  if (held !== null) return snapshotOf<T>(held);
   const data = await load();
   const takenAt = serverNow();
   const text = storedText(data, takenAt);
-  if (!c.var.fresh) {
-    const ttl = data === null ? SNAPSHOT_LIMITS.missingTtlSeconds : SNAPSHOT_LIMITS.fillTtlSeconds;
-    c.executionCtx.waitUntil(
-      c.env.KV.put(key, text, { expirationTtl: ttl }).catch((err) => console.error(`KV fill of ${key} failed:`, err)),
-    );
-  }
+  const headers = { "Cache-Control": `max-age=${SNAPSHOT_LIMITS.missCacheSeconds}` };
+  c.executionCtx.waitUntil(
+    caches.default.put(cacheUrl(key), new Response(text, { headers })).catch((err) => console.error(`cache of ${key} failed:`, err)),
+  );
   return data === null ? null : { data, takenAt, version: await versionOf(text) };
 }
 

@@ -3,7 +3,7 @@ import { dayOf } from "../credit/history";
 import { serverNow } from "../clock";
 import { HOLDER_KINDS } from "../snapshots/keys";
 import { readProject } from "../snapshots/public-project";
-import { readAppVersions, readApps, readLeaderboardPage } from "../snapshots/reads";
+import { readAppVersions, readApps, readTopPage } from "../snapshots/reads";
 import { setCacheValidators } from "../snapshots/store";
 import { chartDays } from "./chart-days";
 import { boardOrder, chartWindow } from "./page-query";
@@ -24,7 +24,7 @@ export async function projectPage(c: Ctx) {
   const [apps, versions, ...boards] = await Promise.all([
     readApps(c, ref),
     readAppVersions(c, ref),
-    ...HOLDER_KINDS.map((kind) => readLeaderboardPage(c, ref, kind, by, 0, now)),
+    ...HOLDER_KINDS.map((kind) => readTopPage(c, ref, kind, by)),
   ]);
   const versionParts = [project, apps, versions, ...boards].map((r) => r.version);
   if (setCacheValidators(c, [MARKUP_VERSION, ...versionParts, by, `${days}`, `${dayOf(now)}`])) return c.body(null, 304);

@@ -16,8 +16,8 @@ export async function html(c: Ctx, page: JSX.Element, status: 200 | 404 = 200) {
 }
 
 export function notFound(c: Ctx, what: string, back?: { href: string; text: string }) {
-  // Unknown ids are remembered in KV for this long; a newly created one shows up after it.
-  c.header("Cache-Control", `public, max-age=${SNAPSHOT_LIMITS.missingTtlSeconds}`);
+  // Unknown ids are remembered in the Cache API for this long; a newly created one shows up after it.
+  c.header("Cache-Control", `public, max-age=${SNAPSHOT_LIMITS.missCacheSeconds}`);
   return html(c, <NotFoundPage what={what} back={back} />, 404);
 }
 

@@ -200,7 +200,7 @@ describe("many deployments, one central server", () => {
 });
 
 describe("bad pushes get 4xx and change nothing", () => {
-  it("unknown token, malformed XML, NaN scale, negative credit, duplicates, wrong types", async () => {
+  it("unknown token, malformed XML, a DOCTYPE, NaN scale, negative credit, duplicates, wrong types", async () => {
     const { token } = await issueCentralToken("careful");
     const good = await push(token, json({ app_versions: [reported(1, "a", ""), reported(2, "a", "cuda_bad")] }));
     expect(good.status).toBe(200);
@@ -219,6 +219,13 @@ describe("bad pushes get 4xx and change nothing", () => {
     );
     expect(malformed.message).toContain("malformed XML");
     expectError(await push(token, "<scale_factors></scale_factors>", "text/xml"), 400, "bad_request");
+    // An entity declaration used to reach the parser and answer 500.
+    const doctype = expectError(
+      await push(token, '<!DOCTYPE app_versions [<!ENTITY x "1">]><app_versions></app_versions>', "application/xml"),
+      400,
+      "bad_request",
+    );
+    expect(doctype.message).toContain("DOCTYPE");
 
     const nanXml = appVersionsPhp([reported(1, "a", "")]).replace("<pfc_scale>1</pfc_scale>", "<pfc_scale>NaN</pfc_scale>");
     const nan = expectError(await push(token, nanXml, "application/xml"), 400, "validation_failed");

@@ -1,7 +1,6 @@
 /**
  * BOINC-compatible stats exports: the daily job writes user.gz, team.gz, host.gz, tables.xml
- * and .ndjson.gz siblings to KV; GET serves them (or streams from D1 when a file is not in
- * KV). The files are read back as a stats site would: gunzip (DecompressionStream), then a
+ * and .ndjson.gz siblings to KV (in parts when larger than a KV value); GET serves only those. The files are read back as a stats site would: gunzip (DecompressionStream), then a
  * real XML parser, and every record is checked against the credit in D1.
  */
 import { env, exports } from "cloudflare:workers";
@@ -160,25 +159,30 @@ describe("stats exports (BOINC db_dump)", () => {
     expect(hostIds).toEqual([11, 14]);
   });
 
-  it("a file too large for a KV value is not stored, and GET streams it from D1 instead", async () => {
+  it("a file too large for a KV value is stored in parts, and GET joins them into the same bytes", async () => {
     const { slug, id } = await projectWithVolunteers();
     await runCron(STATS_CRON, clockNow());
     const fromKv = await file(slug, "user.gz");
     // A limit of 64 bytes stands in for KV's 25 MiB: every file is over it.
     const report = await exportProjectStats(database(env.DB), env.KV, { id, slug }, clockNow(), 64);
-    expect(report.stored).toEqual([]);
-    expect(report.streamed).toContain("user.gz");
-    expect(await env.KV.get(`stats/${slug}/user.gz`)).toBeNull();
-    const streamed = await file(slug, "user.gz");
-    expect(streamed.source).toBe("d1");
-    expect(streamed.text).toBe(fromKv.text);
+    const parts = report.parts["user.gz"]!;
+    expect(parts).toBeGreaterThan(1);
+    const first = await env.KV.getWithMetadata<{ parts: number }>(`stats/${slug}/user.gz`, "arrayBuffer");
+    expect(first.value!.byteLength).toBe(64);
+    expect(first.metadata!.parts).toBe(parts);
+    expect(await env.KV.get(`stats/${slug}/user.gz/${parts - 1}`)).not.toBeNull();
+    const joined = await file(slug, "user.gz");
+    expect(joined.source).toBe("kv");
+    expect(joined.text).toBe(fromKv.text);
+    // Back under the limit: one value again, and the old parts are gone.
+    await exportProjectStats(database(env.DB), env.KV, { id, slug }, clockNow());
+    expect(await env.KV.get(`stats/${slug}/user.gz/1`)).toBeNull();
+    expect((await file(slug, "user.gz")).text).toBe(fromKv.text);
   });
 
-  it("a project without a job run yet is streamed from D1; unknown files and projects are errors", async () => {
+  it("a project without a job run yet has no files (404, never built from D1); unknown files and projects are errors", async () => {
     const { slug } = await projectWithVolunteers();
-    const users = await file(slug, "user.gz");
-    expect(users.source).toBe("d1");
-    expect(parser.parse(users.text).users.user).toHaveLength(2);
+    expectError(await call("GET", `/v1/projects/${slug}/stats/user.gz`), 404, "not_found");
     expectError(await call("GET", `/v1/projects/${slug}/stats/user.xml`), 400, "validation_failed");
     expectError(await call("GET", "/v1/projects/no-such-project/stats/user.gz"), 404, "not_found");
   });

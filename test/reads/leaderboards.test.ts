@@ -56,6 +56,7 @@ describe("GET /v1/projects/:slug/top/users", () => {
     let query = "?by=total_credit&limit=2";
     for (let page = 0; page < 5; page++) {
       const res = await top(slug, query);
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
       expect(res.body.users.length).toBe(page < 2 ? 2 : 1);
       seen.push(...res.body.users.map((u: any) => u.id));
       ranks.push(...res.body.users.map((u: any) => u.rank));
@@ -69,7 +70,7 @@ describe("GET /v1/projects/:slug/top/users", () => {
   it("is written to KV by the cron and served from there", async () => {
     const { slug, api } = await fiveUsers();
     await runCron();
-    const key = `p/${slug}/top/users/total_credit/0`;
+    const key = `p/${slug}/top2/users/total_credit/0`;
     const stored = JSON.parse((await env.KV.get(key))!);
     expect(stored.data.entries.map((e: any) => e.id)).toEqual((await top(slug, "?by=total_credit")).body.users.map((u: any) => u.id));
     // A new pass changes D1 at once, the public leaderboard only after the next cron run.

@@ -70,7 +70,6 @@ describe("D1 fails during a pass", () => {
     expect(host.total_credit).toBeCloseTo(sum, 9);
   });
 
-  // About 30 requests: over the default 5 s when the machine is loaded.
   it("in every other write route's batch (first or last statement): 503, nothing written, the retry succeeds", { timeout: 60_000 }, async () => {
     const { slug, token, api } = await setupProject("routes");
     const am = await createAm("faultam");
@@ -99,7 +98,7 @@ describe("D1 fails during a pass", () => {
     expect((await api.ok("GET", "/apps")).apps.map((a: any) => a.name)).toContain("late");
   });
 
-  it("a failed audit insert does not undo or refuse the write it follows (the client must not retry a done write)", async () => {
+  it("a failed audit insert does not undo or refuse the write it follows (the client must not retry a done write)", { timeout: 30_000 }, async () => {
     const { slug, token, api } = await setupProject("audfail");
     const faulty = faultyD1(env.DB, { auditWrite: true });
     const res = await callWith({ DB: faulty.db }, "POST", `/v1/projects/${slug}/passes`, { token, body: validPass(1, 10) });

@@ -10,13 +10,3 @@ export async function runCron(cron = "* * * * *", scheduledTime = Date.now()): P
   await waitOnExecutionContext(ctx);
 }
 
-/** Waits until a read's fill (done after the answer, in waitUntil) has reached KV. */
-export async function kvHolds(key: string, timeoutMs = 5000): Promise<string> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const held = await env.KV.get(key);
-    if (held !== null) return held;
-    if (Date.now() > deadline) throw new Error(`KV never got ${key}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}

@@ -27,6 +27,13 @@ function field(value: unknown, numeric: boolean): unknown {
 
 /** `{app_versions: [...]}` as a JSON push would send it; malformed XML is a 400. */
 export function appVersionsFromXml(xml: string): { app_versions: Record<string, unknown>[] } {
+  // The parser throws (a 500) on entity declarations; no DOCTYPE is ever needed here, and
+  // refusing it up front also rules out entity expansion.
+  if (/<!DOCTYPE|<!ENTITY/i.test(xml)) {
+    throw new ApiError(400, "bad_request", "DOCTYPE and entity declarations are not accepted", [
+      { path: "(body)", message: "remove the <!DOCTYPE …> declaration" },
+    ]);
+  }
   const valid = XMLValidator.validate(xml);
   if (valid !== true) {
     const { msg, line, col } = valid.err;

@@ -1,27 +1,34 @@
 /**
  * Leaderboards: hosts, users or teams by RAC (decayed to now) or by total credit, in pages
- * of up to 1,000. Stored in KV as pages of 1,000; a request reads the one or two it spans.
+ * of up to 1,000. The cron stores the top pages in KV as pages of 1,000; a request inside them
+ * reads the one or two it spans, any other (deeper, not stored yet, or with the project's
+ * token) reads its own rows from D1 by keyset after the cursor's entry.
  */
 import { type OpenAPIHono, createRoute, z } from "@hono/zod-openapi";
+import type { Context } from "hono";
 import type { AppEnv } from "../../env";
 import { errorResponses } from "../../http/errors";
-import { HOLDER_KINDS, type HolderKind, LEADERBOARD_ORDERS } from "../../snapshots/keys";
+import { HOLDER_KINDS, type HolderKind, LEADERBOARD_ORDERS, type LeaderboardOrder } from "../../snapshots/keys";
+import type { LeaderboardPosition } from "../../snapshots/leaderboard";
 import { SNAPSHOT_LIMITS } from "../../snapshots/limits";
 import { racAt } from "../../snapshots/present";
 import { publicRead } from "../../snapshots/public-project";
-import { readLeaderboardPage } from "../../snapshots/reads";
+import { readLeaderboardAfter, readStoredPage } from "../../snapshots/reads";
 import { NOT_MODIFIED, snapshotResponse } from "../../snapshots/store";
 import { SlugParams, serverNow } from "../common";
 
 const PAGE = SNAPSHOT_LIMITS.leaderboardPageSize;
 const DEFAULT_LIMIT = 100;
 
-/** An opaque cursor: the offset of the next entry. */
-const encodeCursor = (offset: number) => btoa(`o:${offset}`).replace(/=+$/, "");
-function decodeCursor(cursor: string): number | null {
+/** An opaque cursor: the last entry given (its rank, keyset key and id). */
+const encodeCursor = (p: LeaderboardPosition) =>
+  btoa(JSON.stringify([p.rank, p.key, p.id])).replace(/=+$/, "").replaceAll("+", "-").replaceAll("/", "_");
+function decodeCursor(cursor: string): LeaderboardPosition | null {
   try {
-    const m = /^o:([0-9]{1,9})$/.exec(atob(cursor));
-    return m ? Number(m[1]) : null;
+    const [rank, key, id, ...extra] = JSON.parse(atob(cursor.replaceAll("-", "+").replaceAll("_", "/"))) as unknown[];
+    const whole = (x: unknown, max: number): x is number => Number.isSafeInteger(x) && (x as number) >= 0 && (x as number) <= max;
+    if (extra.length > 0 || !whole(rank, 1e9) || !whole(id, Number.MAX_SAFE_INTEGER) || !Number.isFinite(key)) return null;
+    return { rank, key: key as number, id };
   } catch {
     return null;
   }
@@ -38,7 +45,7 @@ const Query = z.object({
     .openapi({ param: { name: "limit", in: "query" }, description: `1 to ${PAGE} (default ${DEFAULT_LIMIT})`, example: "100" }),
   cursor: z
     .string()
-    .max(64)
+    .max(128)
     .refine((c) => decodeCursor(c) !== null, "not a cursor this API gave out")
     .optional()
     .openapi({ param: { name: "cursor", in: "query" }, description: "next_cursor of the previous page" }),
@@ -87,22 +94,45 @@ function mountKind(app: OpenAPIHono<AppEnv>, kind: HolderKind): void {
     const q = c.req.valid("query");
     const by = q.by ?? "expavg_credit";
     const limit = q.limit ?? DEFAULT_LIMIT;
-    const offset = q.cursor === undefined ? 0 : decodeCursor(q.cursor)!;
+    const position = q.cursor === undefined ? null : decodeCursor(q.cursor)!;
+    const offset = position?.rank ?? 0;
     const now = serverNow();
-    const pageNumbers = [...new Set([Math.floor(offset / PAGE), Math.floor((offset + limit - 1) / PAGE)])];
-    // A page always loads (an empty one past the end), so a read is never null.
-    const pages = await Promise.all(pageNumbers.map((n) => readLeaderboardPage(c, c.var.project, kind, by, n, now)));
-    const entries = pages.flatMap((p) => p.data.entries).filter((e) => e.rank > offset && e.rank <= offset + limit);
-    const total = pages[0]!.data.total;
+    const read = await readEntries(c, kind, by, position && { cursor: q.cursor!, position }, offset, limit);
+    const last = read.entries.at(-1);
     const body = {
-      [kind]: entries.map((e) => ({ ...e, recent_average_credit: racAt(e, now) })),
-      total,
-      next_cursor: offset + limit < total ? encodeCursor(offset + limit) : null,
+      [kind]: read.entries.map(({ sort_key: _key, ...e }) => ({ ...e, recent_average_credit: racAt(e, now) })),
+      total: read.total,
+      next_cursor: last && last.rank < read.total ? encodeCursor({ rank: last.rank, key: last.sort_key, id: last.id }) : null,
       as_of: now,
-      snapshot_time: Math.min(...pages.map((p) => p.takenAt)),
+      snapshot_time: read.takenAt,
     };
-    return snapshotResponse(c, [...pages.map((p) => p.version), `${offset}`, `${limit}`], body) as never;
+    return snapshotResponse(c, [...read.versions, `${offset}`, `${limit}`], body) as never;
   });
+}
+
+/** The stored pages a request spans when all are in KV, else its own rows from D1 by keyset. */
+async function readEntries(
+  c: Context<AppEnv>,
+  kind: HolderKind,
+  by: LeaderboardOrder,
+  after: { cursor: string; position: LeaderboardPosition } | null,
+  offset: number,
+  limit: number,
+) {
+  const spanned = [...new Set([Math.floor(offset / PAGE), Math.floor((offset + limit - 1) / PAGE)])];
+  if (spanned.at(-1)! < SNAPSHOT_LIMITS.leaderboardPagesKept) {
+    const pages = await Promise.all(spanned.map((n) => readStoredPage(c, c.var.project, kind, by, n)));
+    if (pages.every((p) => p !== null)) {
+      return {
+        entries: pages.flatMap((p) => p!.data.entries).filter((e) => e.rank > offset && e.rank <= offset + limit),
+        total: pages[0]!.data.total,
+        takenAt: Math.min(...pages.map((p) => p!.takenAt)),
+        versions: pages.map((p) => p!.version),
+      };
+    }
+  }
+  const read = await readLeaderboardAfter(c, c.var.project, kind, by, after, limit);
+  return { entries: read.data.entries, total: read.data.total, takenAt: read.takenAt, versions: [read.version] };
 }
 
 export function mountLeaderboards(app: OpenAPIHono<AppEnv>): void {

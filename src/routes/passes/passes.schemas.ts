@@ -6,7 +6,6 @@ export const MAX_WORKUNITS_PER_PASS = 1000;
 /** BOINC's replication is a handful of results per workunit; this bounds a hostile body's work. */
 export const MAX_RESULTS_PER_WORKUNIT = 1000;
 
-const nonNegative = z.number().nonnegative();
 
 export const AppVersionRefSchema = z
   .number()
@@ -25,7 +24,9 @@ export const ResultSchema = z
     app_version_id: AppVersionRefSchema,
     elapsed_time: DurationSchema,
     cpu_time: DurationSchema,
-    flops_estimate: nonNegative.openapi({ description: "Peak FLOPS of the devices used; 0 or 1e9 means unknown" }),
+    flops_estimate: z.number().openapi({
+      description: "Peak FLOPS of the devices used; ≤ 0 or exactly 1e9 means unknown (4.3e9 is used and the result is no statistics sample, as in BOINC)",
+    }),
     sent_time: TimeSchema.openapi({ description: "Unix seconds; truncated to whole seconds as BOINC stores it" }),
     received_time: TimeSchema,
     validate_state: z.enum(["valid", "invalid", "inconclusive"]),
@@ -97,8 +98,9 @@ export const ResultOutcomeSchema = z
     replayed: z.boolean(),
     explain: z
       .object({
-        raw_pfc: z.number().nullable().openapi({
-          description: "elapsed_time × flops_estimate, after BOINC's substitutions; null when it overflows a double (an absurd claim, capped at rsc_fpops_bound)",
+        raw_pfc: z.number().openapi({
+          description:
+            "elapsed_time × flops_estimate, after BOINC's substitutions; the largest double (1.7976931348623157e308) when the product overflows (an absurd claim, capped at rsc_fpops_bound)",
         }),
         pfc_scale: z.number().openapi({ description: "The app version's scale used (0 = none)" }),
         host_scale: z.number().openapi({ description: "The host scale used (0 = none)" }),

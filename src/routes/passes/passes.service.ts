@@ -136,7 +136,7 @@ function response(now: number, outcome: PassOutcome): PassResponse {
         ...(r.explanation
           ? {
               explain: {
-                raw_pfc: Number.isFinite(r.explanation.rawPfc) ? r.explanation.rawPfc : null,
+                raw_pfc: r.explanation.rawPfc,
                 pfc_scale: r.explanation.pfcScale,
                 host_scale: r.explanation.hostScale,
                 runtime_outlier: r.explanation.runtimeOutlier,

@@ -1,15 +1,16 @@
 /**
  * GET /v1/projects/:slug/stats/:file: the project's BOINC-compatible stats export (public).
- * Served from KV (the daily job's copy) or, when a file is not there (larger than a KV value,
- * or not generated yet), streamed from D1 as it is now.
+ * Served only from what the daily job stored in KV (in parts when larger than a KV value),
+ * never built from D1 on demand: a file not generated yet is a 404.
  */
 import { OpenAPIHono, createRoute, z } from "@hono/zod-openapi";
 import type { AppEnv } from "../../env";
 import { loadProject } from "../../http/auth";
 import { errorResponses } from "../../http/errors";
-import { type StatsFileMeta, statsKvKey } from "../../services/stats-export";
-import { STATS_FILES, contentTypeOf, statsFileStream } from "../../stats/export-stream";
-import { SlugSchema, serverNow } from "../common";
+import { ApiError } from "../../http/errors";
+import { type StatsFileMeta, statsKvKey, statsPartKey } from "../../services/stats-export";
+import { STATS_FILES, type StatsFile, contentTypeOf } from "../../stats/export-stream";
+import { SlugSchema } from "../common";
 import { matches } from "../../snapshots/store";
 
 const Params = z.object({
@@ -24,7 +25,8 @@ const route = createRoute({
   summary: "BOINC db_dump-compatible stats export: user.gz, team.gz, host.gz, tables.xml (and .ndjson.gz siblings)",
   description:
     "The same XML element names and structure as BOINC's db_dump default spec, gzipped. Users who opted out " +
-    "(stats_export false) and their hosts are left out. Generated daily; `X-Generated-At` says when.",
+    "(stats_export false) and their hosts are left out. Generated daily; `X-Generated-At` says when. " +
+    "404 until the first daily run.",
   request: { params: Params },
   responses: {
     200: {
@@ -55,10 +57,28 @@ export function mountStats(app: OpenAPIHono<AppEnv>): void {
         await stored.value.cancel();
         return c.body(null, 304, kvHeaders);
       }
-      return c.body(stored.value, 200, kvHeaders);
+      const parts = stored.metadata?.parts ?? 1;
+      const body = parts === 1 ? stored.value : concatParts(c.env.KV, project.slug, file, stored.value, parts);
+      return c.body(body, 200, kvHeaders);
     }
-    const now = serverNow();
-    const body = await statsFileStream(c.var.db, project.id, file, now);
-    return c.body(body, 200, { ...headers, "X-Generated-At": String(now), "X-Stats-Source": "d1" });
+    throw new ApiError(404, "not_found", `${file} has not been generated yet (the daily job builds it)`);
   });
+}
+
+/** The file's parts one after the other (each read only when the previous one is done). */
+function concatParts(kv: KVNamespace, slug: string, file: StatsFile, first: ReadableStream, parts: number): ReadableStream {
+  const { readable, writable } = new TransformStream();
+  (async () => {
+    await first.pipeTo(writable, { preventClose: true });
+    for (let n = 1; n < parts; n++) {
+      const part = await kv.get(statsPartKey(slug, file, n), "stream");
+      if (!part) throw new Error(`stats part ${n} of ${file} is missing`);
+      await part.pipeTo(writable, { preventClose: true });
+    }
+    await writable.close();
+  })().catch((err) => {
+    console.error(`stats ${file} of ${slug}:`, err);
+    return writable.abort(err);
+  });
+  return readable;
 }
