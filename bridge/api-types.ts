@@ -100,7 +100,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too many requests with this token (`rate_limited`); see Retry-After */
+                /** @description Too many requests for this project or account, all its tokens together (`rate_limited`); see Retry-After */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -691,7 +691,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too many requests with this token (`rate_limited`); see Retry-After */
+                /** @description Too many requests for this project or account, all its tokens together (`rate_limited`); see Retry-After */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -878,7 +878,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too many requests with this token (`rate_limited`); see Retry-After */
+                /** @description Too many requests for this project or account, all its tokens together (`rate_limited`); see Retry-After */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -1130,7 +1130,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too many requests with this token (`rate_limited`); see Retry-After */
+                /** @description Too many requests for this project or account, all its tokens together (`rate_limited`); see Retry-After */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -1395,7 +1395,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too many requests with this token (`rate_limited`); see Retry-After */
+                /** @description Too many requests for this project or account, all its tokens together (`rate_limited`); see Retry-After */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -1660,7 +1660,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too many requests with this token (`rate_limited`); see Retry-After */
+                /** @description Too many requests for this project or account, all its tokens together (`rate_limited`); see Retry-After */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -1874,7 +1874,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too many requests with this token (`rate_limited`); see Retry-After */
+                /** @description Too many requests for this project or account, all its tokens together (`rate_limited`); see Retry-After */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -1959,7 +1959,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too many requests with this token (`rate_limited`); see Retry-After */
+                /** @description Too many requests for this project or account, all its tokens together (`rate_limited`); see Retry-After */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -2096,7 +2096,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too many requests with this token (`rate_limited`); see Retry-After */
+                /** @description Too many requests for this project or account, all its tokens together (`rate_limited`); see Retry-After */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -2228,7 +2228,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too many requests with this token (`rate_limited`); see Retry-After */
+                /** @description Too many requests for this project or account, all its tokens together (`rate_limited`); see Retry-After */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -2327,7 +2327,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too many requests with this token (`rate_limited`); see Retry-After */
+                /** @description Too many requests for this project or account, all its tokens together (`rate_limited`); see Retry-After */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -2410,7 +2410,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too many requests with this token (`rate_limited`); see Retry-After */
+                /** @description Too many requests for this project or account, all its tokens together (`rate_limited`); see Retry-After */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -2431,7 +2431,10 @@ export interface paths {
             };
         };
         put?: never;
-        /** Rotate: issue a new project token; the others keep working for 24 hours */
+        /**
+         * Rotate: issue a new project token; the others keep working for 24 hours
+         * @description At most 20 live tokens per project (409 beyond: revoke one first); at most 10 issued per 60 s per project (429).
+         */
         post: {
             parameters: {
                 query?: never;
@@ -2479,7 +2482,16 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too many requests with this token (`rate_limited`); see Retry-After */
+                /** @description Conflicts with what is stored */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Too many requests for this project or account, all its tokens together (`rate_limited`); see Retry-After */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -2589,7 +2601,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too many requests with this token (`rate_limited`); see Retry-After */
+                /** @description Too many requests for this project or account, all its tokens together (`rate_limited`); see Retry-After */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -2609,6 +2621,163 @@ export interface paths {
                 };
             };
         };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/projects/{slug}/rate-limit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The project's rate-limit tier and what it admits */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    slug: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The project's rate limit */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["RateLimit"];
+                    };
+                };
+                /** @description No token, or an unknown one */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A token of another project */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unknown project, app, app version or entity */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Too many requests for this project or account, all its tokens together (`rate_limited`); see Retry-After */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The admin token is not configured (`admin_disabled`), or the database is unavailable (`unavailable`): retry */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        /**
+         * Operator: set the project's rate-limit tier
+         * @description low: 100 requests per 10 s; standard: 2000 requests per 10 s; high: 10000 requests per 10 s
+         */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    slug: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["SetRateLimit"];
+                };
+            };
+            responses: {
+                /** @description The project's rate limit */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["RateLimit"];
+                    };
+                };
+                /** @description Malformed, or fails the schema: `issues` lists every bad field */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description No token, or an unknown one */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unknown project, app, app version or entity */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Too many requests for this project or account, all its tokens together (`rate_limited`); see Retry-After */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The admin token is not configured (`admin_disabled`), or the database is unavailable (`unavailable`): retry */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -2675,7 +2844,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too many requests with this token (`rate_limited`); see Retry-After */
+                /** @description Too many requests for this project or account, all its tokens together (`rate_limited`); see Retry-After */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -2762,7 +2931,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too many requests with this token (`rate_limited`); see Retry-After */
+                /** @description Too many requests for this project or account, all its tokens together (`rate_limited`); see Retry-After */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -2783,6 +2952,160 @@ export interface paths {
             };
         };
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/account-managers/{am}/token": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Rotate the account manager's token; the current one keeps working for 24 hours */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    am: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The new token */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["RotatedAccountManagerToken"];
+                    };
+                };
+                /** @description Malformed, or fails the schema: `issues` lists every bad field */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description No token, or an unknown one */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unknown project, app, app version or entity */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Too many requests for this project or account, all its tokens together (`rate_limited`); see Retry-After */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The admin token is not configured (`admin_disabled`), or the database is unavailable (`unavailable`): retry */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        /** Revoke every token of the account manager at once (a rotation issues a new one) */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    am: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Revoked */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            slug: string;
+                            /** @enum {boolean} */
+                            revoked: true;
+                        };
+                    };
+                };
+                /** @description Malformed, or fails the schema: `issues` lists every bad field */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description No token, or an unknown one */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unknown project, app, app version or entity */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Too many requests for this project or account, all its tokens together (`rate_limited`); see Retry-After */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The admin token is not configured (`admin_disabled`), or the database is unavailable (`unavailable`): retry */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
         options?: never;
         head?: never;
         patch?: never;
@@ -2880,7 +3203,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too many requests with this token (`rate_limited`); see Retry-After */
+                /** @description Too many requests for this project or account, all its tokens together (`rate_limited`); see Retry-After */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -2993,7 +3316,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too many requests with this token (`rate_limited`); see Retry-After */
+                /** @description Too many requests for this project or account, all its tokens together (`rate_limited`); see Retry-After */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -3349,7 +3672,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too many requests with this token (`rate_limited`); see Retry-After */
+                /** @description Too many requests for this project or account, all its tokens together (`rate_limited`); see Retry-After */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -3411,7 +3734,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too many requests with this token (`rate_limited`); see Retry-After */
+                /** @description Too many requests for this project or account, all its tokens together (`rate_limited`); see Retry-After */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -3490,7 +3813,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too many requests with this token (`rate_limited`); see Retry-After */
+                /** @description Too many requests for this project or account, all its tokens together (`rate_limited`); see Retry-After */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -3591,7 +3914,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too many requests with this token (`rate_limited`); see Retry-After */
+                /** @description Too many requests for this project or account, all its tokens together (`rate_limited`); see Retry-After */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -3763,7 +4086,7 @@ export interface paths {
         };
         /**
          * BOINC db_dump-compatible stats export: user.gz, team.gz, host.gz, tables.xml (and .ndjson.gz siblings)
-         * @description The same XML element names and structure as BOINC's db_dump default spec, gzipped. Users who opted out (stats_export false) and their hosts are left out. Generated daily; `X-Generated-At` says when.
+         * @description The same XML element names and structure as BOINC's db_dump default spec, gzipped. Users who opted out (stats_export false) and their hosts are left out. Generated daily; `X-Generated-At` says when. 404 until the first daily run.
          */
         get: {
             parameters: {
@@ -4163,8 +4486,8 @@ export interface components {
             pfc_mode: "normal" | "approx" | "wu_est" | "invalid" | null;
             replayed: boolean;
             explain?: {
-                /** @description elapsed_time × flops_estimate, after BOINC's substitutions; null when it overflows a double (an absurd claim, capped at rsc_fpops_bound) */
-                raw_pfc: number | null;
+                /** @description elapsed_time × flops_estimate, after BOINC's substitutions; the largest double (1.7976931348623157e308) when the product overflows (an absurd claim, capped at rsc_fpops_bound) */
+                raw_pfc: number;
                 /** @description The app version's scale used (0 = none) */
                 pfc_scale: number;
                 /** @description The host scale used (0 = none) */
@@ -4199,7 +4522,7 @@ export interface components {
             app_version_id: number;
             elapsed_time: number;
             cpu_time: number;
-            /** @description Peak FLOPS of the devices used; 0 or 1e9 means unknown */
+            /** @description Peak FLOPS of the devices used; ≤ 0 or exactly 1e9 means unknown (4.3e9 is used and the result is no statistics sample, as in BOINC) */
             flops_estimate: number;
             /** @description Unix seconds; truncated to whole seconds as BOINC stores it */
             sent_time: number;
@@ -4281,6 +4604,18 @@ export interface components {
             /** @description Null: works until revoked */
             expires_at: number | null;
         };
+        RateLimit: {
+            slug: string;
+            /** @enum {string} */
+            tier: "low" | "standard" | "high";
+            /** @description Requests per period, shared by all of the project's tokens */
+            limit: number;
+            period_seconds: number;
+        };
+        SetRateLimit: {
+            /** @enum {string} */
+            tier: "low" | "standard" | "high";
+        };
         AuditEntry: {
             id: number;
             /** @description Unix seconds */
@@ -4304,6 +4639,13 @@ export interface components {
             /** @example su */
             slug: string;
             name: string;
+        };
+        RotatedAccountManagerToken: {
+            slug: string;
+            /** @description The new bearer token. Shown only this once; store it. */
+            token: string;
+            /** @description The token it replaces stops working then (null: it was revoked) */
+            previous_expires_at: number | null;
         };
         AmRpcOutcome: {
             now: number;
