@@ -25,6 +25,7 @@ import { mountCentralContributors } from "./routes/central/central.contributors"
 import { mountCentral } from "./routes/central/central.index";
 import { mountCpid } from "./routes/cpid/cpid.index";
 import { mountEntities } from "./routes/entities/entities.index";
+import { mountBulkHolders } from "./routes/entities/holders-bulk";
 import { mountErrors } from "./routes/errors/errors.index";
 import { mountHostAppVersions } from "./routes/host-app-versions/host-app-versions.index";
 import { mountPasses } from "./routes/passes/passes.index";
@@ -84,6 +85,7 @@ export function createApp(): OpenAPIHono<AppEnv> {
   mountFairness(app);
   mountAppVersions(app);
   mountEntities(app);
+  mountBulkHolders(app);
   mountHostAppVersions(app);
   mountPasses(app);
   mountTrickles(app);
