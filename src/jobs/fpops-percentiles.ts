@@ -4,6 +4,7 @@
  * with stored expavg_credit > 10, as DB_HOST::fpops_percentile picks them. Hosts that never
  * reported a benchmark are left out.
  */
+import { livesHere } from "../db/project-db";
 import { and, eq, gt, isNotNull, sql } from "drizzle-orm";
 import { PERCENTILE_MIN_RAC, percentileIndex } from "../credit/trickle";
 import type { Db } from "../db/client";
@@ -34,7 +35,7 @@ export async function refreshFpopsPercentiles(db: Db, projectId: number, now: nu
 }
 
 export async function refreshAllFpopsPercentiles(db: Db, now: number): Promise<string> {
-  const ids = await db.select({ id: projects.id }).from(projects);
+  const ids = await db.select({ id: projects.id }).from(projects).where(livesHere);
   let known = 0;
   for (const { id } of ids) if (await refreshFpopsPercentiles(db, id, now)) known++;
   return `FLOPS percentiles of ${ids.length} projects (${known} with hosts over RAC ${PERCENTILE_MIN_RAC})`;

@@ -32,7 +32,11 @@ export const JOBS: readonly Job[] = [
     // Trickle credit's FLOPS bounds move slowly: with the rescale, not per message.
     name: "fpops-percentiles",
     cron: "*/10 * * * *",
-    run: (env, now) => refreshAllFpopsPercentiles(database(env.DB), now),
+    run: async (env, now) => {
+      const lines = [];
+      for (const db of allDatabases(env)) lines.push(await refreshAllFpopsPercentiles(db, now));
+      return lines.join("; ");
+    },
   },
   {
     // After rescale, so that a manual run publishes the new scales at once.
