@@ -22,12 +22,16 @@ export default defineConfig({
           FUZZ_SCALE: process.env.FUZZ_SCALE ?? "1",
           FUZZ_SEED: process.env.FUZZ_SEED ?? "",
         },
-        // Test files share the limiter: the suite's own requests must never be limited (the
-        // admin token is one key across files). test/security/rate-limit.test.ts swaps in the
-        // tight one to see the real binding answer 429.
+        // Test files share the limiters: the suite's own requests must never be limited (the
+        // admin token is one key across files, project ids repeat across files).
+        // test/security/rate-limit.test.ts swaps in the tight ones to see the real binding answer 429.
         ratelimits: {
           RATE_LIMITER: { namespace_id: "1001", simple: { limit: 1_000_000, period: 60 } },
-          RATE_LIMITER_TIGHT: { namespace_id: "1002", simple: { limit: 3, period: 60 } },
+          RATE_LIMITER_LOW: { namespace_id: "1003", simple: { limit: 1_000_000, period: 60 } },
+          RATE_LIMITER_HIGH: { namespace_id: "1004", simple: { limit: 1_000_000, period: 60 } },
+          RATE_LIMITER_TOKENS: { namespace_id: "1005", simple: { limit: 1_000_000, period: 60 } },
+          RATE_LIMITER_TIGHT: { namespace_id: "1002", simple: { limit: 3, period: 10 } },
+          RATE_LIMITER_TIGHT_ISSUE: { namespace_id: "1006", simple: { limit: 2, period: 60 } },
         },
       },
     })),

@@ -1,6 +1,8 @@
 /** The markdown tables of a bench run (bench/results/*.json → *.md), as BENCHMARKS.md shows them. */
 import type { RunStats } from "./client";
 import type { LimitRow } from "./sqlite-limit";
+import type { PolicyRow } from "./policies";
+import type { CostSummary } from "./cost";
 
 export interface BenchSummary {
   machine: { cpu: string; cores: number; memoryGiB: number; node: string; date: string; quick: boolean };
@@ -12,6 +14,8 @@ export interface BenchSummary {
   ratioTo: { storageWrites: number; wholePassCode: number };
   reads: Record<string, { latency: RunStats; throughput: RunStats }>;
   rescale: { versions: number; ms: number[] }[];
+  policies: PolicyRow[];
+  cost: CostSummary;
 }
 
 const int = (x: number) => Math.round(x).toLocaleString("en-US");
@@ -42,5 +46,24 @@ export function report(s: BenchSummary): string {
   lines.push("", "**Rescale** (POST /rescale, the cron's code; 100,000 hosts in the database; median of 5)", "");
   lines.push("| app versions | median ms | runs ms |", "| ---: | ---: | --- |");
   for (const r of s.rescale) lines.push(`| ${int(r.versions)} | ${ms(median(r.ms))} | ${r.ms.map(ms).join(", ")} |`);
+  lines.push("", "**Ingest by credit policy** (passes of 100 workunits, 8 clients, alternating rounds)", "", ...policyTable(s.policies));
+  lines.push("", "**Cost** (the same passes on wrangler's local D1; D1's `meta` of every statement; per validated result)", "");
+  lines.push("| workunits per pass | validated results | D1 rows read | D1 rows written | bytes stored |", "| ---: | ---: | ---: | ---: | ---: |");
+  for (const r of s.cost.rows) {
+    lines.push(`| ${int(r.size)} | ${int(r.validResults)} | ${r.rowsReadPerResult.toFixed(1)} | ${r.rowsWrittenPerResult.toFixed(2)} | ${int(r.bytesPerResult)} |`);
+  }
+  const a = s.cost.accounts;
+  lines.push("", `Database after the run: ${int(s.cost.sizeBytes)} bytes; ${int(a.hosts)} hosts, ${int(a.users)} users, ${int(a.teams)} teams; ${int(s.cost.retainedRows.results)} results, ${int(s.cost.retainedRows.workunits)} workunits, ${int(s.cost.retainedRows.creditHistory)} daily history rows.`);
   return `${lines.join("\n")}\n`;
+}
+
+/** Ingest by credit policy: each round's results/s and the median, fair relative to boinc. */
+export function policyTable(rows: readonly PolicyRow[]): string[] {
+  const med = (r: PolicyRow) => median(r.rounds);
+  const boinc = rows.find((r) => r.policy === "boinc")!;
+  const lines = ["| credit_policy | results/s per round | median results/s | p50 ms | p99 ms | vs boinc |", "| --- | --- | ---: | ---: | ---: | ---: |"];
+  for (const r of rows) {
+    lines.push(`| ${r.policy} | ${r.rounds.map(int).join(", ")} | ${int(med(r))} | ${ms(r.p50)} | ${ms(r.p99)} | ${pct(med(r) / med(boinc))} |`);
+  }
+  return lines;
 }

@@ -4,7 +4,10 @@
  *   2. the same passes on better-sqlite3 in one process: the storage limit, and statements
  *   3. public reads from KV, and the web pages built from them
  *   4. the cron's rescale at 10, 1,000 and 10,000 app versions with 100,000 hosts
- * `--quick` runs a tenth of the ingest, to try the harness. Results: bench/results/.
+ *   5. ingest by credit policy, "boinc" against "fair" (bench/policies.ts)
+ *   6. cost: D1 rows read and written, and bytes stored, per validated result (bench/cost.ts)
+ * `--quick` runs a tenth of the ingest, to try the harness; `--policies` only section 5.
+ * Results: bench/results/.
  */
 import { execFileSync, spawnSync } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
@@ -14,32 +17,30 @@ import { type RunStats, drive, getOk, postJson } from "./client";
 import { RESCALE_HOSTS, RESCALE_SIZES, rescaleToken, writeRescaleFixture } from "./rescale-fixture";
 import { ADMIN_TOKEN, freshStateDir, prepareState, startServer } from "./server";
 import { phaseBodies } from "./phases";
-import { type BenchSummary, report } from "./report";
+import { type BenchSummary, policyTable, report } from "./report";
 import type { LimitRow } from "./sqlite-limit";
 import { APPS, passes, versions } from "./workload";
+import { type PolicyRow, ingestByPolicy } from "./policies";
+import { measureCost } from "./cost";
 
 const root = new URL("..", import.meta.url).pathname;
 const quick = process.argv.includes("--quick");
+const policiesOnly = process.argv.includes("--policies");
 const CLIENTS = 8;
 const NOW = Math.floor(Date.now() / 1000) - 60;
 
 const log = (...args: unknown[]) => console.log(`[${new Date().toISOString().slice(11, 19)}]`, ...args);
 const round = (x: number, digits = 1) => Number(x.toFixed(digits));
 
-/** Tokens for the ingest: the rate limit (600 requests a minute) is per token, so the load is spread. */
-const INGEST_TOKENS = 48;
-
-async function setupProject(url: string): Promise<string[]> {
+/** Sets up the project; returns its one token, which posts every pass as a real validator does. */
+async function setupProject(url: string): Promise<string> {
   const { token } = await postJson(`${url}/v1/projects`, ADMIN_TOKEN, { slug: "bench", name: "Bench@Home" });
   for (const a of APPS) await postJson(`${url}/v1/projects/bench/apps/${a.name}`, token, {}, "PUT");
   for (const v of versions()) {
     const { flops: _f, id, ...body } = v;
     await postJson(`${url}/v1/projects/bench/app-versions/${id}`, token, body, "PUT");
   }
-  const tokens = [token];
-  // A rotation keeps the earlier tokens for 24 h: enough for the run.
-  while (tokens.length < INGEST_TOKENS) tokens.push((await postJson(`${url}/v1/projects/bench/tokens`, token, {})).token);
-  return tokens;
+  return token;
 }
 
 interface IngestRow extends RunStats {
@@ -48,20 +49,18 @@ interface IngestRow extends RunStats {
   readonly resultsPerSecond: number;
 }
 
-async function ingest(url: string, tokens: readonly string[]): Promise<{ rows: IngestRow[]; single1000: RunStats }> {
+async function ingest(url: string, token: string): Promise<{ rows: IngestRow[]; single1000: RunStats }> {
   const rows: IngestRow[] = [];
-  let sent = 0;
-  const token = () => tokens[sent++ % tokens.length]!;
   for (const phase of phaseBodies(quick, NOW)) {
     log(`ingest: ${phase.passes} passes of ${phase.size} workunits, ${CLIENTS} clients`);
-    const stats = await drive(phase.bodies(), CLIENTS, (body) => postJson(`${url}/v1/projects/bench/passes`, token(), body));
+    const stats = await drive(phase.bodies(), CLIENTS, (body) => postJson(`${url}/v1/projects/bench/passes`, token, body));
     const results = phase.passes * phase.size * 2;
     rows.push({ ...stats, size: phase.size, results, resultsPerSecond: results / stats.seconds });
     log(`  ${Math.round(results / stats.seconds)} results/s, p50 ${round(stats.p50)} ms, p99 ${round(stats.p99)} ms`);
   }
   // One 1,000-workunit pass at a time: the latency of a big pass on its own.
   const solo = passes(Array(quick ? 2 : 5).fill(1000), { seed: 9, firstWu: 10_000_000, now: NOW });
-  const single1000 = await drive(solo, 1, (body) => postJson(`${url}/v1/projects/bench/passes`, token(), body));
+  const single1000 = await drive(solo, 1, (body) => postJson(`${url}/v1/projects/bench/passes`, token, body));
   log(`  a lone 1,000-workunit pass: p50 ${round(single1000.p50)} ms, max ${round(single1000.max)} ms`);
   return { rows, single1000 };
 }
@@ -159,7 +158,27 @@ async function rescale(): Promise<{ versions: number; ms: number[] }[]> {
   return out;
 }
 
+async function policies(): Promise<PolicyRow[]> {
+  log("ingest by credit policy: passes of 100 workunits, boinc and fair in alternating rounds");
+  const state = freshStateDir();
+  prepareState(state);
+  const server = await startServer(8793, state);
+  try {
+    return await ingestByPolicy(server.url, NOW, CLIENTS, quick, log);
+  } finally {
+    await server.stop();
+  }
+}
+
 async function main() {
+  if (policiesOnly) {
+    const rows = await policies();
+    mkdirSync(join(root, "bench/results"), { recursive: true });
+    writeFileSync(join(root, "bench/results/policies.json"), JSON.stringify(rows, null, 2));
+    writeFileSync(join(root, "bench/results/policies.md"), policyTable(rows).join("\n") + "\n");
+    log(policyTable(rows).join("\n"));
+    return;
+  }
   const machine = {
     cpu: cpus()[0]?.model ?? "unknown",
     cores: cpus().length,
@@ -174,8 +193,8 @@ async function main() {
   const server = await startServer(8791, state);
   let ingestResult, readResult, memory;
   try {
-    const tokens = await setupProject(server.url);
-    ingestResult = await ingest(server.url, tokens);
+    const token = await setupProject(server.url);
+    ingestResult = await ingest(server.url, token);
     memory = server.peakMemoryMiB();
     log(`peak memory of workerd during ingest: ${round(memory)} MiB`);
     readResult = await reads(server.url);
@@ -185,6 +204,10 @@ async function main() {
   const limitRun = await limit();
   const limitRows = limitRun.rows;
   const rescaleRows = await rescale();
+  const policyRows = await policies();
+  log("cost: the same passes on wrangler's local D1, metered from each statement's meta");
+  const cost = await measureCost(root, NOW, quick);
+  if (!quick) writeFileSync(join(root, "bench/results/cost.json"), JSON.stringify(cost, null, 2));
 
   const byHundred = (rows: readonly { size: number }[]) => rows.find((r) => r.size === 100);
   const ingest100 = byHundred(ingestResult.rows) as IngestRow;
@@ -202,6 +225,8 @@ async function main() {
     },
     reads: readResult,
     rescale: rescaleRows,
+    policies: policyRows,
+    cost,
   };
   mkdirSync(join(root, "bench/results"), { recursive: true });
   const file = join(root, `bench/results/${quick ? "quick" : "latest"}.json`);

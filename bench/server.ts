@@ -22,7 +22,8 @@ const npx = (args: string[], env: NodeJS.ProcessEnv = {}) =>
 
 /** Applies the migrations to a state folder; `sqlFile` (optional) is run after them. */
 export function prepareState(stateDir: string, sqlFile?: string): void {
-  npx(["wrangler", "d1", "migrations", "apply", "DB", "--local", "--persist-to", stateDir]);
+  // Both databases of wrangler.jsonc: the default and a large project's own (DB_LARGE).
+  for (const binding of ["DB", "DB_LARGE"]) npx(["wrangler", "d1", "migrations", "apply", binding, "--local", "--persist-to", stateDir]);
   if (sqlFile) npx(["wrangler", "d1", "execute", "DB", "--local", "--persist-to", stateDir, "--file", sqlFile, "--yes"]);
 }
 

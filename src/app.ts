@@ -15,10 +15,12 @@ import { requestId } from "./http/request-id";
 import { mountAudit } from "./routes/audit/audit.index";
 import { mountTokens } from "./routes/tokens/tokens.index";
 import { mountAccountManagers } from "./routes/account-managers/account-managers.index";
+import { mountAccountManagerTokens } from "./routes/account-managers/account-manager-tokens";
 import { mountAmHistory } from "./routes/am/am-history.index";
 import { mountAmRpcs } from "./routes/am/am-rpcs.index";
 import { mountAppVersions } from "./routes/app-versions/app-versions.index";
 import { mountApps } from "./routes/apps/apps.index";
+import { mountFairness } from "./routes/apps/fairness.index";
 import { mountCentralContributors } from "./routes/central/central.contributors";
 import { mountCentral } from "./routes/central/central.index";
 import { mountCpid } from "./routes/cpid/cpid.index";
@@ -30,6 +32,7 @@ import { mountLeaderboards } from "./routes/leaderboards/leaderboards.index";
 import { mountPlanClasses } from "./routes/plan-classes/plan-classes.index";
 import { mountProjects } from "./routes/projects/projects.index";
 import { mountProjectReads } from "./routes/projects/projects.reads";
+import { mountProjectRateLimit } from "./routes/projects/projects.rate-limit";
 import { mountRescale } from "./routes/rescale/rescale.index";
 import { mountStats } from "./routes/stats/stats.index";
 import { mountPages } from "./web/pages.index";
@@ -57,7 +60,10 @@ export function createApp(): OpenAPIHono<AppEnv> {
 
   app.use("*", requestId);
   app.use("*", async (c, next) => {
-    c.set("db", database(c.env.DB));
+    const registry = database(c.env.DB);
+    c.set("registry", registry);
+    // Until a project route swaps in its project's database (src/http/auth.ts).
+    c.set("db", registry);
     await next();
   });
   app.use("/v1/*", auditWrites);
@@ -74,6 +80,7 @@ export function createApp(): OpenAPIHono<AppEnv> {
   mountProjectReads(app);
   mountLeaderboards(app);
   mountApps(app);
+  mountFairness(app);
   mountAppVersions(app);
   mountEntities(app);
   mountHostAppVersions(app);
@@ -81,8 +88,10 @@ export function createApp(): OpenAPIHono<AppEnv> {
   mountErrors(app);
   mountRescale(app);
   mountTokens(app);
+  mountProjectRateLimit(app);
   mountAudit(app);
   mountAccountManagers(app);
+  mountAccountManagerTokens(app);
   mountAmRpcs(app);
   mountAmHistory(app);
   mountCentralContributors(app);
@@ -122,8 +131,10 @@ export function createApp(): OpenAPIHono<AppEnv> {
       const message = "the database is unavailable; nothing was written; retry";
       return c.json<ErrorBody>({ error: { code: "unavailable", message } }, 503, { "Retry-After": "1" });
     }
-    console.error("unhandled error", err instanceof Error ? err.stack : err);
-    return c.json<ErrorBody>({ error: { code: "internal", message: "internal error; nothing was written" } }, 500);
+    // Logged once, with the id the client sees, so an operator can find it; not retryable.
+    console.error(`request ${c.var.requestId}: internal error:`, err instanceof Error ? err.stack : err);
+    const message = `internal error; nothing was written; retrying will not help (request id ${c.var.requestId})`;
+    return c.json<ErrorBody>({ error: { code: "internal", message } }, 500);
   });
   return app;
 }

@@ -6,10 +6,17 @@ export type Env = {
   KV: KVNamespace;
   /** Secret for the admin API (`wrangler secret put ADMIN_TOKEN`). */
   ADMIN_TOKEN?: string;
-  /** Workers Rate Limiting binding (wrangler.jsonc `ratelimits`); absent: an in-memory fallback. */
+  /** Workers Rate Limiting bindings, one per limit (src/limits.ts); absent: an in-memory fallback. */
   RATE_LIMITER?: RateLimit;
-  /** The fallback's limit per token and minute (default 600). */
-  RATE_LIMIT_PER_MINUTE?: string;
+  RATE_LIMITER_LOW?: RateLimit;
+  RATE_LIMITER_HIGH?: RateLimit;
+  RATE_LIMITER_TOKENS?: RateLimit;
+  /** The fallback's limit per holder and period, replacing every limit's own (tests, a small deployment). */
+  RATE_LIMIT_PER_PERIOD?: string;
+  /** Days audit rows are kept (default 365; docs/storage.md). */
+  AUDIT_RETENTION_DAYS?: string;
+  /** Days account-manager RPC rows are kept, a host's latest always (default 90). */
+  AM_RPC_RETENTION_DAYS?: string;
 };
 
 export type Project = typeof projects.$inferSelect;
@@ -23,7 +30,10 @@ export type ProjectRef = Pick<Project, "id" | "slug">;
 export type AppEnv = {
   Bindings: Env;
   Variables: {
+    /** The database of the request's project (src/db/project-db.ts); before one is known, the registry. */
     db: Db;
+    /** The default database: the registry of projects, tokens, account managers, central. */
+    registry: Db;
     project: ProjectRef;
     accountManager: AccountManager;
     /** A public read made with the project's own token: answered from D1, not from KV. */

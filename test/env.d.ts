@@ -9,8 +9,11 @@ declare global {
     interface Env extends WorkerEnv {
       ADMIN_TOKEN: string;
       TEST_MIGRATIONS: D1Migration[];
+      /** The second D1 binding (wrangler.jsonc): a large project's own database. */
+      DB_LARGE: D1Database;
       /** A limit of 3 a minute: the rate-limit test swaps it in for RATE_LIMITER. */
       RATE_LIMITER_TIGHT: RateLimit;
+      RATE_LIMITER_TIGHT_ISSUE: RateLimit;
       /** The static assets of wrangler.jsonc (/docs); the Worker itself never reads them. */
       ASSETS: Fetcher;
     }

@@ -13,6 +13,26 @@ export function peggedAverage(values: readonly number[], anchor: number): number
     weighted += v * w;
     weights += w;
   }
+  const average = weighted / weights;
+  return Number.isFinite(average) ? average : peggedAverageScaled(values, anchor);
+}
+
+/**
+ * The same average when BOINC's arithmetic breaks down: a value at an anchor so small that
+ * 0.1 × anchor underflows has weight 1/0, and huge weights overflow the sums (∞/∞ = NaN).
+ * Weights divided by the largest one give the same ratio in finite numbers; values at zero
+ * distance are then the only ones that count, as in the limit.
+ */
+function peggedAverageScaled(values: readonly number[], anchor: number): number {
+  const distances = values.map((v) => PEGGED_PROXIMITY * anchor + Math.abs(anchor - v));
+  const nearest = Math.min(...distances);
+  let weighted = 0;
+  let weights = 0;
+  values.forEach((v, i) => {
+    const w = nearest === 0 ? (distances[i] === 0 ? 1 : 0) : nearest / distances[i]!;
+    weighted += v * w;
+    weights += w;
+  });
   return weighted / weights;
 }
 

@@ -87,3 +87,53 @@ export const CENTRAL_STALE_AFTER = 30 * SECONDS_PER_DAY;
  * many times the (lower) median contributor's weight: an inflated RAC cannot outweigh the rest.
  */
 export const CENTRAL_CONTRIBUTOR_WEIGHT_CAP = 10;
+
+/** How an app's claims are paid (an app setting): BOINC's CreditNew, or the fair variant (FAIR_MODE). */
+export const CREDIT_POLICIES = ["boinc", "fair"] as const;
+export type CreditPolicy = (typeof CREDIT_POLICIES)[number];
+
+/** The fair policy's parameters (docs/fair-credit.md explains each). */
+export const FAIR = {
+  /** Host samples before it is normalised; its level starts as the median of these. */
+  hostSamples: 10,
+  /** Host level after that: a running median in log space, moving this much per result. */
+  hostStep: 0.02,
+  /** A version's level starts as the median of its first this many samples. */
+  versionBuffer: 20,
+  /** ... then a running mean with weight max(1/n, this). */
+  versionWeight: 0.002,
+  /** Version samples before its own scale replaces the seed scale. */
+  versionSamples: 100,
+  /** A mature version ignores host levels more than 2× from its own (log). */
+  band: Math.log(2),
+  quantileHigh: 0.98,
+  quantileLow: 0.02,
+  /** Step of the z quantiles; doubled for a version's first quantileWarmup samples. */
+  quantileStep: 0.05,
+  quantileWarmup: 200,
+  /** z beyond a quantile by this (log) is an outlier. */
+  margin: Math.log(1.25),
+  initialHigh: Math.log(3),
+  initialLow: Math.log(1 / 3),
+  /** This many outliers in a row on one side: the host is re-learned. */
+  outlierRun: 5,
+  /** Error/abort rate: EMA weight and the bad-standing threshold. */
+  errorAlpha: 0.05,
+  errorMax: 0.1,
+} as const;
+/** The fairness report compares the two policies' credit over this many days. */
+export const FAIRNESS_WINDOW_DAYS = 30;
+
+/** Clock skew we tolerate on a client-given `now`. */
+export const MAX_CLOCK_SKEW_SECONDS = 300;
+
+/**
+ * Retention (src/jobs/retention.ts). Decided results and credited workunits: per project,
+ * this default. Audit rows and account-manager RPC rows: deployment-wide (env overrides).
+ */
+export const DEFAULT_RESULT_RETENTION_DAYS = 30;
+export const DEFAULT_AUDIT_RETENTION_DAYS = 365;
+export const DEFAULT_AM_RPC_RETENTION_DAYS = 90;
+/** Rows one purge statement deletes, and statements one run may spend per table and project. */
+export const PURGE_CHUNK_ROWS = 5000;
+export const PURGE_MAX_CHUNKS = 40;

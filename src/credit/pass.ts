@@ -1,6 +1,11 @@
 import { EMPTY_AVERAGE, EMPTY_AVERAGE_VAR } from "./average";
+import type { CreditPolicy } from "./constants";
 import { type CreditMode, capGrantedCredit, creditFromRuntime } from "./credit-mode";
 import { type Claim, claimFromPfc, creditFromClaims } from "./credit-set";
+import type { FairRule } from "./fair-claim";
+import { fairWorkunitCredit } from "./fair-credit";
+import { type FairHostChange, FairPassState, type FairResultClaim, type FairVersionInput } from "./fair-pass";
+import type { FairHostState, FairVersionState } from "./fair-state";
 import { type HostAppVersionKey, havKey, isAnonymousPlatform } from "./host-app-version-key";
 import {
   type AppCreditSettings,
@@ -9,6 +14,7 @@ import {
   type HostAppVersionStats,
   type PfcMode,
   getPfc,
+  pfcToCreditExpanded,
 } from "./pfc";
 
 /**
@@ -56,9 +62,11 @@ export interface PassApp extends AppCreditSettings {
   readonly targetNresults: number;
   readonly creditMode: CreditMode;
   readonly maxGrantedCredit: number;
+  /** Which rules pay an adaptive app's claims (absent: "boinc"); both sets of statistics are kept. */
+  readonly creditPolicy?: CreditPolicy;
 }
 
-export interface PassVersion extends AppVersionStats {
+export interface PassVersion extends AppVersionStats, FairVersionInput {
   readonly appId: number;
 }
 
@@ -79,6 +87,8 @@ export interface PassSnapshot {
   /** Workunits already credited: id → the credit their results get. */
   readonly creditedWorkunits: ReadonlyMap<number, number>;
   readonly finalResults: ReadonlyMap<number, StoredResult>;
+  /** The fair policy's host × version states, by havKey; a missing one starts new. */
+  readonly fairHostAppVersions?: ReadonlyMap<string, FairHostState>;
 }
 
 /** Why a result got what it got. */
@@ -89,6 +99,18 @@ export interface PfcExplanation {
   readonly runtimeOutlier: boolean;
 }
 
+/** The fair policy's view of a valid result's claim (absent for an anonymous platform). */
+export interface FairExplanation {
+  readonly rule: FairRule;
+  readonly claimedCredit: number;
+}
+
+/** What the workunit pays under each policy; the app's policy decides which is granted. */
+export interface PolicyCredits {
+  readonly boinc: number;
+  readonly fair: number;
+}
+
 export interface ResultOutcome {
   readonly id: number;
   readonly validateState: ValidateState;
@@ -97,6 +119,8 @@ export interface ResultOutcome {
   readonly pfcMode: PfcMode | null;
   readonly replayed: boolean;
   readonly explanation?: PfcExplanation;
+  readonly fairExplanation?: FairExplanation;
+  readonly policyCredits?: PolicyCredits;
 }
 
 export type WorkunitPath = "fresh" | "late" | "pending" | "replayed";
@@ -141,6 +165,10 @@ export interface NewFinalResult {
   readonly grantedCredit: number;
   readonly claimedCredit: number | null;
   readonly pfcMode: PfcMode | null;
+  /** For a valid result: the workunit's credit under each policy, and the fair rule that decided its claim. */
+  readonly boincCredit: number | null;
+  readonly fairCredit: number | null;
+  readonly fairRule: FairRule | null;
 }
 
 export interface CreditedWorkunit {
@@ -176,6 +204,9 @@ export interface PassEffects {
   readonly versionPfcSamples: Map<number, number[]>;
   readonly versionCreditSamples: Map<number, VersionCreditSample[]>;
   readonly grants: Grant[];
+  /** Final fair states of what the pass touched (absolute values, by havKey / version id). */
+  readonly fairHostAppVersions: Map<string, FairHostChange>;
+  readonly fairVersions: Map<number, FairVersionState>;
 }
 
 export interface Conflict {
@@ -230,23 +261,33 @@ function copyChanged(c: HostAppVersionCopy): boolean {
   );
 }
 
+/** A valid result's claim under BOINC's rules, and under fair's when its version is regular. */
+interface PolicyClaim extends Claim {
+  readonly fair?: FairResultClaim;
+}
+
 class PassRun {
   private readonly hostAppVersions: Map<string, HostAppVersionStats>;
   private readonly creditedWorkunits: Map<number, number>;
-  readonly effects: PassEffects = {
-    attributions: [],
-    hostAppVersionsSeen: [],
-    results: [],
-    workunits: [],
-    hostAppVersionChanges: [],
-    versionPfcSamples: new Map(),
-    versionCreditSamples: new Map(),
-    grants: [],
-  };
+  private readonly fair: FairPassState;
+  readonly effects: PassEffects;
 
   constructor(private readonly snapshot: PassSnapshot) {
     this.hostAppVersions = new Map(snapshot.hostAppVersions);
     this.creditedWorkunits = new Map(snapshot.creditedWorkunits);
+    this.fair = new FairPassState(snapshot.fairHostAppVersions, snapshot.versions);
+    this.effects = {
+      attributions: [],
+      hostAppVersionsSeen: [],
+      results: [],
+      workunits: [],
+      hostAppVersionChanges: [],
+      versionPfcSamples: new Map(),
+      versionCreditSamples: new Map(),
+      grants: [],
+      fairHostAppVersions: this.fair.changedHosts,
+      fairVersions: this.fair.changedVersions,
+    };
   }
 
   runWorkunit(wu: WorkunitInput, fresh: readonly ResultInput[], replayed: ResultOutcome[]): WorkunitOutcome {
@@ -279,18 +320,24 @@ class PassRun {
   private freshSet(wu: WorkunitInput, app: PassApp, results: readonly ResultInput[]) {
     const copies = new Map(results.map((r) => [r.id, this.loadCopy(app, r)]));
     const valid = results.filter((r) => r.validateState === "valid");
-    const claims = new Map<number, Claim>();
+    const claims = new Map<number, PolicyClaim>();
     // credit_from_runtime skips assign_credit_set, and with it every statistic (E22).
     if (app.creditMode !== "runtime") {
-      for (const r of valid) claims.set(r.id, this.claim(wu, app, r, copies.get(r.id)!));
+      // The fair model counts this result in consecutive_valid before its claim.
+      const counted = sentUnreplicated(wu, app) ? 0 : 1;
+      for (const r of valid) {
+        const copy = copies.get(r.id)!;
+        claims.set(r.id, this.claim(wu, app, r, copy, copy.stats.consecutiveValid + counted));
+      }
     }
-    const credit = valid.length > 0 ? this.workunitCredit(wu, app, results, claims) : 0;
+    const policyCredits = valid.length > 0 ? this.workunitCredit(wu, app, results, claims) : null;
+    const credit = policyCredits === null ? 0 : app.creditPolicy === "fair" && app.creditMode === "adaptive" ? policyCredits.fair : policyCredits.boinc;
     const grants = app.creditMode !== "none";
     const outcomes = results.map((r) => {
       const copy = copies.get(r.id)!;
       if (r.validateState === "valid") {
         if (!sentUnreplicated(wu, app)) changeConsecutiveValid(copy, "increment");
-        return this.finalise(wu, app, r, grants ? credit : 0, claims.get(r.id), grants);
+        return this.finalise(wu, app, r, grants ? credit : 0, claims.get(r.id), grants, policyCredits ?? undefined);
       }
       if (r.validateState === "invalid") {
         changeConsecutiveValid(copy, "reset");
@@ -321,8 +368,9 @@ class PassRun {
       if (r.validateState === "valid") {
         // is_valid runs before get_pfc here, so the host-scale gate sees the new count (E19).
         if (!sentUnreplicated(wu, app)) changeConsecutiveValid(copy, "increment");
-        const claim = this.claim(wu, app, r, copy); // statistics only; the stored credit is granted
-        outcome = this.finalise(wu, app, r, grants ? credit : 0, claim, grants);
+        // Statistics only; the stored credit is granted.
+        const claim = this.claim(wu, app, r, copy, copy.stats.consecutiveValid);
+        outcome = this.finalise(wu, app, r, grants ? credit : 0, claim, grants, { boinc: credit, fair: credit });
       } else if (r.validateState === "invalid") {
         changeConsecutiveValid(copy, "reset");
         outcome = this.finalise(wu, app, r, 0, undefined, false);
@@ -338,10 +386,10 @@ class PassRun {
     wu: WorkunitInput,
     app: PassApp,
     results: readonly ResultInput[],
-    claims: ReadonlyMap<number, Claim>,
-  ): number {
+    claims: ReadonlyMap<number, PolicyClaim>,
+  ): PolicyCredits {
     const canonical = results.find((r) => r.validateState === "valid")!;
-    const credit = ((): number => {
+    const boinc = ((): number => {
       switch (app.creditMode) {
         case "adaptive":
           return creditFromClaims([...claims.values()], wu, app);
@@ -360,11 +408,29 @@ class PassRun {
           );
       }
     })();
-    return capGrantedCredit(credit, app.maxGrantedCredit);
+    // Other credit modes do not claim, so both policies grant what BOINC grants.
+    const fair = app.creditMode === "adaptive" ? this.fairCredit([...claims.values()], app) : boinc;
+    return { boinc: capGrantedCredit(boinc, app.maxGrantedCredit), fair };
+  }
+
+  /** R2: an anonymous-platform claim (no fair view) counts with BOINC's capped PFC. */
+  private fairCredit(claims: readonly PolicyClaim[], app: PassApp): number {
+    const anchor = claims.find((c) => c.fair !== undefined && c.fair.expected !== null)?.fair?.expected ?? null;
+    return fairWorkunitCredit(
+      claims.map((c) => c.fair?.pfc ?? c.cappedPfc),
+      anchor,
+      app.maxGrantedCredit,
+    );
   }
 
   /** get_pfc and steps 2–3 of assign_credit_set for one valid result, with its statistics. */
-  private claim(wu: WorkunitInput, app: PassApp, r: ResultInput, copy: HostAppVersionCopy): Claim {
+  private claim(
+    wu: WorkunitInput,
+    app: PassApp,
+    r: ResultInput,
+    copy: HostAppVersionCopy,
+    consecutiveValid: number,
+  ): PolicyClaim {
     const anonymous = isAnonymousPlatform(r.appVersionId);
     const version = anonymous ? null : this.snapshot.versions.get(r.appVersionId) ?? null;
     const pfc = getPfc({ ...r, anonymous }, wu, app, version, copy.stats);
@@ -375,6 +441,8 @@ class PassRun {
       if (pfc.avPfcSample !== undefined) push(this.effects.versionPfcSamples, r.appVersionId, pfc.avPfcSample);
       // Our app-version credit sample is the claim after the rsc_fpops_bound cap (Part A §10).
       push(this.effects.versionCreditSamples, r.appVersionId, { credit: claim.claimedCredit, time: r.sentTime });
+      const fair = this.fair.claim(copy.key, r, wu, app.hostScaleCheck, consecutiveValid);
+      return { ...claim, fair };
     }
     return claim;
   }
@@ -400,8 +468,9 @@ class PassRun {
     app: PassApp,
     r: ResultInput,
     grantedCredit: number,
-    claim: Claim | undefined,
+    claim: PolicyClaim | undefined,
     grant: boolean,
+    policyCredits?: PolicyCredits,
   ): ResultOutcome {
     const validateState = r.validateState as "valid" | "invalid";
     const claimedCredit =
@@ -432,6 +501,9 @@ class PassRun {
       grantedCredit,
       claimedCredit,
       pfcMode,
+      boincCredit: claim ? policyCredits?.boinc ?? null : null,
+      fairCredit: claim ? policyCredits?.fair ?? null : null,
+      fairRule: claim?.fair?.rule ?? null,
     });
     return {
       id: r.id,
@@ -450,6 +522,8 @@ class PassRun {
             },
           }
         : {}),
+      ...(claim?.fair ? { fairExplanation: { rule: claim.fair.rule, claimedCredit: pfcToCreditExpanded(claim.fair.pfc) } } : {}),
+      ...(claim && policyCredits ? { policyCredits } : {}),
     };
   }
 

@@ -110,7 +110,10 @@ export function getPfc(
   const benchmarkMissing = r.flopsEstimate <= 0 || r.flopsEstimate === BENCHMARK_FAILED_FPOPS;
   const flops = benchmarkMissing ? AVG_CPU_FPOPS : r.flopsEstimate;
   const runtimeOutlier = r.runtimeOutlier || benchmarkMissing;
-  const rawPfc = elapsed * flops;
+  // elapsed × flops can overflow (1e12 s × 1e308 FLOPS); BOINC would carry inf into NaN (inf × a
+  // scale of 0). Saturating at the largest double keeps every product finite: such a claim is
+  // then capped at rsc_fpops_bound like any claim above it, and is no statistics sample.
+  const rawPfc = Math.min(elapsed * flops, Number.MAX_VALUE);
   const ratio = rawPfc / wu.rscFpopsEst;
 
   let pfc: number;

@@ -4,11 +4,11 @@ import type { Db } from "./client";
 
 const dialect = new SQLiteAsyncDialect();
 
-/** Runs statements as ONE D1 batch: a transaction, all or nothing. */
-export async function runBatch(db: Db, statements: readonly SQL[]): Promise<void> {
-  if (statements.length === 0) return;
+/** Runs statements as ONE D1 batch: a transaction, all or nothing. Returns each statement's result. */
+export async function runBatch(db: Db, statements: readonly SQL[]): Promise<D1Result[]> {
+  if (statements.length === 0) return [];
   const d1 = db.$client;
-  await d1.batch(
+  return d1.batch(
     statements.map((s) => {
       const q = dialect.sqlToQuery(s);
       return d1.prepare(q.sql).bind(...q.params);

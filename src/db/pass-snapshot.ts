@@ -5,7 +5,8 @@ import { and, eq, sql } from "drizzle-orm";
 import { havKey } from "../credit/host-app-version-key";
 import type { PassApp, PassSnapshot, PassVersion, StoredResult } from "../credit/pass";
 import type { HostAppVersionStats } from "../credit/pfc";
-import { appVersions, apps, hostAppVersions, results, workunits } from "./schema";
+import { fairHostState, fairVersionState } from "./fair-rows";
+import { appVersions, apps, hostAppVersions, projects, results, workunits } from "./schema";
 import { jsonList } from "./sql-helpers";
 
 import type { Db } from "./client";
@@ -23,11 +24,18 @@ export function passApp(row: AppRow): PassApp {
     targetNresults: row.targetNresults,
     creditMode: row.creditMode,
     maxGrantedCredit: row.maxGrantedCredit,
+    creditPolicy: row.creditPolicy,
   };
 }
 
 export function passVersion(row: AppVersionRow): PassVersion {
-  return { appId: row.appId, pfc: { n: row.pfcN, avg: row.pfcAvg }, pfcScale: row.pfcScale };
+  return {
+    appId: row.appId,
+    pfc: { n: row.pfcN, avg: row.pfcAvg },
+    pfcScale: row.pfcScale,
+    planClass: row.planClass,
+    fair: fairVersionState(row),
+  };
 }
 
 export function hostAppVersionStats(row: HostAppVersionRow): HostAppVersionStats {
@@ -49,10 +57,12 @@ export interface PassKeys {
 export interface LoadedSnapshot extends PassSnapshot {
   /** The app each already credited workunit was credited under. */
   readonly workunitApps: ReadonlyMap<number, number>;
+  /** The project's retention horizon and window (a result sent before the horizon may have been purged). */
+  readonly retention: { readonly purgedBefore: number; readonly days: number };
 }
 
 export async function loadPassSnapshot(db: Db, projectId: number, keys: PassKeys): Promise<LoadedSnapshot> {
-  const [appRows, versionRows, havRows, wuRows, resultRows] = await db.batch([
+  const [appRows, versionRows, havRows, wuRows, resultRows, projectRows] = await db.batch([
     db.select().from(apps).where(eq(apps.projectId, projectId)),
     db.select().from(appVersions).where(eq(appVersions.projectId, projectId)),
     db
@@ -74,13 +84,19 @@ export async function loadPassSnapshot(db: Db, projectId: number, keys: PassKeys
       .select()
       .from(results)
       .where(and(eq(results.projectId, projectId), sql`${results.id} IN ${jsonList(keys.resultIds)}`)),
+    db
+      .select({ purgedBefore: projects.purgedBefore, days: projects.resultRetentionDays })
+      .from(projects)
+      .where(eq(projects.id, projectId)),
   ]);
   return {
     apps: new Map(appRows.map((r) => [r.name, passApp(r)])),
     versions: new Map(versionRows.map((r) => [r.id, passVersion(r)])),
     hostAppVersions: new Map(havRows.map((r) => [havKey(r), hostAppVersionStats(r)])),
+    fairHostAppVersions: new Map(havRows.map((r) => [havKey(r), fairHostState(r)])),
     creditedWorkunits: new Map(wuRows.map((r) => [r.id, r.credit])),
     workunitApps: new Map(wuRows.map((r) => [r.id, r.appId])),
+    retention: projectRows[0] ?? { purgedBefore: 0, days: 0 },
     finalResults: new Map(
       resultRows.map((r): [number, StoredResult] => [
         r.id,

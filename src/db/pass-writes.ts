@@ -22,6 +22,7 @@ import {
 } from "./schema";
 import type { GrantGroups, GrantPart } from "./grant-groups";
 import { readModelWrites } from "./read-model-writes";
+import { fairStateWrites } from "./fair-rows";
 import { chunks, col, insertFromJson, name, ref, withJsonRows } from "./sql-helpers";
 import {
   type Assignment,
@@ -46,6 +47,9 @@ export interface OutcomeRow {
   readonly grantedCredit: number;
   readonly claimedCredit?: number | null;
   readonly pfcMode?: string | null;
+  readonly boincCredit?: number | null;
+  readonly fairCredit?: number | null;
+  readonly fairRule?: string | null;
   readonly fingerprint: string;
 }
 
@@ -66,6 +70,9 @@ export function outcomeInserts(projectId: number, now: number, rows: readonly Ou
         [results.grantedCredit, "grantedCredit"],
         [results.claimedCredit, "claimedCredit"],
         [results.pfcMode, "pfcMode"],
+        [results.boincCredit, "boincCredit"],
+        [results.fairCredit, "fairCredit"],
+        [results.fairRule, "fairRule"],
         [results.fingerprint, "fingerprint"],
         [results.decidedAt, sql`${now}`],
       ],
@@ -99,6 +106,7 @@ export function passWrites(projectId: number, now: number, effects: PassEffects)
     ...attributionWrites(projectId, now, effects),
     ...ensureHostAppVersions(projectId, effects.hostAppVersionsSeen),
     ...hostAppVersionChangeWrites(projectId, effects.hostAppVersionChanges),
+    ...fairStateWrites(projectId, effects.fairHostAppVersions, effects.fairVersions),
     ...grantWrites(projectId, now, groups),
     ...versionWrites(projectId, now, effects),
     // Last: the history copies each subject's RAC pair as the writes above left it.

@@ -15,7 +15,17 @@ import {
   uniqueIndex,
 } from "drizzle-orm/sqlite-core";
 import { sql } from "drizzle-orm";
-import { CREDIT_HALF_LIFE, DEFAULT_MAX_GRANTED_CREDIT, DEFAULT_MIN_AVG_PFC, GPU_ONLY_SCALES } from "../credit/constants";
+import {
+  CREDIT_HALF_LIFE,
+  CREDIT_POLICIES,
+  DEFAULT_MAX_GRANTED_CREDIT,
+  DEFAULT_MIN_AVG_PFC,
+  DEFAULT_RESULT_RETENTION_DAYS,
+  FAIR,
+  GPU_ONLY_SCALES,
+} from "../credit/constants";
+import { FAIR_RULES } from "../credit/fair-claim";
+import { DEFAULT_RATE_LIMIT_TIER, RATE_LIMIT_TIER_NAMES } from "../limits";
 
 /** The recent average credit pair, as BOINC stores it. */
 const recentAverage = () => ({
@@ -39,6 +49,20 @@ export const projects = sqliteTable("projects", {
   hostCount: integer("host_count").notNull().default(0),
   userCount: integer("user_count").notNull().default(0),
   teamCount: integer("team_count").notNull().default(0),
+  /** Which rate-limit binding counts the project's requests (src/limits.ts); set by the operator. */
+  rateLimitTier: text("rate_limit_tier", { enum: RATE_LIMIT_TIER_NAMES }).notNull().default(DEFAULT_RATE_LIMIT_TIER),
+  /** Decided results and credited workunits are kept this many days (the idempotency window). */
+  resultRetentionDays: integer("result_retention_days").notNull().default(DEFAULT_RESULT_RETENTION_DAYS),
+  /**
+   * The retention horizon (Unix seconds): every result or workunit row purged so far had
+   * results sent before it, so a pass naming a result sent before it is refused (410).
+   */
+  purgedBefore: real("purged_before").notNull().default(0),
+  /**
+   * Registry row: the D1 binding that holds the project's rows (null: this database). The
+   * copy of the row in that database has null (src/db/project-db.ts).
+   */
+  database: text("database"),
 });
 
 const projectId = () =>
@@ -67,6 +91,10 @@ export const apps = sqliteTable(
     gpuOnlyScale: text("gpu_only_scale", { enum: GPU_ONLY_SCALES }).notNull().default("boinc"),
     /** The plan-class table version "cross-project" reads (a pin); null: the latest. */
     crossProjectVersion: real("cross_project_version"),
+    /** Which rules pay claims: BOINC's, or the fair policy (docs/fair-credit.md). Both keep their statistics. */
+    creditPolicy: text("credit_policy", { enum: CREDIT_POLICIES }).notNull().default("boinc"),
+    /** The fair policy's app level S (typical PFC/est of the reference device); null before any version is mature. */
+    fairLevel: real("fair_level"),
   },
   (t) => [primaryKey({ columns: [t.projectId, t.id] }), uniqueIndex("apps_name").on(t.projectId, t.name)],
 );
@@ -85,6 +113,16 @@ export const appVersions = sqliteTable(
     pfcAvg: real("pfc_avg").notNull().default(0),
     pfcScale: real("pfc_scale").notNull().default(0),
     ...recentAverage(),
+    // The fair policy's version state (src/credit/fair-state.ts FairVersionState).
+    fairN: integer("fair_n").notNull().default(0),
+    fairLevel: real("fair_level"),
+    /** JSON array of its first samples (ln), null once full. */
+    fairBuf: text("fair_buf"),
+    fairTHi: real("fair_t_hi").notNull().default(FAIR.initialHigh),
+    fairTLo: real("fair_t_lo").notNull().default(FAIR.initialLow),
+    fairZn: integer("fair_zn").notNull().default(0),
+    /** Written by rescale; null: the default seed (1 CPU, 0.1 GPU). */
+    fairScale: real("fair_scale"),
   },
   (t) => [primaryKey({ columns: [t.projectId, t.id] })],
 );
@@ -111,6 +149,14 @@ export const hostAppVersions = sqliteTable(
     turnaroundVar: real("turnaround_var").notNull().default(0),
     turnaroundQ: real("turnaround_q").notNull().default(0),
     consecutiveValid: integer("consecutive_valid").notNull().default(0),
+    // The fair policy's host state (src/credit/fair-state.ts FairHostState).
+    fairN: integer("fair_n").notNull().default(0),
+    /** Typical ln(PFC/est); null while the host is young. */
+    fairQ: real("fair_q"),
+    /** JSON array of a young host's samples (ln), null once established. */
+    fairBuf: text("fair_buf"),
+    fairRun: integer("fair_run").notNull().default(0),
+    fairErr: real("fair_err").notNull().default(0),
   },
   (t) => [primaryKey({ columns: [t.projectId, t.hostId, t.appId, t.appVersionId] })],
 );
@@ -239,6 +285,10 @@ export const results = sqliteTable(
     grantedCredit: real("granted_credit").notNull().default(0),
     claimedCredit: real("claimed_credit"),
     pfcMode: text("pfc_mode", { enum: ["normal", "approx", "wu_est", "invalid"] }),
+    /** A valid result: its workunit's credit under each policy, and the fair rule that decided its claim. */
+    boincCredit: real("boinc_credit"),
+    fairCredit: real("fair_credit"),
+    fairRule: text("fair_rule", { enum: FAIR_RULES }),
     /** SHA-256 of the posted content: a re-post with other content is a conflict. */
     fingerprint: text("fingerprint").notNull(),
     /** The `now` of the pass that gave the outcome. */
@@ -290,13 +340,23 @@ export const kvDirty = sqliteTable(
  * Account managers (Science United style): each posts its hosts' RPCs with its own token,
  * stored only as a hash.
  */
-export const accountManagers = sqliteTable("account_managers", {
-  id: integer("id").primaryKey({ autoIncrement: true }),
-  slug: text("slug").notNull().unique(),
-  name: text("name").notNull(),
-  tokenHash: text("token_hash").notNull().unique(),
-  createdAt: real("created_at").notNull(),
-});
+export const accountManagers = sqliteTable(
+  "account_managers",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    slug: text("slug").notNull().unique(),
+    name: text("name").notNull(),
+    /** The current token's hash. */
+    tokenHash: text("token_hash").notNull().unique(),
+    createdAt: real("created_at").notNull(),
+    /** The token before the last rotation, working until previous_expires_at (a rotation's grace). */
+    previousTokenHash: text("previous_token_hash"),
+    previousExpiresAt: real("previous_expires_at"),
+    /** Set by a revocation: no token of this account manager works until the next rotation. */
+    revokedAt: real("revoked_at"),
+  },
+  (t) => [index("account_managers_previous_token").on(t.previousTokenHash)],
+);
 
 /**
  * Central server: a project elsewhere (a classic BOINC server, or another Cobblestone

@@ -7,12 +7,15 @@ import { ApiError } from "./errors";
 import { enforceRateLimit } from "./rate-limit";
 import { bearerToken, sameSecret, sha256Hex } from "./tokens";
 import { serverNow } from "../clock";
+import { projectDatabase } from "../db/project-db";
 
 const ADMIN_DISABLED =
   "ADMIN_TOKEN is not configured on this deployment, so admin routes are off (set it with `wrangler secret put ADMIN_TOKEN`)";
 
-/** The rate limiter's key of a token: a prefix of its hash (never the token; unique across projects). */
-const limiterKey = (kind: string, hash: string) => `${kind}:${hash.slice(0, 32)}`;
+/** The rate limiter's key of a project: all of its tokens share it, so more tokens buy no rate. */
+export const projectLimiterKey = (projectId: number) => `p:${projectId}`;
+/** The rate limiter's key of an account manager (shared by its tokens). */
+export const amLimiterKey = (amId: number) => `am:${amId}`;
 
 /** True when the request carries the admin token; 503 when the deployment has none. */
 async function isAdmin(c: Context<AppEnv>, token: string): Promise<boolean> {
@@ -37,8 +40,14 @@ export const requireAdmin = createMiddleware<AppEnv>(async (c, next) => {
  * null for an unknown token.
  */
 async function projectOfToken(c: Context<AppEnv>, hash: string) {
-  const [row] = await c.var.db
-    .select({ id: projects.id, slug: projects.slug, tokenId: projectTokens.id })
+  const [row] = await c.var.registry
+    .select({
+      id: projects.id,
+      slug: projects.slug,
+      database: projects.database,
+      rateLimitTier: projects.rateLimitTier,
+      tokenId: projectTokens.id,
+    })
     .from(projectTokens)
     .innerJoin(projects, eq(projects.id, projectTokens.projectId))
     .where(and(eq(projectTokens.tokenHash, hash), or(isNull(projectTokens.expiresAt), gt(projectTokens.expiresAt, serverNow()))));
@@ -53,8 +62,8 @@ async function acceptProjectToken(c: Context<AppEnv>, token: string): Promise<vo
   if (owner.slug !== c.req.param("slug")) {
     throw new ApiError(403, "forbidden", `this token belongs to another project, not '${c.req.param("slug")}'`);
   }
-  await enforceRateLimit(c, limiterKey("p", hash));
-  c.set("project", { id: owner.id, slug: owner.slug });
+  await enforceRateLimit(c, projectLimiterKey(owner.id), owner.rateLimitTier);
+  useProject(c, owner);
   c.set("actor", `token:${owner.tokenId}`);
 }
 
@@ -83,12 +92,27 @@ export const requireProjectTokenOrAdmin = createMiddleware<AppEnv>(async (c, nex
   await next();
 });
 
-/** Public routes: the project named by :slug must exist. Sets `project`. */
+/** The request serves this project: sets `project`, and `db` to the project's own database. */
+export function useProject(c: Context<AppEnv>, project: { id: number; slug: string; database: string | null }): void {
+  c.set("project", { id: project.id, slug: project.slug });
+  c.set("db", projectDatabase(c.env, project.database));
+}
+
+/** The registry row of :slug, or null. */
+export async function registeredProject(c: Context<AppEnv>, slug: string) {
+  const [project] = await c.var.registry
+    .select({ id: projects.id, slug: projects.slug, database: projects.database })
+    .from(projects)
+    .where(eq(projects.slug, slug));
+  return project ?? null;
+}
+
+/** Public routes: the project named by :slug must exist. Sets `project` and `db`. */
 export const loadProject = createMiddleware<AppEnv>(async (c, next) => {
   const slug = c.req.param("slug") ?? "";
-  const [project] = await c.var.db.select({ id: projects.id, slug: projects.slug }).from(projects).where(eq(projects.slug, slug));
+  const project = await registeredProject(c, slug);
   if (!project) throw new ApiError(404, "not_found", `no project '${slug}'`);
-  c.set("project", project);
+  useProject(c, project);
   await next();
 });
 
@@ -100,12 +124,24 @@ export const requireAmToken = createMiddleware<AppEnv>(async (c, next) => {
   const token = bearerToken(c.req.header("Authorization"));
   if (!token) throw new ApiError(401, "unauthorized", "Authorization: Bearer <account-manager token> is required");
   const hash = await sha256Hex(token);
-  const [owner] = await c.var.db.select().from(accountManagers).where(eq(accountManagers.tokenHash, hash));
+  // The current token, or the one before a rotation during its grace; none after a revocation.
+  const [owner] = await c.var.db
+    .select()
+    .from(accountManagers)
+    .where(
+      and(
+        isNull(accountManagers.revokedAt),
+        or(
+          eq(accountManagers.tokenHash, hash),
+          and(eq(accountManagers.previousTokenHash, hash), gt(accountManagers.previousExpiresAt, serverNow())),
+        ),
+      ),
+    );
   if (!owner) throw new ApiError(401, "unauthorized", "invalid account-manager token");
   if (owner.slug !== c.req.param("am")) {
     throw new ApiError(403, "forbidden", `this token belongs to another account manager, not '${c.req.param("am")}'`);
   }
-  await enforceRateLimit(c, limiterKey("am", hash));
+  await enforceRateLimit(c, amLimiterKey(owner.id));
   c.set("accountManager", owner);
   c.set("actor", `am:${owner.id}`);
   await next();
@@ -130,7 +166,7 @@ export const requireCentralToken = createMiddleware<AppEnv>(async (c, next) => {
   const hash = await sha256Hex(token);
   const [contributor] = await c.var.db.select().from(centralContributors).where(eq(centralContributors.tokenHash, hash));
   if (!contributor) throw new ApiError(401, "unauthorized", "invalid central token");
-  await enforceRateLimit(c, limiterKey("c", hash));
+  await enforceRateLimit(c, `c:${contributor.id}`);
   c.set("contributor", contributor);
   c.set("actor", `contributor:${contributor.id}`);
   await next();

@@ -14,7 +14,7 @@ export const ErrorSchema = z
 
 export type ErrorBody = z.infer<typeof ErrorSchema>;
 export type Issue = { path: string; message: string };
-export type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 413 | 415 | 422 | 429 | 500 | 503;
+export type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 410 | 413 | 415 | 422 | 429 | 500 | 503;
 
 /** Thrown by handlers; the app's error handler turns it into the error shape. */
 export class ApiError extends Error {
@@ -56,10 +56,11 @@ export function errorResponses(...statuses: ErrorStatus[]) {
     403: "A token of another project",
     404: "Unknown project, app, app version or entity",
     409: "Conflicts with what is stored",
+    410: "Past the project's retention window (`outside_retention_window`): records of results sent that long ago may be purged",
     413: "Too large",
     415: "The body is not sent as application/json",
     422: "Well-formed but impossible",
-    429: "Too many requests with this token (`rate_limited`); see Retry-After",
+    429: "Too many requests for this project or account, all its tokens together (`rate_limited`); see Retry-After",
     500: "Internal error; nothing was written",
     503: "The admin token is not configured (`admin_disabled`), or the database is unavailable (`unavailable`): retry",
   };

@@ -1,54 +1,71 @@
 /**
- * Per-token rate limit. On Cloudflare the Rate Limiting binding (`RATE_LIMITER`) counts; where
- * it is absent (a deployment without it, a test app) an in-memory fixed window per isolate
- * does, `RATE_LIMIT_PER_MINUTE` per token and minute. Over the limit: 429 with Retry-After.
+ * Rate limits per project (and per account manager, central contributor, admin): every token of
+ * one holder shares one counter, so minting tokens buys no rate. On Cloudflare a Rate Limiting
+ * binding counts (one per limit: src/limits.ts); where it is absent (a deployment without
+ * it, a test app) an in-memory fixed window per isolate does, with the same limit, or
+ * `RATE_LIMIT_PER_PERIOD` when set. Over the limit: 429 with Retry-After.
  */
 import type { Context } from "hono";
 import type { AppEnv } from "../env";
 import { ApiError } from "./errors";
+import { DEFAULT_RATE_LIMIT_TIER, RATE_LIMIT_TIERS, TOKEN_ISSUE_LIMIT, type RateLimitTierName } from "../limits";
 
-/** The binding's window (wrangler.jsonc `simple.period`) and the fallback's. */
-export const RATE_LIMIT_PERIOD_SECONDS = 60;
-export const DEFAULT_RATE_LIMIT_PER_MINUTE = 600;
+interface Limit {
+  readonly binding: "RATE_LIMITER" | "RATE_LIMITER_LOW" | "RATE_LIMITER_HIGH" | "RATE_LIMITER_TOKENS";
+  readonly limit: number;
+  readonly periodSeconds: number;
+}
 
-/** Fallback counters: key → [window number, count]. Bounded: cleared when a new window starts. */
-const counters = new Map<string, [number, number]>();
-let currentWindow = -1;
+/** Fallback counters per period: the current window's number and its counts by key (dropped when it ends). */
+const windows = new Map<number, { window: number; counts: Map<string, number> }>();
 
-function fallbackAllows(key: string, limit: number, nowMs: number): boolean {
-  const window = Math.floor(nowMs / 1000 / RATE_LIMIT_PERIOD_SECONDS);
-  if (window !== currentWindow) {
-    counters.clear();
-    currentWindow = window;
+function fallbackAllows(key: string, limit: number, periodSeconds: number, nowMs: number): boolean {
+  const window = Math.floor(nowMs / 1000 / periodSeconds);
+  let current = windows.get(periodSeconds);
+  if (!current || current.window !== window) {
+    current = { window, counts: new Map() };
+    windows.set(periodSeconds, current);
   }
-  const held = counters.get(key);
-  const count = held && held[0] === window ? held[1] : 0;
+  const count = current.counts.get(key) ?? 0;
   if (count >= limit) return false;
-  counters.set(key, [window, count + 1]);
+  current.counts.set(key, count + 1);
   return true;
 }
 
 /** Seconds until the current window ends (windows are aligned to the clock), at least 1. */
-export function retryAfterSeconds(nowMs: number): number {
-  const into = (nowMs / 1000) % RATE_LIMIT_PERIOD_SECONDS;
-  return Math.max(1, Math.ceil(RATE_LIMIT_PERIOD_SECONDS - into));
+export function retryAfterSeconds(nowMs: number, periodSeconds: number): number {
+  const into = (nowMs / 1000) % periodSeconds;
+  return Math.max(1, Math.ceil(periodSeconds - into));
 }
 
-/** Counts one request under `key` (never the token itself); throws 429 when over the limit. */
-export async function enforceRateLimit(c: Context<AppEnv>, key: string): Promise<void> {
+async function enforce(c: Context<AppEnv>, limit: Limit, key: string, what: string): Promise<void> {
   const now = Date.now();
+  const binding = c.env[limit.binding];
   let allowed: boolean;
-  if (c.env.RATE_LIMITER) {
-    allowed = (await c.env.RATE_LIMITER.limit({ key })).success;
+  if (binding) {
+    allowed = (await binding.limit({ key })).success;
   } else {
-    const configured = Number(c.env.RATE_LIMIT_PER_MINUTE);
-    const limit = Number.isFinite(configured) && configured > 0 ? configured : DEFAULT_RATE_LIMIT_PER_MINUTE;
-    allowed = fallbackAllows(key, limit, now);
+    const configured = Number(c.env.RATE_LIMIT_PER_PERIOD);
+    const max = Number.isFinite(configured) && configured > 0 ? configured : limit.limit;
+    allowed = fallbackAllows(`${limit.binding} ${key}`, max, limit.periodSeconds, now);
   }
   if (!allowed) {
-    const wait = retryAfterSeconds(now);
-    throw new ApiError(429, "rate_limited", `too many requests with this token; retry in ${wait} s`, undefined, {
+    const wait = retryAfterSeconds(now, limit.periodSeconds);
+    throw new ApiError(429, "rate_limited", `too many ${what}; retry in ${wait} s`, undefined, {
       "Retry-After": String(wait),
     });
   }
+}
+
+/**
+ * Counts one request of the holder named by `key` ("p:<project id>", "am:<id>", …; never a
+ * token) against its tier; throws 429 when over.
+ */
+export function enforceRateLimit(c: Context<AppEnv>, key: string, tier: RateLimitTierName = DEFAULT_RATE_LIMIT_TIER): Promise<void> {
+  return enforce(c, RATE_LIMIT_TIERS[tier], key, "requests for this project or account");
+}
+
+/** Counts one token issued for the holder named by `key`; throws 429 when over. */
+export function enforceTokenIssueLimit(c: Context<AppEnv>, key: string): Promise<void> {
+  return enforce(c, TOKEN_ISSUE_LIMIT, `issue:${key}`, "tokens issued");
 }

@@ -2,7 +2,14 @@
 
 const TOKEN_BYTES = 32;
 
-/** A random token; the prefix says what it is for (cbl_ project, cbc_ central contributor). */
+/**
+ * Prefixes: a leaked token says what it opens, and secret scanners can match it. Tokens are
+ * looked up by their hash, so tokens issued before a prefix changed (project tokens were
+ * `cbl_`, account-manager ones too) keep working.
+ */
+export const TOKEN_PREFIXES = { project: "cbp", accountManager: "cbm", admin: "cba", central: "cbc" } as const;
+
+/** A random token; the prefix says what it is for. */
 function newToken(prefix: string): string {
   const bytes = crypto.getRandomValues(new Uint8Array(TOKEN_BYTES));
   let b64 = btoa(String.fromCharCode(...bytes));
@@ -11,11 +18,20 @@ function newToken(prefix: string): string {
 }
 
 export function newProjectToken(): string {
-  return newToken("cbl");
+  return newToken(TOKEN_PREFIXES.project);
+}
+
+export function newAccountManagerToken(): string {
+  return newToken(TOKEN_PREFIXES.accountManager);
+}
+
+/** For the operator's ADMIN_TOKEN secret (`npm run admin-token` prints one). */
+export function newAdminToken(): string {
+  return newToken(TOKEN_PREFIXES.admin);
 }
 
 export function newCentralToken(): string {
-  return newToken("cbc");
+  return newToken(TOKEN_PREFIXES.central);
 }
 
 export async function sha256Hex(text: string): Promise<string> {

@@ -8,7 +8,8 @@
  */
 import { asc, sql } from "drizzle-orm";
 import { runBatch } from "../db/batch";
-import { type Db, database } from "../db/client";
+import type { Db } from "../db/client";
+import { DEFAULT_BINDING, allDatabases, projectDatabase } from "../db/project-db";
 import { kvDirty, projects } from "../db/schema";
 import { chunks, name } from "../db/sql-helpers";
 import type { Env } from "../env";
@@ -44,8 +45,14 @@ export interface RefreshReport {
 
 const LOAD_CHUNK = 100;
 
-export async function refreshSnapshots(env: Env, now: number, budget: number = SNAPSHOT_LIMITS.kvWritesPerRun): Promise<RefreshReport> {
-  const db = database(env.DB);
+/** One database's marks (each database keeps the marks of the projects that live in it). */
+export async function refreshSnapshots(
+  env: Env,
+  now: number,
+  budget: number = SNAPSHOT_LIMITS.kvWritesPerRun,
+  binding: string = DEFAULT_BINDING,
+): Promise<RefreshReport> {
+  const db = projectDatabase(env, binding);
   if (!(await claimFence(db, now))) return { written: 0, failed: 0, left: await countMarks(db), superseded: true };
   // Project marks first (totals, leaderboards: few, and what most readers see), then
   // holders round robin across projects (each project's oldest mark, then each one's second…),
@@ -61,7 +68,7 @@ export async function refreshSnapshots(env: Env, now: number, budget: number = S
       .limit(budget),
   ]);
   const marks = [...projectMarks, ...holderMarks];
-  const jobs = await planWrites(db, marks, now, budget);
+  const jobs = await planWrites(db, marks, now, budget, () => loadProjectList(allDatabases(env)));
   const { failed, unwritten } = await putAll(env.KV, jobs.flatMap((j) => j.writes), () => stillFenced(db, now));
   const settled = jobs.filter((j) => j.mark && j.writes.every((w) => !failed.has(w.key) && !unwritten.has(w.key))).map((j) => j.mark!);
   await clearMarks(db, settled);
@@ -78,7 +85,13 @@ async function countMarks(db: Db): Promise<number> {
   return left?.n ?? 0;
 }
 
-async function planWrites(db: Db, marks: readonly Mark[], now: number, budget: number): Promise<Job[]> {
+async function planWrites(
+  db: Db,
+  marks: readonly Mark[],
+  now: number,
+  budget: number,
+  projectList: () => ReturnType<typeof loadProjectList>,
+): Promise<Job[]> {
   const slugs = new Map(
     (await db.select({ id: projects.id, slug: projects.slug }).from(projects)).map((p) => [p.id, p.slug] as const),
   );
@@ -100,7 +113,7 @@ async function planWrites(db: Db, marks: readonly Mark[], now: number, budget: n
     const pages = { hosts: pagesOf(snapshot.hosts), users: pagesOf(snapshot.users), teams: pagesOf(snapshot.teams) };
     const cost = 3 + LEADERBOARD_ORDERS.length * (pages.hosts + pages.users + pages.teams) + (spent === 0 ? 1 : 0);
     if (spent + cost > budget) break;
-    if (spent === 0) take({ mark: null, writes: [{ key: kvKeys.projects(), text: text(await loadProjectList(db)) }] });
+    if (spent === 0) take({ mark: null, writes: [{ key: kvKeys.projects(), text: text(await projectList()) }] });
     const writes: Write[] = [
       { key: kvKeys.project(slug), text: text(snapshot) },
       { key: kvKeys.apps(slug), text: text(await loadApps(db, snapshot.id)) },

@@ -3,7 +3,8 @@
  * same expressions (a test keeps the two in step). A trigger whose cron matches no job (a
  * manual `curl localhost:8787/cdn-cgi/handler/scheduled`) runs every job once, in order.
  */
-import { database } from "../db/client";
+import { type Db, database } from "../db/client";
+import { allDatabases, databaseBindings } from "../db/project-db";
 import type { Env } from "../env";
 import { dayOf } from "../credit/history";
 import { refreshSnapshots } from "./kv-refresh";
@@ -11,6 +12,7 @@ import { reconcileAllAccountManagers } from "./reconcile";
 import { publishPlanClassScales } from "../services/plan-class-scales";
 import { rescaleAllProjects } from "../services/rescale";
 import { exportAllStats } from "../services/stats-export";
+import { describePurge, retentionSettings, runRetention } from "./retention";
 
 export interface Job {
   readonly name: string;
@@ -23,14 +25,20 @@ export const JOBS: readonly Job[] = [
   {
     name: "rescale",
     cron: "*/10 * * * *",
-    run: async (env) => `rescaled ${await rescaleAllProjects(database(env.DB))} projects`,
+    run: async (env) => `rescaled ${await sum(env, (db) => rescaleAllProjects(db))} projects`,
   },
   {
     // After rescale, so that a manual run publishes the new scales at once.
     name: "kv-refresh",
     cron: "* * * * *",
     run: async (env, now) => {
-      const r = await refreshSnapshots(env, now);
+      const r = { written: 0, failed: 0, left: 0 };
+      for (const binding of databaseBindings(env)) {
+        const one = await refreshSnapshots(env, now, undefined, binding);
+        r.written += one.written;
+        r.failed += one.failed;
+        r.left += one.left;
+      }
       return `wrote ${r.written} KV snapshots, ${r.failed} failed, ${r.left} marks left for the next run`;
     },
   },
@@ -50,9 +58,30 @@ export const JOBS: readonly Job[] = [
     // Daily, as BOINC's db_dump task.
     name: "stats-export",
     cron: "40 0 * * *",
-    run: (env, now) => exportAllStats(database(env.DB), env.KV, now),
+    run: async (env, now) => {
+      const lines = [];
+      for (const db of allDatabases(env)) lines.push(await exportAllStats(db, env.KV, now));
+      return lines.join("; ");
+    },
+  },
+  {
+    // Hourly: a large project's day of results is purged in 24 small runs, not one big one.
+    name: "retention",
+    cron: "50 * * * *",
+    run: async (env, now) => {
+      const lines = [];
+      for (const db of allDatabases(env)) lines.push(describePurge(await runRetention(db, now, retentionSettings(env))));
+      return lines.join("; ");
+    },
   },
 ];
+
+/** A per-project job run over every database (each handles the projects that live in it), counts summed. */
+async function sum(env: Env, job: (db: Db) => Promise<number>): Promise<number> {
+  let n = 0;
+  for (const db of allDatabases(env)) n += await job(db);
+  return n;
+}
 
 export function jobsFor(cron: string): readonly Job[] {
   const matching = JOBS.filter((j) => j.cron === cron);

@@ -2,8 +2,10 @@ import { z } from "@hono/zod-openapi";
 import { ApiError } from "../http/errors";
 import { serverNow } from "../clock";
 
-/** Clock skew we tolerate on a client-given `now`. */
-export const MAX_CLOCK_SKEW_SECONDS = 300;
+import { MAX_CLOCK_SKEW_SECONDS } from "../credit/constants";
+
+// In the constants module: retention's horizon (a job) needs it too.
+export { MAX_CLOCK_SKEW_SECONDS };
 
 export const SlugSchema = z
   .string()

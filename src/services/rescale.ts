@@ -3,15 +3,18 @@
  * in service decide the app's min_avg_pfc and each well-sampled version's pfc_scale.
  */
 import { and, eq, sql } from "drizzle-orm";
-import { MIN_VERSION_SAMPLES } from "../credit/constants";
+import { FAIR, MIN_VERSION_SAMPLES } from "../credit/constants";
 import { type AppGpuOnlyFactor, type ScaleRegistry, appGpuOnlyFactor } from "../credit/gpu-only-factor";
 import { type ScaleBasis, computeVersionScales, versionsInService } from "../credit/version-scales";
+import { type FairScaleBasis, type FairScales, computeFairScales } from "../credit/fair-scales";
+import { fairVersionState } from "../db/fair-rows";
 import { runBatch } from "../db/batch";
 import { PROJECT_SUBJECT, markDirty, newMark } from "../db/read-model-writes";
 import type { Db } from "../db/client";
 import { appVersions, apps, projects } from "../db/schema";
 import { loadPublishedTable, scaleRegistry } from "../db/plan-class-registry";
-import { jsonList } from "../db/sql-helpers";
+import { jsonList, name, ref, withJsonRows } from "../db/sql-helpers";
+import { livesHere } from "../db/project-db";
 
 export interface AppRescale {
   readonly app: string;
@@ -21,6 +24,8 @@ export interface AppRescale {
   readonly scaledVersions: readonly { id: number; pfcScale: number }[];
   /** A GPU-only app with gpu_only_scale "cross-project": the factor used instead of 0.1, and why. */
   readonly crossProject?: AppGpuOnlyFactor & { readonly registryVersion: number | null };
+  /** The fair policy's rescale (FAIR_MODE R3), done for every app whatever its policy. */
+  readonly fair: { readonly level: number | null; readonly basis: FairScaleBasis | null };
 }
 
 export async function rescaleProject(db: Db, projectId: number): Promise<AppRescale[]> {
@@ -44,6 +49,17 @@ export async function rescaleProject(db: Db, projectId: number): Promise<AppResc
       .filter((v) => v.appId === app.id)
       .map((v) => ({ ...v, pfc: { n: v.pfcN, avg: v.pfcAvg } }));
     const inService = versionsInService(versions);
+    const fair = computeFairScales(
+      versions.filter((v) => !v.deprecated).map((v) => ({ id: v.id, planClass: v.planClass, fair: fairVersionState(v) })),
+      await registryFor(app.crossProjectVersion),
+    );
+    // Only what changed is written: an unchanged table must not make the cron rewrite the snapshots.
+    const stored = new Map(versions.map((v) => [v.id, v.fairScale]));
+    const changedScales = new Map([...fair.scales].filter(([id, scale]) => stored.get(id) !== scale));
+    const levelChanged = fair.level !== null && fair.level !== app.fairLevel;
+    statements.push(...fairScaleWrites(projectId, app.id, { ...fair, scales: changedScales, level: levelChanged ? fair.level : null }));
+    changed ||= changedScales.size > 0 || levelChanged;
+    const fairReport = { level: fair.level, basis: fair.basis };
     let crossProject: AppRescale["crossProject"];
     if (app.gpuOnlyScale === "cross-project") {
       const registry = await registryFor(app.crossProjectVersion);
@@ -51,7 +67,7 @@ export async function rescaleProject(db: Db, projectId: number): Promise<AppResc
     }
     const scales = computeVersionScales(inService, crossProject?.factor);
     if (!scales) {
-      report.push({ app: app.name, basis: null, minAvgPfc: app.minAvgPfc, scaledVersions: [] });
+      report.push({ app: app.name, basis: null, minAvgPfc: app.minAvgPfc, scaledVersions: [], fair: fairReport });
       continue;
     }
     const target = scales.minAvgPfc;
@@ -69,6 +85,7 @@ export async function rescaleProject(db: Db, projectId: number): Promise<AppResc
       minAvgPfc: target,
       scaledVersions: scales.scaledVersionIds.map((id) => ({ id, pfcScale: target / byId.get(id)!.pfcAvg })),
       ...(crossProject && scales.basis === "gpu_only" ? { crossProject } : {}),
+      fair: fairReport,
     });
   }
   // New scales change the project's public app-version table: the cron rewrites it. A rescale
@@ -78,9 +95,33 @@ export async function rescaleProject(db: Db, projectId: number): Promise<AppResc
   return report;
 }
 
+/**
+ * Mature versions get S / L_v with L_v as it is when written (as BOINC's pfc_scale); the
+ * others their seed scale.
+ */
+function fairScaleWrites(projectId: number, appId: number, fair: FairScales) {
+  const rows = [...fair.scales].map(([id, scale]) => ({ versionId: id, scale }));
+  const f = (field: string) => ref("f", field);
+  const level = fair.level;
+  const mature = sql`${name(appVersions.fairN)} >= ${FAIR.versionSamples} AND ${name(appVersions.fairLevel)} IS NOT NULL`;
+  return [
+    ...(rows.length === 0
+      ? []
+      : [
+          sql`${withJsonRows("f", ["versionId", "scale"], rows)}
+            UPDATE ${appVersions} SET ${name(appVersions.fairScale)} =
+              ${level === null ? f("scale") : sql`CASE WHEN ${mature} THEN ${level} / ${name(appVersions.fairLevel)} ELSE ${f("scale")} END`}
+            FROM f WHERE ${name(appVersions.projectId)} = ${projectId} AND ${name(appVersions.id)} = ${f("versionId")}`,
+        ]),
+    ...(level === null
+      ? []
+      : [sql`UPDATE ${apps} SET ${name(apps.fairLevel)} = ${level} WHERE ${name(apps.projectId)} = ${projectId} AND ${name(apps.id)} = ${appId}`]),
+  ];
+}
+
 /** What cron runs every 10 minutes: the rescale of every project. */
 export async function rescaleAllProjects(db: Db): Promise<number> {
-  const rows = await db.select({ id: projects.id }).from(projects);
+  const rows = await db.select({ id: projects.id }).from(projects).where(livesHere);
   for (const p of rows) await rescaleProject(db, p.id);
   return rows.length;
 }

@@ -4,6 +4,7 @@
  * file larger than a KV value is stored in parts of at most 25 MiB (stats/{slug}/{file}/1, /2…;
  * the first key's metadata says how many), which GET streams one after the other.
  */
+import { livesHere } from "../db/project-db";
 import type { Db } from "../db/client";
 import { projects } from "../db/schema";
 import { STATS_FILES, type StatsFile, statsFileStream } from "../stats/export-stream";
@@ -81,7 +82,7 @@ export async function exportProjectStats(
 }
 
 export async function exportAllStats(db: Db, kv: KVNamespace, now: number): Promise<string> {
-  const rows = await db.select({ id: projects.id, slug: projects.slug }).from(projects);
+  const rows = await db.select({ id: projects.id, slug: projects.slug }).from(projects).where(livesHere);
   let split = 0;
   for (const p of rows) split += Object.values((await exportProjectStats(db, kv, p, now)).parts).filter((n) => n > 1).length;
   return `stats exported for ${rows.length} projects (${split} files stored in several KV values)`;

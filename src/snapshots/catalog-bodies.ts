@@ -14,6 +14,8 @@ export function appBody(r: AppRow) {
     gpu_only_scale: r.gpuOnlyScale,
     cross_project_version: r.crossProjectVersion,
     deprecated: r.deprecated,
+    credit_policy: r.creditPolicy,
+    fair_level: r.fairLevel,
   };
 }
 
@@ -30,5 +32,8 @@ export function appVersionBody(v: typeof appVersions.$inferSelect, appName: stri
     pfc_scale: v.pfcScale,
     expavg_credit: v.expavgCredit,
     expavg_time: v.expavgTime,
+    fair_n: v.fairN,
+    fair_level: v.fairLevel,
+    fair_scale: v.fairScale,
   };
 }

@@ -1,5 +1,6 @@
 /** A project's public snapshot (totals, counts, daily history) and the list of all projects. */
 import { asc, eq, sql } from "drizzle-orm";
+import { livesHere } from "../db/project-db";
 import type { Db } from "../db/client";
 import { projects } from "../db/schema";
 import { type StoredHistory, historiesFrom, historyQueries } from "./holders";
@@ -54,10 +55,9 @@ export async function loadProjectSnapshot(db: Db, slug: string, fromDay: number)
   return { ...summary(row), history: { from_day: fromDay, buckets: histories.get(0) ?? [] } };
 }
 
-export async function loadProjectList(db: Db): Promise<{ projects: ProjectSummary[] }> {
-  const rows = await db.select().from(projects).orderBy(asc(projects.slug));
-  return { projects: rows.map((row) => {
-    const { id: _id, ...shown } = summary(row);
-    return shown;
-  }) };
+/** Every project, from every database (each lists the projects that live in it), by slug. */
+export async function loadProjectList(dbs: readonly Db[]): Promise<{ projects: ProjectSummary[] }> {
+  const lists = await Promise.all(dbs.map((db) => db.select().from(projects).where(livesHere).orderBy(asc(projects.slug))));
+  const all = lists.flat().map(summary).sort((a, b) => (a.slug < b.slug ? -1 : a.slug > b.slug ? 1 : 0));
+  return { projects: all.map(({ id: _id, ...shown }) => shown) };
 }

@@ -5,7 +5,7 @@
 import { createMiddleware } from "hono/factory";
 import { dayOf } from "../credit/history";
 import type { AppEnv } from "../env";
-import { requireProjectToken } from "../http/auth";
+import { registeredProject, requireProjectToken, useProject } from "../http/auth";
 import { ApiError } from "../http/errors";
 import { serverNow } from "../clock";
 import { kvKeys } from "./keys";
@@ -23,10 +23,11 @@ export function readProject(c: Parameters<typeof readThrough>[0], slug: string):
 }
 
 /**
- * Slug → project id, remembered by this isolate: a project's id never changes and projects are
- * never deleted, so most public reads need no lookup at all (unknown slugs are not remembered).
+ * Slug → project id and database, remembered by this isolate: neither ever changes and
+ * projects are never deleted, so most public reads need no lookup at all (unknown slugs are
+ * not remembered).
  */
-const projectIds = new Map<string, number>();
+const projectIds = new Map<string, { id: number; slug: string; database: string | null }>();
 
 export const publicRead = createMiddleware<AppEnv>(async (c, next) => {
   if (c.req.header("Authorization") !== undefined) {
@@ -36,13 +37,14 @@ export const publicRead = createMiddleware<AppEnv>(async (c, next) => {
     });
   }
   const slug = c.req.param("slug") ?? "";
-  let id = projectIds.get(slug);
-  if (id === undefined) {
-    const read = await readProject(c, slug);
-    if (!read) throw new ApiError(404, "not_found", `no project '${slug}'`);
-    id = read.data.id;
-    projectIds.set(slug, id);
+  let project = projectIds.get(slug);
+  if (project === undefined) {
+    // The registry row, once per isolate: it names the database the snapshot loads fall back to.
+    const row = await registeredProject(c, slug);
+    if (!row) throw new ApiError(404, "not_found", `no project '${slug}'`);
+    project = row;
+    projectIds.set(slug, project);
   }
-  c.set("project", { id, slug });
+  useProject(c, project);
   await next();
 });

@@ -9,6 +9,7 @@ import { type HolderKind, type LeaderboardOrder, kvKeys } from "./keys";
 import { type LeaderboardPage, type LeaderboardPosition, loadLeaderboardAfter } from "./leaderboard";
 import { SNAPSHOT_LIMITS } from "./limits";
 import { loadProjectList } from "./project";
+import { allDatabases } from "../db/project-db";
 import { type SnapshotRead, readThrough, snapshotOf } from "./store";
 
 type Ctx = Parameters<typeof readThrough>[0];
@@ -62,7 +63,7 @@ export async function readLeaderboardAfter(
 }
 
 export async function readProjectList(c: Ctx) {
-  return (await readThrough(c, kvKeys.projects(), () => loadProjectList(c.var.db)))!;
+  return (await readThrough(c, kvKeys.projects(), () => loadProjectList(allDatabases(c.env))))!;
 }
 
 export async function readApps(c: Ctx, project: ProjectRef) {

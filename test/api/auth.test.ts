@@ -92,7 +92,7 @@ describe("POST /v1/projects (admin)", () => {
     const res = await call("POST", "/v1/projects", { token: ADMIN_TOKEN, body: { slug, name: "Again" } });
     expectError(res, 409, "conflict");
     await expectProcessedFresh(api, validPass());
-    expect(token).toMatch(/^cbl_/);
+    expect(token).toMatch(/^cbp_/);
   });
 
   it("a bad slug → 400 with path slug", async () => {

@@ -73,8 +73,8 @@ export interface TestProject {
 }
 
 /** A fresh project with edge.jsonl's setup: apps "a" and "g", app versions 1, 2 (a) and 3 (g). */
-export async function setupProject(prefix = "api"): Promise<TestProject> {
-  const { slug, token } = await createProject(prefix);
+export async function setupProject(prefix = "api", settings: Record<string, unknown> = {}): Promise<TestProject> {
+  const { slug, token } = await createProject(prefix, settings);
   const api = projectClient(slug, token);
   await api.ok("PUT", "/apps/a", { host_scale_check: false });
   await api.ok("PUT", "/apps/g", { host_scale_check: true, min_avg_pfc: 1.5, target_nresults: 2 });

@@ -25,7 +25,7 @@ describe("limits", () => {
     expect(error.issues!.map((i) => i.path)).toEqual(["workunits[0].results[0].elapsed_time"]);
   });
 
-  it("an absurd claim whose elapsed × FLOPS overflows is capped at the bound and explains itself with raw_pfc null", async () => {
+  it("an absurd claim whose elapsed × FLOPS overflows is capped at the bound and explains itself with raw_pfc the largest double", async () => {
     const { api } = await setupProject();
     const res = await api.ok(
       "POST",
@@ -33,10 +33,20 @@ describe("limits", () => {
       pass(workunit(1, [result(11, { host_id: 10, elapsed_time: 1e10, flops_estimate: 1e300 })])),
     );
     const r = res.workunits[0].results[0];
-    expect(r.explain.raw_pfc).toBeNull();
+    // 1e10 s × 1e300 FLOPS overflows; the product saturates at the largest double.
+    expect(r.explain.raw_pfc).toBe(Number.MAX_VALUE);
     // Capped at rsc_fpops_bound = 3e13 FLOPs: 3e13 × 200 / 86400e9 credits.
     expect(r.claimed_credit).toBeCloseTo((3e13 * 200) / 86400e9, 10);
     expect(r.granted_credit).toBeCloseTo((3e13 * 200) / 86400e9, 10);
+  });
+
+  it("a negative flops_estimate is accepted as BOINC does: 4.3e9 FLOPS, no statistics sample", async () => {
+    const { api } = await setupProject();
+    const res = await api.ok("POST", "/passes", pass(workunit(1, [result(11, { host_id: 10, elapsed_time: 1000, flops_estimate: -5 })])));
+    const r = res.workunits[0].results[0];
+    // 1000 s × 4.3e9 FLOPS (sched/credit.cpp: flops_estimate <= 0 → 4.3e9, the result skips statistics).
+    expect(r.explain.raw_pfc).toBe(1000 * 4.3e9);
+    expect(r.explain.runtime_outlier).toBe(true);
   });
 
   it("1001 error results → 413 too_large", async () => {

@@ -45,10 +45,13 @@ function exited(child: ChildProcess): Promise<void> {
 
 export async function startWranglerDev(adminToken: string, timeoutMs = 90_000): Promise<WranglerDev> {
   const persist = await mkdtemp(join(tmpdir(), "cobblestone-browser-state-"));
-  await promisify(execFile)("npx", ["wrangler", "d1", "migrations", "apply", "DB", "--local", "--persist-to", persist], {
-    cwd: ROOT,
-    env: ENV,
-  });
+  // Both databases of wrangler.jsonc: the default and a large project's own (DB_LARGE).
+  for (const binding of ["DB", "DB_LARGE"]) {
+    await promisify(execFile)("npx", ["wrangler", "d1", "migrations", "apply", binding, "--local", "--persist-to", persist], {
+      cwd: ROOT,
+      env: ENV,
+    });
+  }
   const [port, inspectorPort] = [await freePort(), await freePort()];
   const args = ["wrangler", "dev", "--ip", "127.0.0.1", "--port", String(port), "--inspector-port", String(inspectorPort)];
   args.push("--persist-to", persist, "--var", `ADMIN_TOKEN:${adminToken}`);

@@ -4,49 +4,14 @@
  * 1e-9. When the HTTP parity test fails and this passes, look at src/db, not src/credit.
  */
 import { describe, expect, it } from "vitest";
-import { WorkunitSchema } from "../../src/routes/passes/passes.schemas";
-import { engineWorkunits } from "../../src/routes/passes/passes.service";
-import { MemoryLedger } from "../support/memory-ledger";
-import { BOINC_TRACE_ROWS } from "../support/trace-fixtures";
-import { type TraceWorkunit, foldAnonymousId, parseTrace, relativeError } from "../support/trace";
+import { replayEngine } from "../support/engine-replay";
+import { BOINC_TRACE_ROWS, FAIR_TRACE_ROWS } from "../support/trace-fixtures";
+import { foldAnonymousId, relativeError } from "../support/trace";
 
-
-function engineInput(workunits: TraceWorkunit[]) {
-  const parsed = workunits.map((w) => WorkunitSchema.parse(w));
-  return engineWorkunits(
-    parsed,
-    parsed.map((w) => w.results.map((r) => JSON.stringify([w.id, r]))),
-  );
-}
 
 describe.each(BOINC_TRACE_ROWS)("trace %s through the pure engine", (_name, text, expected) => {
   it("gives every expected number to 1e-9 relative", () => {
-    const ledger = new MemoryLedger();
-    const granted = new Map<number, number>();
-    const credit = new Map<number, number>();
-    for (const op of parseTrace(text)) {
-      if (op.op === "app") {
-        ledger.putApp({
-          name: op.name,
-          hostScaleCheck: op.host_scale_check,
-          ...(op.target_nresults === undefined ? {} : { targetNresults: op.target_nresults }),
-          ...(op.min_avg_pfc === undefined ? {} : { minAvgPfc: op.min_avg_pfc }),
-        });
-      } else if (op.op === "app_version") {
-        ledger.putVersion({ id: op.id, app: op.app, platform: op.platform, planClass: op.plan_class, versionNum: op.version_num });
-      } else if (op.op === "rescale") {
-        ledger.rescale();
-      } else if (op.op === "error") {
-        ledger.error(op.host_id, op.app_version_id, op.app, op.kind === "timeout" ? "timeout" : "error", op.delay_bound);
-      } else if (op.op === "pass") {
-        const outcome = ledger.pass(op.now, engineInput(op.workunits));
-        expect(outcome.conflicts).toEqual([]);
-        for (const w of outcome.workunits) {
-          credit.set(w.id, w.credit);
-          for (const r of w.results) granted.set(r.id, r.grantedCredit);
-        }
-      }
-    }
+    const { ledger, granted, credit } = replayEngine(text);
 
     const mismatches: string[] = [];
     const check = (what: string, actual: number | undefined, want: number) => {
@@ -92,5 +57,19 @@ describe.each(BOINC_TRACE_ROWS)("trace %s through the pure engine", (_name, text
       }
     }
     expect(mismatches.slice(0, 20)).toEqual([]);
+  });
+});
+
+describe.each(FAIR_TRACE_ROWS)("fair trace %s through the pure engine", (_name, text, expected) => {
+  it("grants the reference model's numbers to 1e-9 relative", { timeout: 60_000 }, () => {
+    const { granted, credit } = replayEngine(text);
+    const mismatches: string[] = [];
+    const check = (what: string, actual: number | undefined, want: number) => {
+      if (actual === undefined || !(relativeError(actual, want) <= 1e-9)) mismatches.push(`${what}: ${actual} ≠ ${want}`);
+    };
+    for (const r of expected.results) check(`result ${r.id}`, granted.get(r.id), r.granted_credit);
+    for (const w of expected.workunits) check(`workunit ${w.id}`, credit.get(w.id), w.credit);
+    expect(mismatches.slice(0, 20)).toEqual([]);
+    expect(granted.size).toBe(expected.results.length);
   });
 });

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { replay } from "../support/replay";
-import { BOINC_TRACE_ROWS } from "../support/trace-fixtures";
+import { BOINC_TRACE_ROWS, FAIR_TRACE_ROWS } from "../support/trace-fixtures";
 import { foldAnonymousId, relativeError } from "../support/trace";
 
 const TOLERANCE = 1e-9;
@@ -75,5 +75,21 @@ describe.each(BOINC_TRACE_ROWS)("trace %s replayed through the API", (_name, tex
     expect(mismatches.slice(0, 20)).toEqual([]);
     // Guard against a vacuous pass: the trace really credited results.
     expect(granted.size).toBeGreaterThanOrEqual(expected.results.length);
+  });
+});
+
+describe.each(FAIR_TRACE_ROWS)("fair trace %s replayed through the API", (_name, text, expected) => {
+  it("grants the reference model's numbers to 1e-9 relative", { timeout: 600_000 }, async () => {
+    const { api, granted, credit } = await replay(text);
+    const mismatches: string[] = [];
+    const check = (what: string, actual: number | undefined, want: number) => {
+      if (actual === undefined || !(relativeError(actual, want) <= TOLERANCE)) mismatches.push(`${what}: got ${actual}, expected ${want}`);
+    };
+    for (const r of expected.results) check(`result ${r.id} granted_credit`, granted.get(r.id), r.granted_credit);
+    for (const w of expected.workunits) check(`workunit ${w.id} credit`, credit.get(w.id), w.credit);
+    expect(mismatches.slice(0, 20)).toEqual([]);
+    expect(granted.size).toBe(expected.results.length);
+    const { apps } = await api.ok("GET", "/apps");
+    expect(apps.every((a: any) => a.credit_policy === "fair")).toBe(true);
   });
 });

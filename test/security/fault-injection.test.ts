@@ -70,8 +70,7 @@ describe("D1 fails during a pass", () => {
     expect(host.total_credit).toBeCloseTo(sum, 9);
   });
 
-  // 14 whole-database snapshots: over vitest's 5 s default on a loaded machine.
-  it("in every other write route's batch (first or last statement): 503, nothing written, the retry succeeds", { timeout: 30_000 }, async () => {
+  it("in every other write route's batch (first or last statement): 503, nothing written, the retry succeeds", { timeout: 60_000 }, async () => {
     const { slug, token, api } = await setupProject("routes");
     const am = await createAm("faultam");
     const cases: [string, string, string, unknown][] = [
@@ -98,7 +97,7 @@ describe("D1 fails during a pass", () => {
     expect((await api.ok("GET", "/apps")).apps.map((a: any) => a.name)).toContain("late");
   });
 
-  it("a failed audit insert does not undo or refuse the write it follows (the client must not retry a done write)", async () => {
+  it("a failed audit insert does not undo or refuse the write it follows (the client must not retry a done write)", { timeout: 30_000 }, async () => {
     const { slug, token, api } = await setupProject("audfail");
     const faulty = faultyD1(env.DB, { auditWrite: true });
     const res = await callWith({ DB: faulty.db }, "POST", `/v1/projects/${slug}/passes`, { token, body: validPass(1, 10) });

@@ -61,9 +61,15 @@ export function faultyD1(real: D1Database, fault: Fault): FaultyD1 {
           }
           const at = fault.atStatement > 0 ? Math.min(fault.atStatement, statements.length) : statements.length;
           const spoiled = [...statements];
-          // Fails when it runs (no such table), inside the batch's transaction.
+          // Fails when it runs (no such table), inside the batch's transaction, so D1 really
+          // rolls the batch back; the client sees what a connection lost there gives (a missing
+          // table itself would be a bug, answered 500).
           spoiled[at - 1] = target.prepare("INSERT INTO injected_fault_no_such_table VALUES (1)");
-          return target.batch(spoiled);
+          try {
+            return await target.batch(spoiled);
+          } catch {
+            throw new Error(LOST);
+          }
         };
       }
       const value = (target as any)[prop];

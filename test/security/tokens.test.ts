@@ -23,7 +23,7 @@ describe("project token rotation", () => {
   it("a new token works at once, the old one keeps working with a deadline 24 h away", async () => {
     const { slug, token: first } = await createProject("rot");
     const issued = await rotate(slug, first);
-    expect(issued.token).toMatch(/^cbl_/);
+    expect(issued.token).toMatch(/^cbp_/);
     expect(issued.token).not.toBe(first);
     expect(issued.others_expire_at - issued.created_at).toBeCloseTo(DAY, 6);
     expect(await canRead(slug, issued.token)).toBe(200);

@@ -44,9 +44,9 @@ export async function call<T = any>(
 let projects = 0;
 
 /** A fresh project with its token (slugs are unique within a test file's storage). */
-export async function createProject(prefix = "p"): Promise<{ slug: string; token: string }> {
+export async function createProject(prefix = "p", settings: Record<string, unknown> = {}): Promise<{ slug: string; token: string }> {
   const slug = `${prefix}-${++projects}-${Math.random().toString(36).slice(2, 8)}`;
-  const res = await call("POST", "/v1/projects", { token: ADMIN_TOKEN, body: { slug, name: `Project ${slug}` } });
+  const res = await call("POST", "/v1/projects", { token: ADMIN_TOKEN, body: { slug, name: `Project ${slug}`, ...settings } });
   if (res.status !== 201) throw new Error(`create project: ${res.status} ${JSON.stringify(res.body)}`);
   return { slug, token: res.body.token };
 }

@@ -5,7 +5,9 @@
  */
 import { AV_AVERAGE } from "../../src/credit/constants";
 import { type Average, EMPTY_AVERAGE, updateAverage } from "../../src/credit/average";
-import { DEFAULT_MAX_GRANTED_CREDIT, DEFAULT_MIN_AVG_PFC } from "../../src/credit/constants";
+import { type CreditPolicy, DEFAULT_MAX_GRANTED_CREDIT, DEFAULT_MIN_AVG_PFC } from "../../src/credit/constants";
+import { computeFairScales } from "../../src/credit/fair-scales";
+import { type FairHostState, type FairVersionState, NEW_FAIR_HOST, NEW_FAIR_VERSION, afterError, errorCountsAgainstHost } from "../../src/credit/fair-state";
 import type { CreditMode } from "../../src/credit/credit-mode";
 import { errorEffect, type ErrorOutcome } from "../../src/credit/error-outcome";
 import { havKey } from "../../src/credit/host-app-version-key";
@@ -32,6 +34,7 @@ export interface LedgerVersion {
   pfc: Average;
   pfcScale: number;
   rac: RecentAverage;
+  fair: FairVersionState;
 }
 
 export interface LedgerEntity {
@@ -48,6 +51,9 @@ export class MemoryLedger {
   hosts = new Map<number, LedgerEntity>();
   users = new Map<number, LedgerEntity>();
   teams = new Map<number, LedgerEntity>();
+  fairHostAppVersions = new Map<string, FairHostState>();
+  /** The fair app level S of each app (FAIR_MODE R3). */
+  fairLevels = new Map<string, number>();
 
   putApp(a: {
     name: string;
@@ -56,6 +62,7 @@ export class MemoryLedger {
     minAvgPfc?: number;
     creditMode?: CreditMode;
     maxGrantedCredit?: number;
+    creditPolicy?: CreditPolicy;
   }): void {
     const held = this.apps.get(a.name);
     this.apps.set(a.name, {
@@ -66,6 +73,7 @@ export class MemoryLedger {
       minAvgPfc: a.minAvgPfc ?? held?.minAvgPfc ?? DEFAULT_MIN_AVG_PFC,
       creditMode: a.creditMode ?? held?.creditMode ?? "adaptive",
       maxGrantedCredit: a.maxGrantedCredit ?? held?.maxGrantedCredit ?? DEFAULT_MAX_GRANTED_CREDIT,
+      creditPolicy: a.creditPolicy ?? held?.creditPolicy ?? "boinc",
     });
   }
 
@@ -81,6 +89,7 @@ export class MemoryLedger {
       pfc: held?.pfc ?? EMPTY_AVERAGE,
       pfcScale: held?.pfcScale ?? 0,
       rac: held?.rac ?? { expavgCredit: 0, expavgTime: 0 },
+      fair: held?.fair ?? NEW_FAIR_VERSION,
     });
   }
 
@@ -91,6 +100,7 @@ export class MemoryLedger {
       hostAppVersions: this.hostAppVersions,
       creditedWorkunits: this.creditedWorkunits,
       finalResults: this.finalResults,
+      fairHostAppVersions: this.fairHostAppVersions,
     };
   }
 
@@ -131,6 +141,8 @@ export class MemoryLedger {
       const v = this.versions.get(id)!;
       v.pfc = samples.reduce((acc, x) => updateAverage(acc, x, AV_AVERAGE), v.pfc);
     }
+    for (const [key, c] of e.fairHostAppVersions) this.fairHostAppVersions.set(key, c.state);
+    for (const [id, fair] of e.fairVersions) this.versions.get(id)!.fair = fair;
     for (const [id, samples] of e.versionCreditSamples) {
       const v = this.versions.get(id)!;
       for (const s of samples) v.rac = updateRecentAverage(v.rac, now, s.time, s.credit);
@@ -166,6 +178,8 @@ export class MemoryLedger {
     const hav = this.hostAppVersions.get(key);
     const effect = errorEffect(outcome, hav !== undefined, delayBound);
     if (!effect) return;
+    const fair = this.fairHostAppVersions.get(key);
+    if (errorCountsAgainstHost(outcome)) this.fairHostAppVersions.set(key, afterError(fair ?? NEW_FAIR_HOST));
     const next = applyHostAppVersionSamples(hav ?? ZERO_HOST_APP_VERSION, effect.samples);
     this.hostAppVersions.set(key, { ...next, consecutiveValid: effect.resetConsecutiveValid ? 0 : next.consecutiveValid });
   }
@@ -180,6 +194,12 @@ export class MemoryLedger {
         v.pfcScale = scales.minAvgPfc / v.pfc.avg;
       }
       this.apps.set(app.name, { ...app, minAvgPfc: scales.minAvgPfc });
+    }
+    for (const app of this.apps.values()) {
+      const versions = [...this.versions.values()].filter((v) => v.appId === app.id && !v.deprecated);
+      const fair = computeFairScales(versions, null);
+      for (const [id, scale] of fair.scales) this.versions.get(id)!.fair = { ...this.versions.get(id)!.fair, scale };
+      if (fair.level !== null) this.fairLevels.set(app.name, fair.level);
     }
   }
 }

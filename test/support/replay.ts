@@ -14,6 +14,8 @@ export async function replay(text: string, retime: (t: number) => number = (t) =
   const api = projectClient(slug, token);
   const granted = new Map<number, number>();
   const credit = new Map<number, number>();
+  /** Each credited result's `explain`, as the pass answered. */
+  const explained = new Map<number, any>();
   const appNumbers = new Map<string, number>();
   let errorIds = ERROR_RESULT_IDS_FROM;
   for (const op of parseTrace(text)) {
@@ -23,6 +25,7 @@ export async function replay(text: string, retime: (t: number) => number = (t) =
           host_scale_check: op.host_scale_check,
           ...(op.target_nresults === undefined ? {} : { target_nresults: op.target_nresults }),
           ...(op.min_avg_pfc === undefined ? {} : { min_avg_pfc: op.min_avg_pfc }),
+          ...(op.credit_policy === undefined ? {} : { credit_policy: op.credit_policy }),
         });
         if (!appNumbers.has(op.name)) appNumbers.set(op.name, appNumbers.size + 1);
         break;
@@ -42,7 +45,10 @@ export async function replay(text: string, retime: (t: number) => number = (t) =
         const res = await api.ok("POST", "/passes", { now: retime(op.now), workunits });
         for (const w of res.workunits) {
           credit.set(w.id, w.credit);
-          for (const r of w.results) granted.set(r.id, r.granted_credit);
+          for (const r of w.results) {
+            granted.set(r.id, r.granted_credit);
+            if (r.explain) explained.set(r.id, r.explain);
+          }
         }
         break;
       }
@@ -69,5 +75,5 @@ export async function replay(text: string, retime: (t: number) => number = (t) =
         break;
     }
   }
-  return { api, slug, token, granted, credit, appNumbers };
+  return { api, slug, token, granted, credit, explained, appNumbers };
 }

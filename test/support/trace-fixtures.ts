@@ -33,3 +33,14 @@ export const BOINC_TRACES = all.filter((t) => !t.name.startsWith("fair-")) as Tr
 
 /** As describe.each wants them: [name, text, expected]. */
 export const BOINC_TRACE_ROWS: [string, string, TraceExpected][] = BOINC_TRACES.map((t) => [t.name, t.text, t.expected]);
+
+/** What the fair-policy traces expect: granted and workunit credit only. */
+export interface FairTraceExpected {
+  results: { id: number; granted_credit: number }[];
+  workunits: { id: number; credit: number }[];
+}
+
+/** The fair-policy traces (their apps carry credit_policy "fair"), as describe.each wants them. */
+export const FAIR_TRACE_ROWS: [string, string, FairTraceExpected][] = all
+  .filter((t) => t.name.startsWith("fair-"))
+  .map((t) => [t.name, t.text, t.expected as FairTraceExpected]);

@@ -3,7 +3,14 @@ import type { ResultSchema, WorkunitSchema } from "../../src/routes/passes/passe
 
 /** The traces' line format (test/fixtures/traces/README.md) and its mapping to API shapes. */
 export type TraceOp =
-  | { op: "app"; name: string; host_scale_check: boolean; target_nresults?: number; min_avg_pfc?: number }
+  | {
+      op: "app";
+      name: string;
+      host_scale_check: boolean;
+      target_nresults?: number;
+      min_avg_pfc?: number;
+      credit_policy?: "boinc" | "fair";
+    }
   | { op: "app_version"; id: number; app: string; platform: string; plan_class: string; version_num: number }
   | { op: "pass"; now: number; workunits: TraceWorkunit[] }
   | { op: "rescale"; now: number }

@@ -5,7 +5,7 @@ import { accountManagers } from "../../db/schema";
 import type { AppEnv } from "../../env";
 import { requireAdmin } from "../../http/auth";
 import { ApiError, errorResponses } from "../../http/errors";
-import { newProjectToken, sha256Hex } from "../../http/tokens";
+import { newAccountManagerToken, sha256Hex } from "../../http/tokens";
 import { SlugSchema, serverNow } from "../common";
 
 const CreateAccountManagerSchema = z
@@ -36,7 +36,7 @@ export function mountAccountManagers(app: OpenAPIHono<AppEnv>): void {
   app.use("/v1/account-managers", requireAdmin);
   app.openapi(createRouteDef, async (c) => {
     const body = c.req.valid("json");
-    const token = newProjectToken();
+    const token = newAccountManagerToken();
     try {
       await c.var.db.insert(accountManagers).values({
         slug: body.slug,

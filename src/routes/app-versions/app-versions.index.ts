@@ -34,6 +34,9 @@ const AppVersionSchema = z
     pfc_scale: z.number(),
     expavg_credit: z.number(),
     expavg_time: z.number(),
+    fair_n: z.number().int().openapi({ description: "Samples in the fair policy's version level" }),
+    fair_level: z.number().nullable().openapi({ description: "The fair policy's version level L_v (typical PFC/est of its hosts)" }),
+    fair_scale: z.number().nullable().openapi({ description: "The fair policy's version scale (null: the default seed, 1 CPU / 0.1 GPU)" }),
   })
   .openapi("AppVersion");
 

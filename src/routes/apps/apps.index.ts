@@ -72,6 +72,7 @@ export function mountApps(app: OpenAPIHono<AppEnv>): void {
       ...(body.deprecated === undefined ? {} : { deprecated: body.deprecated }),
       ...(body.gpu_only_scale === undefined ? {} : { gpuOnlyScale: body.gpu_only_scale }),
       ...(body.cross_project_version === undefined ? {} : { crossProjectVersion: body.cross_project_version }),
+      ...(body.credit_policy === undefined ? {} : { creditPolicy: body.credit_policy }),
     };
     // Apps are numbered 1, 2, 3 … per project, in order of registration (BOINC's app.id).
     const nextId = sql<number>`(SELECT coalesce(max(${apps.id}), 0) + 1 FROM ${apps} WHERE ${apps.projectId} = ${projectId})`;

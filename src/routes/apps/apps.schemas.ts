@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { GPU_ONLY_SCALES } from "../../credit/constants";
+import { CREDIT_POLICIES, GPU_ONLY_SCALES } from "../../credit/constants";
 import { CREDIT_MODES } from "../../credit/credit-mode";
 import { CreditSchema, LIMITS } from "../common";
 
@@ -29,6 +29,11 @@ export const PutAppSchema = z
       description: "Pin the plan-class table version (its `version` in GET /v1/plan-classes) that 'cross-project' reads; null: the latest",
     }),
     deprecated: z.boolean().optional(),
+    credit_policy: z.enum(CREDIT_POLICIES).optional().openapi({
+      description:
+        "Which rules pay an adaptive app's claims: 'boinc' (CreditNew, BOINC's exact numbers) or 'fair' (docs/fair-credit.md). " +
+        "Both sets of statistics are always kept, so a switch takes effect at the next pass, warm",
+    }),
   })
   .openapi("PutApp");
 
@@ -43,6 +48,8 @@ export const AppSchema = z
     gpu_only_scale: z.enum(GPU_ONLY_SCALES),
     cross_project_version: z.number().nullable(),
     deprecated: z.boolean(),
+    credit_policy: z.enum(CREDIT_POLICIES),
+    fair_level: z.number().nullable().openapi({ description: "The fair policy's app level S (set by rescale); null before a version is mature" }),
   })
   .openapi("App");
 

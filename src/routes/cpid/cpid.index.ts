@@ -10,6 +10,7 @@ import { and, asc, eq, or, isNull } from "drizzle-orm";
 import { sumRecentAverages } from "../../credit/cross-project-totals";
 import { decayedRecentAverage } from "../../credit/recent-average";
 import { hosts, projects, users } from "../../db/schema";
+import { allDatabases } from "../../db/project-db";
 import type { AppEnv } from "../../env";
 import { ApiError, errorResponses } from "../../http/errors";
 import { serverNow } from "../common";
@@ -53,14 +54,19 @@ const route = createRoute({
   },
 });
 
+/** Rows merged from several databases, ordered as one query would: by project slug, then id. */
+const bySlugThenId = {
+  compare: (slugA: string, idA: number, slugB: string, idB: number) => (slugA < slugB ? -1 : slugA > slugB ? 1 : idA - idB),
+};
+
 export function mountCpid(app: OpenAPIHono<AppEnv>): void {
   app.openapi(route, async (c) => {
     const { cpid } = c.req.valid("param");
-    const db = c.var.db;
     const exported = or(isNull(users.statsExport), eq(users.statsExport, true));
     // Two plain queries, not a db.batch: a batch returns rows as objects, and the joined
     // tables' equal column names (id, name) would overwrite each other.
-    const [userRows, hostRows] = await Promise.all([
+    // Every database: a cpid's projects may live in any of them.
+    const perDatabase = await Promise.all(allDatabases(c.env).map((db) => Promise.all([
       db
         .select({ p: projects, u: users })
         .from(users)
@@ -74,7 +80,9 @@ export function mountCpid(app: OpenAPIHono<AppEnv>): void {
         .leftJoin(users, and(eq(users.projectId, hosts.projectId), eq(users.id, hosts.userId)))
         .where(and(eq(hosts.hostCpid, cpid), exported))
         .orderBy(asc(projects.slug), asc(hosts.id)),
-    ]);
+    ])));
+    const userRows = perDatabase.flatMap(([u]) => u).sort((a, b) => bySlugThenId.compare(a.p.slug, a.u.id, b.p.slug, b.u.id));
+    const hostRows = perDatabase.flatMap(([, h]) => h).sort((a, b) => bySlugThenId.compare(a.slug, a.h.id, b.slug, b.h.id));
     if (userRows.length === 0 && hostRows.length === 0) throw new ApiError(404, "not_found", `no user or host with cpid ${cpid}`);
     const asOf = serverNow();
     const credit = (r: typeof users.$inferSelect | typeof hosts.$inferSelect) => ({

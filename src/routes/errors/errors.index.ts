@@ -1,11 +1,14 @@
 /**
  * Results that did not succeed (Part A §8): a client error resets the host's
  * consecutive_valid, a timeout also adds its delay bound as a turnaround sample, an abort by
- * the project changes nothing. Each result id counts once, as in a pass.
+ * the project changes nothing; errors and timeouts also raise the fair policy's error rate.
+ * Each result id counts once, as in a pass.
  */
 import { OpenAPIHono, createRoute, z } from "@hono/zod-openapi";
 import { and, eq, sql } from "drizzle-orm";
 import { ERROR_OUTCOMES, errorEffect } from "../../credit/error-outcome";
+import { errorCountsAgainstHost } from "../../credit/fair-state";
+import { fairErrorWrites } from "../../db/fair-rows";
 import { havKey, isAnonymousPlatform } from "../../credit/host-app-version-key";
 import { type OutcomeRow, ensureHostAppVersions, hostAppVersionChangeWrites, outcomeInserts } from "../../db/pass-writes";
 import type { HostAppVersionKey } from "../../credit/host-app-version-key";
@@ -125,6 +128,7 @@ async function recordErrors(db: Db, projectId: number, body: z.infer<typeof Erro
   const inserts: OutcomeRow[] = [];
   const changes: HostAppVersionChange[] = [];
   const created: HostAppVersionKey[] = [];
+  const fairErrors: HostAppVersionKey[] = [];
   const outcomes = [];
   for (const [i, r] of body.results.entries()) {
     const anonymous = isAnonymousPlatform(r.app_version_id);
@@ -151,6 +155,8 @@ async function recordErrors(db: Db, projectId: number, body: z.infer<typeof Erro
       created.push(key);
     }
     if (effect) changes.push({ ...key, samples: effect.samples, consecutiveValid: "reset" as const });
+    // The fair error rate (FAIR_MODE R0) counts where BOINC's statistics do.
+    if (effect && errorCountsAgainstHost(r.outcome)) fairErrors.push(key);
     inserts.push({ id: r.id, appId, hostId: r.host_id, appVersionId: r.app_version_id, outcome: r.outcome, grantedCredit: 0, fingerprint });
     outcomes.push({ id: r.id, outcome: r.outcome, replayed: false, consecutive_valid_reset: effect !== null });
   }
@@ -161,6 +167,7 @@ async function recordErrors(db: Db, projectId: number, body: z.infer<typeof Erro
     ...outcomeInserts(projectId, now, inserts),
     ...ensureHostAppVersions(projectId, created),
     ...hostAppVersionChangeWrites(projectId, changes),
+    ...fairErrorWrites(projectId, fairErrors),
   ];
   await runBatch(db, statements);
   return outcomes;

@@ -20,6 +20,10 @@ const HostAppVersionSchema = z
     turnaround_avg: z.number(),
     turnaround_var: z.number(),
     consecutive_valid: z.number().int(),
+    fair_n: z.number().int().openapi({ description: "Fair policy: samples while young (the host is normalised from 10)" }),
+    fair_typical: z.number().nullable().openapi({ description: "Fair policy: the host's typical PFC/est (running median); null while young" }),
+    fair_run: z.number().int().openapi({ description: "Fair policy: outliers in a row (+ high, - low); 5 re-learns the host" }),
+    fair_error_rate: z.number().openapi({ description: "Fair policy: EMA of client errors and timeouts; above 0.1 the host is in bad standing" }),
   })
   .openapi("HostAppVersion");
 
@@ -74,6 +78,10 @@ export function mountHostAppVersions(app: OpenAPIHono<AppEnv>): void {
           turnaround_avg: r.turnaroundAvg,
           turnaround_var: r.turnaroundVar,
           consecutive_valid: r.consecutiveValid,
+          fair_n: r.fairN,
+          fair_typical: r.fairQ === null ? null : Math.exp(r.fairQ),
+          fair_run: r.fairRun,
+          fair_error_rate: r.fairErr,
         })),
       },
       200,

@@ -19,6 +19,6 @@ export const postPassRoute = createRoute({
   },
   responses: {
     200: { description: "The credit of every workunit and result", content: { "application/json": { schema: PassResponseSchema } } },
-    ...errorResponses(400, 401, 403, 404, 409, 413, 415, 422),
+    ...errorResponses(400, 401, 403, 404, 409, 410, 413, 415, 422),
   },
 });

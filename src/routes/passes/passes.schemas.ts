@@ -1,12 +1,12 @@
 import { z } from "@hono/zod-openapi";
 import { MAX_ANONYMOUS_PLATFORM_ID, MIN_ANONYMOUS_PLATFORM_ID } from "../../credit/constants";
+import { FAIR_RULES } from "../../credit/fair-claim";
 import { CreditSchema, DurationSchema, IdSchema, LIMITS, NowSchema, OptionalIdSchema, TimeSchema } from "../common";
 
 export const MAX_WORKUNITS_PER_PASS = 1000;
 /** BOINC's replication is a handful of results per workunit; this bounds a hostile body's work. */
 export const MAX_RESULTS_PER_WORKUNIT = 1000;
 
-const nonNegative = z.number().nonnegative();
 
 export const AppVersionRefSchema = z
   .number()
@@ -25,7 +25,9 @@ export const ResultSchema = z
     app_version_id: AppVersionRefSchema,
     elapsed_time: DurationSchema,
     cpu_time: DurationSchema,
-    flops_estimate: nonNegative.openapi({ description: "Peak FLOPS of the devices used; 0 or 1e9 means unknown" }),
+    flops_estimate: z.number().openapi({
+      description: "Peak FLOPS of the devices used; ≤ 0 or exactly 1e9 means unknown (4.3e9 is used and the result is no statistics sample, as in BOINC)",
+    }),
     sent_time: TimeSchema.openapi({ description: "Unix seconds; truncated to whole seconds as BOINC stores it" }),
     received_time: TimeSchema,
     validate_state: z.enum(["valid", "invalid", "inconclusive"]),
@@ -97,12 +99,24 @@ export const ResultOutcomeSchema = z
     replayed: z.boolean(),
     explain: z
       .object({
-        raw_pfc: z.number().nullable().openapi({
-          description: "elapsed_time × flops_estimate, after BOINC's substitutions; null when it overflows a double (an absurd claim, capped at rsc_fpops_bound)",
+        raw_pfc: z.number().openapi({
+          description:
+            "elapsed_time × flops_estimate, after BOINC's substitutions; the largest double (1.7976931348623157e308) when the product overflows (an absurd claim, capped at rsc_fpops_bound)",
         }),
         pfc_scale: z.number().openapi({ description: "The app version's scale used (0 = none)" }),
         host_scale: z.number().openapi({ description: "The host scale used (0 = none)" }),
         runtime_outlier: z.boolean(),
+        fair: z
+          .object({
+            rule: z.enum(FAIR_RULES).openapi({ description: "The fair rule that decided this claim (docs/fair-credit.md)" }),
+            claimed_credit: z.number().openapi({ description: "This result's claim under the fair policy (capped at rsc_fpops_bound, in credit)" }),
+          })
+          .optional()
+          .openapi({ description: "The fair policy's view; absent for an anonymous platform" }),
+        credit_by_policy: z
+          .object({ boinc: z.number(), fair: z.number() })
+          .optional()
+          .openapi({ description: "The workunit's credit under each policy; the app's credit_policy decides which is granted" }),
       })
       .optional(),
   })

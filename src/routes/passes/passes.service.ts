@@ -86,6 +86,30 @@ export function checkTimesAgainstNow(body: PassRequest, now: number): void {
   if (issues.length > 0) throw new ApiError(422, "received_after_now", "results were received after the pass's now", issues);
 }
 
+/**
+ * A result sent before the retention horizon may have been decided and purged: it cannot be
+ * told from a new one, so it is refused rather than risk crediting it twice (docs/storage.md).
+ */
+function checkRetention(body: PassRequest, snapshot: LoadedSnapshot): void {
+  const { purgedBefore, days } = snapshot.retention;
+  const issues: Issue[] = [];
+  body.workunits.forEach((w, i) =>
+    w.results.forEach((r, j) => {
+      if (Math.trunc(r.sent_time) < purgedBefore) {
+        issues.push({ path: `workunits[${i}].results[${j}].sent_time`, message: `sent before the retention horizon (${purgedBefore})` });
+      }
+    }),
+  );
+  if (issues.length > 0) {
+    throw new ApiError(
+      410,
+      "outside_retention_window",
+      `results sent before ${purgedBefore} are past the project's ${days}-day idempotency window; their records may be purged, so they cannot be credited; nothing was written`,
+      issues,
+    );
+  }
+}
+
 /** Every app and app version the pass names must be registered, and belong together. */
 function checkReferences(body: PassRequest, snapshot: LoadedSnapshot): void {
   const missing: Issue[] = [];
@@ -136,10 +160,14 @@ function response(now: number, outcome: PassOutcome): PassResponse {
         ...(r.explanation
           ? {
               explain: {
-                raw_pfc: Number.isFinite(r.explanation.rawPfc) ? r.explanation.rawPfc : null,
+                raw_pfc: r.explanation.rawPfc,
                 pfc_scale: r.explanation.pfcScale,
                 host_scale: r.explanation.hostScale,
                 runtime_outlier: r.explanation.runtimeOutlier,
+                ...(r.fairExplanation
+                  ? { fair: { rule: r.fairExplanation.rule, claimed_credit: r.fairExplanation.claimedCredit } }
+                  : {}),
+                ...(r.policyCredits ? { credit_by_policy: r.policyCredits } : {}),
               },
             }
           : {}),
@@ -161,6 +189,7 @@ export async function ingestPass(db: Db, projectId: number, now: number, body: P
   for (let attempt = 1; ; attempt++) {
     const snapshot = await loadPassSnapshot(db, projectId, keys);
     checkReferences(body, snapshot);
+    checkRetention(body, snapshot);
     const outcome = runPass(snapshot, input);
     if (outcome.conflicts.length > 0) {
       throw new ApiError(409, "conflict", "results already decided with other content; nothing was written", outcome.conflicts);

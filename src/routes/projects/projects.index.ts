@@ -6,7 +6,10 @@ import { requireAdmin } from "../../http/auth";
 import { ApiError, errorResponses } from "../../http/errors";
 import { newProjectToken, sha256Hex } from "../../http/tokens";
 import { SlugSchema, serverNow } from "../common";
+import { DEFAULT_RESULT_RETENTION_DAYS } from "../../credit/constants";
 import { isPrimaryKeyConflict } from "../../db/batch";
+import type { Db } from "../../db/client";
+import { DEFAULT_BINDING, databaseBindings, projectDatabase } from "../../db/project-db";
 import { PROJECT_SUBJECT, newMark } from "../../db/read-model-writes";
 
 const CreateProjectSchema = z
@@ -14,6 +17,23 @@ const CreateProjectSchema = z
     slug: SlugSchema,
     name: z.string().min(1).max(200),
     url: z.url().optional(),
+    result_retention_days: z
+      .number()
+      .int()
+      .min(1)
+      .max(3650)
+      .optional()
+      .openapi({
+        description: `Days decided results are kept (the idempotency window; default ${DEFAULT_RESULT_RETENTION_DAYS}). A pass naming a result sent before the purged range is refused with 410.`,
+      }),
+    database: z
+      .string()
+      .regex(/^[A-Za-z_][A-Za-z0-9_]{0,62}$/, "a D1 binding name")
+      .optional()
+      .openapi({
+        description: "The D1 binding (wrangler.jsonc d1_databases) that holds the project's rows: for a large project. Default: the default database.",
+        example: "DB_LARGE",
+      }),
   })
   .openapi("CreateProject");
 
@@ -33,9 +53,29 @@ const createProjectRoute = createRoute({
   request: { body: { required: true, content: { "application/json": { schema: CreateProjectSchema } } } },
   responses: {
     201: { description: "Created", content: { "application/json": { schema: CreatedProjectSchema } } },
-    ...errorResponses(400, 401, 409, 503),
+    ...errorResponses(400, 401, 409, 422, 503),
   },
 });
+
+/**
+ * The project's own row in its database (same id; `database` null: it lives there) and its KV
+ * mark. Two databases cannot share a transaction: if this fails the registry rows are removed
+ * again, so that a retry starts clean.
+ */
+async function placeInDatabase(registry: Db, home: Db, row: typeof projects.$inferInsert & { id: number }): Promise<void> {
+  try {
+    await home.batch([
+      home.insert(projects).values({ ...row, database: null }),
+      home.insert(kvDirty).values({ projectId: row.id, subject: PROJECT_SUBJECT.subject, entityId: PROJECT_SUBJECT.id, mark: newMark() }),
+    ]);
+  } catch (e) {
+    await registry.batch([
+      registry.delete(projectTokens).where(eq(projectTokens.projectId, row.id)),
+      registry.delete(projects).where(eq(projects.id, row.id)),
+    ]);
+    throw e;
+  }
+}
 
 export function mountProjects(app: OpenAPIHono<AppEnv>): void {
   app.use("/v1/projects", async (c, next) => (c.req.method === "POST" ? requireAdmin(c, next) : next()));
@@ -43,21 +83,27 @@ export function mountProjects(app: OpenAPIHono<AppEnv>): void {
     const body = c.req.valid("json");
     const token = newProjectToken();
     const now = serverNow();
+    const binding = body.database === undefined || body.database === DEFAULT_BINDING ? null : body.database;
+    if (binding !== null && !databaseBindings(c.env).includes(binding)) {
+      throw new ApiError(422, "unknown_database", `no D1 binding '${binding}' on this deployment (wrangler.jsonc d1_databases)`, [
+        { path: "database", message: `one of ${databaseBindings(c.env).join(", ")}` },
+      ]);
+    }
+    const row = {
+      slug: body.slug,
+      name: body.name,
+      url: body.url ?? null,
+      createdAt: now,
+      // The project's RAC clock starts at its creation, like a host's or a user's.
+      expavgTime: now,
+      ...(body.result_retention_days === undefined ? {} : { resultRetentionDays: body.result_retention_days }),
+    };
     try {
       // The project, its first token and its KV mark in one atomic batch: never a project
       // without a token, and a failure part-way leaves nothing to conflict with on a retry.
-      const db = c.var.db;
-      await db.batch([
-        db
-          .insert(projects)
-          .values({
-            slug: body.slug,
-            name: body.name,
-            url: body.url ?? null,
-            createdAt: now,
-            // The project's RAC clock starts at its creation, like a host's or a user's.
-            expavgTime: now,
-          }),
+      const db = c.var.registry;
+      const [[created]] = await db.batch([
+        db.insert(projects).values({ ...row, database: binding }).returning({ id: projects.id }),
         db.insert(projectTokens).select(
           db
             .select({
@@ -71,8 +117,9 @@ export function mountProjects(app: OpenAPIHono<AppEnv>): void {
             .from(projects)
             .where(eq(projects.slug, body.slug)),
         ),
-        // The cron publishes the new project (the public list of projects, its own snapshot).
-        db.insert(kvDirty).select(
+        // The cron publishes the new project (the public list of projects, its own snapshot);
+        // a project in its own database is marked there, below.
+        ...(binding !== null ? [] : [db.insert(kvDirty).select(
           db
             .select({
               projectId: projects.id,
@@ -82,8 +129,9 @@ export function mountProjects(app: OpenAPIHono<AppEnv>): void {
             })
             .from(projects)
             .where(eq(projects.slug, body.slug)),
-        ),
+        )]),
       ]);
+      if (binding !== null) await placeInDatabase(db, projectDatabase(c.env, binding), { ...row, id: created!.id });
     } catch (e) {
       if (isPrimaryKeyConflict(e)) throw new ApiError(409, "conflict", `project '${body.slug}' already exists`);
       throw e;

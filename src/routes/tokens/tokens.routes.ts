@@ -1,5 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { errorResponses } from "../../http/errors";
+import { MAX_LIVE_TOKENS, TOKEN_ISSUE_LIMIT } from "../../limits";
 import { SlugParams, SlugSchema } from "../common";
 
 export const TokenIdParams = z.object({
@@ -31,11 +32,13 @@ export const issueTokenRoute = createRoute({
   path: "/v1/projects/{slug}/tokens",
   tags: ["Tokens"],
   summary: "Rotate: issue a new project token; the others keep working for 24 hours",
+  description:
+    `At most ${MAX_LIVE_TOKENS} live tokens per project (409 beyond: revoke one first); at most ${TOKEN_ISSUE_LIMIT.limit} issued per ${TOKEN_ISSUE_LIMIT.periodSeconds} s per project (429).`,
   security,
   request: { params: SlugParams },
   responses: {
     201: { description: "The new token", content: { "application/json": { schema: IssuedTokenSchema } } },
-    ...errorResponses(401, 403, 404, 429, 503),
+    ...errorResponses(401, 403, 404, 409, 429, 503),
   },
 });
 

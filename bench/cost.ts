@@ -1,0 +1,153 @@
+/**
+ * Cost, measured (issue 13): the bench's ingest phases through the Worker's own pass code on
+ * wrangler's local D1 (getPlatformProxy: the same SQLite engine and the same `meta` D1 returns
+ * for every statement), summing `rows_read` and `rows_written` per validated result, and
+ * reading `size_after` for the bytes stored. Every D1 call of a pass is a batch (one read
+ * batch, one write batch), so metering `batch` meters all of it.
+ */
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { getPlatformProxy } from "wrangler";
+import { database } from "../src/db/client";
+import { ingestPass } from "../src/routes/passes/passes.service";
+import { phaseBodies } from "./phases";
+import { APPS, passes, versions } from "./workload";
+
+const DAY = 86400;
+
+export interface CostRow {
+  readonly size: number;
+  readonly passes: number;
+  readonly validResults: number;
+  readonly rowsReadPerResult: number;
+  readonly rowsWrittenPerResult: number;
+  /** Growth of the database per validated result in this phase (bytes). */
+  readonly bytesPerResult: number;
+}
+
+export interface CostSummary {
+  readonly rows: CostRow[];
+  /**
+   * A second day of passes of 100 for the same hosts: every subject it credits gets a new
+   * daily history row, so its growth beyond its results' bytes is the history's.
+   */
+  readonly nextDay: CostRow & { readonly historyRows: number; readonly bytesPerHistoryRow: number };
+  readonly sizeBytes: number;
+  readonly accounts: { hosts: number; users: number; teams: number };
+  readonly retainedRows: { results: number; workunits: number; creditHistory: number };
+}
+
+interface Meter {
+  rowsRead: number;
+  rowsWritten: number;
+  sizeAfter: number;
+}
+
+/** A D1Database whose batches add their statements' meta to `meter`. */
+function metered(d1: D1Database, meter: Meter): D1Database {
+  return new Proxy(d1, {
+    get(target, prop) {
+      if (prop === "batch") {
+        return async (statements: D1PreparedStatement[]) => {
+          const results = await target.batch(statements);
+          for (const r of results) {
+            meter.rowsRead += r.meta.rows_read ?? 0;
+            meter.rowsWritten += r.meta.rows_written ?? 0;
+            meter.sizeAfter = r.meta.size_after ?? meter.sizeAfter;
+          }
+          return results;
+        };
+      }
+      const value = Reflect.get(target, prop);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+}
+
+async function run(d1: D1Database, sql: string): Promise<void> {
+  await d1.prepare(sql).run();
+}
+
+export async function measureCost(root: string, now: number, quick: boolean): Promise<CostSummary> {
+  const proxy = await getPlatformProxy<{ DB: D1Database }>({
+    configPath: join(root, "wrangler.jsonc"),
+    persist: { path: mkdtempSync(join(tmpdir(), "cobblestone-cost-")) },
+  });
+  try {
+    const raw = proxy.env.DB;
+    const dir = join(root, "migrations");
+    for (const file of readdirSync(dir).filter((f) => f.endsWith(".sql")).sort()) {
+      for (const stmt of readFileSync(join(dir, file), "utf8").split("--> statement-breakpoint")) if (stmt.trim()) await run(raw, stmt);
+    }
+    await run(raw, "INSERT INTO projects (id, slug, name, created_at, expavg_time) VALUES (1, 'bench', 'Bench', 0, 0)");
+    for (const [i, a] of APPS.entries()) await raw.prepare("INSERT INTO apps (project_id, id, name) VALUES (1, ?, ?)").bind(i + 1, a.name).run();
+    for (const v of versions()) {
+      await raw
+        .prepare("INSERT INTO app_versions (project_id, id, app_id, platform, plan_class, version_num) VALUES (1, ?, ?, ?, ?, ?)")
+        .bind(v.id, APPS.findIndex((a) => a.name === v.app) + 1, v.platform, v.plan_class, v.version_num)
+        .run();
+    }
+    const meter: Meter = { rowsRead: 0, rowsWritten: 0, sizeAfter: 0 };
+    const db = database(metered(raw, meter));
+    const measure = async (size: number, bodies: Iterable<{ now: number }>): Promise<CostRow> => {
+      const before = { ...meter };
+      let valid = 0;
+      let count = 0;
+      for (const body of bodies) {
+        const out = await ingestPass(db, 1, body.now, body as never);
+        valid += out.workunits.flatMap((w) => w.results).filter((r) => r.validate_state === "valid" && !r.replayed).length;
+        count++;
+      }
+      return {
+        size,
+        passes: count,
+        validResults: valid,
+        rowsReadPerResult: (meter.rowsRead - before.rowsRead) / valid,
+        rowsWrittenPerResult: (meter.rowsWritten - before.rowsWritten) / valid,
+        bytesPerResult: (meter.sizeAfter - before.sizeAfter) / valid,
+      };
+    };
+    const count = async (table: string) => (await raw.prepare(`SELECT count(*) AS n FROM ${table}`).first<number>("n")) ?? 0;
+    const rows: CostRow[] = [];
+    // The phases on one day, then a second day (below).
+    for (const phase of phaseBodies(quick, now - DAY)) {
+      const row = await measure(phase.size, phase.bodies());
+      rows.push(row);
+      console.error(
+        `cost: passes of ${row.size}: ${row.rowsReadPerResult.toFixed(1)} rows read, ${row.rowsWrittenPerResult.toFixed(2)} rows written, ${row.bytesPerResult.toFixed(0)} bytes per validated result`,
+      );
+    }
+    const historyBefore = await count("credit_history");
+    const at100 = rows.find((r) => r.size === 100)!;
+    const day2 = await measure(100, passes(Array(at100.passes).fill(100), { seed: 4242, firstWu: 50_000_000, now }));
+    const historyRows = (await count("credit_history")) - historyBefore;
+    // The day's growth less what its results take at the first day's rate: the history's share.
+    const bytesPerHistoryRow = (day2.bytesPerResult - at100.bytesPerResult) * day2.validResults / historyRows;
+    console.error(`cost: a second day: ${historyRows} new daily history rows, about ${bytesPerHistoryRow.toFixed(0)} bytes each`);
+    return {
+      rows,
+      nextDay: { ...day2, historyRows, bytesPerHistoryRow },
+      sizeBytes: meter.sizeAfter,
+      accounts: { hosts: await count("hosts"), users: await count("users"), teams: await count("teams") },
+      retainedRows: { results: await count("results"), workunits: await count("workunits"), creditHistory: await count("credit_history") },
+    };
+  } finally {
+    await proxy.dispose();
+  }
+}
+
+// `tsx bench/cost.ts [--quick]`: this part alone, as JSON on stdout.
+if (process.argv[1]?.endsWith("cost.ts")) {
+  const root = new URL("..", import.meta.url).pathname;
+  measureCost(root, Math.floor(Date.now() / 1000) - 60, process.argv.includes("--quick"))
+    .then((s) => {
+      mkdirSync(join(root, "bench/results"), { recursive: true });
+      writeFileSync(join(root, "bench/results/cost.json"), JSON.stringify(s, null, 2));
+      console.log(JSON.stringify(s, null, 2));
+    })
+    .catch((e) => {
+      console.error(e);
+      process.exit(1);
+    });
+}

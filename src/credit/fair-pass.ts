@@ -1,0 +1,86 @@
+/**
+ * The fair statistics through one validator pass. Unlike BOINC's per-result copies, the
+ * reference model updates host and version state live, result by result (FAIR_MODE "Order
+ * matters"), so this keeps one current state per host × version and per version, and hands
+ * the pass's final states to the writer.
+ */
+import { type FairRule, type FairMeasurements, fairClaim, versionScale } from "./fair-claim";
+import { boundFairClaim } from "./fair-credit";
+import { defaultSeedScale } from "./fair-scales";
+import {
+  type FairHostState,
+  type FairVersionState,
+  NEW_FAIR_HOST,
+  NEW_FAIR_VERSION,
+  afterValid,
+} from "./fair-state";
+import { type HostAppVersionKey, havKey } from "./host-app-version-key";
+import type { WorkunitEstimate } from "./pfc";
+
+export interface FairVersionInput {
+  readonly planClass?: string;
+  readonly fair?: FairVersionState;
+}
+
+export interface FairResultClaim {
+  /** The PFC the fair policy pays this result, within [0, rsc_fpops_bound]. */
+  readonly pfc: number;
+  readonly rule: FairRule;
+  /** Expected PFC after this result (the workunit's anchor), null while the version has no level. */
+  readonly expected: number | null;
+}
+
+export interface FairHostChange {
+  readonly key: HostAppVersionKey;
+  readonly state: FairHostState;
+}
+
+export class FairPassState {
+  private readonly hosts: Map<string, FairHostState>;
+  private readonly versions = new Map<number, FairVersionState>();
+  /** The final state of every host × version and version this pass touched. */
+  readonly changedHosts = new Map<string, FairHostChange>();
+  readonly changedVersions = new Map<number, FairVersionState>();
+
+  constructor(
+    hosts: ReadonlyMap<string, FairHostState> | undefined,
+    private readonly versionInputs: ReadonlyMap<number, FairVersionInput>,
+  ) {
+    this.hosts = new Map(hosts ?? []);
+  }
+
+  private version(id: number): FairVersionState {
+    return this.versions.get(id) ?? this.versionInputs.get(id)?.fair ?? NEW_FAIR_VERSION;
+  }
+
+  /** A valid result of a regular (not anonymous-platform) version: R0 then R1. */
+  claim(
+    key: HostAppVersionKey,
+    r: FairMeasurements,
+    wu: WorkunitEstimate,
+    hostScaleCheck: boolean,
+    consecutiveValid: number,
+  ): FairResultClaim {
+    const k = havKey(key);
+    const defaultScale = defaultSeedScale(this.versionInputs.get(key.appVersionId)?.planClass ?? "");
+    const out = fairClaim({
+      result: r,
+      wu,
+      hostScaleCheck,
+      consecutiveValid,
+      host: afterValid(this.hosts.get(k) ?? NEW_FAIR_HOST),
+      version: this.version(key.appVersionId),
+      defaultScale,
+    });
+    this.hosts.set(k, out.host);
+    this.changedHosts.set(k, { key, state: out.host });
+    this.versions.set(key.appVersionId, out.version);
+    this.changedVersions.set(key.appVersionId, out.version);
+    const scale = versionScale(out.version, defaultScale);
+    return {
+      pfc: boundFairClaim(out.pfc, wu.rscFpopsEst, wu.rscFpopsBound, scale),
+      rule: out.rule,
+      expected: out.version.level === null ? null : wu.rscFpopsEst * out.version.level * scale,
+    };
+  }
+}

@@ -1,0 +1,107 @@
+/**
+ * The fair policy's state in its rows: host_app_versions and app_versions columns to the
+ * pure states and back. Buffers are JSON arrays (JSON keeps a double exactly), null when empty.
+ */
+import { type SQL, sql } from "drizzle-orm";
+import { FAIR } from "../credit/constants";
+import type { FairHostChange } from "../credit/fair-pass";
+import type { FairHostState, FairVersionState } from "../credit/fair-state";
+import { type HostAppVersionKey, havKey } from "../credit/host-app-version-key";
+import { appVersions, hostAppVersions } from "./schema";
+import { chunks, name, ref, withJsonRows } from "./sql-helpers";
+
+type HostRow = Pick<typeof hostAppVersions.$inferSelect, "fairN" | "fairQ" | "fairBuf" | "fairRun" | "fairErr">;
+type VersionRow = Pick<
+  typeof appVersions.$inferSelect,
+  "fairN" | "fairLevel" | "fairBuf" | "fairTHi" | "fairTLo" | "fairZn" | "fairScale"
+>;
+
+const parseBuf = (text: string | null): number[] => (text ? (JSON.parse(text) as number[]) : []);
+const bufText = (buf: readonly number[]): string | null => (buf.length > 0 ? JSON.stringify(buf) : null);
+
+export function fairHostState(r: HostRow): FairHostState {
+  return { n: r.fairN, q: r.fairQ, buf: parseBuf(r.fairBuf), run: r.fairRun, err: r.fairErr };
+}
+
+export function fairVersionState(r: VersionRow): FairVersionState {
+  return {
+    n: r.fairN,
+    level: r.fairLevel,
+    buf: parseBuf(r.fairBuf),
+    tHi: r.fairTHi,
+    tLo: r.fairTLo,
+    zn: r.fairZn,
+    scale: r.fairScale,
+  };
+}
+
+const h = hostAppVersions;
+const av = appVersions;
+
+/**
+ * The pass's final fair states, written as they are (the pass computed them from its
+ * snapshot, result by result; a concurrent pass on the same rows overwrites, see docs).
+ */
+export function fairStateWrites(
+  projectId: number,
+  hosts: ReadonlyMap<string, FairHostChange>,
+  versions: ReadonlyMap<number, FairVersionState>,
+): SQL[] {
+  const f = (field: string) => ref("f", field);
+  const hostRows = [...hosts.values()].map(({ key, state }) => ({
+    ...key,
+    n: state.n,
+    q: state.q,
+    buf: bufText(state.buf),
+    run: state.run,
+    err: state.err,
+  }));
+  const versionRows = [...versions].map(([id, v]) => ({
+    versionId: id,
+    n: v.n,
+    level: v.level,
+    buf: bufText(v.buf),
+    tHi: v.tHi,
+    tLo: v.tLo,
+    zn: v.zn,
+  }));
+  return [
+    ...chunks(hostRows).map(
+      (rows) => sql`${withJsonRows("f", ["hostId", "appId", "appVersionId", "n", "q", "buf", "run", "err"], rows)}
+        UPDATE ${h} SET ${name(h.fairN)} = ${f("n")}, ${name(h.fairQ)} = ${f("q")}, ${name(h.fairBuf)} = ${f("buf")},
+          ${name(h.fairRun)} = ${f("run")}, ${name(h.fairErr)} = ${f("err")}
+        FROM f WHERE ${name(h.projectId)} = ${projectId} AND ${name(h.hostId)} = ${f("hostId")}
+          AND ${name(h.appId)} = ${f("appId")} AND ${name(h.appVersionId)} = ${f("appVersionId")}`,
+    ),
+    ...chunks(versionRows).map(
+      (rows) => sql`${withJsonRows("f", ["versionId", "n", "level", "buf", "tHi", "tLo", "zn"], rows)}
+        UPDATE ${av} SET ${name(av.fairN)} = ${f("n")}, ${name(av.fairLevel)} = ${f("level")}, ${name(av.fairBuf)} = ${f("buf")},
+          ${name(av.fairTHi)} = ${f("tHi")}, ${name(av.fairTLo)} = ${f("tLo")}, ${name(av.fairZn)} = ${f("zn")}
+        FROM f WHERE ${name(av.projectId)} = ${projectId} AND ${name(av.id)} = ${f("versionId")}`,
+    ),
+  ];
+}
+
+/**
+ * R0 for client errors and timeouts, applied to the rows as they are now (rows that do not
+ * exist are skipped). An UPDATE changes a row once, so the k-th error of a row goes in round k.
+ */
+export function fairErrorWrites(projectId: number, keys: readonly HostAppVersionKey[]): SQL[] {
+  const f = (field: string) => ref("f", field);
+  const rounds: HostAppVersionKey[][] = [];
+  const seen = new Map<string, number>();
+  for (const k of keys) {
+    const id = havKey(k);
+    const round = seen.get(id) ?? 0;
+    seen.set(id, round + 1);
+    (rounds[round] ??= []).push({ hostId: k.hostId, appId: k.appId, appVersionId: k.appVersionId });
+  }
+  return rounds.flatMap((round) =>
+    chunks(round).map(
+      (rows) => sql`${withJsonRows("f", ["hostId", "appId", "appVersionId"], rows)}
+        UPDATE ${h} SET ${name(h.fairErr)} = ${name(h.fairErr)} + ${FAIR.errorAlpha} * (1 - ${name(h.fairErr)})
+        FROM f WHERE ${name(h.projectId)} = ${projectId} AND ${name(h.hostId)} = ${f("hostId")}
+          AND ${name(h.appId)} = ${f("appId")} AND ${name(h.appVersionId)} = ${f("appVersionId")}`,
+    ),
+  );
+}

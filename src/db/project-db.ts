@@ -1,0 +1,48 @@
+/**
+ * A database per large project (docs/storage.md). The default binding DB holds the registry
+ * (every project's row, tokens, account managers, the plan-class registry) and the small
+ * projects; a project created with `database: "<BINDING>"` keeps all its rows in that D1
+ * binding (wrangler.jsonc `d1_databases`, named DB_<NAME>). Every route gets its project's database here, by
+ * the registry row's `database`, never from env.DB directly.
+ *
+ * In each database, the projects whose rows live there have `database` NULL: the registry
+ * copy of a moved project names its binding, the copy in its own database does not. So a
+ * job run on one database handles exactly the projects that live in it (`livesHere`).
+ */
+import { isNull } from "drizzle-orm";
+import { type Db, database } from "./client";
+import { projects } from "./schema";
+
+export const DEFAULT_BINDING = "DB";
+
+function isD1(value: unknown): value is D1Database {
+  const v = value as Partial<D1Database> | null;
+  return typeof v === "object" && v !== null && typeof v.prepare === "function" && typeof v.batch === "function";
+}
+
+/** A project database's binding is named DB_<NAME> (other bindings may answer any method name). */
+const PROJECT_BINDING = /^DB_[A-Z0-9_]+$/;
+
+/** Every D1 binding of the deployment, the default first. */
+export function databaseBindings(env: object): string[] {
+  const others = Object.entries(env)
+    .filter(([name, value]) => PROJECT_BINDING.test(name) && isD1(value))
+    .map(([name]) => name)
+    .sort();
+  return [DEFAULT_BINDING, ...others];
+}
+
+/** The database a project's rows live in: its binding, or the default (null). */
+export function projectDatabase(env: object, binding: string | null): Db {
+  const d1 = (env as Record<string, unknown>)[binding ?? DEFAULT_BINDING];
+  if (!isD1(d1)) throw new Error(`no D1 binding '${binding}' (wrangler.jsonc d1_databases)`);
+  return database(d1);
+}
+
+/** Every database, the default first: what a cross-project read or a job goes over. */
+export function allDatabases(env: object): Db[] {
+  return databaseBindings(env).map((b) => projectDatabase(env, b));
+}
+
+/** The projects whose rows live in the database being queried. */
+export const livesHere = isNull(projects.database);

@@ -1,0 +1,41 @@
+/**
+ * Retention's statements: each deletes at most one chunk of rows past their window, so a run
+ * stays bounded however much is due. Rows are picked in primary-key order, which for results,
+ * workunits, audit rows and RPCs is roughly age order: the scan finds old rows first.
+ */
+import { type SQL, sql } from "drizzle-orm";
+import { amRpcs, auditLog, projects, results, workunits } from "./schema";
+import { name } from "./sql-helpers";
+
+/** Raises a project's horizon (never lowers it): results sent before it are refused from now on. */
+export function raiseHorizon(projectId: number, horizon: number): SQL {
+  return sql`UPDATE ${projects} SET ${name(projects.purgedBefore)} = max(${name(projects.purgedBefore)}, ${horizon})
+    WHERE ${name(projects.id)} = ${projectId}`;
+}
+
+export function purgeResults(projectId: number, cutoff: number, limit: number): SQL {
+  return sql`DELETE FROM ${results} WHERE rowid IN (SELECT rowid FROM ${results}
+    WHERE ${name(results.projectId)} = ${projectId} AND ${name(results.decidedAt)} < ${cutoff} LIMIT ${limit})`;
+}
+
+export function purgeWorkunits(projectId: number, cutoff: number, limit: number): SQL {
+  return sql`DELETE FROM ${workunits} WHERE rowid IN (SELECT rowid FROM ${workunits}
+    WHERE ${name(workunits.projectId)} = ${projectId} AND ${name(workunits.creditedAt)} < ${cutoff} LIMIT ${limit})`;
+}
+
+export function purgeAudit(cutoff: number, limit: number): SQL {
+  return sql`DELETE FROM ${auditLog} WHERE ${name(auditLog.id)} IN (SELECT ${name(auditLog.id)} FROM ${auditLog}
+    WHERE ${name(auditLog.at)} < ${cutoff} ORDER BY ${name(auditLog.id)} LIMIT ${limit})`;
+}
+
+/**
+ * Old RPC rows, but never a host's latest: the next RPC is numbered from it, and an RPC older
+ * than it is refused as out of order (so a replay of a purged RPC cannot book twice).
+ */
+export function purgeAmRpcs(cutoff: number, limit: number): SQL {
+  return sql`DELETE FROM ${amRpcs} WHERE rowid IN (SELECT r.rowid FROM ${amRpcs} AS r
+    WHERE r.${name(amRpcs.rpcTime)} < ${cutoff}
+      AND r.${name(amRpcs.seq)} < (SELECT max(l.${name(amRpcs.seq)}) FROM ${amRpcs} AS l
+        WHERE l.${name(amRpcs.amId)} = r.${name(amRpcs.amId)} AND l.${name(amRpcs.hostId)} = r.${name(amRpcs.hostId)})
+    LIMIT ${limit})`;
+}

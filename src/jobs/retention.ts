@@ -1,0 +1,93 @@
+/**
+ * Retention (docs/storage.md): deletes what is past its window, a bounded number of chunks
+ * per table and run, so the database stays flat while totals, RAC and history are untouched
+ * (they never read these rows).
+ *
+ * Exactly-once after a purge: a result row is purged once decided before `cutoff`, so it was
+ * received (and sent) before cutoff + clock skew; the same batch first raises the project's
+ * horizon to that time, and a pass naming a result sent before the horizon is refused (410).
+ * A credited workunit's results were all sent before it was credited, so its late results
+ * are refused by the same rule once its row is gone.
+ */
+import {
+  DEFAULT_AM_RPC_RETENTION_DAYS,
+  DEFAULT_AUDIT_RETENTION_DAYS,
+  MAX_CLOCK_SKEW_SECONDS,
+  PURGE_CHUNK_ROWS,
+  PURGE_MAX_CHUNKS,
+  SECONDS_PER_DAY,
+} from "../credit/constants";
+import { runBatch } from "../db/batch";
+import type { Db } from "../db/client";
+import { purgeAmRpcs, purgeAudit, purgeResults, purgeWorkunits, raiseHorizon } from "../db/retention";
+import { projects } from "../db/schema";
+import { livesHere } from "../db/project-db";
+import type { Env } from "../env";
+
+export interface RetentionSettings {
+  readonly auditDays: number;
+  readonly amRpcDays: number;
+  readonly chunkRows: number;
+  readonly maxChunks: number;
+}
+
+/** The deployment's settings: env vars AUDIT_RETENTION_DAYS, AM_RPC_RETENTION_DAYS, or the defaults. */
+export function retentionSettings(env: Pick<Env, "AUDIT_RETENTION_DAYS" | "AM_RPC_RETENTION_DAYS">): RetentionSettings {
+  const days = (value: string | undefined, fallback: number) => {
+    const n = Number(value);
+    return value !== undefined && Number.isFinite(n) && n > 0 ? n : fallback;
+  };
+  return {
+    auditDays: days(env.AUDIT_RETENTION_DAYS, DEFAULT_AUDIT_RETENTION_DAYS),
+    amRpcDays: days(env.AM_RPC_RETENTION_DAYS, DEFAULT_AM_RPC_RETENTION_DAYS),
+    chunkRows: PURGE_CHUNK_ROWS,
+    maxChunks: PURGE_MAX_CHUNKS,
+  };
+}
+
+export interface PurgeCounts {
+  results: number;
+  workunits: number;
+  audit: number;
+  amRpcs: number;
+}
+
+/** Runs one statement chunk after chunk until it deletes less than a chunk or the run's budget is spent. */
+async function drain(db: Db, settings: RetentionSettings, batchOf: (limit: number) => Parameters<typeof runBatch>[1]): Promise<number[]> {
+  const totals: number[] = [];
+  for (let i = 0; i < settings.maxChunks; i++) {
+    const out = await runBatch(db, batchOf(settings.chunkRows));
+    out.forEach((r, k) => (totals[k] = (totals[k] ?? 0) + (r.meta.changes ?? 0)));
+    if (out.every((r) => (r.meta.changes ?? 0) < settings.chunkRows)) break;
+  }
+  return totals;
+}
+
+/** One project's results and workunits decided before its window. */
+export async function purgeProject(db: Db, project: { id: number; resultRetentionDays: number }, now: number, settings: RetentionSettings) {
+  const cutoff = now - project.resultRetentionDays * SECONDS_PER_DAY;
+  const [, results = 0, workunits = 0] = await drain(db, settings, (limit) => [
+    // First, in the same transaction: the horizon that refuses what the deletes forget.
+    raiseHorizon(project.id, cutoff + MAX_CLOCK_SKEW_SECONDS),
+    purgeResults(project.id, cutoff, limit),
+    purgeWorkunits(project.id, cutoff, limit),
+  ]);
+  return { results, workunits };
+}
+
+export async function runRetention(db: Db, now: number, settings: RetentionSettings): Promise<PurgeCounts> {
+  const counts: PurgeCounts = { results: 0, workunits: 0, audit: 0, amRpcs: 0 };
+  const rows = await db.select({ id: projects.id, resultRetentionDays: projects.resultRetentionDays }).from(projects).where(livesHere);
+  for (const project of rows) {
+    const purged = await purgeProject(db, project, now, settings);
+    counts.results += purged.results;
+    counts.workunits += purged.workunits;
+  }
+  [counts.audit = 0] = await drain(db, settings, (limit) => [purgeAudit(now - settings.auditDays * SECONDS_PER_DAY, limit)]);
+  [counts.amRpcs = 0] = await drain(db, settings, (limit) => [purgeAmRpcs(now - settings.amRpcDays * SECONDS_PER_DAY, limit)]);
+  return counts;
+}
+
+export function describePurge(c: PurgeCounts): string {
+  return `purged ${c.results} results, ${c.workunits} workunits, ${c.audit} audit rows, ${c.amRpcs} account-manager RPCs`;
+}

@@ -1,0 +1,99 @@
+/**
+ * Admin: rotate or revoke an account manager's token. A rotation issues a new token (shown
+ * once, stored hashed) and leaves the current one working for ROTATION_GRACE_SECONDS, as
+ * project tokens do; a revocation stops every token of the account manager at once, until
+ * the next rotation.
+ */
+import { OpenAPIHono, createRoute, z } from "@hono/zod-openapi";
+import { eq } from "drizzle-orm";
+import { accountManagers } from "../../db/schema";
+import type { AppEnv } from "../../env";
+import { amLimiterKey, requireAdmin } from "../../http/auth";
+import { ApiError, errorResponses } from "../../http/errors";
+import { ROTATION_GRACE_SECONDS } from "../../limits";
+import { enforceTokenIssueLimit } from "../../http/rate-limit";
+import { newAccountManagerToken, sha256Hex } from "../../http/tokens";
+import { SlugSchema, serverNow } from "../common";
+
+const AmParams = z.object({ am: SlugSchema.openapi({ param: { name: "am", in: "path" } }) });
+const path = "/v1/account-managers/{am}/token";
+
+const rotateRoute = createRoute({
+  method: "post",
+  path,
+  tags: ["Account managers"],
+  summary: "Rotate the account manager's token; the current one keeps working for 24 hours",
+  security: [{ adminToken: [] }],
+  request: { params: AmParams },
+  responses: {
+    201: {
+      description: "The new token",
+      content: {
+        "application/json": {
+          schema: z
+            .object({
+              slug: z.string(),
+              token: z.string().openapi({ description: "The new bearer token. Shown only this once; store it." }),
+              previous_expires_at: z.number().nullable().openapi({ description: "The token it replaces stops working then (null: it was revoked)" }),
+            })
+            .openapi("RotatedAccountManagerToken"),
+        },
+      },
+    },
+    ...errorResponses(400, 401, 404, 429, 503),
+  },
+});
+
+const revokeRoute = createRoute({
+  method: "delete",
+  path,
+  tags: ["Account managers"],
+  summary: "Revoke every token of the account manager at once (a rotation issues a new one)",
+  security: [{ adminToken: [] }],
+  request: { params: AmParams },
+  responses: {
+    200: {
+      description: "Revoked",
+      content: { "application/json": { schema: z.object({ slug: z.string(), revoked: z.literal(true) }) } },
+    },
+    ...errorResponses(400, 401, 404, 429, 503),
+  },
+});
+
+async function accountManagerOf(c: { var: AppEnv["Variables"] }, slug: string) {
+  const [am] = await c.var.db.select().from(accountManagers).where(eq(accountManagers.slug, slug));
+  if (!am) throw new ApiError(404, "not_found", `no account manager '${slug}'`);
+  return am;
+}
+
+export function mountAccountManagerTokens(app: OpenAPIHono<AppEnv>): void {
+  app.use("/v1/account-managers/:am/token", requireAdmin);
+
+  app.openapi(rotateRoute, async (c) => {
+    const am = await accountManagerOf(c, c.req.valid("param").am);
+    await enforceTokenIssueLimit(c, amLimiterKey(am.id));
+    const now = serverNow();
+    const token = newAccountManagerToken();
+    // A revoked token gets no grace: only the new one works.
+    const previousExpiresAt = am.revokedAt === null ? now + ROTATION_GRACE_SECONDS : null;
+    await c.var.db
+      .update(accountManagers)
+      .set({
+        tokenHash: await sha256Hex(token),
+        previousTokenHash: am.revokedAt === null ? am.tokenHash : null,
+        previousExpiresAt,
+        revokedAt: null,
+      })
+      .where(eq(accountManagers.id, am.id));
+    return c.json({ slug: am.slug, token, previous_expires_at: previousExpiresAt }, 201);
+  });
+
+  app.openapi(revokeRoute, async (c) => {
+    const am = await accountManagerOf(c, c.req.valid("param").am);
+    await c.var.db
+      .update(accountManagers)
+      .set({ revokedAt: serverNow(), previousTokenHash: null, previousExpiresAt: null })
+      .where(eq(accountManagers.id, am.id));
+    return c.json({ slug: am.slug, revoked: true as const }, 200);
+  });
+}
