@@ -1,10 +1,11 @@
 import { defineConfig } from "vitest/config";
 
-// The real-browser test: plain Node (it starts `wrangler dev` and drives Debian's chromium
-// with playwright-core), so it cannot run in the workerd pool of vitest.config.ts.
+// Tests that run in plain Node (they start `wrangler dev` and drive Debian's chromium with
+// playwright-core, or the real BOINC client), so they cannot run in the workerd pool of
+// vitest.config.ts.
 export default defineConfig({
   test: {
-    include: ["test/browser/**/*.test.ts"],
+    include: ["test/browser/**/*.test.ts", "test/boinc-client/**/*.test.ts"],
     environment: "node",
     testTimeout: 120_000,
     hookTimeout: 180_000,

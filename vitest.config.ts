@@ -38,8 +38,8 @@ export default defineConfig({
   ],
   test: {
     include: ["test/**/*.test.ts"],
-    // test/browser and test/docs run in Node: vitest.browser.config.ts, vitest.node.config.ts.
-    exclude: ["bench/**", "node_modules/**", "test/browser/**", "test/docs/**"],
+    // test/browser, test/docs, test/boinc-client and test/bridge run in Node: vitest.browser.config.ts, vitest.node.config.ts.
+    exclude: ["bench/**", "node_modules/**", "test/browser/**", "test/docs/**", "test/boinc-client/**", "test/bridge/**"],
     setupFiles: ["./test/apply-migrations.ts"],
   },
 });

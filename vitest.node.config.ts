@@ -1,10 +1,14 @@
 import { defineConfig } from "vitest/config";
 
-// Checks of the repository's own files (docs, layering): plain Node, since the workerd pool of
-// vitest.config.ts cannot read the filesystem.
+// Plain Node, since the workerd pool of vitest.config.ts cannot read the filesystem or start
+// processes: checks of the repository's own files (docs, layering), and the bridge's tests
+// (a Node CLI; they start MariaDB and `wrangler dev`, one file at a time).
 export default defineConfig({
   test: {
-    include: ["test/docs/**/*.test.ts"],
+    include: ["test/docs/**/*.test.ts", "test/bridge/**/*.test.ts"],
     environment: "node",
+    testTimeout: 300_000,
+    hookTimeout: 300_000,
+    fileParallelism: false,
   },
 });

@@ -25,9 +25,11 @@ import { mountCentralContributors } from "./routes/central/central.contributors"
 import { mountCentral } from "./routes/central/central.index";
 import { mountCpid } from "./routes/cpid/cpid.index";
 import { mountEntities } from "./routes/entities/entities.index";
+import { mountBulkHolders } from "./routes/entities/holders-bulk";
 import { mountErrors } from "./routes/errors/errors.index";
 import { mountHostAppVersions } from "./routes/host-app-versions/host-app-versions.index";
 import { mountPasses } from "./routes/passes/passes.index";
+import { mountTrickles } from "./routes/trickles/trickles.index";
 import { mountLeaderboards } from "./routes/leaderboards/leaderboards.index";
 import { mountPlanClasses } from "./routes/plan-classes/plan-classes.index";
 import { mountProjects } from "./routes/projects/projects.index";
@@ -83,8 +85,10 @@ export function createApp(): OpenAPIHono<AppEnv> {
   mountFairness(app);
   mountAppVersions(app);
   mountEntities(app);
+  mountBulkHolders(app);
   mountHostAppVersions(app);
   mountPasses(app);
+  mountTrickles(app);
   mountErrors(app);
   mountRescale(app);
   mountTokens(app);

@@ -7,10 +7,16 @@ import { pfcToCreditExpanded } from "./pfc";
  * Where a workunit's credit comes from (BOINC's validator options):
  * adaptive = CreditNew (default); runtime = --credit_from_runtime; fixed = --credit_from_wu
  * (the workunit's canonical_credit); post_assigned = the canonical result's claimed_credit;
- * none = --no_credit.
+ * none = --no_credit; trickle = the app is paid by trickle messages (POST …/trickles), so
+ * validation grants nothing, as a BOINC project's validator does for such an app.
  */
-export const CREDIT_MODES = ["adaptive", "runtime", "fixed", "post_assigned", "none"] as const;
+export const CREDIT_MODES = ["adaptive", "runtime", "fixed", "post_assigned", "none", "trickle"] as const;
 export type CreditMode = (typeof CREDIT_MODES)[number];
+
+/** Whether validating a result grants credit (statistics are kept either way). */
+export function grantsOnValidation(mode: CreditMode): boolean {
+  return mode !== "none" && mode !== "trickle";
+}
 
 export interface RuntimeClaim {
   readonly elapsedTime: number;

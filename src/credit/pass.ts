@@ -1,6 +1,6 @@
 import { EMPTY_AVERAGE, EMPTY_AVERAGE_VAR } from "./average";
 import type { CreditPolicy } from "./constants";
-import { type CreditMode, capGrantedCredit, creditFromRuntime } from "./credit-mode";
+import { type CreditMode, capGrantedCredit, creditFromRuntime, grantsOnValidation } from "./credit-mode";
 import { type Claim, claimFromPfc, creditFromClaims } from "./credit-set";
 import type { FairRule } from "./fair-claim";
 import { fairWorkunitCredit } from "./fair-credit";
@@ -150,6 +150,11 @@ export interface Grant {
   readonly credit: number;
   /** The result's sent_time: where update_average's Case B starts the work. */
   readonly startTime: number;
+  /**
+   * Per-app credit (credit_user/credit_team): "job" (default: credit and one more job),
+   * "credit" (credit only: a trickle naming its result), "none" (a trickle naming none).
+   */
+  readonly perApp?: "job" | "credit" | "none";
 }
 
 export interface NewFinalResult {
@@ -332,7 +337,7 @@ class PassRun {
     }
     const policyCredits = valid.length > 0 ? this.workunitCredit(wu, app, results, claims) : null;
     const credit = policyCredits === null ? 0 : app.creditPolicy === "fair" && app.creditMode === "adaptive" ? policyCredits.fair : policyCredits.boinc;
-    const grants = app.creditMode !== "none";
+    const grants = grantsOnValidation(app.creditMode);
     const outcomes = results.map((r) => {
       const copy = copies.get(r.id)!;
       if (r.validateState === "valid") {
@@ -361,7 +366,7 @@ class PassRun {
 
   /** New results of an already credited workunit (Part A §7, Part B §2.12 "late path"). */
   private latePath(wu: WorkunitInput, app: PassApp, results: readonly ResultInput[], credit: number) {
-    const grants = app.creditMode !== "none";
+    const grants = grantsOnValidation(app.creditMode);
     return results.map((r) => {
       const copy = this.loadCopy(app, r);
       let outcome: ResultOutcome;
@@ -398,6 +403,7 @@ class PassRun {
         case "post_assigned":
           return canonical.claimedCredit ?? 0;
         case "none":
+        case "trickle":
           return 0;
         case "runtime":
           // BOINC averages over every viable result, the ones just judged invalid included.

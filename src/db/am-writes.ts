@@ -39,9 +39,14 @@ export function rpcInsert(
 }
 
 /** The reported totals become the baselines of the next RPC's deltas. */
-export function baselineWrites(amId: number, hostId: number, now: number, rows: readonly ({ url: string } & Totals)[]): SQL[] {
+export function baselineWrites(
+  amId: number,
+  hostId: number,
+  now: number,
+  rows: readonly ({ url: string; masterUrl: string } & Totals)[],
+): SQL[] {
   const t = amHostProjects;
-  const columns = [t.cpuEc, t.cpuTime, t.gpuEc, t.gpuTime, t.njobsSuccess, t.njobsError, t.lastTime];
+  const columns = [t.cpuEc, t.cpuTime, t.gpuEc, t.gpuTime, t.njobsSuccess, t.njobsError, t.lastTime, t.masterUrl];
   const update = sql.join(
     columns.map((c) => sql`${name(c)} = excluded.${name(c)}`),
     sql`, `,
@@ -53,6 +58,7 @@ export function baselineWrites(amId: number, hostId: number, now: number, rows: 
         [t.amId, sql`${amId}`],
         [t.hostId, sql`${hostId}`],
         [t.url, "url"],
+        [t.masterUrl, "masterUrl"],
         [t.lastTime, sql`${now}`],
         [t.cpuEc, "cpu_ec"],
         [t.cpuTime, "cpu_time"],

@@ -1,5 +1,6 @@
 /** A pass's grants grouped by the row they credit: pass-writes builds them, read-model-writes reads them too. */
-export type GrantPart = { credit: number; start: number };
+/** `job: false`: credit without a job (a trickle), so njobs does not count it. */
+export type GrantPart = { credit: number; start: number; job?: boolean };
 
 /** Who a pass credits: each grant's rows, keyed as creditRunWrites names them ("id" or "id/app"). */
 export interface GrantGroups {

@@ -118,7 +118,7 @@ export function passWrites(projectId: number, now: number, effects: PassEffects)
  * Creates hosts, users and teams first seen in this pass, with their RAC clock at `now`
  * (Part A §6), and records each host's owner and each user's team (latest pass wins, §5).
  */
-function attributionWrites(projectId: number, now: number, effects: PassEffects): SQL[] {
+export function attributionWrites(projectId: number, now: number, effects: Pick<PassEffects, "attributions">): SQL[] {
   const a = effects.attributions;
   // A Map keeps the last value set for a key: the latest result names the owner and team.
   const owners = new Map(a.map((x) => [x.hostId, x.userId] as const));
@@ -244,7 +244,7 @@ function groupGrants(grants: readonly Grant[], keyOf: (g: Grant) => string | nul
   for (const g of grants) {
     const key = keyOf(g);
     if (key === null) continue;
-    const part = { credit: g.credit, start: g.startTime };
+    const part = { credit: g.credit, start: g.startTime, job: (g.perApp ?? "job") === "job" };
     const list = groups.get(key);
     if (list) list.push(part);
     else groups.set(key, [part]);
@@ -275,7 +275,7 @@ export function creditRunWrites(
   const rows = [...groups].map(([key, parts]) => {
     const run = grantRun(now, parts);
     const ids = key.split("/").map(Number);
-    return { ...Object.fromEntries(ids.map((id, i) => [`k${i}`, id])), credit: run.first.credit, start: run.first.start, rest: run.restCredit, count: parts.length };
+    return { ...Object.fromEntries(ids.map((id, i) => [`k${i}`, id])), credit: run.first.credit, start: run.first.start, rest: run.restCredit, count: parts.filter((p) => p.job !== false).length };
   });
   const g = (f: string) => ref("g", f);
   const rac = recentAverageRun.sql(
@@ -305,13 +305,13 @@ export function grantGroups(grants: readonly Grant[]): GrantGroups {
     users: groupGrants(grants, (g) => (g.userId !== 0 ? `${g.userId}` : null)),
     // A host without an owner credits only itself (BOINC's zombie hosts, edge case E18).
     teams: groupGrants(grants, (g) => (g.userId !== 0 && g.teamId !== 0 ? `${g.teamId}` : null)),
-    userApps: groupGrants(grants, (g) => (g.userId !== 0 ? `${g.userId}/${g.appId}` : null)),
+    userApps: groupGrants(grants, (g) => (g.userId !== 0 && g.perApp !== "none" ? `${g.userId}/${g.appId}` : null)),
     // BOINC keeps per-app credit for team 0 ("no team") too (Part B §2.14).
-    teamApps: groupGrants(grants, (g) => (g.userId !== 0 ? `${g.teamId}/${g.appId}` : null)),
+    teamApps: groupGrants(grants, (g) => (g.userId !== 0 && g.perApp !== "none" ? `${g.teamId}/${g.appId}` : null)),
   };
 }
 
-function grantWrites(projectId: number, now: number, groups: GrantGroups): SQL[] {
+export function grantWrites(projectId: number, now: number, groups: GrantGroups): SQL[] {
   const holder = (t: typeof hosts | typeof users | typeof teams) => ({ total: t.totalCredit, avg: t.expavgCredit, time: t.expavgTime });
   const byApp = (t: typeof creditUsers | typeof creditTeams) => ({ total: t.total, avg: t.expavg, time: t.expavgTime, njobs: t.njobs });
   return [

@@ -12,7 +12,12 @@ import { type CreditSubject, creditHistory, hosts, kvDirty, projects, teams, use
 import { chunks, insertFromJson, name, ref, withJsonRows } from "./sql-helpers";
 import { grantRun, recentAverageRun, setClause } from "./stat-updates";
 
-export function readModelWrites(projectId: number, now: number, effects: PassEffects, groups: GrantGroups): SQL[] {
+export function readModelWrites(
+  projectId: number,
+  now: number,
+  effects: Pick<PassEffects, "grants" | "attributions">,
+  groups: GrantGroups,
+): SQL[] {
   return [
     ...projectCreditWrite(projectId, now, effects.grants),
     ...historyWrites(projectId, now, groups, effects.grants),

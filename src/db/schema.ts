@@ -26,6 +26,7 @@ import {
 } from "../credit/constants";
 import { FAIR_RULES } from "../credit/fair-claim";
 import { DEFAULT_RATE_LIMIT_TIER, RATE_LIMIT_TIER_NAMES } from "../limits";
+import { CREDIT_MODES } from "../credit/credit-mode";
 
 /** The recent average credit pair, as BOINC stores it. */
 const recentAverage = () => ({
@@ -63,6 +64,14 @@ export const projects = sqliteTable("projects", {
    * copy of the row in that database has null (src/db/project-db.ts).
    */
   database: text("database"),
+  /**
+   * Trickle credit's FLOPS bounds: the 50th and 95th percentile of p_fpops over the hosts with
+   * expavg_credit > 10 (BOINC's fpops_percentile), written by the cron; null until one ran
+   * with such a host.
+   */
+  fpopsP50: real("fpops_p50"),
+  fpopsP95: real("fpops_p95"),
+  fpopsPercentilesAt: real("fpops_percentiles_at"),
 });
 
 const projectId = () =>
@@ -81,7 +90,7 @@ export const apps = sqliteTable(
     hostScaleCheck: integer("host_scale_check", { mode: "boolean" }).notNull().default(false),
     targetNresults: integer("target_nresults").notNull().default(0),
     creditMode: text("credit_mode", {
-      enum: ["adaptive", "runtime", "fixed", "post_assigned", "none"],
+      enum: CREDIT_MODES,
     })
       .notNull()
       .default("adaptive"),
@@ -95,6 +104,8 @@ export const apps = sqliteTable(
     creditPolicy: text("credit_policy", { enum: CREDIT_POLICIES }).notNull().default("boinc"),
     /** The fair policy's app level S (typical PFC/est of the reference device); null before any version is mature. */
     fairLevel: real("fair_level"),
+    /** BOINC's trickle handler --max_runtime: trickles are refused for an app without it. */
+    trickleMaxRuntime: real("trickle_max_runtime"),
   },
   (t) => [primaryKey({ columns: [t.projectId, t.id] }), uniqueIndex("apps_name").on(t.projectId, t.name)],
 );
@@ -204,6 +215,8 @@ export const hosts = sqliteTable(
     userId: integer("user_id").notNull().default(0),
     /** BOINC's host_cpid (already hashed with the owner's email). */
     hostCpid: text("host_cpid"),
+    /** The host's benchmark FLOPS (BOINC's host.p_fpops); null: never reported. */
+    pFpops: real("p_fpops"),
   },
   (t) => [primaryKey({ columns: [t.projectId, t.id] }), index("hosts_host_cpid").on(t.hostCpid), ...leaderboardIndexes("hosts", t)],
 );
@@ -293,6 +306,31 @@ export const results = sqliteTable(
     fingerprint: text("fingerprint").notNull(),
     /** The `now` of the pass that gave the outcome. */
     decidedAt: real("decided_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.projectId, t.id] })],
+);
+
+/**
+ * Every trickle message that was paid, with what it was paid: the primary key makes a message
+ * count exactly once (a re-post with the same fingerprint gets this answer again).
+ */
+export const trickles = sqliteTable(
+  "trickles",
+  {
+    projectId: projectId(),
+    id: integer("id").notNull(),
+    appId: integer("app_id").notNull(),
+    hostId: integer("host_id").notNull(),
+    resultId: integer("result_id"),
+    /** SHA-256 of the posted message: the same id with other content is a conflict. */
+    fingerprint: text("fingerprint").notNull(),
+    credit: real("credit").notNull(),
+    /** The runtime and FLOPS paid, and where they came from (the answer's explanation). */
+    runtime: real("runtime").notNull(),
+    runtimeCut: integer("runtime_cut", { mode: "boolean" }).notNull(),
+    flops: real("flops").notNull(),
+    flopsSource: text("flops_source", { enum: ["host", "p50", "p95"] }).notNull(),
+    grantedAt: real("granted_at").notNull(),
   },
   (t) => [primaryKey({ columns: [t.projectId, t.id] })],
 );
@@ -404,6 +442,8 @@ export const amHostProjects = sqliteTable(
     hostId: integer("host_id").notNull(),
     /** The project's master URL as a key (src/credit/project-url.ts). */
     url: text("url").notNull(),
+    /** The master URL as the client last sent it: what a client attaches to. Null: before it was kept. */
+    masterUrl: text("master_url"),
     lastTime: real("last_time").notNull(),
     cpuEc: real("cpu_ec").notNull(),
     cpuTime: real("cpu_time").notNull(),

@@ -63,9 +63,20 @@ async function drain(db: Db, settings: RetentionSettings, batchOf: (limit: numbe
   return totals;
 }
 
-/** One project's results and workunits decided before its window. */
-export async function purgeProject(db: Db, project: { id: number; resultRetentionDays: number }, now: number, settings: RetentionSettings) {
-  const cutoff = now - project.resultRetentionDays * SECONDS_PER_DAY;
+/**
+ * One project's results and workunits decided before its window. The window is measured on
+ * the project's own clock (`clock`: the time of its latest grant, the project's expavg_time),
+ * never past the server's: a project backfilling years of history posts passes whose `now`
+ * lies in the past, and the results it posts next were sent shortly before those passes, not
+ * before the server's "now minus the window", so they must not be refused.
+ */
+export async function purgeProject(
+  db: Db,
+  project: { id: number; resultRetentionDays: number; clock: number },
+  now: number,
+  settings: RetentionSettings,
+) {
+  const cutoff = Math.min(now, project.clock) - project.resultRetentionDays * SECONDS_PER_DAY;
   const [, results = 0, workunits = 0] = await drain(db, settings, (limit) => [
     // First, in the same transaction: the horizon that refuses what the deletes forget.
     raiseHorizon(project.id, cutoff + MAX_CLOCK_SKEW_SECONDS),
@@ -77,7 +88,10 @@ export async function purgeProject(db: Db, project: { id: number; resultRetentio
 
 export async function runRetention(db: Db, now: number, settings: RetentionSettings): Promise<PurgeCounts> {
   const counts: PurgeCounts = { results: 0, workunits: 0, audit: 0, amRpcs: 0 };
-  const rows = await db.select({ id: projects.id, resultRetentionDays: projects.resultRetentionDays }).from(projects).where(livesHere);
+  const rows = await db
+    .select({ id: projects.id, resultRetentionDays: projects.resultRetentionDays, clock: projects.expavgTime })
+    .from(projects)
+    .where(livesHere);
   for (const project of rows) {
     const purged = await purgeProject(db, project, now, settings);
     counts.results += purged.results;

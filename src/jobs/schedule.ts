@@ -7,6 +7,7 @@ import { type Db, database } from "../db/client";
 import { allDatabases, databaseBindings } from "../db/project-db";
 import type { Env } from "../env";
 import { dayOf } from "../credit/history";
+import { refreshAllFpopsPercentiles } from "./fpops-percentiles";
 import { refreshSnapshots } from "./kv-refresh";
 import { reconcileAllAccountManagers } from "./reconcile";
 import { publishPlanClassScales } from "../services/plan-class-scales";
@@ -26,6 +27,16 @@ export const JOBS: readonly Job[] = [
     name: "rescale",
     cron: "*/10 * * * *",
     run: async (env) => `rescaled ${await sum(env, (db) => rescaleAllProjects(db))} projects`,
+  },
+  {
+    // Trickle credit's FLOPS bounds move slowly: with the rescale, not per message.
+    name: "fpops-percentiles",
+    cron: "*/10 * * * *",
+    run: async (env, now) => {
+      const lines = [];
+      for (const db of allDatabases(env)) lines.push(await refreshAllFpopsPercentiles(db, now));
+      return lines.join("; ");
+    },
   },
   {
     // After rescale, so that a manual run publishes the new scales at once.

@@ -13,6 +13,7 @@ export function appBody(r: AppRow) {
     max_granted_credit: r.maxGrantedCredit,
     gpu_only_scale: r.gpuOnlyScale,
     cross_project_version: r.crossProjectVersion,
+    trickle_max_runtime: r.trickleMaxRuntime,
     deprecated: r.deprecated,
     credit_policy: r.creditPolicy,
     fair_level: r.fairLevel,

@@ -20,6 +20,7 @@ describe("API documentation", () => {
       "/v1/projects/{slug}/teams/{id}",
       "/v1/projects/{slug}/host-app-versions",
       "/v1/projects/{slug}/passes",
+      "/v1/projects/{slug}/trickles",
       "/v1/projects/{slug}/errors",
       "/v1/projects/{slug}/rescale",
       "/v1/projects/{slug}",

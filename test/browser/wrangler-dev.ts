@@ -43,18 +43,20 @@ function exited(child: ChildProcess): Promise<void> {
   return child.exitCode !== null || child.signalCode !== null ? Promise.resolve() : new Promise((r) => child.once("exit", () => r()));
 }
 
-export async function startWranglerDev(adminToken: string, timeoutMs = 90_000): Promise<WranglerDev> {
+/** `configPath`: another wrangler config than wrangler.jsonc (the bridge benchmark lifts the rate limit). */
+export async function startWranglerDev(adminToken: string, timeoutMs = 90_000, configPath?: string): Promise<WranglerDev> {
   const persist = await mkdtemp(join(tmpdir(), "cobblestone-browser-state-"));
+  const config = configPath ? ["--config", configPath] : [];
   // Both databases of wrangler.jsonc: the default and a large project's own (DB_LARGE).
   for (const binding of ["DB", "DB_LARGE"]) {
-    await promisify(execFile)("npx", ["wrangler", "d1", "migrations", "apply", binding, "--local", "--persist-to", persist], {
+    await promisify(execFile)("npx", ["wrangler", "d1", "migrations", "apply", binding, "--local", "--persist-to", persist, ...config], {
       cwd: ROOT,
       env: ENV,
     });
   }
   const [port, inspectorPort] = [await freePort(), await freePort()];
   const args = ["wrangler", "dev", "--ip", "127.0.0.1", "--port", String(port), "--inspector-port", String(inspectorPort)];
-  args.push("--persist-to", persist, "--var", `ADMIN_TOKEN:${adminToken}`);
+  args.push("--persist-to", persist, "--var", `ADMIN_TOKEN:${adminToken}`, ...config);
   // Its own process group, so that stop() ends wrangler and the workerd it started, and nothing else.
   const child = spawn("npx", args, { cwd: ROOT, env: ENV, detached: true, stdio: ["ignore", "pipe", "pipe"] });
   let output = "";

@@ -223,7 +223,7 @@ describe("bad pushes get 4xx and change nothing", () => {
     const doctype = expectError(
       await push(token, '<!DOCTYPE app_versions [<!ENTITY x "1">]><app_versions></app_versions>', "application/xml"),
       400,
-      "bad_request",
+      "xml_doctype",
     );
     expect(doctype.message).toContain("DOCTYPE");
 

@@ -86,6 +86,29 @@ describe("retention purge", () => {
     expect(after.expavg_credit).toBe(credited.expavg_credit);
   });
 
+  it("a backfill of old history is measured on the project's own clock: the server's date purges nothing it still needs", { timeout: 60_000 }, async () => {
+    const { slug, api } = await setupProject("backfill");
+    // History a year old, posted today (as `npm run bridge` backfills), the hourly purge
+    // running at the server's real time between passes.
+    const start = daysAgo(365);
+    const serverNow = Date.now();
+    for (let step = 0; step < 5; step++) {
+      const now = start + step * STEP_DAYS * DAY;
+      await api.ok("POST", "/passes", passFor(now, 1 + step * WU_PER_STEP, who, WU_PER_STEP));
+      await runCron(RETENTION_CRON, serverNow);
+    }
+    // The project's clock is at start + 40 days, so the cutoff is start + 10 days: only the
+    // pass at start goes; the passes at +10, +20, +30, +40 stay: 4 × 3 workunits × 2 results.
+    // (Measured on the server's date, every row would go and the next pass be refused, 410.)
+    expect(await storedRows(slug)).toEqual({ results: 24, workunits: 12 });
+    // The next pass of the backfill, with a result sent a week before it, is credited.
+    const next = start + 5 * STEP_DAYS * DAY;
+    const body = passFor(next, 100, who, 1);
+    body.workunits[0]!.results[0]!.sent_time = next - 7 * DAY;
+    const credited = await api.ok("POST", "/passes", body);
+    expect(credited.workunits[0].results[0].granted_credit).toBeGreaterThan(0);
+  });
+
   it("a project created with its own window keeps it", async () => {
     const created = await call("POST", "/v1/projects", {
       token: ADMIN_TOKEN,
@@ -111,7 +134,8 @@ describe("retention's bounds and other tables", () => {
     // batch deletes the last 2), then the remaining 4 results.
     const tight = { ...retentionSettings({}), chunkRows: 3, maxChunks: 2 };
     const id = (await env.DB.prepare("SELECT id FROM projects WHERE slug = ?").bind(slug).first<number>("id"))!;
-    const project = { id, resultRetentionDays: DEFAULT_RESULT_RETENTION_DAYS };
+    // The project's clock has reached `now` (a later pass would have moved it there).
+    const project = { id, resultRetentionDays: DEFAULT_RESULT_RETENTION_DAYS, clock: now };
     expect(await purgeProject(db, project, now, tight)).toEqual({ results: 6, workunits: 5 });
     expect(await storedRows(slug)).toEqual({ results: 4, workunits: 0 });
     expect(await purgeProject(db, project, now, tight)).toEqual({ results: 4, workunits: 0 });

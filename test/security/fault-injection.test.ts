@@ -78,6 +78,7 @@ describe("D1 fails during a pass", () => {
       ["PUT", `/v1/projects/${slug}/apps/late`, token, { host_scale_check: true }],
       ["PUT", `/v1/projects/${slug}/app-versions/9`, token, { app: "late", platform: "p", plan_class: "", version_num: 1 }],
       ["PUT", `/v1/projects/${slug}/hosts/77`, token, { name: "h" }],
+      ["POST", `/v1/projects/${slug}/holders`, token, { hosts: [{ id: 78, create_time: 1000 }], users: [{ id: 79, name: "u" }] }],
       ["POST", `/v1/projects/${slug}/errors`, token, { results: [{ id: 901, host_id: 10, app_version_id: 1, outcome: "error" }] }],
       ["POST", `/v1/projects/${slug}/tokens`, token, undefined],
       ["POST", `/v1/am/${am.slug}/hosts/5/rpcs`, am.token, rpcBody(Date.now() / 1000 - 60, [totals(EINSTEIN, { cpu_ec: 10, cpu_time: 100 })])],

@@ -1,12 +1,17 @@
 /** Account-manager RPCs: post one host's lifetime totals (booked as clipped deltas), list what was booked. */
 import { OpenAPIHono, createRoute, z } from "@hono/zod-openapi";
 import { and, desc, eq } from "drizzle-orm";
+import { createMiddleware } from "hono/factory";
+import { loadHostAccounts } from "../../db/am-accounts";
 import { amRpcs } from "../../db/schema";
 import type { AppEnv } from "../../env";
 import { requireAmToken } from "../../http/auth";
-import { errorResponses } from "../../http/errors";
-import { IdParam, SlugSchema, resolveNow } from "../common";
-import { RpcRequestSchema, RpcResponseSchema } from "./am-rpcs.schemas";
+import { ApiError, errorResponses, issuesOf } from "../../http/errors";
+import { acceptsXml, isXmlMediaType, mediaType } from "../../http/xml";
+import { IdParam, SlugSchema, TimeSchema, resolveNow } from "../common";
+import { clientRpcFromXml } from "./acct-mgr-request";
+import { accountsFragment } from "./acct-mgr-reply";
+import { type RpcRequest, RpcRequestSchema, RpcResponseSchema } from "./am-rpcs.schemas";
 import { ingestRpc } from "./am-rpcs.service";
 
 export const AmParams = z.object({ am: SlugSchema.openapi({ param: { name: "am", in: "path" }, example: "su" }) });
@@ -25,13 +30,59 @@ const postRpcRoute = createRoute({
   security: [{ amToken: [] }],
   request: {
     params: HostParams,
-    body: { required: true, content: { "application/json": { schema: RpcRequestSchema } } },
+    query: z.object({
+      user_id: IdParam.optional().openapi({ param: { name: "user_id", in: "query" }, description: "XML only: the host's owner (the JSON body's user_id)" }),
+      now: z.coerce.number().pipe(TimeSchema).optional().openapi({ param: { name: "now", in: "query" }, description: "XML only: the JSON body's now" }),
+    }),
+    body: {
+      required: false,
+      content: {
+        "application/json": { schema: RpcRequestSchema },
+        "application/xml": {
+          schema: z.string().openapi({
+            description:
+              "The BOINC client's <acct_mgr_request>, byte for byte as the account manager received it; give the owner with ?user_id=. " +
+              "Only host_info's p_ncpus, p_fpops and GPU counts and each <project>'s url and lifetime totals are read",
+          }),
+        },
+      },
+    },
   },
   responses: {
-    200: { description: "What was claimed and booked per project", content: { "application/json": { schema: RpcResponseSchema } } },
+    200: {
+      description: "What was claimed and booked per project; with Accept: application/xml, the host's <account> accounting elements",
+      content: {
+        "application/json": { schema: RpcResponseSchema },
+        "application/xml": { schema: z.string().openapi({ description: "<account> elements to merge into the <acct_mgr_reply>" }) },
+      },
+    },
     ...errorResponses(400, 401, 403, 409, 413, 415, 422),
   },
 });
+
+/** An RPC is JSON or the client's own XML; anything else is 415. */
+const requireRpcMediaType = createMiddleware<AppEnv>(async (c, next) => {
+  const type = c.req.header("content-type");
+  if (c.req.method === "POST" && mediaType(type) !== "application/json" && !isXmlMediaType(type)) {
+    throw new ApiError(415, "unsupported_media_type", "send the RPC as JSON (application/json) or as the client's XML (application/xml)");
+  }
+  await next();
+});
+
+/** The client's XML, as the JSON RPC it stands for (checked by the same schema). */
+function rpcFromXml(xml: string, query: { user_id?: number; now?: number }): RpcRequest {
+  const client = clientRpcFromXml(xml);
+  if (query.user_id === undefined) {
+    throw new ApiError(400, "validation_failed", "say whose host it is with ?user_id=; nothing was recorded", [
+      { path: "user_id", message: "required with an XML body" },
+    ]);
+  }
+  const parsed = RpcRequestSchema.safeParse({ ...client, user_id: query.user_id, ...(query.now === undefined ? {} : { now: query.now }) });
+  if (!parsed.success) {
+    throw new ApiError(400, "validation_failed", "the client's request is invalid; nothing was recorded", issuesOf(parsed.error));
+  }
+  return parsed.data;
+}
 
 const listRpcsRoute = createRoute({
   method: "get",
@@ -53,11 +104,20 @@ const listRpcsRoute = createRoute({
 });
 
 export function mountAmRpcs(app: OpenAPIHono<AppEnv>): void {
-  app.use("/v1/am/:am/hosts/:host_id/rpcs", requireAmToken);
+  app.use("/v1/am/:am/hosts/:host_id/rpcs", requireAmToken, requireRpcMediaType);
   app.openapi(postRpcRoute, async (c) => {
     const { host_id } = c.req.valid("param");
-    const body = c.req.valid("json");
-    return c.json(await ingestRpc(c.var.db, c.var.accountManager.id, host_id, resolveNow(body.now), body), 200);
+    const body = isXmlMediaType(c.req.header("content-type"))
+      ? rpcFromXml(await c.req.text(), c.req.valid("query"))
+      : (c.req.valid("json") as RpcRequest);
+    const now = resolveNow(body.now);
+    const amId = c.var.accountManager.id;
+    const outcome = await ingestRpc(c.var.db, amId, host_id, now, body);
+    if (acceptsXml(c.req.header("accept"))) {
+      const accounts = await loadHostAccounts(c.var.db, amId, host_id, body.user_id, now);
+      return c.body(accountsFragment(accounts), 200, { "Content-Type": "application/xml; charset=utf-8" });
+    }
+    return c.json(outcome, 200);
   });
   app.openapi(listRpcsRoute, async (c) => {
     const { host_id } = c.req.valid("param");

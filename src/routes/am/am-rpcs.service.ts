@@ -128,7 +128,7 @@ function planRpc(
       amId,
       hostId,
       now,
-      body.projects.map((p, i) => ({ url: urlKeys[i]!, ...totalsOf(p) })),
+      body.projects.map((p, i) => ({ url: urlKeys[i]!, masterUrl: p.url, ...totalsOf(p) })),
     ),
     ...dailyBookingWrites(
       amId,

@@ -73,6 +73,7 @@ export function mountApps(app: OpenAPIHono<AppEnv>): void {
       ...(body.gpu_only_scale === undefined ? {} : { gpuOnlyScale: body.gpu_only_scale }),
       ...(body.cross_project_version === undefined ? {} : { crossProjectVersion: body.cross_project_version }),
       ...(body.credit_policy === undefined ? {} : { creditPolicy: body.credit_policy }),
+      ...(body.trickle_max_runtime === undefined ? {} : { trickleMaxRuntime: body.trickle_max_runtime }),
     };
     // Apps are numbered 1, 2, 3 … per project, in order of registration (BOINC's app.id).
     const nextId = sql<number>`(SELECT coalesce(max(${apps.id}), 0) + 1 FROM ${apps} WHERE ${apps.projectId} = ${projectId})`;

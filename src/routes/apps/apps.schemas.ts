@@ -28,6 +28,11 @@ export const PutAppSchema = z
     cross_project_version: z.number().positive().nullable().optional().openapi({
       description: "Pin the plan-class table version (its `version` in GET /v1/plan-classes) that 'cross-project' reads; null: the latest",
     }),
+    trickle_max_runtime: z.number().positive().max(LIMITS.maxDuration).nullable().optional().openapi({
+      description:
+        "Seconds: a trickle's runtime above this is cut to it (BOINC's trickle handler --max_runtime, usually the app's " +
+        "trickle interval). Required before the app's trickles are accepted; null removes it",
+    }),
     deprecated: z.boolean().optional(),
     credit_policy: z.enum(CREDIT_POLICIES).optional().openapi({
       description:
@@ -47,6 +52,7 @@ export const AppSchema = z
     max_granted_credit: z.number(),
     gpu_only_scale: z.enum(GPU_ONLY_SCALES),
     cross_project_version: z.number().nullable(),
+    trickle_max_runtime: z.number().nullable(),
     deprecated: z.boolean(),
     credit_policy: z.enum(CREDIT_POLICIES),
     fair_level: z.number().nullable().openapi({ description: "The fair policy's app level S (set by rescale); null before a version is mature" }),

@@ -4,14 +4,13 @@
  * pfc_n, pfc_avg, pfc_scale, expavg_credit, expavg_time). The result goes through the same
  * schema as a JSON push, so both are checked alike.
  */
-import { XMLParser, XMLValidator } from "fast-xml-parser";
+import { XMLParser } from "fast-xml-parser";
 import { ApiError } from "../../http/errors";
+import { checkXml, xmlNumber } from "../../http/xml";
 
 const NUMERIC = ["id", "create_time", "version_num", "pfc_n", "pfc_avg", "pfc_scale", "expavg_credit", "expavg_time"];
 /** Elements read; others (a later BOINC may print more) are ignored. */
 const KNOWN = new Set([...NUMERIC, "platform", "plan_class"]);
-/** A decimal number as PHP prints one ("1.5", "2.0E-5", "-3"); anything else is NaN, which the schema rejects. */
-const NUMBER = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
 
 const parser = new XMLParser({
   ignoreAttributes: true,
@@ -22,23 +21,12 @@ const parser = new XMLParser({
 
 function field(value: unknown, numeric: boolean): unknown {
   if (typeof value !== "string") return value;
-  return numeric ? (NUMBER.test(value) ? Number(value) : Number.NaN) : value;
+  return numeric ? xmlNumber(value) : value;
 }
 
 /** `{app_versions: [...]}` as a JSON push would send it; malformed XML is a 400. */
 export function appVersionsFromXml(xml: string): { app_versions: Record<string, unknown>[] } {
-  // The parser throws (a 500) on entity declarations; no DOCTYPE is ever needed here, and
-  // refusing it up front also rules out entity expansion.
-  if (/<!DOCTYPE|<!ENTITY/i.test(xml)) {
-    throw new ApiError(400, "bad_request", "DOCTYPE and entity declarations are not accepted", [
-      { path: "(body)", message: "remove the <!DOCTYPE …> declaration" },
-    ]);
-  }
-  const valid = XMLValidator.validate(xml);
-  if (valid !== true) {
-    const { msg, line, col } = valid.err;
-    throw new ApiError(400, "bad_request", `malformed XML: ${msg}`, [{ path: `(body) line ${line}, column ${col}`, message: msg }]);
-  }
+  checkXml(xml);
   const doc = parser.parse(xml) as Record<string, unknown>;
   const root = doc.app_versions;
   if (root === undefined) {

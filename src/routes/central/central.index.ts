@@ -14,19 +14,14 @@ import type { AppEnv } from "../../env";
 import { requireCentralToken } from "../../http/auth";
 import { ApiError, errorResponses, issuesOf } from "../../http/errors";
 import { serverNow } from "../common";
+import { isXmlMediaType, mediaType } from "../../http/xml";
 import { appVersionsFromXml } from "./app-versions-xml";
 import { type Push, PushResultSchema, PushSchema } from "./central.schemas";
-
-const XML_TYPES = ["application/xml", "text/xml"] as const;
-
-function mediaType(header: string | undefined): string {
-  return header?.split(";")[0]?.trim().toLowerCase() ?? "";
-}
 
 /** A push is JSON or XML; anything else is 415, said in this route's own terms. */
 const requireExportMediaType = createMiddleware<AppEnv>(async (c, next) => {
   const type = mediaType(c.req.header("content-type"));
-  if (type !== "application/json" && !(XML_TYPES as readonly string[]).includes(type)) {
+  if (type !== "application/json" && !isXmlMediaType(type)) {
     throw new ApiError(415, "unsupported_media_type", "send the export as JSON (application/json) or as XML (application/xml)");
   }
   await next();
@@ -74,9 +69,8 @@ export function mountCentral(app: OpenAPIHono<AppEnv>): void {
   app.use("/v1/central/app-versions", requireCentralToken, requireExportMediaType);
 
   app.openapi(pushRoute, async (c) => {
-    const type = mediaType(c.req.header("content-type"));
     const query = c.req.valid("query");
-    const push: Push = (XML_TYPES as readonly string[]).includes(type)
+    const push: Push = isXmlMediaType(c.req.header("content-type"))
       ? pushFromXml(await c.req.text(), query.project)
       : (c.req.valid("json") as Push);
     const contributor = c.var.contributor;

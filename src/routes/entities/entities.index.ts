@@ -4,27 +4,23 @@
  * Anyone reads them (GET): from their KV snapshot, RAC decayed to the time of the answer.
  */
 import { OpenAPIHono, createRoute } from "@hono/zod-openapi";
-import { sql } from "drizzle-orm";
-import { markOneDirty } from "../../db/read-model-writes";
-import { hosts, teams, users } from "../../db/schema";
 import type { AppEnv } from "../../env";
 import { requireProjectToken } from "../../http/auth";
 import { ApiError, errorResponses } from "../../http/errors";
+import { checkCreateTime, holderUpserts } from "./holder-upsert";
 import { amHostLinkWrite } from "../am/host-links";
-import { SUBJECT_OF_KIND, holderFromRow, loadHolderSnapshots, type HolderRow } from "../../snapshots/holders";
+import type { hosts } from "../../db/schema";
+import { holderFromRow, loadHolderSnapshots, type HolderRow } from "../../snapshots/holders";
 import { type HolderKind, HOLDER_KINDS } from "../../snapshots/keys";
 import { presentHolder } from "../../snapshots/present";
 import { historyFromDay, publicRead } from "../../snapshots/public-project";
 import { readHolder as readSnapshot } from "../../snapshots/reads";
 import { NOT_MODIFIED, readThrough, snapshotResponse } from "../../snapshots/store";
-import { IdParam, MAX_CLOCK_SKEW_SECONDS, SlugParams, serverNow } from "../common";
+import { IdParam, SlugParams, serverNow } from "../common";
 import { HistoryQuery, HistorySchema, covers, historyBody, historyWindow } from "../history/history.schemas";
 import { type PutHolder, publicSchemas, putSchemas, storedSchemas } from "./entities.schemas";
 
-const tables = { hosts, users, teams } as const;
-
 function mountKind(app: OpenAPIHono<AppEnv>, kind: HolderKind): void {
-  const table = tables[kind];
   const params = SlugParams.extend({ id: IdParam });
   const one = kind.slice(0, -1);
   const putRoute = createRoute({
@@ -78,43 +74,14 @@ function mountKind(app: OpenAPIHono<AppEnv>, kind: HolderKind): void {
     const { id } = c.req.valid("param");
     const b = c.req.valid("json") as PutHolder;
     const now = serverNow();
-    if (b.create_time !== undefined && b.create_time > now + MAX_CLOCK_SKEW_SECONDS) {
-      throw new ApiError(422, "create_time_in_future", "create_time is in the future", [
-        { path: "create_time", message: "must not be in the future" },
-      ]);
-    }
+    checkCreateTime(b.create_time, now, "create_time");
     const projectId = c.var.project.id;
-    const createTime = b.create_time ?? now;
-    const details = {
-      ...(b.name === undefined ? {} : { name: b.name }),
-      ...(kind === "hosts" && b.user_id !== undefined ? { userId: b.user_id } : {}),
-      ...(kind === "hosts" && b.cpid !== undefined ? { hostCpid: b.cpid } : {}),
-      ...(kind === "users" && b.team_id !== undefined ? { teamId: b.team_id } : {}),
-      ...(kind === "users" && b.cpid !== undefined ? { cpid: b.cpid } : {}),
-      ...(kind === "users" && b.stats_export !== undefined ? { statsExport: b.stats_export } : {}),
-    };
-    const clock =
-      b.create_time === undefined
-        ? {}
-        : {
-            createTime,
-            // Before any credit, the RAC clock follows the registered creation time.
-            expavgTime: sql`CASE WHEN ${table.totalCredit} = 0 AND ${table.expavgCredit} = 0 THEN ${createTime} ELSE ${table.expavgTime} END`,
-          };
-    const set = { ...details, ...clock };
     const db = c.var.db;
     const link = kind === "hosts" ? await amHostLinkWrite(db, projectId, id, b) : null;
-    const [[row]] = await db.batch([
-      db
-        .insert(table)
-        .values({ projectId, id, createTime, expavgTime: createTime, ...details } as typeof hosts.$inferInsert)
-        .onConflictDoUpdate({ target: [table.projectId, table.id], set: Object.keys(set).length > 0 ? set : { id } })
-        .returning(),
-      // The public snapshot shows names and owners too: the cron rewrites it.
-      markOneDirty(db, projectId, { subject: SUBJECT_OF_KIND[kind], id }),
-      ...(link ? [link.write] : []),
-    ]);
-    return c.json(presentHolder(holderFromRow(kind, row as HolderRow), now) as never, 200);
+    const [[row]] = await db.batch([...holderUpserts(db, projectId, kind, id, b, now), ...(link ? [link.write] : [])]);
+    const stored = presentHolder(holderFromRow(kind, row as HolderRow), now);
+    const benchmark = kind === "hosts" ? { p_fpops: (row as typeof hosts.$inferSelect).pFpops } : {};
+    return c.json({ ...stored, ...benchmark } as never, 200);
   });
 
   /** The holder's snapshot: KV, or D1 (`fromDay` on) when the key is missing or asked fresh. */

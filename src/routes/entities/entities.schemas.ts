@@ -1,7 +1,7 @@
 /** Hosts, users and teams: what a project registers and what anyone reads. */
 import { z } from "@hono/zod-openapi";
 import { amHostLinkFields } from "../am/host-links";
-import { OptionalIdSchema, TimeSchema } from "../common";
+import { LIMITS, OptionalIdSchema, TimeSchema } from "../common";
 
 const PutBase = {
   create_time: TimeSchema.optional().openapi({ description: "Unix seconds; starts the RAC clock (default: now)" }),
@@ -13,6 +13,9 @@ export const putSchemas = {
       ...PutBase,
       user_id: OptionalIdSchema.optional(),
       cpid: z.string().max(64).optional().openapi({ description: "BOINC's host_cpid (already hashed with the owner's email)" }),
+      p_fpops: z.number().min(-LIMITS.maxFpops).max(LIMITS.maxFpops).nullable().optional().openapi({
+        description: "The host's benchmark FLOPS (BOINC's p_fpops), which trickle credit pays; negative or null: unknown",
+      }),
       ...amHostLinkFields,
     })
     .openapi("PutHost"),
@@ -47,7 +50,7 @@ const userFields = { team_id: z.number().int(), cpid: z.string().nullable() };
 
 /** What a PUT answers: the row as stored. */
 export const storedSchemas = {
-  hosts: CreditHolderSchema.extend(hostFields).openapi("Host"),
+  hosts: CreditHolderSchema.extend({ ...hostFields, p_fpops: z.number().nullable() }).openapi("Host"),
   users: CreditHolderSchema.extend(userFields).openapi("User"),
   teams: CreditHolderSchema.openapi("Team"),
 };

@@ -1,0 +1,284 @@
+/**
+ * Reads a BOINC project's database (MySQL/MariaDB, BOINC's own tables and column names) and
+ * never writes to it: the session is read-only. Result rows stream in (mod_time, id) order,
+ * one page at a time, so memory stays flat however long the history.
+ */
+import mysql from "mysql2/promise";
+import type { Cursor, ResultRow } from "./rows";
+import { BridgeError } from "./errors";
+
+/** Every column the bridge reads, per table: checked up front so a missing one is named. */
+export const REQUIRED_COLUMNS: Record<string, string[]> = {
+  app: ["id", "name", "host_scale_check", "target_nresults"],
+  app_version: ["id", "appid", "platformid", "plan_class", "version_num"],
+  platform: ["id", "name"],
+  host: ["id", "create_time", "userid", "host_cpid"],
+  user: ["id", "create_time", "teamid", "name", "cross_project_id", "email_addr"],
+  team: ["id", "create_time", "name"],
+  workunit: ["id", "appid", "rsc_fpops_est", "rsc_fpops_bound", "target_nresults", "delay_bound"],
+  result: [
+    "id",
+    "workunitid",
+    "hostid",
+    "userid",
+    "teamid",
+    "app_version_id",
+    "elapsed_time",
+    "cpu_time",
+    "flops_estimate",
+    "sent_time",
+    "received_time",
+    "validate_state",
+    "outcome",
+    "exit_status",
+    "runtime_outlier",
+    "granted_credit",
+    "mod_time",
+  ],
+};
+
+/** Columns added by later BOINC servers, with what to tell the admin when one is missing. */
+const NEWER_COLUMNS: Record<string, string> = {
+  "result.flops_estimate": "result.flops_estimate, result.elapsed_time and result.app_version_id came with BOINC's credit system of 2010 (server 6.11+)",
+  "result.elapsed_time": "result.elapsed_time came with BOINC's credit system of 2010 (server 6.11+)",
+  "result.app_version_id": "result.app_version_id came with BOINC's credit system of 2010 (server 6.11+)",
+  "result.runtime_outlier": "result.runtime_outlier came with BOINC server 7.0",
+  "app.host_scale_check": "app.host_scale_check came with BOINC server 7.0",
+};
+
+export interface AppRow {
+  id: number;
+  name: string;
+  host_scale_check: number;
+  target_nresults: number;
+}
+export interface AppVersionRow {
+  id: number;
+  app: string;
+  platform: string;
+  plan_class: string;
+  version_num: number;
+}
+export interface HostRow {
+  id: number;
+  create_time: number;
+  userid: number;
+  host_cpid: string | null;
+  owner_email: string | null;
+}
+export interface UserRow {
+  id: number;
+  create_time: number;
+  teamid: number;
+  name: string | null;
+  cross_project_id: string | null;
+  email_addr: string | null;
+}
+export interface TeamRow {
+  id: number;
+  create_time: number;
+  name: string | null;
+}
+
+/** Rows to post: decided (valid/invalid) successes, and client errors and timeouts. */
+const POSTABLE = "((r.outcome = 1 AND r.validate_state IN (1, 2)) OR r.outcome IN (3, 4))";
+const AFTER_CURSOR = "r.mod_time >= FROM_UNIXTIME(?) AND (r.mod_time > FROM_UNIXTIME(?) OR r.id > ?) AND r.mod_time < FROM_UNIXTIME(?)";
+
+const RESULT_SELECT = `
+  SELECT r.id, UNIX_TIMESTAMP(r.mod_time) AS mod_time, r.workunitid AS workunit_id, a.name AS app,
+         w.rsc_fpops_est, w.rsc_fpops_bound, w.target_nresults, w.delay_bound,
+         r.hostid AS host_id, r.userid AS user_id, r.teamid AS team_id, r.app_version_id,
+         r.elapsed_time, r.cpu_time, r.flops_estimate, r.sent_time, r.received_time,
+         r.validate_state, r.outcome, r.exit_status, r.runtime_outlier, r.granted_credit
+  FROM result r LEFT JOIN workunit w ON w.id = r.workunitid LEFT JOIN app a ON a.id = w.appid`;
+
+const NUMERIC_ROW_FIELDS = [
+  "id",
+  "mod_time",
+  "workunit_id",
+  "rsc_fpops_est",
+  "rsc_fpops_bound",
+  "target_nresults",
+  "delay_bound",
+  "host_id",
+  "user_id",
+  "team_id",
+  "app_version_id",
+  "elapsed_time",
+  "cpu_time",
+  "flops_estimate",
+  "sent_time",
+  "received_time",
+  "validate_state",
+  "outcome",
+  "exit_status",
+  "runtime_outlier",
+  "granted_credit",
+] as const;
+
+function toResultRow(raw: Record<string, unknown>): ResultRow {
+  const row = { ...raw } as Record<string, unknown>;
+  for (const f of NUMERIC_ROW_FIELDS) row[f] = raw[f] === null || raw[f] === undefined ? null : Number(raw[f]);
+  return row as unknown as ResultRow;
+}
+
+/** A DSN's description without its password, for messages. */
+export function redactDsn(dsn: string): string {
+  try {
+    const u = new URL(dsn);
+    if (u.password) u.password = "***";
+    return u.toString();
+  } catch {
+    return "(not a URL)";
+  }
+}
+
+function connectionError(dsn: string, e: unknown): BridgeError {
+  const err = e as { code?: string; message?: string };
+  const where = redactDsn(dsn);
+  const why: Record<string, string> = {
+    ECONNREFUSED: "nothing listens there (is MySQL/MariaDB running, and is the port right?)",
+    ENOTFOUND: "the host name does not resolve",
+    ETIMEDOUT: "the connection timed out",
+    ER_ACCESS_DENIED_ERROR: "the user name or password was refused",
+    ER_DBACCESS_DENIED_ERROR: "this user may not read that database",
+    ER_BAD_DB_ERROR: "there is no database of that name",
+  };
+  return new BridgeError(`cannot open the BOINC database ${where}: ${why[err.code ?? ""] ?? err.message ?? String(e)}`);
+}
+
+export class BoincDb {
+  private constructor(private readonly pool: mysql.Pool) {}
+
+  static async open(dsn: string): Promise<BoincDb> {
+    let url: URL;
+    try {
+      url = new URL(dsn);
+    } catch {
+      throw new BridgeError(`--db must be a URL like mysql://USER:PASS@HOST:PORT/DB (got ${JSON.stringify(redactDsn(dsn))})`);
+    }
+    if (url.protocol !== "mysql:" && url.protocol !== "mariadb:") {
+      throw new BridgeError(`--db must start with mysql:// (got ${url.protocol}//)`);
+    }
+    if (url.pathname.length <= 1) throw new BridgeError("--db names no database: mysql://USER:PASS@HOST:PORT/DB");
+    const socketPath = url.searchParams.get("socket") ?? undefined;
+    const pool = mysql.createPool({
+      host: url.hostname || "localhost",
+      port: url.port ? Number(url.port) : 3306,
+      user: decodeURIComponent(url.username),
+      password: decodeURIComponent(url.password),
+      database: decodeURIComponent(url.pathname.slice(1)),
+      ...(socketPath ? { socketPath } : {}),
+      connectionLimit: 2,
+      supportBigNumbers: true,
+      // Every session reads in UTC and cannot write: the bridge never changes the project's data.
+      timezone: "Z",
+    });
+    pool.on("connection", (conn) => {
+      conn.query("SET time_zone = '+00:00'");
+      conn.query("SET SESSION TRANSACTION READ ONLY");
+    });
+    try {
+      await pool.query("SELECT 1");
+    } catch (e) {
+      await pool.end().catch(() => undefined);
+      throw connectionError(dsn, e);
+    }
+    return new BoincDb(pool);
+  }
+
+  async close(): Promise<void> {
+    await this.pool.end();
+  }
+
+  /** Fails with every missing table or column named, and why an old schema lacks it. */
+  async checkSchema(): Promise<void> {
+    const [rows] = await this.pool.query(
+      "SELECT TABLE_NAME AS t, COLUMN_NAME AS c FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE()",
+    );
+    const present = new Set((rows as { t: string; c: string }[]).map((r) => `${r.t}.${r.c}`));
+    const tables = new Set((rows as { t: string }[]).map((r) => r.t));
+    const problems: string[] = [];
+    for (const [table, columns] of Object.entries(REQUIRED_COLUMNS)) {
+      if (!tables.has(table)) {
+        problems.push(`table '${table}' is missing`);
+        continue;
+      }
+      for (const c of columns) {
+        const key = `${table}.${c}`;
+        if (!present.has(key)) problems.push(`column ${key} is missing${NEWER_COLUMNS[key] ? `: ${NEWER_COLUMNS[key]}; upgrade the project's server` : ""}`);
+      }
+    }
+    if (problems.length > 0) {
+      throw new BridgeError(`this database does not have BOINC's tables as the bridge reads them:\n  ${problems.join("\n  ")}`);
+    }
+  }
+
+  async apps(): Promise<AppRow[]> {
+    const [rows] = await this.pool.query("SELECT id, name, host_scale_check, target_nresults FROM app ORDER BY id");
+    return rows as AppRow[];
+  }
+
+  async appVersions(): Promise<AppVersionRow[]> {
+    const [rows] = await this.pool.query(
+      `SELECT v.id, a.name AS app, p.name AS platform, v.plan_class, v.version_num
+       FROM app_version v JOIN app a ON a.id = v.appid JOIN platform p ON p.id = v.platformid ORDER BY v.id`,
+    );
+    return rows as AppVersionRow[];
+  }
+
+  async hosts(ids: number[]): Promise<HostRow[]> {
+    if (ids.length === 0) return [];
+    const [rows] = await this.pool.query(
+      "SELECT h.id, h.create_time, h.userid, h.host_cpid, u.email_addr AS owner_email FROM host h LEFT JOIN user u ON u.id = h.userid WHERE h.id IN (?)",
+      [ids],
+    );
+    return rows as HostRow[];
+  }
+
+  async users(ids: number[]): Promise<UserRow[]> {
+    if (ids.length === 0) return [];
+    const [rows] = await this.pool.query("SELECT id, create_time, teamid, name, cross_project_id, email_addr FROM user WHERE id IN (?)", [ids]);
+    return rows as UserRow[];
+  }
+
+  async teams(ids: number[]): Promise<TeamRow[]> {
+    if (ids.length === 0) return [];
+    const [rows] = await this.pool.query("SELECT id, create_time, name FROM team WHERE id IN (?)", [ids]);
+    return rows as TeamRow[];
+  }
+
+  /** How many rows there are to post after the cursor, before `until` (for the progress bar). */
+  async countAfter(cursor: Cursor, until: number): Promise<number> {
+    const [rows] = await this.pool.query(`SELECT COUNT(*) AS n FROM result r WHERE ${AFTER_CURSOR} AND ${POSTABLE}`, [
+      cursor.mod_time,
+      cursor.mod_time,
+      cursor.id,
+      until,
+    ]);
+    return Number((rows as { n: number }[])[0]!.n);
+  }
+
+  private async page(cursor: Cursor, until: number, limit: number): Promise<ResultRow[]> {
+    const [rows] = await this.pool.query(`${RESULT_SELECT} WHERE ${AFTER_CURSOR} AND ${POSTABLE} ORDER BY r.mod_time, r.id LIMIT ?`, [
+      cursor.mod_time,
+      cursor.mod_time,
+      cursor.id,
+      until,
+      limit,
+    ]);
+    return (rows as Record<string, unknown>[]).map(toResultRow);
+  }
+
+  /** Rows after the cursor and before `until`, in (mod_time, id) order; the next page is read while this one is used. */
+  async *rowsAfter(cursor: Cursor, until: number, pageSize = 5000): AsyncGenerator<ResultRow> {
+    let next = this.page(cursor, until, pageSize);
+    for (;;) {
+      const page = await next;
+      const last = page.at(-1);
+      if (last && page.length === pageSize) next = this.page(last, until, pageSize);
+      yield* page;
+      if (!last || page.length < pageSize) return;
+    }
+  }
+}

@@ -1,0 +1,91 @@
+/**
+ * A trickle batch's reads (one batch) and writes (one atomic batch). The grants go through
+ * the pass's ledger writes: totals, RAC, per-app rows, history buckets, KV marks.
+ */
+import { type SQL, and, eq, sql } from "drizzle-orm";
+import type { Attribution, Grant } from "../credit/pass";
+import type { FlopsSource } from "../credit/trickle";
+import type { Db } from "./client";
+import { attributionWrites, grantGroups, grantWrites } from "./pass-writes";
+import { readModelWrites } from "./read-model-writes";
+import { apps, hosts, projects, trickles, users } from "./schema";
+import { chunks, insertFromJson, jsonList } from "./sql-helpers";
+
+export type TrickleRow = typeof trickles.$inferSelect;
+
+export interface TrickleKeys {
+  readonly messageIds: readonly number[];
+  readonly hostIds: readonly number[];
+}
+
+/** Everything a batch needs: apps, the hosts it names with their owners' teams, stored messages, percentiles. */
+export async function loadTrickleSnapshot(db: Db, projectId: number, keys: TrickleKeys) {
+  const [appRows, hostRows, storedRows, [project]] = await db.batch([
+    db.select().from(apps).where(eq(apps.projectId, projectId)),
+    db
+      .select({ id: hosts.id, userId: hosts.userId, pFpops: hosts.pFpops, teamId: users.teamId })
+      .from(hosts)
+      .leftJoin(users, and(eq(users.projectId, hosts.projectId), eq(users.id, hosts.userId)))
+      .where(and(eq(hosts.projectId, projectId), sql`${hosts.id} IN ${jsonList(keys.hostIds)}`)),
+    db.select().from(trickles).where(and(eq(trickles.projectId, projectId), sql`${trickles.id} IN ${jsonList(keys.messageIds)}`)),
+    db.select({ p50: projects.fpopsP50, p95: projects.fpopsP95 }).from(projects).where(eq(projects.id, projectId)),
+  ]);
+  return {
+    apps: new Map(appRows.map((r) => [r.name, r])),
+    hosts: new Map(hostRows.map((r) => [r.id, { userId: r.userId, teamId: r.teamId ?? 0, pFpops: r.pFpops }])),
+    stored: new Map(storedRows.map((r) => [r.id, r])),
+    percentiles: project && project.p50 !== null && project.p95 !== null ? { p50: project.p50, p95: project.p95 } : null,
+  };
+}
+
+export type TrickleSnapshot = Awaited<ReturnType<typeof loadTrickleSnapshot>>;
+
+export interface PaidTrickle {
+  readonly id: number;
+  readonly appId: number;
+  readonly hostId: number;
+  readonly resultId: number | null;
+  readonly fingerprint: string;
+  readonly credit: number;
+  readonly runtime: number;
+  readonly runtimeCut: boolean;
+  readonly flops: number;
+  readonly flopsSource: FlopsSource;
+}
+
+/** The paid messages (their insert fails on an id already paid: the whole batch then rolls back) and their grants. */
+export function trickleWrites(
+  projectId: number,
+  now: number,
+  paid: readonly PaidTrickle[],
+  grants: Grant[],
+  attributions: Attribution[],
+): SQL[] {
+  const groups = grantGroups(grants);
+  return [
+    ...chunks(paid).map((rows) =>
+      insertFromJson(
+        sql`${trickles}`,
+        [
+          [trickles.projectId, sql`${projectId}`],
+          [trickles.id, "id"],
+          [trickles.appId, "appId"],
+          [trickles.hostId, "hostId"],
+          [trickles.resultId, "resultId"],
+          [trickles.fingerprint, "fingerprint"],
+          [trickles.credit, "credit"],
+          [trickles.runtime, "runtime"],
+          [trickles.runtimeCut, "runtimeCut"],
+          [trickles.flops, "flops"],
+          [trickles.flopsSource, "flopsSource"],
+          [trickles.grantedAt, sql`${now}`],
+        ],
+        rows,
+      ),
+    ),
+    // Owners and teams as the hosts hold them: creates a user or team row a host names first.
+    ...attributionWrites(projectId, now, { attributions }),
+    ...grantWrites(projectId, now, groups),
+    ...readModelWrites(projectId, now, { grants, attributions }, groups),
+  ];
+}

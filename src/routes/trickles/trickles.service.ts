@@ -1,0 +1,103 @@
+/**
+ * A trickle batch end to end: load (one read batch), pay each new message by the pure rules
+ * of credit/trickle.ts, write (one atomic batch). A message id already paid is replayed with
+ * its stored answer, or is a conflict if its content differs; a concurrent batch that paid one
+ * of ours first makes our insert fail, and we run once more from a fresh snapshot.
+ */
+import type { Attribution, Grant } from "../../credit/pass";
+import { trickleCredit, trickleGrant } from "../../credit/trickle";
+import { isPrimaryKeyConflict, runBatch } from "../../db/batch";
+import type { Db } from "../../db/client";
+import { type PaidTrickle, type TrickleRow, type TrickleSnapshot, loadTrickleSnapshot, trickleWrites } from "../../db/trickle-writes";
+import { ApiError, type Issue } from "../../http/errors";
+import { sha256Hex } from "../../http/tokens";
+import type { TrickleMessage, TrickleOutcome, TrickleRequest, TrickleResponse } from "./trickles.schemas";
+
+const ATTEMPTS = 3;
+
+/** Identifies a message's content; `now` is not part of it, so a retried batch replays. */
+function fingerprint(m: TrickleMessage): Promise<string> {
+  return sha256Hex(JSON.stringify([m.app, m.host_id, m.result_id ?? null, m.runtime]));
+}
+
+function outcome(m: TrickleMessage, paid: Omit<TrickleRow, "projectId" | "grantedAt"> | PaidTrickle, replayed: boolean): TrickleOutcome {
+  return {
+    id: m.id,
+    granted_credit: paid.credit,
+    replayed,
+    explain: {
+      reported_runtime: m.runtime,
+      runtime: paid.runtime,
+      runtime_cut: paid.runtimeCut,
+      flops: paid.flops,
+      flops_source: paid.flopsSource,
+    },
+  };
+}
+
+function fail(status: 404 | 409 | 422, code: string, issues: Issue[], message = issues[0]!.message): never {
+  throw new ApiError(status, code, `${message}; nothing was written`, issues);
+}
+
+/** Pays the new messages of one batch, or throws (writing nothing) if any message cannot be paid. */
+function payBatch(body: TrickleRequest, prints: readonly string[], snap: TrickleSnapshot, now: number) {
+  const conflicts: Issue[] = [];
+  const missing: Issue[] = [];
+  const unpayable: Issue[] = [];
+  const paid: PaidTrickle[] = [];
+  const grants: Grant[] = [];
+  const attributions: Attribution[] = [];
+  const outcomes = body.messages.map((m, i): TrickleOutcome | null => {
+    const path = `messages[${i}]`;
+    const stored = snap.stored.get(m.id);
+    if (stored) {
+      if (stored.fingerprint === prints[i]) return outcome(m, stored, true);
+      conflicts.push({ path: `${path}.id`, message: `trickle ${m.id} was already paid with other content` });
+      return null;
+    }
+    const app = snap.apps.get(m.app);
+    const host = snap.hosts.get(m.host_id);
+    if (!app) missing.push({ path: `${path}.app`, message: `unknown app '${m.app}'` });
+    if (!host) missing.push({ path: `${path}.host_id`, message: `unknown host ${m.host_id} (register it with PUT …/hosts/{id})` });
+    if (!app || !host) return null;
+    if (app.trickleMaxRuntime === null) {
+      unpayable.push({ path: `${path}.app`, message: `app '${m.app}' has no trickle_max_runtime (BOINC's trickle handler needs --max_runtime)` });
+      return null;
+    }
+    const credit = trickleCredit({ runtime: m.runtime, hostPFpops: host.pFpops, maxRuntime: app.trickleMaxRuntime, percentiles: snap.percentiles });
+    if (credit === "nonpositive_runtime") throw new Error("the schema admits only a positive runtime");
+    if (credit === "no_percentiles") {
+      unpayable.push({
+        path: `${path}.host_id`,
+        message: `host ${m.host_id} has no benchmark (p_fpops) and the project has no 50th percentile yet (the cron computes it over hosts with RAC > 10)`,
+      });
+      return null;
+    }
+    const who = { hostId: m.host_id, userId: host.userId, teamId: host.teamId, appId: app.id, resultId: m.result_id ?? null };
+    const row: PaidTrickle = { id: m.id, appId: app.id, hostId: m.host_id, resultId: who.resultId, fingerprint: prints[i]!, ...credit };
+    paid.push(row);
+    grants.push(trickleGrant(who, now, credit.credit));
+    attributions.push({ hostId: who.hostId, userId: who.userId, teamId: who.teamId });
+    return outcome(m, row, false);
+  });
+  if (conflicts.length > 0) fail(409, "conflict", conflicts);
+  if (missing.length > 0) fail(404, "not_found", missing, missing.map((x) => x.message).join("; "));
+  if (unpayable.length > 0) fail(422, "cannot_pay", unpayable);
+  return { outcomes: outcomes as TrickleOutcome[], paid, grants, attributions };
+}
+
+export async function ingestTrickles(db: Db, projectId: number, now: number, body: TrickleRequest): Promise<TrickleResponse> {
+  const prints = await Promise.all(body.messages.map(fingerprint));
+  const keys = { messageIds: body.messages.map((m) => m.id), hostIds: [...new Set(body.messages.map((m) => m.host_id))] };
+  for (let attempt = 1; ; attempt++) {
+    const snap = await loadTrickleSnapshot(db, projectId, keys);
+    const batch = payBatch(body, prints, snap, now);
+    try {
+      await runBatch(db, trickleWrites(projectId, now, batch.paid, batch.grants, batch.attributions));
+      return { now, messages: batch.outcomes };
+    } catch (e) {
+      if (attempt < ATTEMPTS && isPrimaryKeyConflict(e)) continue;
+      throw e;
+    }
+  }
+}

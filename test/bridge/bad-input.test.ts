@@ -1,0 +1,172 @@
+/**
+ * What the bridge does with a database or a service that is not as it should be: rows the API
+ * would refuse are skipped with their reason (and the rest posted), an old schema or a wrong
+ * DSN, token or URL stops it with a clear message before it posts anything. Also: the API
+ * types it is compiled against are what the running service documents.
+ */
+import { readFile } from "node:fs/promises";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { apiTypesFrom } from "../../bridge/api-types-source";
+import { OUTCOME, VALIDATE_STATE } from "../../bridge/boinc-codes";
+import { BridgeError } from "../../bridge/errors";
+import { type BridgeOptions, runBridge } from "../../bridge/run";
+import { startWranglerDev, type WranglerDev } from "../browser/wrangler-dev";
+import { BRIDGE_USER, createBoincDb } from "./boinc-fixture";
+import { sqlTime } from "./load-trace";
+import { MARIADB_MISSING, type MariaDb, mariadbAvailable, startMariaDb } from "./mariadb";
+import { createProject } from "./service";
+
+const ADMIN = "bridge-bad-input-admin-token";
+const T = 1_700_000_000;
+const available = mariadbAvailable();
+if (!available) console.warn(MARIADB_MISSING);
+
+describe.skipIf(!available)("the bridge with bad input", () => {
+  let maria: MariaDb;
+  let server: WranglerDev;
+  let work: string;
+
+  beforeAll(async () => {
+    [maria, server] = await Promise.all([startMariaDb(), startWranglerDev(ADMIN)]);
+    work = await mkdtemp(join(tmpdir(), "cobblestone-bridge-bad-"));
+  });
+  afterAll(async () => {
+    await Promise.all([maria?.stop(), server?.stop(), work && rm(work, { recursive: true, force: true })]);
+  });
+
+  const options = (db: string, slug: string, token: string, extra: Partial<BridgeOptions> = {}): BridgeOptions => ({
+    db,
+    url: server.base,
+    project: slug,
+    token,
+    stateFile: join(work, `${slug}.json`),
+    since: null,
+    rescaleEvery: 600,
+    dryRun: false,
+    compare: null,
+    progress: false,
+    log: () => undefined,
+    retry: { maxAttempts: 2, baseDelayMs: 10, maxDelayMs: 10 },
+    ...extra,
+  });
+  const get = async (path: string, token: string) => (await fetch(`${server.base}${path}`, { headers: { Authorization: `Bearer ${token}` } })).json();
+
+  /** One app, one version, one host/user/team, and the given result rows (on workunits 1…). */
+  async function smallDb(name: string, results: Record<string, unknown>[]): Promise<string> {
+    const dsn = await createBoincDb(maria, name);
+    const conn = await maria.root(name);
+    await conn.query(`SET time_zone = '+00:00';
+      INSERT INTO platform (id, name) VALUES (1, 'x86_64-pc-linux-gnu');
+      INSERT INTO app (id, name) VALUES (1, 'alpha');
+      INSERT INTO app_version (id, appid, version_num, platformid, plan_class) VALUES (1, 1, 100, 1, '');
+      INSERT INTO team (id, create_time, name) VALUES (5, ${T - 9000}, 'Team five');
+      INSERT INTO user (id, create_time, teamid, name, email_addr, cross_project_id) VALUES (3, ${T - 9000}, 5, 'Ada', 'ada@example.org', 'abc');
+      INSERT INTO host (id, create_time, userid, host_cpid) VALUES (7, ${T - 9000}, 3, 'hostcpid');
+      ALTER TABLE result MODIFY flops_estimate double NULL;`);
+    for (const [i, r] of results.entries()) {
+      const row = {
+        id: i + 1, workunitid: i + 1, outcome: OUTCOME.success, hostid: 7, userid: 3, teamid: 5, sent_time: T - 5000, received_time: T - 100,
+        cpu_time: 900, validate_state: VALIDATE_STATE.valid, granted_credit: 1, elapsed_time: 1000, flops_estimate: 1e10, app_version_id: 1,
+        mod_time: sqlTime(T + i), ...r,
+      };
+      if (row.workunitid === i + 1) {
+        await conn.query("INSERT INTO workunit (id, appid, name, rsc_fpops_est, rsc_fpops_bound, target_nresults) VALUES (?, 1, ?, 1e13, 1e14, 1)", [row.workunitid, `wu${i + 1}`]);
+      }
+      await conn.query("INSERT INTO result SET ?", [row]);
+    }
+    await conn.end();
+    return dsn;
+  }
+
+  it("skips what the API would refuse, with the reason, posts the rest, and leaves undecided results for later", async () => {
+    const dsn = await smallDb("bad_rows", [
+      {},
+      { validate_state: VALIDATE_STATE.init }, // still waiting for the validator: not read
+      { app_version_id: 99 },
+      { elapsed_time: 0, cpu_time: 0, sent_time: 0, received_time: 0 },
+      { flops_estimate: null },
+      { sent_time: T, received_time: T - 1 },
+      { workunitid: 4242 }, // its workunit is gone (purged): app and fpops are NULL
+      { outcome: OUTCOME.clientError, validate_state: VALIDATE_STATE.init },
+    ]);
+    const token = await createProject(server.base, ADMIN, "bad-rows");
+    const lines: string[] = [];
+    const report = await runBridge(options(dsn, "bad-rows", token, { log: (l) => lines.push(l) }));
+    expect(report).toMatchObject({ results: 7, passes: 2, errors: 1, skipped: 4 });
+    expect(lines).toEqual([
+      "result 3 skipped: unknown app version 99",
+      "result 5 skipped: NULL flops_estimate",
+      `result 6 skipped: sent_time ${T} is after received_time ${T - 1}`,
+      "result 7 skipped: NULL app, rsc_fpops_est, rsc_fpops_bound, target_nresults",
+    ]);
+    // Results 1 and 4 were credited to host 7, registered with BOINC's create_time and the hashed cpid.
+    const host = await get("/v1/projects/bad-rows/hosts/7", token);
+    expect(host.total_credit).toBeGreaterThan(0);
+    expect(host.create_time).toBe(T - 9000);
+    // md5(host_cpid + owner's email) = md5("hostcpid" + "ada@example.org"), as BOINC's db_dump exports it.
+    expect(host.host_cpid).toBe("999f6899346e85d4111cf25adaafd78f");
+    const user = await get("/v1/projects/bad-rows/users/3", token);
+    expect(user).toMatchObject({ name: "Ada", team_id: 5 });
+    // md5(cross_project_id + email) = md5("abc" + "ada@example.org"): the email itself never leaves the database.
+    expect(user.cpid).toBe("01815a9cef3705b5beb1213b82ca9853");
+  });
+
+  it("--dry-run reads everything and posts nothing", async () => {
+    const dsn = await smallDb("dry", [{}, {}, { outcome: OUTCOME.clientError, validate_state: VALIDATE_STATE.init }]);
+    const token = await createProject(server.base, ADMIN, "dry");
+    const report = await runBridge(options(dsn, "dry", token, { dryRun: true }));
+    expect(report).toMatchObject({ results: 3, passes: 2, errors: 1 });
+    expect((await get("/v1/projects/dry/apps", token)).apps).toEqual([]);
+    await expect(readFile(join(work, "dry.json"))).rejects.toThrow(/ENOENT/);
+  });
+
+  it("an old schema without result.flops_estimate, or a missing table, is named and nothing is posted", async () => {
+    const dsn = await createBoincDb(maria, "old_schema");
+    const conn = await maria.root("old_schema");
+    await conn.query("ALTER TABLE result DROP COLUMN flops_estimate; DROP TABLE team");
+    await conn.end();
+    const token = await createProject(server.base, ADMIN, "old");
+    const failure = await runBridge(options(dsn, "old", token)).catch((e) => e);
+    expect(failure).toBeInstanceOf(BridgeError);
+    expect(failure.message).toContain("table 'team' is missing");
+    expect(failure.message).toMatch(/column result\.flops_estimate is missing: .*credit system of 2010.*upgrade/);
+    expect((await get("/v1/projects/old/apps", token)).apps).toEqual([]);
+  });
+
+  it("a wrong DSN says what is wrong without printing the password", async () => {
+    const dsn = await createBoincDb(maria, "dsn_checks");
+    const token = await createProject(server.base, ADMIN, "dsn");
+    const fails = async (db: string) => {
+      const e = await runBridge(options(db, "dsn", token)).catch((x) => x);
+      expect(e).toBeInstanceOf(BridgeError);
+      expect(e.message).not.toContain(BRIDGE_USER.password);
+      expect(e.message).not.toContain(encodeURIComponent(BRIDGE_USER.password));
+      return e.message as string;
+    };
+    expect(await fails("not a url")).toMatch(/--db must be a URL like mysql:\/\//);
+    expect(await fails(dsn.replace("mysql:", "postgres:"))).toMatch(/must start with mysql:\/\//);
+    expect(await fails(dsn.replace(encodeURIComponent(BRIDGE_USER.password), "wrong"))).toMatch(/user name or password was refused/);
+    expect(await fails(dsn.replace(/:\d+\//, ":1/"))).toMatch(/nothing listens there/);
+    expect(await fails(dsn.replace("/dsn_checks", "/no_such_db"))).toMatch(/may not read that database|no database of that name/);
+  });
+
+  it("a bad token, a wrong project and a service that is down stop it with a clear message", async () => {
+    const dsn = await smallDb("service_checks", [{}]);
+    const token = await createProject(server.base, ADMIN, "svc");
+    expect((await runBridge(options(dsn, "svc", "not-the-token")).catch((e) => e)).message).toMatch(/refused the token .*check --token or COBBLESTONE_TOKEN/);
+    expect((await runBridge(options(dsn, "no-such-project", token)).catch((e) => e)).message).toMatch(/refused the token|is --project right/);
+    const down = await runBridge(options(dsn, "svc", token, { url: "http://127.0.0.1:1" })).catch((e) => e);
+    expect(down).toBeInstanceOf(BridgeError);
+    expect(down.message).toMatch(/did not answer after 2 attempts/);
+  });
+
+  it("its API types are exactly what the running service's /openapi.json generates (no drift)", async () => {
+    const document = await (await fetch(`${server.base}/openapi.json`)).json();
+    const committed = await readFile(new URL("../../bridge/api-types.ts", import.meta.url), "utf8");
+    // If this fails, the API changed: run `npm run bridge:types` and commit bridge/api-types.ts.
+    expect(await apiTypesFrom(document)).toBe(committed);
+  });
+});

@@ -1,0 +1,105 @@
+/**
+ * Starts Debian's MariaDB server for a test: its own temporary datadir, socket and free port,
+ * stopped (and the datadir removed) afterwards. `mariadbAvailable()` is false where the
+ * binaries are missing, and the tests skip with a message.
+ */
+import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { existsSync } from "node:fs";
+import { mkdtemp, rm } from "node:fs/promises";
+import { createServer } from "node:net";
+import { tmpdir, userInfo } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import mysql from "mysql2/promise";
+
+const SERVER = ["/usr/sbin/mariadbd", "/usr/bin/mariadbd"].find(existsSync);
+const INSTALL = ["/usr/bin/mariadb-install-db", "/usr/bin/mysql_install_db"].find(existsSync);
+
+export const MARIADB_MISSING = "MariaDB is not installed (apt-get install mariadb-server): the bridge tests are skipped";
+
+export function mariadbAvailable(): boolean {
+  return SERVER !== undefined && INSTALL !== undefined;
+}
+
+export interface MariaDb {
+  readonly port: number;
+  readonly socket: string;
+  /** A connection as root over the socket (to create and load the test database). */
+  root(database?: string): Promise<mysql.Connection>;
+  stop(): Promise<void>;
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      server.close(() => (typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port"))));
+    });
+  });
+}
+
+export async function startMariaDb(timeoutMs = 60_000): Promise<MariaDb> {
+  if (!SERVER || !INSTALL) throw new Error(MARIADB_MISSING);
+  const dir = await mkdtemp(join(tmpdir(), "cobblestone-mariadb-"));
+  const datadir = join(dir, "data");
+  const socket = join(dir, "mysqld.sock");
+  // CI runs as root, and mariadbd refuses root unless told: run it as whoever we are.
+  const user = userInfo().username;
+  await promisify(execFile)(INSTALL, [
+    "--no-defaults",
+    `--datadir=${datadir}`,
+    `--user=${user}`,
+    "--auth-root-authentication-method=normal",
+    "--skip-test-db",
+  ]);
+  const port = await freePort();
+  const child: ChildProcess = spawn(
+    SERVER,
+    [
+      "--no-defaults",
+      `--datadir=${datadir}`,
+      `--socket=${socket}`,
+      `--port=${port}`,
+      "--bind-address=127.0.0.1",
+      `--user=${user}`,
+      `--pid-file=${join(dir, "mysqld.pid")}`,
+      "--skip-log-bin",
+      "--innodb-buffer-pool-size=128M",
+      "--innodb-flush-log-at-trx-commit=2",
+    ],
+    { stdio: ["ignore", "pipe", "pipe"] },
+  );
+  let output = "";
+  child.stdout!.on("data", (d) => (output += d));
+  child.stderr!.on("data", (d) => (output += d));
+
+  const root = (database?: string) => mysql.createConnection({ socketPath: socket, user: "root", password: "", database, multipleStatements: true });
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) {
+      const exited = new Promise((r) => child.once("exit", r));
+      child.kill("SIGTERM");
+      const killed = setTimeout(() => child.kill("SIGKILL"), 15_000);
+      await exited;
+      clearTimeout(killed);
+    }
+    await rm(dir, { recursive: true, force: true });
+  };
+
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`mariadbd exited (${child.exitCode}):\n${output}`);
+    try {
+      await (await root()).end();
+      break;
+    } catch {
+      if (Date.now() > deadline) {
+        await stop();
+        throw new Error(`mariadbd did not accept connections within ${timeoutMs} ms:\n${output}`);
+      }
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
+  return { port, socket, root, stop };
+}
