@@ -38,6 +38,15 @@ export interface paths {
                     };
                     content?: never;
                 };
+                /** @description Internal error; nothing was written */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description The admin token is not configured (`admin_disabled`), or the database is unavailable (`unavailable`): retry */
                 503: {
                     headers: {
@@ -100,6 +109,24 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description Too large */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The body is not sent as application/json */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description Well-formed but impossible */
                 422: {
                     headers: {
@@ -111,6 +138,15 @@ export interface paths {
                 };
                 /** @description Too many requests for this project or account, all its tokens together (`rate_limited`); see Retry-After */
                 429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Internal error; nothing was written */
+                500: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -174,6 +210,15 @@ export interface paths {
                     };
                     content?: never;
                 };
+                /** @description Malformed, or fails the schema: `issues` lists every bad field */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description No token, or an unknown one */
                 401: {
                     headers: {
@@ -194,6 +239,15 @@ export interface paths {
                 };
                 /** @description Unknown project, app, app version or entity */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Internal error; nothing was written */
+                500: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -289,6 +343,15 @@ export interface paths {
                 };
                 /** @description Unknown project, app, app version or entity */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Internal error; nothing was written */
+                500: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -400,6 +463,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description Internal error; nothing was written */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description The admin token is not configured (`admin_disabled`), or the database is unavailable (`unavailable`): retry */
                 503: {
                     headers: {
@@ -497,6 +569,15 @@ export interface paths {
                 };
                 /** @description Unknown project, app, app version or entity */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Internal error; nothing was written */
+                500: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -608,6 +689,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description Internal error; nothing was written */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description The admin token is not configured (`admin_disabled`), or the database is unavailable (`unavailable`): retry */
                 503: {
                     headers: {
@@ -691,6 +781,24 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description Too large */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The body is not sent as application/json */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description Well-formed but impossible */
                 422: {
                     headers: {
@@ -702,6 +810,15 @@ export interface paths {
                 };
                 /** @description Too many requests for this project or account, all its tokens together (`rate_limited`); see Retry-After */
                 429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Internal error; nothing was written */
+                500: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -762,6 +879,15 @@ export interface paths {
                     };
                     content?: never;
                 };
+                /** @description Malformed, or fails the schema: `issues` lists every bad field */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description No token, or an unknown one */
                 401: {
                     headers: {
@@ -782,6 +908,15 @@ export interface paths {
                 };
                 /** @description Unknown project, app, app version or entity */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Internal error; nothing was written */
+                500: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -898,6 +1033,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description Internal error; nothing was written */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description The admin token is not configured (`admin_disabled`), or the database is unavailable (`unavailable`): retry */
                 503: {
                     headers: {
@@ -996,8 +1140,35 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description Too large */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The body is not sent as application/json */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description Too many requests for this project or account, all its tokens together (`rate_limited`); see Retry-After */
                 429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Internal error; nothing was written */
+                500: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -1060,6 +1231,15 @@ export interface paths {
                     };
                     content?: never;
                 };
+                /** @description Malformed, or fails the schema: `issues` lists every bad field */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description No token, or an unknown one */
                 401: {
                     headers: {
@@ -1080,6 +1260,15 @@ export interface paths {
                 };
                 /** @description Unknown project, app, app version or entity */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Internal error; nothing was written */
+                500: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -1145,6 +1334,15 @@ export interface paths {
                     };
                     content?: never;
                 };
+                /** @description Malformed, or fails the schema: `issues` lists every bad field */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description No token, or an unknown one */
                 401: {
                     headers: {
@@ -1165,6 +1363,15 @@ export interface paths {
                 };
                 /** @description Unknown project, app, app version or entity */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Internal error; nothing was written */
+                500: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -1239,6 +1446,24 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description Too large */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The body is not sent as application/json */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description Well-formed but impossible */
                 422: {
                     headers: {
@@ -1250,6 +1475,15 @@ export interface paths {
                 };
                 /** @description Too many requests for this project or account, all its tokens together (`rate_limited`); see Retry-After */
                 429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Internal error; nothing was written */
+                500: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -1352,6 +1586,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description Internal error; nothing was written */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description The admin token is not configured (`admin_disabled`), or the database is unavailable (`unavailable`): retry */
                 503: {
                     headers: {
@@ -1410,6 +1653,15 @@ export interface paths {
                     };
                     content?: never;
                 };
+                /** @description Malformed, or fails the schema: `issues` lists every bad field */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description No token, or an unknown one */
                 401: {
                     headers: {
@@ -1430,6 +1682,15 @@ export interface paths {
                 };
                 /** @description Unknown project, app, app version or entity */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Internal error; nothing was written */
+                500: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -1504,6 +1765,24 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description Too large */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The body is not sent as application/json */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description Well-formed but impossible */
                 422: {
                     headers: {
@@ -1515,6 +1794,15 @@ export interface paths {
                 };
                 /** @description Too many requests for this project or account, all its tokens together (`rate_limited`); see Retry-After */
                 429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Internal error; nothing was written */
+                500: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -1617,6 +1905,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description Internal error; nothing was written */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description The admin token is not configured (`admin_disabled`), or the database is unavailable (`unavailable`): retry */
                 503: {
                     headers: {
@@ -1675,6 +1972,15 @@ export interface paths {
                     };
                     content?: never;
                 };
+                /** @description Malformed, or fails the schema: `issues` lists every bad field */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description No token, or an unknown one */
                 401: {
                     headers: {
@@ -1695,6 +2001,15 @@ export interface paths {
                 };
                 /** @description Unknown project, app, app version or entity */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Internal error; nothing was written */
+                500: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -1769,6 +2084,24 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description Too large */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The body is not sent as application/json */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description Well-formed but impossible */
                 422: {
                     headers: {
@@ -1780,6 +2113,15 @@ export interface paths {
                 };
                 /** @description Too many requests for this project or account, all its tokens together (`rate_limited`); see Retry-After */
                 429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Internal error; nothing was written */
+                500: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -1875,6 +2217,15 @@ export interface paths {
                 };
                 /** @description Unknown project, app, app version or entity */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Internal error; nothing was written */
+                500: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -2001,6 +2352,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description Internal error; nothing was written */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description The admin token is not configured (`admin_disabled`), or the database is unavailable (`unavailable`): retry */
                 503: {
                     headers: {
@@ -2079,6 +2439,15 @@ export interface paths {
                 };
                 /** @description Too many requests for this project or account, all its tokens together (`rate_limited`); see Retry-After */
                 429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Internal error; nothing was written */
+                500: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -2232,6 +2601,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description Internal error; nothing was written */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description The admin token is not configured (`admin_disabled`), or the database is unavailable (`unavailable`): retry */
                 503: {
                     headers: {
@@ -2360,6 +2738,15 @@ export interface paths {
                 };
                 /** @description Too many requests for this project or account, all its tokens together (`rate_limited`); see Retry-After */
                 429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Internal error; nothing was written */
+                500: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -2499,6 +2886,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description Internal error; nothing was written */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description The admin token is not configured (`admin_disabled`), or the database is unavailable (`unavailable`): retry */
                 503: {
                     headers: {
@@ -2580,6 +2976,24 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description Too large */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The body is not sent as application/json */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description Well-formed but impossible */
                 422: {
                     headers: {
@@ -2591,6 +3005,15 @@ export interface paths {
                 };
                 /** @description Too many requests for this project or account, all its tokens together (`rate_limited`); see Retry-After */
                 429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Internal error; nothing was written */
+                500: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -2645,6 +3068,15 @@ export interface paths {
                         };
                     };
                 };
+                /** @description Malformed, or fails the schema: `issues` lists every bad field */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description No token, or an unknown one */
                 401: {
                     headers: {
@@ -2674,6 +3106,15 @@ export interface paths {
                 };
                 /** @description Too many requests for this project or account, all its tokens together (`rate_limited`); see Retry-After */
                 429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Internal error; nothing was written */
+                500: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -2717,6 +3158,15 @@ export interface paths {
                         "application/json": components["schemas"]["IssuedToken"];
                     };
                 };
+                /** @description Malformed, or fails the schema: `issues` lists every bad field */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description No token, or an unknown one */
                 401: {
                     headers: {
@@ -2755,6 +3205,15 @@ export interface paths {
                 };
                 /** @description Too many requests for this project or account, all its tokens together (`rate_limited`); see Retry-After */
                 429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Internal error; nothing was written */
+                500: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -2872,6 +3331,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description Internal error; nothing was written */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description The admin token is not configured (`admin_disabled`), or the database is unavailable (`unavailable`): retry */
                 503: {
                     headers: {
@@ -2916,6 +3384,15 @@ export interface paths {
                         "application/json": components["schemas"]["RateLimit"];
                     };
                 };
+                /** @description Malformed, or fails the schema: `issues` lists every bad field */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description No token, or an unknown one */
                 401: {
                     headers: {
@@ -2945,6 +3422,15 @@ export interface paths {
                 };
                 /** @description Too many requests for this project or account, all its tokens together (`rate_limited`); see Retry-After */
                 429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Internal error; nothing was written */
+                500: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -3018,8 +3504,35 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description Too large */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The body is not sent as application/json */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description Too many requests for this project or account, all its tokens together (`rate_limited`); see Retry-After */
                 429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Internal error; nothing was written */
+                500: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -3115,6 +3628,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description Internal error; nothing was written */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description The admin token is not configured (`admin_disabled`), or the database is unavailable (`unavailable`): retry */
                 503: {
                     headers: {
@@ -3193,8 +3715,35 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description Too large */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The body is not sent as application/json */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description Too many requests for this project or account, all its tokens together (`rate_limited`); see Retry-After */
                 429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Internal error; nothing was written */
+                500: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -3285,6 +3834,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description Internal error; nothing was written */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description The admin token is not configured (`admin_disabled`), or the database is unavailable (`unavailable`): retry */
                 503: {
                     headers: {
@@ -3350,6 +3908,15 @@ export interface paths {
                 };
                 /** @description Too many requests for this project or account, all its tokens together (`rate_limited`); see Retry-After */
                 429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Internal error; nothing was written */
+                500: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -3467,6 +4034,15 @@ export interface paths {
                 };
                 /** @description Too many requests for this project or account, all its tokens together (`rate_limited`); see Retry-After */
                 429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Internal error; nothing was written */
+                500: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -3594,6 +4170,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description Internal error; nothing was written */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description The admin token is not configured (`admin_disabled`), or the database is unavailable (`unavailable`): retry */
                 503: {
                     headers: {
@@ -3660,6 +4245,15 @@ export interface paths {
                 };
                 /** @description Unknown project, app, app version or entity */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Internal error; nothing was written */
+                500: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -3742,6 +4336,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description Internal error; nothing was written */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description The admin token is not configured (`admin_disabled`), or the database is unavailable (`unavailable`): retry */
                 503: {
                     headers: {
@@ -3808,6 +4411,15 @@ export interface paths {
                 };
                 /** @description Unknown project, app, app version or entity */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Internal error; nothing was written */
+                500: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -3887,6 +4499,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description Internal error; nothing was written */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description The admin token is not configured (`admin_disabled`), or the database is unavailable (`unavailable`): retry */
                 503: {
                     headers: {
@@ -3950,6 +4571,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description Internal error; nothing was written */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description The admin token is not configured (`admin_disabled`), or the database is unavailable (`unavailable`): retry */
                 503: {
                     headers: {
@@ -4003,8 +4633,35 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description Too large */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The body is not sent as application/json */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description Too many requests for this project or account, all its tokens together (`rate_limited`); see Retry-After */
                 429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Internal error; nothing was written */
+                500: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -4064,6 +4721,15 @@ export interface paths {
                         };
                     };
                 };
+                /** @description Malformed, or fails the schema: `issues` lists every bad field */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description No token, or an unknown one */
                 401: {
                     headers: {
@@ -4084,6 +4750,15 @@ export interface paths {
                 };
                 /** @description Too many requests for this project or account, all its tokens together (`rate_limited`); see Retry-After */
                 429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Internal error; nothing was written */
+                500: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -4192,6 +4867,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description Internal error; nothing was written */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description The admin token is not configured (`admin_disabled`), or the database is unavailable (`unavailable`): retry */
                 503: {
                     headers: {
@@ -4262,6 +4946,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description Internal error; nothing was written */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description The admin token is not configured (`admin_disabled`), or the database is unavailable (`unavailable`): retry */
                 503: {
                     headers: {
@@ -4320,6 +5013,15 @@ export interface paths {
                 };
                 /** @description Unknown project, app, app version or entity */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Internal error; nothing was written */
+                500: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -4397,6 +5099,15 @@ export interface paths {
                 };
                 /** @description Unknown project, app, app version or entity */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Internal error; nothing was written */
+                500: {
                     headers: {
                         [name: string]: unknown;
                     };

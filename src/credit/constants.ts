@@ -82,6 +82,11 @@ export const GPU_ONLY_SCALES = ["boinc", "cross-project"] as const;
 export type GpuOnlyScale = (typeof GPU_ONLY_SCALES)[number];
 /** A contribution to the plan-class registry not refreshed for this long drops out. */
 export const CENTRAL_STALE_AFTER = 30 * SECONDS_PER_DAY;
+/**
+ * In the central plan-class average, one contributor's summed weight counts for at most this
+ * many times the (lower) median contributor's weight: an inflated RAC cannot outweigh the rest.
+ */
+export const CENTRAL_CONTRIBUTOR_WEIGHT_CAP = 10;
 
 /** How an app's claims are paid (an app setting): BOINC's CreditNew, or the fair variant (FAIR_MODE). */
 export const CREDIT_POLICIES = ["boinc", "fair"] as const;

@@ -6,7 +6,7 @@
  * their GPU scales come from a real comparison with CPU versions, which is what a GPU-only
  * app elsewhere lacks.
  */
-import { CENTRAL_STALE_AFTER, MIN_VERSION_SAMPLES } from "./constants";
+import { CENTRAL_CONTRIBUTOR_WEIGHT_CAP, CENTRAL_STALE_AFTER, MIN_VERSION_SAMPLES } from "./constants";
 import { type ProcType, planClassToProcType } from "./plan-class";
 import { decayedRecentAverage } from "./recent-average";
 
@@ -63,24 +63,49 @@ function mixedApps(versions: readonly ContributedVersion[]): Set<string> {
   return new Set([...kinds].filter(([, k]) => k.cpu && k.gpu).map(([key]) => key));
 }
 
+/**
+ * Who answers for a report: a contributor token answers for every project it pushes
+ * ("contributor/{id}/{project}"), a local project for itself.
+ */
+function contributorOf(source: string): string {
+  const parts = source.split("/");
+  return parts[0] === "contributor" ? parts.slice(0, 2).join("/") : source;
+}
+
 interface Sum {
   procType: ProcType;
   /** The scale every version so far shares, or null once two differ. */
   uniform: number | null;
-  weighted: number;
-  weight: number;
+  versions: { scale: number; weight: number; contributor: string }[];
   sources: Set<string>;
-  nversions: number;
 }
 
 function add(sums: Map<string, Sum>, name: string, procType: ProcType, v: ContributedVersion, weight: number): void {
-  const s = sums.get(name) ?? { procType, uniform: v.pfcScale, weighted: 0, weight: 0, sources: new Set(), nversions: 0 };
+  const s = sums.get(name) ?? { procType, uniform: v.pfcScale, versions: [], sources: new Set() };
   if (s.uniform !== v.pfcScale) s.uniform = null;
-  s.weighted += v.pfcScale * weight;
-  s.weight += weight;
+  s.versions.push({ scale: v.pfcScale, weight, contributor: contributorOf(v.source) });
   s.sources.add(v.source);
-  s.nversions++;
   sums.set(name, s);
+}
+
+/**
+ * The weighted average with each contributor's summed weight capped at
+ * CENTRAL_CONTRIBUTOR_WEIGHT_CAP × the lower median contributor's weight (its versions scaled
+ * down together), so one contributor's inflated RAC cannot decide the figure.
+ */
+function cappedAverage(versions: Sum["versions"]): number {
+  const byContributor = new Map<string, number>();
+  for (const v of versions) byContributor.set(v.contributor, (byContributor.get(v.contributor) ?? 0) + v.weight);
+  const sorted = [...byContributor.values()].sort((a, b) => a - b);
+  const cap = CENTRAL_CONTRIBUTOR_WEIGHT_CAP * sorted[Math.floor((sorted.length - 1) / 2)]!;
+  let weighted = 0;
+  let weight = 0;
+  for (const v of versions) {
+    const w = v.weight * Math.min(1, cap / byContributor.get(v.contributor)!);
+    weighted += v.scale * w;
+    weight += w;
+  }
+  return weighted / weight;
 }
 
 function rows(sums: Map<string, Sum>): ScaleRow[] {
@@ -89,10 +114,11 @@ function rows(sums: Map<string, Sum>): ScaleRow[] {
       name,
       procType: s.procType,
       // Equal scales average to themselves exactly (Σw·s/Σw may be an ulp off).
-      scale: s.uniform ?? s.weighted / s.weight,
-      recentCredit: s.weight,
+      scale: s.uniform ?? cappedAverage(s.versions),
+      // The RAC behind the figure, as reported (before any cap).
+      recentCredit: s.versions.reduce((sum, v) => sum + v.weight, 0),
       nprojects: s.sources.size,
-      nversions: s.nversions,
+      nversions: s.versions.length,
     }))
     .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }

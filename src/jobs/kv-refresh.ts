@@ -55,11 +55,17 @@ export async function refreshSnapshots(
   const db = projectDatabase(env, binding);
   if (!(await claimFence(db, now))) return { written: 0, failed: 0, left: await countMarks(db), superseded: true };
   // Project marks first (totals, leaderboards: few, and what most readers see), then
-  // holders, oldest mark first.
+  // holders round robin across projects (each project's oldest mark, then each one's second…),
+  // so one busy project cannot starve the others of the write budget.
   const isProject = sql`${kvDirty.subject} = 'project'`;
   const [projectMarks, holderMarks] = await db.batch([
     db.select().from(kvDirty).where(isProject),
-    db.select().from(kvDirty).where(sql`NOT ${isProject}`).orderBy(asc(sql`rowid`)).limit(budget),
+    db
+      .select()
+      .from(kvDirty)
+      .where(sql`NOT ${isProject}`)
+      .orderBy(sql`row_number() OVER (PARTITION BY ${kvDirty.projectId} ORDER BY rowid)`, asc(sql`rowid`))
+      .limit(budget),
   ]);
   const marks = [...projectMarks, ...holderMarks];
   const jobs = await planWrites(db, marks, now, budget, () => loadProjectList(allDatabases(env)));
@@ -122,7 +128,8 @@ async function planWrites(
     take({ mark, writes });
   }
 
-  const holderMarks = marks.filter((m) => m.subject !== "project");
+  // What the projects' snapshots left of the budget goes to holder marks in their round-robin order.
+  const holderMarks = marks.filter((m) => m.subject !== "project").slice(0, Math.max(0, budget - spent));
   const groups = new Map<string, Mark[]>();
   for (const m of holderMarks) {
     const key = `${m.projectId}/${m.subject}`;
@@ -134,10 +141,7 @@ async function planWrites(
     const { projectId, subject } = group[0]!;
     const kind = KIND_OF_SUBJECT[subject as keyof typeof KIND_OF_SUBJECT];
     const slug = slugs.get(projectId)!;
-    for (const chunk of chunks(group, LOAD_CHUNK)) {
-      const room = budget - spent;
-      if (room <= 0) return jobs;
-      const part = chunk.slice(0, room);
+    for (const part of chunks(group, LOAD_CHUNK)) {
       const loaded = await loadHolderSnapshots(db, projectId, kind, part.map((m) => m.entityId), fromDay);
       for (const mark of part) {
         const snapshot = loaded.get(mark.entityId);

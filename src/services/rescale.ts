@@ -2,7 +2,7 @@
  * The feeder's periodic work (BOINC's update_av_scales, Part B §2.16): per app, the versions
  * in service decide the app's min_avg_pfc and each well-sampled version's pfc_scale.
  */
-import { eq, sql } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import { FAIR, MIN_VERSION_SAMPLES } from "../credit/constants";
 import { type AppGpuOnlyFactor, type ScaleRegistry, appGpuOnlyFactor } from "../credit/gpu-only-factor";
 import { type ScaleBasis, computeVersionScales, versionsInService } from "../credit/version-scales";
@@ -30,7 +30,8 @@ export interface AppRescale {
 
 export async function rescaleProject(db: Db, projectId: number): Promise<AppRescale[]> {
   const [appRows, versionRows] = await db.batch([
-    db.select().from(apps).where(eq(apps.projectId, projectId)),
+    // Like BOINC's feeder (sched_shmem.cpp), only apps in service: deprecated = 0.
+    db.select().from(apps).where(and(eq(apps.projectId, projectId), eq(apps.deprecated, false))),
     db.select().from(appVersions).where(eq(appVersions.projectId, projectId)),
   ]);
   // The registry is read only when an app asks for it (most apps keep BOINC's 0.1), each
@@ -42,6 +43,7 @@ export async function rescaleProject(db: Db, projectId: number): Promise<AppResc
   };
   const report: AppRescale[] = [];
   const statements = [];
+  let changed = false;
   for (const app of appRows.sort((a, b) => a.id - b.id)) {
     const versions = versionRows
       .filter((v) => v.appId === app.id)
@@ -56,6 +58,7 @@ export async function rescaleProject(db: Db, projectId: number): Promise<AppResc
     const changedScales = new Map([...fair.scales].filter(([id, scale]) => stored.get(id) !== scale));
     const levelChanged = fair.level !== null && fair.level !== app.fairLevel;
     statements.push(...fairScaleWrites(projectId, app.id, { ...fair, scales: changedScales, level: levelChanged ? fair.level : null }));
+    changed ||= changedScales.size > 0 || levelChanged;
     const fairReport = { level: fair.level, basis: fair.basis };
     let crossProject: AppRescale["crossProject"];
     if (app.gpuOnlyScale === "cross-project") {
@@ -68,13 +71,14 @@ export async function rescaleProject(db: Db, projectId: number): Promise<AppResc
       continue;
     }
     const target = scales.minAvgPfc;
+    const byId = new Map(versions.map((v) => [v.id, v]));
+    changed ||= target !== app.minAvgPfc || scales.scaledVersionIds.some((id) => target / byId.get(id)!.pfcAvg !== byId.get(id)!.pfcScale);
     if (scales.scaledVersionIds.length > 0) {
       // Divides by each version's average as it is when written.
       statements.push(sql`UPDATE ${appVersions} SET pfc_scale = ${target} / pfc_avg
         WHERE project_id = ${projectId} AND id IN ${jsonList(scales.scaledVersionIds)} AND pfc_n >= ${MIN_VERSION_SAMPLES}`);
     }
     statements.push(sql`UPDATE ${apps} SET min_avg_pfc = ${target} WHERE project_id = ${projectId} AND id = ${app.id}`);
-    const byId = new Map(versions.map((v) => [v.id, v]));
     report.push({
       app: app.name,
       basis: scales.basis,
@@ -84,8 +88,9 @@ export async function rescaleProject(db: Db, projectId: number): Promise<AppResc
       fair: fairReport,
     });
   }
-  // New scales change the project's public app-version table: the cron rewrites it.
-  if (statements.length > 0) statements.push(...markDirty(projectId, [PROJECT_SUBJECT], newMark()));
+  // New scales change the project's public app-version table: the cron rewrites it. A rescale
+  // that changed nothing marks nothing, so the 10-minute cron costs no KV writes when idle.
+  if (changed) statements.push(...markDirty(projectId, [PROJECT_SUBJECT], newMark()));
   await runBatch(db, statements);
   return report;
 }

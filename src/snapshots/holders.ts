@@ -45,16 +45,14 @@ export interface HolderSnapshot {
 const tables = { hosts, users, teams } as const;
 export const SUBJECT_OF_KIND: Record<HolderKind, CreditSubject> = { hosts: "host", users: "user", teams: "team" };
 
-/** The history of subjects from `fromDay` on (and each one's last bucket before it). */
-export async function loadHistories(
-  db: Db,
-  projectId: number,
-  subject: CreditSubject,
-  ids: readonly number[],
-  fromDay: number,
-): Promise<Map<number, DayBucket[]>> {
+/**
+ * The two queries for the history of subjects from `fromDay` on (and each one's last bucket
+ * before it), to go into the caller's batch so the history is read at the same moment as the
+ * totals beside it. `projectId` may be a subquery.
+ */
+export function historyQueries(db: Db, projectId: number | SQL, subject: CreditSubject, ids: readonly number[], fromDay: number) {
   const h = creditHistory;
-  const of = and(eq(h.projectId, projectId), eq(h.subject, subject), among(h.entityId, ids));
+  const of = and(eq(h.projectId, projectId as number), eq(h.subject, subject), among(h.entityId, ids));
   const lastBefore = db
     .select({ entityId: h.entityId, day: max(h.day).as("last_day") })
     .from(h)
@@ -62,28 +60,39 @@ export async function loadHistories(
     .groupBy(h.entityId)
     .as("last_before");
   const bucket = { entityId: h.entityId, day: h.day, credit: h.credit, expavgCredit: h.expavgCredit, expavgTime: h.expavgTime };
-  const [carried, recent] = await db.batch([
+  return [
     db
       .select(bucket)
       .from(h)
       .innerJoin(lastBefore, and(eq(h.entityId, lastBefore.entityId), eq(h.day, lastBefore.day)))
       .where(of),
     db.select(bucket).from(h).where(and(of, gte(h.day, fromDay))).orderBy(asc(h.entityId), asc(h.day)),
-  ]);
+  ] as const;
+}
+
+type BucketRow = DayBucket & { entityId: number };
+
+/** Each subject's buckets from what `historyQueries` read (carried bucket first). */
+export function historiesFrom(ids: readonly number[], carried: readonly BucketRow[], recent: readonly BucketRow[]): Map<number, DayBucket[]> {
   const out = new Map<number, DayBucket[]>(ids.map((id) => [id, []]));
   for (const { entityId, ...b } of [...carried, ...recent]) out.get(entityId)?.push(b);
   return out;
 }
 
-async function loadAppCredit(db: Db, projectId: number, kind: "users" | "teams", ids: readonly number[]) {
+function appCreditQuery(db: Db, projectId: number, kind: "users" | "teams", ids: readonly number[]) {
   const t = kind === "users" ? creditUsers : creditTeams;
   const owner = kind === "users" ? creditUsers.userId : creditTeams.teamId;
-  const rows = await db
+  return db
     .select({ owner, app: apps.name, total: t.total, expavg: t.expavg, expavgTime: t.expavgTime, njobs: t.njobs })
     .from(t)
     .innerJoin(apps, and(eq(apps.projectId, t.projectId), eq(apps.id, t.appId)))
     .where(and(eq(t.projectId, projectId), among(owner, ids)))
     .orderBy(asc(apps.id));
+}
+
+type AppCreditRow = Awaited<ReturnType<typeof appCreditQuery>>[number];
+
+function appCreditFrom(ids: readonly number[], rows: readonly AppCreditRow[]): Map<number, AppCredit[]> {
   const out = new Map<number, AppCredit[]>(ids.map((id) => [id, []]));
   for (const r of rows) {
     out.get(r.owner)?.push({ app: r.app, total_credit: r.total, expavg_credit: r.expavg, expavg_time: r.expavgTime, jobs: r.njobs });
@@ -117,14 +126,23 @@ export async function loadHolderSnapshots(
   fromDay: number,
 ): Promise<Map<number, HolderSnapshot>> {
   const table = tables[kind];
-  const [rows, histories, appCredit] = await Promise.all([
-    db
-      .select()
-      .from(table)
-      .where(and(eq(table.projectId, projectId), among(table.id, ids))),
-    loadHistories(db, projectId, SUBJECT_OF_KIND[kind], ids, fromDay),
-    kind === "hosts" ? Promise.resolve(null) : loadAppCredit(db, projectId, kind, ids),
-  ]);
+  // One D1 batch (one transaction): the total, the RAC, the history and the per-app credit
+  // shown together all come from the same moment, never from either side of a pass.
+  const holderRows = db
+    .select()
+    .from(table)
+    .where(and(eq(table.projectId, projectId), among(table.id, ids)));
+  const [carriedQ, recentQ] = historyQueries(db, projectId, SUBJECT_OF_KIND[kind], ids, fromDay);
+  let rows: HolderRow[], carried: BucketRow[], recent: BucketRow[];
+  let appCredit: Map<number, AppCredit[]> | null = null;
+  if (kind === "hosts") {
+    [rows, carried, recent] = await db.batch([holderRows, carriedQ, recentQ]);
+  } else {
+    let creditRows: AppCreditRow[];
+    [rows, carried, recent, creditRows] = await db.batch([holderRows, carriedQ, recentQ, appCreditQuery(db, projectId, kind, ids)]);
+    appCredit = appCreditFrom(ids, creditRows);
+  }
+  const histories = historiesFrom(ids, carried, recent);
   const out = new Map<number, HolderSnapshot>();
   for (const row of rows) {
     out.set(row.id, {

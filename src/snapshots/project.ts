@@ -1,9 +1,9 @@
 /** A project's public snapshot (totals, counts, daily history) and the list of all projects. */
-import { asc, eq } from "drizzle-orm";
+import { asc, eq, sql } from "drizzle-orm";
 import { livesHere } from "../db/project-db";
 import type { Db } from "../db/client";
 import { projects } from "../db/schema";
-import { type StoredHistory, loadHistories } from "./holders";
+import { type StoredHistory, historiesFrom, historyQueries } from "./holders";
 
 export interface ProjectSummary {
   readonly slug: string;
@@ -44,9 +44,14 @@ function summary(p: ProjectRow): ProjectSummary & { id: number } {
 }
 
 export async function loadProjectSnapshot(db: Db, slug: string, fromDay: number): Promise<ProjectSnapshot | null> {
-  const [row] = await db.select().from(projects).where(eq(projects.slug, slug));
+  // One D1 batch (one transaction), so the totals and the history come from the same moment.
+  const projectId = sql`(SELECT ${projects.id} FROM ${projects} WHERE ${projects.slug} = ${slug})`;
+  const [[row], carried, recent] = await db.batch([
+    db.select().from(projects).where(eq(projects.slug, slug)),
+    ...historyQueries(db, projectId, "project", [0], fromDay),
+  ]);
   if (!row) return null;
-  const histories = await loadHistories(db, row.id, "project", [0], fromDay);
+  const histories = historiesFrom([0], carried, recent);
   return { ...summary(row), history: { from_day: fromDay, buckets: histories.get(0) ?? [] } };
 }
 

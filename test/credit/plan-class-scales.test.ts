@@ -73,6 +73,27 @@ describe("plan-class scale table (the CreditNew central average)", () => {
     expect(row(table.procTypes, "amd")).toMatchObject({ scale: 0.4, nversions: 1 });
   });
 
+  it("one contributor with an inflated RAC counts for at most 10 × the median contributor's weight", () => {
+    // Four honest contributors: CPU 1.0 and cuda 0.2, RAC 100 each. Contributor 9 pushes cuda 5.0
+    // with RAC 1e9, split over two of its projects (its weights are summed: 1e9).
+    const honest = [1, 2, 3, 4].flatMap((c) => [
+      v(`contributor/${c}/p`, "x", "", 1.0, 100),
+      v(`contributor/${c}/p`, "x", "cuda", 0.2, 100),
+    ]);
+    const attacker = ["evil1", "evil2"].flatMap((p) => [
+      v(`contributor/9/${p}`, "x", "", 1.0, 1),
+      v(`contributor/9/${p}`, "x", "cuda", 5.0, 5e8),
+    ]);
+    const table = computeScaleTable([...honest, ...attacker], NOW);
+    // cuda: contributor weights 100, 100, 100, 100, 1e9; the lower median is 100, so the cap is
+    // 10 · 100 = 1000 and contributor 9 weighs 1000: (0.2·400 + 5.0·1000) / 1400 = 5080 / 1400.
+    // Uncapped it would be (80 + 5e9) / (400 + 1e9) ≈ 5.0.
+    expectRel(row(table.planClasses, "cuda")!.scale, 5080 / 1400);
+    // What is shown as the RAC behind the figure stays what was reported.
+    expectRel(row(table.planClasses, "cuda")!.recentCredit, 400 + 1e9);
+    expect(row(table.planClasses, "cuda")).toMatchObject({ nprojects: 6, nversions: 6 });
+  });
+
   it("the same app name in two projects is two apps", () => {
     // Project F has the CPU version, project G the GPU one: neither app is mixed.
     const table = computeScaleTable([v("F", "same", "", 1, 10), v("G", "same", "cuda", 0.2, 10)], NOW);

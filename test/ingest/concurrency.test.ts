@@ -7,6 +7,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { pass, result, setupProject, workunit } from "../api/helpers";
+import { callWith } from "../security/support";
 import { relativeError } from "../support/trace";
 
 const PASSES = 24;
@@ -80,5 +81,69 @@ describe("concurrent passes", () => {
       const samples = host_app_versions.reduce((s: number, h: any) => s + h.pfc_n, 0);
       expect(samples).toBe(returned);
     }
+  });
+});
+
+/**
+ * A D1 binding (around the real local D1) whose read batches that look up `results` wait until
+ * `parties` of them have arrived: every request reads before any writes, the race at its worst.
+ */
+function racingD1(real: D1Database, parties: number): D1Database {
+  const sqlOf = new WeakMap<object, string>();
+  let arrived = 0;
+  let release!: () => void;
+  const allArrived = new Promise<void>((resolve) => (release = resolve));
+  const track = (stmt: D1PreparedStatement, sql: string): D1PreparedStatement => {
+    sqlOf.set(stmt, sql);
+    const bind = stmt.bind.bind(stmt);
+    stmt.bind = (...values: unknown[]) => track(bind(...values), sql);
+    return stmt;
+  };
+  return new Proxy(real, {
+    get(target, prop) {
+      if (prop === "prepare") return (sql: string) => track(target.prepare(sql), sql);
+      if (prop === "batch") {
+        return async (statements: D1PreparedStatement[]) => {
+          if (statements.some((s) => /from "results"/i.test(sqlOf.get(s) ?? ""))) {
+            if (++arrived === parties) release();
+            await allArrived;
+          }
+          return target.batch(statements);
+        };
+      }
+      const value = (target as any)[prop];
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+}
+
+describe("concurrent identical error reports", () => {
+  it("the same POST /errors sent twice at once gets 200 and the same outcomes both times, recorded once", async () => {
+    const { token, slug } = await setupProject("errrace");
+    const body = {
+      results: [
+        { id: 7001, host_id: 41, app_version_id: 1, outcome: "error" },
+        { id: 7002, host_id: 42, app_version_id: 1, outcome: "timeout", delay_bound: 3600 },
+      ],
+    };
+    const DB = racingD1(env.DB, 2);
+    const responses = await Promise.all(
+      [1, 2].map(() => callWith({ DB }, "POST", `/v1/projects/${slug}/errors`, { token, body })),
+    );
+    for (const res of responses) {
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      expect(res.body.results.map((r: any) => [r.id, r.outcome])).toEqual([
+        [7001, "error"],
+        [7002, "timeout"],
+      ]);
+    }
+    // Exactly one of them recorded the results; the other is answered as its replay.
+    expect(responses.map((r) => r.body.results[0].replayed).sort()).toEqual([false, true]);
+    const { results } = await env.DB.prepare(
+      "SELECT id FROM results WHERE project_id = (SELECT id FROM projects WHERE slug = ?) ORDER BY id",
+    )
+      .bind(slug)
+      .all();
+    expect(results).toEqual([{ id: 7001 }, { id: 7002 }]);
   });
 });

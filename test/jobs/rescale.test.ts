@@ -9,6 +9,7 @@ import { env } from "cloudflare:workers";
 import { createExecutionContext, createScheduledController, waitOnExecutionContext } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import worker from "../../src/index";
+import { refreshSnapshots } from "../../src/jobs/kv-refresh";
 import { pass, result, setupProject, workunit } from "../api/helpers";
 
 const SAMPLES = 101;
@@ -70,5 +71,33 @@ describe("rescale", () => {
     expect(r.pfc_mode).toBe("normal");
     expect(r.explain).toMatchObject({ pfc_scale: 1.5, host_scale: 1 });
     expect(r.claimed_credit).toBeCloseTo((4.5e12 * 200) / 86400e9, 12);
+  });
+
+  it("a rescale that changes no scale marks nothing dirty for the KV refresh", async () => {
+    const { api, slug } = await projectWithSampledVersions();
+    const projectMarks = async () =>
+      (
+        await env.DB.prepare("SELECT count(*) AS n FROM kv_dirty WHERE subject = 'project' AND project_id = (SELECT id FROM projects WHERE slug = ?)")
+          .bind(slug)
+          .first<{ n: number }>()
+      )!.n;
+    await api.ok("POST", "/rescale", {});
+    expect(await projectMarks()).toBe(1); // the first rescale changed the scales
+    await refreshSnapshots(env, Date.now() / 1000);
+    expect(await projectMarks()).toBe(0);
+    // Same samples, same scales: nothing to republish.
+    await api.ok("POST", "/rescale", {});
+    expect(await projectMarks()).toBe(0);
+  });
+
+  it("leaves deprecated apps out, as BOINC's feeder enumerates only deprecated = 0", async () => {
+    const { api } = await projectWithSampledVersions();
+    await api.ok("PUT", "/apps/a", { deprecated: true });
+    const res = await api.ok("POST", "/rescale", {});
+    expect(res.apps.map((x: any) => x.name)).not.toContain("a");
+    // Version 1 keeps its unscaled 0 (it would be 1.5 if app "a" were rescaled).
+    const versions = (await api.ok("GET", "/app-versions")).app_versions;
+    expect(versions.find((v: any) => v.id === 1).pfc_scale).toBe(0);
+    expect(versions.find((v: any) => v.id === 2).pfc_scale).toBe(0);
   });
 });

@@ -9,6 +9,7 @@ import { dateOfDay } from "../../src/credit/history";
 import { expectError, setupProject } from "../api/helpers";
 import { call } from "../support/api";
 import { runCron } from "../support/cron";
+import { MONTH_END_NOW, ORDINARY_NOW, withFixedClock } from "../support/clock";
 import { replay } from "../support/replay";
 import { type TraceExpected, parseTrace, relativeError } from "../support/trace";
 import { DAY, daysAgo, decayed, passFor } from "./fixtures";
@@ -18,7 +19,11 @@ const publicGet = (slug: string, path: string) => call("GET", `/v1/projects/${sl
 const creditOf = (res: any): number =>
   res.workunits.flatMap((w: any) => w.results).reduce((s: number, r: any) => s + r.granted_credit, 0);
 
-describe("GET …/users/:id/history", () => {
+describe.each([
+  ["at noon mid-month", ORDINARY_NOW],
+  ["at 23:59:59 UTC on the last day of a month", MONTH_END_NOW],
+])("GET …/users/:id/history %s", (_, now) => {
+  withFixedClock(now);
   it("shows each day's credit, the running total and the RAC at each day's end", async () => {
     const { slug, api } = await setupProject("history");
     const who = { host: 10, user: 10 };
@@ -53,7 +58,7 @@ describe("GET …/users/:id/history", () => {
     // Default: the 30 days up to today, today's RAC at now.
     const recent = await publicGet(slug, "/users/10/history");
     expect(recent.body.days).toHaveLength(30);
-    expect(recent.body.days.at(-1).date).toBe(dateOfDay(Math.floor(Date.now() / 1000 / DAY)));
+    expect(recent.body.days.at(-1).date).toBe(dateOfDay(Math.floor(now / DAY)));
     expect(recent.body.days.at(-1).expavg_credit).toBeCloseTo(decayed(pair2, recent.body.as_of), 6);
 
     // A window older than the snapshot's year comes from D1 with the same numbers.

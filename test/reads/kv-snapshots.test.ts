@@ -163,6 +163,23 @@ describe("the KV refresh job", () => {
     expect(await marksOf(slug)).toEqual([]);
   });
 
+  it("shares a small budget round robin: two projects with many marks both get written in one run", async () => {
+    const busy = await setupProject("rrbusy");
+    const quiet = await setupProject("rrquiet");
+    await refreshSnapshots(env, Date.now() / 1000);
+    // The busy project's six holder marks are all older than the quiet one's.
+    for (const h of [50, 51, 52]) await busy.api.ok("POST", "/passes", passFor(daysAgo(0), h, { host: h, user: h }));
+    for (const h of [60, 61, 62]) await quiet.api.ok("POST", "/passes", passFor(daysAgo(0), h, { host: h, user: h }));
+    expect(await marksOf(busy.slug)).toHaveLength(7); // the project, 3 hosts, 3 users
+    expect(await marksOf(quiet.slug)).toHaveLength(7);
+
+    // A budget of 4 is too small for either project's snapshots, so holders share it: 2 each.
+    const report = await refreshSnapshots(env, Date.now() / 1000, 4);
+    expect(report).toMatchObject({ written: 4, failed: 0 });
+    expect(await marksOf(busy.slug)).toHaveLength(5);
+    expect(await marksOf(quiet.slug)).toHaveLength(5);
+  });
+
   it("keeps the mark of a snapshot whose KV write failed, and writes it on the next run", async () => {
     const { slug, api } = await setupProject("kvfail");
     await refreshSnapshots(env, Date.now() / 1000);

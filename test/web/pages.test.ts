@@ -7,6 +7,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { setupProject } from "../api/helpers";
 import { decayed, daysAgo, passFor } from "../reads/fixtures";
 import { ADMIN_TOKEN, call } from "../support/api";
+import { ORDINARY_NOW, withFixedClock } from "../support/clock";
 import { runCron } from "../support/cron";
 import { formatCount, formatCredit, formatRate, formatStatistic } from "../../src/web/format";
 import { dataOf, firstData, getPage, hrefs, section } from "./html";
@@ -17,6 +18,9 @@ const api = (path: string) => call("GET", `/v1${path}`).then((r) => r.body);
 /** A project with user 10 (team 3, named EVIL) on host 10, credited three days ago and yesterday. */
 let slug: string;
 let token: string;
+// A fixed day (the clock runs on from noon: the cron runs more than once), so the charts'
+// day buckets never depend on when the suite runs.
+withFixedClock(ORDINARY_NOW, true);
 beforeAll(async () => {
   const p = await setupProject("web");
   slug = p.slug;

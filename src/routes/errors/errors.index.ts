@@ -7,15 +7,16 @@
 import { OpenAPIHono, createRoute, z } from "@hono/zod-openapi";
 import { and, eq, sql } from "drizzle-orm";
 import { ERROR_OUTCOMES, errorEffect } from "../../credit/error-outcome";
-import { havKey, isAnonymousPlatform } from "../../credit/host-app-version-key";
-import { type OutcomeRow, ensureHostAppVersions, hostAppVersionChangeWrites, outcomeInserts } from "../../db/pass-writes";
 import { errorCountsAgainstHost } from "../../credit/fair-state";
 import { fairErrorWrites } from "../../db/fair-rows";
+import { havKey, isAnonymousPlatform } from "../../credit/host-app-version-key";
+import { type OutcomeRow, ensureHostAppVersions, hostAppVersionChangeWrites, outcomeInserts } from "../../db/pass-writes";
 import type { HostAppVersionKey } from "../../credit/host-app-version-key";
 import type { HostAppVersionChange } from "../../credit/pass";
 import { runBatch, isPrimaryKeyConflict } from "../../db/batch";
 import { appVersions, apps, hostAppVersions, results } from "../../db/schema";
 import { jsonList } from "../../db/sql-helpers";
+import type { Db } from "../../db/client";
 import type { AppEnv } from "../../env";
 import { requireProjectToken } from "../../http/auth";
 import { ApiError, type Issue, errorResponses } from "../../http/errors";
@@ -81,84 +82,93 @@ const route = createRoute({
   },
 });
 
+/** Two tries: the second sees what a concurrent request inserted first. */
+const ATTEMPTS = 2;
+
 export function mountErrors(app: OpenAPIHono<AppEnv>): void {
   app.use("/v1/projects/:slug/errors", requireProjectToken);
   app.openapi(route, async (c) => {
     const body = c.req.valid("json");
     const now = resolveNow(body.now);
-    const db = c.var.db;
-    const projectId = c.var.project.id;
-    const [appRows, versionRows, havRows, storedRows] = await db.batch([
-      db.select().from(apps).where(eq(apps.projectId, projectId)),
-      db.select({ id: appVersions.id, appId: appVersions.appId }).from(appVersions).where(eq(appVersions.projectId, projectId)),
-      db
-        .select({ hostId: hostAppVersions.hostId, appId: hostAppVersions.appId, appVersionId: hostAppVersions.appVersionId })
-        .from(hostAppVersions)
-        .where(and(eq(hostAppVersions.projectId, projectId), sql`${hostAppVersions.hostId} IN ${jsonList(body.results.map((r) => r.host_id))}`)),
-      db
-        .select({ id: results.id, fingerprint: results.fingerprint })
-        .from(results)
-        .where(and(eq(results.projectId, projectId), sql`${results.id} IN ${jsonList(body.results.map((r) => r.id))}`)),
-    ]);
-    const appIds = new Map(appRows.map((a) => [a.name, a.id]));
-    const versionApps = new Map(versionRows.map((v) => [v.id, v.appId]));
-    const existing = new Set(havRows.map(havKey));
-    const stored = new Map(storedRows.map((r) => [r.id, r.fingerprint]));
-
-    const missing: Issue[] = [];
-    const conflicts: Issue[] = [];
-    const inserts: OutcomeRow[] = [];
-    const changes: HostAppVersionChange[] = [];
-    const created: HostAppVersionKey[] = [];
-    const fairErrors: HostAppVersionKey[] = [];
-    const outcomes = [];
-    for (const [i, r] of body.results.entries()) {
-      const anonymous = isAnonymousPlatform(r.app_version_id);
-      const appId = anonymous ? appIds.get(r.app!) : versionApps.get(r.app_version_id);
-      if (appId === undefined) {
-        missing.push(
-          anonymous
-            ? { path: `results[${i}].app`, message: `unknown app '${r.app}'` }
-            : { path: `results[${i}].app_version_id`, message: `unknown app version ${r.app_version_id}` },
-        );
-        continue;
-      }
-      const fingerprint = await sha256Hex(JSON.stringify([r.host_id, r.app_version_id, appId, r.outcome, r.delay_bound ?? null]));
-      const held = stored.get(r.id);
-      if (held !== undefined) {
-        if (held !== fingerprint) conflicts.push({ path: `results[${i}]`, message: `result ${r.id} already has another outcome` });
-        outcomes.push({ id: r.id, outcome: r.outcome, replayed: true, consecutive_valid_reset: false });
-        continue;
-      }
-      const key = { hostId: r.host_id, appId, appVersionId: r.app_version_id };
-      const effect = errorEffect(r.outcome, existing.has(havKey(key)), r.delay_bound);
-      if (effect?.createIfMissing) {
-        existing.add(havKey(key));
-        created.push(key);
-      }
-      if (effect) changes.push({ ...key, samples: effect.samples, consecutiveValid: "reset" as const });
-      // The fair error rate (FAIR_MODE R0) counts where BOINC's statistics do.
-      if (effect && errorCountsAgainstHost(r.outcome)) fairErrors.push(key);
-      inserts.push({ id: r.id, appId, hostId: r.host_id, appVersionId: r.app_version_id, outcome: r.outcome, grantedCredit: 0, fingerprint });
-      outcomes.push({ id: r.id, outcome: r.outcome, replayed: false, consecutive_valid_reset: effect !== null });
-    }
-    if (missing.length > 0) throw new ApiError(404, "not_found", missing.map((m) => m.message).join("; "), missing);
-    if (conflicts.length > 0) throw new ApiError(409, "conflict", "results already have another outcome; nothing was written", conflicts);
-
-    const statements = [
-      ...outcomeInserts(projectId, now, inserts),
-      ...ensureHostAppVersions(projectId, created),
-      ...hostAppVersionChangeWrites(projectId, changes),
-      ...fairErrorWrites(projectId, fairErrors),
-    ];
-    try {
-      await runBatch(db, statements);
-    } catch (e) {
-      if (isPrimaryKeyConflict(e)) {
+    // An identical request racing this one may insert the same results first; read again and
+    // answer them as replays (409 only if their content differs), as a sequential retry would.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return c.json({ results: await recordErrors(c.var.db, c.var.project.id, body, now) }, 200);
+      } catch (e) {
+        if (!isPrimaryKeyConflict(e)) throw e;
+        if (attempt < ATTEMPTS) continue;
         throw new ApiError(409, "conflict", "a concurrent request recorded some of these results first; nothing was written");
       }
-      throw e;
     }
-    return c.json({ results: outcomes }, 200);
   });
+}
+
+/** Records the outcomes in one batch; throws the batch's error (a primary-key conflict included). */
+async function recordErrors(db: Db, projectId: number, body: z.infer<typeof ErrorsRequestSchema>, now: number) {
+  const [appRows, versionRows, havRows, storedRows] = await db.batch([
+    db.select().from(apps).where(eq(apps.projectId, projectId)),
+    db.select({ id: appVersions.id, appId: appVersions.appId }).from(appVersions).where(eq(appVersions.projectId, projectId)),
+    db
+      .select({ hostId: hostAppVersions.hostId, appId: hostAppVersions.appId, appVersionId: hostAppVersions.appVersionId })
+      .from(hostAppVersions)
+      .where(and(eq(hostAppVersions.projectId, projectId), sql`${hostAppVersions.hostId} IN ${jsonList(body.results.map((r) => r.host_id))}`)),
+    db
+      .select({ id: results.id, fingerprint: results.fingerprint })
+      .from(results)
+      .where(and(eq(results.projectId, projectId), sql`${results.id} IN ${jsonList(body.results.map((r) => r.id))}`)),
+  ]);
+  const appIds = new Map(appRows.map((a) => [a.name, a.id]));
+  const versionApps = new Map(versionRows.map((v) => [v.id, v.appId]));
+  const existing = new Set(havRows.map(havKey));
+  const stored = new Map(storedRows.map((r) => [r.id, r.fingerprint]));
+
+  const missing: Issue[] = [];
+  const conflicts: Issue[] = [];
+  const inserts: OutcomeRow[] = [];
+  const changes: HostAppVersionChange[] = [];
+  const created: HostAppVersionKey[] = [];
+  const fairErrors: HostAppVersionKey[] = [];
+  const outcomes = [];
+  for (const [i, r] of body.results.entries()) {
+    const anonymous = isAnonymousPlatform(r.app_version_id);
+    const appId = anonymous ? appIds.get(r.app!) : versionApps.get(r.app_version_id);
+    if (appId === undefined) {
+      missing.push(
+        anonymous
+          ? { path: `results[${i}].app`, message: `unknown app '${r.app}'` }
+          : { path: `results[${i}].app_version_id`, message: `unknown app version ${r.app_version_id}` },
+      );
+      continue;
+    }
+    const fingerprint = await sha256Hex(JSON.stringify([r.host_id, r.app_version_id, appId, r.outcome, r.delay_bound ?? null]));
+    const held = stored.get(r.id);
+    if (held !== undefined) {
+      if (held !== fingerprint) conflicts.push({ path: `results[${i}]`, message: `result ${r.id} already has another outcome` });
+      outcomes.push({ id: r.id, outcome: r.outcome, replayed: true, consecutive_valid_reset: false });
+      continue;
+    }
+    const key = { hostId: r.host_id, appId, appVersionId: r.app_version_id };
+    const effect = errorEffect(r.outcome, existing.has(havKey(key)), r.delay_bound);
+    if (effect?.createIfMissing) {
+      existing.add(havKey(key));
+      created.push(key);
+    }
+    if (effect) changes.push({ ...key, samples: effect.samples, consecutiveValid: "reset" as const });
+    // The fair error rate (FAIR_MODE R0) counts where BOINC's statistics do.
+    if (effect && errorCountsAgainstHost(r.outcome)) fairErrors.push(key);
+    inserts.push({ id: r.id, appId, hostId: r.host_id, appVersionId: r.app_version_id, outcome: r.outcome, grantedCredit: 0, fingerprint });
+    outcomes.push({ id: r.id, outcome: r.outcome, replayed: false, consecutive_valid_reset: effect !== null });
+  }
+  if (missing.length > 0) throw new ApiError(404, "not_found", missing.map((m) => m.message).join("; "), missing);
+  if (conflicts.length > 0) throw new ApiError(409, "conflict", "results already have another outcome; nothing was written", conflicts);
+
+  const statements = [
+    ...outcomeInserts(projectId, now, inserts),
+    ...ensureHostAppVersions(projectId, created),
+    ...hostAppVersionChangeWrites(projectId, changes),
+    ...fairErrorWrites(projectId, fairErrors),
+  ];
+  await runBatch(db, statements);
+  return outcomes;
 }

@@ -1,0 +1,65 @@
+/**
+ * Every status a route can answer is in its OpenAPI declaration. Each route in the Worker's
+ * route table must be in /openapi.json; then each documented route is called the ways a
+ * careless client calls it (no token, a wrong token, another project's token, an unknown
+ * project, malformed ids, a broken body, a wrong content type, an empty body) and every
+ * status seen must be declared for that route.
+ */
+import { describe, expect, it } from "vitest";
+import { createApp } from "../../src/app";
+import { setupProject } from "../api/helpers";
+import { ADMIN_TOKEN, call } from "../support/api";
+
+type Operation = { responses: Record<string, unknown>; requestBody?: { content: Record<string, unknown> }; security?: unknown[] };
+
+/** `/v1/projects/{slug}/hosts/{id}` in OpenAPI is `/v1/projects/:slug/hosts/:id` in the route table. */
+const toOpenApiPath = (path: string) => path.replace(/:([A-Za-z_]+)(\{[^}]*\})?/g, "{$1}");
+
+describe("OpenAPI declares every status", () => {
+  it("every /v1 route of the route table is documented in /openapi.json", async () => {
+    const { body: doc } = await call("GET", "/openapi.json");
+    const undocumented = createApp()
+      .routes.filter((r) => r.method !== "ALL" && r.path.startsWith("/v1/"))
+      .map((r) => `${r.method} ${toOpenApiPath(r.path)}`)
+      .filter((key) => {
+        const [method, path] = key.split(" ") as [string, string];
+        return !doc.paths[path]?.[method.toLowerCase()];
+      });
+    expect(undocumented).toEqual([]);
+  });
+
+  it("calling every route with bad input answers only declared statuses", { timeout: 120_000 }, async () => {
+    const mine = await setupProject("declared");
+    const other = await setupProject("declared-other");
+    const { body: doc } = await call("GET", "/openapi.json");
+    const undeclared: string[] = [];
+    for (const [path, methods] of Object.entries<Record<string, Operation>>(doc.paths)) {
+      for (const [method, op] of Object.entries(methods)) {
+        const declared = new Set(Object.keys(op.responses));
+        const url = (slug: string, id: string) => path.replace("{slug}", slug).replace(/\{[^}]+\}/g, id);
+        const jsonBody = op.requestBody?.content["application/json"] !== undefined;
+        const attempts: [string, Parameters<typeof call>[2], string][] = [
+          ["no token", {}, url(mine.slug, "1")],
+          ["a wrong token", { token: "cbl_not-a-token" }, url(mine.slug, "1")],
+          ["another project's token", { token: other.token }, url(mine.slug, "1")],
+          ["an unknown project", { token: ADMIN_TOKEN }, url("no-such-project", "1")],
+          ["malformed ids", { token: mine.token }, url(mine.slug, "-1x")],
+          ["ids beyond 2^53", { token: mine.token }, url(mine.slug, "9007199254740993")],
+        ];
+        if (jsonBody) {
+          attempts.push(
+            ["broken JSON", { token: mine.token, rawBody: "{" }, url(mine.slug, "1")],
+            ["text/plain", { token: mine.token, rawBody: "{}", contentType: "text/plain" }, url(mine.slug, "1")],
+            ["an empty object", { token: mine.token, body: {} }, url(mine.slug, "1")],
+            ["the admin token", { token: ADMIN_TOKEN, body: {} }, url(mine.slug, "1")],
+          );
+        }
+        for (const [what, opts, target] of attempts) {
+          const res = await call(method.toUpperCase(), target, opts);
+          if (!declared.has(String(res.status))) undeclared.push(`${method.toUpperCase()} ${path} with ${what}: ${res.status}`);
+        }
+      }
+    }
+    expect(undeclared).toEqual([]);
+  });
+});
