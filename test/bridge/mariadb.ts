@@ -6,11 +6,11 @@
 import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
-import { createServer } from "node:net";
 import { tmpdir, userInfo } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import mysql from "mysql2/promise";
+import { freePort } from "../browser/wrangler-dev";
 
 const SERVER = ["/usr/sbin/mariadbd", "/usr/bin/mariadbd"].find(existsSync);
 const INSTALL = ["/usr/bin/mariadb-install-db", "/usr/bin/mysql_install_db"].find(existsSync);
@@ -27,17 +27,6 @@ export interface MariaDb {
   /** A connection as root over the socket (to create and load the test database). */
   root(database?: string): Promise<mysql.Connection>;
   stop(): Promise<void>;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() => (typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port"))));
-    });
-  });
 }
 
 export async function startMariaDb(timeoutMs = 60_000): Promise<MariaDb> {

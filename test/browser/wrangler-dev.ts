@@ -28,7 +28,7 @@ export interface WranglerDev {
 }
 
 /** A port nothing listens on right now (the OS picks it). */
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once("error", reject);
