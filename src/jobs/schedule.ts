@@ -32,11 +32,7 @@ export const JOBS: readonly Job[] = [
     // Trickle credit's FLOPS bounds move slowly: with the rescale, not per message.
     name: "fpops-percentiles",
     cron: "*/10 * * * *",
-    run: async (env, now) => {
-      const lines = [];
-      for (const db of allDatabases(env)) lines.push(await refreshAllFpopsPercentiles(db, now));
-      return lines.join("; ");
-    },
+    run: (env, now) => inEachDatabase(env, (db) => refreshAllFpopsPercentiles(db, now)),
   },
   {
     // After rescale, so that a manual run publishes the new scales at once.
@@ -69,21 +65,13 @@ export const JOBS: readonly Job[] = [
     // Daily, as BOINC's db_dump task.
     name: "stats-export",
     cron: "40 0 * * *",
-    run: async (env, now) => {
-      const lines = [];
-      for (const db of allDatabases(env)) lines.push(await exportAllStats(db, env.KV, now));
-      return lines.join("; ");
-    },
+    run: (env, now) => inEachDatabase(env, (db) => exportAllStats(db, env.KV, now)),
   },
   {
     // Hourly: a large project's day of results is purged in 24 small runs, not one big one.
     name: "retention",
     cron: "50 * * * *",
-    run: async (env, now) => {
-      const lines = [];
-      for (const db of allDatabases(env)) lines.push(describePurge(await runRetention(db, now, retentionSettings(env))));
-      return lines.join("; ");
-    },
+    run: (env, now) => inEachDatabase(env, async (db) => describePurge(await runRetention(db, now, retentionSettings(env)))),
   },
 ];
 
@@ -92,6 +80,13 @@ async function sum(env: Env, job: (db: Db) => Promise<number>): Promise<number> 
   let n = 0;
   for (const db of allDatabases(env)) n += await job(db);
   return n;
+}
+
+/** A job run over every database in turn (each handles the projects that live in it), its log lines joined. */
+async function inEachDatabase(env: Env, job: (db: Db) => Promise<string>): Promise<string> {
+  const lines: string[] = [];
+  for (const db of allDatabases(env)) lines.push(await job(db));
+  return lines.join("; ");
 }
 
 export function jobsFor(cron: string): readonly Job[] {
