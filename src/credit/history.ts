@@ -3,6 +3,7 @@
  * dense series with, for each day, the credit granted, the total and the RAC at its end.
  */
 import { SECONDS_PER_DAY } from "./constants";
+import { firstDayOfMonth, foldMonths, monthOfDay } from "./history-months";
 import { decayedRecentAverage } from "./recent-average";
 
 /** Days since 1970-01-01 UTC. */
@@ -29,13 +30,17 @@ export interface DayBucket {
   readonly expavgTime: number;
 }
 
+export type HistoryPeriod = "day" | "month";
+
 export interface HistoryDay {
+  /** The day, or a month's first day. */
   readonly date: string;
-  /** Credit granted that day. */
+  readonly period: HistoryPeriod;
+  /** Credit granted that day (month). */
   readonly credit: number;
-  /** Total credit at the end of the day. */
+  /** Total credit at the end of the day (month). */
   readonly total_credit: number;
-  /** RAC at the end of the day (today: at `now`). */
+  /** RAC at the end of the day or month (today: at `now`). */
   readonly expavg_credit: number;
 }
 
@@ -54,27 +59,54 @@ export function historyWindow(query: { days?: number | undefined; end?: string |
   return { firstDay: lastDay - ((query.days ?? DEFAULT_HISTORY_DAYS) - 1), lastDay, now };
 }
 
-/**
- * `buckets` (ascending by day) must hold every bucket from `firstDay` on, and the last one
- * before it if any (it carries the RAC into the window). The total at the end of a day is the
- * current total less the credit of the days after it, counted back from the end, so the
- * last day's total is the subject's total itself.
- */
-export function dailyHistory(buckets: readonly DayBucket[], totalCredit: number, w: HistoryWindow): HistoryDay[] {
-  const byDay = new Map(buckets.filter((b) => b.day >= w.firstDay).map((b) => [b.day, b]));
-  let latest = buckets.filter((b) => b.day < w.firstDay).at(-1);
-  const rac: number[] = [];
-  for (let day = w.firstDay; day <= w.lastDay; day++) {
-    latest = byDay.get(day) ?? latest;
-    const endOfDay = Math.min((day + 1) * SECONDS_PER_DAY, w.now);
-    rac.push(latest ? decayedRecentAverage(latest, endOfDay) : 0);
+interface Period {
+  readonly first: number;
+  readonly last: number;
+  readonly period: HistoryPeriod;
+}
+
+/** The window's periods: whole months before `monthlyBefore` (a month's first day), days from it. */
+function periodsOf(w: HistoryWindow, monthlyBefore: number): Period[] {
+  const out: Period[] = [];
+  if (w.firstDay < monthlyBefore) {
+    const lastMonth = monthOfDay(Math.min(w.lastDay, monthlyBefore - 1));
+    for (let m = monthOfDay(w.firstDay); m <= lastMonth; m++) {
+      out.push({ first: firstDayOfMonth(m), last: firstDayOfMonth(m + 1) - 1, period: "month" });
+    }
   }
-  let total = totalCredit - buckets.filter((b) => b.day > w.lastDay).reduce((sum, b) => sum + b.credit, 0);
-  const days: HistoryDay[] = [];
-  for (let day = w.lastDay; day >= w.firstDay; day--) {
-    const credit = byDay.get(day)?.credit ?? 0;
-    days.push({ date: dateOfDay(day), credit, total_credit: total, expavg_credit: rac[day - w.firstDay]! });
+  for (let day = Math.max(w.firstDay, monthlyBefore); day <= w.lastDay; day++) out.push({ first: day, last: day, period: "day" });
+  return out;
+}
+
+/**
+ * `buckets` (ascending by day; monthly buckets dated at their month's first day) must hold
+ * every bucket from the window's first period on, and the last one before it if any (it
+ * carries the RAC into the window). Before `monthlyBefore` the history is kept by month, so
+ * that part of the window comes as whole months. The total at the end of a period is the
+ * current total less the credit of the periods after it, counted back from the end, so the
+ * last period's total is the subject's total itself.
+ */
+export function dailyHistory(buckets: readonly DayBucket[], totalCredit: number, w: HistoryWindow, monthlyBefore = 0): HistoryDay[] {
+  const periods = periodsOf(w, monthlyBefore);
+  const start = periods[0]?.first ?? w.firstDay;
+  const end = periods.at(-1)?.last ?? w.lastDay;
+  const folded = foldMonths(buckets, monthlyBefore);
+  // After folding, each period has at most one bucket, dated at the period's first day.
+  const byStart = new Map(folded.filter((b) => b.day >= start).map((b) => [b.day, b]));
+  let latest = folded.filter((b) => b.day < start).at(-1);
+  const rac: number[] = [];
+  for (const p of periods) {
+    latest = byStart.get(p.first) ?? latest;
+    const endOfPeriod = Math.min((p.last + 1) * SECONDS_PER_DAY, w.now);
+    rac.push(latest ? decayedRecentAverage(latest, endOfPeriod) : 0);
+  }
+  let total = totalCredit - folded.filter((b) => b.day > end).reduce((sum, b) => sum + b.credit, 0);
+  const out: HistoryDay[] = [];
+  for (let i = periods.length - 1; i >= 0; i--) {
+    const p = periods[i]!;
+    const credit = byStart.get(p.first)?.credit ?? 0;
+    out.push({ date: dateOfDay(p.first), period: p.period, credit, total_credit: total, expavg_credit: rac[i]! });
     total -= credit;
   }
-  return days.reverse();
+  return out.reverse();
 }

@@ -20,6 +20,7 @@ import {
   CREDIT_POLICIES,
   DEFAULT_MAX_GRANTED_CREDIT,
   DEFAULT_MIN_AVG_PFC,
+  DEFAULT_DAILY_HISTORY_DAYS,
   DEFAULT_RESULT_RETENTION_DAYS,
   FAIR,
   GPU_ONLY_SCALES,
@@ -59,6 +60,16 @@ export const projects = sqliteTable("projects", {
    * results sent before it, so a pass naming a result sent before it is refused (410).
    */
   purgedBefore: real("purged_before").notNull().default(0),
+  /** Daily history buckets are kept this many days; older whole months roll up (credit_history_monthly). */
+  dailyHistoryDays: integer("daily_history_days").notNull().default(DEFAULT_DAILY_HISTORY_DAYS),
+  /**
+   * Day number (a month's first day) before which history reads as monthly buckets: raised by
+   * the roll-up in the batch that first moves days into months, so a read never sees a month
+   * half rolled up (it sums the days and the monthly row of each month before it).
+   */
+  historyMonthlyBefore: integer("history_monthly_before").notNull().default(0),
+  /** The roll-up has folded every daily row before this day (it stops scanning until the next month is due). */
+  historyRolledBefore: integer("history_rolled_before").notNull().default(0),
   /**
    * Registry row: the D1 binding that holds the project's rows (null: this database). The
    * copy of the row in that database has null (src/db/project-db.ts).
@@ -356,6 +367,24 @@ export const creditHistory = sqliteTable(
     ...recentAverage(),
   },
   (t) => [primaryKey({ columns: [t.projectId, t.subject, t.entityId, t.day] })],
+);
+
+/**
+ * History older than the project's daily span, one bucket per subject and month: the days'
+ * credit summed, and the latest RAC pair among them (src/jobs/history-rollup.ts).
+ */
+export const creditHistoryMonthly = sqliteTable(
+  "credit_history_monthly",
+  {
+    projectId: projectId(),
+    subject: text("subject", { enum: CREDIT_SUBJECTS }).notNull(),
+    entityId: integer("entity_id").notNull(),
+    /** Months since 1970-01 (UTC): (year − 1970) × 12 + month − 1. */
+    month: integer("month").notNull(),
+    credit: real("credit").notNull().default(0),
+    ...recentAverage(),
+  },
+  (t) => [primaryKey({ columns: [t.projectId, t.subject, t.entityId, t.month] })],
 );
 
 /**

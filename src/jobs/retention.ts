@@ -1,7 +1,7 @@
 /**
  * Retention (docs/storage.md): deletes what is past its window, a bounded number of chunks
  * per table and run, so the database stays flat while totals, RAC and history are untouched
- * (they never read these rows).
+ * (they never read these rows); and rolls old daily history up into months (history-rollup.ts).
  *
  * Exactly-once after a purge: a result row is purged once decided before `cutoff`, so it was
  * received (and sent) before cutoff + clock skew; the same batch first raises the project's
@@ -23,6 +23,7 @@ import { purgeAmRpcs, purgeAudit, purgeResults, purgeWorkunits, raiseHorizon } f
 import { projects } from "../db/schema";
 import { livesHere } from "../db/project-db";
 import type { Env } from "../env";
+import { rollUpProject } from "./history-rollup";
 
 export interface RetentionSettings {
   readonly auditDays: number;
@@ -50,6 +51,8 @@ export interface PurgeCounts {
   workunits: number;
   audit: number;
   amRpcs: number;
+  /** Day history rows folded into monthly buckets. */
+  historyDays: number;
 }
 
 /** Runs one statement chunk after chunk until it deletes less than a chunk or the run's budget is spent. */
@@ -87,15 +90,22 @@ export async function purgeProject(
 }
 
 export async function runRetention(db: Db, now: number, settings: RetentionSettings): Promise<PurgeCounts> {
-  const counts: PurgeCounts = { results: 0, workunits: 0, audit: 0, amRpcs: 0 };
+  const counts: PurgeCounts = { results: 0, workunits: 0, audit: 0, amRpcs: 0, historyDays: 0 };
   const rows = await db
-    .select({ id: projects.id, resultRetentionDays: projects.resultRetentionDays, clock: projects.expavgTime })
+    .select({
+      id: projects.id,
+      resultRetentionDays: projects.resultRetentionDays,
+      dailyHistoryDays: projects.dailyHistoryDays,
+      historyRolledBefore: projects.historyRolledBefore,
+      clock: projects.expavgTime,
+    })
     .from(projects)
     .where(livesHere);
   for (const project of rows) {
     const purged = await purgeProject(db, project, now, settings);
     counts.results += purged.results;
     counts.workunits += purged.workunits;
+    counts.historyDays += await rollUpProject(db, project, now, settings);
   }
   [counts.audit = 0] = await drain(db, settings, (limit) => [purgeAudit(now - settings.auditDays * SECONDS_PER_DAY, limit)]);
   [counts.amRpcs = 0] = await drain(db, settings, (limit) => [purgeAmRpcs(now - settings.amRpcDays * SECONDS_PER_DAY, limit)]);
@@ -103,5 +113,5 @@ export async function runRetention(db: Db, now: number, settings: RetentionSetti
 }
 
 export function describePurge(c: PurgeCounts): string {
-  return `purged ${c.results} results, ${c.workunits} workunits, ${c.audit} audit rows, ${c.amRpcs} account-manager RPCs`;
+  return `purged ${c.results} results, ${c.workunits} workunits, ${c.audit} audit rows, ${c.amRpcs} account-manager RPCs; rolled ${c.historyDays} history days into months`;
 }

@@ -6,7 +6,12 @@ import { requireAdmin } from "../../http/auth";
 import { ApiError, errorResponses } from "../../http/errors";
 import { newProjectToken, sha256Hex } from "../../http/tokens";
 import { SlugSchema, serverNow } from "../common";
-import { DEFAULT_RESULT_RETENTION_DAYS } from "../../credit/constants";
+import {
+  DEFAULT_DAILY_HISTORY_DAYS,
+  DEFAULT_RESULT_RETENTION_DAYS,
+  MAX_DAILY_HISTORY_DAYS,
+  MIN_DAILY_HISTORY_DAYS,
+} from "../../credit/constants";
 import { isPrimaryKeyConflict } from "../../db/batch";
 import type { Db } from "../../db/client";
 import { DEFAULT_BINDING, databaseBindings, projectDatabase } from "../../db/project-db";
@@ -25,6 +30,15 @@ const CreateProjectSchema = z
       .optional()
       .openapi({
         description: `Days decided results are kept (the idempotency window; default ${DEFAULT_RESULT_RETENTION_DAYS}). A pass naming a result sent before the purged range is refused with 410.`,
+      }),
+    daily_history_days: z
+      .number()
+      .int()
+      .min(MIN_DAILY_HISTORY_DAYS)
+      .max(MAX_DAILY_HISTORY_DAYS)
+      .optional()
+      .openapi({
+        description: `Days daily credit history is kept as days (default ${DEFAULT_DAILY_HISTORY_DAYS}); older whole months roll up into monthly buckets.`,
       }),
     database: z
       .string()
@@ -97,6 +111,7 @@ export function mountProjects(app: OpenAPIHono<AppEnv>): void {
       // The project's RAC clock starts at its creation, like a host's or a user's.
       expavgTime: now,
       ...(body.result_retention_days === undefined ? {} : { resultRetentionDays: body.result_retention_days }),
+      ...(body.daily_history_days === undefined ? {} : { dailyHistoryDays: body.daily_history_days }),
     };
     try {
       // The project, its first token and its KV mark in one atomic batch: never a project
