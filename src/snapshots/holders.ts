@@ -4,8 +4,20 @@
  */
 import { type AnyColumn, type SQL, and, asc, eq, gte, lt, max, sql } from "drizzle-orm";
 import type { DayBucket } from "../credit/history";
+import { firstDayOfMonth, monthOfDay } from "../credit/history-months";
 import type { Db } from "../db/client";
-import { type CreditSubject, apps, creditHistory, creditTeams, creditUsers, hosts, teams, users } from "../db/schema";
+import {
+  type CreditSubject,
+  apps,
+  creditHistory,
+  creditHistoryMonthly,
+  creditTeams,
+  creditUsers,
+  hosts,
+  projects,
+  teams,
+  users,
+} from "../db/schema";
 import { jsonList } from "../db/sql-helpers";
 import type { HolderKind } from "./keys";
 
@@ -20,10 +32,20 @@ export interface AppCredit {
   readonly jobs: number;
 }
 
-/** Days with grants from `from_day` on, plus the last one before it (it carries the RAC in). */
+/**
+ * Days with grants from `from_day` (a month's first day) on, plus the last one before it (it
+ * carries the RAC in); monthly buckets among them are dated at their month's first day.
+ */
 export interface StoredHistory {
   readonly from_day: number;
   readonly buckets: readonly DayBucket[];
+  /** The project's history_monthly_before: buckets before it are read as months (absent in older snapshots: 0). */
+  readonly monthly_before?: number;
+}
+
+/** Where a history read starts: the first day of `day`'s month, so that a month before the boundary is read whole. */
+export function historyStart(day: number): number {
+  return firstDayOfMonth(monthOfDay(day));
 }
 
 export interface HolderSnapshot {
@@ -46,20 +68,31 @@ const tables = { hosts, users, teams } as const;
 export const SUBJECT_OF_KIND: Record<HolderKind, CreditSubject> = { hosts: "host", users: "user", teams: "team" };
 
 /**
- * The two queries for the history of subjects from `fromDay` on (and each one's last bucket
- * before it), to go into the caller's batch so the history is read at the same moment as the
- * totals beside it. `projectId` may be a subquery.
+ * The queries for the history of subjects from `fromDay` (a month's first day: historyStart)
+ * on, and each one's last day and month before it, and the project's monthly boundary: to go
+ * into the caller's batch so the history is read at the same moment as the totals beside it.
+ * `projectId` may be a subquery.
  */
 export function historyQueries(db: Db, projectId: number | SQL, subject: CreditSubject, ids: readonly number[], fromDay: number) {
   const h = creditHistory;
+  const m = creditHistoryMonthly;
   const of = and(eq(h.projectId, projectId as number), eq(h.subject, subject), among(h.entityId, ids));
+  const ofMonths = and(eq(m.projectId, projectId as number), eq(m.subject, subject), among(m.entityId, ids));
+  const fromMonth = monthOfDay(fromDay);
   const lastBefore = db
     .select({ entityId: h.entityId, day: max(h.day).as("last_day") })
     .from(h)
     .where(and(of, lt(h.day, fromDay)))
     .groupBy(h.entityId)
     .as("last_before");
+  const lastMonthBefore = db
+    .select({ entityId: m.entityId, month: max(m.month).as("last_month") })
+    .from(m)
+    .where(and(ofMonths, lt(m.month, fromMonth)))
+    .groupBy(m.entityId)
+    .as("last_month_before");
   const bucket = { entityId: h.entityId, day: h.day, credit: h.credit, expavgCredit: h.expavgCredit, expavgTime: h.expavgTime };
+  const monthBucket = { entityId: m.entityId, month: m.month, credit: m.credit, expavgCredit: m.expavgCredit, expavgTime: m.expavgTime };
   return [
     db
       .select(bucket)
@@ -67,16 +100,27 @@ export function historyQueries(db: Db, projectId: number | SQL, subject: CreditS
       .innerJoin(lastBefore, and(eq(h.entityId, lastBefore.entityId), eq(h.day, lastBefore.day)))
       .where(of),
     db.select(bucket).from(h).where(and(of, gte(h.day, fromDay))).orderBy(asc(h.entityId), asc(h.day)),
+    db
+      .select(monthBucket)
+      .from(m)
+      .innerJoin(lastMonthBefore, and(eq(m.entityId, lastMonthBefore.entityId), eq(m.month, lastMonthBefore.month)))
+      .where(ofMonths),
+    db.select(monthBucket).from(m).where(and(ofMonths, gte(m.month, fromMonth))),
+    db.select({ monthlyBefore: projects.historyMonthlyBefore }).from(projects).where(eq(projects.id, projectId as number)),
   ] as const;
 }
 
 type BucketRow = DayBucket & { entityId: number };
+type MonthRow = Omit<DayBucket, "day"> & { entityId: number; month: number };
+export type HistoryRows = readonly [BucketRow[], BucketRow[], MonthRow[], MonthRow[], { monthlyBefore: number }[]];
 
-/** Each subject's buckets from what `historyQueries` read (carried bucket first). */
-export function historiesFrom(ids: readonly number[], carried: readonly BucketRow[], recent: readonly BucketRow[]): Map<number, DayBucket[]> {
+/** Each subject's buckets (ascending by day, months dated at their first day) from what `historyQueries` read. */
+export function historiesFrom(ids: readonly number[], [carried, recent, carriedMonths, months, boundary]: HistoryRows) {
   const out = new Map<number, DayBucket[]>(ids.map((id) => [id, []]));
-  for (const { entityId, ...b } of [...carried, ...recent]) out.get(entityId)?.push(b);
-  return out;
+  const asBucket = ({ month, ...b }: MonthRow): BucketRow => ({ ...b, day: firstDayOfMonth(month) });
+  const all = [...carriedMonths.map(asBucket), ...carried, ...months.map(asBucket), ...recent].sort((a, b) => a.day - b.day);
+  for (const { entityId, ...b } of all) out.get(entityId)?.push(b);
+  return { buckets: out, monthlyBefore: boundary[0]?.monthlyBefore ?? 0 };
 }
 
 function appCreditQuery(db: Db, projectId: number, kind: "users" | "teams", ids: readonly number[]) {
@@ -132,23 +176,24 @@ export async function loadHolderSnapshots(
     .select()
     .from(table)
     .where(and(eq(table.projectId, projectId), among(table.id, ids)));
-  const [carriedQ, recentQ] = historyQueries(db, projectId, SUBJECT_OF_KIND[kind], ids, fromDay);
-  let rows: HolderRow[], carried: BucketRow[], recent: BucketRow[];
+  const start = historyStart(fromDay);
+  const history = historyQueries(db, projectId, SUBJECT_OF_KIND[kind], ids, start);
+  let rows: HolderRow[], historyRows: HistoryRows;
   let appCredit: Map<number, AppCredit[]> | null = null;
   if (kind === "hosts") {
-    [rows, carried, recent] = await db.batch([holderRows, carriedQ, recentQ]);
+    [rows, ...historyRows] = await db.batch([holderRows, ...history]);
   } else {
     let creditRows: AppCreditRow[];
-    [rows, carried, recent, creditRows] = await db.batch([holderRows, carriedQ, recentQ, appCreditQuery(db, projectId, kind, ids)]);
+    [rows, creditRows, ...historyRows] = await db.batch([holderRows, appCreditQuery(db, projectId, kind, ids), ...history]);
     appCredit = appCreditFrom(ids, creditRows);
   }
-  const histories = historiesFrom(ids, carried, recent);
+  const histories = historiesFrom(ids, historyRows);
   const out = new Map<number, HolderSnapshot>();
   for (const row of rows) {
     out.set(row.id, {
       ...holderFromRow(kind, row),
       ...(appCredit ? { apps: appCredit.get(row.id) ?? [] } : {}),
-      history: { from_day: fromDay, buckets: histories.get(row.id) ?? [] },
+      history: { from_day: start, buckets: histories.buckets.get(row.id) ?? [], monthly_before: histories.monthlyBefore },
     });
   }
   return out;

@@ -3,7 +3,7 @@ import { asc, eq, sql } from "drizzle-orm";
 import { livesHere } from "../db/project-db";
 import type { Db } from "../db/client";
 import { projects } from "../db/schema";
-import { type StoredHistory, historiesFrom, historyQueries } from "./holders";
+import { type HistoryRows, type StoredHistory, historiesFrom, historyQueries, historyStart } from "./holders";
 
 export interface ProjectSummary {
   readonly slug: string;
@@ -46,13 +46,17 @@ function summary(p: ProjectRow): ProjectSummary & { id: number } {
 export async function loadProjectSnapshot(db: Db, slug: string, fromDay: number): Promise<ProjectSnapshot | null> {
   // One D1 batch (one transaction), so the totals and the history come from the same moment.
   const projectId = sql`(SELECT ${projects.id} FROM ${projects} WHERE ${projects.slug} = ${slug})`;
-  const [[row], carried, recent] = await db.batch([
+  const start = historyStart(fromDay);
+  const [[row], ...historyRows] = await db.batch([
     db.select().from(projects).where(eq(projects.slug, slug)),
-    ...historyQueries(db, projectId, "project", [0], fromDay),
+    ...historyQueries(db, projectId, "project", [0], start),
   ]);
   if (!row) return null;
-  const histories = historiesFrom([0], carried, recent);
-  return { ...summary(row), history: { from_day: fromDay, buckets: histories.get(0) ?? [] } };
+  const histories = historiesFrom([0], historyRows as HistoryRows);
+  return {
+    ...summary(row),
+    history: { from_day: start, buckets: histories.buckets.get(0) ?? [], monthly_before: histories.monthlyBefore },
+  };
 }
 
 /** Every project, from every database (each lists the projects that live in it), by slug. */

@@ -6,6 +6,8 @@
 
 export interface ChartDay {
   readonly date: string;
+  /** A day, or (history older than the project's daily span) a whole month dated at its first day. */
+  readonly period?: "day" | "month";
   /** Credit granted that day: a bar. */
   readonly credit: number;
   /** RAC at the day's end: a point of the line. Same unit (credit per day), same axis. */

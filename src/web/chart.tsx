@@ -9,6 +9,12 @@ import { formatCompact, formatCredit, formatRate } from "./format";
 // Room on the left for labels such as "2.5 k" even at the larger type of narrow screens.
 const BOX: ChartBox = { width: 640, height: 260, padLeft: 64, padRight: 12, padTop: 12, padBottom: 32 };
 
+/** The first day charted as a day when the chart starts with months, else null. */
+function monthlyUntil(days: readonly ChartDay[]): string | null {
+  if (days[0]?.period !== "month") return null;
+  return days.find((d) => d.period !== "month")?.date ?? "today";
+}
+
 export function CreditChart(props: { days: readonly ChartDay[]; label: string }) {
   const l = layoutChart(props.days, BOX);
   const bottom = l.plot.top + l.plot.height;
@@ -51,6 +57,11 @@ export function CreditChart(props: { days: readonly ChartDay[]; label: string })
       </svg>
       <figcaption>
         <span class="key key-credit" /> credit granted per day (UTC) <span class="key key-rac" /> RAC at the day's end
+        {monthlyUntil(props.days) === null ? null : (
+          <span class="monthly-note">
+            {` Before ${monthlyUntil(props.days)}, history is kept as monthly totals: each bar there is a whole month's credit, dated at the month's first day.`}
+          </span>
+        )}
       </figcaption>
     </figure>
   );

@@ -60,7 +60,7 @@ export async function holderPage(c: Ctx, kind: HolderKind) {
       owner={owner}
       amCredit={amCredit}
       window={days}
-      days={chartDays(history.buckets, holder.total_credit, days, now)}
+      days={chartDays(history, holder.total_credit, days, now)}
       asOf={now}
       snapshotTime={read.takenAt}
     />,

@@ -42,7 +42,7 @@ export async function projectPage(c: Ctx) {
       boards={shown}
       by={by}
       window={days}
-      days={chartDays(project.data.history.buckets, project.data.total_credit, days, now)}
+      days={chartDays(project.data.history, project.data.total_credit, days, now)}
       asOf={now}
       snapshotTime={Math.min(project.takenAt, apps.takenAt, versions.takenAt, ...boards.map((b) => b.takenAt))}
     />,

@@ -53,8 +53,8 @@ describe("dailyHistory", () => {
     expect(today!.expavg_credit).toBeCloseTo(6 * halfLives(3 * 3600), 12);
     const early = dailyHistory(buckets, 14, { firstDay: 90, lastDay: 91, now });
     expect(early).toEqual([
-      { date: dateOfDay(90), credit: 0, total_credit: 0, expavg_credit: 0 },
-      { date: dateOfDay(91), credit: 0, total_credit: 0, expavg_credit: 0 },
+      { date: dateOfDay(90), period: "day", credit: 0, total_credit: 0, expavg_credit: 0 },
+      { date: dateOfDay(91), period: "day", credit: 0, total_credit: 0, expavg_credit: 0 },
     ]);
   });
 

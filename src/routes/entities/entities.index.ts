@@ -109,7 +109,7 @@ function mountKind(app: OpenAPIHono<AppEnv>, kind: HolderKind): void {
       const loaded = await loadHolderSnapshots(c.var.db, c.var.project.id, kind, [id], window.firstDay);
       read = { data: loaded.get(id) ?? read.data, takenAt: window.now, version: `${read.version}.${Math.floor(window.now)}` };
     }
-    const body = historyBody(read.data.history.buckets, read.data.total_credit, window, read.takenAt);
+    const body = historyBody(read.data.history, read.data.total_credit, window, read.takenAt);
     return snapshotResponse(c, [read.version, `${window.firstDay}`, `${window.lastDay}`], body) as never;
   });
 }

@@ -1,6 +1,7 @@
 /** The query and answer of every daily-history endpoint (users, hosts, teams, projects). */
 import { z } from "@hono/zod-openapi";
-import { type DayBucket, type HistoryWindow, dailyHistory, dayOfDate, historyWindow } from "../../credit/history";
+import { type DayBucket, type HistoryWindow, dailyHistory, dateOfDay, dayOfDate, historyWindow } from "../../credit/history";
+import type { StoredHistory } from "../../snapshots/holders";
 import { SNAPSHOT_LIMITS } from "../../snapshots/limits";
 
 export const HistoryQuery = z.object({
@@ -21,16 +22,23 @@ export const HistoryQuery = z.object({
 
 export const HistoryDaySchema = z
   .object({
-    date: z.string().openapi({ example: "2026-11-21" }),
-    credit: z.number().openapi({ description: "Credit granted that day (UTC)" }),
-    total_credit: z.number().openapi({ description: "Total credit at the end of the day" }),
-    expavg_credit: z.number().openapi({ description: "RAC at the end of the day (today: now)" }),
+    date: z.string().openapi({ description: "The day, or the first day of a month", example: "2026-11-21" }),
+    period: z.enum(["day", "month"]).openapi({ description: "A day, or a whole month (history before `monthly_before` is kept by month)" }),
+    credit: z.number().openapi({ description: "Credit granted that day or month (UTC)" }),
+    total_credit: z.number().openapi({ description: "Total credit at the end of the day or month" }),
+    expavg_credit: z.number().openapi({ description: "RAC at the end of the day or month (today: now)" }),
   })
   .openapi("HistoryDay");
 
 export const HistorySchema = z
   .object({
-    days: z.array(HistoryDaySchema),
+    days: z.array(HistoryDaySchema).openapi({
+      description: "One entry per day; a window reaching before `monthly_before` gets one entry per whole month there",
+    }),
+    monthly_before: z.string().nullable().openapi({
+      description: "History before this day (YYYY-MM-DD, a month's first day) is kept as monthly totals; null: all days",
+      example: "2024-11-01",
+    }),
     as_of: z.number(),
     snapshot_time: z.number().openapi({ description: "When the data was read from the ledger" }),
   })
@@ -44,6 +52,12 @@ export function covers(stored: { from_day: number; buckets: readonly DayBucket[]
   return w.firstDay >= stored.from_day || !stored.buckets.some((b) => b.day < stored.from_day);
 }
 
-export function historyBody(buckets: readonly DayBucket[], totalCredit: number, w: HistoryWindow, takenAt: number) {
-  return { days: dailyHistory(buckets, totalCredit, w), as_of: w.now, snapshot_time: takenAt };
+export function historyBody(history: StoredHistory, totalCredit: number, w: HistoryWindow, takenAt: number) {
+  const monthlyBefore = history.monthly_before ?? 0;
+  return {
+    days: dailyHistory(history.buckets, totalCredit, w, monthlyBefore),
+    monthly_before: monthlyBefore > 0 ? dateOfDay(monthlyBefore) : null,
+    as_of: w.now,
+    snapshot_time: takenAt,
+  };
 }

@@ -110,12 +110,12 @@ export function mountProjectReads(app: OpenAPIHono<AppEnv>): void {
     const window = historyWindow(c.req.valid("query"), serverNow());
     const r = await read(c);
     if (covers(r.data.history, window)) {
-      const body = historyBody(r.data.history.buckets, r.data.total_credit, window, r.takenAt);
+      const body = historyBody(r.data.history, r.data.total_credit, window, r.takenAt);
       return snapshotResponse(c, [r.version, `${window.firstDay}`, `${window.lastDay}`], body) as never;
     }
     // Older than the snapshot keeps: straight from the ledger, not cached.
     const loaded = (await loadProjectSnapshot(c.var.db, c.var.project.slug, window.firstDay)) ?? r.data;
-    const body = historyBody(loaded.history.buckets, loaded.total_credit, window, window.now);
+    const body = historyBody(loaded.history, loaded.total_credit, window, window.now);
     return snapshotResponse(c, [`${r.version}.${Math.floor(window.now)}`, `${window.firstDay}`, `${window.lastDay}`], body) as never;
   });
 }
