@@ -6,6 +6,7 @@
  *   --results-per-day N   validated results a day (required)
  *   --hosts H             hosts credited (required); users and teams in the bench's proportion
  *   --retention-days D    the project's result window (default 30)
+ *   --daily-history-days S  days of daily history before the monthly roll-up (default 730)
  *   --host-reports-per-day R  how often a host's results arrive (default 24): KV snapshot writes
  *   --years Y             how far to project (default 5)
  *   --cost FILE           the measured figures (default bench/results/cost.json)
@@ -15,7 +16,7 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import type { CostSummary } from "./cost";
 import { SNAPSHOT_LIMITS } from "../src/snapshots/limits";
-import { DEFAULT_RESULT_RETENTION_DAYS } from "../src/credit/constants";
+import { DEFAULT_DAILY_HISTORY_DAYS, DEFAULT_RESULT_RETENTION_DAYS } from "../src/credit/constants";
 
 /** Cloudflare's Workers Paid prices (BENCHMARKS.md: source and date). */
 export const PRICES = {
@@ -36,10 +37,13 @@ export interface Profile {
   hosts: number;
   retentionDays: number;
   hostReportsPerDay: number;
+  dailyHistoryDays: number;
 }
 
 const GB = 1e9;
 const MONTH_DAYS = 30;
+/** The mean Gregorian month, for the number of monthly buckets behind the daily span. */
+const MEAN_MONTH_DAYS = 365.2425 / 12;
 
 /**
  * Bytes per stored row, from the bench's second day (accounts already exist, so the day's
@@ -65,8 +69,10 @@ export function project(cost: CostSummary, p: Profile, day: number) {
   // Per validated result: its row, half a workunit (two results each), as in the bench.
   const bytesPerResult = 1.5 * row;
   const retainedResults = p.resultsPerDay * Math.min(day, p.retentionDays);
-  // Daily history: a row per credited subject per day, kept (no roll-up yet): grows with days.
-  const historyRows = accounts * day;
+  // History: a row per credited subject per day for the daily span (up to a month more: only
+  // whole months roll up), then a row per subject and month: it grows by 12 rows a year, not 365.
+  const dailyDays = Math.min(day, p.dailyHistoryDays + MEAN_MONTH_DAYS);
+  const historyRows = accounts * (dailyDays + (day - dailyDays) / MEAN_MONTH_DAYS);
   return {
     day,
     bytes: accounts * bytesPerAccount + retainedResults * bytesPerResult + historyRows * row,
@@ -106,13 +112,14 @@ function main() {
       "results-per-day": { type: "string" },
       hosts: { type: "string" },
       "retention-days": { type: "string", default: String(DEFAULT_RESULT_RETENTION_DAYS) },
+      "daily-history-days": { type: "string", default: String(DEFAULT_DAILY_HISTORY_DAYS) },
       "host-reports-per-day": { type: "string", default: "24" },
       years: { type: "string", default: "5" },
       cost: { type: "string", default: join(new URL("..", import.meta.url).pathname, "bench/results/cost.json") },
     },
   });
   if (!values["results-per-day"] || !values.hosts) {
-    console.error("usage: npm run capacity -- --results-per-day N --hosts H [--retention-days D] [--host-reports-per-day R] [--years Y]");
+    console.error("usage: npm run capacity -- --results-per-day N --hosts H [--retention-days D] [--daily-history-days S] [--host-reports-per-day R] [--years Y]");
     process.exit(2);
   }
   const cost = JSON.parse(readFileSync(values.cost!, "utf8")) as CostSummary;
@@ -121,11 +128,12 @@ function main() {
     hosts: Number(values.hosts),
     retentionDays: Number(values["retention-days"]),
     hostReportsPerDay: Number(values["host-reports-per-day"]),
+    dailyHistoryDays: Number(values["daily-history-days"]),
   };
   const at100 = cost.rows.find((r) => r.size === 100)!;
   const at0 = project(cost, p, 0);
   console.log(`Measured (passes of 100): ${at100.rowsWrittenPerResult.toFixed(2)} D1 rows written and ${at100.rowsReadPerResult.toFixed(1)} read per validated result; ${bytesPerRow(cost).toFixed(0)} bytes per stored result, workunit or history row; ${at0.bytesPerAccount.toFixed(0)} bytes per account besides those.`);
-  console.log(`Profile: ${p.resultsPerDay.toLocaleString("en-US")} results/day, ${p.hosts.toLocaleString("en-US")} hosts, ${p.retentionDays}-day result window, each host reporting ${p.hostReportsPerDay} times a day.`, "");
+  console.log(`Profile: ${p.resultsPerDay.toLocaleString("en-US")} results/day, ${p.hosts.toLocaleString("en-US")} hosts, ${p.retentionDays}-day result window, ${p.dailyHistoryDays} days of daily history, each host reporting ${p.hostReportsPerDay} times a day.`, "");
   console.log("| after | D1 size GB | of which results | of which daily history | within one database (10 GB)? |");
   console.log("| ---: | ---: | ---: | ---: | --- |");
   const days = [30, 90, 365, 730, 1095, 1825].filter((d) => d <= Number(values.years) * 365);

@@ -5162,6 +5162,8 @@ export interface components {
             url?: string;
             /** @description Days decided results are kept (the idempotency window; default 30). A pass naming a result sent before the purged range is refused with 410. */
             result_retention_days?: number;
+            /** @description Days daily credit history is kept as days (default 730); older whole months roll up into monthly buckets. */
+            daily_history_days?: number;
             /**
              * @description The D1 binding (wrangler.jsonc d1_databases) that holds the project's rows: for a large project. Default: the default database.
              * @example DB_LARGE
@@ -5184,19 +5186,33 @@ export interface components {
             teams: number;
         };
         History: {
+            /** @description One entry per day; a window reaching before `monthly_before` gets one entry per whole month there */
             days: components["schemas"]["HistoryDay"][];
+            /**
+             * @description History before this day (YYYY-MM-DD, a month's first day) is kept as monthly totals; null: all days
+             * @example 2024-11-01
+             */
+            monthly_before: string | null;
             as_of: number;
             /** @description When the data was read from the ledger */
             snapshot_time: number;
         };
         HistoryDay: {
-            /** @example 2026-11-21 */
+            /**
+             * @description The day, or the first day of a month
+             * @example 2026-11-21
+             */
             date: string;
-            /** @description Credit granted that day (UTC) */
+            /**
+             * @description A day, or a whole month (history before `monthly_before` is kept by month)
+             * @enum {string}
+             */
+            period: "day" | "month";
+            /** @description Credit granted that day or month (UTC) */
             credit: number;
-            /** @description Total credit at the end of the day */
+            /** @description Total credit at the end of the day or month */
             total_credit: number;
-            /** @description RAC at the end of the day (today: now) */
+            /** @description RAC at the end of the day or month (today: now) */
             expavg_credit: number;
         };
         LeaderboardEntry: {

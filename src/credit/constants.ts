@@ -137,10 +137,10 @@ export const DEFAULT_AM_RPC_RETENTION_DAYS = 90;
 /**
  * Daily history buckets are kept this many days (per project); whole months older than that
  * roll up into monthly buckets (docs/storage.md). The floor keeps the 30 days the account-manager
- * reconciliation reads (RECONCILE_WINDOW_DAYS) as days, with a month to spare.
+ * reconciliation reads (RECONCILE_WINDOW_DAYS) as days.
  */
 export const DEFAULT_DAILY_HISTORY_DAYS = 730;
-export const MIN_DAILY_HISTORY_DAYS = 62;
+export const MIN_DAILY_HISTORY_DAYS = 31;
 export const MAX_DAILY_HISTORY_DAYS = 36_600;
 /** Rows one purge statement deletes, and statements one run may spend per table and project. */
 export const PURGE_CHUNK_ROWS = 5000;
