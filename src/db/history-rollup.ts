@@ -35,16 +35,21 @@ export function markRolledUp(projectId: number, boundary: number): SQL {
     WHERE ${name(projects.id)} = ${projectId}`;
 }
 
-function chunkRowids(projectId: number, boundary: number, from: RollUpCursor, limit: number): SQL {
-  return sql`SELECT rowid FROM ${h} WHERE ${name(h.projectId)} = ${projectId}
-    AND (${name(h.subject)}, ${name(h.entityId)}) >= (${from.subject}, ${from.entityId}) AND ${name(h.day)} < ${boundary}
-    ORDER BY ${name(h.subject)}, ${name(h.entityId)}, ${name(h.day)} LIMIT ${limit}`;
+/**
+ * `WHERE` the chunk: by key (credit_history is a WITHOUT ROWID table), the first `limit` day
+ * rows before the boundary from the cursor on, in primary-key order (an index range, no sort).
+ */
+function inChunk(projectId: number, boundary: number, from: RollUpCursor, limit: number): SQL {
+  return sql`${name(h.projectId)} = ${projectId} AND (${name(h.subject)}, ${name(h.entityId)}, ${name(h.day)}) IN (
+    SELECT ${name(h.subject)}, ${name(h.entityId)}, ${name(h.day)} FROM ${h} WHERE ${name(h.projectId)} = ${projectId}
+      AND (${name(h.subject)}, ${name(h.entityId)}) >= (${from.subject}, ${from.entityId}) AND ${name(h.day)} < ${boundary}
+    ORDER BY ${name(h.subject)}, ${name(h.entityId)}, ${name(h.day)} LIMIT ${limit})`;
 }
 
 /** The chunk's last (subject, entity id): where the next chunk starts (read before the delete). */
 export function chunkEnd(projectId: number, boundary: number, from: RollUpCursor, limit: number): SQL {
   return sql`SELECT ${name(h.subject)} AS subject, ${name(h.entityId)} AS entityId FROM ${h}
-    WHERE rowid IN (${chunkRowids(projectId, boundary, from, limit)})
+    WHERE ${inChunk(projectId, boundary, from, limit)}
     ORDER BY ${name(h.subject)} DESC, ${name(h.entityId)} DESC LIMIT 1`;
 }
 
@@ -58,7 +63,7 @@ export function foldChunk(projectId: number, boundary: number, from: RollUpCurso
   return sql`INSERT INTO ${m} ${columns}
     SELECT ${name(h.projectId)}, ${name(h.subject)}, ${name(h.entityId)}, ${monthOf(name(h.day))} AS month,
       sum(${name(h.credit)}), ${name(h.expavgCredit)}, max(${name(h.expavgTime)})
-    FROM ${h} WHERE rowid IN (${chunkRowids(projectId, boundary, from, limit)})
+    FROM ${h} WHERE ${inChunk(projectId, boundary, from, limit)}
     GROUP BY ${name(h.projectId)}, ${name(h.subject)}, ${name(h.entityId)}, month
     ON CONFLICT DO UPDATE SET ${setClause([
       [m.credit.name, sql`${name(m.credit)} + excluded.${name(m.credit)}`],
@@ -71,5 +76,5 @@ export function foldChunk(projectId: number, boundary: number, from: RollUpCurso
 }
 
 export function deleteChunk(projectId: number, boundary: number, from: RollUpCursor, limit: number): SQL {
-  return sql`DELETE FROM ${h} WHERE rowid IN (${chunkRowids(projectId, boundary, from, limit)})`;
+  return sql`DELETE FROM ${h} WHERE ${inChunk(projectId, boundary, from, limit)}`;
 }

@@ -26,7 +26,8 @@ const PROJECT_TABLES = [
   "workunits",
   "results",
   "credit_history",
-  "kv_dirty",
+  "credit_history_monthly",
+  "kv_marks",
   "audit_log",
 ];
 

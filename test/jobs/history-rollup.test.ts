@@ -200,6 +200,21 @@ describe("history roll-up", () => {
     expect(recent.html).not.toContain("monthly totals");
   });
 
+  it("runs in every database: a project in its own (DB_LARGE) has its months there", { timeout: 60_000 }, async () => {
+    const { api, id } = await fixedProject({ database: "DB_LARGE" });
+    await grant(api, 1, 100, Date.UTC(2024, 0, 5, 12) / 1000);
+    await grant(api, 2, 50, LAST_PASS);
+    await runCron(RETENTION_CRON, SERVER_NOW * 1000);
+    // January 2024 (month 648) is past the span; June 2026 is not.
+    const months = await env.DB_LARGE.prepare("SELECT subject, month, credit FROM credit_history_monthly WHERE project_id = ? ORDER BY subject")
+      .bind(id)
+      .all();
+    expect(months.results).toEqual(["host", "project", "user"].map((subject) => ({ subject, month: 648, credit: 100 })));
+    const days = await env.DB_LARGE.prepare("SELECT count(*) AS n FROM credit_history WHERE project_id = ?").bind(id).first<number>("n");
+    expect(days).toBe(3);
+    expect(await env.DB.prepare("SELECT count(*) AS n FROM credit_history_monthly WHERE project_id = ?").bind(id).first<number>("n")).toBe(0);
+  });
+
   it("refuses a span outside 31 … 36,600 days with a 400 in the error shape, creating nothing", async () => {
     for (const bad of [30, 36_601, 90.5, "730"]) {
       const slug = `span-${Math.random().toString(36).slice(2, 8)}`;
