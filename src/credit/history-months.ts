@@ -2,7 +2,7 @@
  * Monthly history buckets (docs/storage.md, roll-up): month arithmetic, which months are old
  * enough to roll up, and what a run of day buckets becomes as one month. Pure.
  */
-import type { DayBucket } from "./history";
+import type { DayBucket } from "./day-bucket";
 
 /** Months since 1970-01 (UTC) of a day number: (year − 1970) × 12 + month − 1. */
 export function monthOfDay(day: number): number {

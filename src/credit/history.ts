@@ -3,6 +3,7 @@
  * dense series with, for each day, the credit granted, the total and the RAC at its end.
  */
 import { SECONDS_PER_DAY } from "./constants";
+import type { DayBucket } from "./day-bucket";
 import { firstDayOfMonth, foldMonths, monthOfDay } from "./history-months";
 import { decayedRecentAverage } from "./recent-average";
 
@@ -22,13 +23,7 @@ export function dayOfDate(date: string): number {
   return Number.isNaN(ms) || dateOfDay(ms / 86_400_000) !== date ? Number.NaN : ms / 86_400_000;
 }
 
-/** One stored day: the credit granted in it and the RAC pair after its last grant. */
-export interface DayBucket {
-  readonly day: number;
-  readonly credit: number;
-  readonly expavgCredit: number;
-  readonly expavgTime: number;
-}
+export type { DayBucket };
 
 export type HistoryPeriod = "day" | "month";
 

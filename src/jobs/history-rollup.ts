@@ -15,7 +15,6 @@ import { rollUpBoundary } from "../credit/history-months";
 import { runBatch } from "../db/batch";
 import type { Db } from "../db/client";
 import { CURSOR_START, type RollUpCursor, chunkEnd, deleteChunk, foldChunk, markRolledUp, raiseMonthlyBefore } from "../db/history-rollup";
-import type { RetentionSettings } from "./retention";
 
 export interface RollUpProject {
   readonly id: number;
@@ -26,7 +25,7 @@ export interface RollUpProject {
 }
 
 /** Rolls up one project's due months; returns the day rows folded into months. */
-export async function rollUpProject(db: Db, project: RollUpProject, now: number, settings: Pick<RetentionSettings, "chunkRows" | "maxChunks">): Promise<number> {
+export async function rollUpProject(db: Db, project: RollUpProject, now: number, settings: { readonly chunkRows: number; readonly maxChunks: number }): Promise<number> {
   const boundary = rollUpBoundary(dayOf(Math.min(now, project.clock)), project.dailyHistoryDays);
   if (boundary <= project.historyRolledBefore) return 0;
   let from: RollUpCursor = CURSOR_START;
