@@ -3,7 +3,9 @@
  * next to one in the default database: the account-manager reconciliation and the plan-class
  * registry must see the large project's rows, which the default database does not hold.
  */
+import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { kvKeys } from "../../src/snapshots/keys";
 import { dateOfDay, dayOf } from "../../src/credit/history";
 import { formatCredit } from "../../src/web/format";
 import { expectRel } from "../credit/close";
@@ -71,6 +73,11 @@ describe("account-manager reconciliation across databases", () => {
     expect(table).toContain(`AM ${am.slug}`);
     expect(firstData(table, "estimated")).toEqual({ value: 400, text: formatCredit(400) });
     expect(firstData(table, "confirmed")).toEqual({ value: 200, text: formatCredit(200) });
+    // Without its KV snapshot, the project's page loads it from the project's own database.
+    await env.KV.delete(kvKeys.project(large.slug));
+    const missed = await getPage(`/p/${large.slug}/users/7`);
+    expect(missed.status).toBe(200);
+    expect(firstData(section(missed.html, "am-credit"), "confirmed")).toEqual({ value: 200, text: formatCredit(200) });
   });
 });
 
