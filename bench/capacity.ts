@@ -17,7 +17,10 @@ import type { CostSummary } from "./cost";
 import { SNAPSHOT_LIMITS } from "../src/snapshots/limits";
 import { DEFAULT_RESULT_RETENTION_DAYS } from "../src/credit/constants";
 
-/** Cloudflare's Workers Paid prices (BENCHMARKS.md: source and date). */
+/**
+ * Cloudflare's Workers Paid prices: https://developers.cloudflare.com/d1/platform/pricing/ and
+ * https://developers.cloudflare.com/kv/platform/pricing/, read 2026-11-23 (BENCHMARKS.md).
+ */
 export const PRICES = {
   d1RowsReadPerMillion: 0.001,
   d1RowsReadIncludedPerMonth: 25e9,
