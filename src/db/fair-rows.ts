@@ -38,6 +38,18 @@ export function fairVersionState(r: VersionRow): FairVersionState {
 const h = hostAppVersions;
 const av = appVersions;
 
+/** A host's fair state as JSON-row fields, and the columns they are written to. */
+export const FAIR_HOST_FIELDS = ["fairN", "fairQ", "fairBuf", "fairRun", "fairErr"] as const;
+
+export function fairHostFields(state: FairHostState): Record<(typeof FAIR_HOST_FIELDS)[number], unknown> {
+  return { fairN: state.n, fairQ: state.q, fairBuf: bufText(state.buf), fairRun: state.run, fairErr: state.err };
+}
+
+/** `column = alias.field` for each fair column (the row's fields named as fairHostFields names them). */
+export function fairHostAssignments(field: (name: string) => SQL): Record<string, SQL> {
+  return Object.fromEntries(FAIR_HOST_FIELDS.map((f) => [h[f].name, field(f)]));
+}
+
 /**
  * The pass's final fair states, written as they are (the pass computed them from its
  * snapshot, result by result; a concurrent pass on the same rows overwrites, see docs).
@@ -48,14 +60,7 @@ export function fairStateWrites(
   versions: ReadonlyMap<number, FairVersionState>,
 ): SQL[] {
   const f = (field: string) => ref("f", field);
-  const hostRows = [...hosts.values()].map(({ key, state }) => ({
-    ...key,
-    n: state.n,
-    q: state.q,
-    buf: bufText(state.buf),
-    run: state.run,
-    err: state.err,
-  }));
+  const hostRows = [...hosts.values()].map(({ key, state }) => ({ ...key, ...fairHostFields(state) }));
   const versionRows = [...versions].map(([id, v]) => ({
     versionId: id,
     n: v.n,
@@ -65,11 +70,14 @@ export function fairStateWrites(
     tLo: v.tLo,
     zn: v.zn,
   }));
+  const hostSet = sql.join(
+    Object.entries(fairHostAssignments(f)).map(([column, value]) => sql`${sql.identifier(column)} = ${value}`),
+    sql`, `,
+  );
   return [
     ...chunks(hostRows).map(
-      (rows) => sql`${withJsonRows("f", ["hostId", "appId", "appVersionId", "n", "q", "buf", "run", "err"], rows)}
-        UPDATE ${h} SET ${name(h.fairN)} = ${f("n")}, ${name(h.fairQ)} = ${f("q")}, ${name(h.fairBuf)} = ${f("buf")},
-          ${name(h.fairRun)} = ${f("run")}, ${name(h.fairErr)} = ${f("err")}
+      (rows) => sql`${withJsonRows("f", ["hostId", "appId", "appVersionId", ...FAIR_HOST_FIELDS], rows)}
+        UPDATE ${h} SET ${hostSet}
         FROM f WHERE ${name(h.projectId)} = ${projectId} AND ${name(h.hostId)} = ${f("hostId")}
           AND ${name(h.appId)} = ${f("appId")} AND ${name(h.appVersionId)} = ${f("appVersionId")}`,
     ),

@@ -7,7 +7,7 @@
 import { type SQL, sql } from "drizzle-orm";
 import type { AnySQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
 import { AV_AVERAGE, type AverageParams, HAV_AVERAGE } from "../credit/constants";
-import type { HostAppVersionKey } from "../credit/host-app-version-key";
+import { type HostAppVersionKey, havKey } from "../credit/host-app-version-key";
 import type { Grant, HostAppVersionChange, PassEffects } from "../credit/pass";
 import {
   appVersions,
@@ -22,7 +22,8 @@ import {
 } from "./schema";
 import type { GrantGroups, GrantPart } from "./grant-groups";
 import { readModelWrites } from "./read-model-writes";
-import { fairStateWrites } from "./fair-rows";
+import { FAIR_HOST_FIELDS, fairHostAssignments, fairHostFields, fairStateWrites } from "./fair-rows";
+import type { FairHostChange } from "../credit/fair-pass";
 import { chunks, col, insertFromJson, name, ref, withJsonRows } from "./sql-helpers";
 import {
   type Assignment,
@@ -105,8 +106,8 @@ export function passWrites(projectId: number, now: number, effects: PassEffects)
     ),
     ...attributionWrites(projectId, now, effects),
     ...ensureHostAppVersions(projectId, effects.hostAppVersionsSeen),
-    ...hostAppVersionChangeWrites(projectId, effects.hostAppVersionChanges),
-    ...fairStateWrites(projectId, effects.fairHostAppVersions, effects.fairVersions),
+    ...hostAppVersionChangeWrites(projectId, effects.hostAppVersionChanges, effects.fairHostAppVersions),
+    ...fairStateWrites(projectId, new Map(), effects.fairVersions),
     ...grantWrites(projectId, now, groups),
     ...versionWrites(projectId, now, effects),
     // Last: the history copies each subject's RAC pair as the writes above left it.
@@ -137,7 +138,8 @@ export function attributionWrites(projectId: number, now: number, effects: Pick<
         sql`${hosts}`,
         [...fresh(hosts), [hosts.userId, "owner"]],
         rows,
-        sql`ON CONFLICT DO UPDATE SET ${name(hosts.userId)} = excluded.${name(hosts.userId)}`,
+        // Only a changed owner is written: an unchanged row costs no D1 write.
+        sql`ON CONFLICT DO UPDATE SET ${name(hosts.userId)} = excluded.${name(hosts.userId)} WHERE ${name(hosts.userId)} IS NOT excluded.${name(hosts.userId)}`,
       ),
     ),
     ...chunks([...teamsOfUsers].map(([id, team]) => ({ id, team }))).map((rows) =>
@@ -145,7 +147,7 @@ export function attributionWrites(projectId: number, now: number, effects: Pick<
         sql`${users}`,
         [...fresh(users), [users.teamId, "team"]],
         rows,
-        sql`ON CONFLICT DO UPDATE SET ${name(users.teamId)} = excluded.${name(users.teamId)}`,
+        sql`ON CONFLICT DO UPDATE SET ${name(users.teamId)} = excluded.${name(users.teamId)} WHERE ${name(users.teamId)} IS NOT excluded.${name(users.teamId)}`,
       ),
     ),
     ...chunks([...teamIds].map((id) => ({ id }))).map((rows) =>
@@ -195,16 +197,22 @@ function assign<K extends string>(names: Record<K, string>, values: Record<K, SQ
 /**
  * Each result's samples and verdict, applied to its host_app_version row as it is now, in
  * pass order. A statement updates many rows but each row once: the k-th change of every row
- * goes into round k, and the rounds run in order.
+ * goes into round k, and the rounds run in order. A row's fair state (absolute, computed by
+ * the pass) rides in its last round, so the row is written once per change, not once more.
  */
-export function hostAppVersionChangeWrites(projectId: number, changes: readonly HostAppVersionChange[]): SQL[] {
-  const rounds: object[][] = [];
+export function hostAppVersionChangeWrites(
+  projectId: number,
+  changes: readonly HostAppVersionChange[],
+  fair: ReadonlyMap<string, FairHostChange> = new Map(),
+): SQL[] {
+  const rounds: Record<string, unknown>[][] = [];
+  const last = new Map<string, Record<string, unknown>>();
   const seen = new Map<string, number>();
   for (const c of changes) {
-    const key = `${c.hostId}/${c.appId}/${c.appVersionId}`;
+    const key = havKey(c);
     const round = seen.get(key) ?? 0;
     seen.set(key, round + 1);
-    (rounds[round] ??= []).push({
+    const row = {
       hostId: c.hostId,
       appId: c.appId,
       appVersionId: c.appVersionId,
@@ -213,7 +221,15 @@ export function hostAppVersionChangeWrites(projectId: number, changes: readonly 
       // A negative turnaround is not a sample (AVERAGE ignores it).
       turnaround: c.samples.turnaround !== undefined && c.samples.turnaround >= 0 ? c.samples.turnaround : undefined,
       cv: c.consecutiveValid,
-    });
+    };
+    (rounds[round] ??= []).push(row);
+    last.set(key, row);
+  }
+  const unmerged = new Map<string, FairHostChange>();
+  for (const [key, change] of fair) {
+    const row = last.get(key);
+    if (row) Object.assign(row, { fair: 1, ...fairHostFields(change.state) });
+    else unmerged.set(key, change);
   }
   const s = (f: string) => ref("s", f);
   const set: Assignment[] = [
@@ -227,15 +243,19 @@ export function hostAppVersionChangeWrites(projectId: number, changes: readonly 
       h.consecutiveValid.name,
       sql`CASE ${s("cv")} WHEN 'increment' THEN ${name(h.consecutiveValid)} + 1 WHEN 'reset' THEN 0 ELSE ${name(h.consecutiveValid)} END`,
     ],
+    ...whenPresent(sql`${s("fair")} IS NOT NULL`, fairHostAssignments(s)),
   ];
-  return rounds.flatMap((round) =>
-    chunks(round).map(
-      (rows) => sql`${withJsonRows("s", ["hostId", "appId", "appVersionId", "pfc", "et", "turnaround", "cv"], rows)}
+  return [
+    ...rounds.flatMap((round) =>
+      chunks(round).map(
+        (rows) => sql`${withJsonRows("s", ["hostId", "appId", "appVersionId", "pfc", "et", "turnaround", "cv", "fair", ...FAIR_HOST_FIELDS], rows)}
         UPDATE ${h} SET ${setClause(set)} FROM s
         WHERE ${name(h.projectId)} = ${projectId} AND ${name(h.hostId)} = ${s("hostId")}
           AND ${name(h.appId)} = ${s("appId")} AND ${name(h.appVersionId)} = ${s("appVersionId")}`,
+      ),
     ),
-  );
+    ...fairStateWrites(projectId, unmerged, new Map()),
+  ];
 }
 
 /** Grants grouped by row (a key string), keeping pass order inside each group. */

@@ -6,10 +6,10 @@
 import { type SQL, sql } from "drizzle-orm";
 import { dayOf } from "../credit/history";
 import type { Attribution, Grant, PassEffects } from "../credit/pass";
-import type { Db } from "./client";
 import type { GrantGroups, GrantPart } from "./grant-groups";
-import { type CreditSubject, creditHistory, hosts, kvDirty, projects, teams, users } from "./schema";
-import { chunks, insertFromJson, name, ref, withJsonRows } from "./sql-helpers";
+import { PROJECT_SUBJECT, type SubjectRef, markSubjects } from "./kv-marks";
+import { type CreditSubject, creditHistory, hosts, projects, teams, users } from "./schema";
+import { chunks, name, ref, withJsonRows } from "./sql-helpers";
 import { grantRun, recentAverageRun, setClause } from "./stat-updates";
 
 export function readModelWrites(
@@ -21,7 +21,7 @@ export function readModelWrites(
   return [
     ...projectCreditWrite(projectId, now, effects.grants),
     ...historyWrites(projectId, now, groups, effects.grants),
-    ...markDirty(projectId, dirtySubjects(effects.attributions), newMark()),
+    ...markSubjects(projectId, dirtySubjects(effects.attributions)),
   ];
 }
 
@@ -84,14 +84,6 @@ function historyWrites(projectId: number, now: number, groups: GrantGroups, gran
   ];
 }
 
-export interface SubjectRef {
-  readonly subject: CreditSubject;
-  readonly id: number;
-}
-
-/** The project as a whole: its totals, apps, app versions and leaderboards. */
-export const PROJECT_SUBJECT: SubjectRef = { subject: "project", id: 0 };
-
 /** Everything a pass may have changed the public view of: its hosts, users, teams, project. */
 function dirtySubjects(attributions: readonly Attribution[]): SubjectRef[] {
   if (attributions.length === 0) return [];
@@ -109,34 +101,4 @@ function dirtySubjects(attributions: readonly Attribution[]): SubjectRef[] {
     if (a.userId !== 0 && a.teamId !== 0) add("team", a.teamId);
   }
   return out;
-}
-
-/** A fresh mark: the cron clears a mark only if it is still the one it read. */
-export function newMark(): number {
-  const [hi, lo] = crypto.getRandomValues(new Uint32Array(2));
-  return (hi! % 2 ** 21) * 2 ** 32 + lo!;
-}
-
-export function markDirty(projectId: number, subjects: readonly SubjectRef[], mark: number): SQL[] {
-  return chunks(subjects).map((rows) =>
-    insertFromJson(
-      sql`${kvDirty}`,
-      [
-        [kvDirty.projectId, sql`${projectId}`],
-        [kvDirty.subject, "subject"],
-        [kvDirty.entityId, "id"],
-        [kvDirty.mark, sql`${mark}`],
-      ],
-      rows,
-      sql`ON CONFLICT DO UPDATE SET ${name(kvDirty.mark)} = excluded.${name(kvDirty.mark)}`,
-    ),
-  );
-}
-
-/** One mark, as a query a drizzle batch can hold beside the write it belongs to. */
-export function markOneDirty(db: Db, projectId: number, ref: SubjectRef) {
-  return db
-    .insert(kvDirty)
-    .values({ projectId, subject: ref.subject, entityId: ref.id, mark: newMark() })
-    .onConflictDoUpdate({ target: [kvDirty.projectId, kvDirty.subject, kvDirty.entityId], set: { mark: sql`excluded.${name(kvDirty.mark)}` } });
 }

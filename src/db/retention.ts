@@ -14,12 +14,13 @@ export function raiseHorizon(projectId: number, horizon: number): SQL {
 }
 
 export function purgeResults(projectId: number, cutoff: number, limit: number): SQL {
-  return sql`DELETE FROM ${results} WHERE rowid IN (SELECT rowid FROM ${results}
+  // By key: results is a WITHOUT ROWID table (migration 0010).
+  return sql`DELETE FROM ${results} WHERE ${name(results.projectId)} = ${projectId} AND ${name(results.id)} IN (SELECT ${name(results.id)} FROM ${results}
     WHERE ${name(results.projectId)} = ${projectId} AND ${name(results.decidedAt)} < ${cutoff} LIMIT ${limit})`;
 }
 
 export function purgeWorkunits(projectId: number, cutoff: number, limit: number): SQL {
-  return sql`DELETE FROM ${workunits} WHERE rowid IN (SELECT rowid FROM ${workunits}
+  return sql`DELETE FROM ${workunits} WHERE ${name(workunits.projectId)} = ${projectId} AND ${name(workunits.id)} IN (SELECT ${name(workunits.id)} FROM ${workunits}
     WHERE ${name(workunits.projectId)} = ${projectId} AND ${name(workunits.creditedAt)} < ${cutoff} LIMIT ${limit})`;
 }
 
@@ -44,7 +45,7 @@ const trickleHorizon = (projectId: number): SQL =>
 
 /** Trickle rows at or below the horizon that were paid before `cutoff`, in id order. */
 export function purgeTrickles(projectId: number, cutoff: number, limit: number): SQL {
-  return sql`DELETE FROM ${trickles} WHERE rowid IN (SELECT rowid FROM ${trickles}
+  return sql`DELETE FROM ${trickles} WHERE ${name(trickles.projectId)} = ${projectId} AND ${name(trickles.id)} IN (SELECT ${name(trickles.id)} FROM ${trickles}
     WHERE ${name(trickles.projectId)} = ${projectId} AND ${name(trickles.grantedAt)} < ${cutoff}
       AND ${name(trickles.id)} <= ${trickleHorizon(projectId)}
     ORDER BY ${name(trickles.id)} LIMIT ${limit})`;

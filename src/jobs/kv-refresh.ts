@@ -1,17 +1,18 @@
 /**
  * The minute cron's KV refresh (DESIGN.md, Reads from KV): fresh snapshots of everything
- * passes and registrations marked, then the marks it wrote are cleared; a mark set again
- * meanwhile has another number and stays. A run does at most `budget` KV writes (a Worker
+ * passes and registrations queued (src/db/kv-marks.ts); then, in one batch, the queue rows it
+ * read are deleted and what it did not write is queued again (rows queued meanwhile stay).
+ * A run does at most `budget` KV writes (a Worker
  * invocation may do 1,000 KV operations); the rest waits for the next minute, and a failed
  * write leaves its mark for the next run too. A run superseded by a newer one (kv-fence.ts)
  * stops writing and keeps its marks: KV never gets a snapshot older than one it holds.
  */
-import { asc, sql } from "drizzle-orm";
 import { runBatch } from "../db/batch";
 import type { Db } from "../db/client";
+import { type SubjectRef, countQueued, readQueue, settleQueue } from "../db/kv-marks";
 import { DEFAULT_BINDING, allDatabases, projectDatabase } from "../db/project-db";
-import { kvDirty, projects } from "../db/schema";
-import { chunks, name } from "../db/sql-helpers";
+import { type CreditSubject, projects } from "../db/schema";
+import { chunks } from "../db/sql-helpers";
 import type { Env } from "../env";
 import { loadAppVersions, loadApps } from "../snapshots/catalog";
 import { loadHolderSnapshots } from "../snapshots/holders";
@@ -23,7 +24,11 @@ import { historyFromDay } from "../snapshots/public-project";
 import { storedText } from "../snapshots/store";
 import { claimFence, stillFenced } from "./kv-fence";
 
-type Mark = typeof kvDirty.$inferSelect;
+interface Mark {
+  readonly projectId: number;
+  readonly subject: CreditSubject;
+  readonly entityId: number;
+}
 interface Write {
   readonly key: string;
   readonly text: string;
@@ -53,36 +58,45 @@ export async function refreshSnapshots(
   binding: string = DEFAULT_BINDING,
 ): Promise<RefreshReport> {
   const db = projectDatabase(env, binding);
-  if (!(await claimFence(db, now))) return { written: 0, failed: 0, left: await countMarks(db), superseded: true };
-  // Project marks first (totals, leaderboards: few, and what most readers see), then
-  // holders round robin across projects (each project's oldest mark, then each one's second…),
-  // so one busy project cannot starve the others of the write budget.
-  const isProject = sql`${kvDirty.subject} = 'project'`;
-  const [projectMarks, holderMarks] = await db.batch([
-    db.select().from(kvDirty).where(isProject),
-    db
-      .select()
-      .from(kvDirty)
-      .where(sql`NOT ${isProject}`)
-      .orderBy(sql`row_number() OVER (PARTITION BY ${kvDirty.projectId} ORDER BY rowid)`, asc(sql`rowid`))
-      .limit(budget),
-  ]);
-  const marks = [...projectMarks, ...holderMarks];
+  if (!(await claimFence(db, now))) return { written: 0, failed: 0, left: await countQueued(db), superseded: true };
+  const queue = await readQueue(db, budget);
+  const marks = inRefreshOrder(queue.byProject);
   const jobs = await planWrites(db, marks, now, budget, () => loadProjectList(allDatabases(env)));
   const { failed, unwritten } = await putAll(env.KV, jobs.flatMap((j) => j.writes), () => stillFenced(db, now));
-  const settled = jobs.filter((j) => j.mark && j.writes.every((w) => !failed.has(w.key) && !unwritten.has(w.key))).map((j) => j.mark!);
-  await clearMarks(db, settled);
+  const settled = new Set(
+    jobs.filter((j) => j.mark && j.writes.every((w) => !failed.has(w.key) && !unwritten.has(w.key))).map((j) => keyOf(j.mark!)),
+  );
+  // Whatever was read but not written (over budget, failed, superseded) is queued again.
+  const left = new Map<number, SubjectRef[]>();
+  for (const [projectId, subjects] of queue.byProject) {
+    const rest = subjects.filter((s) => !settled.has(keyOf({ projectId, subject: s.subject, entityId: s.id })));
+    if (rest.length > 0) left.set(projectId, rest);
+  }
+  await runBatch(db, settleQueue(queue.ids, left));
   return {
     written: jobs.reduce((n, j) => n + j.writes.length, 0) - failed.size - unwritten.size,
     failed: failed.size,
-    left: await countMarks(db),
+    left: await countQueued(db),
     superseded: unwritten.size > 0,
   };
 }
 
-async function countMarks(db: Db): Promise<number> {
-  const [left] = await db.select({ n: sql<number>`count(*)` }).from(kvDirty);
-  return left?.n ?? 0;
+const keyOf = (m: Mark) => `${m.projectId}/${m.subject}/${m.entityId}`;
+
+/**
+ * Project marks first (totals, leaderboards: few, and what most readers see), then holders
+ * round robin across projects (each project's oldest mark, then each one's second…), so one
+ * busy project cannot starve the others of the write budget.
+ */
+function inRefreshOrder(byProject: ReadonlyMap<number, readonly SubjectRef[]>): Mark[] {
+  const mark = (projectId: number, s: SubjectRef): Mark => ({ projectId, subject: s.subject, entityId: s.id });
+  const projectMarks = [...byProject].flatMap(([projectId, list]) => list.filter((s) => s.subject === "project").map((s) => mark(projectId, s)));
+  const holders = [...byProject].map(([projectId, list]) => list.filter((s) => s.subject !== "project").map((s) => mark(projectId, s)));
+  const holderMarks: Mark[] = [];
+  for (let i = 0; holders.some((list) => i < list.length); i++) {
+    for (const list of holders) if (i < list.length) holderMarks.push(list[i]!);
+  }
+  return [...projectMarks, ...holderMarks];
 }
 
 async function planWrites(
@@ -178,17 +192,4 @@ async function putAll(
     });
   }
   return { failed, unwritten };
-}
-
-/** Clears the marks that still carry the number we read. */
-async function clearMarks(db: Db, marks: readonly Mark[]): Promise<void> {
-  const k = kvDirty;
-  await runBatch(
-    db,
-    chunks(marks).map(
-      (rows) => sql`DELETE FROM ${k} WHERE (${name(k.projectId)}, ${name(k.subject)}, ${name(k.entityId)}, ${name(k.mark)}) IN
-        (SELECT json_extract(j.value, '$[0]'), json_extract(j.value, '$[1]'), json_extract(j.value, '$[2]'), json_extract(j.value, '$[3]')
-         FROM json_each(${JSON.stringify(rows.map((m) => [m.projectId, m.subject, m.entityId, m.mark]))}) AS j)`,
-    ),
-  );
 }

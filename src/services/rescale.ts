@@ -9,7 +9,7 @@ import { type ScaleBasis, computeVersionScales, versionsInService } from "../cre
 import { type FairScaleBasis, type FairScales, computeFairScales } from "../credit/fair-scales";
 import { fairVersionState } from "../db/fair-rows";
 import { runBatch } from "../db/batch";
-import { PROJECT_SUBJECT, markDirty, newMark } from "../db/read-model-writes";
+import { PROJECT_SUBJECT, markSubjects } from "../db/kv-marks";
 import type { Db } from "../db/client";
 import { appVersions, apps, projects } from "../db/schema";
 import { loadPublishedTable, scaleRegistry } from "../db/plan-class-registry";
@@ -91,7 +91,7 @@ export async function rescaleProject(db: Db, registry: Db, projectId: number): P
   }
   // New scales change the project's public app-version table: the cron rewrites it. A rescale
   // that changed nothing marks nothing, so the 10-minute cron costs no KV writes when idle.
-  if (changed) statements.push(...markDirty(projectId, [PROJECT_SUBJECT], newMark()));
+  if (changed) statements.push(...markSubjects(projectId, [PROJECT_SUBJECT]));
   await runBatch(db, statements);
   return report;
 }

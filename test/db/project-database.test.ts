@@ -26,7 +26,7 @@ const PROJECT_TABLES = [
   "workunits",
   "results",
   "credit_history",
-  "kv_dirty",
+  "kv_marks",
   "audit_log",
 ];
 

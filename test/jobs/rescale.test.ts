@@ -77,7 +77,9 @@ describe("rescale", () => {
     const { api, slug } = await projectWithSampledVersions();
     const projectMarks = async () =>
       (
-        await env.DB.prepare("SELECT count(*) AS n FROM kv_dirty WHERE subject = 'project' AND project_id = (SELECT id FROM projects WHERE slug = ?)")
+        await env.DB.prepare(
+          "SELECT count(DISTINCT project_id) AS n FROM kv_marks, json_each(kv_marks.subjects) AS j WHERE json_extract(j.value, '$[0]') = 'project' AND project_id = (SELECT id FROM projects WHERE slug = ?)",
+        )
           .bind(slug)
           .first<{ n: number }>()
       )!.n;

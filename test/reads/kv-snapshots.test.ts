@@ -17,7 +17,9 @@ const REL = 1e-12;
 
 async function marksOf(slug: string) {
   const { results } = await env.DB.prepare(
-    "SELECT subject, entity_id FROM kv_dirty WHERE project_id = (SELECT id FROM projects WHERE slug = ?) ORDER BY subject, entity_id",
+    `SELECT DISTINCT json_extract(j.value, '$[0]') AS subject, json_extract(j.value, '$[1]') AS entity_id
+     FROM kv_marks, json_each(kv_marks.subjects) AS j
+     WHERE project_id = (SELECT id FROM projects WHERE slug = ?) ORDER BY subject, entity_id`,
   )
     .bind(slug)
     .all();

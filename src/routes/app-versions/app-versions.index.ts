@@ -2,7 +2,7 @@ import { OpenAPIHono, createRoute, z } from "@hono/zod-openapi";
 import { and, eq } from "drizzle-orm";
 import { appVersions, apps } from "../../db/schema";
 import type { AppEnv } from "../../env";
-import { PROJECT_SUBJECT, markOneDirty } from "../../db/read-model-writes";
+import { PROJECT_SUBJECT, markOne } from "../../db/kv-marks";
 import { requireProjectToken } from "../../http/auth";
 import { publicRead } from "../../snapshots/public-project";
 import { appVersionBody } from "../../snapshots/catalog-bodies";
@@ -106,7 +106,7 @@ export function mountAppVersions(app: OpenAPIHono<AppEnv>): void {
         .values({ projectId, id, appId: appRow.id, ...fields })
         .onConflictDoUpdate({ target: [appVersions.projectId, appVersions.id], set: fields })
         .returning(),
-      markOneDirty(db, projectId, PROJECT_SUBJECT),
+      markOne(db, projectId, PROJECT_SUBJECT),
     ]);
     return c.json(appVersionBody(row!, appRow.name), 200);
   });

@@ -3,7 +3,7 @@ import { and, eq, sql } from "drizzle-orm";
 import { planClassVersionExists } from "../../db/plan-class-registry";
 import { apps } from "../../db/schema";
 import type { AppEnv } from "../../env";
-import { PROJECT_SUBJECT, markOneDirty } from "../../db/read-model-writes";
+import { PROJECT_SUBJECT, markOne } from "../../db/kv-marks";
 import { requireProjectToken } from "../../http/auth";
 import { publicRead } from "../../snapshots/public-project";
 import { appBody } from "../../snapshots/catalog-bodies";
@@ -86,7 +86,7 @@ export function mountApps(app: OpenAPIHono<AppEnv>): void {
           set: Object.keys(settings).length > 0 ? settings : { name: appName },
         })
         .returning(),
-      markOneDirty(db, projectId, PROJECT_SUBJECT),
+      markOne(db, projectId, PROJECT_SUBJECT),
     ]);
     return c.json(appBody(row!), 200);
   });

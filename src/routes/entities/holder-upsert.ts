@@ -5,7 +5,7 @@
  */
 import { sql } from "drizzle-orm";
 import type { Db } from "../../db/client";
-import { markOneDirty } from "../../db/read-model-writes";
+import { markOne } from "../../db/kv-marks";
 import { hosts, teams, users } from "../../db/schema";
 import { ApiError } from "../../http/errors";
 import { SUBJECT_OF_KIND } from "../../snapshots/holders";
@@ -51,6 +51,6 @@ export function holderUpserts(db: Db, projectId: number, kind: HolderKind, id: n
       .onConflictDoUpdate({ target: [table.projectId, table.id], set: Object.keys(set).length > 0 ? set : { id } })
       .returning(),
     // The public snapshot shows names and owners too: the cron rewrites it.
-    markOneDirty(db, projectId, { subject: SUBJECT_OF_KIND[kind], id }),
+    markOne(db, projectId, { subject: SUBJECT_OF_KIND[kind], id }),
   ] as const;
 }

@@ -1,6 +1,6 @@
 import { OpenAPIHono, createRoute, z } from "@hono/zod-openapi";
 import { eq, sql } from "drizzle-orm";
-import { kvDirty, projectTokens, projects } from "../../db/schema";
+import { projectTokens, projects } from "../../db/schema";
 import type { AppEnv } from "../../env";
 import { requireAdmin } from "../../http/auth";
 import { ApiError, errorResponses } from "../../http/errors";
@@ -10,7 +10,7 @@ import { DEFAULT_RESULT_RETENTION_DAYS } from "../../credit/constants";
 import { isPrimaryKeyConflict } from "../../db/batch";
 import type { Db } from "../../db/client";
 import { DEFAULT_BINDING, databaseBindings, projectDatabase } from "../../db/project-db";
-import { PROJECT_SUBJECT, newMark } from "../../db/read-model-writes";
+import { PROJECT_SUBJECT, markOne, markProjectBySlug } from "../../db/kv-marks";
 
 const CreateProjectSchema = z
   .strictObject({
@@ -66,7 +66,7 @@ async function placeInDatabase(registry: Db, home: Db, row: typeof projects.$inf
   try {
     await home.batch([
       home.insert(projects).values({ ...row, database: null }),
-      home.insert(kvDirty).values({ projectId: row.id, subject: PROJECT_SUBJECT.subject, entityId: PROJECT_SUBJECT.id, mark: newMark() }),
+      markOne(home, row.id, PROJECT_SUBJECT),
     ]);
   } catch (e) {
     await registry.batch([
@@ -119,17 +119,7 @@ export function mountProjects(app: OpenAPIHono<AppEnv>): void {
         ),
         // The cron publishes the new project (the public list of projects, its own snapshot);
         // a project in its own database is marked there, below.
-        ...(binding !== null ? [] : [db.insert(kvDirty).select(
-          db
-            .select({
-              projectId: projects.id,
-              subject: sql<typeof PROJECT_SUBJECT.subject>`${PROJECT_SUBJECT.subject}`.as("subject"),
-              entityId: sql<number>`${PROJECT_SUBJECT.id}`.as("entity_id"),
-              mark: sql<number>`${newMark()}`.as("mark"),
-            })
-            .from(projects)
-            .where(eq(projects.slug, body.slug)),
-        )]),
+        ...(binding !== null ? [] : [markProjectBySlug(db, body.slug)]),
       ]);
       if (binding !== null) await placeInDatabase(db, projectDatabase(c.env, binding), { ...row, id: created!.id });
     } catch (e) {

@@ -1,0 +1,98 @@
+/**
+ * Marks for the minute cron's KV refresh, kept as a queue (schema.ts kv_marks): whoever
+ * changes what a public snapshot shows appends one row naming the subjects, in the same D1
+ * batch as the change. The cron reads the queue (kv-refresh.ts).
+ */
+import { type SQL, sql } from "drizzle-orm";
+import type { CreditSubject } from "./schema";
+import { kvMarks, projects } from "./schema";
+import type { Db } from "./client";
+import { chunks, name } from "./sql-helpers";
+
+export interface SubjectRef {
+  readonly subject: CreditSubject;
+  readonly id: number;
+}
+
+/** The project as a whole: its totals, apps, app versions and leaderboards. */
+export const PROJECT_SUBJECT: SubjectRef = { subject: "project", id: 0 };
+
+/** Subjects per queue row: keeps one row's JSON far below D1's limits on a bound value. */
+export const KV_MARKS_PER_ROW = 1000;
+
+const encode = (subjects: readonly SubjectRef[]) => JSON.stringify(subjects.map((s) => [s.subject, s.id]));
+
+/** Rows naming `subjects` (a pass's whole set of subjects: one row per thousand). */
+export function markSubjects(projectId: number, subjects: readonly SubjectRef[]): SQL[] {
+  return chunks(subjects, KV_MARKS_PER_ROW).map(
+    (part) => sql`INSERT INTO ${kvMarks} (${name(kvMarks.projectId)}, ${name(kvMarks.subjects)}) VALUES (${projectId}, ${encode(part)})`,
+  );
+}
+
+/** One subject's mark, as a query a drizzle batch can hold beside the write it belongs to. */
+export function markOne(db: Db, projectId: number, ref: SubjectRef) {
+  return db.insert(kvMarks).values({ projectId, subjects: encode([ref]) });
+}
+
+/** The project snapshot's mark for a project known only by its slug (used at creation). */
+export function markProjectBySlug(db: Db, slug: string) {
+  return db.insert(kvMarks).select(
+    db
+      .select({
+        id: sql<number>`NULL`.as("id"),
+        projectId: projects.id,
+        subjects: sql<string>`${encode([PROJECT_SUBJECT])}`.as("subjects"),
+      })
+      .from(projects)
+      .where(sql`${projects.slug} = ${slug}`),
+  );
+}
+
+export interface QueuedMarks {
+  /** The queue rows read (the cron deletes exactly these). */
+  readonly ids: number[];
+  /** Each project's distinct subjects, oldest mark first. */
+  readonly byProject: Map<number, SubjectRef[]>;
+}
+
+/**
+ * The oldest queue rows of every project, enough of them to name `perProject` subjects (a
+ * row may overshoot by one row's worth): bounded however long the queue has grown.
+ */
+export async function readQueue(db: Db, perProject: number): Promise<QueuedMarks> {
+  const rows = await db.all<{ id: number; project_id: number; subjects: string }>(sql`
+    SELECT id, project_id, subjects FROM (
+      SELECT id, project_id, subjects,
+        sum(json_array_length(subjects)) OVER (PARTITION BY project_id ORDER BY id ROWS UNBOUNDED PRECEDING)
+          - json_array_length(subjects) AS before
+      FROM ${kvMarks})
+    WHERE before < ${perProject} ORDER BY id`);
+  const byProject = new Map<number, SubjectRef[]>();
+  const seen = new Set<string>();
+  for (const row of rows) {
+    const list = byProject.get(row.project_id) ?? [];
+    byProject.set(row.project_id, list);
+    for (const [subject, id] of JSON.parse(row.subjects) as [CreditSubject, number][]) {
+      const key = `${row.project_id}/${subject}/${id}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      list.push({ subject, id });
+    }
+  }
+  return { ids: rows.map((r) => r.id), byProject };
+}
+
+/** Deletes the rows read and queues again what was not written: one batch, so nothing is lost. */
+export function settleQueue(ids: readonly number[], left: ReadonlyMap<number, readonly SubjectRef[]>): SQL[] {
+  return [
+    ...chunks(ids, 5000).map((part) => sql`DELETE FROM ${kvMarks} WHERE ${name(kvMarks.id)} IN (SELECT value FROM json_each(${JSON.stringify(part)}))`),
+    ...[...left].flatMap(([projectId, subjects]) => markSubjects(projectId, subjects)),
+  ];
+}
+
+/** Distinct subjects waiting in the queue (each project's). */
+export async function countQueued(db: Db): Promise<number> {
+  const [row] = await db.all<{ n: number }>(sql`
+    SELECT count(*) AS n FROM (SELECT DISTINCT ${name(kvMarks.projectId)}, j.value FROM ${kvMarks}, json_each(${kvMarks.subjects}) AS j)`);
+  return row?.n ?? 0;
+}
