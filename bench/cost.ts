@@ -24,6 +24,8 @@ export interface CostRow {
   readonly rowsWrittenPerResult: number;
   /** Growth of the database per validated result in this phase (bytes). */
   readonly bytesPerResult: number;
+  /** Rows written per validated result by statement target ("UPDATE hosts", …), largest first. */
+  readonly writtenByTarget: Record<string, number>;
 }
 
 export interface CostSummary {
@@ -42,6 +44,19 @@ interface Meter {
   rowsRead: number;
   rowsWritten: number;
   sizeAfter: number;
+  /** Rows written per statement target. */
+  byTarget: Map<string, number>;
+}
+
+/**
+ * "UPDATE hosts", "INSERT INTO results"…: what a statement writes to, past any WITH clause.
+ * The SQL text is read from the prepared statement's `statement` field (not a public API: a
+ * statement without it is counted as "other").
+ */
+function targetOf(statement: D1PreparedStatement): string {
+  const text = String((statement as unknown as { statement?: string }).statement ?? "");
+  const m = /\b(INSERT INTO|UPDATE|DELETE FROM)\s+[`"]?(\w+)/i.exec(text.replace(/^\s*WITH[\s\S]*?\)\s*(?=INSERT|UPDATE|DELETE)/i, ""));
+  return m ? `${m[1]!.toUpperCase()} ${m[2]}` : "other";
 }
 
 /** A D1Database whose batches add their statements' meta to `meter`. */
@@ -51,6 +66,10 @@ function metered(d1: D1Database, meter: Meter): D1Database {
       if (prop === "batch") {
         return async (statements: D1PreparedStatement[]) => {
           const results = await target.batch(statements);
+          results.forEach((r, i) => {
+            const key = targetOf(statements[i]!);
+            meter.byTarget.set(key, (meter.byTarget.get(key) ?? 0) + (r.meta.rows_written ?? 0));
+          });
           for (const r of results) {
             meter.rowsRead += r.meta.rows_read ?? 0;
             meter.rowsWritten += r.meta.rows_written ?? 0;
@@ -88,10 +107,10 @@ export async function measureCost(root: string, now: number, quick: boolean): Pr
         .bind(v.id, APPS.findIndex((a) => a.name === v.app) + 1, v.platform, v.plan_class, v.version_num)
         .run();
     }
-    const meter: Meter = { rowsRead: 0, rowsWritten: 0, sizeAfter: 0 };
+    const meter: Meter = { rowsRead: 0, rowsWritten: 0, sizeAfter: 0, byTarget: new Map() };
     const db = database(metered(raw, meter));
     const measure = async (size: number, bodies: Iterable<{ now: number }>): Promise<CostRow> => {
-      const before = { ...meter };
+      const before = { ...meter, byTarget: new Map(meter.byTarget) };
       let valid = 0;
       let count = 0;
       for (const body of bodies) {
@@ -106,6 +125,12 @@ export async function measureCost(root: string, now: number, quick: boolean): Pr
         rowsReadPerResult: (meter.rowsRead - before.rowsRead) / valid,
         rowsWrittenPerResult: (meter.rowsWritten - before.rowsWritten) / valid,
         bytesPerResult: (meter.sizeAfter - before.sizeAfter) / valid,
+        writtenByTarget: Object.fromEntries(
+          [...meter.byTarget]
+            .map(([k, n]) => [k, (n - (before.byTarget.get(k) ?? 0)) / valid] as const)
+            .filter(([, n]) => n > 0)
+            .sort((a, b) => b[1] - a[1]),
+        ),
       };
     };
     const count = async (table: string) => (await raw.prepare(`SELECT count(*) AS n FROM ${table}`).first<number>("n")) ?? 0;
@@ -117,6 +142,7 @@ export async function measureCost(root: string, now: number, quick: boolean): Pr
       console.error(
         `cost: passes of ${row.size}: ${row.rowsReadPerResult.toFixed(1)} rows read, ${row.rowsWrittenPerResult.toFixed(2)} rows written, ${row.bytesPerResult.toFixed(0)} bytes per validated result`,
       );
+      console.error(`  written by: ${Object.entries(row.writtenByTarget).map(([k, n]) => `${k} ${n.toFixed(2)}`).join(", ")}`);
     }
     const historyBefore = await count("credit_history");
     const at100 = rows.find((r) => r.size === 100)!;

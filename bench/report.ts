@@ -52,6 +52,11 @@ export function report(s: BenchSummary): string {
   for (const r of s.cost.rows) {
     lines.push(`| ${int(r.size)} | ${int(r.validResults)} | ${r.rowsReadPerResult.toFixed(1)} | ${r.rowsWrittenPerResult.toFixed(2)} | ${int(r.bytesPerResult)} |`);
   }
+  const at100 = s.cost.rows.find((r) => r.size === 100);
+  if (at100) {
+    lines.push("", "Rows written per validated result at passes of 100, by statement:", "", "| statement | rows |", "| --- | ---: |");
+    for (const [target, n] of Object.entries(at100.writtenByTarget)) lines.push(`| ${target} | ${n.toFixed(2)} |`);
+  }
   const a = s.cost.accounts;
   lines.push("", `Database after the run: ${int(s.cost.sizeBytes)} bytes; ${int(a.hosts)} hosts, ${int(a.users)} users, ${int(a.teams)} teams; ${int(s.cost.retainedRows.results)} results, ${int(s.cost.retainedRows.workunits)} workunits, ${int(s.cost.retainedRows.creditHistory)} daily history rows.`);
   return `${lines.join("\n")}\n`;

@@ -1,14 +1,13 @@
 /** The command line: `npm run bridge -- --db … --url … --project … --token …` (see docs/bridge.md). */
 import { parseArgs } from "node:util";
 import { BridgeError } from "./errors";
-import type { BridgeOptions } from "./run";
+import { type BridgeOptions, DEFAULT_RESCALE_EVERY } from "./run";
 
 export const USAGE = `usage: npm run bridge -- --db mysql://USER:PASS@HOST:PORT/DB --url BASE_URL --project SLUG
          [--token TOKEN] [--state FILE] [--since TIME] [--rescale-every SECONDS] [--dry-run]
          [--compare OUT.csv] [--no-progress]
   The token may come from COBBLESTONE_TOKEN instead of --token.`;
 
-export const DEFAULT_RESCALE_EVERY = 600;
 
 /** Unix seconds, or an ISO date such as 2024-01-31T00:00:00Z. */
 export function parseTime(text: string): number {

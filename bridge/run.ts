@@ -31,6 +31,17 @@ export interface BridgeOptions {
   log?: (line: string) => void;
 }
 
+/** BOINC's feeder recalculates scales every 10 minutes; the bridge rescales at the same marks. */
+export const DEFAULT_RESCALE_EVERY = 600;
+
+/** Options for a one-shot backfill with the CLI's defaults; `extra` overrides any of them. */
+export function bridgeOptions(
+  target: Pick<BridgeOptions, "db" | "url" | "project" | "token" | "stateFile">,
+  extra: Partial<BridgeOptions> = {},
+): BridgeOptions {
+  return { since: null, rescaleEvery: DEFAULT_RESCALE_EVERY, dryRun: false, compare: null, progress: false, ...target, ...extra };
+}
+
 export interface BridgeReport {
   results: number;
   passes: number;

@@ -7,7 +7,7 @@
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { runBridge } from "../../bridge/run";
+import { bridgeOptions, runBridge } from "../../bridge/run";
 import { startWranglerDev } from "../../test/browser/wrangler-dev";
 import { createBoincDb } from "../../test/bridge/boinc-fixture";
 import { MARIADB_MISSING, mariadbAvailable, startMariaDb } from "../../test/bridge/mariadb";
@@ -77,18 +77,9 @@ try {
     const token = await createProject(server.base, ADMIN, slug);
     (globalThis as { gc?: () => void }).gc?.();
     const memory = sampleMemory();
-    const report = await runBridge({
-      db: dsn,
-      url: server.base,
-      project: slug,
-      token,
-      stateFile: join(work, `${slug}.json`),
-      since: null,
-      rescaleEvery: 600,
-      dryRun: false,
-      compare: null,
-      progress: process.stderr.isTTY,
-    });
+    const report = await runBridge(
+      bridgeOptions({ db: dsn, url: server.base, project: slug, token, stateFile: join(work, `${slug}.json`) }, { progress: process.stderr.isTTY }),
+    );
     const peak = memory.stop();
     console.log(
       `${size.toLocaleString("en")} results (${PER_SECOND} per second of history): ${report.passes} passes, ${report.rescales} rescales, ` +

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiTypesFrom } from "../../bridge/api-types-source";
 import { OUTCOME, VALIDATE_STATE } from "../../bridge/boinc-codes";
 import { BridgeError } from "../../bridge/errors";
-import { type BridgeOptions, runBridge } from "../../bridge/run";
+import { type BridgeOptions, bridgeOptions, runBridge } from "../../bridge/run";
 import { startWranglerDev, type WranglerDev } from "../browser/wrangler-dev";
 import { BRIDGE_USER, createBoincDb } from "./boinc-fixture";
 import { sqlTime } from "./load-trace";
@@ -37,21 +37,11 @@ describe.skipIf(!available)("the bridge with bad input", () => {
     await Promise.all([maria?.stop(), server?.stop(), work && rm(work, { recursive: true, force: true })]);
   });
 
-  const options = (db: string, slug: string, token: string, extra: Partial<BridgeOptions> = {}): BridgeOptions => ({
-    db,
-    url: server.base,
-    project: slug,
-    token,
-    stateFile: join(work, `${slug}.json`),
-    since: null,
-    rescaleEvery: 600,
-    dryRun: false,
-    compare: null,
-    progress: false,
-    log: () => undefined,
-    retry: { maxAttempts: 2, baseDelayMs: 10, maxDelayMs: 10 },
-    ...extra,
-  });
+  const options = (db: string, slug: string, token: string, extra: Partial<BridgeOptions> = {}): BridgeOptions =>
+    bridgeOptions(
+      { db, url: server.base, project: slug, token, stateFile: join(work, `${slug}.json`) },
+      { log: () => undefined, retry: { maxAttempts: 2, baseDelayMs: 10, maxDelayMs: 10 }, ...extra },
+    );
   const get = async (path: string, token: string) => (await fetch(`${server.base}${path}`, { headers: { Authorization: `Bearer ${token}` } })).json();
 
   /** One app, one version, one host/user/team, and the given result rows (on workunits 1…). */

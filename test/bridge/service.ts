@@ -1,18 +1,8 @@
 /** The service side of the bridge tests: projects on a running `wrangler dev`, and its numbers against a trace's. */
 import { foldAnonymousId, relativeError, type TraceExpected } from "./trace-types";
+import { send } from "../support/send";
 
 export const TOLERANCE = 1e-9;
-
-async function send(base: string, method: string, path: string, token: string, body?: unknown): Promise<any> {
-  const res = await fetch(`${base}${path}`, {
-    method,
-    headers: { Authorization: `Bearer ${token}`, ...(body === undefined ? {} : { "Content-Type": "application/json" }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${text}`);
-  return JSON.parse(text);
-}
 
 export async function createProject(base: string, adminToken: string, slug: string): Promise<string> {
   const created = await send(base, "POST", "/v1/projects", adminToken, { slug, name: slug });

@@ -2,6 +2,8 @@
  * A small trace posted over HTTP to a running Worker: a project, two apps' versions, a team
  * with a hostile name, and passes on a few recent days (so the charts have bars).
  */
+import { send } from "../support/send";
+
 const DAY = 86400;
 
 /** Today minus `days`, at 01:00 UTC (always in the past for days ≥ 1; today: an hour ago at most 23 h). */
@@ -10,17 +12,6 @@ export function daysAgo(days: number): number {
 }
 
 export const EVIL_TEAM = "<script>alert(1)</script>";
-
-async function send(base: string, method: string, path: string, token: string, body?: unknown): Promise<any> {
-  const res = await fetch(`${base}${path}`, {
-    method,
-    headers: { Authorization: `Bearer ${token}`, ...(body === undefined ? {} : { "Content-Type": "application/json" }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${text}`);
-  return JSON.parse(text);
-}
 
 function pass(now: number, firstWu: number, who: { host: number; user: number; team: number }, count: number) {
   const result = (id: number, elapsed: number, appVersion: number) => ({

@@ -206,4 +206,49 @@ describe("the KV refresh job", () => {
     expect(await marksOf(slug)).toEqual([]);
     expect(JSON.parse((await env.KV.get(failing))!).data.total_credit).toBe((await api.ok("GET", "/users/40")).total_credit);
   });
+
+  it("queues one row per pass, and a pass that marks while the cron writes keeps its mark", async () => {
+    const { slug, api } = await setupProject("kvqueue");
+    await refreshSnapshots(env, Date.now() / 1000);
+    const rows = async () =>
+      (await env.DB.prepare("SELECT count(*) AS n FROM kv_marks WHERE project_id = (SELECT id FROM projects WHERE slug = ?)")
+        .bind(slug)
+        .first<number>("n"))!;
+    // Three workunits on three hosts of three users in one pass: seven subjects, one row.
+    await api.ok("POST", "/passes", {
+      now: daysAgo(0),
+      workunits: [70, 71, 72].flatMap((h) => passFor(daysAgo(0), h, { host: h, user: h, team: 7 }).workunits),
+    });
+    expect(await marksOf(slug)).toHaveLength(8); // the project, 3 hosts, 3 users, 1 team
+    expect(await rows()).toBe(1);
+
+    // While the cron writes host 70's snapshot, another pass credits host 70 again.
+    let passed = false;
+    const racingKv = new Proxy(env.KV, {
+      get(target, prop) {
+        if (prop === "put") {
+          return async (key: string, ...rest: unknown[]) => {
+            if (key === `p/${slug}/hosts/70` && !passed) {
+              passed = true;
+              await api.ok("POST", "/passes", passFor(daysAgo(0), 73, { host: 70, user: 70, team: 7 }));
+            }
+            return (target.put as any)(key, ...rest);
+          };
+        }
+        const value = (target as any)[prop];
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+    await refreshSnapshots({ ...env, KV: racingKv }, Date.now() / 1000);
+    expect(passed).toBe(true);
+    // The racing pass's row is untouched: its subjects wait for the next run.
+    expect(await marksOf(slug)).toEqual([
+      { subject: "host", entity_id: 70 },
+      { subject: "project", entity_id: 0 },
+      { subject: "team", entity_id: 7 },
+      { subject: "user", entity_id: 70 },
+    ]);
+    await refreshSnapshots(env, Date.now() / 1000);
+    expect(JSON.parse((await env.KV.get(`p/${slug}/hosts/70`))!).data.total_credit).toBe((await api.ok("GET", "/hosts/70")).total_credit);
+  });
 });
