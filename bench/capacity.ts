@@ -51,7 +51,7 @@ const MONTH_DAYS = 30;
  * the results row, with its 64-character fingerprint, is the largest, so this under-counts
  * results and over-counts history a little.
  */
-export function bytesPerRow(cost: CostSummary): number {
+export function bytesPerRow(cost: Pick<CostSummary, "nextDay">): number {
   const d = cost.nextDay;
   const results = d.passes * d.size * 2;
   const workunits = d.passes * d.size;
