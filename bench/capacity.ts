@@ -18,7 +18,10 @@ import type { CostSummary } from "./cost";
 import { SNAPSHOT_LIMITS } from "../src/snapshots/limits";
 import { DEFAULT_DAILY_HISTORY_DAYS, DEFAULT_RESULT_RETENTION_DAYS } from "../src/credit/constants";
 
-/** Cloudflare's Workers Paid prices (BENCHMARKS.md: source and date). */
+/**
+ * Cloudflare's Workers Paid prices: https://developers.cloudflare.com/d1/platform/pricing/ and
+ * https://developers.cloudflare.com/kv/platform/pricing/, read 2026-11-23 (BENCHMARKS.md).
+ */
 export const PRICES = {
   d1RowsReadPerMillion: 0.001,
   d1RowsReadIncludedPerMonth: 25e9,
@@ -52,7 +55,7 @@ const MEAN_MONTH_DAYS = 365.2425 / 12;
  * the results row, with its 64-character fingerprint, is the largest, so this under-counts
  * results and over-counts history a little.
  */
-export function bytesPerRow(cost: CostSummary): number {
+export function bytesPerRow(cost: Pick<CostSummary, "nextDay">): number {
   const d = cost.nextDay;
   const results = d.passes * d.size * 2;
   const workunits = d.passes * d.size;

@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { getPlatformProxy } from "wrangler";
 import { database } from "../src/db/client";
 import { ingestPass } from "../src/routes/passes/passes.service";
+import { bytesPerRow } from "./capacity";
 import { phaseBodies } from "./phases";
 import { APPS, passes, versions } from "./workload";
 
@@ -34,7 +35,7 @@ export interface CostSummary {
    * A second day of passes of 100 for the same hosts: every subject it credits gets a new
    * daily history row, so its growth beyond its results' bytes is the history's.
    */
-  readonly nextDay: CostRow & { readonly historyRows: number; readonly bytesPerHistoryRow: number };
+  readonly nextDay: CostRow & { readonly historyRows: number };
   readonly sizeBytes: number;
   readonly accounts: { hosts: number; users: number; teams: number };
   readonly retainedRows: { results: number; workunits: number; creditHistory: number };
@@ -148,12 +149,13 @@ export async function measureCost(root: string, now: number, quick: boolean): Pr
     const at100 = rows.find((r) => r.size === 100)!;
     const day2 = await measure(100, passes(Array(at100.passes).fill(100), { seed: 4242, firstWu: 50_000_000, now }));
     const historyRows = (await count("credit_history")) - historyBefore;
-    // The day's growth less what its results take at the first day's rate: the history's share.
-    const bytesPerHistoryRow = (day2.bytesPerResult - at100.bytesPerResult) * day2.validResults / historyRows;
-    console.error(`cost: a second day: ${historyRows} new daily history rows, about ${bytesPerHistoryRow.toFixed(0)} bytes each`);
+    const nextDay = { ...day2, historyRows };
+    console.error(
+      `cost: a second day: ${historyRows} new daily history rows; ${bytesPerRow({ nextDay }).toFixed(0)} bytes per stored result, workunit or history row`,
+    );
     return {
       rows,
-      nextDay: { ...day2, historyRows, bytesPerHistoryRow },
+      nextDay,
       sizeBytes: meter.sizeAfter,
       accounts: { hosts: await count("hosts"), users: await count("users"), teams: await count("teams") },
       retainedRows: { results: await count("results"), workunits: await count("workunits"), creditHistory: await count("credit_history") },

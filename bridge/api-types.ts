@@ -2556,7 +2556,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Past the project's retention window (`outside_retention_window`): records of results sent that long ago may be purged */
+                /** @description Past the project's retention window (`outside_retention_window`): records of results sent (or trickle messages paid) that long ago may be purged */
                 410: {
                     headers: {
                         [name: string]: unknown;
@@ -2702,6 +2702,15 @@ export interface paths {
                 };
                 /** @description Conflicts with what is stored */
                 409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Past the project's retention window (`outside_retention_window`): records of results sent (or trickle messages paid) that long ago may be purged */
+                410: {
                     headers: {
                         [name: string]: unknown;
                     };

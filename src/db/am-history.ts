@@ -2,6 +2,7 @@
 import { and, asc, between, desc, eq, lt, sql } from "drizzle-orm";
 import type { DailyRow } from "../credit/daily-series";
 import type { Db } from "./client";
+import { jsonList } from "./sql-helpers";
 import { type AmSubject, accountManagers, amDaily, amHostLinks, hosts } from "./schema";
 
 export interface SeriesKey {
@@ -57,20 +58,27 @@ export interface LinkedAmCredit {
 
 /**
  * Per account manager, the estimated and confirmed credit of days first … last of a project
- * user's linked hosts (their host_project rows for the project's URL key). One query; none
- * for a user without linked hosts.
+ * user's linked hosts (their host_project rows for the project's URL key). The user's hosts
+ * are read in the project's database (`projectDb`), the links and the account managers' rows
+ * in the registry; nothing more for a user without hosts.
  */
 export async function loadUserAmCredit(
-  db: Db,
+  projectDb: Db,
+  registry: Db,
   projectId: number,
   userId: number,
   urlKey: string,
   first: number,
   last: number,
 ): Promise<LinkedAmCredit[]> {
+  const own = await projectDb
+    .select({ id: hosts.id })
+    .from(hosts)
+    .where(and(eq(hosts.projectId, projectId), eq(hosts.userId, userId)));
+  if (own.length === 0) return [];
   const d = amDaily;
   const l = amHostLinks;
-  return db
+  return registry
     .select({
       slug: accountManagers.slug,
       name: accountManagers.name,
@@ -78,14 +86,13 @@ export async function loadUserAmCredit(
       estimated: sql<number>`coalesce(sum(${d.ec}), 0)`,
       confirmed: sql<number | null>`sum(${d.confirmedEc})`,
     })
-    .from(hosts)
-    .innerJoin(l, and(eq(l.projectId, hosts.projectId), eq(l.hostId, hosts.id)))
+    .from(l)
     .innerJoin(accountManagers, eq(accountManagers.id, l.amId))
     .leftJoin(
       d,
       and(eq(d.amId, l.amId), eq(d.subject, "host_project"), eq(d.entityId, l.amHostId), eq(d.url, urlKey), between(d.day, first, last)),
     )
-    .where(and(eq(hosts.projectId, projectId), eq(hosts.userId, userId)))
+    .where(and(eq(l.projectId, projectId), sql`${l.hostId} IN ${jsonList(own.map((h) => h.id))}`))
     .groupBy(accountManagers.id)
     .orderBy(asc(accountManagers.slug));
 }

@@ -44,5 +44,10 @@ export function allDatabases(env: object): Db[] {
   return databaseBindings(env).map((b) => projectDatabase(env, b));
 }
 
+/** Whether two handles reach the same D1 database (a project of the default one and the registry). */
+export function sameDatabase(a: Db, b: Db): boolean {
+  return a.$client === b.$client;
+}
+
 /** The projects whose rows live in the database being queried. */
 export const livesHere = isNull(projects.database);

@@ -4,7 +4,7 @@
  * workunits, audit rows and RPCs is roughly age order: the scan finds old rows first.
  */
 import { type SQL, sql } from "drizzle-orm";
-import { amRpcs, auditLog, projects, results, workunits } from "./schema";
+import { amRpcs, auditLog, projects, results, trickles, workunits } from "./schema";
 import { name } from "./sql-helpers";
 
 /** Raises a project's horizon (never lowers it): results sent before it are refused from now on. */
@@ -22,6 +22,33 @@ export function purgeResults(projectId: number, cutoff: number, limit: number): 
 export function purgeWorkunits(projectId: number, cutoff: number, limit: number): SQL {
   return sql`DELETE FROM ${workunits} WHERE ${name(workunits.projectId)} = ${projectId} AND ${name(workunits.id)} IN (SELECT ${name(workunits.id)} FROM ${workunits}
     WHERE ${name(workunits.projectId)} = ${projectId} AND ${name(workunits.creditedAt)} < ${cutoff} LIMIT ${limit})`;
+}
+
+/**
+ * Raises a project's trickle horizon over the next `limit` messages above it in id order, up
+ * to (not including) the first one paid at or after `cutoff`: the ids at or below the horizon
+ * were all paid before the cutoff. Message ids grow with time (BOINC's msg_from_host.id), so
+ * the horizon follows the window; a message still inside it stops the horizon there.
+ */
+export function raiseTrickleHorizon(projectId: number, cutoff: number, limit: number): SQL {
+  const column = name(projects.tricklesPurgedThrough);
+  return sql`WITH next AS (SELECT ${name(trickles.id)} AS id, ${name(trickles.grantedAt)} AS paid FROM ${trickles}
+      WHERE ${name(trickles.projectId)} = ${projectId} AND ${name(trickles.id)} > ${trickleHorizon(projectId)}
+      ORDER BY ${name(trickles.id)} LIMIT ${limit})
+    UPDATE ${projects} SET ${column} = max(${column},
+      coalesce((SELECT min(id) FROM next WHERE paid >= ${cutoff}) - 1, (SELECT max(id) FROM next), ${column}))
+    WHERE ${name(projects.id)} = ${projectId}`;
+}
+
+const trickleHorizon = (projectId: number): SQL =>
+  sql`(SELECT ${name(projects.tricklesPurgedThrough)} FROM ${projects} WHERE ${name(projects.id)} = ${projectId})`;
+
+/** Trickle rows at or below the horizon that were paid before `cutoff`, in id order. */
+export function purgeTrickles(projectId: number, cutoff: number, limit: number): SQL {
+  return sql`DELETE FROM ${trickles} WHERE ${name(trickles.projectId)} = ${projectId} AND ${name(trickles.id)} IN (SELECT ${name(trickles.id)} FROM ${trickles}
+    WHERE ${name(trickles.projectId)} = ${projectId} AND ${name(trickles.grantedAt)} < ${cutoff}
+      AND ${name(trickles.id)} <= ${trickleHorizon(projectId)}
+    ORDER BY ${name(trickles.id)} LIMIT ${limit})`;
 }
 
 export function purgeAudit(cutoff: number, limit: number): SQL {

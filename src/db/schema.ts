@@ -71,6 +71,11 @@ export const projects = sqliteTable("projects", {
   /** The roll-up has folded every daily row before this day (it stops scanning until the next month is due). */
   historyRolledBefore: integer("history_rolled_before").notNull().default(0),
   /**
+   * The trickle horizon (a message id): every trickle row purged so far had an id at or below
+   * it, so a message at or below it that is not stored is refused (410), never paid again.
+   */
+  tricklesPurgedThrough: integer("trickles_purged_through").notNull().default(0),
+  /**
    * Registry row: the D1 binding that holds the project's rows (null: this database). The
    * copy of the row in that database has null (src/db/project-db.ts).
    */

@@ -18,7 +18,11 @@ export interface TrickleKeys {
   readonly hostIds: readonly number[];
 }
 
-/** Everything a batch needs: apps, the hosts it names with their owners' teams, stored messages, percentiles. */
+/**
+ * Everything a batch needs: apps, the hosts it names with their owners' teams, stored
+ * messages, percentiles, and the retention horizon (read in the same batch as the stored
+ * messages, so a message is either stored or at or below the horizon once paid).
+ */
 export async function loadTrickleSnapshot(db: Db, projectId: number, keys: TrickleKeys) {
   const [appRows, hostRows, storedRows, [project]] = await db.batch([
     db.select().from(apps).where(eq(apps.projectId, projectId)),
@@ -28,13 +32,22 @@ export async function loadTrickleSnapshot(db: Db, projectId: number, keys: Trick
       .leftJoin(users, and(eq(users.projectId, hosts.projectId), eq(users.id, hosts.userId)))
       .where(and(eq(hosts.projectId, projectId), sql`${hosts.id} IN ${jsonList(keys.hostIds)}`)),
     db.select().from(trickles).where(and(eq(trickles.projectId, projectId), sql`${trickles.id} IN ${jsonList(keys.messageIds)}`)),
-    db.select({ p50: projects.fpopsP50, p95: projects.fpopsP95 }).from(projects).where(eq(projects.id, projectId)),
+    db
+      .select({
+        p50: projects.fpopsP50,
+        p95: projects.fpopsP95,
+        purgedThrough: projects.tricklesPurgedThrough,
+        retentionDays: projects.resultRetentionDays,
+      })
+      .from(projects)
+      .where(eq(projects.id, projectId)),
   ]);
   return {
     apps: new Map(appRows.map((r) => [r.name, r])),
     hosts: new Map(hostRows.map((r) => [r.id, { userId: r.userId, teamId: r.teamId ?? 0, pFpops: r.pFpops }])),
     stored: new Map(storedRows.map((r) => [r.id, r])),
     percentiles: project && project.p50 !== null && project.p95 !== null ? { p50: project.p50, p95: project.p95 } : null,
+    retention: { purgedThrough: project?.purgedThrough ?? 0, days: project?.retentionDays ?? 0 },
   };
 }
 

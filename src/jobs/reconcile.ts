@@ -11,6 +11,7 @@ import { runBatch } from "../db/batch";
 import type { Db } from "../db/client";
 import { type AmSubject, accountManagers, amDaily, amHostLinks, creditHistory, projects } from "../db/schema";
 import { chunks, jsonList, withJsonRows, name, ref } from "../db/sql-helpers";
+import { DEFAULT_BINDING, projectDatabase } from "../db/project-db";
 
 const d = amDaily;
 
@@ -38,34 +39,69 @@ function confirmedSum(amId: number, day: number, subject: AmSubject, partSubject
     WHERE ${d}.${name(d.amId)} = ${amId} AND ${d}.${name(d.subject)} = ${subject} AND ${d}.${name(d.day)} = ${day}`;
 }
 
+/** The projects reconciliation can match to the clients' URLs: each one's URL key and database. */
+export type LinkedProjects = ReadonlyMap<number, { readonly urlKey: string; readonly db: Db }>;
+
+type HostLink = typeof amHostLinks.$inferSelect;
+
+/**
+ * The credit each linked host was granted on days first … last, read in the database its
+ * project lives in (the links are in the registry, the history with the project's rows).
+ */
+async function grantedToLinkedHosts(links: readonly HostLink[], linkedProjects: LinkedProjects, first: number, last: number): Promise<GrantedDay[]> {
+  const hostsOfProject = new Map<number, number[]>();
+  for (const l of links) {
+    const ids = hostsOfProject.get(l.projectId) ?? [];
+    ids.push(l.hostId);
+    hostsOfProject.set(l.projectId, ids);
+  }
+  const amHostOf = new Map(links.map((l) => [`${l.projectId}/${l.hostId}`, l.amHostId]));
+  const perProject = await Promise.all(
+    [...hostsOfProject].map(([projectId, hostIds]) =>
+      linkedProjects
+        .get(projectId)!
+        .db.select({ projectId: creditHistory.projectId, hostId: creditHistory.entityId, day: creditHistory.day, credit: creditHistory.credit })
+        .from(creditHistory)
+        .where(
+          and(
+            eq(creditHistory.projectId, projectId),
+            eq(creditHistory.subject, "host"),
+            sql`${creditHistory.entityId} IN ${jsonList(hostIds)}`,
+            between(creditHistory.day, first, last),
+          ),
+        ),
+    ),
+  );
+  return perProject.flat().map((g) => ({
+    hostId: amHostOf.get(`${g.projectId}/${g.hostId}`)!,
+    url: linkedProjects.get(g.projectId)!.urlKey,
+    day: g.day,
+    credit: g.credit,
+  }));
+}
+
+/** One account manager's day; `registry` holds its rows and its host links. */
 export async function reconcileAccountManager(
-  db: Db,
+  registry: Db,
   amId: number,
   day: number,
-  urlKeyOfProject: ReadonlyMap<number, string>,
+  linkedProjects: LinkedProjects,
 ): Promise<{ hosts: number; users: number }> {
   const { first, last } = reconcileWindow(day);
-  const links = (await db.select().from(amHostLinks).where(eq(amHostLinks.amId, amId))).filter((l) => urlKeyOfProject.has(l.projectId));
-  const linked = new Set(links.map((l) => linkKey(l.amHostId, urlKeyOfProject.get(l.projectId)!)));
+  const links = (await registry.select().from(amHostLinks).where(eq(amHostLinks.amId, amId))).filter((l) => linkedProjects.has(l.projectId));
+  const linked = new Set(links.map((l) => linkKey(l.amHostId, linkedProjects.get(l.projectId)!.urlKey)));
   const amHostIds = [...new Set(links.map((l) => l.amHostId))];
-  const [estimatedRows, grantedRows] = await db.batch([
-    db
+  const [estimatedRows, granted] = await Promise.all([
+    registry
       .select({ hostId: d.entityId, url: d.url, day: d.day, userId: d.userId, ec: d.ec })
       .from(d)
       .where(and(eq(d.amId, amId), eq(d.subject, "host_project"), between(d.day, first, last), sql`${d.entityId} IN ${jsonList(amHostIds)}`)),
-    db
-      .select({ projectId: creditHistory.projectId, amHostId: amHostLinks.amHostId, day: creditHistory.day, credit: creditHistory.credit })
-      .from(creditHistory)
-      .innerJoin(amHostLinks, and(eq(amHostLinks.projectId, creditHistory.projectId), eq(amHostLinks.hostId, creditHistory.entityId)))
-      .where(and(eq(amHostLinks.amId, amId), eq(creditHistory.subject, "host"), between(creditHistory.day, first, last))),
+    grantedToLinkedHosts(links, linkedProjects, first, last),
   ]);
-  const granted: GrantedDay[] = grantedRows
-    .filter((g) => urlKeyOfProject.has(g.projectId))
-    .map((g) => ({ hostId: g.amHostId, url: urlKeyOfProject.get(g.projectId)!, day: g.day, credit: g.credit }));
   const result = reconcileDay(day, estimatedRows as EstimatedDay[], granted, linked);
   const rows = <T extends { factor: number; granted: number; estimated: number; url: string }>(xs: T[], id: (x: T) => number) =>
     xs.map((x) => ({ entityId: id(x), url: x.url, factor: x.factor, granted: x.granted, estimated: x.estimated }));
-  await runBatch(db, [
+  await runBatch(registry, [
     ...factorWrites(amId, day, "host_project", rows(result.hosts, (h) => h.hostId)),
     ...factorWrites(amId, day, "user_project", rows(result.users, (u) => u.userId)),
     confirmedSum(amId, day, "host", "host_project", sql`part.${name(d.entityId)} = ${d}.${name(d.entityId)}`),
@@ -76,22 +112,27 @@ export async function reconcileAccountManager(
   return { hosts: result.hosts.length, users: result.users.length };
 }
 
-/** What cron runs daily: the reconciliation of the days up to `day` (yesterday), every account manager. */
-export async function reconcileAllAccountManagers(db: Db, day: number): Promise<string> {
-  const [ams, projectRows] = await db.batch([
-    db.select({ id: accountManagers.id }).from(accountManagers),
-    db.select({ id: projects.id, url: projects.url }).from(projects).where(isNotNull(projects.url)),
+/**
+ * What cron runs daily: the reconciliation of the days up to `day` (yesterday), every account
+ * manager. The account managers, their rows and the host links are in the registry (the
+ * default database); each project's granted credit is read in its own database.
+ */
+export async function reconcileAllAccountManagers(env: object, day: number): Promise<string> {
+  const registry = projectDatabase(env, DEFAULT_BINDING);
+  const [ams, projectRows] = await registry.batch([
+    registry.select({ id: accountManagers.id }).from(accountManagers),
+    registry.select({ id: projects.id, url: projects.url, database: projects.database }).from(projects).where(isNotNull(projects.url)),
   ]);
-  const urlKeyOfProject = new Map<number, string>();
+  const linkedProjects = new Map<number, { urlKey: string; db: Db }>();
   for (const p of projectRows) {
-    const key = projectUrlKey(p.url!);
-    if (key !== null) urlKeyOfProject.set(p.id, key);
+    const urlKey = projectUrlKey(p.url!);
+    if (urlKey !== null) linkedProjects.set(p.id, { urlKey, db: projectDatabase(env, p.database) });
   }
   let hosts = 0;
   // The days before yesterday again too: a day the cron missed is caught up (it is idempotent).
   for (const am of ams) {
     for (let d = day - RECONCILE_CATCH_UP_DAYS; d <= day; d++) {
-      hosts += (await reconcileAccountManager(db, am.id, d, urlKeyOfProject)).hosts;
+      hosts += (await reconcileAccountManager(registry, am.id, d, linkedProjects)).hosts;
     }
   }
   return `reconciled ${hosts} (host, project) days of ${ams.length} account managers, days ${day - RECONCILE_CATCH_UP_DAYS} … ${day}`;

@@ -8,6 +8,10 @@
  * horizon to that time, and a pass naming a result sent before the horizon is refused (410).
  * A credited workunit's results were all sent before it was credited, so its late results
  * are refused by the same rule once its row is gone.
+ *
+ * Trickle messages carry no time of their own, only an id that grows with time: the same
+ * batch raises the project's trickle horizon over the ids it deletes, and a message at or
+ * below it that is not stored is refused (410).
  */
 import {
   DEFAULT_AM_RPC_RETENTION_DAYS,
@@ -19,7 +23,7 @@ import {
 } from "../credit/constants";
 import { runBatch } from "../db/batch";
 import type { Db } from "../db/client";
-import { purgeAmRpcs, purgeAudit, purgeResults, purgeWorkunits, raiseHorizon } from "../db/retention";
+import { purgeAmRpcs, purgeAudit, purgeResults, purgeTrickles, purgeWorkunits, raiseHorizon, raiseTrickleHorizon } from "../db/retention";
 import { projects } from "../db/schema";
 import { livesHere } from "../db/project-db";
 import type { Env } from "../env";
@@ -49,6 +53,7 @@ export function retentionSettings(env: Pick<Env, "AUDIT_RETENTION_DAYS" | "AM_RP
 export interface PurgeCounts {
   results: number;
   workunits: number;
+  trickles: number;
   audit: number;
   amRpcs: number;
   /** Day history rows folded into monthly buckets. */
@@ -67,7 +72,7 @@ async function drain(db: Db, settings: RetentionSettings, batchOf: (limit: numbe
 }
 
 /**
- * One project's results and workunits decided before its window. The window is measured on
+ * One project's results, workunits and trickle messages decided (paid) before its window. The window is measured on
  * the project's own clock (`clock`: the time of its latest grant, the project's expavg_time),
  * never past the server's: a project backfilling years of history posts passes whose `now`
  * lies in the past, and the results it posts next were sent shortly before those passes, not
@@ -80,17 +85,19 @@ export async function purgeProject(
   settings: RetentionSettings,
 ) {
   const cutoff = Math.min(now, project.clock) - project.resultRetentionDays * SECONDS_PER_DAY;
-  const [, results = 0, workunits = 0] = await drain(db, settings, (limit) => [
-    // First, in the same transaction: the horizon that refuses what the deletes forget.
+  const [, results = 0, workunits = 0, , trickles = 0] = await drain(db, settings, (limit) => [
+    // First, in the same transaction: the horizons that refuse what the deletes forget.
     raiseHorizon(project.id, cutoff + MAX_CLOCK_SKEW_SECONDS),
     purgeResults(project.id, cutoff, limit),
     purgeWorkunits(project.id, cutoff, limit),
+    raiseTrickleHorizon(project.id, cutoff, limit),
+    purgeTrickles(project.id, cutoff, limit),
   ]);
-  return { results, workunits };
+  return { results, workunits, trickles };
 }
 
 export async function runRetention(db: Db, now: number, settings: RetentionSettings): Promise<PurgeCounts> {
-  const counts: PurgeCounts = { results: 0, workunits: 0, audit: 0, amRpcs: 0, historyDays: 0 };
+  const counts: PurgeCounts = { results: 0, workunits: 0, trickles: 0, audit: 0, amRpcs: 0, historyDays: 0 };
   const rows = await db
     .select({
       id: projects.id,
@@ -105,6 +112,7 @@ export async function runRetention(db: Db, now: number, settings: RetentionSetti
     const purged = await purgeProject(db, project, now, settings);
     counts.results += purged.results;
     counts.workunits += purged.workunits;
+    counts.trickles += purged.trickles;
     counts.historyDays += await rollUpProject(db, project, now, settings);
   }
   [counts.audit = 0] = await drain(db, settings, (limit) => [purgeAudit(now - settings.auditDays * SECONDS_PER_DAY, limit)]);
@@ -113,5 +121,5 @@ export async function runRetention(db: Db, now: number, settings: RetentionSetti
 }
 
 export function describePurge(c: PurgeCounts): string {
-  return `purged ${c.results} results, ${c.workunits} workunits, ${c.audit} audit rows, ${c.amRpcs} account-manager RPCs; rolled ${c.historyDays} history days into months`;
+  return `purged ${c.results} results, ${c.workunits} workunits, ${c.trickles} trickle messages, ${c.audit} audit rows, ${c.amRpcs} account-manager RPCs; rolled ${c.historyDays} history days into months`;
 }

@@ -3,8 +3,8 @@
  * same expressions (a test keeps the two in step). A trigger whose cron matches no job (a
  * manual `curl localhost:8787/cdn-cgi/handler/scheduled`) runs every job once, in order.
  */
-import { type Db, database } from "../db/client";
-import { allDatabases, databaseBindings } from "../db/project-db";
+import type { Db } from "../db/client";
+import { DEFAULT_BINDING, allDatabases, databaseBindings, projectDatabase } from "../db/project-db";
 import type { Env } from "../env";
 import { dayOf } from "../credit/history";
 import { refreshAllFpopsPercentiles } from "./fpops-percentiles";
@@ -26,7 +26,7 @@ export const JOBS: readonly Job[] = [
   {
     name: "rescale",
     cron: "*/10 * * * *",
-    run: async (env) => `rescaled ${await sum(env, (db) => rescaleAllProjects(db))} projects`,
+    run: async (env) => `rescaled ${await sum(env, (db) => rescaleAllProjects(db, projectDatabase(env, DEFAULT_BINDING)))} projects`,
   },
   {
     // Trickle credit's FLOPS bounds move slowly: with the rescale, not per message.
@@ -53,13 +53,13 @@ export const JOBS: readonly Job[] = [
     // Shortly after midnight UTC: yesterday is complete.
     name: "reconcile-account-managers",
     cron: "30 0 * * *",
-    run: (env, now) => reconcileAllAccountManagers(database(env.DB), dayOf(now) - 1),
+    run: (env, now) => reconcileAllAccountManagers(env, dayOf(now) - 1),
   },
   {
     // Daily: the registry moves slowly, and each run is a version a project may pin.
     name: "plan-class-scales",
     cron: "20 0 * * *",
-    run: (env, now) => publishPlanClassScales(database(env.DB), env.KV, now),
+    run: (env, now) => publishPlanClassScales(allDatabases(env), env.KV, now),
   },
   {
     // Daily, as BOINC's db_dump task.

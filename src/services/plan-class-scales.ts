@@ -1,7 +1,8 @@
 /**
- * The central server's job: read every fresh report (each local project's app versions, and
- * what contributors pushed), compute the plan-class scale table, publish it as a new version
- * in D1 and as the latest in KV.
+ * The central server's job: read every fresh report (each local project's app versions, in
+ * whichever database the project lives, and what contributors pushed), compute the plan-class
+ * scale table, publish it as a new version in the registry (the default database) and as the
+ * latest in KV.
  */
 import { and, eq, gte, sql } from "drizzle-orm";
 import { CENTRAL_STALE_AFTER } from "../credit/constants";
@@ -11,19 +12,20 @@ import type { Db } from "../db/client";
 import { loadPublishedTable } from "../db/plan-class-registry";
 import { appVersions, apps, centralContributions, planClassScaleVersions, planClassScales, projects } from "../db/schema";
 import { insertFromJson } from "../db/sql-helpers";
+import { livesHere } from "../db/project-db";
 import { scaleTableBody } from "../snapshots/plan-classes.body";
 
 /** KV key of the latest published table (JSON, the body of GET /v1/plan-classes). */
 export const PLAN_CLASSES_KV_KEY = "central/plan-classes";
 
-/** Local projects report live: their app versions as they are now (not deprecated). */
+/** The local projects of one database report live: their app versions as they are now (not deprecated). */
 async function localReports(db: Db, now: number): Promise<ContributedVersion[]> {
   const rows = await db
     .select({ slug: projects.slug, app: apps.name, v: appVersions })
     .from(appVersions)
     .innerJoin(apps, and(eq(apps.projectId, appVersions.projectId), eq(apps.id, appVersions.appId)))
     .innerJoin(projects, eq(projects.id, appVersions.projectId))
-    .where(and(eq(appVersions.deprecated, false), eq(apps.deprecated, false)));
+    .where(and(eq(appVersions.deprecated, false), eq(apps.deprecated, false), livesHere));
   return rows.map((r) => ({
     source: `local/${r.slug}`,
     app: r.app,
@@ -53,8 +55,11 @@ async function contributedReports(db: Db, now: number): Promise<ContributedVersi
   }));
 }
 
-export async function publishPlanClassScales(db: Db, kv: KVNamespace, now: number): Promise<string> {
-  const reports = [...(await localReports(db, now)), ...(await contributedReports(db, now))];
+/** `databases`: every database of the deployment (src/db/project-db.ts allDatabases), the registry first. */
+export async function publishPlanClassScales(databases: readonly Db[], kv: KVNamespace, now: number): Promise<string> {
+  const registry = databases[0]!;
+  const local = await Promise.all(databases.map((db) => localReports(db, now)));
+  const reports = [...local.flat(), ...(await contributedReports(registry, now))];
   const table = computeScaleTable(reports, now);
   const rows = [
     ...table.planClasses.map((r) => ({ ...r, kind: "plan_class" })),
@@ -62,7 +67,7 @@ export async function publishPlanClassScales(db: Db, kv: KVNamespace, now: numbe
   ];
   const nsources = new Set(reports.map((r) => r.source)).size;
   // A run at the same instant as an earlier one replaces it.
-  await runBatch(db, [
+  await runBatch(registry, [
     sql`DELETE FROM ${planClassScales} WHERE version = ${now}`,
     sql`INSERT OR REPLACE INTO ${planClassScaleVersions} (version, nsources) VALUES (${now}, ${nsources})`,
     ...(rows.length === 0
@@ -84,6 +89,6 @@ export async function publishPlanClassScales(db: Db, kv: KVNamespace, now: numbe
           ),
         ]),
   ]);
-  await kv.put(PLAN_CLASSES_KV_KEY, JSON.stringify(scaleTableBody(await loadPublishedTable(db, now))));
+  await kv.put(PLAN_CLASSES_KV_KEY, JSON.stringify(scaleTableBody(await loadPublishedTable(registry, now))));
   return `plan-class table version ${now}: ${table.planClasses.length} plan classes from ${nsources} projects`;
 }

@@ -28,7 +28,8 @@ export interface AppRescale {
   readonly fair: { readonly level: number | null; readonly basis: FairScaleBasis | null };
 }
 
-export async function rescaleProject(db: Db, projectId: number): Promise<AppRescale[]> {
+/** `registry`: the default database, which holds the plan-class table (the project's rows are in `db`). */
+export async function rescaleProject(db: Db, registry: Db, projectId: number): Promise<AppRescale[]> {
   const [appRows, versionRows] = await db.batch([
     // Like BOINC's feeder (sched_shmem.cpp), only apps in service: deprecated = 0.
     db.select().from(apps).where(and(eq(apps.projectId, projectId), eq(apps.deprecated, false))),
@@ -38,7 +39,7 @@ export async function rescaleProject(db: Db, projectId: number): Promise<AppResc
   // table version once: the latest, or the one an app pinned.
   const tables = new Map<number | null, ScaleRegistry | null>();
   const registryFor = async (pin: number | null) => {
-    if (!tables.has(pin)) tables.set(pin, scaleRegistry(await loadPublishedTable(db, pin ?? undefined)));
+    if (!tables.has(pin)) tables.set(pin, scaleRegistry(await loadPublishedTable(registry, pin ?? undefined)));
     return tables.get(pin)!;
   };
   const report: AppRescale[] = [];
@@ -119,10 +120,10 @@ function fairScaleWrites(projectId: number, appId: number, fair: FairScales) {
   ];
 }
 
-/** What cron runs every 10 minutes: the rescale of every project. */
-export async function rescaleAllProjects(db: Db): Promise<number> {
+/** What cron runs every 10 minutes: the rescale of every project that lives in `db`. */
+export async function rescaleAllProjects(db: Db, registry: Db): Promise<number> {
   const rows = await db.select({ id: projects.id }).from(projects).where(livesHere);
-  for (const p of rows) await rescaleProject(db, p.id);
+  for (const p of rows) await rescaleProject(db, registry, p.id);
   return rows.length;
 }
 

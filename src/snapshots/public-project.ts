@@ -2,6 +2,7 @@
  * Public read routes find their project in KV (never in the ledger); with the project's own
  * token they read D1 instead (`fresh`), so a project sees its writes at once.
  */
+import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
 import { dayOf } from "../credit/history";
 import type { AppEnv } from "../env";
@@ -37,14 +38,20 @@ export const publicRead = createMiddleware<AppEnv>(async (c, next) => {
     });
   }
   const slug = c.req.param("slug") ?? "";
-  let project = projectIds.get(slug);
-  if (project === undefined) {
-    // The registry row, once per isolate: it names the database the snapshot loads fall back to.
-    const row = await registeredProject(c, slug);
-    if (!row) throw new ApiError(404, "not_found", `no project '${slug}'`);
-    project = row;
-    projectIds.set(slug, project);
-  }
+  const project = await knownProject(c, slug);
+  if (!project) throw new ApiError(404, "not_found", `no project '${slug}'`);
   useProject(c, project);
   await next();
 });
+
+/** The registry row of `slug` (it names the database the snapshot loads fall back to), once per isolate; null if unknown. */
+export async function knownProject(c: Context<AppEnv>, slug: string) {
+  let project = projectIds.get(slug);
+  if (project === undefined) {
+    const row = await registeredProject(c, slug);
+    if (!row) return null;
+    project = row;
+    projectIds.set(slug, project);
+  }
+  return project;
+}

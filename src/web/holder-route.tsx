@@ -75,5 +75,5 @@ async function userAmCredit(c: Ctx, project: { id: number; url: string | null },
   const urlKey = project.url === null ? null : projectUrlKey(project.url);
   if (urlKey === null) return [];
   const w = historyWindow({ days }, now);
-  return loadUserAmCredit(c.var.db, project.id, userId, urlKey, w.firstDay, w.lastDay);
+  return loadUserAmCredit(c.var.db, c.var.registry, project.id, userId, urlKey, w.firstDay, w.lastDay);
 }

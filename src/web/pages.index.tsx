@@ -13,7 +13,10 @@ import { CentralPage } from "./central-page";
 import { holderPage } from "./holder-route";
 import { HomePage } from "./home-page";
 import { projectPage } from "./project-route";
-import { type Ctx, MARKUP_VERSION, html, notFound } from "./respond";
+import { type Ctx, MARKUP_VERSION, html, notFound, validSlug } from "./respond";
+import { createMiddleware } from "hono/factory";
+import { useProject } from "../http/auth";
+import { knownProject } from "../snapshots/public-project";
 
 async function homePage(c: Ctx) {
   const read = await readProjectList(c);
@@ -28,7 +31,20 @@ async function centralPage(c: Ctx) {
   return html(c, <CentralPage table={table} />);
 }
 
+/**
+ * A project's pages read, on a KV miss, the database the project lives in (an unknown slug
+ * falls through to the page's own 404).
+ */
+const pageProject = createMiddleware<AppEnv>(async (c, next) => {
+  const slug = c.req.param("slug") ?? "";
+  const project = validSlug(slug) ? await knownProject(c, slug) : null;
+  if (project) useProject(c, project);
+  await next();
+});
+
 export function mountPages(app: OpenAPIHono<AppEnv>): void {
+  app.use("/p/:slug", pageProject);
+  app.use("/p/:slug/*", pageProject);
   app.get("/", homePage);
   app.get("/central", centralPage);
   app.get("/p/:slug", projectPage);

@@ -14,7 +14,7 @@ import {
 import { database } from "../../src/db/client";
 import { purgeProject, retentionSettings, runRetention } from "../../src/jobs/retention";
 import { expectError, result, setupProject, workunit } from "../api/helpers";
-import { ADMIN_TOKEN, call } from "../support/api";
+import { ADMIN_TOKEN, call, createProject, projectClient } from "../support/api";
 import { runCron } from "../support/cron";
 import { EINSTEIN, T0, createAm, rpcBody, totals } from "../am/support";
 import { DAY, daysAgo, passFor } from "../reads/fixtures";
@@ -136,9 +136,9 @@ describe("retention's bounds and other tables", () => {
     const id = (await env.DB.prepare("SELECT id FROM projects WHERE slug = ?").bind(slug).first<number>("id"))!;
     // The project's clock has reached `now` (a later pass would have moved it there).
     const project = { id, resultRetentionDays: DEFAULT_RESULT_RETENTION_DAYS, clock: now };
-    expect(await purgeProject(db, project, now, tight)).toEqual({ results: 6, workunits: 5 });
+    expect(await purgeProject(db, project, now, tight)).toEqual({ results: 6, workunits: 5, trickles: 0 });
     expect(await storedRows(slug)).toEqual({ results: 4, workunits: 0 });
-    expect(await purgeProject(db, project, now, tight)).toEqual({ results: 4, workunits: 0 });
+    expect(await purgeProject(db, project, now, tight)).toEqual({ results: 4, workunits: 0, trickles: 0 });
     // Audit rows are stamped with the server's clock: a run a year and a day from now drops them.
     const later = Date.now() / 1000 + (tight.auditDays + 1) * DAY;
     const counts = await runRetention(db, later, { ...tight, maxChunks: 1000 });
@@ -174,5 +174,96 @@ describe("account-manager RPC retention", () => {
     // The first RPC again: older than the host's latest, refused as out of order (409).
     const replay = await am.rpcRaw(5, rpcBody(t[0]!, [totals(EINSTEIN, { cpu_ec: 10, cpu_time: 100 })]));
     expectError(replay, 409, "rpc_out_of_order");
+  });
+});
+
+/**
+ * Trickle messages carry no time, only an id that grows with time (BOINC's msg_from_host.id).
+ * One hour at 3 GFLOPS is 3600 × 3e9 × 200 / 86400e9 = 25 credits a message.
+ */
+describe("trickle retention", () => {
+  const T = 1_700_000_000;
+  const message = (id: number) => ({ id, app: "climate", host_id: 1, runtime: 3600 });
+  /** What a purge must not change: the stored ledger, not the RAC decayed to the moment of reading. */
+  const credit = (h: any) => ({ total_credit: h.total_credit, expavg_credit: h.expavg_credit, expavg_time: h.expavg_time });
+
+  /** A project with app "climate" and host 1 (3 GFLOPS, user 5), created before T. */
+  async function trickleProject() {
+    const { slug, token } = await createProject("trickle-retention");
+    const api = projectClient(slug, token);
+    await api.ok("PUT", "/apps/climate", { credit_mode: "trickle", trickle_max_runtime: 7200 });
+    await api.ok("PUT", "/hosts/1", { create_time: T - 100 * DAY, user_id: 5, p_fpops: 3e9 });
+    const id = (await env.DB.prepare("SELECT id FROM projects WHERE slug = ?").bind(slug).first<number>("id"))!;
+    const stored = async () =>
+      (await env.DB.prepare("SELECT id FROM trickles WHERE project_id = ? ORDER BY id").bind(id).all<{ id: number }>()).results.map((r) => r.id);
+    const horizon = () => env.DB.prepare("SELECT trickles_purged_through AS h FROM projects WHERE id = ?").bind(id).first<number>("h");
+    return { api, id, stored, horizon };
+  }
+
+  it("keeps one window of paid messages, leaves totals alone, and refuses a purged message instead of paying it again", { timeout: 60_000 }, async () => {
+    const { api, stored, horizon } = await trickleProject();
+    // Every 10 days, three messages: ids 10k + 1 … 10k + 3 (k = 0 … 7), the purge run after each.
+    const sizes: number[] = [];
+    let before: unknown = null;
+    for (let k = 0; k < 8; k++) {
+      const now = T + k * STEP_DAYS * DAY;
+      await api.ok("POST", "/trickles", { now, messages: [1, 2, 3].map((i) => message(10 * k + i)) });
+      if (k === 7) before = credit(await api.ok("GET", "/hosts/1"));
+      await runCron(RETENTION_CRON, now * 1000);
+      sizes.push((await stored()).length);
+    }
+    // A message goes once paid more than 30 days before the run: the runs keep the steps at
+    // now, now − 10, now − 20 and now − 30 days: 4 × 3 = 12 messages.
+    expect(sizes).toEqual([3, 6, 9, 12, 12, 12, 12, 12]);
+    expect(await stored()).toEqual([41, 42, 43, 51, 52, 53, 61, 62, 63, 71, 72, 73]);
+    // The horizon stops below the first message still kept: 41 − 1.
+    expect(await horizon()).toBe(40);
+    const host = await api.ok("GET", "/hosts/1");
+    expect(credit(host)).toEqual(before);
+    // 8 steps × 3 messages × 25 credits.
+    expect(host.total_credit).toBe(600);
+
+    const last = T + 7 * STEP_DAYS * DAY;
+    // A purged message again: refused, not paid a second time, and nothing of the batch is written.
+    const again = await api.raw("POST", "/trickles", { now: last, messages: [message(74), message(1)] });
+    const error = expectError(again, 410, "outside_retention_window");
+    expect(error.message).toContain(`${DEFAULT_RESULT_RETENTION_DAYS}-day`);
+    expect(error.issues).toEqual([{ path: "messages[1].id", message: "at or below the retention horizon (message 40)" }]);
+    // An id below the horizon that was never posted is refused the same way (it may have been).
+    expectError(await api.raw("POST", "/trickles", { now: last, messages: [message(35)] }), 410, "outside_retention_window");
+    // A message still kept replays; a new one is paid.
+    const replay = await api.ok("POST", "/trickles", { now: last, messages: [message(41)] });
+    expect(replay.messages[0]).toMatchObject({ id: 41, replayed: true, granted_credit: 25 });
+    expect((await api.ok("GET", "/hosts/1")).total_credit).toBe(600);
+    const fresh = await api.ok("POST", "/trickles", { now: last, messages: [message(74)] });
+    expect(fresh.messages[0]).toMatchObject({ id: 74, replayed: false, granted_credit: 25 });
+    expect((await api.ok("GET", "/hosts/1")).total_credit).toBe(625);
+  });
+
+  it("purges in id order, a bounded chunk a run, and stops at a message still inside the window", async () => {
+    const { api, id, stored, horizon } = await trickleProject();
+    const old = T - 40 * DAY;
+    // Ids 1, 2, 3 and 5 paid 40 days before T; id 4 paid at T (it arrived late).
+    await api.ok("POST", "/trickles", { now: old, messages: [1, 2, 3, 5].map(message) });
+    await api.ok("POST", "/trickles", { now: T, messages: [message(4)] });
+    const db = database(env.DB);
+    const now = T + DAY; // cutoff: T − 29 days, so 1, 2, 3, 5 are past it and 4 is not
+    const project = { id, resultRetentionDays: DEFAULT_RESULT_RETENTION_DAYS, clock: now };
+    const tight = { ...retentionSettings({}), chunkRows: 2, maxChunks: 1 };
+    // Run 1: the next two ids above 0 (1, 2) are both old: horizon 2, both deleted.
+    expect(await purgeProject(db, project, now, tight)).toMatchObject({ trickles: 2 });
+    expect([await horizon(), await stored()]).toEqual([2, [3, 4, 5]]);
+    // Run 2: the next two (3, 4): 4 is inside the window, so the horizon stops at 3.
+    expect(await purgeProject(db, project, now, tight)).toMatchObject({ trickles: 1 });
+    expect([await horizon(), await stored()]).toEqual([3, [4, 5]]);
+    // Run 3: 4 still blocks; 5 waits until 4 is past the window too.
+    expect(await purgeProject(db, project, now, tight)).toMatchObject({ trickles: 0 });
+    expect([await horizon(), await stored()]).toEqual([3, [4, 5]]);
+    const replay = await api.ok("POST", "/trickles", { now: T, messages: [message(5)] });
+    expect(replay.messages[0]).toMatchObject({ replayed: true });
+    // 31 days after T both are past it: horizon 5, nothing left.
+    const later = T + 31 * DAY;
+    expect(await purgeProject(db, { ...project, clock: later }, later, tight)).toMatchObject({ trickles: 2 });
+    expect([await horizon(), await stored()]).toEqual([5, []]);
   });
 });

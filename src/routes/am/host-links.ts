@@ -2,6 +2,10 @@
  * A project says which account-manager host its host is (PUT /v1/projects/:slug/hosts/:id with
  * `account_manager` and `am_host_id`): reconciliation then compares the credit the project
  * granted that host with the credit the account manager's client estimated.
+ *
+ * Links live in the registry (the default database), beside the account managers and their
+ * daily rows, whichever database holds the project's hosts: the reconciliation reads them
+ * there and each project's granted credit in its own database.
  */
 import { and, eq } from "drizzle-orm";
 import type { Db } from "../../db/client";
@@ -20,10 +24,11 @@ export const amHostLinkFields = {
 type LinkFields = { account_manager?: string | undefined; am_host_id?: number | null | undefined };
 
 /**
- * The write that links (or unlinks) the host, or null if the body does not mention the link.
- * Wrapped in an object: a drizzle query is a thenable, which an async function would run.
+ * The write that links (or unlinks) the host, or null if the body does not mention the link;
+ * `registry` is the default database. Wrapped in an object: a drizzle query is a thenable,
+ * which an async function would run.
  */
-export async function amHostLinkWrite(db: Db, projectId: number, hostId: number, body: LinkFields) {
+export async function amHostLinkWrite(registry: Db, projectId: number, hostId: number, body: LinkFields) {
   const ofHost = and(eq(amHostLinks.projectId, projectId), eq(amHostLinks.hostId, hostId));
   if (body.am_host_id === undefined) {
     if (body.account_manager === undefined) return null;
@@ -31,16 +36,16 @@ export async function amHostLinkWrite(db: Db, projectId: number, hostId: number,
       { path: "am_host_id", message: "required with account_manager" },
     ]);
   }
-  if (body.am_host_id === null) return { write: db.delete(amHostLinks).where(ofHost) };
+  if (body.am_host_id === null) return { write: registry.delete(amHostLinks).where(ofHost) };
   if (body.account_manager === undefined) {
     throw new ApiError(400, "validation_failed", "the request body is invalid; nothing was written", [
       { path: "account_manager", message: "required with am_host_id" },
     ]);
   }
-  const [am] = await db.select({ id: accountManagers.id }).from(accountManagers).where(eq(accountManagers.slug, body.account_manager));
+  const [am] = await registry.select({ id: accountManagers.id }).from(accountManagers).where(eq(accountManagers.slug, body.account_manager));
   if (!am) throw new ApiError(404, "not_found", `no account manager '${body.account_manager}'`);
   return {
-    write: db
+    write: registry
       .insert(amHostLinks)
       .values({ projectId, hostId, amId: am.id, amHostId: body.am_host_id })
       .onConflictDoUpdate({ target: [amHostLinks.projectId, amHostLinks.hostId], set: { amId: am.id, amHostId: body.am_host_id } }),

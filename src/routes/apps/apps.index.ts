@@ -58,7 +58,7 @@ export function mountApps(app: OpenAPIHono<AppEnv>): void {
         { path: "max_granted_credit", message: "must not be 0 with credit_mode 'runtime'" },
       ]);
     }
-    if (body.cross_project_version != null && !(await planClassVersionExists(db, body.cross_project_version))) {
+    if (body.cross_project_version != null && !(await planClassVersionExists(c.var.registry, body.cross_project_version))) {
       throw new ApiError(422, "unknown_version", `no plan-class table version ${body.cross_project_version}`, [
         { path: "cross_project_version", message: "not a published version of GET /v1/plan-classes" },
       ]);

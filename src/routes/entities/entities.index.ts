@@ -9,6 +9,7 @@ import { requireProjectToken } from "../../http/auth";
 import { ApiError, errorResponses } from "../../http/errors";
 import { checkCreateTime, holderUpserts } from "./holder-upsert";
 import { amHostLinkWrite } from "../am/host-links";
+import { sameDatabase } from "../../db/project-db";
 import type { hosts } from "../../db/schema";
 import { holderFromRow, loadHolderSnapshots, type HolderRow } from "../../snapshots/holders";
 import { type HolderKind, HOLDER_KINDS } from "../../snapshots/keys";
@@ -77,8 +78,12 @@ function mountKind(app: OpenAPIHono<AppEnv>, kind: HolderKind): void {
     checkCreateTime(b.create_time, now, "create_time");
     const projectId = c.var.project.id;
     const db = c.var.db;
-    const link = kind === "hosts" ? await amHostLinkWrite(db, projectId, id, b) : null;
-    const [[row]] = await db.batch([...holderUpserts(db, projectId, kind, id, b, now), ...(link ? [link.write] : [])]);
+    const link = kind === "hosts" ? await amHostLinkWrite(c.var.registry, projectId, id, b) : null;
+    // The link is in the registry: written with the host in one batch when the project lives
+    // there too, else just after it (a retried PUT writes both again; both are idempotent).
+    const together = link !== null && sameDatabase(db, c.var.registry);
+    const [[row]] = await db.batch([...holderUpserts(db, projectId, kind, id, b, now), ...(together ? [link.write] : [])]);
+    if (link !== null && !together) await link.write;
     const stored = presentHolder(holderFromRow(kind, row as HolderRow), now);
     const benchmark = kind === "hosts" ? { p_fpops: (row as typeof hosts.$inferSelect).pFpops } : {};
     return c.json({ ...stored, ...benchmark } as never, 200);

@@ -49,7 +49,7 @@ const route = createRoute({
 export async function latestScaleTable(c: Context<AppEnv>): Promise<ScaleTableBody> {
   const cached = await c.env.KV.get<ScaleTableBody>(PLAN_CLASSES_KV_KEY, "json");
   if (cached) return cached;
-  const table = await loadPublishedTable(c.var.db);
+  const table = await loadPublishedTable(c.var.registry);
   const body = scaleTableBody(table);
   if (table) c.executionCtx.waitUntil(c.env.KV.put(PLAN_CLASSES_KV_KEY, JSON.stringify(body)));
   return body;
@@ -61,7 +61,7 @@ export function mountPlanClasses(app: OpenAPIHono<AppEnv>): void {
     let body: ScaleTableBody;
     if (version === undefined) body = await latestScaleTable(c);
     else {
-      const table = await loadPublishedTable(c.var.db, version);
+      const table = await loadPublishedTable(c.var.registry, version);
       if (!table) throw new ApiError(404, "not_found", `no plan-class table version ${version}`);
       body = scaleTableBody(table);
     }

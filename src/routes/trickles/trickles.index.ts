@@ -21,7 +21,7 @@ const postTricklesRoute = createRoute({
   },
   responses: {
     200: { description: "The credit of every message, and why", content: { "application/json": { schema: TrickleResponseSchema } } },
-    ...errorResponses(400, 401, 403, 404, 409, 413, 415, 422),
+    ...errorResponses(400, 401, 403, 404, 409, 410, 413, 415, 422),
   },
 });
 

@@ -2,7 +2,9 @@
  * A trickle batch end to end: load (one read batch), pay each new message by the pure rules
  * of credit/trickle.ts, write (one atomic batch). A message id already paid is replayed with
  * its stored answer, or is a conflict if its content differs; a concurrent batch that paid one
- * of ours first makes our insert fail, and we run once more from a fresh snapshot.
+ * of ours first makes our insert fail, and we run once more from a fresh snapshot. A message
+ * at or below the retention horizon that is not stored may have been paid and purged: it is
+ * refused (410), never paid again (docs/storage.md).
  */
 import type { Attribution, Grant } from "../../credit/pass";
 import { trickleCredit, trickleGrant } from "../../credit/trickle";
@@ -35,13 +37,14 @@ function outcome(m: TrickleMessage, paid: Omit<TrickleRow, "projectId" | "grante
   };
 }
 
-function fail(status: 404 | 409 | 422, code: string, issues: Issue[], message = issues[0]!.message): never {
+function fail(status: 404 | 409 | 410 | 422, code: string, issues: Issue[], message = issues[0]!.message): never {
   throw new ApiError(status, code, `${message}; nothing was written`, issues);
 }
 
 /** Pays the new messages of one batch, or throws (writing nothing) if any message cannot be paid. */
 function payBatch(body: TrickleRequest, prints: readonly string[], snap: TrickleSnapshot, now: number) {
   const conflicts: Issue[] = [];
+  const purged: Issue[] = [];
   const missing: Issue[] = [];
   const unpayable: Issue[] = [];
   const paid: PaidTrickle[] = [];
@@ -53,6 +56,10 @@ function payBatch(body: TrickleRequest, prints: readonly string[], snap: Trickle
     if (stored) {
       if (stored.fingerprint === prints[i]) return outcome(m, stored, true);
       conflicts.push({ path: `${path}.id`, message: `trickle ${m.id} was already paid with other content` });
+      return null;
+    }
+    if (m.id <= snap.retention.purgedThrough) {
+      purged.push({ path: `${path}.id`, message: `at or below the retention horizon (message ${snap.retention.purgedThrough})` });
       return null;
     }
     const app = snap.apps.get(m.app);
@@ -81,6 +88,15 @@ function payBatch(body: TrickleRequest, prints: readonly string[], snap: Trickle
     return outcome(m, row, false);
   });
   if (conflicts.length > 0) fail(409, "conflict", conflicts);
+  if (purged.length > 0) {
+    const { purgedThrough, days } = snap.retention;
+    fail(
+      410,
+      "outside_retention_window",
+      purged,
+      `trickle messages up to id ${purgedThrough} are past the project's ${days}-day idempotency window; their records may be purged, so they cannot be paid`,
+    );
+  }
   if (missing.length > 0) fail(404, "not_found", missing, missing.map((x) => x.message).join("; "));
   if (unpayable.length > 0) fail(422, "cannot_pay", unpayable);
   return { outcomes: outcomes as TrickleOutcome[], paid, grants, attributions };

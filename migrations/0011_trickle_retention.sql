@@ -1,0 +1,1 @@
+ALTER TABLE `projects` ADD `trickles_purged_through` integer DEFAULT 0 NOT NULL;
