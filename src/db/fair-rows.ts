@@ -9,6 +9,7 @@ import type { FairHostState, FairVersionState } from "../credit/fair-state";
 import { type HostAppVersionKey, havKey } from "../credit/host-app-version-key";
 import { appVersions, hostAppVersions } from "./schema";
 import { chunks, name, ref, withJsonRows } from "./sql-helpers";
+import { setClause } from "./stat-updates";
 
 type HostRow = Pick<typeof hostAppVersions.$inferSelect, "fairN" | "fairQ" | "fairBuf" | "fairRun" | "fairErr">;
 type VersionRow = Pick<
@@ -53,15 +54,24 @@ export function fairHostAssignments(field: (name: string) => SQL): Record<string
 /**
  * The pass's final fair states, written as they are (the pass computed them from its
  * snapshot, result by result; a concurrent pass on the same rows overwrites, see docs).
+ * Host rows a pass also changes BOINC's statistics of get their state in that same update
+ * (pass-writes.ts); these are the others.
  */
-export function fairStateWrites(
-  projectId: number,
-  hosts: ReadonlyMap<string, FairHostChange>,
-  versions: ReadonlyMap<number, FairVersionState>,
-): SQL[] {
+export function fairHostStateWrites(projectId: number, hosts: ReadonlyMap<string, FairHostChange>): SQL[] {
   const f = (field: string) => ref("f", field);
-  const hostRows = [...hosts.values()].map(({ key, state }) => ({ ...key, ...fairHostFields(state) }));
-  const versionRows = [...versions].map(([id, v]) => ({
+  const rows = [...hosts.values()].map(({ key, state }) => ({ ...key, ...fairHostFields(state) }));
+  return chunks(rows).map(
+    (chunk) => sql`${withJsonRows("f", ["hostId", "appId", "appVersionId", ...FAIR_HOST_FIELDS], chunk)}
+      UPDATE ${h} SET ${setClause(Object.entries(fairHostAssignments(f)))}
+      FROM f WHERE ${name(h.projectId)} = ${projectId} AND ${name(h.hostId)} = ${f("hostId")}
+        AND ${name(h.appId)} = ${f("appId")} AND ${name(h.appVersionId)} = ${f("appVersionId")}`,
+  );
+}
+
+/** The pass's final fair state of each app version it sampled. */
+export function fairVersionStateWrites(projectId: number, versions: ReadonlyMap<number, FairVersionState>): SQL[] {
+  const f = (field: string) => ref("f", field);
+  const rows = [...versions].map(([id, v]) => ({
     versionId: id,
     n: v.n,
     level: v.level,
@@ -70,24 +80,12 @@ export function fairStateWrites(
     tLo: v.tLo,
     zn: v.zn,
   }));
-  const hostSet = sql.join(
-    Object.entries(fairHostAssignments(f)).map(([column, value]) => sql`${sql.identifier(column)} = ${value}`),
-    sql`, `,
+  return chunks(rows).map(
+    (chunk) => sql`${withJsonRows("f", ["versionId", "n", "level", "buf", "tHi", "tLo", "zn"], chunk)}
+      UPDATE ${av} SET ${name(av.fairN)} = ${f("n")}, ${name(av.fairLevel)} = ${f("level")}, ${name(av.fairBuf)} = ${f("buf")},
+        ${name(av.fairTHi)} = ${f("tHi")}, ${name(av.fairTLo)} = ${f("tLo")}, ${name(av.fairZn)} = ${f("zn")}
+      FROM f WHERE ${name(av.projectId)} = ${projectId} AND ${name(av.id)} = ${f("versionId")}`,
   );
-  return [
-    ...chunks(hostRows).map(
-      (rows) => sql`${withJsonRows("f", ["hostId", "appId", "appVersionId", ...FAIR_HOST_FIELDS], rows)}
-        UPDATE ${h} SET ${hostSet}
-        FROM f WHERE ${name(h.projectId)} = ${projectId} AND ${name(h.hostId)} = ${f("hostId")}
-          AND ${name(h.appId)} = ${f("appId")} AND ${name(h.appVersionId)} = ${f("appVersionId")}`,
-    ),
-    ...chunks(versionRows).map(
-      (rows) => sql`${withJsonRows("f", ["versionId", "n", "level", "buf", "tHi", "tLo", "zn"], rows)}
-        UPDATE ${av} SET ${name(av.fairN)} = ${f("n")}, ${name(av.fairLevel)} = ${f("level")}, ${name(av.fairBuf)} = ${f("buf")},
-          ${name(av.fairTHi)} = ${f("tHi")}, ${name(av.fairTLo)} = ${f("tLo")}, ${name(av.fairZn)} = ${f("zn")}
-        FROM f WHERE ${name(av.projectId)} = ${projectId} AND ${name(av.id)} = ${f("versionId")}`,
-    ),
-  ];
 }
 
 /**

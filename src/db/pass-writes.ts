@@ -22,7 +22,7 @@ import {
 } from "./schema";
 import type { GrantGroups, GrantPart } from "./grant-groups";
 import { readModelWrites } from "./read-model-writes";
-import { FAIR_HOST_FIELDS, fairHostAssignments, fairHostFields, fairStateWrites } from "./fair-rows";
+import { FAIR_HOST_FIELDS, fairHostAssignments, fairHostFields, fairHostStateWrites, fairVersionStateWrites } from "./fair-rows";
 import type { FairHostChange } from "../credit/fair-pass";
 import { chunks, col, insertFromJson, name, ref, withJsonRows } from "./sql-helpers";
 import {
@@ -107,7 +107,7 @@ export function passWrites(projectId: number, now: number, effects: PassEffects)
     ...attributionWrites(projectId, now, effects),
     ...ensureHostAppVersions(projectId, effects.hostAppVersionsSeen),
     ...hostAppVersionChangeWrites(projectId, effects.hostAppVersionChanges, effects.fairHostAppVersions),
-    ...fairStateWrites(projectId, new Map(), effects.fairVersions),
+    ...fairVersionStateWrites(projectId, effects.fairVersions),
     ...grantWrites(projectId, now, groups),
     ...versionWrites(projectId, now, effects),
     // Last: the history copies each subject's RAC pair as the writes above left it.
@@ -254,7 +254,7 @@ export function hostAppVersionChangeWrites(
           AND ${name(h.appId)} = ${s("appId")} AND ${name(h.appVersionId)} = ${s("appVersionId")}`,
       ),
     ),
-    ...fairStateWrites(projectId, unmerged, new Map()),
+    ...fairHostStateWrites(projectId, unmerged),
   ];
 }
 
