@@ -20,6 +20,9 @@ export const PROJECT_SUBJECT: SubjectRef = { subject: "project", id: 0 };
 /** Subjects per queue row: keeps one row's JSON far below D1's limits on a bound value. */
 export const KV_MARKS_PER_ROW = 1000;
 
+/** One subject of one project, as a string: marks are deduplicated by it. */
+export const markKey = (projectId: number, ref: SubjectRef) => `${projectId}/${ref.subject}/${ref.id}`;
+
 const encode = (subjects: readonly SubjectRef[]) => JSON.stringify(subjects.map((s) => [s.subject, s.id]));
 
 /** Rows naming `subjects` (a pass's whole set of subjects: one row per thousand). */
@@ -73,7 +76,7 @@ export async function readQueue(db: Db, perProject: number): Promise<QueuedMarks
     const list = byProject.get(row.project_id) ?? [];
     byProject.set(row.project_id, list);
     for (const [subject, id] of JSON.parse(row.subjects) as [CreditSubject, number][]) {
-      const key = `${row.project_id}/${subject}/${id}`;
+      const key = markKey(row.project_id, { subject, id });
       if (seen.has(key)) continue;
       seen.add(key);
       list.push({ subject, id });

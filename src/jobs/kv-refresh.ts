@@ -9,9 +9,9 @@
  */
 import { runBatch } from "../db/batch";
 import type { Db } from "../db/client";
-import { type SubjectRef, countQueued, readQueue, settleQueue } from "../db/kv-marks";
+import { type SubjectRef, countQueued, markKey, readQueue, settleQueue } from "../db/kv-marks";
 import { DEFAULT_BINDING, allDatabases, projectDatabase } from "../db/project-db";
-import { type CreditSubject, projects } from "../db/schema";
+import { projects } from "../db/schema";
 import { chunks } from "../db/sql-helpers";
 import type { Env } from "../env";
 import { loadAppVersions, loadApps } from "../snapshots/catalog";
@@ -24,10 +24,8 @@ import { historyFromDay } from "../snapshots/public-project";
 import { storedText } from "../snapshots/store";
 import { claimFence, stillFenced } from "./kv-fence";
 
-interface Mark {
+interface Mark extends SubjectRef {
   readonly projectId: number;
-  readonly subject: CreditSubject;
-  readonly entityId: number;
 }
 interface Write {
   readonly key: string;
@@ -64,12 +62,12 @@ export async function refreshSnapshots(
   const jobs = await planWrites(db, marks, now, budget, () => loadProjectList(allDatabases(env)));
   const { failed, unwritten } = await putAll(env.KV, jobs.flatMap((j) => j.writes), () => stillFenced(db, now));
   const settled = new Set(
-    jobs.filter((j) => j.mark && j.writes.every((w) => !failed.has(w.key) && !unwritten.has(w.key))).map((j) => keyOf(j.mark!)),
+    jobs.filter((j) => j.mark && j.writes.every((w) => !failed.has(w.key) && !unwritten.has(w.key))).map((j) => markKey(j.mark!.projectId, j.mark!)),
   );
   // Whatever was read but not written (over budget, failed, superseded) is queued again.
   const left = new Map<number, SubjectRef[]>();
   for (const [projectId, subjects] of queue.byProject) {
-    const rest = subjects.filter((s) => !settled.has(keyOf({ projectId, subject: s.subject, entityId: s.id })));
+    const rest = subjects.filter((s) => !settled.has(markKey(projectId, s)));
     if (rest.length > 0) left.set(projectId, rest);
   }
   await runBatch(db, settleQueue(queue.ids, left));
@@ -81,15 +79,13 @@ export async function refreshSnapshots(
   };
 }
 
-const keyOf = (m: Mark) => `${m.projectId}/${m.subject}/${m.entityId}`;
-
 /**
  * Project marks first (totals, leaderboards: few, and what most readers see), then holders
  * round robin across projects (each project's oldest mark, then each one's second…), so one
  * busy project cannot starve the others of the write budget.
  */
 function inRefreshOrder(byProject: ReadonlyMap<number, readonly SubjectRef[]>): Mark[] {
-  const mark = (projectId: number, s: SubjectRef): Mark => ({ projectId, subject: s.subject, entityId: s.id });
+  const mark = (projectId: number, s: SubjectRef): Mark => ({ projectId, ...s });
   const projectMarks = [...byProject].flatMap(([projectId, list]) => list.filter((s) => s.subject === "project").map((s) => mark(projectId, s)));
   const holders = [...byProject].map(([projectId, list]) => list.filter((s) => s.subject !== "project").map((s) => mark(projectId, s)));
   const holderMarks: Mark[] = [];
@@ -156,11 +152,11 @@ async function planWrites(
     const kind = KIND_OF_SUBJECT[subject as keyof typeof KIND_OF_SUBJECT];
     const slug = slugs.get(projectId)!;
     for (const part of chunks(group, LOAD_CHUNK)) {
-      const loaded = await loadHolderSnapshots(db, projectId, kind, part.map((m) => m.entityId), fromDay);
+      const loaded = await loadHolderSnapshots(db, projectId, kind, part.map((m) => m.id), fromDay);
       for (const mark of part) {
-        const snapshot = loaded.get(mark.entityId);
+        const snapshot = loaded.get(mark.id);
         // A mark without a row (none is ever deleted, but be safe) is cleared with no write.
-        take({ mark, writes: snapshot ? [{ key: kvKeys.holder(slug, kind, mark.entityId), text: text(snapshot) }] : [] });
+        take({ mark, writes: snapshot ? [{ key: kvKeys.holder(slug, kind, mark.id), text: text(snapshot) }] : [] });
       }
     }
   }
