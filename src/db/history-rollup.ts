@@ -7,7 +7,8 @@
 import { type SQL, sql } from "drizzle-orm";
 import { creditHistory, creditHistoryMonthly, projects } from "./schema";
 import { name } from "./sql-helpers";
-import { setClause } from "./stat-updates";
+import { bucketMerge } from "./read-model-writes";
+import { raiseProjectMark } from "./retention";
 
 export interface RollUpCursor {
   readonly subject: string;
@@ -25,14 +26,12 @@ const monthOf = (day: SQL) =>
 
 /** Raises the day before which reads show months (never lowers it), first in every chunk's batch. */
 export function raiseMonthlyBefore(projectId: number, boundary: number): SQL {
-  return sql`UPDATE ${projects} SET ${name(projects.historyMonthlyBefore)} = max(${name(projects.historyMonthlyBefore)}, ${boundary})
-    WHERE ${name(projects.id)} = ${projectId}`;
+  return raiseProjectMark(projectId, projects.historyMonthlyBefore, boundary);
 }
 
 /** Every day row before the boundary has been folded in: later runs skip the project until the boundary moves. */
 export function markRolledUp(projectId: number, boundary: number): SQL {
-  return sql`UPDATE ${projects} SET ${name(projects.historyRolledBefore)} = max(${name(projects.historyRolledBefore)}, ${boundary})
-    WHERE ${name(projects.id)} = ${projectId}`;
+  return raiseProjectMark(projectId, projects.historyRolledBefore, boundary);
 }
 
 /**
@@ -65,14 +64,7 @@ export function foldChunk(projectId: number, boundary: number, from: RollUpCurso
       sum(${name(h.credit)}), ${name(h.expavgCredit)}, max(${name(h.expavgTime)})
     FROM ${h} WHERE ${inChunk(projectId, boundary, from, limit)}
     GROUP BY ${name(h.projectId)}, ${name(h.subject)}, ${name(h.entityId)}, month
-    ON CONFLICT DO UPDATE SET ${setClause([
-      [m.credit.name, sql`${name(m.credit)} + excluded.${name(m.credit)}`],
-      [
-        m.expavgCredit.name,
-        sql`CASE WHEN excluded.${name(m.expavgTime)} >= ${name(m.expavgTime)} THEN excluded.${name(m.expavgCredit)} ELSE ${name(m.expavgCredit)} END`,
-      ],
-      [m.expavgTime.name, sql`max(${name(m.expavgTime)}, excluded.${name(m.expavgTime)})`],
-    ])}`;
+    ${bucketMerge(m)}`;
 }
 
 export function deleteChunk(projectId: number, boundary: number, from: RollUpCursor, limit: number): SQL {

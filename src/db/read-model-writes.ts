@@ -8,7 +8,7 @@ import { dayOf } from "../credit/history";
 import type { Attribution, Grant, PassEffects } from "../credit/pass";
 import type { GrantGroups, GrantPart } from "./grant-groups";
 import { PROJECT_SUBJECT, type SubjectRef, markSubjects } from "./kv-marks";
-import { type CreditSubject, creditHistory, hosts, projects, teams, users } from "./schema";
+import { type CreditSubject, creditHistory, creditHistoryMonthly, hosts, projects, teams, users } from "./schema";
 import { chunks, name, ref, withJsonRows } from "./sql-helpers";
 import { grantRun, recentAverageRun, setClause } from "./stat-updates";
 
@@ -45,20 +45,28 @@ function projectCreditWrite(projectId: number, now: number, grants: readonly Gra
 const sumOf = (parts: readonly GrantPart[]) => parts.reduce((sum, p) => sum + p.credit, 0);
 
 /**
+ * `ON CONFLICT` merge into a history bucket (a day's or a month's): credit added, the RAC pair
+ * with the later time kept (its twin: rollUp in src/credit/history-months.ts).
+ */
+export function bucketMerge(t: typeof creditHistory | typeof creditHistoryMonthly): SQL {
+  return sql`ON CONFLICT DO UPDATE SET ${setClause([
+    [t.credit.name, sql`${name(t.credit)} + excluded.${name(t.credit)}`],
+    [
+      t.expavgCredit.name,
+      sql`CASE WHEN excluded.${name(t.expavgTime)} >= ${name(t.expavgTime)} THEN excluded.${name(t.expavgCredit)} ELSE ${name(t.expavgCredit)} END`,
+    ],
+    [t.expavgTime.name, sql`max(${name(t.expavgTime)}, excluded.${name(t.expavgTime)})`],
+  ])}`;
+}
+
+/**
  * Adds the pass's credit to each subject's bucket of the day of `now`, and copies the RAC pair
  * the subject has after this pass (the latest pair wins when passes arrive out of order).
  */
 function historyWrites(projectId: number, now: number, groups: GrantGroups, grants: readonly Grant[]): SQL[] {
   const day = dayOf(now);
   const h = creditHistory;
-  const upsert = sql`ON CONFLICT DO UPDATE SET ${setClause([
-    [h.credit.name, sql`${name(h.credit)} + excluded.${name(h.credit)}`],
-    [
-      h.expavgCredit.name,
-      sql`CASE WHEN excluded.${name(h.expavgTime)} >= ${name(h.expavgTime)} THEN excluded.${name(h.expavgCredit)} ELSE ${name(h.expavgCredit)} END`,
-    ],
-    [h.expavgTime.name, sql`max(${name(h.expavgTime)}, excluded.${name(h.expavgTime)})`],
-  ])}`;
+  const upsert = bucketMerge(h);
   const columns = sql`(${name(h.projectId)}, ${name(h.subject)}, ${name(h.entityId)}, ${name(h.day)}, ${name(h.credit)}, ${name(h.expavgCredit)}, ${name(h.expavgTime)})`;
   const g = (f: string) => ref("g", f);
   const fromHolders = (subject: CreditSubject, table: typeof hosts | typeof users | typeof teams, group: Map<string, GrantPart[]>) =>

@@ -4,13 +4,18 @@
  * workunits, audit rows and RPCs is roughly age order: the scan finds old rows first.
  */
 import { type SQL, sql } from "drizzle-orm";
+import type { AnySQLiteColumn } from "drizzle-orm/sqlite-core";
 import { amRpcs, auditLog, projects, results, trickles, workunits } from "./schema";
 import { name } from "./sql-helpers";
 
+/** Raises one of a project's marks of progress to `value`, never lowering it (a late or repeated run cannot undo one). */
+export function raiseProjectMark(projectId: number, column: AnySQLiteColumn, value: number): SQL {
+  return sql`UPDATE ${projects} SET ${name(column)} = max(${name(column)}, ${value}) WHERE ${name(projects.id)} = ${projectId}`;
+}
+
 /** Raises a project's horizon (never lowers it): results sent before it are refused from now on. */
 export function raiseHorizon(projectId: number, horizon: number): SQL {
-  return sql`UPDATE ${projects} SET ${name(projects.purgedBefore)} = max(${name(projects.purgedBefore)}, ${horizon})
-    WHERE ${name(projects.id)} = ${projectId}`;
+  return raiseProjectMark(projectId, projects.purgedBefore, horizon);
 }
 
 export function purgeResults(projectId: number, cutoff: number, limit: number): SQL {
