@@ -15,17 +15,13 @@ CREATE TABLE `history_queue` (
 	FOREIGN KEY (`project_id`) REFERENCES `projects`(`id`) ON UPDATE no action ON DELETE no action
 ) WITHOUT ROWID;
 --> statement-breakpoint
-ALTER TABLE `hosts` ADD `day_start_total` real DEFAULT 0 NOT NULL;--> statement-breakpoint
-ALTER TABLE `projects` ADD `day_start_total` real DEFAULT 0 NOT NULL;--> statement-breakpoint
+ALTER TABLE `hosts` ADD `day_credit` real DEFAULT 0 NOT NULL;--> statement-breakpoint
+ALTER TABLE `projects` ADD `day_credit` real DEFAULT 0 NOT NULL;--> statement-breakpoint
 ALTER TABLE `projects` ADD `queue_seq` integer DEFAULT 0 NOT NULL;--> statement-breakpoint
 ALTER TABLE `projects` ADD `app_credit_folded_through` integer DEFAULT 0 NOT NULL;--> statement-breakpoint
 ALTER TABLE `projects` ADD `history_databases` text;--> statement-breakpoint
 ALTER TABLE `projects` ADD `history_moved_through` integer DEFAULT 0 NOT NULL;--> statement-breakpoint
-ALTER TABLE `teams` ADD `day_start_total` real DEFAULT 0 NOT NULL;--> statement-breakpoint
-ALTER TABLE `users` ADD `day_start_total` real DEFAULT 0 NOT NULL;--> statement-breakpoint
--- Hand-written: every bucket so far is stored (passes wrote one per pass), so each holder's
--- current day starts at its total; its later credit that day merges into the stored bucket.
-UPDATE `hosts` SET `day_start_total` = `total_credit`;--> statement-breakpoint
-UPDATE `users` SET `day_start_total` = `total_credit`;--> statement-breakpoint
-UPDATE `teams` SET `day_start_total` = `total_credit`;--> statement-breakpoint
-UPDATE `projects` SET `day_start_total` = `total_credit`;
+ALTER TABLE `teams` ADD `day_credit` real DEFAULT 0 NOT NULL;--> statement-breakpoint
+ALTER TABLE `users` ADD `day_credit` real DEFAULT 0 NOT NULL;--> statement-breakpoint
+-- Every bucket so far is stored (passes wrote one per pass), so each holder's day credit
+-- starts at 0: its later credit that day merges into the stored bucket.

@@ -108,9 +108,8 @@ export function dailyHistory(buckets: readonly DayBucket[], totalCredit: number,
 
 /** What a holder's (or the project's) live row says about its current day. */
 export interface LiveDay {
-  readonly totalCredit: number;
-  /** The total when its current day (the day of expavg_time, its last grant) began. */
-  readonly dayStartTotal: number;
+  /** Credit granted in its current day (the day of expavg_time, its last grant). */
+  readonly dayCredit: number;
   readonly expavgCredit: number;
   readonly expavgTime: number;
 }
@@ -118,12 +117,12 @@ export interface LiveDay {
 /**
  * The stored buckets and the current day read from the live row: a day's bucket is written only
  * when a later day's first grant finishes it (docs/storage.md, Daily history), so until then its
- * credit is total − day_start_total and its RAC pair the live one. A stored bucket of the same
+ * credit is the row's day_credit and its RAC pair the live one. A stored bucket of the same
  * day (written before buckets were kept this way) is merged by the bucket rule: credit added,
  * the later pair kept.
  */
 export function withOpenDay(buckets: readonly DayBucket[], live: LiveDay): DayBucket[] {
-  const credit = live.totalCredit - live.dayStartTotal;
+  const credit = live.dayCredit;
   if (credit === 0) return [...buckets];
   const day = dayOf(live.expavgTime);
   const open: DayBucket = { day, credit, expavgCredit: live.expavgCredit, expavgTime: live.expavgTime };

@@ -32,12 +32,12 @@ export async function hostCreditByDay(ledger: Db, history: readonly Db[], projec
       stored.forEach(add);
     }
     const live = await ledger
-      .select({ hostId: hosts.id, total: hosts.totalCredit, dayStart: hosts.dayStartTotal, time: hosts.expavgTime })
+      .select({ hostId: hosts.id, dayCredit: hosts.dayCredit, time: hosts.expavgTime })
       .from(hosts)
       .where(and(eq(hosts.projectId, projectId), sql`${hosts.id} IN ${jsonList(ids)}`));
     for (const r of live) {
       const day = dayOf(r.time);
-      if (r.total !== r.dayStart && day >= first && day <= last) add({ hostId: r.hostId, day, credit: r.total - r.dayStart });
+      if (r.dayCredit !== 0 && day >= first && day <= last) add({ hostId: r.hostId, day, credit: r.dayCredit });
     }
   }
   return [...out.values()];

@@ -1,9 +1,9 @@
 /**
  * Daily history written once per holder per day (docs/storage.md, Daily history). A holder's
- * current day is the day of its last grant (expavg_time); `day_start_total` is its total when
- * that day began. The first grant of a later day finishes the day: before the grant's update,
- * the finished day's bucket (total − day_start_total, and the RAC pair after its last grant)
- * is written, and the grant's own UPDATE moves day_start_total up to the total. So a pass
+ * current day is the day of its last grant (expavg_time); `day_credit` is what it was granted
+ * that day. The first grant of a later day finishes the day: before the grant's update, the
+ * finished day's bucket (day_credit, and the RAC pair after its last grant) is written, and
+ * the grant's own UPDATE restarts day_credit with its own credit. So a pass
  * writes no history row for a holder already credited today, and today's bucket is read from
  * the live row (src/credit/history.ts openDayBucket).
  *
@@ -39,20 +39,21 @@ type Holder = typeof hosts | typeof users | typeof teams | typeof projects;
 /** The day (UTC) of a holder's last grant, as dayOf computes it in TypeScript. */
 const currentDay = (t: { expavgTime: AnySQLiteColumn }) => sql`CAST(${name(t.expavgTime)} / ${sql.raw(`${SECONDS_PER_DAY}.0`)} AS INTEGER)`;
 
-/** The UPDATE that grants credit at `now` also starts the holder's new day when `now` begins one. */
-export function dayStartAssignment(t: Holder, now: number): Assignment {
-  return [
-    t.dayStartTotal.name,
-    sql`CASE WHEN ${currentDay(t)} < ${dayOf(now)} THEN ${name(t.totalCredit)} ELSE ${name(t.dayStartTotal)} END`,
-  ];
+/**
+ * The UPDATE that grants `credit` at `now` adds it to the holder's day, or starts a new day
+ * with it when `now` begins one. `credit` is the pass's sum in pass order, as buckets always
+ * added it, so a day's credit is the same number to the last bit.
+ */
+export function dayCreditAssignment(t: Holder, now: number, credit: SQL): Assignment {
+  return [t.dayCredit.name, sql`CASE WHEN ${currentDay(t)} < ${dayOf(now)} THEN ${credit} ELSE ${name(t.dayCredit)} + ${credit} END`];
 }
 
 /** The finished-day buckets of `ids` (null: the project's own row), as rows of (subject, entity_id, day, credit, pair). */
 function finishedDays(projectId: number, now: number, subject: CreditSubject, t: Holder, ids: readonly number[] | null): SQL {
   const key = ids === null ? sql`${name(projects.id)} = ${projectId}` : sql`${name((t as typeof hosts).projectId)} = ${projectId} AND ${name((t as typeof hosts).id)} IN ${jsonList(ids)}`;
   return sql`SELECT ${subject} AS subject, ${ids === null ? sql`0` : name((t as typeof hosts).id)} AS entity_id, ${currentDay(t)} AS day,
-      ${name(t.totalCredit)} - ${name(t.dayStartTotal)} AS credit, ${name(t.expavgCredit)} AS avg, ${name(t.expavgTime)} AS time
-    FROM ${t} WHERE ${key} AND ${currentDay(t)} < ${dayOf(now)} AND ${name(t.totalCredit)} <> ${name(t.dayStartTotal)}`;
+      ${name(t.dayCredit)} AS credit, ${name(t.expavgCredit)} AS avg, ${name(t.expavgTime)} AS time
+    FROM ${t} WHERE ${key} AND ${currentDay(t)} < ${dayOf(now)} AND ${name(t.dayCredit)} <> 0`;
 }
 
 const HISTORY_HERE = sql`(SELECT ${name(projects.historyDatabases)} FROM ${projects} WHERE ${name(projects.id)} = `;

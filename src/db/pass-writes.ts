@@ -10,7 +10,7 @@ import { AV_AVERAGE, type AverageParams, HAV_AVERAGE } from "../credit/constants
 import { type HostAppVersionKey, havKey } from "../credit/host-app-version-key";
 import type { Grant, HostAppVersionChange, PassEffects } from "../credit/pass";
 import { appCreditQueueWrites } from "./app-credit-queue";
-import { dayStartAssignment, historyTransitionWrites } from "./history-transitions";
+import { dayCreditAssignment, historyTransitionWrites } from "./history-transitions";
 import {
   appVersions,
   hostAppVersions,
@@ -278,8 +278,8 @@ interface CreditColumns {
   readonly avg: AnySQLiteColumn;
   readonly time: AnySQLiteColumn;
   readonly njobs?: AnySQLiteColumn;
-  /** A holder's table: the run also starts the holder's new day (history-transitions.ts). */
-  readonly dayStartOf?: typeof hosts | typeof users | typeof teams;
+  /** A holder's table: the run also adds to the holder's day (history-transitions.ts). */
+  readonly dayOf?: typeof hosts | typeof users | typeof teams;
 }
 
 /**
@@ -297,7 +297,15 @@ export function creditRunWrites(
   const rows = [...groups].map(([key, parts]) => {
     const run = grantRun(now, parts);
     const ids = key.split("/").map(Number);
-    return { ...Object.fromEntries(ids.map((id, i) => [`k${i}`, id])), credit: run.first.credit, start: run.first.start, rest: run.restCredit, count: parts.filter((p) => p.job !== false).length };
+    return {
+      ...Object.fromEntries(ids.map((id, i) => [`k${i}`, id])),
+      credit: run.first.credit,
+      start: run.first.start,
+      rest: run.restCredit,
+      count: parts.filter((p) => p.job !== false).length,
+      // The run's credit summed in pass order: what the day's history bucket adds.
+      sum: parts.reduce((s, p) => s + p.credit, 0),
+    };
   });
   const g = (f: string) => ref("g", f);
   const rac = recentAverageRun.sql(
@@ -309,13 +317,13 @@ export function creditRunWrites(
     [cols.avg.name, rac.avg],
     [cols.time.name, rac.time],
     ...(cols.njobs ? [[cols.njobs.name, sql`${name(cols.njobs)} + ${g("count")}`] as const] : []),
-    ...(cols.dayStartOf ? [dayStartAssignment(cols.dayStartOf, now)] : []),
+    ...(cols.dayOf ? [dayCreditAssignment(cols.dayOf, now, g("sum"))] : []),
   ];
   const where = sql.join(
     keys.map((k, i) => sql`${name(k)} = ${g(`k${i}`)}`),
     sql` AND `,
   );
-  const fields = [...keys.map((_, i) => `k${i}`), "credit", "start", "rest", "count"];
+  const fields = [...keys.map((_, i) => `k${i}`), "credit", "start", "rest", "count", "sum"];
   return chunks(rows).map(
     (chunk) => sql`${withJsonRows("g", fields, chunk)} UPDATE ${table} SET ${setClause(set)} FROM g
       WHERE ${name(table.projectId)} = ${projectId} AND ${where}`,
@@ -340,7 +348,7 @@ export function grantGroups(grants: readonly Grant[]): GrantGroups {
  * new day), then the pass's per-app credit as one queue row for the hourly fold.
  */
 export function grantWrites(projectId: number, now: number, groups: GrantGroups): SQL[] {
-  const holder = (t: typeof hosts | typeof users | typeof teams) => ({ total: t.totalCredit, avg: t.expavgCredit, time: t.expavgTime, dayStartOf: t });
+  const holder = (t: typeof hosts | typeof users | typeof teams) => ({ total: t.totalCredit, avg: t.expavgCredit, time: t.expavgTime, dayOf: t });
   return [
     ...historyTransitionWrites(projectId, now, groups),
     ...creditRunWrites(hosts, [hosts.id], holder(hosts), projectId, now, groups.hosts),

@@ -5,7 +5,7 @@
  */
 import { type SQL, sql } from "drizzle-orm";
 import type { Attribution, Grant, PassEffects } from "../credit/pass";
-import { dayStartAssignment } from "./history-transitions";
+import { dayCreditAssignment } from "./history-transitions";
 import { PROJECT_SUBJECT, type SubjectRef, markSubjects } from "./kv-marks";
 import { type CreditSubject, projects } from "./schema";
 import { name } from "./sql-helpers";
@@ -35,7 +35,7 @@ function projectCreditWrite(projectId: number, now: number, grants: readonly Gra
       [projects.totalCredit.name, sql`${name(projects.totalCredit)} + ${run.first.credit + run.restCredit}`],
       [projects.expavgCredit.name, rac.avg],
       [projects.expavgTime.name, rac.time],
-      dayStartAssignment(projects, now),
+      dayCreditAssignment(projects, now, sql`${grants.reduce((sum, x) => sum + x.credit, 0)}`),
       [projects.queueSeq.name, sql`${name(projects.queueSeq)} + 1`],
     ])} WHERE ${name(projects.id)} = ${projectId}`,
   ];

@@ -76,10 +76,10 @@ export const projects = sqliteTable("projects", {
    */
   tricklesPurgedThrough: integer("trickles_purged_through").notNull().default(0),
   /**
-   * The credit the project had when its current day began (see creditHolder's dayStartTotal);
-   * the project's history buckets are written on day transitions like a holder's.
+   * Credit granted in the project's current day (see creditHolder's dayCredit): the project's
+   * history buckets are written on day transitions like a holder's.
    */
-  dayStartTotal: real("day_start_total").notNull().default(0),
+  dayCredit: real("day_credit").notNull().default(0),
   /**
    * The number of the project's last queue row (history_queue, app_credit_queue): raised by
    * the pass's own update of this row, so queue ids are never reused (docs/storage.md).
@@ -237,12 +237,12 @@ const creditHolder = () => ({
   ...recentAverage(),
   racRank: racRank(),
   /**
-   * total_credit when the holder's current day (the day of expavg_time, its last grant) began.
-   * The first grant of a later day writes the finished day's history bucket (total − this) and
-   * moves it up in the same UPDATE, so history costs one row per holder per day, and today's
-   * bucket is read from the live row (docs/storage.md, Daily history).
+   * Credit granted in the holder's current day (the day of expavg_time, its last grant). The
+   * first grant of a later day writes the finished day's history bucket from it and restarts it
+   * in the same UPDATE, so history costs one row per holder per day, and today's bucket is read
+   * from the live row (docs/storage.md, Daily history).
    */
-  dayStartTotal: real("day_start_total").notNull().default(0),
+  dayCredit: real("day_credit").notNull().default(0),
 });
 
 /** The leaderboards' keyset indexes: by RAC rank and by total credit (highest first), ties by id. */

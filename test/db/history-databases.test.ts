@@ -113,7 +113,9 @@ describe("history in databases of its own", () => {
     await postPass(one.api, DAYS, 0);
     await postPass(two.api, DAYS, 0);
     const ledger = database(env.DB);
-    const row = (await env.DB.prepare("SELECT slug, name, created_at, daily_history_days, history_databases FROM projects WHERE id = ?").bind(two.id).first<Record<string, never>>())!;
+    const row = (await env.DB.prepare("SELECT slug, name, created_at, daily_history_days, history_databases FROM projects WHERE id = ?")
+      .bind(two.id)
+      .first<{ slug: string; name: string; created_at: number; daily_history_days: number; history_databases: string }>())!;
     const copy = { id: two.id, slug: row.slug, name: row.name, createdAt: row.created_at, dailyHistoryDays: row.daily_history_days, ledger: "DB" };
     const targets = parseHistoryDatabases(row.history_databases);
     await expect(
