@@ -22,6 +22,14 @@ export default defineConfig({
           FUZZ_SCALE: process.env.FUZZ_SCALE ?? "1",
           FUZZ_SEED: process.env.FUZZ_SEED ?? "",
         },
+        // The two databases of wrangler.jsonc, and two more that only tests bind: history
+        // databases of their own for a project (test/db/history-databases.test.ts).
+        d1Databases: {
+          DB: "00000000-0000-0000-0000-000000000000",
+          DB_LARGE: "00000000-0000-0000-0000-000000000001",
+          DB_HISTORY_1: "00000000-0000-0000-0000-000000000011",
+          DB_HISTORY_2: "00000000-0000-0000-0000-000000000012",
+        },
         // Test files share the limiters: the suite's own requests must never be limited (the
         // admin token is one key across files, project ids repeat across files).
         // test/security/rate-limit.test.ts swaps in the tight ones to see the real binding answer 429.

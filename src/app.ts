@@ -35,6 +35,7 @@ import { mountPlanClasses } from "./routes/plan-classes/plan-classes.index";
 import { mountProjects } from "./routes/projects/projects.index";
 import { mountProjectReads } from "./routes/projects/projects.reads";
 import { mountProjectRateLimit } from "./routes/projects/projects.rate-limit";
+import { mountProjectHistoryDatabases } from "./routes/projects/projects.history-databases";
 import { mountRescale } from "./routes/rescale/rescale.index";
 import { mountStats } from "./routes/stats/stats.index";
 import { mountPages } from "./web/pages.index";
@@ -93,6 +94,7 @@ export function createApp(): OpenAPIHono<AppEnv> {
   mountRescale(app);
   mountTokens(app);
   mountProjectRateLimit(app);
+  mountProjectHistoryDatabases(app);
   mountAudit(app);
   mountAccountManagers(app);
   mountAccountManagerTokens(app);

@@ -11,6 +11,9 @@ declare global {
       TEST_MIGRATIONS: D1Migration[];
       /** The second D1 binding (wrangler.jsonc): a large project's own database. */
       DB_LARGE: D1Database;
+      /** Test-only bindings (vitest.config.ts): history databases of their own for a project. */
+      DB_HISTORY_1: D1Database;
+      DB_HISTORY_2: D1Database;
       /** A limit of 3 a minute: the rate-limit test swaps it in for RATE_LIMITER. */
       RATE_LIMITER_TIGHT: RateLimit;
       RATE_LIMITER_TIGHT_ISSUE: RateLimit;

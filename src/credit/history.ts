@@ -105,3 +105,31 @@ export function dailyHistory(buckets: readonly DayBucket[], totalCredit: number,
   }
   return out.reverse();
 }
+
+/** What a holder's (or the project's) live row says about its current day. */
+export interface LiveDay {
+  /** Credit granted in its current day (the day of expavg_time, its last grant). */
+  readonly dayCredit: number;
+  readonly expavgCredit: number;
+  readonly expavgTime: number;
+}
+
+/**
+ * The stored buckets and the current day read from the live row: a day's bucket is written only
+ * when a later day's first grant finishes it (docs/storage.md, Daily history), so until then its
+ * credit is the row's day_credit and its RAC pair the live one. A stored bucket of the same
+ * day (written before buckets were kept this way) is merged by the bucket rule: credit added,
+ * the later pair kept.
+ */
+export function withOpenDay(buckets: readonly DayBucket[], live: LiveDay): DayBucket[] {
+  const credit = live.dayCredit;
+  if (credit === 0) return [...buckets];
+  const day = dayOf(live.expavgTime);
+  const open: DayBucket = { day, credit, expavgCredit: live.expavgCredit, expavgTime: live.expavgTime };
+  const same = buckets.find((b) => b.day === day);
+  const merged =
+    same === undefined
+      ? open
+      : { day, credit: same.credit + credit, ...(same.expavgTime > live.expavgTime ? { expavgCredit: same.expavgCredit, expavgTime: same.expavgTime } : { expavgCredit: live.expavgCredit, expavgTime: live.expavgTime }) };
+  return [...buckets.filter((b) => b.day !== day), merged].sort((a, b) => a.day - b.day);
+}

@@ -7,7 +7,7 @@
 import { type SQL, sql } from "drizzle-orm";
 import { creditHistory, creditHistoryMonthly, projects } from "./schema";
 import { name } from "./sql-helpers";
-import { bucketMerge } from "./read-model-writes";
+import { bucketMerge } from "./history-transitions";
 import { raiseProjectMark } from "./retention";
 
 export interface RollUpCursor {

@@ -9,10 +9,10 @@ import type { AnySQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
 import { AV_AVERAGE, type AverageParams, HAV_AVERAGE } from "../credit/constants";
 import { type HostAppVersionKey, havKey } from "../credit/host-app-version-key";
 import type { Grant, HostAppVersionChange, PassEffects } from "../credit/pass";
+import { appCreditQueueWrites } from "./app-credit-queue";
+import { dayCreditAssignment, historyTransitionWrites } from "./history-transitions";
 import {
   appVersions,
-  creditTeams,
-  creditUsers,
   hostAppVersions,
   hosts,
   results,
@@ -111,7 +111,7 @@ export function passWrites(projectId: number, now: number, effects: PassEffects)
     ...grantWrites(projectId, now, groups),
     ...versionWrites(projectId, now, effects),
     // Last: the history copies each subject's RAC pair as the writes above left it.
-    ...readModelWrites(projectId, now, effects, groups),
+    ...readModelWrites(projectId, now, effects),
   ];
 }
 
@@ -278,6 +278,8 @@ interface CreditColumns {
   readonly avg: AnySQLiteColumn;
   readonly time: AnySQLiteColumn;
   readonly njobs?: AnySQLiteColumn;
+  /** A holder's table: the run also adds to the holder's day (history-transitions.ts). */
+  readonly dayOf?: typeof hosts | typeof users | typeof teams;
 }
 
 /**
@@ -295,7 +297,15 @@ export function creditRunWrites(
   const rows = [...groups].map(([key, parts]) => {
     const run = grantRun(now, parts);
     const ids = key.split("/").map(Number);
-    return { ...Object.fromEntries(ids.map((id, i) => [`k${i}`, id])), credit: run.first.credit, start: run.first.start, rest: run.restCredit, count: parts.filter((p) => p.job !== false).length };
+    return {
+      ...Object.fromEntries(ids.map((id, i) => [`k${i}`, id])),
+      credit: run.first.credit,
+      start: run.first.start,
+      rest: run.restCredit,
+      count: parts.filter((p) => p.job !== false).length,
+      // The run's credit summed in pass order: what the day's history bucket adds.
+      sum: parts.reduce((s, p) => s + p.credit, 0),
+    };
   });
   const g = (f: string) => ref("g", f);
   const rac = recentAverageRun.sql(
@@ -307,12 +317,13 @@ export function creditRunWrites(
     [cols.avg.name, rac.avg],
     [cols.time.name, rac.time],
     ...(cols.njobs ? [[cols.njobs.name, sql`${name(cols.njobs)} + ${g("count")}`] as const] : []),
+    ...(cols.dayOf ? [dayCreditAssignment(cols.dayOf, now, g("sum"))] : []),
   ];
   const where = sql.join(
     keys.map((k, i) => sql`${name(k)} = ${g(`k${i}`)}`),
     sql` AND `,
   );
-  const fields = [...keys.map((_, i) => `k${i}`), "credit", "start", "rest", "count"];
+  const fields = [...keys.map((_, i) => `k${i}`), "credit", "start", "rest", "count", "sum"];
   return chunks(rows).map(
     (chunk) => sql`${withJsonRows("g", fields, chunk)} UPDATE ${table} SET ${setClause(set)} FROM g
       WHERE ${name(table.projectId)} = ${projectId} AND ${where}`,
@@ -331,45 +342,20 @@ export function grantGroups(grants: readonly Grant[]): GrantGroups {
   };
 }
 
+/**
+ * The grants' writes: first the history buckets the grants finish (history-transitions.ts,
+ * from the rows as they are before this pass), then each holder's run (which also starts its
+ * new day), then the pass's per-app credit as one queue row for the hourly fold.
+ */
 export function grantWrites(projectId: number, now: number, groups: GrantGroups): SQL[] {
-  const holder = (t: typeof hosts | typeof users | typeof teams) => ({ total: t.totalCredit, avg: t.expavgCredit, time: t.expavgTime });
-  const byApp = (t: typeof creditUsers | typeof creditTeams) => ({ total: t.total, avg: t.expavg, time: t.expavgTime, njobs: t.njobs });
+  const holder = (t: typeof hosts | typeof users | typeof teams) => ({ total: t.totalCredit, avg: t.expavgCredit, time: t.expavgTime, dayOf: t });
   return [
+    ...historyTransitionWrites(projectId, now, groups),
     ...creditRunWrites(hosts, [hosts.id], holder(hosts), projectId, now, groups.hosts),
     ...creditRunWrites(users, [users.id], holder(users), projectId, now, groups.users),
     ...creditRunWrites(teams, [teams.id], holder(teams), projectId, now, groups.teams),
-    ...ensureCreditByApp(creditUsers, creditUsers.userId, projectId, now, groups.userApps),
-    ...creditRunWrites(creditUsers, [creditUsers.userId, creditUsers.appId], byApp(creditUsers), projectId, now, groups.userApps),
-    ...ensureCreditByApp(creditTeams, creditTeams.teamId, projectId, now, groups.teamApps),
-    ...creditRunWrites(creditTeams, [creditTeams.teamId, creditTeams.appId], byApp(creditTeams), projectId, now, groups.teamApps),
+    ...appCreditQueueWrites(projectId, now, groups),
   ];
-}
-
-/** New per-app rows start their RAC clock at now, so the first grant adds credit·ln2/7 (E14). */
-function ensureCreditByApp(
-  table: typeof creditUsers | typeof creditTeams,
-  holder: AnySQLiteColumn,
-  projectId: number,
-  now: number,
-  groups: ReadonlyMap<string, unknown>,
-): SQL[] {
-  const rows = [...groups.keys()].map((k) => {
-    const [id, appId] = k.split("/").map(Number);
-    return { id, appId };
-  });
-  return chunks(rows).map((chunk) =>
-    insertFromJson(
-      sql`${table}`,
-      [
-        [table.projectId, sql`${projectId}`],
-        [holder, "id"],
-        [table.appId, "appId"],
-        [table.expavgTime, sql`${now}`],
-      ],
-      chunk,
-      sql`ON CONFLICT DO NOTHING`,
-    ),
-  );
 }
 
 /**

@@ -51,3 +51,10 @@ export function sameDatabase(a: Db, b: Db): boolean {
 
 /** The projects whose rows live in the database being queried. */
 export const livesHere = isNull(projects.database);
+
+/** Opens a database by binding name: what a loader that may follow a project into other databases is given. */
+export type OpenDatabase = (binding: string) => Db;
+
+export function opener(env: object): OpenDatabase {
+  return (binding) => projectDatabase(env, binding);
+}

@@ -76,6 +76,29 @@ export const projects = sqliteTable("projects", {
    */
   tricklesPurgedThrough: integer("trickles_purged_through").notNull().default(0),
   /**
+   * Credit granted in the project's current day (see creditHolder's dayCredit): the project's
+   * history buckets are written on day transitions like a holder's.
+   */
+  dayCredit: real("day_credit").notNull().default(0),
+  /**
+   * The number of the project's last queue row (history_queue, app_credit_queue): raised by
+   * the pass's own update of this row, so queue ids are never reused (docs/storage.md).
+   */
+  queueSeq: integer("queue_seq").notNull().default(0),
+  /** The per-app credit fold has applied every app_credit_queue row up to this number. */
+  appCreditFoldedThrough: integer("app_credit_folded_through").notNull().default(0),
+  /**
+   * JSON list of the D1 bindings that hold the project's daily history, each from a day on
+   * ([{"binding": "DB_HISTORY_1", "from_day": 0}, …]); null: history stays with the ledger
+   * (src/db/history-databases.ts, docs/storage.md).
+   */
+  historyDatabases: text("history_databases"),
+  /**
+   * In a history database's copy of the row: every history_queue row up to this id has been
+   * moved into this database (raised in the same batch as the rows: a move is applied once).
+   */
+  historyMovedThrough: integer("history_moved_through").notNull().default(0),
+  /**
    * Registry row: the D1 binding that holds the project's rows (null: this database). The
    * copy of the row in that database has null (src/db/project-db.ts).
    */
@@ -213,6 +236,13 @@ const creditHolder = () => ({
   totalCredit: real("total_credit").notNull().default(0),
   ...recentAverage(),
   racRank: racRank(),
+  /**
+   * Credit granted in the holder's current day (the day of expavg_time, its last grant). The
+   * first grant of a later day writes the finished day's history bucket from it and restarts it
+   * in the same UPDATE, so history costs one row per holder per day, and today's bucket is read
+   * from the live row (docs/storage.md, Daily history).
+   */
+  dayCredit: real("day_credit").notNull().default(0),
 });
 
 /** The leaderboards' keyset indexes: by RAC rank and by total credit (highest first), ties by id. */
@@ -411,6 +441,43 @@ export const kvMarks = sqliteTable("kv_marks", {
   /** JSON array of [subject, entity id] pairs (src/db/kv-marks.ts). No index: the cron reads the whole queue. */
   subjects: text("subjects").notNull(),
 });
+
+/**
+ * Finished days of a project whose history lives in other databases: a pass appends ONE row
+ * with the history buckets its first grants of a new day closed (a JSON array of [subject,
+ * entity id, day, credit, expavg_credit, expavg_time]); the minute job moves them to the
+ * project's history database and deletes them (src/db/history-queue.ts). `id` is the
+ * project's queue_seq, so an id is never used twice.
+ */
+// WITHOUT ROWID (hand-written in the migration): a row write costs one D1 row.
+export const historyQueue = sqliteTable(
+  "history_queue",
+  {
+    projectId: projectId(),
+    id: integer("id").notNull(),
+    entries: text("entries").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.projectId, t.id] })],
+);
+
+/**
+ * Per-app credit waiting to be folded into credit_users / credit_teams: a pass appends ONE row
+ * with its grant runs per (user, app) and (team, app) (a JSON array of [kind, holder id, app
+ * id, first credit, first start, rest credit, jobs]); the hourly job applies them in order and
+ * writes each per-app row once (src/db/app-credit-queue.ts).
+ */
+// WITHOUT ROWID (hand-written in the migration): a row write costs one D1 row.
+export const appCreditQueue = sqliteTable(
+  "app_credit_queue",
+  {
+    projectId: projectId(),
+    id: integer("id").notNull(),
+    /** The pass's `now`: every run in the row was granted at it. */
+    now: real("now").notNull(),
+    runs: text("runs").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.projectId, t.id] })],
+);
 
 /**
  * Account managers (Science United style): each posts its hosts' RPCs with its own token,

@@ -99,6 +99,6 @@ export function trickleWrites(
     // Owners and teams as the hosts hold them: creates a user or team row a host names first.
     ...attributionWrites(projectId, now, { attributions }),
     ...grantWrites(projectId, now, groups),
-    ...readModelWrites(projectId, now, { grants, attributions }, groups),
+    ...readModelWrites(projectId, now, { grants, attributions }),
   ];
 }

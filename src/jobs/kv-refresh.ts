@@ -10,7 +10,7 @@
 import { runBatch } from "../db/batch";
 import type { Db } from "../db/client";
 import { type SubjectRef, countQueued, markKey, readQueue, settleQueue } from "../db/kv-marks";
-import { DEFAULT_BINDING, allDatabases, projectDatabase } from "../db/project-db";
+import { DEFAULT_BINDING, type OpenDatabase, allDatabases, opener, projectDatabase } from "../db/project-db";
 import { projects } from "../db/schema";
 import { chunks } from "../db/sql-helpers";
 import type { Env } from "../env";
@@ -59,7 +59,7 @@ export async function refreshSnapshots(
   if (!(await claimFence(db, now))) return { written: 0, failed: 0, left: await countQueued(db), superseded: true };
   const queue = await readQueue(db, budget);
   const marks = inRefreshOrder(queue.byProject);
-  const jobs = await planWrites(db, marks, now, budget, () => loadProjectList(allDatabases(env)));
+  const jobs = await planWrites(db, marks, now, budget, () => loadProjectList(allDatabases(env)), opener(env));
   const { failed, unwritten } = await putAll(env.KV, jobs.flatMap((j) => j.writes), () => stillFenced(db, now));
   const settled = new Set(
     jobs.filter((j) => j.mark && j.writes.every((w) => !failed.has(w.key) && !unwritten.has(w.key))).map((j) => markKey(j.mark!.projectId, j.mark!)),
@@ -101,6 +101,7 @@ async function planWrites(
   now: number,
   budget: number,
   projectList: () => ReturnType<typeof loadProjectList>,
+  open: OpenDatabase,
 ): Promise<Job[]> {
   const slugs = new Map(
     (await db.select({ id: projects.id, slug: projects.slug }).from(projects)).map((p) => [p.id, p.slug] as const),
@@ -116,7 +117,7 @@ async function planWrites(
 
   for (const mark of marks.filter((m) => m.subject === "project")) {
     const slug = slugs.get(mark.projectId)!;
-    const snapshot = await loadProjectSnapshot(db, slug, fromDay);
+    const snapshot = await loadProjectSnapshot(db, slug, fromDay, open);
     if (!snapshot) continue;
     const pagesOf = (n: number) =>
       Math.min(SNAPSHOT_LIMITS.leaderboardPagesKept, Math.max(1, Math.ceil(n / SNAPSHOT_LIMITS.leaderboardPageSize)));
@@ -152,7 +153,7 @@ async function planWrites(
     const kind = KIND_OF_SUBJECT[subject as keyof typeof KIND_OF_SUBJECT];
     const slug = slugs.get(projectId)!;
     for (const part of chunks(group, LOAD_CHUNK)) {
-      const loaded = await loadHolderSnapshots(db, projectId, kind, part.map((m) => m.id), fromDay);
+      const loaded = await loadHolderSnapshots(db, projectId, kind, part.map((m) => m.id), fromDay, open);
       for (const mark of part) {
         const snapshot = loaded.get(mark.id);
         // A mark without a row (none is ever deleted, but be safe) is cleared with no write.

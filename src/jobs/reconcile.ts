@@ -9,9 +9,11 @@ import { projectUrlKey } from "../credit/project-url";
 import { type EstimatedDay, type GrantedDay, linkKey, reconcileDay, reconcileWindow } from "../credit/reconcile";
 import { runBatch } from "../db/batch";
 import type { Db } from "../db/client";
-import { type AmSubject, accountManagers, amDaily, amHostLinks, creditHistory, projects } from "../db/schema";
+import { type AmSubject, accountManagers, amDaily, amHostLinks, projects } from "../db/schema";
 import { chunks, jsonList, withJsonRows, name, ref } from "../db/sql-helpers";
 import { DEFAULT_BINDING, projectDatabase } from "../db/project-db";
+import { historyDatabases } from "../db/history-databases";
+import { hostCreditByDay } from "../db/history-reads";
 
 const d = amDaily;
 
@@ -40,7 +42,7 @@ function confirmedSum(amId: number, day: number, subject: AmSubject, partSubject
 }
 
 /** The projects reconciliation can match to the clients' URLs: each one's URL key and database. */
-export type LinkedProjects = ReadonlyMap<number, { readonly urlKey: string; readonly db: Db }>;
+export type LinkedProjects = ReadonlyMap<number, { readonly urlKey: string; readonly db: Db; readonly history: readonly Db[] }>;
 
 type HostLink = typeof amHostLinks.$inferSelect;
 
@@ -57,20 +59,10 @@ async function grantedToLinkedHosts(links: readonly HostLink[], linkedProjects: 
   }
   const amHostOf = new Map(links.map((l) => [`${l.projectId}/${l.hostId}`, l.amHostId]));
   const perProject = await Promise.all(
-    [...hostsOfProject].map(([projectId, hostIds]) =>
-      linkedProjects
-        .get(projectId)!
-        .db.select({ projectId: creditHistory.projectId, hostId: creditHistory.entityId, day: creditHistory.day, credit: creditHistory.credit })
-        .from(creditHistory)
-        .where(
-          and(
-            eq(creditHistory.projectId, projectId),
-            eq(creditHistory.subject, "host"),
-            sql`${creditHistory.entityId} IN ${jsonList(hostIds)}`,
-            between(creditHistory.day, first, last),
-          ),
-        ),
-    ),
+    [...hostsOfProject].map(async ([projectId, hostIds]) => {
+      const project = linkedProjects.get(projectId)!;
+      return (await hostCreditByDay(project.db, project.history, projectId, hostIds, first, last)).map((g) => ({ ...g, projectId }));
+    }),
   );
   return perProject.flat().map((g) => ({
     hostId: amHostOf.get(`${g.projectId}/${g.hostId}`)!,
@@ -121,12 +113,15 @@ export async function reconcileAllAccountManagers(env: object, day: number): Pro
   const registry = projectDatabase(env, DEFAULT_BINDING);
   const [ams, projectRows] = await registry.batch([
     registry.select({ id: accountManagers.id }).from(accountManagers),
-    registry.select({ id: projects.id, url: projects.url, database: projects.database }).from(projects).where(isNotNull(projects.url)),
+    registry
+      .select({ id: projects.id, url: projects.url, database: projects.database, historyDatabases: projects.historyDatabases })
+      .from(projects)
+      .where(isNotNull(projects.url)),
   ]);
-  const linkedProjects = new Map<number, { urlKey: string; db: Db }>();
+  const linkedProjects = new Map<number, { urlKey: string; db: Db; history: Db[] }>();
   for (const p of projectRows) {
     const urlKey = projectUrlKey(p.url!);
-    if (urlKey !== null) linkedProjects.set(p.id, { urlKey, db: projectDatabase(env, p.database) });
+    if (urlKey !== null) linkedProjects.set(p.id, { urlKey, db: projectDatabase(env, p.database), history: historyDatabases(env, p.historyDatabases) });
   }
   let hosts = 0;
   // The days before yesterday again too: a day the cron missed is caught up (it is idempotent).

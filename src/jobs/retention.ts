@@ -24,6 +24,7 @@ import {
 import { runBatch } from "../db/batch";
 import type { Db } from "../db/client";
 import { purgeAmRpcs, purgeAudit, purgeResults, purgeTrickles, purgeWorkunits, raiseHorizon, raiseTrickleHorizon } from "../db/retention";
+import { and, gt, not } from "drizzle-orm";
 import { projects } from "../db/schema";
 import { livesHere } from "../db/project-db";
 import type { Env } from "../env";
@@ -115,6 +116,13 @@ export async function runRetention(db: Db, now: number, settings: RetentionSetti
     counts.trickles += purged.trickles;
     counts.historyDays += await rollUpProject(db, project, now, settings);
   }
+  // A history database holds copies of the rows of projects that keep their history there
+  // (src/db/history-queue.ts): they roll their months up here, on the copy's clock.
+  const copies = await db
+    .select({ id: projects.id, dailyHistoryDays: projects.dailyHistoryDays, historyRolledBefore: projects.historyRolledBefore, clock: projects.expavgTime })
+    .from(projects)
+    .where(and(not(livesHere), gt(projects.historyMovedThrough, 0)));
+  for (const copy of copies) counts.historyDays += await rollUpProject(db, copy, now, settings);
   [counts.audit = 0] = await drain(db, settings, (limit) => [purgeAudit(now - settings.auditDays * SECONDS_PER_DAY, limit)]);
   [counts.amRpcs = 0] = await drain(db, settings, (limit) => [purgeAmRpcs(now - settings.amRpcDays * SECONDS_PER_DAY, limit)]);
   return counts;

@@ -13,6 +13,7 @@ import { reconcileAllAccountManagers } from "./reconcile";
 import { publishPlanClassScales } from "../services/plan-class-scales";
 import { rescaleAllProjects } from "../services/rescale";
 import { exportAllStats } from "../services/stats-export";
+import { foldAllAppCredit, moveAllHistory } from "./history-move";
 import { describePurge, retentionSettings, runRetention } from "./retention";
 
 export interface Job {
@@ -48,6 +49,29 @@ export const JOBS: readonly Job[] = [
       }
       return `wrote ${r.written} KV snapshots, ${r.failed} failed, ${r.left} marks left for the next run`;
     },
+  },
+  {
+    // Finished history days reach a project's history databases within a minute.
+    name: "history-move",
+    cron: "* * * * *",
+    run: async (env) => {
+      const lines: string[] = [];
+      for (const binding of databaseBindings(env)) {
+        const moved = await moveAllHistory(env, projectDatabase(env, binding), binding);
+        if (moved.passes > 0) lines.push(`${binding}: ${moved.buckets} history buckets of ${moved.passes} passes`);
+      }
+      return lines.length > 0 ? `moved ${lines.join("; ")}` : "no history to move";
+    },
+  },
+  {
+    // Per-app credit may lag by up to an hour: folding an hour of passes writes each row once.
+    name: "app-credit-fold",
+    cron: "50 * * * *",
+    run: (env) =>
+      inEachDatabase(env, async (db) => {
+        const folded = await foldAllAppCredit(db);
+        return `folded ${folded.passes} passes into ${folded.rows} per-app credit rows`;
+      }),
   },
   {
     // Shortly after midnight UTC: yesterday is complete.

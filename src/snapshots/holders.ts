@@ -3,9 +3,11 @@
  * a missing key falls back to. Many at once, for the cron.
  */
 import { type AnyColumn, type SQL, and, asc, eq, gte, lt, max, sql } from "drizzle-orm";
-import type { DayBucket } from "../credit/history";
+import { type DayBucket, withOpenDay } from "../credit/history";
 import { firstDayOfMonth, monthOfDay } from "../credit/history-months";
 import type { Db } from "../db/client";
+import { parseHistoryDatabases } from "../db/history-databases";
+import type { OpenDatabase } from "../db/project-db";
 import {
   type CreditSubject,
   apps,
@@ -110,12 +112,50 @@ export function historyQueries(db: Db, projectId: number | SQL, subject: CreditS
   ] as const;
 }
 
+/** Where a project's history is kept besides its ledger (null: nowhere else), read in the loader's batch. */
+export function historyDatabasesQuery(db: Db, projectId: number | SQL) {
+  return db.select({ list: projects.historyDatabases }).from(projects).where(eq(projects.id, projectId as number));
+}
+
+export interface Histories {
+  readonly buckets: Map<number, DayBucket[]>;
+  readonly monthlyBefore: number;
+}
+
+/**
+ * The same histories read in the project's history databases (src/db/history-databases.ts),
+ * merged with the ledger's: each database holds the buckets of its days and rolls its own
+ * months up, so the buckets are joined by day and the monthly boundary is the latest one.
+ */
+export async function withHistoryDatabases(
+  ledger: Histories,
+  list: string | null | undefined,
+  open: OpenDatabase,
+  projectId: number | SQL,
+  subject: CreditSubject,
+  ids: readonly number[],
+  fromDay: number,
+): Promise<Histories> {
+  if (list === null || list === undefined) return ledger;
+  const parts = await Promise.all(
+    parseHistoryDatabases(list).map(async (h) => {
+      const db = open(h.binding);
+      return historiesFrom(ids, (await db.batch(historyQueries(db, projectId, subject, ids, fromDay))) as unknown as HistoryRows);
+    }),
+  );
+  const buckets = new Map<number, DayBucket[]>();
+  for (const id of ids) {
+    buckets.set(id, [ledger, ...parts].flatMap((p) => p.buckets.get(id) ?? []).sort((a, b) => a.day - b.day));
+  }
+  return { buckets, monthlyBefore: Math.max(ledger.monthlyBefore, ...parts.map((p) => p.monthlyBefore)) };
+}
+
 type BucketRow = DayBucket & { entityId: number };
 type MonthRow = Omit<DayBucket, "day"> & { entityId: number; month: number };
 export type HistoryRows = readonly [BucketRow[], BucketRow[], MonthRow[], MonthRow[], { monthlyBefore: number }[]];
 
 /** Each subject's buckets (ascending by day, months dated at their first day) from what `historyQueries` read. */
-export function historiesFrom(ids: readonly number[], [carried, recent, carriedMonths, months, boundary]: HistoryRows) {
+export function historiesFrom(ids: readonly number[], [carried, recent, carriedMonths, months, boundary]: HistoryRows): Histories {
   const out = new Map<number, DayBucket[]>(ids.map((id) => [id, []]));
   const asBucket = ({ month, ...b }: MonthRow): BucketRow => ({ ...b, day: firstDayOfMonth(month) });
   const all = [...carriedMonths.map(asBucket), ...carried, ...months.map(asBucket), ...recent].sort((a, b) => a.day - b.day);
@@ -168,6 +208,7 @@ export async function loadHolderSnapshots(
   kind: HolderKind,
   ids: readonly number[],
   fromDay: number,
+  open: OpenDatabase,
 ): Promise<Map<number, HolderSnapshot>> {
   const table = tables[kind];
   // One D1 batch (one transaction): the total, the RAC, the history and the per-app credit
@@ -178,22 +219,22 @@ export async function loadHolderSnapshots(
     .where(and(eq(table.projectId, projectId), among(table.id, ids)));
   const start = historyStart(fromDay);
   const history = historyQueries(db, projectId, SUBJECT_OF_KIND[kind], ids, start);
-  let rows: HolderRow[], historyRows: HistoryRows;
+  let rows: HolderRow[], elsewhere: { list: string | null }[], historyRows: HistoryRows;
   let appCredit: Map<number, AppCredit[]> | null = null;
   if (kind === "hosts") {
-    [rows, ...historyRows] = await db.batch([holderRows, ...history]);
+    [rows, elsewhere, ...historyRows] = await db.batch([holderRows, historyDatabasesQuery(db, projectId), ...history]);
   } else {
     let creditRows: AppCreditRow[];
-    [rows, creditRows, ...historyRows] = await db.batch([holderRows, appCreditQuery(db, projectId, kind, ids), ...history]);
+    [rows, creditRows, elsewhere, ...historyRows] = await db.batch([holderRows, appCreditQuery(db, projectId, kind, ids), historyDatabasesQuery(db, projectId), ...history]);
     appCredit = appCreditFrom(ids, creditRows);
   }
-  const histories = historiesFrom(ids, historyRows);
+  const histories = await withHistoryDatabases(historiesFrom(ids, historyRows), elsewhere[0]?.list, open, projectId, SUBJECT_OF_KIND[kind], ids, start);
   const out = new Map<number, HolderSnapshot>();
   for (const row of rows) {
     out.set(row.id, {
       ...holderFromRow(kind, row),
       ...(appCredit ? { apps: appCredit.get(row.id) ?? [] } : {}),
-      history: { from_day: start, buckets: histories.buckets.get(row.id) ?? [], monthly_before: histories.monthlyBefore },
+      history: { from_day: start, buckets: withOpenDay(histories.buckets.get(row.id) ?? [], row), monthly_before: histories.monthlyBefore },
     });
   }
   return out;

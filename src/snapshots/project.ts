@@ -1,9 +1,10 @@
 /** A project's public snapshot (totals, counts, daily history) and the list of all projects. */
 import { asc, eq, sql } from "drizzle-orm";
-import { livesHere } from "../db/project-db";
+import { withOpenDay } from "../credit/history";
+import { type OpenDatabase, livesHere } from "../db/project-db";
 import type { Db } from "../db/client";
 import { projects } from "../db/schema";
-import { type HistoryRows, type StoredHistory, historiesFrom, historyQueries, historyStart } from "./holders";
+import { type HistoryRows, type StoredHistory, historiesFrom, historyQueries, historyStart, withHistoryDatabases } from "./holders";
 
 export interface ProjectSummary {
   readonly slug: string;
@@ -43,7 +44,7 @@ function summary(p: ProjectRow): ProjectSummary & { id: number } {
   };
 }
 
-export async function loadProjectSnapshot(db: Db, slug: string, fromDay: number): Promise<ProjectSnapshot | null> {
+export async function loadProjectSnapshot(db: Db, slug: string, fromDay: number, open: OpenDatabase): Promise<ProjectSnapshot | null> {
   // One D1 batch (one transaction), so the totals and the history come from the same moment.
   const projectId = sql`(SELECT ${projects.id} FROM ${projects} WHERE ${projects.slug} = ${slug})`;
   const start = historyStart(fromDay);
@@ -52,10 +53,10 @@ export async function loadProjectSnapshot(db: Db, slug: string, fromDay: number)
     ...historyQueries(db, projectId, "project", [0], start),
   ]);
   if (!row) return null;
-  const histories = historiesFrom([0], historyRows as HistoryRows);
+  const histories = await withHistoryDatabases(historiesFrom([0], historyRows as HistoryRows), row.historyDatabases, open, row.id, "project", [0], start);
   return {
     ...summary(row),
-    history: { from_day: start, buckets: histories.buckets.get(0) ?? [], monthly_before: histories.monthlyBefore },
+    history: { from_day: start, buckets: withOpenDay(histories.buckets.get(0) ?? [], row), monthly_before: histories.monthlyBefore },
   };
 }
 

@@ -2,6 +2,7 @@
  * Public read routes find their project in KV (never in the ledger); with the project's own
  * token they read D1 instead (`fresh`), so a project sees its writes at once.
  */
+import { opener } from "../db/project-db";
 import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
 import { dayOf } from "../credit/history";
@@ -20,7 +21,7 @@ export function historyFromDay(now: number): number {
 }
 
 export function readProject(c: Parameters<typeof readThrough>[0], slug: string): Promise<SnapshotRead<ProjectSnapshot> | null> {
-  return readThrough(c, kvKeys.project(slug), () => loadProjectSnapshot(c.var.db, slug, historyFromDay(serverNow())));
+  return readThrough(c, kvKeys.project(slug), () => loadProjectSnapshot(c.var.db, slug, historyFromDay(serverNow()), opener(c.env)));
 }
 
 /**

@@ -9,7 +9,7 @@ import { type HolderKind, type LeaderboardOrder, kvKeys } from "./keys";
 import { type LeaderboardPage, type LeaderboardPosition, loadLeaderboardAfter } from "./leaderboard";
 import { SNAPSHOT_LIMITS } from "./limits";
 import { loadProjectList } from "./project";
-import { allDatabases } from "../db/project-db";
+import { allDatabases, opener } from "../db/project-db";
 import { type SnapshotRead, readThrough, snapshotOf } from "./store";
 
 type Ctx = Parameters<typeof readThrough>[0];
@@ -17,7 +17,7 @@ type Ctx = Parameters<typeof readThrough>[0];
 /** A host's, user's or team's snapshot, with history from `fromDay` when loaded from D1. */
 export function readHolder(c: Ctx, project: ProjectRef, kind: HolderKind, id: number, fromDay: number) {
   return readThrough(c, kvKeys.holder(project.slug, kind, id), async () => {
-    const loaded = await loadHolderSnapshots(c.var.db, project.id, kind, [id], fromDay);
+    const loaded = await loadHolderSnapshots(c.var.db, project.id, kind, [id], fromDay, opener(c.env));
     return loaded.get(id) ?? null;
   });
 }

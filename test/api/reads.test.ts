@@ -1,4 +1,5 @@
 /** The project's own state, read back with BOINC's field names (issue 2, item 6). */
+import { runCron } from "../support/cron";
 import { describe, expect, it } from "vitest";
 import { CREDIT_HALF_LIFE } from "../../src/credit/constants";
 import { pass, result, setupProject, workunit } from "./helpers";
@@ -67,6 +68,8 @@ describe("registering credit holders", () => {
       "/passes",
       pass(workunit(5, [result(51, { host_id: 72, user_id: 72 })]), workunit(6, [result(61, { host_id: 73, user_id: 72 })])),
     );
+    // Per-app credit is folded by the hourly job (docs/storage.md).
+    await runCron("50 * * * *");
     const { env } = await import("cloudflare:workers");
     const row = await env.DB.prepare(
       "SELECT c.njobs, c.total, c.expavg FROM credit_users c JOIN projects p ON p.id = c.project_id WHERE p.slug = ? AND c.user_id = 72",

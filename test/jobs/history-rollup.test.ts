@@ -6,6 +6,7 @@
  * 2026-06-15 is 2024-06-15 (no 29 February in between), so 2024-01 … 2024-05 roll up and
  * daily history starts at 2024-06-01.
  */
+import { historyDays } from "../support/history";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { sql } from "drizzle-orm";
@@ -53,11 +54,9 @@ async function postThirtyMonths(api: Api) {
   }
 }
 
-/** Both history tables of a project, as stored. */
+/** Both history tables of a project, as stored (days: with each holder's current day, kept on its row). */
 async function stored(id: number) {
-  const days = await env.DB.prepare("SELECT subject, day, credit, expavg_credit, expavg_time FROM credit_history WHERE project_id = ? ORDER BY subject, day")
-    .bind(id)
-    .all();
+  const days = { results: (await historyDays(env.DB, id)).map(({ entity_id: _e, ...d }) => d) };
   const months = await env.DB.prepare("SELECT subject, month, credit, expavg_credit, expavg_time FROM credit_history_monthly WHERE project_id = ? ORDER BY subject, month")
     .bind(id)
     .all();
@@ -210,8 +209,7 @@ describe("history roll-up", () => {
       .bind(id)
       .all();
     expect(months.results).toEqual(["host", "project", "user"].map((subject) => ({ subject, month: 648, credit: 100 })));
-    const days = await env.DB_LARGE.prepare("SELECT count(*) AS n FROM credit_history WHERE project_id = ?").bind(id).first<number>("n");
-    expect(days).toBe(3);
+    expect(await historyDays(env.DB_LARGE, id)).toHaveLength(3);
     expect(await env.DB.prepare("SELECT count(*) AS n FROM credit_history_monthly WHERE project_id = ?").bind(id).first<number>("n")).toBe(0);
   });
 

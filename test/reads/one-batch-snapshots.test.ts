@@ -3,6 +3,7 @@
  * pass committing between them would show a total from before it and a RAC from after. Each
  * snapshot is read in one D1 batch (one transaction), so all of it comes from one moment.
  */
+import { opener } from "../../src/db/project-db";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { database } from "../../src/db/client";
@@ -62,18 +63,18 @@ describe("snapshots are read in one D1 batch", () => {
 
     for (const kind of HOLDER_KINDS) {
       const { db, asked } = countingD1(env.DB);
-      const loaded = await loadHolderSnapshots(database(db), projectId, kind, [ids[kind]], fromDay);
+      const loaded = await loadHolderSnapshots(database(db), projectId, kind, [ids[kind]], fromDay, opener(env));
       expect(loaded.get(ids[kind])!.history.buckets.length, kind).toBeGreaterThan(0);
       expect(asked, kind).toEqual({ batches: 1, singles: 0 });
     }
     const { db, asked } = countingD1(env.DB);
-    const project = await loadProjectSnapshot(database(db), slug, fromDay);
+    const project = await loadProjectSnapshot(database(db), slug, fromDay, opener(env));
     expect(project!.history.buckets.length).toBeGreaterThan(0);
     expect(project!.total_credit).toBeGreaterThan(0);
     expect(asked).toEqual({ batches: 1, singles: 0 });
     // An unknown slug: still one batch, and no snapshot.
     const none = countingD1(env.DB);
-    expect(await loadProjectSnapshot(database(none.db), "no-such-project", fromDay)).toBeNull();
+    expect(await loadProjectSnapshot(database(none.db), "no-such-project", fromDay, opener(env))).toBeNull();
     expect(none.asked).toEqual({ batches: 1, singles: 0 });
   });
 });

@@ -3,6 +3,7 @@
  * the cron keeps, exactly-once per message id, and bad batches refused whole.
  * One hour at 3 GFLOPS is 3600 × 3e9 × 200/86400e9 = 25 credits (test/credit/trickle.test.ts).
  */
+import { historyDays } from "../support/history";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { SECONDS_PER_DAY } from "../../src/credit/constants";
@@ -48,10 +49,8 @@ describe("POST /v1/projects/{slug}/trickles", () => {
       expect(holder.expavg_credit).toBeCloseTo(rac, 12);
       expect(holder.expavg_time).toBe(NOW);
     }
-    const history = await env.DB.prepare("SELECT subject, credit FROM credit_history WHERE project_id = ? AND day = ? ORDER BY subject")
-      .bind(projectId, dayOf(NOW))
-      .all<{ subject: string; credit: number }>();
-    expect(history.results).toEqual([
+    const history = (await historyDays(env.DB, projectId)).filter((d) => d.day === dayOf(NOW)).map(({ subject, credit }) => ({ subject, credit }));
+    expect(history).toEqual([
       { subject: "host", credit: 25 },
       { subject: "project", credit: 25 },
       { subject: "team", credit: 25 },
@@ -81,6 +80,8 @@ describe("POST /v1/projects/{slug}/trickles", () => {
   it("books per-app credit (no job) only for a message that names its result", async () => {
     const { api } = await setup();
     await api.ok("POST", "/trickles", { now: NOW, messages: [message(1), message(2, { result_id: 77 })] });
+    // Per-app credit is folded by the hourly job (docs/storage.md).
+    await runCron("50 * * * *");
     const user = await api.ok("GET", "/users/5");
     expect(user.total_credit).toBe(50);
     expect(user.apps).toEqual([expect.objectContaining({ app: "climate", total_credit: 25, jobs: 0 })]);

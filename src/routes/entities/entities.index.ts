@@ -9,7 +9,7 @@ import { requireProjectToken } from "../../http/auth";
 import { ApiError, errorResponses } from "../../http/errors";
 import { checkCreateTime, holderUpserts } from "./holder-upsert";
 import { amHostLinkWrite } from "../am/host-links";
-import { sameDatabase } from "../../db/project-db";
+import { opener, sameDatabase } from "../../db/project-db";
 import type { hosts } from "../../db/schema";
 import { holderFromRow, loadHolderSnapshots, type HolderRow } from "../../snapshots/holders";
 import { type HolderKind, HOLDER_KINDS } from "../../snapshots/keys";
@@ -111,7 +111,7 @@ function mountKind(app: OpenAPIHono<AppEnv>, kind: HolderKind): void {
     if (!read) throw notFound(c, id);
     if (!covers(read.data.history, window)) {
       // Older than the snapshot keeps: straight from the ledger, not cached.
-      const loaded = await loadHolderSnapshots(c.var.db, c.var.project.id, kind, [id], window.firstDay);
+      const loaded = await loadHolderSnapshots(c.var.db, c.var.project.id, kind, [id], window.firstDay, opener(c.env));
       read = { data: loaded.get(id) ?? read.data, takenAt: window.now, version: `${read.version}.${Math.floor(window.now)}` };
     }
     const body = historyBody(read.data.history, read.data.total_credit, window, read.takenAt);

@@ -16,6 +16,8 @@ import { isPrimaryKeyConflict } from "../../db/batch";
 import type { Db } from "../../db/client";
 import { DEFAULT_BINDING, databaseBindings, projectDatabase } from "../../db/project-db";
 import { PROJECT_SUBJECT, markOne, markProjectBySlug } from "../../db/kv-marks";
+import { storeHistoryDatabases } from "../../db/history-databases";
+import { BindingNameSchema, checkHistoryBinding, checkMigrated } from "./history-binding";
 
 const CreateProjectSchema = z
   .strictObject({
@@ -48,6 +50,11 @@ const CreateProjectSchema = z
         description: "The D1 binding (wrangler.jsonc d1_databases) that holds the project's rows: for a large project. Default: the default database.",
         example: "DB_LARGE",
       }),
+    history_database: BindingNameSchema.optional().openapi({
+      description:
+        "A D1 binding to keep the project's daily history (and its monthly roll-up) in, apart from its ledger, so the ledger stays bounded by the result window; add more later with POST /v1/projects/{slug}/history-databases. Default: history stays with the ledger.",
+      example: "DB_HISTORY_1",
+    }),
   })
   .openapi("CreateProject");
 
@@ -103,6 +110,10 @@ export function mountProjects(app: OpenAPIHono<AppEnv>): void {
         { path: "database", message: `one of ${databaseBindings(c.env).join(", ")}` },
       ]);
     }
+    if (body.history_database !== undefined) {
+      checkHistoryBinding(c.env, body.history_database, binding, [], "history_database");
+      await checkMigrated(c.env, body.history_database, "history_database");
+    }
     const row = {
       slug: body.slug,
       name: body.name,
@@ -112,6 +123,7 @@ export function mountProjects(app: OpenAPIHono<AppEnv>): void {
       expavgTime: now,
       ...(body.result_retention_days === undefined ? {} : { resultRetentionDays: body.result_retention_days }),
       ...(body.daily_history_days === undefined ? {} : { dailyHistoryDays: body.daily_history_days }),
+      historyDatabases: body.history_database === undefined ? null : storeHistoryDatabases([{ binding: body.history_database, from_day: 0 }]),
     };
     try {
       // The project, its first token and its KV mark in one atomic batch: never a project

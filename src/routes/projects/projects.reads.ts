@@ -1,4 +1,5 @@
 /** The public view of projects: the list with totals, one project, its daily history. */
+import { opener } from "../../db/project-db";
 import { type OpenAPIHono, createRoute, z } from "@hono/zod-openapi";
 import type { AppEnv } from "../../env";
 import { ApiError, errorResponses } from "../../http/errors";
@@ -114,7 +115,7 @@ export function mountProjectReads(app: OpenAPIHono<AppEnv>): void {
       return snapshotResponse(c, [r.version, `${window.firstDay}`, `${window.lastDay}`], body) as never;
     }
     // Older than the snapshot keeps: straight from the ledger, not cached.
-    const loaded = (await loadProjectSnapshot(c.var.db, c.var.project.slug, window.firstDay)) ?? r.data;
+    const loaded = (await loadProjectSnapshot(c.var.db, c.var.project.slug, window.firstDay, opener(c.env))) ?? r.data;
     const body = historyBody(loaded.history, loaded.total_credit, window, window.now);
     return snapshotResponse(c, [`${r.version}.${Math.floor(window.now)}`, `${window.firstDay}`, `${window.lastDay}`], body) as never;
   });

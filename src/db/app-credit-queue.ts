@@ -1,0 +1,127 @@
+/**
+ * Per-app credit through a queue (schema.ts app_credit_queue): a pass appends ONE row with its
+ * grant runs per (user, app) and (team, app), numbered by the project's queue_seq (raised by
+ * the same pass's update of the project row). The hourly job folds the queue in order
+ * (src/credit/app-credit-fold.ts) and writes each per-app row once.
+ *
+ * Exactly once: a fold's batch writes its rows only while the project's
+ * app_credit_folded_through is still the value it read, raises it to the last row folded, and
+ * deletes the rows at or below it: a fold that lost a race, or is run again, changes nothing.
+ */
+import { type AnyColumn, type SQL, and, asc, eq, gt, sql } from "drizzle-orm";
+import { type AppCreditRow, type AppCreditRun, applyAppCreditRun } from "../credit/app-credit-fold";
+import { runBatch } from "./batch";
+import type { Db } from "./client";
+import type { GrantGroups, GrantPart } from "./grant-groups";
+import { appCreditQueue, creditTeams, creditUsers, projects } from "./schema";
+import { chunks, name } from "./sql-helpers";
+import { grantRun } from "./stat-updates";
+
+/** A queued run: [kind (0 user, 1 team), holder id, app id, first credit, first start, rest credit, jobs]. */
+type QueuedRun = [kind: 0 | 1, holderId: number, appId: number, firstCredit: number, firstStart: number, restCredit: number, jobs: number];
+
+function runsOf(kind: 0 | 1, now: number, groups: ReadonlyMap<string, readonly GrantPart[]>): QueuedRun[] {
+  return [...groups].map(([key, parts]) => {
+    const [holderId, appId] = key.split("/").map(Number) as [number, number];
+    const run = grantRun(now, parts);
+    return [kind, holderId, appId, run.first.credit, run.first.start, run.restCredit, parts.filter((p) => p.job !== false).length];
+  });
+}
+
+/** The pass's per-app credit as one queue row (before the project row's update numbers the next). */
+export function appCreditQueueWrites(projectId: number, now: number, groups: GrantGroups): SQL[] {
+  const runs = [...runsOf(0, now, groups.userApps), ...runsOf(1, now, groups.teamApps)];
+  if (runs.length === 0) return [];
+  const q = appCreditQueue;
+  return [
+    sql`INSERT INTO ${q} (${name(q.projectId)}, ${name(q.id)}, ${name(q.now)}, ${name(q.runs)})
+      SELECT ${projectId}, ${name(projects.queueSeq)} + 1, ${now}, ${JSON.stringify(runs)} FROM ${projects} WHERE ${name(projects.id)} = ${projectId}`,
+  ];
+}
+
+const keyOf = (kind: number, holderId: number, appId: number) => `${kind}/${holderId}/${appId}`;
+
+/** The current rows of the keys, from both tables (reads only). */
+async function currentRows(db: Db, projectId: number, keys: readonly { kind: 0 | 1; holderId: number; appId: number }[]): Promise<Map<string, AppCreditRow>> {
+  const out = new Map<string, AppCreditRow>();
+  for (const kind of [0, 1] as const) {
+    const t = kind === 0 ? creditUsers : creditTeams;
+    const holder = kind === 0 ? creditUsers.userId : creditTeams.teamId;
+    const pairs = keys.filter((k) => k.kind === kind).map((k) => [k.holderId, k.appId]);
+    for (const part of chunks(pairs)) {
+      const rows = await db
+        .select({ holderId: holder, appId: t.appId, total: t.total, expavg: t.expavg, expavgTime: t.expavgTime, njobs: t.njobs })
+        .from(t)
+        .where(
+          and(
+            eq(t.projectId, projectId),
+            sql`(${holder}, ${t.appId}) IN (SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]') FROM json_each(${JSON.stringify(part)}))`,
+          ),
+        );
+      for (const r of rows) out.set(keyOf(kind, r.holderId, r.appId), r);
+    }
+  }
+  return out;
+}
+
+/** Absolute values for the folded rows, written only while the fold mark is still `through`. */
+function upserts(projectId: number, through: number, rows: ReadonlyMap<string, AppCreditRow>): SQL[] {
+  const unchanged = sql`(SELECT ${name(projects.appCreditFoldedThrough)} FROM ${projects} WHERE ${name(projects.id)} = ${projectId}) = ${through}`;
+  const out: SQL[] = [];
+  for (const kind of [0, 1] as const) {
+    const t = kind === 0 ? creditUsers : creditTeams;
+    const holder = kind === 0 ? creditUsers.userId : creditTeams.teamId;
+    const list = [...rows].filter(([k]) => k.startsWith(`${kind}/`)).map(([k, r]) => {
+      const [, holderId, appId] = k.split("/").map(Number);
+      return [holderId, appId, r.total, r.expavg, r.expavgTime, r.njobs];
+    });
+    const set = (c: AnyColumn) => sql`${name(c)} = excluded.${name(c)}`;
+    for (const part of chunks(list)) {
+      const v = (i: number) => sql.raw(`json_extract(j.value, '$[${i}]')`);
+      out.push(sql`INSERT INTO ${t} (${name(t.projectId)}, ${name(holder)}, ${name(t.appId)}, ${name(t.total)}, ${name(t.expavg)}, ${name(t.expavgTime)}, ${name(t.njobs)})
+        SELECT ${projectId}, ${v(0)}, ${v(1)}, ${v(2)}, ${v(3)}, ${v(4)}, ${v(5)} FROM json_each(${JSON.stringify(part)}) AS j WHERE ${unchanged}
+        ON CONFLICT DO UPDATE SET ${set(t.total)}, ${set(t.expavg)}, ${set(t.expavgTime)}, ${set(t.njobs)}`);
+    }
+  }
+  return out;
+}
+
+export interface FoldReport {
+  /** Queue rows (passes) folded. */
+  readonly passes: number;
+  /** Per-app rows written. */
+  readonly rows: number;
+}
+
+/** Folds up to `maxRows` queue rows of one project, oldest first, in one batch. */
+export async function foldAppCredit(db: Db, projectId: number, maxRows: number): Promise<FoldReport> {
+  const [project] = await db.select({ through: projects.appCreditFoldedThrough }).from(projects).where(eq(projects.id, projectId));
+  if (!project) return { passes: 0, rows: 0 };
+  const q = appCreditQueue;
+  const queued = await db
+    .select({ id: q.id, now: q.now, runs: q.runs })
+    .from(q)
+    .where(and(eq(q.projectId, projectId), gt(q.id, project.through)))
+    .orderBy(asc(q.id))
+    .limit(maxRows);
+  if (queued.length === 0) return { passes: 0, rows: 0 };
+  const runs = queued.flatMap((row) => (JSON.parse(row.runs) as QueuedRun[]).map((r) => ({ row, r })));
+  const keys = [...new Map(runs.map(({ r }) => [keyOf(r[0], r[1], r[2]), { kind: r[0], holderId: r[1], appId: r[2] }])).values()];
+  const current = await currentRows(db, projectId, keys);
+  const folded = new Map<string, AppCreditRow>();
+  for (const { row, r } of runs) {
+    const key = keyOf(r[0], r[1], r[2]);
+    const run: AppCreditRun = { now: row.now, firstCredit: r[3], firstStart: r[4], restCredit: r[5], jobs: r[6] };
+    folded.set(key, applyAppCreditRun(folded.get(key) ?? current.get(key), run));
+  }
+  const last = queued.at(-1)!.id;
+  await runBatch(db, [
+    ...upserts(projectId, project.through, folded),
+    sql`UPDATE ${projects} SET ${name(projects.appCreditFoldedThrough)} = ${last}
+      WHERE ${name(projects.id)} = ${projectId} AND ${name(projects.appCreditFoldedThrough)} = ${project.through}`,
+    // Also the rows a fold that lost a race left behind: whatever is at or below the mark is applied.
+    sql`DELETE FROM ${q} WHERE ${name(q.projectId)} = ${projectId}
+      AND ${name(q.id)} <= (SELECT ${name(projects.appCreditFoldedThrough)} FROM ${projects} WHERE ${name(projects.id)} = ${projectId})`,
+  ]);
+  return { passes: queued.length, rows: folded.size };
+}

@@ -1,0 +1,88 @@
+/**
+ * Daily history written once per holder per day (docs/storage.md, Daily history). A holder's
+ * current day is the day of its last grant (expavg_time); `day_credit` is what it was granted
+ * that day. The first grant of a later day finishes the day: before the grant's update, the
+ * finished day's bucket (day_credit, and the RAC pair after its last grant) is written, and
+ * the grant's own UPDATE restarts day_credit with its own credit. So a pass
+ * writes no history row for a holder already credited today, and today's bucket is read from
+ * the live row (src/credit/history.ts openDayBucket).
+ *
+ * A project keeps its buckets in its ledger (credit_history, written here in the pass's batch)
+ * or, when it has history databases, in history_queue rows that the minute job moves there.
+ */
+import { type SQL, sql } from "drizzle-orm";
+import type { AnySQLiteColumn } from "drizzle-orm/sqlite-core";
+import { SECONDS_PER_DAY } from "../credit/constants";
+import { dayOf } from "../credit/history";
+import type { GrantGroups } from "./grant-groups";
+import { type CreditSubject, creditHistory, creditHistoryMonthly, historyQueue, hosts, projects, teams, users } from "./schema";
+import { jsonList, name } from "./sql-helpers";
+import { type Assignment, setClause } from "./stat-updates";
+
+/**
+ * `ON CONFLICT` merge into a history bucket (a day's or a month's): credit added, the RAC pair
+ * with the later time kept (its twin: rollUp in src/credit/history-months.ts).
+ */
+export function bucketMerge(t: typeof creditHistory | typeof creditHistoryMonthly): SQL {
+  return sql`ON CONFLICT DO UPDATE SET ${setClause([
+    [t.credit.name, sql`${name(t.credit)} + excluded.${name(t.credit)}`],
+    [
+      t.expavgCredit.name,
+      sql`CASE WHEN excluded.${name(t.expavgTime)} >= ${name(t.expavgTime)} THEN excluded.${name(t.expavgCredit)} ELSE ${name(t.expavgCredit)} END`,
+    ],
+    [t.expavgTime.name, sql`max(${name(t.expavgTime)}, excluded.${name(t.expavgTime)})`],
+  ])}`;
+}
+
+type Holder = typeof hosts | typeof users | typeof teams | typeof projects;
+
+/** The day (UTC) of a holder's last grant, as dayOf computes it in TypeScript. */
+const currentDay = (t: { expavgTime: AnySQLiteColumn }) => sql`CAST(${name(t.expavgTime)} / ${sql.raw(`${SECONDS_PER_DAY}.0`)} AS INTEGER)`;
+
+/**
+ * The UPDATE that grants `credit` at `now` adds it to the holder's day, or starts a new day
+ * with it when `now` begins one. `credit` is the pass's sum in pass order, as buckets always
+ * added it, so a day's credit is the same number to the last bit.
+ */
+export function dayCreditAssignment(t: Holder, now: number, credit: SQL): Assignment {
+  return [t.dayCredit.name, sql`CASE WHEN ${currentDay(t)} < ${dayOf(now)} THEN ${credit} ELSE ${name(t.dayCredit)} + ${credit} END`];
+}
+
+/** The finished-day buckets of `ids` (null: the project's own row), as rows of (subject, entity_id, day, credit, pair). */
+function finishedDays(projectId: number, now: number, subject: CreditSubject, t: Holder, ids: readonly number[] | null): SQL {
+  const key = ids === null ? sql`${name(projects.id)} = ${projectId}` : sql`${name((t as typeof hosts).projectId)} = ${projectId} AND ${name((t as typeof hosts).id)} IN ${jsonList(ids)}`;
+  return sql`SELECT ${subject} AS subject, ${ids === null ? sql`0` : name((t as typeof hosts).id)} AS entity_id, ${currentDay(t)} AS day,
+      ${name(t.dayCredit)} AS credit, ${name(t.expavgCredit)} AS avg, ${name(t.expavgTime)} AS time
+    FROM ${t} WHERE ${key} AND ${currentDay(t)} < ${dayOf(now)} AND ${name(t.dayCredit)} <> 0`;
+}
+
+const HISTORY_HERE = sql`(SELECT ${name(projects.historyDatabases)} FROM ${projects} WHERE ${name(projects.id)} = `;
+
+/**
+ * The buckets the pass's grants finish, to go into its batch BEFORE the grants' updates: into
+ * credit_history when the project keeps history in its ledger, else as one history_queue row.
+ */
+export function historyTransitionWrites(projectId: number, now: number, groups: GrantGroups): SQL[] {
+  const idsOf = (group: ReadonlyMap<string, unknown>) => [...group.keys()].map(Number);
+  const parts = [
+    { subject: "host" as const, table: hosts, ids: idsOf(groups.hosts) },
+    { subject: "user" as const, table: users, ids: idsOf(groups.users) },
+    { subject: "team" as const, table: teams, ids: idsOf(groups.teams) },
+  ].filter((p) => p.ids.length > 0);
+  // Every grant credits a host: no host, no grant, nothing finished.
+  if (groups.hosts.size === 0) return [];
+  const selects = [...parts.map((p) => finishedDays(projectId, now, p.subject, p.table, p.ids)), finishedDays(projectId, now, "project", projects, null)];
+  const h = creditHistory;
+  const here = sql`${HISTORY_HERE}${projectId}) IS NULL`;
+  const direct = selects.map(
+    (select) => sql`INSERT INTO ${h} (${name(h.projectId)}, ${name(h.subject)}, ${name(h.entityId)}, ${name(h.day)}, ${name(h.credit)}, ${name(h.expavgCredit)}, ${name(h.expavgTime)})
+      SELECT ${projectId}, f.subject, f.entity_id, f.day, f.credit, f.avg, f.time FROM (${select}) AS f WHERE ${here} ${bucketMerge(h)}`,
+  );
+  // Numbers as text with 17 digits (the '!' flag: SQLite stops at 16 without it), so they read back exact.
+  const exact = (x: string) => sql.raw(`printf('%!.17g', f.${x})`);
+  const queued = sql`INSERT INTO ${historyQueue} (${name(historyQueue.projectId)}, ${name(historyQueue.id)}, ${name(historyQueue.entries)})
+    SELECT ${projectId}, (SELECT ${name(projects.queueSeq)} + 1 FROM ${projects} WHERE ${name(projects.id)} = ${projectId}),
+      json_group_array(json_array(f.subject, f.entity_id, f.day, ${exact("credit")}, ${exact("avg")}, ${exact("time")}))
+    FROM (${sql.join(selects, sql` UNION ALL `)}) AS f WHERE NOT ${here} HAVING count(*) > 0`;
+  return [...direct, queued];
+}
