@@ -9,6 +9,7 @@ import type { Env } from "../env";
 import { dayOf } from "../credit/history";
 import { refreshAllFpopsPercentiles } from "./fpops-percentiles";
 import { refreshSnapshots } from "./kv-refresh";
+import { publishLeaderboards } from "./leaderboard-pages";
 import { reconcileAllAccountManagers } from "./reconcile";
 import { publishPlanClassScales } from "../services/plan-class-scales";
 import { rescaleAllProjects } from "../services/rescale";
@@ -47,6 +48,22 @@ export const JOBS: readonly Job[] = [
         r.left += one.left;
       }
       return `wrote ${r.written} KV snapshots, ${r.failed} failed, ${r.left} marks left for the next run`;
+    },
+  },
+  {
+    // Every board's pages below the top ones: each board about hourly, spread over runs within
+    // the KV budget of an invocation (its own trigger, apart from the minute refresh's).
+    name: "leaderboard-pages",
+    cron: "5,15,25,35,45,55 * * * *",
+    run: async (env, now) => {
+      const r = { boards: 0, written: 0, failed: 0 };
+      for (const binding of databaseBindings(env)) {
+        const one = await publishLeaderboards(env, now, undefined, binding);
+        r.boards += one.boards;
+        r.written += one.written;
+        r.failed += one.failed;
+      }
+      return `wrote ${r.written} leaderboard pages of ${r.boards} boards, ${r.failed} failed`;
     },
   },
   {
