@@ -132,7 +132,7 @@ describe("every anonymous GET reads a bounded number of D1 rows and writes no KV
       const missing = await anonymous(`/v1/projects/${slug}/top/hosts?by=total_credit&limit=1000&cursor=${cursor}`);
       expect(missing.res.status).toBe(503);
       expect(missing.res.body.error.code).toBe("not_published");
-      expect(missing.res.headers.get("Retry-After")).toBe(`${SNAPSHOT_LIMITS.maxAgeSeconds}`);
+      expect(missing.res.headers!.get("Retry-After")).toBe(`${SNAPSHOT_LIMITS.maxAgeSeconds}`);
       // The project row's count and at most the registry row: never the board.
       expect(missing.meter.rowsRead).toBeLessThanOrEqual(2);
 

@@ -102,7 +102,7 @@ describe("GET /v1/projects/:slug/top/users", () => {
       .run();
     const before = await top(slug, "?by=total_credit");
     expectError(before, 503, "not_published");
-    expect(before.headers.get("Retry-After")).toBe("60");
+    expect(before.headers!.get("Retry-After")).toBe("60");
     // The project's own token ranks from D1 at once.
     const fresh = await call("GET", `/v1/projects/${slug}/top/users?by=total_credit&limit=3`, { token });
     expect(fresh.body.users.map((u: any) => u.id)).toEqual([1500, 1499, 1498]);
@@ -114,6 +114,14 @@ describe("GET /v1/projects/:slug/top/users", () => {
     const next = await top(slug, `?by=total_credit&limit=1000&cursor=${after.body.next_cursor}`);
     expect(next.body.users.map((u: any) => u.id)).toEqual(Array.from({ length: 500 }, (_, i) => 500 - i));
     expect(next.body).toMatchObject({ total: 1500, next_cursor: null });
+    // Pages of 700: the third request spans stored page 1 and page 2, past the board's end.
+    const first = await top(slug, "?by=total_credit&limit=700");
+    const second = await top(slug, `?by=total_credit&limit=700&cursor=${first.body.next_cursor}`);
+    const third = await top(slug, `?by=total_credit&limit=700&cursor=${second.body.next_cursor}`);
+    expect(third.status).toBe(200);
+    // Ranks 1,401 to 1,500: users 100 down to 1.
+    expect(third.body.users.map((u: any) => u.id)).toEqual(Array.from({ length: 100 }, (_, i) => 100 - i));
+    expect(third.body).toMatchObject({ total: 1500, next_cursor: null });
   });
 
   it("rejects a bad query with 400 and an unknown project with 404", async () => {

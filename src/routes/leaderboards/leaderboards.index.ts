@@ -126,13 +126,16 @@ async function readEntries(
 ) {
   if (!c.var.fresh) {
     const spanned = [...new Set([Math.floor(offset / PAGE), Math.floor((offset + limit - 1) / PAGE)])];
-    const pages = await Promise.all(spanned.map((n) => readStoredPage(c, c.var.project, kind, by, n)));
-    if (pages.every((p) => p !== null)) {
+    const read = await Promise.all(spanned.map((n) => readStoredPage(c, c.var.project, kind, by, n)));
+    const pages = read.filter((p) => p !== null);
+    // A page past the end of the board a stored page ranked is not missing: it does not exist.
+    const end = pages[0]?.data.total;
+    if (spanned.every((n, i) => read[i] !== null || (end !== undefined && n * PAGE >= end))) {
       return {
-        entries: pages.flatMap((p) => p!.data.entries).filter((e) => e.rank > offset && e.rank <= offset + limit),
-        total: pages[0]!.data.total,
-        takenAt: Math.min(...pages.map((p) => p!.takenAt)),
-        versions: pages.map((p) => p!.version),
+        entries: pages.flatMap((p) => p.data.entries).filter((e) => e.rank > offset && e.rank <= offset + limit),
+        total: end!,
+        takenAt: Math.min(...pages.map((p) => p.takenAt)),
+        versions: pages.map((p) => p.version),
       };
     }
     const total = await boardSize(c.var.db, c.var.project.id, kind);
