@@ -5,7 +5,6 @@
  * own BOINC ids.
  */
 import {
-  type AnySQLiteColumn,
   index,
   integer,
   primaryKey,
@@ -212,12 +211,13 @@ export const hostAppVersions = sqliteTable(
   (t) => [primaryKey({ columns: [t.projectId, t.hostId, t.appId, t.appVersionId] })],
 );
 
-/** Columns shared by hosts, users and teams. */
 /**
  * RAC decayed to any time t is expavg_credit·2^(−(t − expavg_time)/half_life), so its order is
  * the order of ln(expavg_credit) + expavg_time·ln2/half_life, which never changes with t: a
- * generated column, so every statement that writes the pair keeps it in step, and an index
- * lets a leaderboard page by keyset. No credit (0) ranks below every positive RAC.
+ * virtual generated column (computed when read, so it costs no write), the key leaderboards
+ * rank by. No credit (0) ranks below every positive RAC. No index holds it or total_credit:
+ * each would be a row written on every grant; the cron ranks from a scan instead
+ * (src/snapshots/ranking.ts).
  */
 export const RAC_RANK_OF_ZERO = -1e308;
 const racRank = () =>
@@ -228,6 +228,7 @@ const racRank = () =>
     { mode: "virtual" },
   );
 
+/** Columns shared by hosts, users and teams. */
 const creditHolder = () => ({
   projectId: projectId(),
   id: integer("id").notNull(),
@@ -245,15 +246,6 @@ const creditHolder = () => ({
   dayCredit: real("day_credit").notNull().default(0),
 });
 
-/** The leaderboards' keyset indexes: by RAC rank and by total credit (highest first), ties by id. */
-const leaderboardIndexes = (
-  table: string,
-  t: { projectId: AnySQLiteColumn; racRank: AnySQLiteColumn; totalCredit: AnySQLiteColumn; id: AnySQLiteColumn },
-) => [
-  index(`${table}_rac_rank`).on(t.projectId, sql`${t.racRank} DESC`, t.id),
-  index(`${table}_total_credit`).on(t.projectId, sql`${t.totalCredit} DESC`, t.id),
-];
-
 export const hosts = sqliteTable(
   "hosts",
   {
@@ -265,7 +257,7 @@ export const hosts = sqliteTable(
     /** The host's benchmark FLOPS (BOINC's host.p_fpops); null: never reported. */
     pFpops: real("p_fpops"),
   },
-  (t) => [primaryKey({ columns: [t.projectId, t.id] }), index("hosts_host_cpid").on(t.hostCpid), ...leaderboardIndexes("hosts", t)],
+  (t) => [primaryKey({ columns: [t.projectId, t.id] }), index("hosts_host_cpid").on(t.hostCpid)],
 );
 
 export const users = sqliteTable(
@@ -279,13 +271,13 @@ export const users = sqliteTable(
     /** false: the user opted out of stats exports and cross-project totals (BOINC's STATSEXPORT consent). */
     statsExport: integer("stats_export", { mode: "boolean" }).notNull().default(true),
   },
-  (t) => [primaryKey({ columns: [t.projectId, t.id] }), index("users_cpid").on(t.cpid), ...leaderboardIndexes("users", t)],
+  (t) => [primaryKey({ columns: [t.projectId, t.id] }), index("users_cpid").on(t.cpid)],
 );
 
 export const teams = sqliteTable(
   "teams",
   { ...creditHolder() },
-  (t) => [primaryKey({ columns: [t.projectId, t.id] }), ...leaderboardIndexes("teams", t)],
+  (t) => [primaryKey({ columns: [t.projectId, t.id] })],
 );
 
 /** Columns shared by BOINC's credit_user and credit_team (credit per app). */
@@ -720,3 +712,30 @@ export const kvRefreshFence = sqliteTable("kv_refresh_fence", {
   id: integer("id").primaryKey(),
   takenAt: real("taken_at").notNull(),
 });
+
+/** The leaderboards: hosts, users and teams, each by RAC or by total credit. */
+export const HOLDER_KINDS = ["hosts", "users", "teams"] as const;
+export type HolderKind = (typeof HOLDER_KINDS)[number];
+export const LEADERBOARD_ORDERS = ["expavg_credit", "total_credit"] as const;
+export type LeaderboardOrder = (typeof LEADERBOARD_ORDERS)[number];
+
+/**
+ * Where the whole-leaderboard publication (src/jobs/leaderboard-pages.ts) stands for each
+ * board (a project's hosts, users or teams in one order): written once per board per run of
+ * that job, never by a pass.
+ */
+export const leaderboardPublications = sqliteTable(
+  "leaderboard_publications",
+  {
+    projectId: projectId(),
+    kind: text("kind", { enum: HOLDER_KINDS }).notNull(),
+    by: text("by", { enum: LEADERBOARD_ORDERS }).notNull(),
+    /** The next page to write of a publication under way (0: none under way). */
+    nextPage: integer("next_page").notNull().default(0),
+    /** When the last whole publication finished (Unix seconds; 0: never). */
+    publishedAt: real("published_at").notNull().default(0),
+    /** How many holders the last whole publication ranked. */
+    holders: integer("holders").notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.projectId, t.kind, t.by] })],
+);

@@ -62,7 +62,7 @@ export function errorResponses(...statuses: ErrorStatus[]) {
     422: "Well-formed but impossible",
     429: "Too many requests for this project or account, all its tokens together (`rate_limited`); see Retry-After",
     500: "Internal error; nothing was written",
-    503: "The admin token is not configured (`admin_disabled`), or the database is unavailable (`unavailable`): retry",
+    503: "The admin token is not configured (`admin_disabled`), the database is unavailable (`unavailable`), or a leaderboard page is not published yet (`not_published`): retry after Retry-After",
   };
   return Object.fromEntries(
     statuses.map((s) => [s, { description: descriptions[s], content: { "application/json": { schema: ErrorSchema } } }]),

@@ -17,11 +17,11 @@ import type { Env } from "../env";
 import { loadAppVersions, loadApps } from "../snapshots/catalog";
 import { loadHolderSnapshots } from "../snapshots/holders";
 import { HOLDER_KINDS, KIND_OF_SUBJECT, LEADERBOARD_ORDERS, kvKeys } from "../snapshots/keys";
-import { loadLeaderboardPages } from "../snapshots/leaderboard";
 import { SNAPSHOT_LIMITS } from "../snapshots/limits";
 import { loadProjectList, loadProjectSnapshot } from "../snapshots/project";
 import { historyFromDay } from "../snapshots/public-project";
 import { storedText } from "../snapshots/store";
+import { loadTopPages } from "../snapshots/top-pages";
 import { claimFence, stillFenced } from "./kv-fence";
 
 interface Mark extends SubjectRef {
@@ -130,10 +130,11 @@ async function planWrites(
       { key: kvKeys.apps(slug), text: text(await loadApps(db, snapshot.id)) },
       { key: kvKeys.appVersions(slug), text: text(await loadAppVersions(db, snapshot.id)) },
     ];
+    // One scan of each board ranks its top pages in both orders (no index: src/snapshots/top-pages.ts).
     for (const kind of HOLDER_KINDS) {
+      const loaded = await loadTopPages(db, snapshot.id, kind, pages[kind]);
       for (const by of LEADERBOARD_ORDERS) {
-        const loaded = await loadLeaderboardPages(db, snapshot.id, kind, by, pages[kind]);
-        loaded.forEach((page, n) => writes.push({ key: kvKeys.leaderboardPage(slug, kind, by, n), text: text(page) }));
+        loaded[by].forEach((page, n) => writes.push({ key: kvKeys.leaderboardPage(slug, kind, by, n), text: text(page) }));
       }
     }
     take({ mark, writes });

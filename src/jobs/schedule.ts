@@ -9,6 +9,7 @@ import type { Env } from "../env";
 import { dayOf } from "../credit/history";
 import { refreshAllFpopsPercentiles } from "./fpops-percentiles";
 import { refreshSnapshots } from "./kv-refresh";
+import { publishLeaderboards } from "./leaderboard-pages";
 import { reconcileAllAccountManagers } from "./reconcile";
 import { publishPlanClassScales } from "../services/plan-class-scales";
 import { rescaleAllProjects } from "../services/rescale";
@@ -40,13 +41,7 @@ export const JOBS: readonly Job[] = [
     name: "kv-refresh",
     cron: "* * * * *",
     run: async (env, now) => {
-      const r = { written: 0, failed: 0, left: 0 };
-      for (const binding of databaseBindings(env)) {
-        const one = await refreshSnapshots(env, now, undefined, binding);
-        r.written += one.written;
-        r.failed += one.failed;
-        r.left += one.left;
-      }
+      const r = await sumOverBindings(env, ["written", "failed", "left"], (binding) => refreshSnapshots(env, now, undefined, binding));
       return `wrote ${r.written} KV snapshots, ${r.failed} failed, ${r.left} marks left for the next run`;
     },
   },
@@ -72,6 +67,16 @@ export const JOBS: readonly Job[] = [
         const folded = await foldAllAppCredit(db);
         return `folded ${folded.passes} passes into ${folded.rows} per-app credit rows`;
       }),
+  },
+  {
+    // Every board's pages below the top ones: each board about hourly, spread over runs within
+    // the KV budget of an invocation (its own trigger, apart from the minute refresh's).
+    name: "leaderboard-pages",
+    cron: "5,15,25,35,45,55 * * * *",
+    run: async (env, now) => {
+      const r = await sumOverBindings(env, ["boards", "written", "failed"], (binding) => publishLeaderboards(env, now, undefined, binding));
+      return `wrote ${r.written} leaderboard pages of ${r.boards} boards, ${r.failed} failed`;
+    },
   },
   {
     // Shortly after midnight UTC: yesterday is complete.
@@ -104,6 +109,20 @@ async function sum(env: Env, job: (db: Db) => Promise<number>): Promise<number> 
   let n = 0;
   for (const db of allDatabases(env)) n += await job(db);
   return n;
+}
+
+/** A job that takes a binding, run for each database in turn, the counts it reports summed. */
+async function sumOverBindings<K extends string>(
+  env: Env,
+  counts: readonly K[],
+  job: (binding: string) => Promise<Record<K, number>>,
+): Promise<Record<K, number>> {
+  const total = Object.fromEntries(counts.map((k) => [k, 0])) as Record<K, number>;
+  for (const binding of databaseBindings(env)) {
+    const one = await job(binding);
+    for (const k of counts) total[k] += one[k];
+  }
+  return total;
 }
 
 /** A job run over every database in turn (each handles the projects that live in it), its log lines joined. */

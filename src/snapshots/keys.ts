@@ -2,18 +2,15 @@
  * KV keys of the public read model. Everything a project shows lives under `p/{slug}`; slugs
  * never change, so a key names the same thing for ever.
  */
-import type { CreditSubject } from "../db/schema";
+import type { CreditSubject, HolderKind, LeaderboardOrder } from "../db/schema";
 
-export type HolderKind = "hosts" | "users" | "teams";
-export const HOLDER_KINDS: readonly HolderKind[] = ["hosts", "users", "teams"];
+export { HOLDER_KINDS, type HolderKind, LEADERBOARD_ORDERS, type LeaderboardOrder } from "../db/schema";
 export const KIND_OF_SUBJECT: Record<Exclude<CreditSubject, "project">, HolderKind> = {
   host: "hosts",
   user: "users",
   team: "teams",
 };
 
-export const LEADERBOARD_ORDERS = ["expavg_credit", "total_credit"] as const;
-export type LeaderboardOrder = (typeof LEADERBOARD_ORDERS)[number];
 
 export const kvKeys = {
   projects: () => "projects",

@@ -1,13 +1,14 @@
 /**
- * Leaderboard pages, read by keyset on the indexed sort key: total_credit, or rac_rank for RAC
- * (the generated column in schema.ts that orders exactly like RAC decayed to any time), so a
- * page reads its own rows and never the rows before it. Ties go by id.
+ * Leaderboard pages and entries. Boards rank by total_credit, or by rac_rank for RAC (the
+ * virtual column in schema.ts that orders exactly like RAC decayed to any time), highest
+ * first, ties by id. No index holds either key (each would be a row written per grant), so
+ * the public pages are ranked by the cron from scans (top-pages.ts, ranking.ts); what this
+ * file reads from D1 is for the project's own token and for boards of one page.
  */
-import { and, asc, desc, eq, gt, lt } from "drizzle-orm";
+import { and, asc, desc, eq, gt, lt, or } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { hosts, projects, teams, users } from "../db/schema";
 import type { HolderKind, LeaderboardOrder } from "./keys";
-import { SNAPSHOT_LIMITS } from "./limits";
 
 export interface LeaderboardEntry {
   readonly rank: number;
@@ -16,12 +17,12 @@ export interface LeaderboardEntry {
   readonly total_credit: number;
   readonly expavg_credit: number;
   readonly expavg_time: number;
-  /** The keyset key (total_credit or rac_rank) as D1 computed it: what the next cursor carries. */
+  /** The ranking key (total_credit or rac_rank) as D1 computed it: what the next cursor carries. */
   readonly sort_key: number;
 }
 
 export interface LeaderboardPage {
-  /** How many hosts, users or teams the whole leaderboard has. */
+  /** How many hosts, users or teams the whole leaderboard has (when it was ranked). */
   readonly total: number;
   readonly entries: readonly LeaderboardEntry[];
 }
@@ -33,12 +34,52 @@ export interface LeaderboardPosition {
   readonly id: number;
 }
 
-const tables = { hosts, users, teams } as const;
+export const holderTables = { hosts, users, teams } as const;
 const counts = { hosts: projects.hostCount, users: projects.userCount, teams: projects.teamCount } as const;
 
+/** The columns an entry is made of. */
+export function entryColumns(kind: HolderKind) {
+  const t = holderTables[kind];
+  return { id: t.id, name: t.name, total: t.totalCredit, avg: t.expavgCredit, time: t.expavgTime, racRank: t.racRank };
+}
+export interface HolderRow {
+  readonly id: number;
+  readonly name: string | null;
+  readonly total: number;
+  readonly avg: number;
+  readonly time: number;
+  readonly racRank: number | null;
+}
+
+export const sortKey = (row: HolderRow, by: LeaderboardOrder): number => (by === "total_credit" ? row.total : row.racRank!);
+
+/** Board order: negative when `a` ranks above `b` (higher key, then lower id). */
+export function compareKeys(aKey: number, aId: number, bKey: number, bId: number): number {
+  return aKey > bKey ? -1 : aKey < bKey ? 1 : aId - bId;
+}
+
+export function entryOf(row: HolderRow, rank: number, by: LeaderboardOrder): LeaderboardEntry {
+  return {
+    rank,
+    id: row.id,
+    name: row.name,
+    total_credit: row.total,
+    expavg_credit: row.avg,
+    expavg_time: row.time,
+    sort_key: sortKey(row, by),
+  };
+}
+
+/** The board's size from the project row (kept by insert triggers): one row read. */
+export async function boardSize(db: Db, projectId: number, kind: HolderKind): Promise<number> {
+  const [row] = await db.select({ n: counts[kind] }).from(projects).where(eq(projects.id, projectId));
+  return row?.n ?? 0;
+}
+
 /**
- * Up to `limit` entries after `after`, and the total from the project row. Rows read: at most
- * 2·limit + 1 (the rest of `after`'s tie, the entries below it, the project row).
+ * Up to `limit` entries after `after`, and the total from the project row, by a scan of the
+ * board (no index): rows read up to twice the board's size (the scan and the sort of what is
+ * below `after`) + 1.
  */
 export async function loadLeaderboardAfter(
   db: Db,
@@ -48,44 +89,13 @@ export async function loadLeaderboardAfter(
   after: LeaderboardPosition | null,
   limit: number,
 ): Promise<LeaderboardPage> {
-  const t = tables[kind];
+  const t = holderTables[kind];
   const key = by === "total_credit" ? t.totalCredit : t.racRank;
-  const columns = { id: t.id, name: t.name, total: t.totalCredit, avg: t.expavgCredit, time: t.expavgTime, racRank: t.racRank };
   const ofProject = eq(t.projectId, projectId);
   const total = db.select({ n: counts[kind] }).from(projects).where(eq(projects.id, projectId));
-  // Two index seeks, not one OR: the rest of the tie (same key, higher id), then the keys below.
-  const rest = after
-    ? db.select(columns).from(t).where(and(ofProject, eq(key, after.key), gt(t.id, after.id))).orderBy(asc(t.id)).limit(limit)
-    : null;
-  const below = db
-    .select(columns)
-    .from(t)
-    .where(after ? and(ofProject, lt(key, after.key)) : ofProject)
-    .orderBy(desc(key), asc(t.id))
-    .limit(limit);
-  const [[counted], tie, lower] = rest ? await db.batch([total, rest, below]) : await db.batch([total, below]).then(([n, b]) => [n, [], b] as const);
+  const below = after ? and(ofProject, or(lt(key, after.key), and(eq(key, after.key), gt(t.id, after.id)))) : ofProject;
+  const rows = db.select(entryColumns(kind)).from(t).where(below).orderBy(desc(key), asc(t.id)).limit(limit);
+  const [[counted], page] = await db.batch([total, rows]);
   const start = after?.rank ?? 0;
-  const entries = [...tie, ...lower].slice(0, limit).map((r, i) => ({
-    rank: start + i + 1,
-    id: r.id,
-    name: r.name,
-    total_credit: r.total,
-    expavg_credit: r.avg,
-    expavg_time: r.time,
-    sort_key: by === "total_credit" ? r.total : r.racRank!,
-  }));
-  return { total: counted?.n ?? 0, entries };
-}
-
-/** The top `pageCount` stored pages (the cron's), in one keyset read from the top. */
-export async function loadLeaderboardPages(
-  db: Db,
-  projectId: number,
-  kind: HolderKind,
-  by: LeaderboardOrder,
-  pageCount: number,
-): Promise<LeaderboardPage[]> {
-  const size = SNAPSHOT_LIMITS.leaderboardPageSize;
-  const { total, entries } = await loadLeaderboardAfter(db, projectId, kind, by, null, size * pageCount);
-  return Array.from({ length: pageCount }, (_, k) => ({ total, entries: entries.slice(k * size, (k + 1) * size) }));
+  return { total: counted?.n ?? 0, entries: page.map((r, i) => entryOf(r, start + i + 1, by)) };
 }

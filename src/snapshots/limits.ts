@@ -2,8 +2,20 @@
 export const SNAPSHOT_LIMITS = {
   /** Entries per stored leaderboard page; also the most a request may ask for. */
   leaderboardPageSize: 1000,
-  /** Leaderboard pages the cron keeps in KV; deeper pages are read from D1 by keyset. */
+  /**
+   * Leaderboard pages the minute cron ranks and stores when a project is marked; the pages
+   * below are ranked and stored by the leaderboard-pages job (src/jobs/leaderboard-pages.ts).
+   */
   leaderboardPagesKept: 10,
+  /** A board's pages below the top ones are ranked again this often (and when it grows a page). */
+  leaderboardRepublishSeconds: 3600,
+  /**
+   * A board this small (one page) may be read from D1 by an anonymous request whose page is
+   * not in KV yet: the scan reads at most twice this many rows.
+   */
+  leaderboardScanOnMiss: 1000,
+  /** Rows per query of a board's scan (keyset on the primary key). */
+  rankingScanChunk: 10_000,
   /** Days of history inside a holder's snapshot; longer windows are read from D1. */
   historyDays: 366,
   /** The most days one history request may ask for (ten years). */

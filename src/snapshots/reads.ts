@@ -6,7 +6,7 @@ import type { ProjectRef } from "../env";
 import { loadAppVersions, loadApps } from "./catalog";
 import { loadHolderSnapshots } from "./holders";
 import { type HolderKind, type LeaderboardOrder, kvKeys } from "./keys";
-import { type LeaderboardPage, type LeaderboardPosition, loadLeaderboardAfter } from "./leaderboard";
+import { type LeaderboardPage, type LeaderboardPosition, boardSize, loadLeaderboardAfter } from "./leaderboard";
 import { SNAPSHOT_LIMITS } from "./limits";
 import { loadProjectList } from "./project";
 import { allDatabases, opener } from "../db/project-db";
@@ -22,20 +22,26 @@ export function readHolder(c: Ctx, project: ProjectRef, kind: HolderKind, id: nu
   });
 }
 
-/** The top page as the cron stores it (the web page's); a missing key is read from D1 by keyset. */
+/**
+ * The top page as the cron stores it (the web page's). A missing key is read from D1 only
+ * when a scan is bounded (a board of one page) or with the project's token; otherwise the
+ * board shows no entries until the cron has ranked it (within a minute of its project's mark).
+ */
 export async function readTopPage(
   c: Ctx,
   project: ProjectRef,
   kind: HolderKind,
   by: LeaderboardOrder,
 ): Promise<SnapshotRead<LeaderboardPage>> {
-  const read = await readThrough(c, kvKeys.leaderboardPage(project.slug, kind, by, 0), () =>
-    loadLeaderboardAfter(c.var.db, project.id, kind, by, null, SNAPSHOT_LIMITS.leaderboardPageSize),
-  );
+  const read = await readThrough(c, kvKeys.leaderboardPage(project.slug, kind, by, 0), async () => {
+    const total = c.var.fresh ? 0 : await boardSize(c.var.db, project.id, kind);
+    if (total > SNAPSHOT_LIMITS.leaderboardScanOnMiss) return { total, entries: [] };
+    return loadLeaderboardAfter(c.var.db, project.id, kind, by, null, SNAPSHOT_LIMITS.leaderboardPageSize);
+  });
   return read!;
 }
 
-/** A stored page (never from D1: a deep page is read by keyset instead); null when not in KV. */
+/** A stored page, top or deep (never from D1); null when not in KV, or with the project's token. */
 export async function readStoredPage(
   c: Ctx,
   project: ProjectRef,
@@ -48,7 +54,11 @@ export async function readStoredPage(
   return held === null ? null : snapshotOf<LeaderboardPage>(held);
 }
 
-/** `limit` entries after a cursor's position, from D1 by keyset (remembered a minute per colo). */
+/**
+ * `limit` entries after a cursor's position, ranked by D1 from a scan of the board (remembered
+ * a minute per colo). Only for the project's token or a board of one page (the caller checks):
+ * the scan reads up to twice the board's size.
+ */
 export async function readLeaderboardAfter(
   c: Ctx,
   project: ProjectRef,

@@ -90,6 +90,40 @@ describe("GET /v1/projects/:slug/top/users", () => {
     expect(teams.body).toMatchObject({ teams: [], total: 0, next_cursor: null });
   });
 
+  it("a board of more than one page is never ranked by an anonymous read: 503 until the cron has published it", async () => {
+    const { slug, token } = await setupProject("top");
+    const { id } = (await env.DB.prepare("SELECT id FROM projects WHERE slug = ?").bind(slug).first<{ id: number }>())!;
+    // 1,500 users: user i has total credit 2·i, so by total the order is 1500, 1499, … 1.
+    await env.DB.prepare(
+      `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 1500)
+       INSERT INTO users (project_id, id, create_time, total_credit) SELECT ?, i, 0, 2 * i FROM n`,
+    )
+      .bind(id)
+      .run();
+    const before = await top(slug, "?by=total_credit");
+    expectError(before, 503, "not_published");
+    expect(before.headers!.get("Retry-After")).toBe("60");
+    // The project's own token ranks from D1 at once.
+    const fresh = await call("GET", `/v1/projects/${slug}/top/users?by=total_credit&limit=3`, { token });
+    expect(fresh.body.users.map((u: any) => u.id)).toEqual([1500, 1499, 1498]);
+    // The registration marked the project: the minute cron publishes its top pages.
+    await runCron();
+    const after = await top(slug, "?by=total_credit&limit=1000");
+    expect(after.body.users.map((u: any) => u.id)).toEqual(Array.from({ length: 1000 }, (_, i) => 1500 - i));
+    expect(after.body.total).toBe(1500);
+    const next = await top(slug, `?by=total_credit&limit=1000&cursor=${after.body.next_cursor}`);
+    expect(next.body.users.map((u: any) => u.id)).toEqual(Array.from({ length: 500 }, (_, i) => 500 - i));
+    expect(next.body).toMatchObject({ total: 1500, next_cursor: null });
+    // Pages of 700: the third request spans stored page 1 and page 2, past the board's end.
+    const first = await top(slug, "?by=total_credit&limit=700");
+    const second = await top(slug, `?by=total_credit&limit=700&cursor=${first.body.next_cursor}`);
+    const third = await top(slug, `?by=total_credit&limit=700&cursor=${second.body.next_cursor}`);
+    expect(third.status).toBe(200);
+    // Ranks 1,401 to 1,500: users 100 down to 1.
+    expect(third.body.users.map((u: any) => u.id)).toEqual(Array.from({ length: 100 }, (_, i) => 100 - i));
+    expect(third.body).toMatchObject({ total: 1500, next_cursor: null });
+  });
+
   it("rejects a bad query with 400 and an unknown project with 404", async () => {
     const { slug } = await setupProject("top");
     for (const q of ["?limit=0", "?limit=1001", "?limit=ten", "?by=rac", "?cursor=nonsense", `?cursor=${btoa("x:1")}`]) {

@@ -1,15 +1,16 @@
 /**
  * Leaderboards: hosts, users or teams by RAC (decayed to now) or by total credit, in pages
- * of up to 1,000. The cron stores the top pages in KV as pages of 1,000; a request inside them
- * reads the one or two it spans, any other (deeper, not stored yet, or with the project's
- * token) reads its own rows from D1 by keyset after the cursor's entry.
+ * of up to 1,000. The cron ranks every board and stores it in KV as pages of 1,000 (the top
+ * ones within a minute, the rest on a slower cadence: docs/public-reads.md); an anonymous
+ * request reads the one or two pages it spans. With the project's token a request reads its
+ * own rows from D1, ranked from a scan after the cursor's entry.
  */
 import { type OpenAPIHono, createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { AppEnv } from "../../env";
-import { errorResponses } from "../../http/errors";
+import { ApiError, errorResponses } from "../../http/errors";
 import { HOLDER_KINDS, type HolderKind, LEADERBOARD_ORDERS, type LeaderboardOrder } from "../../snapshots/keys";
-import type { LeaderboardPosition } from "../../snapshots/leaderboard";
+import { type LeaderboardPosition, boardSize } from "../../snapshots/leaderboard";
 import { SNAPSHOT_LIMITS } from "../../snapshots/limits";
 import { racAt } from "../../snapshots/present";
 import { publicRead } from "../../snapshots/public-project";
@@ -86,7 +87,7 @@ function mountKind(app: OpenAPIHono<AppEnv>, kind: HolderKind): void {
         },
       },
       ...NOT_MODIFIED,
-      ...errorResponses(400, 401, 403, 404),
+      ...errorResponses(400, 401, 403, 404, 503),
     },
   });
   app.use(`/v1/projects/:slug/top/${kind}`, publicRead);
@@ -110,7 +111,11 @@ function mountKind(app: OpenAPIHono<AppEnv>, kind: HolderKind): void {
   });
 }
 
-/** The stored pages a request spans when all are in KV, else its own rows from D1 by keyset. */
+/**
+ * The stored pages a request spans when all are in KV. Else, with the project's token or on a
+ * board of one page, its own rows ranked by D1; past the board's end, no entries; otherwise
+ * 503 until the cron has published the page (an anonymous read never scans a large board).
+ */
 async function readEntries(
   c: Context<AppEnv>,
   kind: HolderKind,
@@ -119,16 +124,25 @@ async function readEntries(
   offset: number,
   limit: number,
 ) {
-  const spanned = [...new Set([Math.floor(offset / PAGE), Math.floor((offset + limit - 1) / PAGE)])];
-  if (spanned.at(-1)! < SNAPSHOT_LIMITS.leaderboardPagesKept) {
-    const pages = await Promise.all(spanned.map((n) => readStoredPage(c, c.var.project, kind, by, n)));
-    if (pages.every((p) => p !== null)) {
+  if (!c.var.fresh) {
+    const spanned = [...new Set([Math.floor(offset / PAGE), Math.floor((offset + limit - 1) / PAGE)])];
+    const read = await Promise.all(spanned.map((n) => readStoredPage(c, c.var.project, kind, by, n)));
+    const pages = read.filter((p) => p !== null);
+    // A page past the end of the board a stored page ranked is not missing: it does not exist.
+    const end = pages[0]?.data.total;
+    if (spanned.every((n, i) => read[i] !== null || (end !== undefined && n * PAGE >= end))) {
       return {
-        entries: pages.flatMap((p) => p!.data.entries).filter((e) => e.rank > offset && e.rank <= offset + limit),
-        total: pages[0]!.data.total,
-        takenAt: Math.min(...pages.map((p) => p!.takenAt)),
-        versions: pages.map((p) => p!.version),
+        entries: pages.flatMap((p) => p.data.entries).filter((e) => e.rank > offset && e.rank <= offset + limit),
+        total: end!,
+        takenAt: Math.min(...pages.map((p) => p.takenAt)),
+        versions: pages.map((p) => p.version),
       };
+    }
+    const total = await boardSize(c.var.db, c.var.project.id, kind);
+    if (offset >= total) return { entries: [], total, takenAt: serverNow(), versions: [`end-${total}`] };
+    if (total > SNAPSHOT_LIMITS.leaderboardScanOnMiss) {
+      const retry = `${SNAPSHOT_LIMITS.maxAgeSeconds}`;
+      throw new ApiError(503, "not_published", "This leaderboard page is not published yet: retry shortly", undefined, { "Retry-After": retry });
     }
   }
   const read = await readLeaderboardAfter(c, c.var.project, kind, by, after, limit);
