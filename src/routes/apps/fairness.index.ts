@@ -8,6 +8,7 @@ import { FAIRNESS_WINDOW_DAYS, SECONDS_PER_DAY } from "../../credit/constants";
 import { OUTLIER_RULES } from "../../credit/fair-claim";
 import { apps, hostAppVersions, results } from "../../db/schema";
 import { jsonList } from "../../db/sql-helpers";
+import { FAIR_RULE_CODES, encode } from "../../db/codes";
 import type { AppEnv } from "../../env";
 import { requireProjectToken } from "../../http/auth";
 import { ApiError, errorResponses } from "../../http/errors";
@@ -68,14 +69,15 @@ export function mountFairness(app: OpenAPIHono<AppEnv>): void {
     const since = now - FAIRNESS_WINDOW_DAYS * SECONDS_PER_DAY;
     const r = results;
     const boinc = sql<number>`sum(${r.boincCredit})`;
-    const fair = sql<number>`sum(${r.fairCredit})`;
+    // A fair credit equal to the boinc credit is stored as NULL (db/pass-writes.ts).
+    const fair = sql<number>`sum(coalesce(${r.fairCredit}, ${r.boincCredit}))`;
     const rows = await db
       .select({
         hostId: r.hostId,
         results: sql<number>`count(*)`,
         boinc,
         fair,
-        outliers: sql<number>`sum(${r.fairRule} IN ${jsonList(OUTLIER_RULES)})`,
+        outliers: sql<number>`sum(${r.fairRule} IN ${jsonList(OUTLIER_RULES.map((rule) => encode(FAIR_RULE_CODES, rule)))})`,
         errorRate: sql<number>`coalesce((SELECT max(${hostAppVersions.fairErr}) FROM ${hostAppVersions}
           WHERE ${hostAppVersions.projectId} = ${projectId} AND ${hostAppVersions.appId} = ${appRow.id}
             AND ${hostAppVersions.hostId} = ${r.hostId}), 0)`,
