@@ -16,9 +16,24 @@ function codesFor<T extends string>() {
     list;
 }
 
-/** A result's final outcome: its verdict (a "success" BOINC validated) or its error outcome. */
-export const RESULT_OUTCOMES = codesFor<"valid" | "invalid" | ErrorOutcome>()(["valid", "invalid", "error", "timeout", "aborted"]);
+/**
+ * A result's final outcome: its verdict (a "success" BOINC validated) or its error outcome. A
+ * valid result whose credit was claimed (adaptive and the other claiming modes) is "valid" and
+ * has its workunit's credit under each policy stored; one without a claim is "valid_unclaimed".
+ */
+export const RESULT_OUTCOMES = codesFor<"valid" | "invalid" | ErrorOutcome | "valid_unclaimed">()([
+  "valid",
+  "invalid",
+  "error",
+  "timeout",
+  "aborted",
+  "valid_unclaimed",
+]);
 export type ResultOutcomeName = (typeof RESULT_OUTCOMES)[number];
+
+export function validOutcome(outcome: ResultOutcomeName): boolean {
+  return outcome === "valid" || outcome === "valid_unclaimed";
+}
 
 export const PFC_MODES = codesFor<PfcMode>()(["normal", "approx", "wu_est", "invalid"]);
 

@@ -8,7 +8,7 @@ import type { HostAppVersionStats } from "../credit/pfc";
 import { fairHostState, fairVersionState } from "./fair-rows";
 import { appVersions, apps, hostAppVersions, projects, results, workunits } from "./schema";
 import { int64Text, jsonList } from "./sql-helpers";
-import { PFC_MODES, RESULT_OUTCOMES, decode, decodeNullable } from "./codes";
+import { PFC_MODES, RESULT_OUTCOMES, decode, decodeNullable, validOutcome } from "./codes";
 
 import type { Db } from "./client";
 
@@ -111,7 +111,7 @@ export async function loadPassSnapshot(db: Db, projectId: number, keys: PassKeys
         {
           fingerprint: r.fingerprint,
           // An error outcome stored under this id: any pass re-using it conflicts.
-          validateState: decode(RESULT_OUTCOMES, r.outcome) === "valid" ? "valid" : "invalid",
+          validateState: validOutcome(decode(RESULT_OUTCOMES, r.outcome)) ? "valid" : "invalid",
           grantedCredit: r.grantedCredit,
           claimedCredit: r.claimedCredit,
           pfcMode: decodeNullable(PFC_MODES, r.pfcMode),

@@ -44,8 +44,8 @@ export interface OutcomeRow {
   readonly id: number;
   readonly appId: number;
   readonly hostId: number;
-  /** The verdict of a validated result, or the error outcome. */
-  readonly outcome: ResultOutcomeName;
+  /** The verdict of a validated result, or the error outcome ("valid_unclaimed" is told by the missing policy credits). */
+  readonly outcome: Exclude<ResultOutcomeName, "valid_unclaimed">;
   readonly grantedCredit: number;
   readonly claimedCredit?: number | null;
   readonly pfcMode?: PfcMode | null;
@@ -62,12 +62,13 @@ export function outcomeInserts(projectId: number, now: number, rows: readonly Ou
     id: r.id,
     appId: r.appId,
     hostId: r.hostId,
-    outcome: encode(RESULT_OUTCOMES, r.outcome),
+    outcome: encode(RESULT_OUTCOMES, r.outcome === "valid" && (r.boincCredit ?? null) === null ? "valid_unclaimed" : r.outcome),
     grantedCredit: r.grantedCredit,
     claimedCredit: r.claimedCredit ?? null,
     pfcMode: encodeNullable(PFC_MODES, r.pfcMode),
-    boincCredit: r.boincCredit ?? null,
-    // Most apps' two policies pay alike: the fair credit is stored only where it differs.
+    // Each policy's credit is stored only where it differs from the one before it: the
+    // granted credit is BOINC's under the boinc policy, and most apps' two policies pay alike.
+    boincCredit: r.boincCredit === r.grantedCredit ? null : r.boincCredit ?? null,
     fairCredit: r.fairCredit === r.boincCredit ? null : r.fairCredit ?? null,
     fairRule: encodeNullable(FAIR_RULE_CODES, r.fairRule),
     fingerprint: r.fingerprint,

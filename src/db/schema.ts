@@ -319,7 +319,11 @@ export const results = sqliteTable(
     claimedCredit: real("claimed_credit"),
     /** A code of db/codes.ts PFC_MODES. */
     pfcMode: integer("pfc_mode"),
-    /** A valid result: its workunit's credit under each policy (fair NULL when equal to boinc), and the fair rule (a code of FAIR_RULE_CODES) that decided its claim. */
+    /**
+     * A claimed valid result: its workunit's credit under each policy, each NULL where it
+     * equals the one before it (boinc: the granted credit; fair: boinc), and the fair rule (a
+     * code of FAIR_RULE_CODES) that decided its claim.
+     */
     boincCredit: real("boinc_credit"),
     fairCredit: real("fair_credit"),
     fairRule: integer("fair_rule"),

@@ -27,8 +27,10 @@ describe("migration 0013 (compact rows)", () => {
            VALUES (1, 10, 5, 1, 7, 3, 'success', 'valid', 12.5, 11.25, 'approx', ?, 1700000100.75, 12.5, 9.5, 'outlier_low'),
                   (1, 11, 5, 1, 8, 3, 'success', 'invalid', 0, NULL, NULL, ?, 1700000100.25, NULL, NULL, NULL),
                   (1, 12, 6, 1, 8, 3, 'success', 'valid', 4, 4, 'normal', ?, 1700000200, 4, 4, 'normalized'),
-                  (1, 13, NULL, 1, 7, 3, 'timeout', NULL, 0, NULL, NULL, ?, 1700000300.5, NULL, NULL, NULL)`,
-        ).bind(hex.valid, hex.valid, hex.valid, hex.error),
+                  (1, 13, NULL, 1, 7, 3, 'timeout', NULL, 0, NULL, NULL, ?, 1700000300.5, NULL, NULL, NULL),
+                  (1, 14, 7, 1, 7, 3, 'success', 'valid', 6, NULL, NULL, ?, 1700000300, NULL, NULL, NULL),
+                  (1, 15, 8, 1, 7, 3, 'success', 'valid', 9.5, 10, 'normal', ?, 1700000300, 12.5, 9.5, 'young_host')`,
+        ).bind(hex.valid, hex.valid, hex.valid, hex.error, hex.valid, hex.valid),
         env.DB.prepare(`INSERT INTO ${PREFIX}workunits (project_id, id, app_id, credit, canonical_result_id, credited_at) VALUES (1, 5, 1, 12.5, 10, 1700000100.75)`),
         env.DB.prepare(
           `INSERT INTO ${PREFIX}trickles (project_id, id, app_id, host_id, result_id, fingerprint, credit, runtime, runtime_cut, flops, flops_source, granted_at)
@@ -43,12 +45,16 @@ describe("migration 0013 (compact rows)", () => {
         `SELECT id, app_id, host_id, outcome, granted_credit, claimed_credit, pfc_mode, boinc_credit, fair_credit, fair_rule, CAST(fingerprint AS TEXT) AS fp, decided_at FROM ${PREFIX}results ORDER BY id`,
       ),
     ).toEqual([
-      // outcome: 0 valid, 1 invalid, 3 timeout; pfc_mode approx = 1, normal = 0; fair_rule outlier_low = 3, normalized = 0.
-      { id: 10, app_id: 1, host_id: 7, outcome: 0, granted_credit: 12.5, claimed_credit: 11.25, pfc_mode: 1, boinc_credit: 12.5, fair_credit: 9.5, fair_rule: 3, fp: await fingerprint64(contents.valid), decided_at: 1700000100 },
+      // outcome: 0 valid, 1 invalid, 3 timeout, 5 valid without a claim; pfc_mode approx = 1,
+      // normal = 0; fair_rule outlier_low = 3, normalized = 0, young_host = 1. A boinc credit
+      // equal to the granted one, and a fair credit equal to the boinc one, are stored as NULL.
+      { id: 10, app_id: 1, host_id: 7, outcome: 0, granted_credit: 12.5, claimed_credit: 11.25, pfc_mode: 1, boinc_credit: null, fair_credit: 9.5, fair_rule: 3, fp: await fingerprint64(contents.valid), decided_at: 1700000100 },
       { id: 11, app_id: 1, host_id: 8, outcome: 1, granted_credit: 0, claimed_credit: null, pfc_mode: null, boinc_credit: null, fair_credit: null, fair_rule: null, fp: await fingerprint64(contents.valid), decided_at: 1700000100 },
-      // A fair credit equal to the boinc credit is stored as NULL.
-      { id: 12, app_id: 1, host_id: 8, outcome: 0, granted_credit: 4, claimed_credit: 4, pfc_mode: 0, boinc_credit: 4, fair_credit: null, fair_rule: 0, fp: await fingerprint64(contents.valid), decided_at: 1700000200 },
+      { id: 12, app_id: 1, host_id: 8, outcome: 0, granted_credit: 4, claimed_credit: 4, pfc_mode: 0, boinc_credit: null, fair_credit: null, fair_rule: 0, fp: await fingerprint64(contents.valid), decided_at: 1700000200 },
       { id: 13, app_id: 1, host_id: 7, outcome: 3, granted_credit: 0, claimed_credit: null, pfc_mode: null, boinc_credit: null, fair_credit: null, fair_rule: null, fp: await fingerprint64(contents.error), decided_at: 1700000300 },
+      { id: 14, app_id: 1, host_id: 7, outcome: 5, granted_credit: 6, claimed_credit: null, pfc_mode: null, boinc_credit: null, fair_credit: null, fair_rule: null, fp: await fingerprint64(contents.valid), decided_at: 1700000300 },
+      // Paid by the fair policy: boinc differs from the granted credit, fair equals it.
+      { id: 15, app_id: 1, host_id: 7, outcome: 0, granted_credit: 9.5, claimed_credit: 10, pfc_mode: 0, boinc_credit: 12.5, fair_credit: 9.5, fair_rule: 1, fp: await fingerprint64(contents.valid), decided_at: 1700000300 },
     ]);
     expect(await all(`SELECT * FROM ${PREFIX}workunits`)).toEqual([{ project_id: 1, id: 5, app_id: 1, credit: 12.5, credited_at: 1700000100 }]);
     expect(await all(`SELECT id, CAST(fingerprint AS TEXT) AS fp, credit, cut_runtime, flops, flops_source, granted_at FROM ${PREFIX}trickles ORDER BY id`)).toEqual([
