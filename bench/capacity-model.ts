@@ -37,8 +37,11 @@ export const HISTORY_DATABASE_FILL_GB = 9;
 export const RESULT_TABLES = ["results", "workunits"] as const;
 /** Tables of the daily history and its monthly roll-up (bytes per history row). */
 export const HISTORY_TABLES = ["credit_history", "credit_history_monthly"] as const;
-/** Tables that are no account's: SQLite's and D1's own, and trickles (none in the bench). */
-const NOT_ACCOUNT_TABLE = /^(sqlite_|_cf_|d1_migrations$|trickles$)/;
+/**
+ * Tables that are no account's: SQLite's and D1's own, trickles (none in the bench), and the
+ * KV mark queue (the minute cron drains it; the bench runs no cron, so it only fills there).
+ */
+const NOT_ACCOUNT_TABLE = /^(sqlite_|_cf_|d1_migrations$|trickles$|kv_marks$)/;
 
 export interface Profile {
   resultsPerDay: number;

@@ -39,6 +39,10 @@ function main() {
     process.exit(2);
   }
   const cost = JSON.parse(readFileSync(values.cost!, "utf8")) as CostSummary;
+  if (!cost.tableBytes || !cost.nextDay.bytesByTable) {
+    console.error(`${values.cost} has no bytes by table (it predates them): run \`npx tsx bench/cost.ts\` (or \`npm run bench\`) first`);
+    process.exit(2);
+  }
   const p: Profile = {
     resultsPerDay: Number(values["results-per-day"]),
     hosts: Number(values.hosts),
