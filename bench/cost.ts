@@ -2,7 +2,8 @@
  * Cost, measured (issue 13): the bench's ingest phases through the Worker's own pass code on
  * wrangler's local D1 (getPlatformProxy: the same SQLite engine and the same `meta` D1 returns
  * for every statement), summing `rows_read` and `rows_written` per validated result, and
- * reading `size_after` for the bytes stored. Every D1 call of a pass is a batch (one read
+ * reading `size_after` for the bytes stored, and dbstat on the database files for the bytes of
+ * each table (bench/table-bytes.ts). Every D1 call of a pass is a batch (one read
  * batch, one write batch), so metering `batch` meters all of it.
  */
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
@@ -12,35 +13,14 @@ import { getPlatformProxy } from "wrangler";
 import { database } from "../src/db/client";
 import { ingestPass } from "../src/routes/passes/passes.service";
 import { foldAllAppCredit } from "../src/jobs/history-move";
-import { bytesPerRow } from "./capacity";
+import type { CostRow, CostSummary } from "./cost-summary";
+import { growthPer, tableBytes } from "./table-bytes";
 import { phaseBodies } from "./phases";
 import { APPS, passes, versions } from "./workload";
 
 const DAY = 86400;
 
-export interface CostRow {
-  readonly size: number;
-  readonly passes: number;
-  readonly validResults: number;
-  readonly rowsReadPerResult: number;
-  readonly rowsWrittenPerResult: number;
-  /** Growth of the database per validated result in this phase (bytes). */
-  readonly bytesPerResult: number;
-  /** Rows written per validated result by statement target ("UPDATE hosts", …), largest first. */
-  readonly writtenByTarget: Record<string, number>;
-}
-
-export interface CostSummary {
-  readonly rows: CostRow[];
-  /**
-   * A second day of passes of 100 for the same hosts: every subject it credits gets a new
-   * daily history row, so its growth beyond its results' bytes is the history's.
-   */
-  readonly nextDay: CostRow & { readonly historyRows: number };
-  readonly sizeBytes: number;
-  readonly accounts: { hosts: number; users: number; teams: number };
-  readonly retainedRows: { results: number; workunits: number; creditHistory: number };
-}
+export type { CostRow, CostSummary } from "./cost-summary";
 
 interface Meter {
   rowsRead: number;
@@ -91,10 +71,8 @@ async function run(d1: D1Database, sql: string): Promise<void> {
 }
 
 export async function measureCost(root: string, now: number, quick: boolean): Promise<CostSummary> {
-  const proxy = await getPlatformProxy<{ DB: D1Database }>({
-    configPath: join(root, "wrangler.jsonc"),
-    persist: { path: mkdtempSync(join(tmpdir(), "cobblestone-cost-")) },
-  });
+  const persist = mkdtempSync(join(tmpdir(), "cobblestone-cost-"));
+  const proxy = await getPlatformProxy<{ DB: D1Database }>({ configPath: join(root, "wrangler.jsonc"), persist: { path: persist } });
   try {
     const raw = proxy.env.DB;
     const dir = join(root, "migrations");
@@ -112,7 +90,7 @@ export async function measureCost(root: string, now: number, quick: boolean): Pr
     const meter: Meter = { rowsRead: 0, rowsWritten: 0, sizeAfter: 0, byTarget: new Map() };
     const db = database(metered(raw, meter));
     const measure = async (size: number, bodies: Iterable<{ now: number }>): Promise<CostRow> => {
-      const before = { ...meter, byTarget: new Map(meter.byTarget) };
+      const before = { ...meter, byTarget: new Map(meter.byTarget), tables: tableBytes(persist) };
       let valid = 0;
       let count = 0;
       for (const body of bodies) {
@@ -136,8 +114,10 @@ export async function measureCost(root: string, now: number, quick: boolean): Pr
             .filter(([, n]) => n > 0)
             .sort((a, b) => b[1] - a[1]),
         ),
+        bytesByTable: growthPer(before.tables, tableBytes(persist), valid),
       };
     };
+    const bytesLine = (row: CostRow) => `  bytes by table: ${Object.entries(row.bytesByTable).map(([k, n]) => `${k} ${n.toFixed(1)}`).join(", ")}`;
     const count = async (table: string) => (await raw.prepare(`SELECT count(*) AS n FROM ${table}`).first<number>("n")) ?? 0;
     const rows: CostRow[] = [];
     // The phases on one day, then a second day (below).
@@ -148,21 +128,22 @@ export async function measureCost(root: string, now: number, quick: boolean): Pr
         `cost: passes of ${row.size}: ${row.rowsReadPerResult.toFixed(1)} rows read, ${row.rowsWrittenPerResult.toFixed(2)} rows written, ${row.bytesPerResult.toFixed(0)} bytes per validated result`,
       );
       console.error(`  written by: ${Object.entries(row.writtenByTarget).map(([k, n]) => `${k} ${n.toFixed(2)}`).join(", ")}`);
+      console.error(bytesLine(row));
     }
     const historyBefore = await count("credit_history");
     const at100 = rows.find((r) => r.size === 100)!;
     const day2 = await measure(100, passes(Array(at100.passes).fill(100), { seed: 4242, firstWu: 50_000_000, now }));
     const historyRows = (await count("credit_history")) - historyBefore;
     const nextDay = { ...day2, historyRows };
-    console.error(
-      `cost: a second day: ${historyRows} new daily history rows; ${bytesPerRow({ nextDay }).toFixed(0)} bytes per stored result, workunit or history row`,
-    );
+    console.error(`cost: a second day: ${historyRows} new daily history rows; ${day2.bytesPerResult.toFixed(0)} bytes per validated result (size_after)`);
+    console.error(bytesLine(day2));
     return {
       rows,
       nextDay,
       sizeBytes: meter.sizeAfter,
       accounts: { hosts: await count("hosts"), users: await count("users"), teams: await count("teams") },
       retainedRows: { results: await count("results"), workunits: await count("workunits"), creditHistory: await count("credit_history") },
+      tableBytes: Object.fromEntries(tableBytes(persist)),
     };
   } finally {
     await proxy.dispose();

@@ -15,7 +15,10 @@ import {
 } from "./fair-state";
 import type { WorkunitEstimate } from "./pfc";
 
-/** Which rule decided the pay (shown in explanations and counted by the fairness report). */
+/**
+ * Which rule decided the pay (shown in explanations and counted by the fairness report). A
+ * result row stores a rule as its position here (db/codes.ts): add new rules at the end.
+ */
 export const FAIR_RULES = [
   "normalized",
   "young_host",

@@ -7,7 +7,8 @@ import type { PassApp, PassSnapshot, PassVersion, StoredResult } from "../credit
 import type { HostAppVersionStats } from "../credit/pfc";
 import { fairHostState, fairVersionState } from "./fair-rows";
 import { appVersions, apps, hostAppVersions, projects, results, workunits } from "./schema";
-import { jsonList } from "./sql-helpers";
+import { int64Text, jsonList } from "./sql-helpers";
+import { PFC_MODES, RESULT_OUTCOMES, decode, decodeNullable, validOutcome } from "./codes";
 
 import type { Db } from "./client";
 
@@ -81,7 +82,14 @@ export async function loadPassSnapshot(db: Db, projectId: number, keys: PassKeys
       .from(workunits)
       .where(and(eq(workunits.projectId, projectId), sql`${workunits.id} IN ${jsonList(keys.workunitIds)}`)),
     db
-      .select()
+      .select({
+        id: results.id,
+        outcome: results.outcome,
+        grantedCredit: results.grantedCredit,
+        claimedCredit: results.claimedCredit,
+        pfcMode: results.pfcMode,
+        fingerprint: int64Text(results.fingerprint),
+      })
       .from(results)
       .where(and(eq(results.projectId, projectId), sql`${results.id} IN ${jsonList(keys.resultIds)}`)),
     db
@@ -103,10 +111,10 @@ export async function loadPassSnapshot(db: Db, projectId: number, keys: PassKeys
         {
           fingerprint: r.fingerprint,
           // An error outcome stored under this id: any pass re-using it conflicts.
-          validateState: r.validateState ?? "invalid",
+          validateState: validOutcome(decode(RESULT_OUTCOMES, r.outcome)) ? "valid" : "invalid",
           grantedCredit: r.grantedCredit,
           claimedCredit: r.claimedCredit,
-          pfcMode: r.pfcMode,
+          pfcMode: decodeNullable(PFC_MODES, r.pfcMode),
         },
       ]),
     ),

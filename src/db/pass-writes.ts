@@ -24,7 +24,10 @@ import type { GrantGroups, GrantPart } from "./grant-groups";
 import { readModelWrites } from "./read-model-writes";
 import { FAIR_HOST_FIELDS, fairHostAssignments, fairHostFields, fairHostStateWrites, fairVersionStateWrites } from "./fair-rows";
 import type { FairHostChange } from "../credit/fair-pass";
-import { chunks, col, insertFromJson, name, ref, withJsonRows } from "./sql-helpers";
+import { chunks, col, insertFromJson, jsonInt64, name, ref, wholeSeconds, withJsonRows } from "./sql-helpers";
+import { FAIR_RULE_CODES, PFC_MODES, RESULT_OUTCOMES, type ResultOutcomeName, encode, encodeNullable } from "./codes";
+import type { PfcMode } from "../credit/pfc";
+import type { FairRule } from "../credit/fair-claim";
 import {
   type Assignment,
   averageUpdate,
@@ -39,43 +42,54 @@ const h = hostAppVersions;
 /** A result's final outcome as stored; absent fields are NULL. */
 export interface OutcomeRow {
   readonly id: number;
-  readonly workunitId?: number;
   readonly appId: number;
   readonly hostId: number;
-  readonly appVersionId: number;
-  readonly outcome: (typeof results.$inferSelect)["outcome"];
-  readonly validateState?: "valid" | "invalid";
+  /** The verdict of a validated result, or the error outcome ("valid_unclaimed" is told by the missing policy credits). */
+  readonly outcome: Exclude<ResultOutcomeName, "valid_unclaimed">;
   readonly grantedCredit: number;
   readonly claimedCredit?: number | null;
-  readonly pfcMode?: string | null;
+  readonly pfcMode?: PfcMode | null;
   readonly boincCredit?: number | null;
   readonly fairCredit?: number | null;
-  readonly fairRule?: string | null;
+  readonly fairRule?: FairRule | null;
+  /** http/fingerprint.ts's decimal text. */
   readonly fingerprint: string;
 }
 
 /** Inserts final outcomes; a result id already decided makes the whole batch fail. */
 export function outcomeInserts(projectId: number, now: number, rows: readonly OutcomeRow[]): SQL[] {
-  return chunks(rows).map((chunk) =>
+  const stored = rows.map((r) => ({
+    id: r.id,
+    appId: r.appId,
+    hostId: r.hostId,
+    outcome: encode(RESULT_OUTCOMES, r.outcome === "valid" && (r.boincCredit ?? null) === null ? "valid_unclaimed" : r.outcome),
+    grantedCredit: r.grantedCredit,
+    claimedCredit: r.claimedCredit ?? null,
+    pfcMode: encodeNullable(PFC_MODES, r.pfcMode),
+    // Each policy's credit is stored only where it differs from the one before it: the
+    // granted credit is BOINC's under the boinc policy, and most apps' two policies pay alike.
+    boincCredit: r.boincCredit === r.grantedCredit ? null : r.boincCredit ?? null,
+    fairCredit: r.fairCredit === r.boincCredit ? null : r.fairCredit ?? null,
+    fairRule: encodeNullable(FAIR_RULE_CODES, r.fairRule),
+    fingerprint: r.fingerprint,
+  }));
+  return chunks(stored).map((chunk) =>
     insertFromJson(
       sql`${results}`,
       [
         [results.projectId, sql`${projectId}`],
         [results.id, "id"],
-        [results.workunitId, "workunitId"],
         [results.appId, "appId"],
         [results.hostId, "hostId"],
-        [results.appVersionId, "appVersionId"],
         [results.outcome, "outcome"],
-        [results.validateState, "validateState"],
         [results.grantedCredit, "grantedCredit"],
         [results.claimedCredit, "claimedCredit"],
         [results.pfcMode, "pfcMode"],
         [results.boincCredit, "boincCredit"],
         [results.fairCredit, "fairCredit"],
         [results.fairRule, "fairRule"],
-        [results.fingerprint, "fingerprint"],
-        [results.decidedAt, sql`${now}`],
+        [results.fingerprint, jsonInt64("fingerprint")],
+        [results.decidedAt, sql`${wholeSeconds(now)}`],
       ],
       chunk,
     ),
@@ -88,7 +102,7 @@ export function passWrites(projectId: number, now: number, effects: PassEffects)
     ...outcomeInserts(
       projectId,
       now,
-      effects.results.map((r) => ({ ...r, outcome: "success" as const })),
+      effects.results.map((r) => ({ ...r, outcome: r.validateState })),
     ),
     ...chunks(effects.workunits).map((rows) =>
       insertFromJson(
@@ -98,8 +112,7 @@ export function passWrites(projectId: number, now: number, effects: PassEffects)
           [workunits.id, "id"],
           [workunits.appId, "appId"],
           [workunits.credit, "credit"],
-          [workunits.canonicalResultId, "canonicalResultId"],
-          [workunits.creditedAt, sql`${now}`],
+          [workunits.creditedAt, sql`${wholeSeconds(now)}`],
         ],
         rows,
       ),

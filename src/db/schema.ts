@@ -24,7 +24,6 @@ import {
   FAIR,
   GPU_ONLY_SCALES,
 } from "../credit/constants";
-import { FAIR_RULES } from "../credit/fair-claim";
 import { DEFAULT_RATE_LIMIT_TIER, RATE_LIMIT_TIER_NAMES } from "../limits";
 import { CREDIT_MODES } from "../credit/credit-mode";
 
@@ -308,47 +307,52 @@ export const creditTeams = sqliteTable(
  * A workunit that has been credited: its results, late ones included, get this credit. The
  * primary key makes two concurrent passes that both credit it collide (one rolls back).
  */
-// WITHOUT ROWID (hand-written in migration 0010: a row write costs one D1 row, not two); keep it if a migration rebuilds the table.
+// WITHOUT ROWID (hand-written in migrations 0010 and 0013: a row write costs one D1 row, not two); keep it if a migration rebuilds the table.
 export const workunits = sqliteTable(
   "workunits",
   {
     projectId: projectId(),
     id: integer("id").notNull(),
+    /** A late result naming another app is refused. */
     appId: integer("app_id").notNull(),
     credit: real("credit").notNull(),
-    canonicalResultId: integer("canonical_result_id").notNull(),
-    creditedAt: real("credited_at").notNull(),
+    /** Whole seconds: the `now` of the crediting pass, for the retention purge. */
+    creditedAt: integer("credited_at").notNull(),
   },
   (t) => [primaryKey({ columns: [t.projectId, t.id] })],
 );
 
 /**
  * Every result with a final outcome: a verdict (valid/invalid) or an error outcome. Written
- * once, ever: the primary key is what makes a result count exactly once.
+ * once, ever: the primary key is what makes a result count exactly once. A row holds only
+ * what a replay's answer, the fairness report and the retention purge read (docs/storage.md).
  */
-// WITHOUT ROWID (hand-written in migration 0010: a row write costs one D1 row, not two); keep it if a migration rebuilds the table.
+// WITHOUT ROWID (hand-written in migrations 0010 and 0013: a row write costs one D1 row, not two); keep it if a migration rebuilds the table.
 export const results = sqliteTable(
   "results",
   {
     projectId: projectId(),
     id: integer("id").notNull(),
-    workunitId: integer("workunit_id"),
     appId: integer("app_id").notNull(),
     hostId: integer("host_id").notNull(),
-    appVersionId: integer("app_version_id").notNull(),
-    outcome: text("outcome", { enum: ["success", "error", "timeout", "aborted"] }).notNull(),
-    validateState: text("validate_state", { enum: ["valid", "invalid"] }),
+    /** A code of db/codes.ts RESULT_OUTCOMES: the verdict, or the error outcome. */
+    outcome: integer("outcome").notNull(),
     grantedCredit: real("granted_credit").notNull().default(0),
     claimedCredit: real("claimed_credit"),
-    pfcMode: text("pfc_mode", { enum: ["normal", "approx", "wu_est", "invalid"] }),
-    /** A valid result: its workunit's credit under each policy, and the fair rule that decided its claim. */
+    /** A code of db/codes.ts PFC_MODES. */
+    pfcMode: integer("pfc_mode"),
+    /**
+     * A claimed valid result: its workunit's credit under each policy, each NULL where it
+     * equals the one before it (boinc: the granted credit; fair: boinc), and the fair rule (a
+     * code of FAIR_RULE_CODES) that decided its claim.
+     */
     boincCredit: real("boinc_credit"),
     fairCredit: real("fair_credit"),
-    fairRule: text("fair_rule", { enum: FAIR_RULES }),
-    /** SHA-256 of the posted content: a re-post with other content is a conflict. */
-    fingerprint: text("fingerprint").notNull(),
-    /** The `now` of the pass that gave the outcome. */
-    decidedAt: real("decided_at").notNull(),
+    fairRule: integer("fair_rule"),
+    /** The first 64 bits of the SHA-256 of the posted content (http/fingerprint.ts): a re-post with other content is a conflict. */
+    fingerprint: integer("fingerprint").notNull(),
+    /** Whole seconds: the `now` of the pass that gave the outcome. */
+    decidedAt: integer("decided_at").notNull(),
   },
   (t) => [primaryKey({ columns: [t.projectId, t.id] })],
 );
@@ -357,6 +361,7 @@ export const results = sqliteTable(
  * Every trickle message that was paid, with what it was paid: the primary key makes a message
  * count exactly once (a re-post with the same fingerprint gets this answer again).
  */
+// WITHOUT ROWID (hand-written in migration 0013: a row write costs one D1 row, not two); keep it if a migration rebuilds the table.
 export const trickles = sqliteTable(
   "trickles",
   {
@@ -364,16 +369,19 @@ export const trickles = sqliteTable(
     id: integer("id").notNull(),
     appId: integer("app_id").notNull(),
     hostId: integer("host_id").notNull(),
-    resultId: integer("result_id"),
-    /** SHA-256 of the posted message: the same id with other content is a conflict. */
-    fingerprint: text("fingerprint").notNull(),
+    /** The first 64 bits of the SHA-256 of the posted message (http/fingerprint.ts): the same id with other content is a conflict. */
+    fingerprint: integer("fingerprint").notNull(),
     credit: real("credit").notNull(),
-    /** The runtime and FLOPS paid, and where they came from (the answer's explanation). */
-    runtime: real("runtime").notNull(),
-    runtimeCut: integer("runtime_cut", { mode: "boolean" }).notNull(),
+    /**
+     * The runtime paid when it was cut to the app's maximum; NULL when the reported runtime
+     * (part of the fingerprint) was paid. With the FLOPS and their source (a code of
+     * FLOPS_SOURCES), the answer's explanation.
+     */
+    cutRuntime: real("cut_runtime"),
     flops: real("flops").notNull(),
-    flopsSource: text("flops_source", { enum: ["host", "p50", "p95"] }).notNull(),
-    grantedAt: real("granted_at").notNull(),
+    flopsSource: integer("flops_source").notNull(),
+    /** Whole seconds: the `now` of the batch that paid it. */
+    grantedAt: integer("granted_at").notNull(),
   },
   (t) => [primaryKey({ columns: [t.projectId, t.id] })],
 );

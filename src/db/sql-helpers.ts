@@ -16,6 +16,24 @@ export function jsonList(values: readonly (number | string)[]): SQL {
 }
 
 /**
+ * A JSON row property holding a 64-bit integer as decimal text (a JS number cannot hold it),
+ * as the integer, for insertFromJson's fields.
+ */
+export function jsonInt64(property: string): SQL {
+  return sql`CAST(json_extract(j.value, ${`$.${property}`}) AS INTEGER)`;
+}
+
+/** A time stored in whole seconds (results, workunits, trickles): a second's precision is all the purge and the fairness window need. */
+export function wholeSeconds(time: number): number {
+  return Math.floor(time);
+}
+
+/** A stored 64-bit integer as its decimal text, for a select. */
+export function int64Text(column: AnyColumn): SQL<string> {
+  return sql<string>`CAST(${column} AS TEXT)`;
+}
+
+/**
  * `INSERT INTO table (cols…) SELECT … FROM json_each(?)`: many rows in one statement with one
  * bound parameter. `fields` maps each column to a JSON property of the row objects, or to a
  * fixed SQL value.

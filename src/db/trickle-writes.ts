@@ -9,9 +9,18 @@ import type { Db } from "./client";
 import { attributionWrites, grantGroups, grantWrites } from "./pass-writes";
 import { readModelWrites } from "./read-model-writes";
 import { apps, hosts, projects, trickles, users } from "./schema";
-import { chunks, insertFromJson, jsonList } from "./sql-helpers";
+import { chunks, insertFromJson, int64Text, jsonInt64, jsonList, wholeSeconds } from "./sql-helpers";
+import { FLOPS_SOURCES, decode, encode } from "./codes";
 
-export type TrickleRow = typeof trickles.$inferSelect;
+/** A paid message as stored: its answer again, for a re-post with the same fingerprint. */
+export interface StoredTrickle {
+  readonly fingerprint: string;
+  readonly credit: number;
+  /** The runtime paid where it was cut to the app's maximum; null: the reported runtime was paid. */
+  readonly cutRuntime: number | null;
+  readonly flops: number;
+  readonly flopsSource: FlopsSource;
+}
 
 export interface TrickleKeys {
   readonly messageIds: readonly number[];
@@ -31,7 +40,17 @@ export async function loadTrickleSnapshot(db: Db, projectId: number, keys: Trick
       .from(hosts)
       .leftJoin(users, and(eq(users.projectId, hosts.projectId), eq(users.id, hosts.userId)))
       .where(and(eq(hosts.projectId, projectId), sql`${hosts.id} IN ${jsonList(keys.hostIds)}`)),
-    db.select().from(trickles).where(and(eq(trickles.projectId, projectId), sql`${trickles.id} IN ${jsonList(keys.messageIds)}`)),
+    db
+      .select({
+        id: trickles.id,
+        fingerprint: int64Text(trickles.fingerprint),
+        credit: trickles.credit,
+        cutRuntime: trickles.cutRuntime,
+        flops: trickles.flops,
+        flopsSource: trickles.flopsSource,
+      })
+      .from(trickles)
+      .where(and(eq(trickles.projectId, projectId), sql`${trickles.id} IN ${jsonList(keys.messageIds)}`)),
     db
       .select({
         p50: projects.fpopsP50,
@@ -45,7 +64,12 @@ export async function loadTrickleSnapshot(db: Db, projectId: number, keys: Trick
   return {
     apps: new Map(appRows.map((r) => [r.name, r])),
     hosts: new Map(hostRows.map((r) => [r.id, { userId: r.userId, teamId: r.teamId ?? 0, pFpops: r.pFpops }])),
-    stored: new Map(storedRows.map((r) => [r.id, r])),
+    stored: new Map(
+      storedRows.map((r): [number, StoredTrickle] => [
+        r.id,
+        { fingerprint: r.fingerprint, credit: r.credit, cutRuntime: r.cutRuntime, flops: r.flops, flopsSource: decode(FLOPS_SOURCES, r.flopsSource) },
+      ]),
+    ),
     percentiles: project && project.p50 !== null && project.p95 !== null ? { p50: project.p50, p95: project.p95 } : null,
     retention: { purgedThrough: project?.purgedThrough ?? 0, days: project?.retentionDays ?? 0 },
   };
@@ -57,7 +81,7 @@ export interface PaidTrickle {
   readonly id: number;
   readonly appId: number;
   readonly hostId: number;
-  readonly resultId: number | null;
+  /** http/fingerprint.ts's decimal text. */
   readonly fingerprint: string;
   readonly credit: number;
   readonly runtime: number;
@@ -76,7 +100,18 @@ export function trickleWrites(
 ): SQL[] {
   const groups = grantGroups(grants);
   return [
-    ...chunks(paid).map((rows) =>
+    ...chunks(
+      paid.map((t) => ({
+        id: t.id,
+        appId: t.appId,
+        hostId: t.hostId,
+        fingerprint: t.fingerprint,
+        credit: t.credit,
+        cutRuntime: t.runtimeCut ? t.runtime : null,
+        flops: t.flops,
+        flopsSource: encode(FLOPS_SOURCES, t.flopsSource),
+      })),
+    ).map((rows) =>
       insertFromJson(
         sql`${trickles}`,
         [
@@ -84,14 +119,12 @@ export function trickleWrites(
           [trickles.id, "id"],
           [trickles.appId, "appId"],
           [trickles.hostId, "hostId"],
-          [trickles.resultId, "resultId"],
-          [trickles.fingerprint, "fingerprint"],
+          [trickles.fingerprint, jsonInt64("fingerprint")],
           [trickles.credit, "credit"],
-          [trickles.runtime, "runtime"],
-          [trickles.runtimeCut, "runtimeCut"],
+          [trickles.cutRuntime, "cutRuntime"],
           [trickles.flops, "flops"],
           [trickles.flopsSource, "flopsSource"],
-          [trickles.grantedAt, sql`${now}`],
+          [trickles.grantedAt, sql`${wholeSeconds(now)}`],
         ],
         rows,
       ),

@@ -7,34 +7,18 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { sha256Hex } from "../../src/http/tokens";
+import { runRenamed } from "../support/renamed-migrations";
 
 const PREFIX = "m4_";
 
-/** The migration's statements with every table and index name prefixed. */
-function renamed(sqlText: string, names: Set<string>): string[] {
-  return sqlText
-    .split("--> statement-breakpoint")
-    .map((s) => s.replace(/`([a-z_0-9]+)`/g, (all, name: string) => (names.has(name) ? `\`${PREFIX}${name}\`` : all)))
-    .filter((s) => s.trim() !== "");
-}
-
 describe("migration 0004 (project tokens)", () => {
   it("an existing project's token works after the migration, and the projects table no longer holds it", async () => {
-    const migrations = env.TEST_MIGRATIONS;
-    const names = new Set<string>();
-    for (const m of migrations) {
-      for (const q of m.queries) for (const [, name] of q.matchAll(/CREATE (?:UNIQUE )?(?:TABLE|INDEX) `([a-z_0-9]+)`/g)) names.add(name!);
-    }
-    const run = async (name: string) => {
-      const m = migrations.find((x) => x.name.startsWith(name))!;
-      for (const statement of renamed(m.queries.join("--> statement-breakpoint"), names)) await env.DB.prepare(statement).run();
-    };
-    for (const n of ["0000", "0001", "0002", "0003"]) await run(n);
+    for (const n of ["0000", "0001", "0002", "0003"]) await runRenamed(PREFIX, n);
     const token = "cbl_made-before-rotation-existed";
     await env.DB.prepare(`INSERT INTO ${PREFIX}projects (slug, name, token_hash, created_at) VALUES ('old', 'Old', ?, 1700000000)`)
       .bind(await sha256Hex(token))
       .run();
-    await run("0004");
+    await runRenamed(PREFIX, "0004");
 
     const row = await env.DB.prepare(
       `SELECT p.slug, t.token_hash, t.created_at, t.expires_at FROM ${PREFIX}project_tokens t JOIN ${PREFIX}projects p ON p.id = t.project_id`,

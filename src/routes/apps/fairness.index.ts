@@ -8,6 +8,7 @@ import { FAIRNESS_WINDOW_DAYS, SECONDS_PER_DAY } from "../../credit/constants";
 import { OUTLIER_RULES } from "../../credit/fair-claim";
 import { apps, hostAppVersions, results } from "../../db/schema";
 import { jsonList } from "../../db/sql-helpers";
+import { FAIR_RULE_CODES, RESULT_OUTCOMES, encode } from "../../db/codes";
 import type { AppEnv } from "../../env";
 import { requireProjectToken } from "../../http/auth";
 import { ApiError, errorResponses } from "../../http/errors";
@@ -67,15 +68,16 @@ export function mountFairness(app: OpenAPIHono<AppEnv>): void {
     if (!appRow) throw new ApiError(404, "not_found", `unknown app '${appName}'`);
     const since = now - FAIRNESS_WINDOW_DAYS * SECONDS_PER_DAY;
     const r = results;
-    const boinc = sql<number>`sum(${r.boincCredit})`;
-    const fair = sql<number>`sum(${r.fairCredit})`;
+    // A policy's credit equal to the one before it (granted, boinc, fair) is stored as NULL (db/pass-writes.ts).
+    const boinc = sql<number>`sum(coalesce(${r.boincCredit}, ${r.grantedCredit}))`;
+    const fair = sql<number>`sum(coalesce(${r.fairCredit}, ${r.boincCredit}, ${r.grantedCredit}))`;
     const rows = await db
       .select({
         hostId: r.hostId,
         results: sql<number>`count(*)`,
         boinc,
         fair,
-        outliers: sql<number>`sum(${r.fairRule} IN ${jsonList(OUTLIER_RULES)})`,
+        outliers: sql<number>`sum(${r.fairRule} IN ${jsonList(OUTLIER_RULES.map((rule) => encode(FAIR_RULE_CODES, rule)))})`,
         errorRate: sql<number>`coalesce((SELECT max(${hostAppVersions.fairErr}) FROM ${hostAppVersions}
           WHERE ${hostAppVersions.projectId} = ${projectId} AND ${hostAppVersions.appId} = ${appRow.id}
             AND ${hostAppVersions.hostId} = ${r.hostId}), 0)`,
@@ -85,7 +87,8 @@ export function mountFairness(app: OpenAPIHono<AppEnv>): void {
         and(
           eq(r.projectId, projectId),
           eq(r.appId, appRow.id),
-          sql`${r.boincCredit} IS NOT NULL`,
+          // A claimed valid result: it has each policy's credit.
+          eq(r.outcome, encode(RESULT_OUTCOMES, "valid")),
           sql`${r.decidedAt} > ${since}`,
           sql`${r.decidedAt} <= ${now}`,
         ),

@@ -15,12 +15,12 @@ import type { HostAppVersionKey } from "../../credit/host-app-version-key";
 import type { HostAppVersionChange } from "../../credit/pass";
 import { runBatch, isPrimaryKeyConflict } from "../../db/batch";
 import { appVersions, apps, hostAppVersions, results } from "../../db/schema";
-import { jsonList } from "../../db/sql-helpers";
+import { int64Text, jsonList } from "../../db/sql-helpers";
 import type { Db } from "../../db/client";
 import type { AppEnv } from "../../env";
 import { requireProjectToken } from "../../http/auth";
 import { ApiError, type Issue, errorResponses } from "../../http/errors";
-import { sha256Hex } from "../../http/tokens";
+import { fingerprint64 } from "../../http/fingerprint";
 import { AppVersionRefSchema } from "../passes/passes.schemas";
 import { DurationSchema, IdSchema, NowSchema, SlugParams, resolveNow } from "../common";
 
@@ -114,7 +114,7 @@ async function recordErrors(db: Db, projectId: number, body: z.infer<typeof Erro
       .from(hostAppVersions)
       .where(and(eq(hostAppVersions.projectId, projectId), sql`${hostAppVersions.hostId} IN ${jsonList(body.results.map((r) => r.host_id))}`)),
     db
-      .select({ id: results.id, fingerprint: results.fingerprint })
+      .select({ id: results.id, fingerprint: int64Text(results.fingerprint) })
       .from(results)
       .where(and(eq(results.projectId, projectId), sql`${results.id} IN ${jsonList(body.results.map((r) => r.id))}`)),
   ]);
@@ -141,7 +141,7 @@ async function recordErrors(db: Db, projectId: number, body: z.infer<typeof Erro
       );
       continue;
     }
-    const fingerprint = await sha256Hex(JSON.stringify([r.host_id, r.app_version_id, appId, r.outcome, r.delay_bound ?? null]));
+    const fingerprint = await fingerprint64([r.host_id, r.app_version_id, appId, r.outcome, r.delay_bound ?? null]);
     const held = stored.get(r.id);
     if (held !== undefined) {
       if (held !== fingerprint) conflicts.push({ path: `results[${i}]`, message: `result ${r.id} already has another outcome` });
@@ -157,7 +157,7 @@ async function recordErrors(db: Db, projectId: number, body: z.infer<typeof Erro
     if (effect) changes.push({ ...key, samples: effect.samples, consecutiveValid: "reset" as const });
     // The fair error rate (FAIR_MODE R0) counts where BOINC's statistics do.
     if (effect && errorCountsAgainstHost(r.outcome)) fairErrors.push(key);
-    inserts.push({ id: r.id, appId, hostId: r.host_id, appVersionId: r.app_version_id, outcome: r.outcome, grantedCredit: 0, fingerprint });
+    inserts.push({ id: r.id, appId, hostId: r.host_id, outcome: r.outcome, grantedCredit: 0, fingerprint });
     outcomes.push({ id: r.id, outcome: r.outcome, replayed: false, consecutive_valid_reset: effect !== null });
   }
   if (missing.length > 0) throw new ApiError(404, "not_found", missing.map((m) => m.message).join("; "), missing);

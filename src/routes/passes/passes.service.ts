@@ -11,7 +11,7 @@ import { loadPassSnapshot } from "../../db/pass-snapshot";
 import { passWrites } from "../../db/pass-writes";
 import { runBatch, isPrimaryKeyConflict } from "../../db/batch";
 import { ApiError, type Issue } from "../../http/errors";
-import { sha256Hex } from "../../http/tokens";
+import { fingerprint64 } from "../../http/fingerprint";
 import { MAX_CLOCK_SKEW_SECONDS } from "../common";
 import type { PassRequest, PassResponse } from "./passes.schemas";
 
@@ -21,25 +21,23 @@ export type WorkunitBody = PassRequest["workunits"][number];
 type ResultBody = WorkunitBody["results"][number];
 
 /** Identifies a result's posted content (times as stored: whole seconds). */
-async function fingerprint(wu: WorkunitBody, r: ResultBody): Promise<string> {
-  return sha256Hex(
-    JSON.stringify([
-      wu.id,
-      wu.app,
-      r.host_id,
-      r.user_id,
-      r.team_id,
-      r.app_version_id,
-      r.elapsed_time,
-      r.cpu_time,
-      r.flops_estimate,
-      Math.trunc(r.sent_time),
-      Math.trunc(r.received_time),
-      r.validate_state,
-      r.runtime_outlier ?? false,
-      r.claimed_credit ?? null,
-    ]),
-  );
+function fingerprint(wu: WorkunitBody, r: ResultBody): Promise<string> {
+  return fingerprint64([
+    wu.id,
+    wu.app,
+    r.host_id,
+    r.user_id,
+    r.team_id,
+    r.app_version_id,
+    r.elapsed_time,
+    r.cpu_time,
+    r.flops_estimate,
+    Math.trunc(r.sent_time),
+    Math.trunc(r.received_time),
+    r.validate_state,
+    r.runtime_outlier ?? false,
+    r.claimed_credit ?? null,
+  ]);
 }
 
 /** The posted workunits as the engine takes them; `fingerprints[i][j]` is result j of workunit i's. */

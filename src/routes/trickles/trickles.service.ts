@@ -10,19 +10,21 @@ import type { Attribution, Grant } from "../../credit/pass";
 import { trickleCredit, trickleGrant } from "../../credit/trickle";
 import { isPrimaryKeyConflict, runBatch } from "../../db/batch";
 import type { Db } from "../../db/client";
-import { type PaidTrickle, type TrickleRow, type TrickleSnapshot, loadTrickleSnapshot, trickleWrites } from "../../db/trickle-writes";
+import { type PaidTrickle, type StoredTrickle, type TrickleSnapshot, loadTrickleSnapshot, trickleWrites } from "../../db/trickle-writes";
 import { ApiError, type Issue } from "../../http/errors";
-import { sha256Hex } from "../../http/tokens";
+import { fingerprint64 } from "../../http/fingerprint";
 import type { TrickleMessage, TrickleOutcome, TrickleRequest, TrickleResponse } from "./trickles.schemas";
 
 const ATTEMPTS = 3;
 
 /** Identifies a message's content; `now` is not part of it, so a retried batch replays. */
 function fingerprint(m: TrickleMessage): Promise<string> {
-  return sha256Hex(JSON.stringify([m.app, m.host_id, m.result_id ?? null, m.runtime]));
+  return fingerprint64([m.app, m.host_id, m.result_id ?? null, m.runtime]);
 }
 
-function outcome(m: TrickleMessage, paid: Omit<TrickleRow, "projectId" | "grantedAt"> | PaidTrickle, replayed: boolean): TrickleOutcome {
+type Payment = Pick<PaidTrickle, "credit" | "runtime" | "runtimeCut" | "flops" | "flopsSource">;
+
+function outcome(m: TrickleMessage, paid: Payment, replayed: boolean): TrickleOutcome {
   return {
     id: m.id,
     granted_credit: paid.credit,
@@ -35,6 +37,12 @@ function outcome(m: TrickleMessage, paid: Omit<TrickleRow, "projectId" | "grante
       flops_source: paid.flopsSource,
     },
   };
+}
+
+/** A stored message's answer: the reported runtime (the fingerprint matched, so it is the one paid) unless it was cut. */
+function replay(m: TrickleMessage, stored: StoredTrickle): TrickleOutcome {
+  const { credit, cutRuntime, flops, flopsSource } = stored;
+  return outcome(m, { credit, runtime: cutRuntime ?? m.runtime, runtimeCut: cutRuntime !== null, flops, flopsSource }, true);
 }
 
 function fail(status: 404 | 409 | 410 | 422, code: string, issues: Issue[], message = issues[0]!.message): never {
@@ -54,7 +62,7 @@ function payBatch(body: TrickleRequest, prints: readonly string[], snap: Trickle
     const path = `messages[${i}]`;
     const stored = snap.stored.get(m.id);
     if (stored) {
-      if (stored.fingerprint === prints[i]) return outcome(m, stored, true);
+      if (stored.fingerprint === prints[i]) return replay(m, stored);
       conflicts.push({ path: `${path}.id`, message: `trickle ${m.id} was already paid with other content` });
       return null;
     }
@@ -81,7 +89,7 @@ function payBatch(body: TrickleRequest, prints: readonly string[], snap: Trickle
       return null;
     }
     const who = { hostId: m.host_id, userId: host.userId, teamId: host.teamId, appId: app.id, resultId: m.result_id ?? null };
-    const row: PaidTrickle = { id: m.id, appId: app.id, hostId: m.host_id, resultId: who.resultId, fingerprint: prints[i]!, ...credit };
+    const row: PaidTrickle = { id: m.id, appId: app.id, hostId: m.host_id, fingerprint: prints[i]!, ...credit };
     paid.push(row);
     grants.push(trickleGrant(who, now, credit.credit));
     attributions.push({ hostId: who.hostId, userId: who.userId, teamId: who.teamId });
