@@ -37,12 +37,19 @@ export const IdSchema = z.number().int().positive().max(Number.MAX_SAFE_INTEGER)
 /** A user or team id where 0 means "none", as in BOINC. */
 export const OptionalIdSchema = z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER);
 
-export const IdParam = z
-  .string()
-  .regex(/^[1-9][0-9]{0,15}$/, "a positive integer id")
-  .transform(Number)
-  .refine((id) => id <= Number.MAX_SAFE_INTEGER, "at most 9007199254740991")
-  .openapi({ param: { name: "id", in: "path" }, example: "42" });
+/**
+ * A positive id given as text (a path or query parameter), refused beyond
+ * Number.MAX_SAFE_INTEGER: a larger one would round to another id (SECURITY.md).
+ */
+export function idText(what = "a positive integer id") {
+  return z
+    .string()
+    .regex(/^[1-9][0-9]{0,15}$/, what)
+    .transform(Number)
+    .refine((id) => id <= Number.MAX_SAFE_INTEGER, `at most ${Number.MAX_SAFE_INTEGER}`);
+}
+
+export const IdParam = idText().openapi({ param: { name: "id", in: "path" }, example: "42" });
 
 /** Unix seconds. */
 export const TimeSchema = z.number().nonnegative().max(LIMITS.maxTimestamp);
