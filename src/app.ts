@@ -10,7 +10,7 @@ import type { AppEnv } from "./env";
 import { auditWrites } from "./http/audit";
 import { declareCommonErrors } from "./http/common-errors";
 import { isDatabaseFailure } from "./http/db-failure";
-import { ApiError, type ErrorBody, issuesOf } from "./http/errors";
+import { ApiError, type ErrorBody, boundedError, issuesOf } from "./http/errors";
 import { requestId } from "./http/request-id";
 import { mountAudit } from "./routes/audit/audit.index";
 import { mountTokens } from "./routes/tokens/tokens.index";
@@ -50,11 +50,11 @@ export function createApp(): OpenAPIHono<AppEnv> {
       // RPC projects) is a size limit, not a shape error.
       const tooMany = result.error.issues.find((i) => i.code === "too_big" && i.origin === "array");
       if (tooMany) {
-        return c.json<ErrorBody>({ error: { code: "too_large", message: tooMany.message, issues } }, 413);
+        return c.json<ErrorBody>(boundedError({ error: { code: "too_large", message: tooMany.message, issues } }), 413);
       }
       const where = result.target === "json" ? "body" : result.target;
       return c.json<ErrorBody>(
-        { error: { code: "validation_failed", message: `the request ${where} is invalid; nothing was written`, issues } },
+        boundedError({ error: { code: "validation_failed", message: `the request ${where} is invalid; nothing was written`, issues } }),
         400,
       );
     },
@@ -120,7 +120,7 @@ export function createApp(): OpenAPIHono<AppEnv> {
   });
   app.get("/health", (c) => c.json({ ok: true }));
 
-  app.notFound((c) => c.json<ErrorBody>({ error: { code: "not_found", message: `no route ${c.req.method} ${c.req.path}` } }, 404));
+  app.notFound((c) => c.json<ErrorBody>(boundedError({ error: { code: "not_found", message: `no route ${c.req.method} ${c.req.path}` } }), 404));
   app.onError((err, c) => {
     if (err instanceof ApiError) return c.json(err.body(), err.status, err.headers);
     if (err instanceof HTTPException && err.status === 415) {
@@ -128,7 +128,7 @@ export function createApp(): OpenAPIHono<AppEnv> {
       return c.json<ErrorBody>({ error: { code: "unsupported_media_type", message } }, 415);
     }
     if (err instanceof HTTPException && err.status < 500) {
-      return c.json<ErrorBody>({ error: { code: "bad_request", message: err.message || "bad request" } }, err.status);
+      return c.json<ErrorBody>(boundedError({ error: { code: "bad_request", message: err.message || "bad request" } }), err.status);
     }
     if (isDatabaseFailure(err)) {
       console.error(`request ${c.var.requestId}: database unavailable:`, err instanceof Error ? err.message : err);
