@@ -1,7 +1,9 @@
 /**
  * What the cron triggers run. Each job names its cron expression; wrangler.jsonc lists the
- * same expressions (a test keeps the two in step). A trigger whose cron matches no job (a
- * manual `curl localhost:8787/cdn-cgi/handler/scheduled`) runs every job once, in order.
+ * same expressions (a test keeps the two in step). A manual trigger without an expression
+ * (`curl localhost:8787/cdn-cgi/handler/scheduled`) runs every job once, in order; a trigger
+ * whose expression names no job (one added in the dashboard) runs nothing and logs why, so a
+ * stray every-minute trigger cannot run retention and the exports every minute.
  */
 import type { Db } from "../db/client";
 import { DEFAULT_BINDING, allDatabases, databaseBindings, projectDatabase } from "../db/project-db";
@@ -89,9 +91,16 @@ async function inEachDatabase(env: Env, job: (db: Db) => Promise<string>): Promi
   return lines.join("; ");
 }
 
+/** The cron of a manual trigger: wrangler dev's /cdn-cgi/handler/scheduled without `?cron=`. */
+export const MANUAL_TRIGGER_CRON = "";
+
 export function jobsFor(cron: string): readonly Job[] {
+  if (cron === MANUAL_TRIGGER_CRON) return JOBS;
   const matching = JOBS.filter((j) => j.cron === cron);
-  return matching.length > 0 ? matching : JOBS;
+  if (matching.length === 0) {
+    console.warn(`cron "${cron}" names no job (wrangler.jsonc triggers: ${[...new Set(JOBS.map((j) => j.cron))].join(", ")}); nothing run`);
+  }
+  return matching;
 }
 
 /** Runs the jobs one after another; one job failing does not stop the others. */
