@@ -100,7 +100,7 @@ describe("error answers are bounded", () => {
   it("a thousand bad fields → at most a few KB of issues, saying how many were left out", async () => {
     const p = await setupProject("big");
     const res = await p.api.raw("POST", "/errors", {
-      results: Array.from({ length: 1000 }, (_, i) => ({ id: i + 1, host_id: -1, app_version_id: 1, outcome: "client_error" })),
+      results: Array.from({ length: 1000 }, (_, i) => ({ id: i + 1, host_id: -1, app_version_id: 1, outcome: "error" })),
     });
     const error = expectError(res, 400, "validation_failed");
     expectBounded(error, res.body);

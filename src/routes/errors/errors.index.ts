@@ -13,7 +13,8 @@ import { havKey, isAnonymousPlatform } from "../../credit/host-app-version-key";
 import { type OutcomeRow, ensureHostAppVersions, hostAppVersionChangeWrites, outcomeInserts } from "../../db/pass-writes";
 import type { HostAppVersionKey } from "../../credit/host-app-version-key";
 import type { HostAppVersionChange } from "../../credit/pass";
-import { runBatch, isPrimaryKeyConflict } from "../../db/batch";
+import { runBatch } from "../../db/batch";
+import { retryOnConflict } from "../../http/conflict-retry";
 import { appVersions, apps, hostAppVersions, results } from "../../db/schema";
 import { jsonList } from "../../db/sql-helpers";
 import type { Db } from "../../db/client";
@@ -82,9 +83,6 @@ const route = createRoute({
   },
 });
 
-/** Two tries: the second sees what a concurrent request inserted first. */
-const ATTEMPTS = 2;
-
 export function mountErrors(app: OpenAPIHono<AppEnv>): void {
   app.use("/v1/projects/:slug/errors", requireProjectToken);
   app.openapi(route, async (c) => {
@@ -92,15 +90,8 @@ export function mountErrors(app: OpenAPIHono<AppEnv>): void {
     const now = resolveNow(body.now);
     // An identical request racing this one may insert the same results first; read again and
     // answer them as replays (409 only if their content differs), as a sequential retry would.
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return c.json({ results: await recordErrors(c.var.db, c.var.project.id, body, now) }, 200);
-      } catch (e) {
-        if (!isPrimaryKeyConflict(e)) throw e;
-        if (attempt < ATTEMPTS) continue;
-        throw new ApiError(409, "conflict", "a concurrent request recorded some of these results first; nothing was written");
-      }
-    }
+    const recorded = await retryOnConflict(() => recordErrors(c.var.db, c.var.project.id, body, now), "outcomes of these results");
+    return c.json({ results: recorded }, 200);
   });
 }
 
