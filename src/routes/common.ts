@@ -78,3 +78,14 @@ export function resolveNow(given: number | undefined): number {
   }
   return given;
 }
+
+/**
+ * Time never runs backwards (SECURITY.md, docs/credit.md): credit is granted at the request's
+ * `now` or, if that is earlier, at the project's clock (the time of its latest grant), so a
+ * `now` in the past can neither move a RAC clock back nor add history before what the project
+ * already has. A project's own passes in order (a backfill) have each `now` at or after the
+ * clock, so they are granted at their `now` unchanged.
+ */
+export function grantTime(now: number, projectClock: number): number {
+  return Math.max(now, projectClock);
+}
