@@ -22,6 +22,9 @@ export default defineConfig({
           FUZZ_SCALE: process.env.FUZZ_SCALE ?? "1",
           FUZZ_SEED: process.env.FUZZ_SEED ?? "",
         },
+        // A bound database never migrated (test/hardening/unusable-database.test.ts): jobs and
+        // cross-database reads must skip it, and /health must name it.
+        d1Databases: { DB_UNMIGRATED: "cobblestone-unmigrated" },
         // Test files share the limiters: the suite's own requests must never be limited (the
         // admin token is one key across files, project ids repeat across files).
         // test/security/rate-limit.test.ts swaps in the tight ones to see the real binding answer 429.

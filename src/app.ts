@@ -38,6 +38,7 @@ import { mountProjectRateLimit } from "./routes/projects/projects.rate-limit";
 import { mountRescale } from "./routes/rescale/rescale.index";
 import { mountStats } from "./routes/stats/stats.index";
 import { mountPages } from "./web/pages.index";
+import { mountHealth } from "./routes/health/health.index";
 
 export const MAX_BODY_BYTES = 5 * 1024 * 1024;
 
@@ -104,6 +105,7 @@ export function createApp(): OpenAPIHono<AppEnv> {
   mountCpid(app);
   mountStats(app);
   mountPages(app);
+  mountHealth(app);
 
   declareCommonErrors(app);
   app.openAPIRegistry.registerComponent("securitySchemes", "projectToken", { type: "http", scheme: "bearer" });
@@ -118,7 +120,6 @@ export function createApp(): OpenAPIHono<AppEnv> {
       description: "BOINC's credit and accounting system (CreditNew) as a service.",
     },
   });
-  app.get("/health", (c) => c.json({ ok: true }));
 
   app.notFound((c) => c.json<ErrorBody>(boundedError({ error: { code: "not_found", message: `no route ${c.req.method} ${c.req.path}` } }), 404));
   app.onError((err, c) => {

@@ -11,6 +11,8 @@ declare global {
       TEST_MIGRATIONS: D1Migration[];
       /** The second D1 binding (wrangler.jsonc): a large project's own database. */
       DB_LARGE: D1Database;
+      /** A bound database that was never migrated (vitest.config.ts). */
+      DB_UNMIGRATED: D1Database;
       /** A limit of 3 a minute: the rate-limit test swaps it in for RATE_LIMITER. */
       RATE_LIMITER_TIGHT: RateLimit;
       RATE_LIMITER_TIGHT_ISSUE: RateLimit;
