@@ -64,6 +64,11 @@ export const NowSchema = z
   .optional()
   .openapi({ description: "When this happened (Unix seconds); default the server's clock. Not in the future." });
 
+/** The `now` of an answer: the time credit was granted at (grantTime below). */
+export const GrantedAtSchema = z.number().openapi({
+  description: "When the credit was granted: the request's now, or the project's clock (its latest grant) if that is later; time never runs backwards",
+});
+
 // Lives in ../clock (lower layers read it too); re-exported for the routes.
 export { serverNow };
 
