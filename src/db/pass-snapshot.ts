@@ -58,8 +58,6 @@ export interface PassKeys {
 export interface LoadedSnapshot extends PassSnapshot {
   /** The app each already credited workunit was credited under. */
   readonly workunitApps: ReadonlyMap<number, number>;
-  /** When each already credited workunit was credited. */
-  readonly workunitCreditedAt: ReadonlyMap<number, number>;
   /** The project's retention horizon and window (a result sent before the horizon may have been purged). */
   readonly retention: { readonly purgedBefore: number; readonly days: number };
   /** The project's clock: the time of its latest grant (expavg_time once its RAC counts credit; else 0). */
@@ -82,7 +80,7 @@ export async function loadPassSnapshot(db: Db, projectId: number, keys: PassKeys
         ),
       ),
     db
-      .select({ id: workunits.id, credit: workunits.credit, appId: workunits.appId, creditedAt: workunits.creditedAt })
+      .select({ id: workunits.id, credit: workunits.credit, appId: workunits.appId })
       .from(workunits)
       .where(and(eq(workunits.projectId, projectId), sql`${workunits.id} IN ${jsonList(keys.workunitIds)}`)),
     db
@@ -101,7 +99,6 @@ export async function loadPassSnapshot(db: Db, projectId: number, keys: PassKeys
     fairHostAppVersions: new Map(havRows.map((r) => [havKey(r), fairHostState(r)])),
     creditedWorkunits: new Map(wuRows.map((r) => [r.id, r.credit])),
     workunitApps: new Map(wuRows.map((r) => [r.id, r.appId])),
-    workunitCreditedAt: new Map(wuRows.map((r) => [r.id, r.creditedAt])),
     retention: { purgedBefore: projectRows[0]?.purgedBefore ?? 0, days: projectRows[0]?.days ?? 0 },
     clock: projectRows[0]?.clock ?? 0,
     finalResults: new Map(

@@ -111,27 +111,6 @@ function checkRetention(body: PassRequest, snapshot: LoadedSnapshot): void {
   }
 }
 
-/**
- * BOINC sends no new result for a workunit once it has a canonical result, so a result sent
- * after its workunit was credited (beyond clock skew) is inconsistent input: refused (422),
- * never given the workunit's credit. (A late result was sent before; it gets the credit.)
- */
-function checkSentBeforeCredit(body: PassRequest, snapshot: LoadedSnapshot): void {
-  const issues: Issue[] = [];
-  body.workunits.forEach((w, i) => {
-    const creditedAt = snapshot.workunitCreditedAt.get(w.id);
-    if (creditedAt === undefined) return;
-    w.results.forEach((r, j) => {
-      if (Math.trunc(r.sent_time) > creditedAt + MAX_CLOCK_SKEW_SECONDS) {
-        issues.push({ path: `workunits[${i}].results[${j}].sent_time`, message: `sent after workunit ${w.id} was credited (${creditedAt})` });
-      }
-    });
-  });
-  if (issues.length > 0) {
-    throw new ApiError(422, "sent_after_credit", `${issues[0]!.message}: BOINC sends no result for a workunit that has its credit; nothing was written`, issues);
-  }
-}
-
 /** Every app and app version the pass names must be registered, and belong together. */
 function checkReferences(body: PassRequest, snapshot: LoadedSnapshot): void {
   const missing: Issue[] = [];
@@ -212,7 +191,6 @@ export async function ingestPass(db: Db, projectId: number, now: number, body: P
     const snapshot = await loadPassSnapshot(db, projectId, keys);
     checkReferences(body, snapshot);
     checkRetention(body, snapshot);
-    checkSentBeforeCredit(body, snapshot);
     const outcome = runPass(snapshot, input);
     if (outcome.conflicts.length > 0) {
       throw new ApiError(409, "conflict", "results already decided with other content; nothing was written", outcome.conflicts);
