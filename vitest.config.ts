@@ -22,11 +22,11 @@ export default defineConfig({
           FUZZ_SCALE: process.env.FUZZ_SCALE ?? "1",
           FUZZ_SEED: process.env.FUZZ_SEED ?? "",
         },
-        // The two databases of wrangler.jsonc, and two more that only tests bind: history
-        // databases of their own for a project (test/db/history-databases.test.ts).
+        // A bound database never migrated (test/hardening/unusable-database.test.ts): jobs and
+        // cross-database reads must skip it, and /health must name it. Two history databases of
+        // a project's own (test/db/history-databases.test.ts). Both are bound for tests only.
         d1Databases: {
-          DB: "00000000-0000-0000-0000-000000000000",
-          DB_LARGE: "00000000-0000-0000-0000-000000000001",
+          DB_UNMIGRATED: "cobblestone-unmigrated",
           DB_HISTORY_1: "00000000-0000-0000-0000-000000000011",
           DB_HISTORY_2: "00000000-0000-0000-0000-000000000012",
         },

@@ -100,7 +100,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Conflicts with what is stored */
+                /** @description Conflicts with what is stored; `concurrent_write`: another request was writing the same rows and this one lost the race after its retries (nothing written; retry after Retry-After) */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -1131,7 +1131,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Conflicts with what is stored */
+                /** @description Conflicts with what is stored; `concurrent_write`: another request was writing the same rows and this one lost the race after its retries (nothing written; retry after Retry-After) */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -2547,7 +2547,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Conflicts with what is stored */
+                /** @description Conflicts with what is stored; `concurrent_write`: another request was writing the same rows and this one lost the race after its retries (nothing written; retry after Retry-After) */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -2556,7 +2556,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Past the project's retention window (`outside_retention_window`): records of results sent (or trickle messages paid) that long ago may be purged */
+                /** @description Past the project's retention window (`outside_retention_window`): records of results sent, trickle messages paid or error outcomes decided that long ago may be purged */
                 410: {
                     headers: {
                         [name: string]: unknown;
@@ -2700,7 +2700,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Conflicts with what is stored */
+                /** @description Conflicts with what is stored; `concurrent_write`: another request was writing the same rows and this one lost the race after its retries (nothing written; retry after Retry-After) */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -2709,7 +2709,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Past the project's retention window (`outside_retention_window`): records of results sent (or trickle messages paid) that long ago may be purged */
+                /** @description Past the project's retention window (`outside_retention_window`): records of results sent, trickle messages paid or error outcomes decided that long ago may be purged */
                 410: {
                     headers: {
                         [name: string]: unknown;
@@ -2850,8 +2850,17 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Conflicts with what is stored */
+                /** @description Conflicts with what is stored; `concurrent_write`: another request was writing the same rows and this one lost the race after its retries (nothing written; retry after Retry-After) */
                 409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Past the project's retention window (`outside_retention_window`): records of results sent, trickle messages paid or error outcomes decided that long ago may be purged */
+                410: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -3203,7 +3212,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Conflicts with what is stored */
+                /** @description Conflicts with what is stored; `concurrent_write`: another request was writing the same rows and this one lost the race after its retries (nothing written; retry after Retry-After) */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -3322,7 +3331,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Conflicts with what is stored */
+                /** @description Conflicts with what is stored; `concurrent_write`: another request was writing the same rows and this one lost the race after its retries (nothing written; retry after Retry-After) */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -3715,7 +3724,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Conflicts with what is stored */
+                /** @description Conflicts with what is stored; `concurrent_write`: another request was writing the same rows and this one lost the race after its retries (nothing written; retry after Retry-After) */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -4134,7 +4143,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Conflicts with what is stored */
+                /** @description Conflicts with what is stored; `concurrent_write`: another request was writing the same rows and this one lost the race after its retries (nothing written; retry after Retry-After) */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -5143,6 +5152,60 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/health": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Whether every bound database answers and holds the schema, and KV answers */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Everything answered */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Health"];
+                    };
+                };
+                /** @description Internal error; nothing was written */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A database or KV failed; `checks` says which and why */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Health"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -5522,6 +5585,7 @@ export interface components {
             fair_error_rate: number;
         };
         PassResponse: {
+            /** @description When the credit was granted: the request's now, or the project's clock (its latest grant) if that is later; time never runs backwards */
             now: number;
             workunits: {
                 id: number;
@@ -5612,6 +5676,7 @@ export interface components {
             claimed_credit?: number;
         };
         TrickleResponse: {
+            /** @description When the credit was granted: the request's now, or the project's clock (its latest grant) if that is later; time never runs backwards */
             now: number;
             messages: components["schemas"]["TrickleOutcome"][];
         };
@@ -5974,6 +6039,19 @@ export interface components {
                 expavg_time: number;
                 /** @description expavg_credit decayed to as_of */
                 recent_average_credit: number;
+            }[];
+        };
+        Health: {
+            ok: boolean;
+            checks: {
+                /**
+                 * @description A D1 binding (DB, DB_<NAME>) or KV
+                 * @example DB
+                 */
+                name: string;
+                ok: boolean;
+                /** @description Why it failed: no answer, or the tables it lacks (apply the migrations) */
+                error?: string;
             }[];
         };
     };

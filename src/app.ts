@@ -10,7 +10,7 @@ import type { AppEnv } from "./env";
 import { auditWrites } from "./http/audit";
 import { declareCommonErrors } from "./http/common-errors";
 import { isDatabaseFailure } from "./http/db-failure";
-import { ApiError, type ErrorBody, issuesOf } from "./http/errors";
+import { ApiError, type ErrorBody, boundedError, issuesOf } from "./http/errors";
 import { requestId } from "./http/request-id";
 import { mountAudit } from "./routes/audit/audit.index";
 import { mountTokens } from "./routes/tokens/tokens.index";
@@ -39,6 +39,7 @@ import { mountProjectHistoryDatabases } from "./routes/projects/projects.history
 import { mountRescale } from "./routes/rescale/rescale.index";
 import { mountStats } from "./routes/stats/stats.index";
 import { mountPages } from "./web/pages.index";
+import { mountHealth } from "./routes/health/health.index";
 
 export const MAX_BODY_BYTES = 5 * 1024 * 1024;
 
@@ -51,11 +52,11 @@ export function createApp(): OpenAPIHono<AppEnv> {
       // RPC projects) is a size limit, not a shape error.
       const tooMany = result.error.issues.find((i) => i.code === "too_big" && i.origin === "array");
       if (tooMany) {
-        return c.json<ErrorBody>({ error: { code: "too_large", message: tooMany.message, issues } }, 413);
+        return c.json<ErrorBody>(boundedError({ error: { code: "too_large", message: tooMany.message, issues } }), 413);
       }
       const where = result.target === "json" ? "body" : result.target;
       return c.json<ErrorBody>(
-        { error: { code: "validation_failed", message: `the request ${where} is invalid; nothing was written`, issues } },
+        boundedError({ error: { code: "validation_failed", message: `the request ${where} is invalid; nothing was written`, issues } }),
         400,
       );
     },
@@ -106,6 +107,7 @@ export function createApp(): OpenAPIHono<AppEnv> {
   mountCpid(app);
   mountStats(app);
   mountPages(app);
+  mountHealth(app);
 
   declareCommonErrors(app);
   app.openAPIRegistry.registerComponent("securitySchemes", "projectToken", { type: "http", scheme: "bearer" });
@@ -120,9 +122,8 @@ export function createApp(): OpenAPIHono<AppEnv> {
       description: "BOINC's credit and accounting system (CreditNew) as a service.",
     },
   });
-  app.get("/health", (c) => c.json({ ok: true }));
 
-  app.notFound((c) => c.json<ErrorBody>({ error: { code: "not_found", message: `no route ${c.req.method} ${c.req.path}` } }, 404));
+  app.notFound((c) => c.json<ErrorBody>(boundedError({ error: { code: "not_found", message: `no route ${c.req.method} ${c.req.path}` } }), 404));
   app.onError((err, c) => {
     if (err instanceof ApiError) return c.json(err.body(), err.status, err.headers);
     if (err instanceof HTTPException && err.status === 415) {
@@ -130,7 +131,7 @@ export function createApp(): OpenAPIHono<AppEnv> {
       return c.json<ErrorBody>({ error: { code: "unsupported_media_type", message } }, 415);
     }
     if (err instanceof HTTPException && err.status < 500) {
-      return c.json<ErrorBody>({ error: { code: "bad_request", message: err.message || "bad request" } }, err.status);
+      return c.json<ErrorBody>(boundedError({ error: { code: "bad_request", message: err.message || "bad request" } }), err.status);
     }
     if (isDatabaseFailure(err)) {
       console.error(`request ${c.var.requestId}: database unavailable:`, err instanceof Error ? err.message : err);

@@ -14,6 +14,8 @@ declare global {
       /** Test-only bindings (vitest.config.ts): history databases of their own for a project. */
       DB_HISTORY_1: D1Database;
       DB_HISTORY_2: D1Database;
+      /** A bound database that was never migrated (vitest.config.ts). */
+      DB_UNMIGRATED: D1Database;
       /** A limit of 3 a minute: the rate-limit test swaps it in for RATE_LIMITER. */
       RATE_LIMITER_TIGHT: RateLimit;
       RATE_LIMITER_TIGHT_ISSUE: RateLimit;

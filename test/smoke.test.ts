@@ -3,10 +3,11 @@ import { describe, expect, it } from "vitest";
 import small11 from "./fixtures/traces/small-11.jsonl?raw";
 
 describe("worker", () => {
-  it("GET /health answers {ok:true}", async () => {
+  it("GET /health checks each bound database (DB_UNMIGRATED is never migrated here) and KV", async () => {
     const res = await exports.default.fetch("http://cobblestone.test/health");
-    expect(res.status).toBe(200);
-    expect(await res.json()).toEqual({ ok: true });
+    const body = (await res.json()) as { ok: boolean; checks: { name: string; ok: boolean }[] };
+    expect(res.status).toBe(503);
+    expect(body.checks.filter((c) => !c.ok).map((c) => c.name)).toEqual(["DB_UNMIGRATED"]);
   });
 
   it("has the test admin token bound", () => {

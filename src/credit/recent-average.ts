@@ -22,7 +22,12 @@ export const TAYLOR_RATE = (Math.LN2 * SECONDS_PER_DAY) / CREDIT_HALF_LIFE;
  * BOINC's update_average (lib/util.cpp): add `work` credit, started at `workStart`, at `now`.
  * Case A (expavgTime set): decay, then spread the work over the gap (or the Taylor limit for
  * gaps under ~0.87 s). Case B (never set, work ≠ 0): work divided by the days since the start.
- * Case C (never set, no work): unchanged. The time always becomes `now`.
+ * Case C (never set, no work): unchanged. The time becomes `now`; once the average counts
+ * credit (≠ 0) it never moves back: BOINC's server clock never runs backwards, a client's
+ * `now` might, and a clock moved back would decay the next grant over a gap that never
+ * happened (SECURITY.md). A `now` before the time adds the work with a zero gap (the Taylor
+ * rate), as BOINC's clamp does. A clock set only by a creation time (average 0) still follows
+ * an earlier `now`, so a backfill's first grant starts it where history started.
  * BOINC's Case B divides by zero when the work started at `now`; we take the Taylor limit
  * there instead (CREDIT_SEMANTICS Part A §10: no infinite numbers).
  */
@@ -38,7 +43,7 @@ export function updateRecentAverage(
     let avg = ra.expavgCredit * weight;
     if (1 - weight > RAC_TAYLOR_THRESHOLD) avg += (1 - weight) * (work / (diff / SECONDS_PER_DAY));
     else avg += work * TAYLOR_RATE;
-    return { expavgCredit: avg, expavgTime: now };
+    return { expavgCredit: avg, expavgTime: ra.expavgCredit === 0 ? now : Math.max(now, ra.expavgTime) };
   }
   if (work !== 0) {
     const days = (now - workStart) / SECONDS_PER_DAY;

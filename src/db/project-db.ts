@@ -9,7 +9,7 @@
  * copy of a moved project names its binding, the copy in its own database does not. So a
  * job run on one database handles exactly the projects that live in it (`livesHere`).
  */
-import { isNull } from "drizzle-orm";
+import { isNotNull, isNull, or } from "drizzle-orm";
 import { type Db, database } from "./client";
 import { projects } from "./schema";
 
@@ -57,4 +57,56 @@ export type OpenDatabase = (binding: string) => Db;
 
 export function opener(env: object): OpenDatabase {
   return (binding) => projectDatabase(env, binding);
+}
+/** A database with the binding it is reached by (for logs). */
+export interface NamedDb {
+  readonly binding: string;
+  readonly db: Db;
+}
+
+/**
+ * The databases that hold projects: the default one (the registry) and every bound one a
+ * project's registry row names, as its ledger or its history databases. A binding no project uses is never visited, so one bound but
+ * not yet migrated (or left over) cannot fail a job or a read.
+ */
+export async function projectDatabases(env: object): Promise<NamedDb[]> {
+  const registry = projectDatabase(env, DEFAULT_BINDING);
+  const named = await registry
+    .selectDistinct({ database: projects.database, history: projects.historyDatabases })
+    .from(projects)
+    .where(or(isNotNull(projects.database), isNotNull(projects.historyDatabases)));
+  const bound = new Set(databaseBindings(env));
+  // History databases too (src/db/history-databases.ts): their roll-up runs there.
+  const names = named.flatMap((r) => [
+    ...(r.database ? [r.database] : []),
+    ...(r.history ? (JSON.parse(r.history) as { binding: string }[]).map((h) => h.binding) : []),
+  ]);
+  const others = [...new Set(names)].filter((b) => b !== DEFAULT_BINDING && bound.has(b)).sort();
+  return [{ binding: DEFAULT_BINDING, db: registry }, ...others.map((binding) => ({ binding, db: projectDatabase(env, binding) }))];
+}
+
+/**
+ * Runs `visit` on each database that holds projects. One that fails (unreachable, never
+ * migrated) is logged with its binding and skipped; the others are served. Returns what the
+ * visits that succeeded returned, and the bindings that failed.
+ */
+export async function inEachProjectDatabase<T>(
+  env: object,
+  what: string,
+  visit: (db: Db, binding: string) => Promise<T>,
+): Promise<{ values: T[]; failed: string[] }> {
+  const settled = await Promise.all(
+    (await projectDatabases(env)).map(async ({ binding, db }) => {
+      try {
+        return { binding, ok: true as const, value: await visit(db, binding) };
+      } catch (e) {
+        console.error(`${what}: database ${binding} failed, skipped:`, e instanceof Error ? e.message : e);
+        return { binding, ok: false as const };
+      }
+    }),
+  );
+  return {
+    values: settled.flatMap((s) => (s.ok ? [s.value] : [])),
+    failed: settled.filter((s) => !s.ok).map((s) => s.binding),
+  };
 }

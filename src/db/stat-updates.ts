@@ -116,11 +116,19 @@ export const recentAverageRun = {
       ELSE ${g.credit} * ${lit(TAYLOR_RATE)} END`;
     return {
       avg: sql`(CASE WHEN ${c.time} <> 0 THEN ${caseA} ELSE ${caseB} END) + ${g.rest} * ${lit(TAYLOR_RATE)}`,
-      time: g.now,
+      time: sql`CASE WHEN ${c.avg} = 0 THEN ${g.now} ELSE max(${g.now}, ${c.time}) END`,
     };
   },
 };
 
+
+/**
+ * A row's RAC clock once it counts credit (0 before: a clock set only by a creation time may
+ * still start earlier, as a backfill's first grant does). updateRecentAverage never moves it back.
+ */
+export function startedClock(c: { avg: SQL; time: SQL }): SQL<number> {
+  return sql<number>`CASE WHEN ${c.avg} = 0 THEN 0 ELSE ${c.time} END`;
+}
 
 /** The stored pair decayed to `at`: what a leaderboard ranks by (decayedRecentAverage). */
 export const decayedRecentAverageTwin = {

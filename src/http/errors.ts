@@ -30,8 +30,39 @@ export class ApiError extends Error {
   }
 
   body(): ErrorBody {
-    return { error: { code: this.code, message: this.message, ...(this.issues ? { issues: this.issues } : {}) } };
+    return boundedError({ error: { code: this.code, message: this.message, ...(this.issues ? { issues: this.issues } : {}) } });
   }
+}
+
+/**
+ * What an error answer repeats of its input is bounded (SECURITY.md): each message and path
+ * at most ERROR_VALUE_CHARS characters, the issues at most ERROR_ISSUES_CHARS characters in
+ * all, the ones left out counted in a last issue. A client fixing its input needs the first
+ * few, not an echo of a 5 MB body.
+ */
+export const ERROR_VALUE_CHARS = 300;
+export const ERROR_ISSUES_CHARS = 6000;
+
+function clip(text: string): string {
+  if (text.length <= ERROR_VALUE_CHARS) return text;
+  const cut = ERROR_VALUE_CHARS - 40;
+  return `${text.slice(0, cut)}… (${text.length - cut} more characters)`;
+}
+
+export function boundedError(body: ErrorBody): ErrorBody {
+  const { code, message, issues } = body.error;
+  if (issues === undefined) return { error: { code: clip(code), message: clip(message) } };
+  const kept: Issue[] = [];
+  let chars = 0;
+  for (const issue of issues) {
+    const one = { path: clip(issue.path), message: clip(issue.message) };
+    chars += one.path.length + one.message.length + 32;
+    if (chars > ERROR_ISSUES_CHARS) break;
+    kept.push(one);
+  }
+  const left = issues.length - kept.length;
+  if (left > 0) kept.push({ path: "(body)", message: `${left} more issues not listed` });
+  return { error: { code: clip(code), message: clip(message), issues: kept } };
 }
 
 /** `workunits[3].results[1].elapsed_time`, from zod's path array. */
@@ -55,8 +86,8 @@ export function errorResponses(...statuses: ErrorStatus[]) {
     401: "No token, or an unknown one",
     403: "A token of another project",
     404: "Unknown project, app, app version or entity",
-    409: "Conflicts with what is stored",
-    410: "Past the project's retention window (`outside_retention_window`): records of results sent (or trickle messages paid) that long ago may be purged",
+    409: "Conflicts with what is stored; `concurrent_write`: another request was writing the same rows and this one lost the race after its retries (nothing written; retry after Retry-After)",
+    410: "Past the project's retention window (`outside_retention_window`): records of results sent, trickle messages paid or error outcomes decided that long ago may be purged",
     413: "Too large",
     415: "The body is not sent as application/json",
     422: "Well-formed but impossible",

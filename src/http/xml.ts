@@ -3,7 +3,7 @@
  * fast-xml-parser's, after the checks every XML body gets here: no DOCTYPE or entity
  * declarations (they are how XML bombs and external entities get in) and well-formedness.
  */
-import { XMLValidator } from "fast-xml-parser";
+import { type XMLParser, XMLValidator } from "fast-xml-parser";
 import { ApiError } from "./errors";
 
 export const XML_DECLARATION = '<?xml version="1.0" encoding="utf-8"?>';
@@ -35,7 +35,49 @@ export function xmlNumber(value: unknown): number {
   return typeof value === "string" && NUMBER.test(value.trim()) ? Number(value) : Number.NaN;
 }
 
-/** Refuses a body with a DOCTYPE or entity declarations, or one that is not well-formed XML (400, saying which). */
+/** Elements nested deeper than this are refused: a BOINC client's request is about 5 deep. */
+export const MAX_XML_DEPTH = 100;
+
+/** Options every XML parser here is built with (the parser's own nesting limit above ours). */
+export const PARSER_LIMITS = { maxNestedTags: MAX_XML_DEPTH + 1 } as const;
+
+/** The five entities XML defines and character references; without a DTD no other name is defined. */
+const UNDEFINED_ENTITY = /&(?!(?:amp|lt|gt|quot|apos|#[0-9]+|#x[0-9a-fA-F]+);)[^\s<&]{0,20}/;
+
+/** The text outside comments and CDATA sections, where `&` starts a reference. */
+const withoutLiterals = (xml: string) => xml.replace(/<!--[\s\S]*?-->|<!\[CDATA\[[\s\S]*?\]\]>/g, "");
+
+/** How deep the elements of well-formed XML nest (comments, CDATA, declarations and quoted attributes skipped). */
+export function xmlDepth(xml: string): number {
+  let depth = 0;
+  let max = 0;
+  for (let i = xml.indexOf("<"); i !== -1; i = xml.indexOf("<", i)) {
+    const skipTo = xml.startsWith("<!--", i) ? "-->" : xml.startsWith("<![CDATA[", i) ? "]]>" : xml[i + 1] === "?" || xml[i + 1] === "!" ? ">" : null;
+    if (skipTo !== null) {
+      const end = xml.indexOf(skipTo, i + 2);
+      if (end === -1) break;
+      i = end + skipTo.length;
+      continue;
+    }
+    let j = i + 1;
+    for (let quote = ""; j < xml.length; j++) {
+      const ch = xml[j]!;
+      if (quote !== "") quote = ch === quote ? "" : quote;
+      else if (ch === '"' || ch === "'") quote = ch;
+      else if (ch === ">") break;
+    }
+    if (xml[i + 1] === "/") depth--;
+    else if (xml[j - 1] !== "/") max = Math.max(max, ++depth);
+    i = j + 1;
+  }
+  return max;
+}
+
+/**
+ * Refuses (400, saying which) a body with a DOCTYPE or entity declarations, one that is not
+ * well-formed XML (an undefined entity reference included), or one nested deeper than
+ * MAX_XML_DEPTH.
+ */
 export function checkXml(xml: string): void {
   if (/<!DOCTYPE/i.test(xml)) {
     throw new ApiError(400, "xml_doctype", "XML with a DOCTYPE is refused (no DTDs, no entity declarations)", [
@@ -49,6 +91,30 @@ export function checkXml(xml: string): void {
   if (valid !== true) {
     const { msg, line, col } = valid.err;
     throw new ApiError(400, "bad_request", `malformed XML: ${msg}`, [{ path: `(body) line ${line}, column ${col}`, message: msg }]);
+  }
+  const undefinedEntity = UNDEFINED_ENTITY.exec(withoutLiterals(xml));
+  if (undefinedEntity) {
+    const ref = undefinedEntity[0];
+    throw new ApiError(400, "xml_entities", `malformed XML: the entity reference ${ref} is not defined`, [
+      { path: "(body)", message: `only &amp; &lt; &gt; &quot; &apos; and character references (&#…;) are defined; found ${ref}` },
+    ]);
+  }
+  const depth = xmlDepth(xml);
+  if (depth > MAX_XML_DEPTH) {
+    throw new ApiError(400, "xml_too_deep", `XML nested ${depth} elements deep is refused (at most ${MAX_XML_DEPTH})`, [
+      { path: "(body)", message: `at most ${MAX_XML_DEPTH} levels of elements` },
+    ]);
+  }
+}
+
+/** checkXml, then the parser's reading; anything the parser still refuses is a 400 too, never a 500. */
+export function parseCheckedXml(parser: XMLParser, xml: string): Record<string, unknown> {
+  checkXml(xml);
+  try {
+    return parser.parse(xml) as Record<string, unknown>;
+  } catch (e) {
+    const msg = e instanceof Error ? e.message : String(e);
+    throw new ApiError(400, "bad_request", `malformed XML: ${msg}`, [{ path: "(body)", message: msg }]);
   }
 }
 

@@ -10,7 +10,7 @@
 import { runBatch } from "../db/batch";
 import type { Db } from "../db/client";
 import { type SubjectRef, countQueued, markKey, readQueue, settleQueue } from "../db/kv-marks";
-import { DEFAULT_BINDING, type OpenDatabase, allDatabases, opener, projectDatabase } from "../db/project-db";
+import { DEFAULT_BINDING, type OpenDatabase, opener, projectDatabase } from "../db/project-db";
 import { projects } from "../db/schema";
 import { chunks } from "../db/sql-helpers";
 import type { Env } from "../env";
@@ -18,7 +18,7 @@ import { loadAppVersions, loadApps } from "../snapshots/catalog";
 import { loadHolderSnapshots } from "../snapshots/holders";
 import { HOLDER_KINDS, KIND_OF_SUBJECT, LEADERBOARD_ORDERS, kvKeys } from "../snapshots/keys";
 import { SNAPSHOT_LIMITS } from "../snapshots/limits";
-import { loadProjectList, loadProjectSnapshot } from "../snapshots/project";
+import { loadProjectListOf, loadProjectSnapshot } from "../snapshots/project";
 import { historyFromDay } from "../snapshots/public-project";
 import { storedText } from "../snapshots/store";
 import { loadTopPages } from "../snapshots/top-pages";
@@ -59,7 +59,7 @@ export async function refreshSnapshots(
   if (!(await claimFence(db, now))) return { written: 0, failed: 0, left: await countQueued(db), superseded: true };
   const queue = await readQueue(db, budget);
   const marks = inRefreshOrder(queue.byProject);
-  const jobs = await planWrites(db, marks, now, budget, () => loadProjectList(allDatabases(env)), opener(env));
+  const jobs = await planWrites(db, marks, now, budget, () => loadProjectListOf(env), opener(env));
   const { failed, unwritten } = await putAll(env.KV, jobs.flatMap((j) => j.writes), () => stillFenced(db, now));
   const settled = new Set(
     jobs.filter((j) => j.mark && j.writes.every((w) => !failed.has(w.key) && !unwritten.has(w.key))).map((j) => markKey(j.mark!.projectId, j.mark!)),
@@ -100,7 +100,7 @@ async function planWrites(
   marks: readonly Mark[],
   now: number,
   budget: number,
-  projectList: () => ReturnType<typeof loadProjectList>,
+  projectList: () => ReturnType<typeof loadProjectListOf>,
   open: OpenDatabase,
 ): Promise<Job[]> {
   const slugs = new Map(

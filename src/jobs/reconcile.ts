@@ -11,7 +11,7 @@ import { runBatch } from "../db/batch";
 import type { Db } from "../db/client";
 import { type AmSubject, accountManagers, amDaily, amHostLinks, projects } from "../db/schema";
 import { chunks, jsonList, withJsonRows, name, ref } from "../db/sql-helpers";
-import { DEFAULT_BINDING, projectDatabase } from "../db/project-db";
+import { DEFAULT_BINDING, inEachProjectDatabase, projectDatabase } from "../db/project-db";
 import { historyDatabases } from "../db/history-databases";
 import { hostCreditByDay } from "../db/history-reads";
 
@@ -118,10 +118,18 @@ export async function reconcileAllAccountManagers(env: object, day: number): Pro
       .from(projects)
       .where(isNotNull(projects.url)),
   ]);
+  // A database that does not answer (or was never migrated) is logged and its projects left
+  // out; the reconciliation is idempotent and catches the days up once it answers again.
+  const usable = new Set(
+    (await inEachProjectDatabase(env, "reconcile-account-managers", async (db, binding) => {
+      await db.select({ id: projects.id }).from(projects).limit(1);
+      return binding;
+    })).values,
+  );
   const linkedProjects = new Map<number, { urlKey: string; db: Db; history: Db[] }>();
   for (const p of projectRows) {
     const urlKey = projectUrlKey(p.url!);
-    if (urlKey !== null) linkedProjects.set(p.id, { urlKey, db: projectDatabase(env, p.database), history: historyDatabases(env, p.historyDatabases) });
+    if (urlKey !== null && usable.has(p.database ?? DEFAULT_BINDING)) linkedProjects.set(p.id, { urlKey, db: projectDatabase(env, p.database), history: historyDatabases(env, p.historyDatabases) });
   }
   let hosts = 0;
   // The days before yesterday again too: a day the cron missed is caught up (it is idempotent).

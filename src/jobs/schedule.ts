@@ -1,10 +1,12 @@
 /**
  * What the cron triggers run. Each job names its cron expression; wrangler.jsonc lists the
- * same expressions (a test keeps the two in step). A trigger whose cron matches no job (a
- * manual `curl localhost:8787/cdn-cgi/handler/scheduled`) runs every job once, in order.
+ * same expressions (a test keeps the two in step). A manual trigger without an expression
+ * (`curl localhost:8787/cdn-cgi/handler/scheduled`) runs every job once, in order; a trigger
+ * whose expression names no job (one added in the dashboard) runs nothing and logs why, so a
+ * stray every-minute trigger cannot run retention and the exports every minute.
  */
 import type { Db } from "../db/client";
-import { DEFAULT_BINDING, allDatabases, databaseBindings, projectDatabase } from "../db/project-db";
+import { DEFAULT_BINDING, inEachProjectDatabase, projectDatabase, projectDatabases } from "../db/project-db";
 import type { Env } from "../env";
 import { dayOf } from "../credit/history";
 import { refreshAllFpopsPercentiles } from "./fpops-percentiles";
@@ -28,7 +30,10 @@ export const JOBS: readonly Job[] = [
   {
     name: "rescale",
     cron: "*/10 * * * *",
-    run: async (env) => `rescaled ${await sum(env, (db) => rescaleAllProjects(db, projectDatabase(env, DEFAULT_BINDING)))} projects`,
+    run: async (env) => {
+      const { n, note } = await sum(env, (db) => rescaleAllProjects(db, projectDatabase(env, DEFAULT_BINDING)));
+      return `rescaled ${n} projects${note}`;
+    },
   },
   {
     // Trickle credit's FLOPS bounds move slowly: with the rescale, not per message.
@@ -41,8 +46,20 @@ export const JOBS: readonly Job[] = [
     name: "kv-refresh",
     cron: "* * * * *",
     run: async (env, now) => {
-      const r = await sumOverBindings(env, ["written", "failed", "left"], (binding) => refreshSnapshots(env, now, undefined, binding));
-      return `wrote ${r.written} KV snapshots, ${r.failed} failed, ${r.left} marks left for the next run`;
+      const r = { written: 0, failed: 0, left: 0 };
+      // One database at a time: the runs share the KV write budget of the Worker's invocation.
+      const skipped: string[] = [];
+      for (const { binding } of await projectDatabases(env)) {
+        const one = await inEachOne(env, binding, "kv-refresh", () => refreshSnapshots(env, now, undefined, binding));
+        if (one === null) {
+          skipped.push(binding);
+          continue;
+        }
+        r.written += one.written;
+        r.failed += one.failed;
+        r.left += one.left;
+      }
+      return `wrote ${r.written} KV snapshots, ${r.failed} failed, ${r.left} marks left for the next run${skippedNote(skipped)}`;
     },
   },
   {
@@ -51,8 +68,8 @@ export const JOBS: readonly Job[] = [
     cron: "* * * * *",
     run: async (env) => {
       const lines: string[] = [];
-      for (const binding of databaseBindings(env)) {
-        const moved = await moveAllHistory(env, projectDatabase(env, binding), binding);
+      for (const { binding, db } of await projectDatabases(env)) {
+        const moved = await moveAllHistory(env, db, binding);
         if (moved.passes > 0) lines.push(`${binding}: ${moved.buckets} history buckets of ${moved.passes} passes`);
       }
       return lines.length > 0 ? `moved ${lines.join("; ")}` : "no history to move";
@@ -88,7 +105,7 @@ export const JOBS: readonly Job[] = [
     // Daily: the registry moves slowly, and each run is a version a project may pin.
     name: "plan-class-scales",
     cron: "20 0 * * *",
-    run: (env, now) => publishPlanClassScales(allDatabases(env), env.KV, now),
+    run: (env, now) => publishPlanClassScales(env, env.KV, now),
   },
   {
     // Daily, as BOINC's db_dump task.
@@ -104,37 +121,57 @@ export const JOBS: readonly Job[] = [
   },
 ];
 
-/** A per-project job run over every database (each handles the projects that live in it), counts summed. */
-async function sum(env: Env, job: (db: Db) => Promise<number>): Promise<number> {
-  let n = 0;
-  for (const db of allDatabases(env)) n += await job(db);
-  return n;
+const skippedNote = (failed: readonly string[]) => (failed.length > 0 ? `; skipped database(s) ${failed.join(", ")} (failed, logged)` : "");
+
+/** `run` for one database; a failure is logged and answered null, so the other databases still run. */
+async function inEachOne<T>(env: Env, binding: string, what: string, run: () => Promise<T>): Promise<T | null> {
+  try {
+    return await run();
+  } catch (e) {
+    console.error(`${what}: database ${binding} failed, skipped:`, e instanceof Error ? e.message : e);
+    return null;
+  }
 }
 
-/** A job that takes a binding, run for each database in turn, the counts it reports summed. */
+/** A job that takes a binding, run for each database that holds projects in turn, the counts it reports summed. */
 async function sumOverBindings<K extends string>(
   env: Env,
   counts: readonly K[],
   job: (binding: string) => Promise<Record<K, number>>,
 ): Promise<Record<K, number>> {
   const total = Object.fromEntries(counts.map((k) => [k, 0])) as Record<K, number>;
-  for (const binding of databaseBindings(env)) {
+  for (const { binding } of await projectDatabases(env)) {
     const one = await job(binding);
     for (const k of counts) total[k] += one[k];
   }
   return total;
 }
 
-/** A job run over every database in turn (each handles the projects that live in it), its log lines joined. */
-async function inEachDatabase(env: Env, job: (db: Db) => Promise<string>): Promise<string> {
-  const lines: string[] = [];
-  for (const db of allDatabases(env)) lines.push(await job(db));
-  return lines.join("; ");
+/**
+ * A per-project job run over every database that holds projects (each handles the projects
+ * that live in it), counts summed; a database that fails is logged and skipped.
+ */
+async function sum(env: Env, job: (db: Db) => Promise<number>): Promise<{ n: number; note: string }> {
+  const { values, failed } = await inEachProjectDatabase(env, "job", job);
+  return { n: values.reduce((a, b) => a + b, 0), note: skippedNote(failed) };
 }
 
+/** A job run over every database that holds projects, its log lines joined; a database that fails is logged and skipped. */
+async function inEachDatabase(env: Env, job: (db: Db) => Promise<string>): Promise<string> {
+  const { values, failed } = await inEachProjectDatabase(env, "job", job);
+  return values.join("; ") + skippedNote(failed);
+}
+
+/** The cron of a manual trigger: wrangler dev's /cdn-cgi/handler/scheduled without `?cron=`. */
+export const MANUAL_TRIGGER_CRON = "";
+
 export function jobsFor(cron: string): readonly Job[] {
+  if (cron === MANUAL_TRIGGER_CRON) return JOBS;
   const matching = JOBS.filter((j) => j.cron === cron);
-  return matching.length > 0 ? matching : JOBS;
+  if (matching.length === 0) {
+    console.warn(`cron "${cron}" names no job (wrangler.jsonc triggers: ${[...new Set(JOBS.map((j) => j.cron))].join(", ")}); nothing run`);
+  }
+  return matching;
 }
 
 /** Runs the jobs one after another; one job failing does not stop the others. */

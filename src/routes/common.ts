@@ -37,12 +37,19 @@ export const IdSchema = z.number().int().positive().max(Number.MAX_SAFE_INTEGER)
 /** A user or team id where 0 means "none", as in BOINC. */
 export const OptionalIdSchema = z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER);
 
-export const IdParam = z
-  .string()
-  .regex(/^[1-9][0-9]{0,15}$/, "a positive integer id")
-  .transform(Number)
-  .refine((id) => id <= Number.MAX_SAFE_INTEGER, "at most 9007199254740991")
-  .openapi({ param: { name: "id", in: "path" }, example: "42" });
+/**
+ * A positive id given as text (a path or query parameter), refused beyond
+ * Number.MAX_SAFE_INTEGER: a larger one would round to another id (SECURITY.md).
+ */
+export function idText(what = "a positive integer id") {
+  return z
+    .string()
+    .regex(/^[1-9][0-9]{0,15}$/, what)
+    .transform(Number)
+    .refine((id) => id <= Number.MAX_SAFE_INTEGER, `at most ${Number.MAX_SAFE_INTEGER}`);
+}
+
+export const IdParam = idText().openapi({ param: { name: "id", in: "path" }, example: "42" });
 
 /** Unix seconds. */
 export const TimeSchema = z.number().nonnegative().max(LIMITS.maxTimestamp);
@@ -57,6 +64,11 @@ export const NowSchema = z
   .optional()
   .openapi({ description: "When this happened (Unix seconds); default the server's clock. Not in the future." });
 
+/** The `now` of an answer: the time credit was granted at (grantTime below). */
+export const GrantedAtSchema = z.number().openapi({
+  description: "When the credit was granted: the request's now, or the project's clock (its latest grant) if that is later; time never runs backwards",
+});
+
 // Lives in ../clock (lower layers read it too); re-exported for the routes.
 export { serverNow };
 
@@ -70,4 +82,15 @@ export function resolveNow(given: number | undefined): number {
     ]);
   }
   return given;
+}
+
+/**
+ * Time never runs backwards (SECURITY.md, docs/credit.md): credit is granted at the request's
+ * `now` or, if that is earlier, at the project's clock (the time of its latest grant), so a
+ * `now` in the past can neither move a RAC clock back nor add history before what the project
+ * already has. A project's own passes in order (a backfill) have each `now` at or after the
+ * clock, so they are granted at their `now` unchanged.
+ */
+export function grantTime(now: number, projectClock: number): number {
+  return Math.max(now, projectClock);
 }

@@ -9,6 +9,7 @@ import { CENTRAL_STALE_AFTER } from "../credit/constants";
 import { type ContributedVersion, computeScaleTable } from "../credit/plan-class-scales";
 import { runBatch } from "../db/batch";
 import type { Db } from "../db/client";
+import { DEFAULT_BINDING, inEachProjectDatabase, projectDatabase } from "../db/project-db";
 import { loadPublishedTable } from "../db/plan-class-registry";
 import { appVersions, apps, centralContributions, planClassScaleVersions, planClassScales, projects } from "../db/schema";
 import { insertFromJson } from "../db/sql-helpers";
@@ -55,11 +56,14 @@ async function contributedReports(db: Db, now: number): Promise<ContributedVersi
   }));
 }
 
-/** `databases`: every database of the deployment (src/db/project-db.ts allDatabases), the registry first. */
-export async function publishPlanClassScales(databases: readonly Db[], kv: KVNamespace, now: number): Promise<string> {
-  const registry = databases[0]!;
-  const local = await Promise.all(databases.map((db) => localReports(db, now)));
-  const reports = [...local.flat(), ...(await contributedReports(registry, now))];
+/**
+ * Reads every database that holds projects (a database that fails is logged and left out:
+ * the table is published from the others) and the contributors' reports in the registry.
+ */
+export async function publishPlanClassScales(env: object, kv: KVNamespace, now: number): Promise<string> {
+  const registry = projectDatabase(env, DEFAULT_BINDING);
+  const local = await inEachProjectDatabase(env, "plan-class-scales", (db) => localReports(db, now));
+  const reports = [...local.values.flat(), ...(await contributedReports(registry, now))];
   const table = computeScaleTable(reports, now);
   const rows = [
     ...table.planClasses.map((r) => ({ ...r, kind: "plan_class" })),
@@ -90,5 +94,6 @@ export async function publishPlanClassScales(databases: readonly Db[], kv: KVNam
         ]),
   ]);
   await kv.put(PLAN_CLASSES_KV_KEY, JSON.stringify(scaleTableBody(await loadPublishedTable(registry, now))));
-  return `plan-class table version ${now}: ${table.planClasses.length} plan classes from ${nsources} projects`;
+  const skipped = local.failed.length > 0 ? `; skipped database(s) ${local.failed.join(", ")} (failed, logged)` : "";
+  return `plan-class table version ${now}: ${table.planClasses.length} plan classes from ${nsources} projects${skipped}`;
 }

@@ -1,7 +1,7 @@
 /** A project's public snapshot (totals, counts, daily history) and the list of all projects. */
 import { asc, eq, sql } from "drizzle-orm";
 import { withOpenDay } from "../credit/history";
-import { type OpenDatabase, livesHere } from "../db/project-db";
+import { type OpenDatabase, inEachProjectDatabase, livesHere } from "../db/project-db";
 import type { Db } from "../db/client";
 import { projects } from "../db/schema";
 import { type HistoryRows, type StoredHistory, historiesFrom, historyQueries, historyStart, withHistoryDatabases } from "./holders";
@@ -61,6 +61,13 @@ export async function loadProjectSnapshot(db: Db, slug: string, fromDay: number,
 }
 
 /** Every project, from every database (each lists the projects that live in it), by slug. */
+/** The project list over every database that holds projects; one that fails is logged and left out. */
+export async function loadProjectListOf(env: object): ReturnType<typeof loadProjectList> {
+  const { values } = await inEachProjectDatabase(env, "project list", (db) => loadProjectList([db]));
+  const all = values.flatMap((v) => v.projects).sort((a, b) => (a.slug < b.slug ? -1 : a.slug > b.slug ? 1 : 0));
+  return { projects: all };
+}
+
 export async function loadProjectList(dbs: readonly Db[]): Promise<{ projects: ProjectSummary[] }> {
   const lists = await Promise.all(dbs.map((db) => db.select().from(projects).where(livesHere).orderBy(asc(projects.slug))));
   const all = lists.flat().map(summary).sort((a, b) => (a.slug < b.slug ? -1 : a.slug > b.slug ? 1 : 0));

@@ -8,8 +8,8 @@ import { loadHolderSnapshots } from "./holders";
 import { type HolderKind, type LeaderboardOrder, kvKeys } from "./keys";
 import { type LeaderboardPage, type LeaderboardPosition, boardSize, loadLeaderboardAfter } from "./leaderboard";
 import { SNAPSHOT_LIMITS } from "./limits";
-import { loadProjectList } from "./project";
-import { allDatabases, opener } from "../db/project-db";
+import { loadProjectListOf } from "./project";
+import { opener } from "../db/project-db";
 import { type SnapshotRead, readThrough, snapshotOf } from "./store";
 
 type Ctx = Parameters<typeof readThrough>[0];
@@ -73,7 +73,7 @@ export async function readLeaderboardAfter(
 }
 
 export async function readProjectList(c: Ctx) {
-  return (await readThrough(c, kvKeys.projects(), () => loadProjectList(allDatabases(c.env))))!;
+  return (await readThrough(c, kvKeys.projects(), () => loadProjectListOf(c.env)))!;
 }
 
 export async function readApps(c: Ctx, project: ProjectRef) {

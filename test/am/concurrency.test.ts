@@ -18,7 +18,7 @@ describe("concurrent account-manager RPCs", () => {
     // An RPC older than one already booked is refused (its totals are inside the newer one's);
     // one that kept colliding asks for a retry. Neither booked anything.
     for (const r of responses) {
-      if (r.status !== 200) expect(["rpc_out_of_order", "concurrent_rpc"], JSON.stringify(r.body)).toContain(r.body.error.code);
+      if (r.status !== 200) expect(["rpc_out_of_order", "concurrent_write"], JSON.stringify(r.body)).toContain(r.body.error.code);
     }
     const booked = responses.filter((r) => r.status === 200 && !r.body.replayed);
     const bookedSum = booked.reduce((s, r) => s + r.body.projects[0].booked.cpu_ec, 0);

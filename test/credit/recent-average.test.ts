@@ -85,9 +85,16 @@ describe("update_average Case A: decay, then the new work — Part B §7", () =>
     expectRel(at(0, 100, 50).expavgCredit, 100 + (50 * Math.LN2) / 7);
   });
 
-  it("clamps a negative gap to 0: 104.95105128971389, and the time moves back to now", () => {
+  it("clamps a negative gap to 0: 104.95105128971389; the time stays (it never runs backwards, SECURITY.md)", () => {
     const ra = at(-3600, 100, 50);
     expectRel(ra.expavgCredit, 104.95105128971389);
+    expect(ra.expavgTime).toBe(T0);
+  });
+
+  it("a clock set only by a creation time (average 0) follows an earlier now: a backfill's first grant starts it there", () => {
+    // avg 0, +50 an hour before the stored time: zero gap, so 50·ln2/7; the time moves to now.
+    const ra = at(-3600, 0, 50);
+    expectRel(ra.expavgCredit, (50 * Math.LN2) / 7);
     expect(ra.expavgTime).toBe(T0 - 3600);
   });
 

@@ -13,7 +13,7 @@ describe("scheduled jobs", () => {
     expect(new Set(configuredCrons())).toEqual(new Set(JOBS.map((j) => j.cron)));
   });
 
-  it("a trigger runs its own jobs; a manual trigger (no matching cron) runs every job in order", () => {
+  it("a trigger runs its own jobs; a manual trigger (no cron expression) runs every job in order", () => {
     for (const job of JOBS) expect(jobsFor(job.cron)).toContain(job);
     expect(jobsFor("").map((j) => j.name)).toEqual(JOBS.map((j) => j.name));
   });

@@ -6,10 +6,13 @@
  * - `afterBatch` runs the next write batch, then throws as if the answer had been lost;
  * - `singleWrite` makes the next write run on its own (not in a batch) throw before it runs;
  * - `auditWrite` makes the next audit-log insert throw.
+ * - `conflicts: n` makes each of the next n write batches lose a race: its last statement is
+ *   swapped for an insert of a project row that exists, a real UNIQUE violation inside the
+ *   transaction, as when a concurrent request inserted the same key first.
  * Audit-log inserts are left alone by the other faults (they follow the write on purpose).
- * Each fault fires once; reads pass through.
+ * Each fault fires once (`conflicts`: n times); reads pass through.
  */
-export type Fault = { atStatement: number } | { afterBatch: true } | { singleWrite: true } | { auditWrite: true };
+export type Fault = { atStatement: number } | { afterBatch: true } | { singleWrite: true } | { auditWrite: true } | { conflicts: number };
 
 const WRITE = /^\s*(INSERT|UPDATE|DELETE|REPLACE|WITH)\b/i;
 const AUDIT = /\baudit_log\b/;
@@ -26,6 +29,7 @@ export function faultyD1(real: D1Database, fault: Fault): FaultyD1 {
   const sqlOf = new WeakMap<object, string>();
   const fired: FaultyD1["fired"] = [];
   let armed = true;
+  let conflictsLeft = "conflicts" in fault ? fault.conflicts : 0;
 
   const track = (stmt: D1PreparedStatement, sql: string): D1PreparedStatement => {
     sqlOf.set(stmt, sql);
@@ -53,6 +57,15 @@ export function faultyD1(real: D1Database, fault: Fault): FaultyD1 {
         return async (statements: D1PreparedStatement[]) => {
           const writes = statements.some((s) => WRITE.test(sqlOf.get(s) ?? "") && !AUDIT.test(sqlOf.get(s) ?? ""));
           if (!armed || !writes || "singleWrite" in fault || "auditWrite" in fault) return target.batch(statements);
+          if ("conflicts" in fault) {
+            armed = --conflictsLeft > 0;
+            fired.push({ fault, statements: statements.length });
+            const raced = [...statements];
+            raced[raced.length - 1] = target.prepare(
+              "INSERT INTO projects (id, slug, name, created_at) SELECT id, slug, name, created_at FROM projects LIMIT 1",
+            );
+            return target.batch(raced);
+          }
           armed = false;
           fired.push({ fault, statements: statements.length });
           if ("afterBatch" in fault) {

@@ -8,13 +8,14 @@
 import { XMLParser } from "fast-xml-parser";
 import { TOTALS_FIELDS } from "../../credit/am-deltas";
 import { ApiError, type Issue } from "../../http/errors";
-import { checkXml, xmlNumber } from "../../http/xml";
+import { PARSER_LIMITS, parseCheckedXml, xmlNumber } from "../../http/xml";
 import { MAX_PROJECTS_PER_RPC } from "./am-rpcs.schemas";
 
 /** A client's request with 100 projects is about 100 KB; preferences and host info add a few. */
 export const MAX_ACCT_MGR_XML_BYTES = 512 * 1024;
 
 const parser = new XMLParser({
+  ...PARSER_LIMITS,
   ignoreAttributes: true,
   parseTagValue: false,
   trimValues: true,
@@ -53,8 +54,7 @@ export function clientRpcFromXml(xml: string): ClientRpc {
       { path: "(body)", message: `at most ${MAX_ACCT_MGR_XML_BYTES} bytes` },
     ]);
   }
-  checkXml(xml);
-  const root = (parser.parse(xml) as Element).acct_mgr_request;
+  const root = parseCheckedXml(parser, xml).acct_mgr_request;
   if (root === undefined) {
     throw new ApiError(400, "bad_request", "the XML root element must be <acct_mgr_request> (the BOINC client's account-manager RPC)", [
       { path: "(body)", message: "expected <acct_mgr_request>" },

@@ -10,16 +10,14 @@ import { type Booking, type Totals, bookDeltas, bookedCredit } from "../../credi
 import { projectUrlKey } from "../../credit/project-url";
 import { dateOfDay, dayOf } from "../../credit/history";
 import { type DailyDelta, baselineWrites, dailyBookingWrites, rpcInsert } from "../../db/am-writes";
-import { isPrimaryKeyConflict, runBatch } from "../../db/batch";
+import { runBatch } from "../../db/batch";
+import { retryOnConflict } from "../../http/conflict-retry";
 import type { Db } from "../../db/client";
 import { amHostProjects, amRpcs } from "../../db/schema";
 import { jsonList } from "../../db/sql-helpers";
 import { ApiError } from "../../http/errors";
 import { sha256Hex } from "../../http/tokens";
 import type { RpcRequest, RpcResponse } from "./am-rpcs.schemas";
-
-const ATTEMPTS = 5;
-const RETRY_PAUSE_MS = 20;
 
 type ProjectTotals = RpcRequest["projects"][number];
 
@@ -142,7 +140,7 @@ function planRpc(
 export async function ingestRpc(db: Db, amId: number, hostId: number, now: number, body: RpcRequest): Promise<RpcResponse> {
   const urlKeys = body.projects.map((p) => projectUrlKey(p.url)!);
   const fingerprint = await sha256Hex(JSON.stringify([body.user_id, body.host, body.projects.map((p, i) => [urlKeys[i], totalsOf(p)])]));
-  for (let attempt = 1; ; attempt++) {
+  return retryOnConflict(async () => {
     const state = await loadHostState(db, amId, hostId, now, urlKeys);
     if (state.atNow) {
       if (state.atNow.fingerprint !== fingerprint) {
@@ -156,17 +154,7 @@ export async function ingestRpc(db: Db, amId: number, hostId: number, now: numbe
       ]);
     }
     const { response, statements } = planRpc(amId, hostId, now, body, { urlKeys, fingerprint, state });
-    try {
-      await runBatch(db, statements);
-      return response;
-    } catch (e) {
-      if (!isPrimaryKeyConflict(e)) throw e;
-      if (attempt < ATTEMPTS) {
-        // A random pause spreads RPCs that collided, so they do not collide again in step.
-        await new Promise((resolve) => setTimeout(resolve, Math.random() * RETRY_PAUSE_MS * attempt));
-        continue;
-      }
-      throw new ApiError(409, "concurrent_rpc", `other RPCs of host ${hostId} were being booked at the same time; retry; nothing was booked`);
-    }
-  }
+    await runBatch(db, statements);
+    return response;
+  }, `RPCs of host ${hostId}`);
 }

@@ -5,14 +5,11 @@ import { auditLog } from "../../db/schema";
 import type { AppEnv } from "../../env";
 import { requireProjectToken } from "../../http/auth";
 import { errorResponses } from "../../http/errors";
-import { SlugParams } from "../common";
+import { SlugParams, idText } from "../common";
 
 const AuditQuery = z.object({
   limit: z.coerce.number().int().min(1).max(1000).default(100).openapi({ param: { name: "limit", in: "query" } }),
-  cursor: z
-    .string()
-    .regex(/^[1-9][0-9]{0,15}$/, "a cursor from next_cursor")
-    .transform(Number)
+  cursor: idText("a cursor from next_cursor")
     .optional()
     .openapi({ param: { name: "cursor", in: "query" } }),
 });

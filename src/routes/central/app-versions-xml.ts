@@ -6,13 +6,14 @@
  */
 import { XMLParser } from "fast-xml-parser";
 import { ApiError } from "../../http/errors";
-import { checkXml, xmlNumber } from "../../http/xml";
+import { PARSER_LIMITS, parseCheckedXml, xmlNumber } from "../../http/xml";
 
 const NUMERIC = ["id", "create_time", "version_num", "pfc_n", "pfc_avg", "pfc_scale", "expavg_credit", "expavg_time"];
 /** Elements read; others (a later BOINC may print more) are ignored. */
 const KNOWN = new Set([...NUMERIC, "platform", "plan_class"]);
 
 const parser = new XMLParser({
+  ...PARSER_LIMITS,
   ignoreAttributes: true,
   parseTagValue: false,
   trimValues: true,
@@ -26,8 +27,7 @@ function field(value: unknown, numeric: boolean): unknown {
 
 /** `{app_versions: [...]}` as a JSON push would send it; malformed XML is a 400. */
 export function appVersionsFromXml(xml: string): { app_versions: Record<string, unknown>[] } {
-  checkXml(xml);
-  const doc = parser.parse(xml) as Record<string, unknown>;
+  const doc = parseCheckedXml(parser, xml);
   const root = doc.app_versions;
   if (root === undefined) {
     throw new ApiError(400, "bad_request", "the XML root element must be <app_versions> (BOINC's app_versions.php)", [

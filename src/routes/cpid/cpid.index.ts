@@ -10,7 +10,7 @@ import { and, asc, eq, or, isNull } from "drizzle-orm";
 import { sumRecentAverages } from "../../credit/cross-project-totals";
 import { decayedRecentAverage } from "../../credit/recent-average";
 import { hosts, projects, users } from "../../db/schema";
-import { allDatabases } from "../../db/project-db";
+import { inEachProjectDatabase } from "../../db/project-db";
 import type { AppEnv } from "../../env";
 import { ApiError, errorResponses } from "../../http/errors";
 import { serverNow } from "../common";
@@ -65,8 +65,9 @@ export function mountCpid(app: OpenAPIHono<AppEnv>): void {
     const exported = or(isNull(users.statsExport), eq(users.statsExport, true));
     // Two plain queries, not a db.batch: a batch returns rows as objects, and the joined
     // tables' equal column names (id, name) would overwrite each other.
-    // Every database: a cpid's projects may live in any of them.
-    const perDatabase = await Promise.all(allDatabases(c.env).map((db) => Promise.all([
+    // Every database that holds projects: a cpid's projects may live in any of them. One that
+    // fails is logged and left out; the others are answered.
+    const { values: perDatabase } = await inEachProjectDatabase(c.env, "GET /v1/cpid", (db) => Promise.all([
       db
         .select({ p: projects, u: users })
         .from(users)
@@ -80,7 +81,7 @@ export function mountCpid(app: OpenAPIHono<AppEnv>): void {
         .leftJoin(users, and(eq(users.projectId, hosts.projectId), eq(users.id, hosts.userId)))
         .where(and(eq(hosts.hostCpid, cpid), exported))
         .orderBy(asc(projects.slug), asc(hosts.id)),
-    ])));
+    ]));
     const userRows = perDatabase.flatMap(([u]) => u).sort((a, b) => bySlugThenId.compare(a.p.slug, a.u.id, b.p.slug, b.u.id));
     const hostRows = perDatabase.flatMap(([, h]) => h).sort((a, b) => bySlugThenId.compare(a.slug, a.h.id, b.slug, b.h.id));
     if (userRows.length === 0 && hostRows.length === 0) throw new ApiError(404, "not_found", `no user or host with cpid ${cpid}`);

@@ -2,7 +2,8 @@
  * Results that did not succeed (Part A §8): a client error resets the host's
  * consecutive_valid, a timeout also adds its delay bound as a turnaround sample, an abort by
  * the project changes nothing; errors and timeouts also raise the fair policy's error rate.
- * Each result id counts once, as in a pass.
+ * Each result id counts once, as in a pass: a stored outcome is replayed, and one whose `now`
+ * lies before the retention horizon (its row may have been purged) is refused (410).
  */
 import { OpenAPIHono, createRoute, z } from "@hono/zod-openapi";
 import { and, eq, sql } from "drizzle-orm";
@@ -13,8 +14,9 @@ import { havKey, isAnonymousPlatform } from "../../credit/host-app-version-key";
 import { type OutcomeRow, ensureHostAppVersions, hostAppVersionChangeWrites, outcomeInserts } from "../../db/pass-writes";
 import type { HostAppVersionKey } from "../../credit/host-app-version-key";
 import type { HostAppVersionChange } from "../../credit/pass";
-import { runBatch, isPrimaryKeyConflict } from "../../db/batch";
-import { appVersions, apps, hostAppVersions, results } from "../../db/schema";
+import { runBatch } from "../../db/batch";
+import { retryOnConflict } from "../../http/conflict-retry";
+import { appVersions, apps, hostAppVersions, projects, results } from "../../db/schema";
 import { int64Text, jsonList } from "../../db/sql-helpers";
 import type { Db } from "../../db/client";
 import type { AppEnv } from "../../env";
@@ -78,12 +80,9 @@ const route = createRoute({
   },
   responses: {
     200: { description: "What each outcome changed", content: { "application/json": { schema: ErrorsResponseSchema } } },
-    ...errorResponses(400, 401, 403, 404, 409, 413, 415, 422),
+    ...errorResponses(400, 401, 403, 404, 409, 410, 413, 415, 422),
   },
 });
-
-/** Two tries: the second sees what a concurrent request inserted first. */
-const ATTEMPTS = 2;
 
 export function mountErrors(app: OpenAPIHono<AppEnv>): void {
   app.use("/v1/projects/:slug/errors", requireProjectToken);
@@ -92,21 +91,14 @@ export function mountErrors(app: OpenAPIHono<AppEnv>): void {
     const now = resolveNow(body.now);
     // An identical request racing this one may insert the same results first; read again and
     // answer them as replays (409 only if their content differs), as a sequential retry would.
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return c.json({ results: await recordErrors(c.var.db, c.var.project.id, body, now) }, 200);
-      } catch (e) {
-        if (!isPrimaryKeyConflict(e)) throw e;
-        if (attempt < ATTEMPTS) continue;
-        throw new ApiError(409, "conflict", "a concurrent request recorded some of these results first; nothing was written");
-      }
-    }
+    const recorded = await retryOnConflict(() => recordErrors(c.var.db, c.var.project.id, body, now), "outcomes of these results");
+    return c.json({ results: recorded }, 200);
   });
 }
 
 /** Records the outcomes in one batch; throws the batch's error (a primary-key conflict included). */
 async function recordErrors(db: Db, projectId: number, body: z.infer<typeof ErrorsRequestSchema>, now: number) {
-  const [appRows, versionRows, havRows, storedRows] = await db.batch([
+  const [appRows, versionRows, havRows, storedRows, projectRows] = await db.batch([
     db.select().from(apps).where(eq(apps.projectId, projectId)),
     db.select({ id: appVersions.id, appId: appVersions.appId }).from(appVersions).where(eq(appVersions.projectId, projectId)),
     db
@@ -117,7 +109,9 @@ async function recordErrors(db: Db, projectId: number, body: z.infer<typeof Erro
       .select({ id: results.id, fingerprint: int64Text(results.fingerprint) })
       .from(results)
       .where(and(eq(results.projectId, projectId), sql`${results.id} IN ${jsonList(body.results.map((r) => r.id))}`)),
+    db.select({ purgedBefore: projects.purgedBefore, days: projects.resultRetentionDays }).from(projects).where(eq(projects.id, projectId)),
   ]);
+  const horizon = projectRows[0] ?? { purgedBefore: 0, days: 0 };
   const appIds = new Map(appRows.map((a) => [a.name, a.id]));
   const versionApps = new Map(versionRows.map((v) => [v.id, v.appId]));
   const existing = new Set(havRows.map(havKey));
@@ -125,6 +119,7 @@ async function recordErrors(db: Db, projectId: number, body: z.infer<typeof Erro
 
   const missing: Issue[] = [];
   const conflicts: Issue[] = [];
+  const purged: Issue[] = [];
   const inserts: OutcomeRow[] = [];
   const changes: HostAppVersionChange[] = [];
   const created: HostAppVersionKey[] = [];
@@ -148,6 +143,11 @@ async function recordErrors(db: Db, projectId: number, body: z.infer<typeof Erro
       outcomes.push({ id: r.id, outcome: r.outcome, replayed: true, consecutive_valid_reset: false });
       continue;
     }
+    // Its row may have been decided at `now` and purged since: refused, never applied twice.
+    if (now < horizon.purgedBefore) {
+      purged.push({ path: `results[${i}]`, message: `decided at now (${now}), before the retention horizon (${horizon.purgedBefore})` });
+      continue;
+    }
     const key = { hostId: r.host_id, appId, appVersionId: r.app_version_id };
     const effect = errorEffect(r.outcome, existing.has(havKey(key)), r.delay_bound);
     if (effect?.createIfMissing) {
@@ -162,6 +162,14 @@ async function recordErrors(db: Db, projectId: number, body: z.infer<typeof Erro
   }
   if (missing.length > 0) throw new ApiError(404, "not_found", missing.map((m) => m.message).join("; "), missing);
   if (conflicts.length > 0) throw new ApiError(409, "conflict", "results already have another outcome; nothing was written", conflicts);
+  if (purged.length > 0) {
+    throw new ApiError(
+      410,
+      "outside_retention_window",
+      `outcomes decided before ${horizon.purgedBefore} are past the project's ${horizon.days}-day idempotency window; their records may be purged, so they cannot be applied; nothing was written`,
+      purged,
+    );
+  }
 
   const statements = [
     ...outcomeInserts(projectId, now, inserts),

@@ -4,7 +4,7 @@ import { apps, hostAppVersions } from "../../db/schema";
 import type { AppEnv } from "../../env";
 import { requireProjectToken } from "../../http/auth";
 import { errorResponses } from "../../http/errors";
-import { SlugParams } from "../common";
+import { SlugParams, idText } from "../common";
 
 const HostAppVersionSchema = z
   .object({
@@ -36,11 +36,7 @@ const listRoute = createRoute({
   request: {
     params: SlugParams,
     query: z.object({
-      host_id: z
-        .string()
-        .regex(/^[1-9][0-9]{0,15}$/, "a positive integer host id")
-        .transform(Number)
-        .openapi({ param: { name: "host_id", in: "query", required: true }, example: "10" }),
+      host_id: idText("a positive integer host id").openapi({ param: { name: "host_id", in: "query", required: true }, example: "10" }),
     }),
   },
   responses: {

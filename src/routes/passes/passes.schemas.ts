@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { MAX_ANONYMOUS_PLATFORM_ID, MIN_ANONYMOUS_PLATFORM_ID } from "../../credit/constants";
 import { FAIR_RULES } from "../../credit/fair-claim";
-import { CreditSchema, DurationSchema, IdSchema, LIMITS, NowSchema, OptionalIdSchema, TimeSchema } from "../common";
+import { CreditSchema, DurationSchema, IdSchema, LIMITS, NowSchema, OptionalIdSchema, TimeSchema, GrantedAtSchema } from "../common";
 
 export const MAX_WORKUNITS_PER_PASS = 1000;
 /** BOINC's replication is a handful of results per workunit; this bounds a hostile body's work. */
@@ -124,7 +124,7 @@ export const ResultOutcomeSchema = z
 
 export const PassResponseSchema = z
   .object({
-    now: z.number(),
+    now: GrantedAtSchema,
     workunits: z.array(
       z.object({
         id: z.number().int(),

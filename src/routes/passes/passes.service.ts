@@ -2,20 +2,21 @@
  * A validator pass end to end: load a snapshot (one read batch), run the pure engine, write
  * its effects (one atomic batch). If a concurrent pass decided one of our results or credited
  * one of our workunits first, our batch fails on a primary key and rolls back; we then run
- * once more from a fresh snapshot, where those results are replayed (or conflict).
+ * again from a fresh snapshot, where those results are replayed (or conflict): the policy of
+ * src/http/conflict-retry.ts.
  */
 import { runPass, type PassOutcome, type ResultInput, type WorkunitInput } from "../../credit/pass";
 import type { Db } from "../../db/client";
 import type { LoadedSnapshot } from "../../db/pass-snapshot";
 import { loadPassSnapshot } from "../../db/pass-snapshot";
 import { passWrites } from "../../db/pass-writes";
-import { runBatch, isPrimaryKeyConflict } from "../../db/batch";
+import { runBatch } from "../../db/batch";
+import { retryOnConflict } from "../../http/conflict-retry";
 import { ApiError, type Issue } from "../../http/errors";
 import { fingerprint64 } from "../../http/fingerprint";
-import { MAX_CLOCK_SKEW_SECONDS } from "../common";
+import { MAX_CLOCK_SKEW_SECONDS, grantTime } from "../common";
 import type { PassRequest, PassResponse } from "./passes.schemas";
 
-const ATTEMPTS = 3;
 
 export type WorkunitBody = PassRequest["workunits"][number];
 type ResultBody = WorkunitBody["results"][number];
@@ -184,7 +185,7 @@ export async function ingestPass(db: Db, projectId: number, now: number, body: P
     workunitIds: [...new Set(body.workunits.map((w) => w.id))],
     resultIds: body.workunits.flatMap((w) => w.results.map((r) => r.id)),
   };
-  for (let attempt = 1; ; attempt++) {
+  return retryOnConflict(async () => {
     const snapshot = await loadPassSnapshot(db, projectId, keys);
     checkReferences(body, snapshot);
     checkRetention(body, snapshot);
@@ -192,12 +193,8 @@ export async function ingestPass(db: Db, projectId: number, now: number, body: P
     if (outcome.conflicts.length > 0) {
       throw new ApiError(409, "conflict", "results already decided with other content; nothing was written", outcome.conflicts);
     }
-    try {
-      await runBatch(db, passWrites(projectId, now, outcome.effects));
-      return response(now, outcome);
-    } catch (e) {
-      if (attempt < ATTEMPTS && isPrimaryKeyConflict(e)) continue;
-      throw e;
-    }
-  }
+    const at = grantTime(now, snapshot.clock);
+    await runBatch(db, passWrites(projectId, at, outcome.effects));
+    return response(at, outcome);
+  }, "results or workunits of this pass");
 }

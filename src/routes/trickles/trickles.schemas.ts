@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { IdSchema, LIMITS, NowSchema } from "../common";
+import { IdSchema, LIMITS, NowSchema, GrantedAtSchema } from "../common";
 
 export const MAX_TRICKLES_PER_BATCH = 1000;
 
@@ -54,7 +54,7 @@ export const TrickleOutcomeSchema = z
   .openapi("TrickleOutcome");
 
 export const TrickleResponseSchema = z
-  .object({ now: z.number(), messages: z.array(TrickleOutcomeSchema) })
+  .object({ now: GrantedAtSchema, messages: z.array(TrickleOutcomeSchema) })
   .openapi("TrickleResponse");
 
 export type TrickleResponse = z.infer<typeof TrickleResponseSchema>;

@@ -2,20 +2,22 @@
  * A trickle batch end to end: load (one read batch), pay each new message by the pure rules
  * of credit/trickle.ts, write (one atomic batch). A message id already paid is replayed with
  * its stored answer, or is a conflict if its content differs; a concurrent batch that paid one
- * of ours first makes our insert fail, and we run once more from a fresh snapshot. A message
+ * of ours first makes our insert fail, and we run again from a fresh snapshot
+ * (src/http/conflict-retry.ts). A message
  * at or below the retention horizon that is not stored may have been paid and purged: it is
  * refused (410), never paid again (docs/storage.md).
  */
 import type { Attribution, Grant } from "../../credit/pass";
 import { trickleCredit, trickleGrant } from "../../credit/trickle";
-import { isPrimaryKeyConflict, runBatch } from "../../db/batch";
+import { runBatch } from "../../db/batch";
+import { retryOnConflict } from "../../http/conflict-retry";
 import type { Db } from "../../db/client";
 import { type PaidTrickle, type StoredTrickle, type TrickleSnapshot, loadTrickleSnapshot, trickleWrites } from "../../db/trickle-writes";
 import { ApiError, type Issue } from "../../http/errors";
 import { fingerprint64 } from "../../http/fingerprint";
+import { grantTime } from "../common";
 import type { TrickleMessage, TrickleOutcome, TrickleRequest, TrickleResponse } from "./trickles.schemas";
 
-const ATTEMPTS = 3;
 
 /** Identifies a message's content; `now` is not part of it, so a retried batch replays. */
 function fingerprint(m: TrickleMessage): Promise<string> {
@@ -113,15 +115,11 @@ function payBatch(body: TrickleRequest, prints: readonly string[], snap: Trickle
 export async function ingestTrickles(db: Db, projectId: number, now: number, body: TrickleRequest): Promise<TrickleResponse> {
   const prints = await Promise.all(body.messages.map(fingerprint));
   const keys = { messageIds: body.messages.map((m) => m.id), hostIds: [...new Set(body.messages.map((m) => m.host_id))] };
-  for (let attempt = 1; ; attempt++) {
+  return retryOnConflict(async () => {
     const snap = await loadTrickleSnapshot(db, projectId, keys);
-    const batch = payBatch(body, prints, snap, now);
-    try {
-      await runBatch(db, trickleWrites(projectId, now, batch.paid, batch.grants, batch.attributions));
-      return { now, messages: batch.outcomes };
-    } catch (e) {
-      if (attempt < ATTEMPTS && isPrimaryKeyConflict(e)) continue;
-      throw e;
-    }
-  }
+    const at = grantTime(now, snap.clock);
+    const batch = payBatch(body, prints, snap, at);
+    await runBatch(db, trickleWrites(projectId, at, batch.paid, batch.grants, batch.attributions));
+    return { now: at, messages: batch.outcomes };
+  }, "trickle messages of this batch");
 }
