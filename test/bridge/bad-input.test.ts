@@ -85,7 +85,8 @@ describe.skipIf(!available)("the bridge with bad input", () => {
     const token = await createProject(server.base, ADMIN, "bad-rows");
     const lines: string[] = [];
     const report = await runBridge(options(dsn, "bad-rows", token, { log: (l) => lines.push(l) }));
-    expect(report).toMatchObject({ results: 7, passes: 2, errors: 1, skipped: 4 });
+    // 7 rows read: 2 validated results posted, 1 error outcome, 4 skipped (result 2 waits for its validator).
+    expect(report).toMatchObject({ rows: 7, results: 2, error_outcomes: 1, passes: 2, errors: 1, skipped: 4 });
     expect(lines).toEqual([
       "result 3 skipped: unknown app version 99",
       "result 5 skipped: NULL flops_estimate",
