@@ -10,14 +10,16 @@ import { BridgeError } from "./errors";
 
 /** A mysql:// URL for BOINC's config.xml database settings (replica_db_* when replica_db_host is set). */
 export function dsnFromBoincConfig(xml: string, file = "config.xml"): string {
-  let parsed: { boinc?: { config?: Record<string, unknown> }; config?: Record<string, unknown> };
+  let parsed: { boinc?: { config?: unknown }; config?: unknown };
   try {
     parsed = new XMLParser({ parseTagValue: false, trimValues: true }).parse(xml);
   } catch (e) {
     throw new BridgeError(`${file} is not XML: ${(e as Error).message}`);
   }
-  const config = parsed.boinc?.config ?? parsed.config;
-  if (!config) throw new BridgeError(`${file} has no <config> section (is it the project's config.xml?)`);
+  const section = parsed.boinc?.config ?? parsed.config;
+  if (section === undefined) throw new BridgeError(`${file} has no <config> section (is it the project's config.xml?)`);
+  // An empty <config/> parses as "".
+  const config: Record<string, unknown> = typeof section === "object" && section !== null ? (section as Record<string, unknown>) : {};
   const text = (key: string) => {
     const v = config[key];
     return v === undefined || v === null ? "" : String(v);

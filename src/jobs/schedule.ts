@@ -82,10 +82,10 @@ async function sum(env: Env, job: (db: Db) => Promise<number>): Promise<number> 
   return n;
 }
 
-/** A job run over every database in turn (each handles the projects that live in it), its log lines joined. */
+/** A job run over every database in turn (each handles the projects that live in it), its log lines joined, each named by its binding. */
 async function inEachDatabase(env: Env, job: (db: Db) => Promise<string>): Promise<string> {
   const lines: string[] = [];
-  for (const db of allDatabases(env)) lines.push(await job(db));
+  for (const binding of databaseBindings(env)) lines.push(`${binding}: ${await job(projectDatabase(env, binding))}`);
   return lines.join("; ");
 }
 
