@@ -8,6 +8,9 @@ export const MAX_WORKUNITS_PER_BATCH = 1000;
 type Granted = SecondCalls["boincGranted"];
 
 export class PassBatch {
+  /** `maxPasses`: fewer than the API allows only to measure what batching gains (bench:bridge). */
+  constructor(private readonly maxPasses = MAX_PASSES_PER_BATCH) {}
+
   private passes: PassBody[] = [];
   private workunits = 0;
   private granted: Granted = new Map();
@@ -18,7 +21,7 @@ export class PassBatch {
 
   /** Whether `pass` can join the passes waiting (an empty batch takes any pass). */
   fits(pass: PassBody): boolean {
-    return this.empty || (this.passes.length < MAX_PASSES_PER_BATCH && this.workunits + pass.workunits.length <= MAX_WORKUNITS_PER_BATCH);
+    return this.empty || (this.passes.length < this.maxPasses && this.workunits + pass.workunits.length <= MAX_WORKUNITS_PER_BATCH);
   }
 
   add(pass: PassBody, granted: Granted): void {

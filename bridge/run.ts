@@ -36,6 +36,8 @@ export interface BridgeOptions {
   /** Aborted (Ctrl-C): the run stops after the request in flight, saves and returns `interrupted`. */
   signal?: AbortSignal;
   log?: (line: string) => void;
+  /** Passes per request (default: the API's most); the benchmark compares with 1. */
+  passesPerRequest?: number;
 }
 
 /** BOINC's feeder recalculates scales every 10 minutes; the bridge rescales at the same marks. */
@@ -195,7 +197,7 @@ export async function runBridge(options: BridgeOptions): Promise<BridgeReport> {
     };
     // `next` runs ahead of `state` (the saved one) by the seconds whose passes wait in `batch`.
     const next: BridgeState = { ...state };
-    const batch = new PassBatch();
+    const batch = new PassBatch(options.passesPerRequest);
     const commit = async () => {
       Object.assign(state, next);
       report.cursor = state.cursor;

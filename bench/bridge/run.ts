@@ -31,12 +31,16 @@ interface Workload {
   /** Results decided together, and the seconds of history between two such passes. */
   perPass: number;
   secondsBetween: number;
+  /** Passes per request; absent: as many as the API takes. */
+  passesPerRequest?: number;
 }
 
 const WORKLOADS: Workload[] = [
   { name: "dense", results: Math.round(RESULTS / 4), perPass: PER_SECOND, secondsBetween: 10 },
   { name: "dense", results: RESULTS, perPass: PER_SECOND, secondsBetween: 10 },
   { name: "sparse", results: SPARSE_RESULTS, perPass: 2, secondsBetween: 1 },
+  // The same history one pass per request, as before POST /pass-batches: what batching gains, under the same load.
+  { name: "sparse-unbatched", results: Math.round(SPARSE_RESULTS / 4), perPass: 2, secondsBetween: 1, passesPerRequest: 1 },
 ];
 
 /** The round trip of every pass request the bridge makes (it sends them one at a time). */
@@ -122,7 +126,7 @@ try {
     const memory = sampleMemory();
     const requests = timePassRequests();
     const report = await runBridge(
-      bridgeOptions({ db: dsn, url: server.base, project: slug, token, stateFile: join(work, `${slug}.json`) }, { progress: process.stderr.isTTY }),
+      bridgeOptions({ db: dsn, url: server.base, project: slug, token, stateFile: join(work, `${slug}.json`) }, { progress: process.stderr.isTTY, ...(w.passesPerRequest ? { passesPerRequest: w.passesPerRequest } : {}) }),
     );
     const times = requests.stop().sort((a, b) => a - b);
     const peak = memory.stop();

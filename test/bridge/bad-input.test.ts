@@ -13,7 +13,7 @@ import { apiTypesFrom } from "../../bridge/api-types-source";
 import { OUTCOME, VALIDATE_STATE } from "../../bridge/boinc-codes";
 import { BridgeError } from "../../bridge/errors";
 import { type BridgeOptions, bridgeOptions, runBridge } from "../../bridge/run";
-import { startWranglerDev, type WranglerDev } from "../browser/wrangler-dev";
+import { freePort, startWranglerDev, type WranglerDev } from "../browser/wrangler-dev";
 import { BRIDGE_USER, createBoincDb, smallBoincDb } from "./boinc-fixture";
 import { MARIADB_MISSING, type MariaDb, mariadbAvailable, startMariaDb } from "./mariadb";
 import { createProject } from "./service";
@@ -123,9 +123,10 @@ describe.skipIf(!available)("the bridge with bad input", () => {
     const token = await createProject(server.base, ADMIN, "svc");
     expect((await runBridge(options(dsn, "svc", "not-the-token")).catch((e) => e)).message).toMatch(/refused the token .*check --token or COBBLESTONE_TOKEN/);
     expect((await runBridge(options(dsn, "no-such-project", token)).catch((e) => e)).message).toMatch(/refused the token|is --project right/);
-    const down = await runBridge(options(dsn, "svc", token, { url: "http://127.0.0.1:1" })).catch((e) => e);
+    const nobody = `http://127.0.0.1:${await freePort()}`;
+    const down = await runBridge(options(dsn, "svc", token, { url: nobody })).catch((e) => e);
     expect(down).toBeInstanceOf(BridgeError);
-    expect(down.message).toMatch(/cannot reach the service at http:\/\/127.0.0.1:1 \(ECONNREFUSED\)/);
+    expect(down.message).toBe(`cannot reach the service at ${nobody} (ECONNREFUSED); is --url right and the service up?`);
   });
 
   it("its API types are exactly what the running service's /openapi.json generates (no drift)", async () => {

@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { BridgeError } from "../../bridge/errors";
 import { lockState } from "../../bridge/lock";
 import { type BridgeOptions, bridgeOptions, runBridge } from "../../bridge/run";
-import { startWranglerDev, type WranglerDev } from "../browser/wrangler-dev";
+import { freePort, startWranglerDev, type WranglerDev } from "../browser/wrangler-dev";
 import { boincDbWithTrace, smallBoincDb } from "./boinc-fixture";
 import { sqlTime } from "./load-trace";
 import { MARIADB_MISSING, type MariaDb, mariadbAvailable, startMariaDb } from "./mariadb";
@@ -116,9 +116,10 @@ describe.skipIf(!available)("a project admin's first backfill", () => {
     const dsn = await smallBoincDb(maria, "wrong_url", T, [{}, {}]);
     const token = await createProject(server.base, ADMIN, "wrong-url");
     const started = Date.now();
-    const refused = await runBridge(options(dsn, "wrong-url", token, { url: "http://127.0.0.1:1" })).catch((e) => e);
+    const nobody = `http://127.0.0.1:${await freePort()}`;
+    const refused = await runBridge(options(dsn, "wrong-url", token, { url: nobody })).catch((e) => e);
     expect(refused).toBeInstanceOf(BridgeError);
-    expect(refused.message).toBe("cannot reach the service at http://127.0.0.1:1 (ECONNREFUSED); is --url right and the service up?");
+    expect(refused.message).toBe(`cannot reach the service at ${nobody} (ECONNREFUSED); is --url right and the service up?`);
     expect(Date.now() - started).toBeLessThan(30_000); // no back-off: it was minutes of silence
     // A proxy that answers the first pass request 503 (Retry-After: 0), then passes everything on.
     let refusedOnce = false;
@@ -169,7 +170,8 @@ describe.skipIf(!available)("a project admin's first backfill", () => {
     // Result 2 was posted to the service before, with other content (another elapsed time).
     await runBridge(options(dsn, "refusal", token, { stateFile: join(work, "refusal-first.json") }));
     const conn = await maria.root("refusal");
-    await conn.query("UPDATE result SET elapsed_time = 2000 WHERE id = 2");
+    // (mod_time kept: BOINC's auto-update would move the row to now.)
+    await conn.query("UPDATE result SET elapsed_time = 2000, mod_time = mod_time WHERE id = 2");
     await conn.end();
     const failure = await runBridge(options(dsn, "refusal", token)).catch((e) => e);
     expect(failure).toBeInstanceOf(BridgeError);
@@ -182,7 +184,7 @@ describe.skipIf(!available)("a project admin's first backfill", () => {
     const dry = (extra: Partial<BridgeOptions>) => runBridge(options(dsn, "dry-checks", token, { dryRun: true, ...extra })).catch((e) => e as Error);
     expect(((await dry({ token: "cbp_wrong" })) as Error).message).toMatch(/refused the token/);
     expect(((await dry({ project: "no-such-project" })) as Error).message).toMatch(/refused the token|is --project right/);
-    expect(((await dry({ url: "http://127.0.0.1:1" })) as Error).message).toMatch(/cannot reach the service/);
+    expect(((await dry({ url: `http://127.0.0.1:${await freePort()}` })) as Error).message).toMatch(/cannot reach the service/);
     const lines: string[] = [];
     const report = await dry({ log: (l) => lines.push(l) });
     expect(report).toMatchObject({ rows: 2, results: 2, passes: 2 });
