@@ -4,7 +4,9 @@
  * - dense: 100 results decided together every 10 s, at two sizes (flat memory if it streams);
  *   BRIDGE_BENCH_RESULTS (default 100,000) and BRIDGE_BENCH_PER_SECOND (default 100) size it;
  * - sparse: one workunit (2 results) decided every second, a pass per second of history;
- *   BRIDGE_BENCH_SPARSE_RESULTS (default 20,000) sizes it.
+ *   BRIDGE_BENCH_SPARSE_RESULTS (default 20,000) sizes it, and a quarter of it is also sent one
+ *   pass per request (as before POST /pass-batches) to show what batching gains under the
+ *   same load. BRIDGE_BENCH_ONLY=sparse,sparse-unbatched picks workloads by name.
  * Each line also gives the pass requests' round trip as the bridge saw it (the deployment
  * estimate in BENCHMARKS.md starts from it) and the requests per day of history.
  */
@@ -42,6 +44,9 @@ const WORKLOADS: Workload[] = [
   // The same history one pass per request, as before POST /pass-batches: what batching gains, under the same load.
   { name: "sparse-unbatched", results: Math.round(SPARSE_RESULTS / 4), perPass: 2, secondsBetween: 1, passesPerRequest: 1 },
 ];
+
+/** BRIDGE_BENCH_ONLY=sparse,sparse-unbatched runs only those workloads (all by default). */
+const ONLY = process.env.BRIDGE_BENCH_ONLY?.split(",");
 
 /** The round trip of every pass request the bridge makes (it sends them one at a time). */
 function timePassRequests(): { stop(): number[] } {
@@ -114,7 +119,7 @@ if (!mariadbAvailable()) {
 const work = await mkdtemp(join(tmpdir(), "cobblestone-bench-bridge-"));
 const [maria, server] = await Promise.all([startMariaDb(), benchConfig().then((c) => startWranglerDev(ADMIN, 120_000, c))]);
 try {
-  for (const w of WORKLOADS) {
+  for (const w of WORKLOADS.filter((x) => !ONLY || ONLY.includes(x.name))) {
     const name = `bench_${w.name}_${w.results}`;
     const dsn = await createBoincDb(maria, name);
     const conn = await maria.root(name);
