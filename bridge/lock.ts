@@ -3,7 +3,8 @@
  * created exclusively. A second run on the same state exits with one line; a lock left by a
  * run that died (its pid gone) is taken over.
  */
-import { open, readFile, unlink } from "node:fs/promises";
+import { mkdir, open, readFile, unlink } from "node:fs/promises";
+import { dirname } from "node:path";
 import { BridgeError } from "./errors";
 
 function alive(pid: number): boolean {
@@ -22,6 +23,8 @@ export interface StateLock {
 
 export async function lockState(stateFile: string): Promise<StateLock> {
   const path = `${stateFile}.lock`;
+  // The default state directory (~/.local/state/cobblestone) may not exist yet.
+  await mkdir(dirname(stateFile), { recursive: true });
   for (let tries = 0; tries < 2; tries++) {
     try {
       const handle = await open(path, "wx");

@@ -92,5 +92,8 @@ describe("bridge command line", () => {
     const taken = await lockState(state);
     expect(await readFile(`${state}.lock`, "utf8")).toBe(`${process.pid}\n`);
     await taken.release();
+    // The default state directory need not exist yet.
+    const fresh = await lockState(join(work, "new", "dir", "state.json"));
+    await fresh.release();
   });
 });
