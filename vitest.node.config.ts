@@ -7,8 +7,9 @@ export default defineConfig({
   test: {
     include: ["test/docs/**/*.test.ts", "test/bridge/**/*.test.ts"],
     environment: "node",
-    testTimeout: 300_000,
-    hookTimeout: 300_000,
+    // Generous: on a shared 2-core machine under load, `wrangler dev` alone took almost 4 minutes to start.
+    testTimeout: 600_000,
+    hookTimeout: 900_000,
     fileParallelism: false,
   },
 });

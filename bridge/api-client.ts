@@ -10,6 +10,7 @@ import { DEFAULT_RETRY, type RetryOptions, retryingFetch } from "./retrying-fetc
 type Schemas = components["schemas"];
 export type HolderKind = "hosts" | "users" | "teams";
 export type BulkHolders = Schemas["BulkHoldersRequest"];
+export type PassBatchBody = Schemas["PassBatchRequest"];
 
 interface Answer<T> {
   data?: T;
@@ -17,35 +18,63 @@ interface Answer<T> {
   response: Response;
 }
 
+type ApiIssue = { path: string; message: string };
+
+/** Turns an issue path into the ids it names (`workunit 12, result 345`), using the body sent. */
+export type NameIssue = (path: string) => string | null;
+
 /** The API's error shape, as a message for the admin. */
-function explain(what: string, answer: Answer<unknown>): BridgeError {
+function explain(what: string, answer: Answer<unknown>, name: NameIssue = () => null): BridgeError {
   const status = answer.response.status;
-  const body = answer.error as { error?: { code?: string; message?: string; issues?: { path: string; message: string }[] } } | undefined;
+  const body = answer.error as { error?: { code?: string; message?: string; issues?: ApiIssue[] } } | undefined;
   const detail = body?.error ? `${body.error.code}: ${body.error.message}` : `HTTP ${status}`;
-  const issues = body?.error?.issues?.slice(0, 5).map((i) => `\n  ${i.path}: ${i.message}`).join("") ?? "";
+  const issues =
+    body?.error?.issues
+      ?.slice(0, 5)
+      .map((i) => {
+        const ids = name(i.path);
+        return `\n  ${ids ? `${ids} (${i.path})` : i.path}: ${i.message}`;
+      })
+      .join("") ?? "";
   if (status === 401 || status === 403) {
     return new BridgeError(`${what}: the service refused the token (${detail}); check --token or COBBLESTONE_TOKEN and --project`);
   }
-  if (status === 404 && body?.error?.code === "not_found") return new BridgeError(`${what}: ${detail} (is --project right?)`);
+  if (status === 404 && body?.error?.code === "not_found" && !issues) return new BridgeError(`${what}: ${detail} (is --project right?)`);
   return new BridgeError(`${what}: ${detail}${issues}`);
 }
 
-function ok<T>(what: string, answer: Answer<T>): T {
-  if (answer.data === undefined) throw explain(what, answer);
+function ok<T>(what: string, answer: Answer<T>, name?: NameIssue): T {
+  if (answer.data === undefined) throw explain(what, answer, name);
   return answer.data;
+}
+
+/** `passes[k].workunits[i].results[j]…` of a batch as the BOINC ids it names. */
+export function batchIssueNamer(body: PassBatchBody): NameIssue {
+  return (path) => {
+    const m = /^passes\[(\d+)\](?:\.workunits\[(\d+)\](?:\.results\[(\d+)\])?)?/.exec(path);
+    if (!m) return null;
+    const pass = body.passes[Number(m[1])];
+    if (!pass) return null;
+    const parts = [`pass at ${pass.now}`];
+    const wu = m[2] === undefined ? undefined : pass.workunits[Number(m[2])];
+    if (wu) parts.push(`workunit ${wu.id}`);
+    const result = wu && m[3] !== undefined ? wu.results[Number(m[3])] : undefined;
+    if (result) parts.push(`result ${result.id}`);
+    return parts.join(", ");
+  };
 }
 
 export class CobblestoneApi {
   private readonly client;
 
   constructor(
-    baseUrl: string,
+    private readonly baseUrl: string,
     private readonly slug: string,
-    token: string,
+    private readonly token: string,
     retry: RetryOptions = DEFAULT_RETRY,
   ) {
     this.client = createClient<paths>({
-      baseUrl: baseUrl.replace(/\/+$/, ""),
+      baseUrl,
       headers: { Authorization: `Bearer ${token}` },
       fetch: retryingFetch(retry),
     });
@@ -53,6 +82,38 @@ export class CobblestoneApi {
 
   private get params() {
     return { path: { slug: this.slug } };
+  }
+
+  /**
+   * One read, not retried, before anything else: a wrong --url fails at once, and a wrong
+   * token or project is named before the first write.
+   */
+  async check(): Promise<void> {
+    const url = `${this.baseUrl}/v1/projects/${encodeURIComponent(this.slug)}/rate-limit`;
+    let response: Response;
+    try {
+      response = await fetch(url, { headers: { Authorization: `Bearer ${this.token}` } });
+    } catch (e) {
+      const cause = (e as { cause?: { code?: string; message?: string } }).cause;
+      throw new BridgeError(`cannot reach the service at ${this.baseUrl} (${cause?.code ?? cause?.message ?? (e as Error).message}); is --url right and the service up?`);
+    }
+    if (response.ok) {
+      await response.body?.cancel();
+      return;
+    }
+    const error = await response.json().catch(() => undefined);
+    if (response.status === 404 && (error as { error?: { code?: string } })?.error?.code === undefined) {
+      throw new BridgeError(`${this.baseUrl} answered 404 without the API's error shape: is --url the Cobblestone service?`);
+    }
+    throw explain(`checking project '${this.slug}'`, { error, response });
+  }
+
+  async apps() {
+    return ok("GET apps", await this.client.GET("/v1/projects/{slug}/apps", { params: this.params })).apps;
+  }
+
+  async appVersions() {
+    return ok("GET app versions", await this.client.GET("/v1/projects/{slug}/app-versions", { params: this.params })).app_versions;
   }
 
   async putApp(name: string, body: Schemas["PutApp"]) {
@@ -70,12 +131,22 @@ export class CobblestoneApi {
     return ok("POST holders", await this.client.POST("/v1/projects/{slug}/holders", { params: this.params, body }));
   }
 
-  async postPass(body: Schemas["PassRequest"]) {
-    return ok(`POST pass at ${body.now}`, await this.client.POST("/v1/projects/{slug}/passes", { params: this.params, body }));
+  async postPassBatch(body: PassBatchBody) {
+    const span = `${body.passes[0]!.now}${body.passes.length > 1 ? `…${body.passes.at(-1)!.now}` : ""}`;
+    return ok(
+      `POST ${body.passes.length} passes at ${span}`,
+      await this.client.POST("/v1/projects/{slug}/pass-batches", { params: this.params, body }),
+      batchIssueNamer(body),
+    );
   }
 
   async postErrors(body: Schemas["ErrorsRequest"]) {
-    return ok(`POST errors at ${body.now}`, await this.client.POST("/v1/projects/{slug}/errors", { params: this.params, body }));
+    const name: NameIssue = (path) => {
+      const m = /^results\[(\d+)\]/.exec(path);
+      const r = m ? body.results[Number(m[1])] : undefined;
+      return r ? `result ${r.id}` : null;
+    };
+    return ok(`POST errors at ${body.now}`, await this.client.POST("/v1/projects/{slug}/errors", { params: this.params, body }), name);
   }
 
   async rescale(now: number) {

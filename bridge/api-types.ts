@@ -2627,6 +2627,159 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/projects/{slug}/pass-batches": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Post several validator passes in one request, each with its own `now`
+         * @description The passes are applied one after another in the order given, each exactly as `POST /passes` applies it: its own `now`, atomic, idempotent. Every pass's shape and times are checked before any is applied (a 400 or 422 writes nothing). If a pass is refused by what is stored (404, 409, 410, 422 `app_mismatch`), the passes before it stay applied and it and the passes after it are not: the error's `issues` paths start with `passes[k]`, naming the pass, and posting the same batch again replays the applied passes and goes on. For backfills: a client posting one pass per second of history sends many seconds in one round trip.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    slug: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["PassBatchRequest"];
+                };
+            };
+            responses: {
+                /** @description Every pass's answer, in order */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["PassBatchResponse"];
+                    };
+                };
+                /** @description Malformed, or fails the schema: `issues` lists every bad field */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description No token, or an unknown one */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A token of another project */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unknown project, app, app version or entity */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Conflicts with what is stored */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Past the project's retention window (`outside_retention_window`): records of results sent (or trickle messages paid) that long ago may be purged */
+                410: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Too large */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The body is not sent as application/json */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Well-formed but impossible */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Too many requests for this project or account, all its tokens together (`rate_limited`); see Retry-After */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Internal error; nothing was written */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The admin token is not configured (`admin_disabled`), or the database is unavailable (`unavailable`): retry */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/projects/{slug}/trickles": {
         parameters: {
             query?: never;
@@ -5674,6 +5827,13 @@ export interface components {
             runtime_outlier?: boolean;
             /** @description The credit to grant under credit_mode post_assigned */
             claimed_credit?: number;
+        };
+        PassBatchResponse: {
+            /** @description Each pass's answer, in the order posted */
+            passes: components["schemas"]["PassResponse"][];
+        };
+        PassBatchRequest: {
+            passes: components["schemas"]["PassRequest"][];
         };
         TrickleResponse: {
             /** @description When the credit was granted: the request's now, or the project's clock (its latest grant) if that is later; time never runs backwards */

@@ -133,6 +133,10 @@ export function redactDsn(dsn: string): string {
   }
 }
 
+/** What to do about a password with URL characters in it. */
+export const PASSWORD_HINT =
+  "percent-encode the whole password in the URL (every : / # @ % ? and space: %3A %2F %23 %40 %25 %3F %20), or give it as BOINC_DB_URL or --boinc-config";
+
 function connectionError(dsn: string, e: unknown): BridgeError {
   const err = e as { code?: string; message?: string };
   const where = redactDsn(dsn);
@@ -140,7 +144,7 @@ function connectionError(dsn: string, e: unknown): BridgeError {
     ECONNREFUSED: "nothing listens there (is MySQL/MariaDB running, and is the port right?)",
     ENOTFOUND: "the host name does not resolve",
     ETIMEDOUT: "the connection timed out",
-    ER_ACCESS_DENIED_ERROR: "the user name or password was refused",
+    ER_ACCESS_DENIED_ERROR: `the user name or password was refused (if the password has special characters: ${PASSWORD_HINT})`,
     ER_DBACCESS_DENIED_ERROR: "this user may not read that database",
     ER_BAD_DB_ERROR: "there is no database of that name",
   };
@@ -152,10 +156,14 @@ export class BoincDb {
 
   static async open(dsn: string): Promise<BoincDb> {
     let url: URL;
+    let user: string;
+    let password: string;
+    let database: string;
     try {
       url = new URL(dsn);
+      [user, password, database] = [url.username, url.password, url.pathname.slice(1)].map(decodeURIComponent) as [string, string, string];
     } catch {
-      throw new BridgeError(`--db must be a URL like mysql://USER:PASS@HOST:PORT/DB (got ${JSON.stringify(redactDsn(dsn))})`);
+      throw new BridgeError(`--db must be a URL like mysql://USER:PASS@HOST:PORT/DB (got ${JSON.stringify(redactDsn(dsn))}); ${PASSWORD_HINT}`);
     }
     if (url.protocol !== "mysql:" && url.protocol !== "mariadb:") {
       throw new BridgeError(`--db must start with mysql:// (got ${url.protocol}//)`);
@@ -165,9 +173,9 @@ export class BoincDb {
     const pool = mysql.createPool({
       host: url.hostname || "localhost",
       port: url.port ? Number(url.port) : 3306,
-      user: decodeURIComponent(url.username),
-      password: decodeURIComponent(url.password),
-      database: decodeURIComponent(url.pathname.slice(1)),
+      user,
+      password,
+      database,
       ...(socketPath ? { socketPath } : {}),
       connectionLimit: 2,
       supportBigNumbers: true,
@@ -246,6 +254,12 @@ export class BoincDb {
     if (ids.length === 0) return [];
     const [rows] = await this.pool.query("SELECT id, create_time, name FROM team WHERE id IN (?)", [ids]);
     return rows as TeamRow[];
+  }
+
+  /** The database server's clock (Unix seconds): what stamps mod_time, whatever the bridge machine's clock says. */
+  async serverTime(): Promise<number> {
+    const [rows] = await this.pool.query("SELECT UNIX_TIMESTAMP() AS now");
+    return Math.floor(Number((rows as { now: unknown }[])[0]!.now));
   }
 
   /** How many rows there are to post after the cursor, before `until` (for the progress bar). */

@@ -1,13 +1,22 @@
 /** The command line: `npm run bridge -- --db … --url … --project … --token …` (see docs/bridge.md). */
+import { homedir } from "node:os";
+import { isAbsolute, join, resolve } from "node:path";
 import { parseArgs } from "node:util";
+import { resolveDsn } from "./db-source";
 import { BridgeError } from "./errors";
 import { type BridgeOptions, DEFAULT_RESCALE_EVERY } from "./run";
+import { normalizeServiceUrl } from "./service-url";
 
-export const USAGE = `usage: npm run bridge -- --db mysql://USER:PASS@HOST:PORT/DB --url BASE_URL --project SLUG
+export const USAGE = `usage: npm run bridge -- --url BASE_URL --project SLUG
+         [--db mysql://USER:PASS@HOST:PORT/DB | --boinc-config PROJECT/config.xml]
          [--token TOKEN] [--state FILE] [--since TIME] [--rescale-every SECONDS] [--dry-run]
-         [--compare OUT.csv] [--no-progress]
-  The token may come from COBBLESTONE_TOKEN instead of --token.`;
+         [--compare OUT.csv] [--no-progress] [--help]
+  The token may come from COBBLESTONE_TOKEN instead of --token, and the database URL from
+  BOINC_DB_URL instead of --db (both keep secrets out of \`ps\`). Percent-encode the whole
+  password in a URL (: / # @ % ? and space). Details: docs/bridge.md.`;
 
+/** Thrown for --help: the CLI prints the usage and exits 0. */
+export class HelpRequested extends Error {}
 
 /** Unix seconds, or an ISO date such as 2024-01-31T00:00:00Z. */
 export function parseTime(text: string): number {
@@ -18,13 +27,24 @@ export function parseTime(text: string): number {
   return Math.floor(ms / 1000);
 }
 
-export function parseOptions(argv: string[], env: NodeJS.ProcessEnv): BridgeOptions {
+/** Where state files live by default: outside any checkout, so a `git clean` or a new clone keeps the cursor. */
+export function defaultStateDir(env: NodeJS.ProcessEnv): string {
+  return join(env.XDG_STATE_HOME || join(env.HOME || homedir(), ".local", "state"), "cobblestone");
+}
+
+/** `npm run` runs in the repository's root; a relative path means the directory the admin typed it in (INIT_CWD). */
+export function userPath(path: string, env: NodeJS.ProcessEnv): string {
+  return isAbsolute(path) ? path : resolve(env.INIT_CWD || process.cwd(), path);
+}
+
+export async function parseOptions(argv: string[], env: NodeJS.ProcessEnv): Promise<BridgeOptions> {
   let values;
   try {
     ({ values } = parseArgs({
       args: argv,
       options: {
         db: { type: "string" },
+        "boinc-config": { type: "string" },
         url: { type: "string" },
         project: { type: "string" },
         token: { type: "string" },
@@ -34,6 +54,7 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv): BridgeOpti
         "dry-run": { type: "boolean", default: false },
         compare: { type: "string" },
         "no-progress": { type: "boolean", default: false },
+        help: { type: "boolean", short: "h", default: false },
       },
       strict: true,
       allowPositionals: false,
@@ -41,33 +62,31 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv): BridgeOpti
   } catch (e) {
     throw new BridgeError(`${(e as Error).message}\n${USAGE}`);
   }
+  if (values.help) throw new HelpRequested(USAGE);
   const token = values.token ?? env.COBBLESTONE_TOKEN;
+  const db = await resolveDsn(values.db, values["boinc-config"] === undefined ? undefined : userPath(values["boinc-config"], env), env);
   const missing = [
-    ...(values.db ? [] : ["--db"]),
+    ...(db ? [] : ["--db (or BOINC_DB_URL, or --boinc-config)"]),
     ...(values.url ? [] : ["--url"]),
     ...(values.project ? [] : ["--project"]),
-    ...(token || values["dry-run"] ? [] : ["--token (or COBBLESTONE_TOKEN)"]),
+    ...(token ? [] : ["--token (or COBBLESTONE_TOKEN)"]),
   ];
   if (missing.length > 0) throw new BridgeError(`missing ${missing.join(", ")}\n${USAGE}`);
-  try {
-    new URL(values.url!);
-  } catch {
-    throw new BridgeError(`--url '${values.url}' is not a URL (e.g. https://cobblestone.example.org)`);
-  }
+  const url = normalizeServiceUrl(values.url!);
   const rescaleEvery = values["rescale-every"] === undefined ? DEFAULT_RESCALE_EVERY : Number(values["rescale-every"]);
   if (!Number.isInteger(rescaleEvery) || rescaleEvery < 0) {
     throw new BridgeError(`--rescale-every must be a whole number of seconds (0: never), not '${values["rescale-every"]}'`);
   }
   return {
-    db: values.db!,
-    url: values.url!,
+    db: db!,
+    url,
     project: values.project!,
-    token: token ?? "",
-    stateFile: values.state ?? `cobblestone-bridge-${values.project}.json`,
+    token: token!,
+    stateFile: values.state === undefined ? join(defaultStateDir(env), `bridge-${values.project}.json`) : userPath(values.state, env),
     since: values.since === undefined ? null : parseTime(values.since),
     rescaleEvery,
     dryRun: values["dry-run"]!,
-    compare: values.compare ?? null,
+    compare: values.compare === undefined ? null : userPath(values.compare, env),
     progress: !values["no-progress"],
   };
 }

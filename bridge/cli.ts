@@ -1,17 +1,35 @@
 /** `npm run bridge -- …`: feeds Cobblestone from a BOINC project's database (docs/bridge.md). */
-import { parseOptions } from "./cli-options";
+import { HelpRequested, parseOptions } from "./cli-options";
 import { BridgeError } from "./errors";
 import { runBridge } from "./run";
+import { summary } from "./summary";
+
+const when = (t: number) => (t > 0 ? `${new Date(t * 1000).toISOString()} (mod_time ${t})` : "the beginning");
+
+const interrupt = new AbortController();
+process.on("SIGINT", () => {
+  if (interrupt.signal.aborted) {
+    // A second Ctrl-C: the state file holds only answered seconds, so leaving now is safe.
+    console.error("bridge: stopped; run the same command again to resume");
+    process.exit(130);
+  }
+  console.error("bridge: Ctrl-C: finishing the request in flight (Ctrl-C again to leave at once)");
+  interrupt.abort();
+});
 
 try {
-  const options = parseOptions(process.argv.slice(2), process.env);
-  const report = await runBridge(options);
-  const what = options.dryRun ? "would post" : "posted";
-  console.log(
-    `${what} ${report.results} results in ${report.passes} passes, ${report.errors} error reports and ${report.rescales} rescales; ` +
-      `${report.holders} hosts/users/teams registered, ${report.skipped} results skipped; ${report.elapsed_s.toFixed(1)} s`,
-  );
+  const options = await parseOptions(process.argv.slice(2), process.env);
+  const report = await runBridge({ ...options, signal: interrupt.signal });
+  console.log(summary(report, options.dryRun));
+  if (report.interrupted) {
+    console.error(`bridge: interrupted; everything up to ${when(report.cursor.mod_time)} is posted and saved in ${options.stateFile}; run the same command again to resume`);
+    process.exit(130);
+  }
 } catch (e) {
+  if (e instanceof HelpRequested) {
+    console.log(e.message);
+    process.exit(0);
+  }
   if (e instanceof BridgeError) {
     console.error(`bridge: ${e.message}`);
     process.exit(2);

@@ -40,11 +40,18 @@ function missing(row: ResultRow, columns: (keyof ResultRow)[]): string | null {
   return nulls.length === 0 ? null : `NULL ${nulls.join(", ")}`;
 }
 
-function versionProblem(row: ResultRow, knownVersions: ReadonlySet<number>): string | null {
+/** App version id → the name of its app, as the database has them. */
+export type KnownVersions = ReadonlyMap<number, string>;
+
+function versionProblem(row: ResultRow, knownVersions: KnownVersions): string | null {
   const v = row.app_version_id!;
   if (v >= ANONYMOUS.min && v <= ANONYMOUS.max) return null;
   if (v <= 0) return `app_version_id ${v} is neither an app version nor an anonymous platform (-2 … -6)`;
-  return knownVersions.has(v) ? null : `unknown app version ${v}`;
+  const app = knownVersions.get(v);
+  if (app === undefined) return `unknown app version ${v}`;
+  // The service refuses such a pass as a whole (422 app_mismatch).
+  if (row.app !== null && app !== row.app) return `app version ${v} is of app '${app}', not of workunit ${row.workunit_id}'s app '${row.app}'`;
+  return null;
 }
 
 const PASS_COLUMNS: (keyof ResultRow)[] = [
@@ -62,7 +69,7 @@ const PASS_COLUMNS: (keyof ResultRow)[] = [
 ];
 
 /** A decided result as the API's Result, or why it cannot be posted (the API would refuse the whole pass). */
-function passResult(row: ResultRow, knownVersions: ReadonlySet<number>): ResultBody | string {
+function passResult(row: ResultRow, knownVersions: KnownVersions): ResultBody | string {
   const problem = missing(row, PASS_COLUMNS) ?? versionProblem(row, knownVersions);
   if (problem) return problem;
   if (row.host_id! <= 0) return `host id ${row.host_id}`;
@@ -90,7 +97,7 @@ function passResult(row: ResultRow, knownVersions: ReadonlySet<number>): ResultB
   };
 }
 
-function errorResult(row: ResultRow, knownVersions: ReadonlySet<number>): ErrorResultBody | string {
+function errorResult(row: ResultRow, knownVersions: KnownVersions): ErrorResultBody | string {
   const problem = missing(row, ["host_id", "app_version_id", "app"]) ?? versionProblem(row, knownVersions);
   if (problem) return problem;
   if (row.host_id! <= 0) return `host id ${row.host_id}`;
@@ -122,7 +129,7 @@ function chunks<T>(items: T[], size: number): T[][] {
  * decided results grouped by workunit in workunit-id order (a database keeps no other order
  * within a second), split only past the API's 1000 workunits, then the errors.
  */
-export function callsForSecond(time: number, rows: ResultRow[], knownVersions: ReadonlySet<number>): SecondCalls {
+export function callsForSecond(time: number, rows: ResultRow[], knownVersions: KnownVersions): SecondCalls {
   const skipped: Skipped[] = [];
   const workunits = new Map<number, WorkunitBody>();
   const errors: ErrorResultBody[] = [];

@@ -1,7 +1,9 @@
 /**
- * fetch that waits and tries again while the service is busy or down: 429 and 503 honour
- * Retry-After, other 5xx and network failures back off exponentially (with jitter), and it
- * gives up with a clear error after `maxAttempts`. Every write the bridge makes is idempotent
+ * fetch that waits and tries again while the service is busy or unreachable: 429 and 503 (the
+ * service's "retry": rate limited, database unavailable) honour Retry-After, network failures
+ * back off exponentially (with jitter), each retry is reported (onRetry), and it gives up with a
+ * clear error after `maxAttempts`. Any other answer, a 500 included, is passed back at once: a
+ * 500 is a bug that the same request will hit again. Every write the bridge makes is idempotent
  * (passes and errors by result id, PUTs by id), so sending one twice is safe.
  */
 import { BridgeError } from "./errors";
@@ -11,13 +13,14 @@ export interface RetryOptions {
   /** The first backoff; doubled each time up to maxDelayMs. */
   baseDelayMs: number;
   maxDelayMs: number;
-  onRetry?: (why: string, delayMs: number) => void;
+  /** Told before each wait: what failed, how long it waits, and which attempt comes next. */
+  onRetry?: (why: string, delayMs: number, nextAttempt: number, maxAttempts: number) => void;
   sleep?: (ms: number) => Promise<void>;
 }
 
 export const DEFAULT_RETRY: RetryOptions = { maxAttempts: 12, baseDelayMs: 500, maxDelayMs: 60_000 };
 
-const RETRIED_STATUSES = new Set([429, 500, 502, 503, 504]);
+const RETRIED_STATUSES = new Set([429, 503]);
 
 /** Retry-After as seconds or an HTTP date; null when absent or unreadable. */
 export function retryAfterMs(header: string | null, nowMs = Date.now()): number | null {
@@ -48,7 +51,7 @@ export function retryingFetch(options: RetryOptions = DEFAULT_RETRY, inner: type
       if (attempt >= options.maxAttempts) {
         throw new BridgeError(`the service did not answer after ${attempt} attempts (${why}); is it up? Run the bridge again to resume.`);
       }
-      options.onRetry?.(why, delay);
+      options.onRetry?.(why, delay, attempt + 1, options.maxAttempts);
       await sleep(delay);
     }
   };

@@ -1,17 +1,22 @@
 /**
  * One bridge run: registers apps and versions, then reads the decided results after the cursor
  * second by second and posts each second as BOINC's validator would have (rescale at a crossed
- * mark, the pass, the errors), advancing the cursor only after the service answered.
+ * mark, the pass, the errors). Passes of consecutive seconds travel together in one request
+ * (POST /pass-batches, applied in order, each with its own `now`) until a rescale or an error
+ * report must come between them; the cursor advances only after the service answered.
  */
-import { CobblestoneApi } from "./api-client";
+import { type CobblestoneApi as Api, CobblestoneApi } from "./api-client";
 import { BoincDb } from "./boinc-db";
 import { CreditComparison, type CompareSummary, summaryText } from "./compare";
 import { BridgeError } from "./errors";
-import { type SecondCalls, callsForSecond, rescaleMarkBefore } from "./events";
+import { type KnownVersions, type PassBody, type SecondCalls, callsForSecond, rescaleMarkBefore } from "./events";
 import { HolderRegistrar, type HolderIds, eachLimited, emptyHolderIds } from "./holders";
+import { lockState } from "./lock";
+import { PassBatch } from "./pass-batch";
 import { Progress } from "./progress";
 import type { RetryOptions } from "./retrying-fetch";
 import type { ResultRow } from "./rows";
+import { normalizeServiceUrl } from "./service-url";
 import { type BridgeState, freshState, loadState, saveState } from "./state";
 
 export interface BridgeOptions {
@@ -28,11 +33,21 @@ export interface BridgeOptions {
   retry?: RetryOptions;
   /** Stop after this many seconds of history (tests use it to interrupt a run). */
   maxSeconds?: number;
+  /** Aborted (Ctrl-C): the run stops after the request in flight, saves and returns `interrupted`. */
+  signal?: AbortSignal;
   log?: (line: string) => void;
+  /** Passes per request (default: the API's most); the benchmark compares with 1. */
+  passesPerRequest?: number;
 }
 
 /** BOINC's feeder recalculates scales every 10 minutes; the bridge rescales at the same marks. */
 export const DEFAULT_RESCALE_EVERY = 600;
+
+/**
+ * Seconds stamped this recently by the database's clock are left for the next run: BOINC's
+ * daemons stamp mod_time when a statement runs, and its transaction may commit a little later.
+ */
+export const SETTLE_SECONDS = 10;
 
 /** Options for a one-shot backfill with the CLI's defaults; `extra` overrides any of them. */
 export function bridgeOptions(
@@ -42,15 +57,29 @@ export function bridgeOptions(
   return { since: null, rescaleEvery: DEFAULT_RESCALE_EVERY, dryRun: false, compare: null, progress: false, ...target, ...extra };
 }
 
+/** What one run did, counted as it happened. */
 export interface BridgeReport {
+  /** Result rows read from the database (every kind, skipped ones too). */
+  rows: number;
+  /** Validated results posted in passes, and of those the ones the service already had. */
   results: number;
+  replayed: number;
+  /** Client errors and timeouts posted in error reports. */
+  error_outcomes: number;
+  skipped: number;
   passes: number;
+  /** Requests that carried the passes. */
+  requests: number;
+  /** Error reports (requests). */
   errors: number;
   rescales: number;
+  /** Host, user and team records sent (new ones and refreshed ones). */
   holders: number;
-  skipped: number;
   seconds: number;
   elapsed_s: number;
+  /** Where the cursor is now (the last second fully answered). */
+  cursor: { mod_time: number; id: number };
+  interrupted: boolean;
   compare: CompareSummary | null;
 }
 
@@ -107,82 +136,139 @@ function holdersOf(calls: SecondCalls[]): HolderIds {
   return ids;
 }
 
+/** Apps and versions as the database has them, registered (PUT, idempotent) unless a dry run; a dry run compares them with the service's instead. */
+async function registerApps(db: BoincDb, api: Api, dryRun: boolean, log: (line: string) => void): Promise<KnownVersions> {
+  const apps = await db.apps();
+  const versions = await db.appVersions();
+  if (dryRun) {
+    const [known, knownVersions] = await Promise.all([api.apps(), api.appVersions()]);
+    const registered = new Map(knownVersions.map((v) => [v.id, v.app]));
+    const clashes = versions.filter((v) => registered.has(v.id) && registered.get(v.id) !== v.app);
+    if (clashes.length > 0) {
+      throw new BridgeError(
+        `the service has app versions under other apps than the database (a run would be refused, 409):\n  ` +
+          clashes.map((v) => `app version ${v.id}: '${registered.get(v.id)}' there, '${v.app}' here`).join("\n  "),
+      );
+    }
+    const newApps = apps.filter((a) => !known.some((k) => k.name === a.name)).length;
+    const newVersions = versions.filter((v) => !registered.has(v.id)).length;
+    log(`would register ${apps.length} apps (${newApps} new) and ${versions.length} app versions (${newVersions} new)`);
+  } else {
+    await eachLimited(apps, 8, async (a) => {
+      await api.putApp(a.name, { host_scale_check: a.host_scale_check !== 0, ...(a.target_nresults > 0 ? { target_nresults: a.target_nresults } : {}) });
+    });
+    await eachLimited(versions, 8, async (v) => {
+      await api.putAppVersion(v.id, { app: v.app, platform: v.platform, plan_class: v.plan_class ?? "", version_num: v.version_num });
+    });
+  }
+  return new Map(versions.map((v) => [v.id, v.app]));
+}
+
 export async function runBridge(options: BridgeOptions): Promise<BridgeReport> {
   const log = options.log ?? ((line: string) => process.stderr.write(line + "\n"));
   const started = Date.now();
-  const db = await BoincDb.open(options.db);
+  const url = normalizeServiceUrl(options.url);
+  const lock = options.dryRun ? null : await lockState(options.stateFile);
+  let db: BoincDb | null = null;
   try {
+    db = await BoincDb.open(options.db);
     await db.checkSchema();
-    const api = options.dryRun ? null : new CobblestoneApi(options.url, options.project, options.token, options.retry);
-    const stored = await loadState(options.stateFile, options.url, options.project);
-    const state: BridgeState = stored ?? freshState(options.url, options.project, options.since ?? 0);
+    const retry = options.retry ?? {
+      maxAttempts: 12,
+      baseDelayMs: 500,
+      maxDelayMs: 60_000,
+      onRetry: (why: string, ms: number, next: number, max: number) => log(`${why}; retrying in ${(ms / 1000).toFixed(1)} s (attempt ${next} of ${max})`),
+    };
+    const api = new CobblestoneApi(url, options.project, options.token, retry);
+    await api.check();
+    const stored = await loadState(options.stateFile, url, options.project);
+    const state: BridgeState = stored ?? freshState(url, options.project, options.since ?? 0);
     if (stored && options.since !== null && options.since > state.cursor.mod_time) state.cursor = { mod_time: options.since, id: 0 };
+    const knownVersions = await registerApps(db, api, options.dryRun, log);
 
-    const apps = await db.apps();
-    const versions = await db.appVersions();
-    if (api) {
-      await eachLimited(apps, 8, async (a) => {
-        await api.putApp(a.name, { host_scale_check: a.host_scale_check !== 0, ...(a.target_nresults > 0 ? { target_nresults: a.target_nresults } : {}) });
-      });
-      await eachLimited(versions, 8, async (v) => {
-        await api.putAppVersion(v.id, { app: v.app, platform: v.platform, plan_class: v.plan_class ?? "", version_num: v.version_num });
-      });
-    }
-    const knownVersions = new Set(versions.map((v) => v.id));
-
-    // The current second may still get rows: read only whole seconds that are over.
-    const until = Math.floor(Date.now() / 1000);
+    // Whole seconds that are over by the database's own clock (it stamps mod_time), less a margin.
+    const until = (await db.serverTime()) - SETTLE_SECONDS + 1;
     const progress = new Progress(await db.countAfter(state.cursor, until), process.stderr, options.progress);
-    const registrar = new HolderRegistrar(db, api);
+    const registrar = new HolderRegistrar(db, options.dryRun ? null : api);
     const comparison = options.compare ? new CreditComparison(options.compare) : null;
-    const report: BridgeReport = { results: 0, passes: 0, errors: 0, rescales: 0, holders: 0, skipped: 0, seconds: 0, elapsed_s: 0, compare: null };
-    const save = async () => {
+    const report: BridgeReport = {
+      rows: 0, results: 0, replayed: 0, error_outcomes: 0, skipped: 0, passes: 0, requests: 0, errors: 0, rescales: 0, holders: 0,
+      seconds: 0, elapsed_s: 0, cursor: state.cursor, interrupted: false, compare: null,
+    };
+    // `next` runs ahead of `state` (the saved one) by the seconds whose passes wait in `batch`.
+    const next: BridgeState = { ...state };
+    const batch = new PassBatch(options.passesPerRequest);
+    const commit = async () => {
+      Object.assign(state, next);
+      report.cursor = state.cursor;
       if (!options.dryRun) await saveState(options.stateFile, state);
+    };
+    const flush = async () => {
+      if (batch.empty) return;
+      const { passes, boincGranted } = batch.take();
+      report.requests++;
+      report.passes += passes.length;
+      if (!options.dryRun) {
+        const answer = await api.postPassBatch({ passes });
+        for (const p of answer.passes) {
+          for (const w of p.workunits) {
+            for (const r of w.results) {
+              if (r.replayed) report.replayed++;
+              const boinc = boincGranted.get(r.id);
+              if (boinc && comparison) comparison.add({ result_id: r.id, workunit_id: w.id, app: boinc.app, boinc: boinc.granted, cobblestone: r.granted_credit });
+            }
+          }
+        }
+      }
+      await commit();
+    };
+    const post = async (pass: PassBody, granted: SecondCalls["boincGranted"]) => {
+      if (!batch.fits(pass)) await flush();
+      batch.add(pass, granted);
+      report.results += pass.workunits.reduce((n, w) => n + w.results.length, 0);
     };
 
     let secondsLeft = options.maxSeconds ?? Infinity;
-    outer: for await (const batch of batches(seconds(db.rowsAfter(state.cursor, until)))) {
-      const calls = batch.map((s) => callsForSecond(s.time, s.rows, knownVersions));
+    outer: for await (const rowBatch of batches(seconds(db.rowsAfter(state.cursor, until)))) {
+      const calls = rowBatch.map((s) => callsForSecond(s.time, s.rows, knownVersions));
       await registrar.register(holdersOf(calls));
       for (const [i, call] of calls.entries()) {
         if (secondsLeft-- <= 0) break outer;
-        const rows = batch[i]!.rows;
+        if (options.signal?.aborted) {
+          report.interrupted = true;
+          break outer;
+        }
+        const rows = rowBatch[i]!.rows;
         for (const s of call.skipped) {
           if (report.skipped++ < SKIPS_LOGGED) log(`result ${s.id} skipped: ${s.reason}`);
         }
         if (call.passes.length + call.errors.length > 0) {
-          const mark = rescaleMarkBefore(state.last_event_time, call.time, options.rescaleEvery);
-          if (mark !== null && mark > (state.last_rescale_mark ?? -Infinity)) {
-            if (api) await api.rescale(mark);
-            state.last_rescale_mark = mark;
+          const mark = rescaleMarkBefore(next.last_event_time, call.time, options.rescaleEvery);
+          if (mark !== null && mark > (next.last_rescale_mark ?? -Infinity)) {
+            // The passes before the mark first, then the rescale, as BOINC's history ran.
+            await flush();
+            if (!options.dryRun) await api.rescale(mark);
+            next.last_rescale_mark = mark;
             report.rescales++;
-            await save();
+            await commit();
           }
-          for (const pass of call.passes) {
-            const answer = api ? await api.postPass(pass) : null;
-            report.passes++;
-            if (answer && comparison) {
-              for (const w of answer.workunits) {
-                for (const r of w.results) {
-                  const boinc = call.boincGranted.get(r.id);
-                  if (boinc) comparison.add({ result_id: r.id, workunit_id: w.id, app: boinc.app, boinc: boinc.granted, cobblestone: r.granted_credit });
-                }
-              }
-            }
-          }
+          for (const pass of call.passes) await post(pass, call.boincGranted);
+          if (call.errors.length > 0) await flush();
           for (const errors of call.errors) {
-            if (api) await api.postErrors(errors);
+            if (!options.dryRun) await api.postErrors(errors);
             report.errors++;
+            report.error_outcomes += errors.results.length;
           }
-          state.last_event_time = call.time;
+          next.last_event_time = call.time;
         }
-        state.cursor = { mod_time: call.time, id: rows.at(-1)!.id };
-        await save();
-        report.results += rows.length;
+        next.cursor = { mod_time: call.time, id: rows.at(-1)!.id };
+        if (batch.empty) await commit();
+        report.rows += rows.length;
         report.seconds++;
         progress.add(rows.length);
       }
     }
+    await flush();
     progress.finish();
     if (report.skipped > SKIPS_LOGGED) log(`… ${report.skipped - SKIPS_LOGGED} more results skipped`);
     report.holders = registrar.count;
@@ -193,7 +279,8 @@ export async function runBridge(options: BridgeOptions): Promise<BridgeReport> {
     report.elapsed_s = (Date.now() - started) / 1000;
     return report;
   } finally {
-    await db.close();
+    await db?.close();
+    await lock?.release();
   }
 }
 

@@ -4,9 +4,11 @@
  * Written atomically (a temp file renamed over it) after every answered second, so a run killed
  * at any moment resumes at the first second not yet answered.
  */
-import { readFile, rename, writeFile } from "node:fs/promises";
+import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
+import { dirname } from "node:path";
 import type { Cursor } from "./rows";
 import { BridgeError } from "./errors";
+import { normalizeServiceUrl } from "./service-url";
 
 export interface BridgeState {
   version: 1;
@@ -40,14 +42,16 @@ export async function loadState(file: string, url: string, project: string): Pro
   if (state.version !== 1 || typeof state.cursor?.mod_time !== "number" || typeof state.cursor?.id !== "number") {
     throw new BridgeError(`the state file ${file} is not a bridge state file`);
   }
-  if (state.url !== url || state.project !== project) {
+  if (normalizeServiceUrl(state.url) !== url || state.project !== project) {
     throw new BridgeError(`the state file ${file} belongs to project '${state.project}' at ${state.url}, not '${project}' at ${url}`);
   }
   return state;
 }
 
 export async function saveState(file: string, state: BridgeState): Promise<void> {
-  const temp = `${file}.tmp`;
+  // Per process: even two runs that got past the lock could not rename each other's file away.
+  await mkdir(dirname(file), { recursive: true });
+  const temp = `${file}.${process.pid}.tmp`;
   await writeFile(temp, JSON.stringify(state, null, 2) + "\n");
   await rename(temp, file);
 }

@@ -1,8 +1,14 @@
 /**
  * `npm run bench:bridge`: backfill throughput of the bridge from MariaDB into `wrangler dev` on
- * this machine, and its peak memory at two sizes (flat if it streams). BRIDGE_BENCH_RESULTS
- * (default 100,000) and BRIDGE_BENCH_PER_SECOND (results decided per second of history,
- * default 100) size the synthetic project.
+ * this machine, and its peak memory, on two kinds of history:
+ * - dense: 100 results decided together every 10 s, at two sizes (flat memory if it streams);
+ *   BRIDGE_BENCH_RESULTS (default 100,000) and BRIDGE_BENCH_PER_SECOND (default 100) size it;
+ * - sparse: one workunit (2 results) decided every second, a pass per second of history;
+ *   BRIDGE_BENCH_SPARSE_RESULTS (default 20,000) sizes it, and a quarter of it is also sent one
+ *   pass per request (as before POST /pass-batches) to show what batching gains under the
+ *   same load. BRIDGE_BENCH_ONLY=sparse,sparse-unbatched picks workloads by name.
+ * Each line also gives the pass requests' round trip as the bridge saw it (the deployment
+ * estimate in BENCHMARKS.md starts from it) and the requests per day of history.
  */
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -17,7 +23,53 @@ import { loadSyntheticProject } from "./synthetic-boinc";
 const ROOT = new URL("../..", import.meta.url).pathname;
 const RESULTS = Number(process.env.BRIDGE_BENCH_RESULTS ?? 100_000);
 const PER_SECOND = Number(process.env.BRIDGE_BENCH_PER_SECOND ?? 100);
+const SPARSE_RESULTS = Number(process.env.BRIDGE_BENCH_SPARSE_RESULTS ?? 20_000);
 const ADMIN = "bench-bridge-admin";
+const DAY = 86_400;
+
+interface Workload {
+  name: string;
+  results: number;
+  /** Results decided together, and the seconds of history between two such passes. */
+  perPass: number;
+  secondsBetween: number;
+  /** Passes per request; absent: as many as the API takes. */
+  passesPerRequest?: number;
+}
+
+const WORKLOADS: Workload[] = [
+  { name: "dense", results: Math.round(RESULTS / 4), perPass: PER_SECOND, secondsBetween: 10 },
+  { name: "dense", results: RESULTS, perPass: PER_SECOND, secondsBetween: 10 },
+  { name: "sparse", results: SPARSE_RESULTS, perPass: 2, secondsBetween: 1 },
+  // The same history one pass per request, as before POST /pass-batches: what batching gains, under the same load.
+  { name: "sparse-unbatched", results: Math.round(SPARSE_RESULTS / 4), perPass: 2, secondsBetween: 1, passesPerRequest: 1 },
+];
+
+/** BRIDGE_BENCH_ONLY=sparse,sparse-unbatched runs only those workloads (all by default). */
+const ONLY = process.env.BRIDGE_BENCH_ONLY?.split(",");
+
+/** The round trip of every pass request the bridge makes (it sends them one at a time). */
+function timePassRequests(): { stop(): number[] } {
+  const original = globalThis.fetch;
+  const times: number[] = [];
+  globalThis.fetch = async (input, init) => {
+    const url = input instanceof Request ? input.url : String(input);
+    if (!url.includes("/pass-batches")) return original(input, init);
+    const started = performance.now();
+    const response = await original(input, init);
+    const body = await response.arrayBuffer();
+    times.push(performance.now() - started);
+    return new Response(body, response);
+  };
+  return {
+    stop: () => {
+      globalThis.fetch = original;
+      return times;
+    },
+  };
+}
+
+const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? 0;
 
 /**
  * wrangler.jsonc as it is, rate limits included (a legitimate bridge must get through the
@@ -67,24 +119,31 @@ if (!mariadbAvailable()) {
 const work = await mkdtemp(join(tmpdir(), "cobblestone-bench-bridge-"));
 const [maria, server] = await Promise.all([startMariaDb(), benchConfig().then((c) => startWranglerDev(ADMIN, 120_000, c))]);
 try {
-  for (const size of [Math.round(RESULTS / 4), RESULTS]) {
-    const name = `bench_${size}`;
+  for (const w of WORKLOADS.filter((x) => !ONLY || ONLY.includes(x.name))) {
+    const name = `bench_${w.name}_${w.results}`;
     const dsn = await createBoincDb(maria, name);
     const conn = await maria.root(name);
-    await loadSyntheticProject(conn, size, PER_SECOND);
+    await loadSyntheticProject(conn, w.results, w.perPass, w.secondsBetween);
     await conn.end();
-    const slug = `bench-${size}`;
+    const slug = `bench-${w.name}-${w.results}`;
     const token = await createProject(server.base, ADMIN, slug);
     (globalThis as { gc?: () => void }).gc?.();
     const memory = sampleMemory();
+    const requests = timePassRequests();
     const report = await runBridge(
-      bridgeOptions({ db: dsn, url: server.base, project: slug, token, stateFile: join(work, `${slug}.json`) }, { progress: process.stderr.isTTY }),
+      bridgeOptions({ db: dsn, url: server.base, project: slug, token, stateFile: join(work, `${slug}.json`) }, { progress: process.stderr.isTTY, ...(w.passesPerRequest ? { passesPerRequest: w.passesPerRequest } : {}) }),
     );
+    const times = requests.stop().sort((a, b) => a - b);
     const peak = memory.stop();
+    const historySeconds = (Math.ceil(w.results / w.perPass) - 1) * w.secondsBetween + 1;
+    const perDay = ((report.requests + report.rescales) * DAY) / historySeconds;
+    const mean = times.reduce((a, b) => a + b, 0) / Math.max(1, times.length);
     console.log(
-      `${size.toLocaleString("en")} results (${PER_SECOND} per second of history): ${report.passes} passes, ${report.rescales} rescales, ` +
-        `${report.holders} hosts/users/teams registered in ${report.elapsed_s.toFixed(1)} s = ` +
-        `${Math.round(report.results / report.elapsed_s).toLocaleString("en")} results/s; peak heap ${peak.heapMb.toFixed(0)} MB, peak RSS ${peak.rssMb.toFixed(0)} MB`,
+      `${w.name}: ${w.results.toLocaleString("en")} results (${w.perPass} every ${w.secondsBetween} s of history): ${report.passes} passes in ` +
+        `${report.requests} requests, ${report.rescales} rescales, ${report.holders} hosts/users/teams sent; ${report.elapsed_s.toFixed(1)} s = ` +
+        `${Math.round(report.rows / report.elapsed_s).toLocaleString("en")} results/s; pass request round trip mean ${mean.toFixed(0)} ms, ` +
+        `p50 ${percentile(times, 0.5).toFixed(0)} ms, p95 ${percentile(times, 0.95).toFixed(0)} ms (${(report.passes / Math.max(1, report.requests)).toFixed(1)} passes each); ` +
+        `${Math.round(perDay).toLocaleString("en")} requests per day of history (passes and rescales); peak heap ${peak.heapMb.toFixed(0)} MB, peak RSS ${peak.rssMb.toFixed(0)} MB`,
     );
   }
 } finally {

@@ -1,14 +1,14 @@
 /**
  * A synthetic BOINC project for the bridge benchmark, written straight into BOINC's tables:
- * replication 2, `perSecond` results decided every 10 s of history, 500 hosts of 250 users in
- * 25 teams, two CPU versions of one app, 5% invalid results.
+ * replication 2, `perPass` results decided together every `secondsBetween` s of history (dense:
+ * 100 every 10 s; sparse: one workunit, 2 results, every second), 500 hosts of 250 users in 25
+ * teams, two CPU versions of one app, 5% invalid results.
  */
 import type mysql from "mysql2/promise";
 import { OUTCOME, VALIDATE_STATE } from "../../bridge/boinc-codes";
 import { sqlTime } from "../../test/bridge/load-trace";
 
 export const HISTORY_START = 1_700_000_000;
-export const SECONDS_BETWEEN_PASSES = 10;
 const HOSTS = 500;
 const USERS = 250;
 const TEAMS = 25;
@@ -17,7 +17,7 @@ const CHUNK = 5000;
 /** A deterministic hash of an integer to [0, 1). */
 const unit = (n: number) => (((n * 2654435761) >>> 0) % 1_000_003) / 1_000_003;
 
-export async function loadSyntheticProject(conn: mysql.Connection, results: number, perSecond: number): Promise<void> {
+export async function loadSyntheticProject(conn: mysql.Connection, results: number, perPass: number, secondsBetween: number): Promise<void> {
   await conn.query(`SET time_zone = '+00:00';
     INSERT INTO platform (id, name) VALUES (1, 'x86_64-pc-linux-gnu');
     INSERT INTO app (id, name) VALUES (1, 'bench');
@@ -36,13 +36,13 @@ export async function loadSyntheticProject(conn: mysql.Connection, results: numb
     Array.from({ length: HOSTS }, (_, i) => [i + 1, created, (i % USERS) + 1, `cpid${i + 1}`]),
   );
   const workunits = Math.ceil(results / 2);
-  const perPass = Math.max(1, Math.floor(perSecond / 2));
+  const workunitsPerPass = Math.max(1, Math.floor(perPass / 2));
   for (let from = 0; from < workunits; from += CHUNK) {
     const wus: unknown[][] = [];
     const rows: unknown[][] = [];
     for (let w = from; w < Math.min(workunits, from + CHUNK); w++) {
       const id = w + 1;
-      const decided = HISTORY_START + Math.floor(w / perPass) * SECONDS_BETWEEN_PASSES;
+      const decided = HISTORY_START + Math.floor(w / workunitsPerPass) * secondsBetween;
       wus.push([id, 1, `wu${id}`, 1e13, 1e14, 2]);
       for (let k = 0; k < 2; k++) {
         const rid = 2 * w + k + 1;

@@ -78,21 +78,26 @@ async function drain(db: Db, settings: RetentionSettings, batchOf: (limit: numbe
  * never past the server's: a project backfilling years of history posts passes whose `now`
  * lies in the past, and the results it posts next were sent shortly before those passes, not
  * before the server's "now minus the window", so they must not be refused.
+ *
+ * Until its first grant (`credited` false) a project's clock is only its creation time, which
+ * says nothing about the history it will post: no result or workunit is purged and no horizon
+ * is set, so a backfill of any age can start however long after creation (and however many
+ * retention runs) it comes. Error outcomes posted before the first grant wait for it.
  */
 export async function purgeProject(
   db: Db,
-  project: { id: number; resultRetentionDays: number; clock: number },
+  project: { id: number; resultRetentionDays: number; clock: number; credited: boolean },
   now: number,
   settings: RetentionSettings,
 ) {
   const cutoff = Math.min(now, project.clock) - project.resultRetentionDays * SECONDS_PER_DAY;
-  const [, results = 0, workunits = 0, , trickles = 0] = await drain(db, settings, (limit) => [
-    // First, in the same transaction: the horizons that refuse what the deletes forget.
-    raiseHorizon(project.id, cutoff + MAX_CLOCK_SKEW_SECONDS),
-    purgeResults(project.id, cutoff, limit),
-    purgeWorkunits(project.id, cutoff, limit),
+  const [, trickles = 0, , results = 0, workunits = 0] = await drain(db, settings, (limit) => [
+    // Each horizon first, in the same transaction: it refuses what the deletes after it forget.
     raiseTrickleHorizon(project.id, cutoff, limit),
     purgeTrickles(project.id, cutoff, limit),
+    ...(project.credited
+      ? [raiseHorizon(project.id, cutoff + MAX_CLOCK_SKEW_SECONDS), purgeResults(project.id, cutoff, limit), purgeWorkunits(project.id, cutoff, limit)]
+      : []),
   ]);
   return { results, workunits, trickles };
 }
@@ -106,11 +111,13 @@ export async function runRetention(db: Db, now: number, settings: RetentionSetti
       dailyHistoryDays: projects.dailyHistoryDays,
       historyRolledBefore: projects.historyRolledBefore,
       clock: projects.expavgTime,
+      createdAt: projects.createdAt,
     })
     .from(projects)
     .where(livesHere);
   for (const project of rows) {
-    const purged = await purgeProject(db, project, now, settings);
+    // Creation sets expavg_time; the first grant moves it to that pass's `now`.
+    const purged = await purgeProject(db, { ...project, credited: project.clock !== project.createdAt }, now, settings);
     counts.results += purged.results;
     counts.workunits += purged.workunits;
     counts.trickles += purged.trickles;

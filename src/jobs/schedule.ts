@@ -158,7 +158,8 @@ async function sum(env: Env, job: (db: Db) => Promise<number>): Promise<{ n: num
 
 /** A job run over every database that holds projects, its log lines joined; a database that fails is logged and skipped. */
 async function inEachDatabase(env: Env, job: (db: Db) => Promise<string>): Promise<string> {
-  const { values, failed } = await inEachProjectDatabase(env, "job", job);
+  // Each line names its database (DB: …; DB_LARGE: …).
+  const { values, failed } = await inEachProjectDatabase(env, "job", async (db, binding) => `${binding}: ${await job(db)}`);
   return values.join("; ") + skippedNote(failed);
 }
 

@@ -1,7 +1,8 @@
 /** One MariaDB with BOINC databases for the bridge tests, and a read-only account like a project would give the bridge. */
 import { readFileSync } from "node:fs";
 import { BOINC_TABLES } from "./boinc-schema";
-import { loadTrace } from "./load-trace";
+import { OUTCOME, VALIDATE_STATE } from "../../bridge/boinc-codes";
+import { loadTrace, sqlTime } from "./load-trace";
 import type { MariaDb } from "./mariadb";
 import { parseTrace, type TraceExpected } from "./trace-types";
 
@@ -31,4 +32,35 @@ export async function boincDbWithTrace(maria: MariaDb, name: string, trace: stri
   const appNumbers = new Map<string, number>();
   for (const op of ops) if (op.op === "app") appNumbers.set(op.name, appNumbers.size + 1);
   return { dsn, ops, expected, appNumbers };
+}
+
+/**
+ * A small BOINC database: apps alpha (version 1) and beta (version 2), host 7 of user 3 in team
+ * 5 (created 9000 s before T), and the given result rows, result i+1 on its own workunit i+1
+ * (of alpha) decided at T + i unless a row says otherwise.
+ */
+export async function smallBoincDb(maria: MariaDb, name: string, T: number, results: Record<string, unknown>[]): Promise<string> {
+  const dsn = await createBoincDb(maria, name);
+  const conn = await maria.root(name);
+  await conn.query(`SET time_zone = '+00:00';
+    INSERT INTO platform (id, name) VALUES (1, 'x86_64-pc-linux-gnu');
+    INSERT INTO app (id, name) VALUES (1, 'alpha'), (2, 'beta');
+    INSERT INTO app_version (id, appid, version_num, platformid, plan_class) VALUES (1, 1, 100, 1, ''), (2, 2, 100, 1, '');
+    INSERT INTO team (id, create_time, name) VALUES (5, ${T - 9000}, 'Team five');
+    INSERT INTO user (id, create_time, teamid, name, email_addr, cross_project_id) VALUES (3, ${T - 9000}, 5, 'Ada', 'ada@example.org', 'abc');
+    INSERT INTO host (id, create_time, userid, host_cpid) VALUES (7, ${T - 9000}, 3, 'hostcpid');
+    ALTER TABLE result MODIFY flops_estimate double NULL;`);
+  for (const [i, r] of results.entries()) {
+    const row = {
+      id: i + 1, workunitid: i + 1, outcome: OUTCOME.success, hostid: 7, userid: 3, teamid: 5, sent_time: T - 5000, received_time: T - 100,
+      cpu_time: 900, validate_state: VALIDATE_STATE.valid, granted_credit: 1, elapsed_time: 1000, flops_estimate: 1e10, app_version_id: 1,
+      mod_time: sqlTime(T + i), ...r,
+    };
+    if (row.workunitid === i + 1) {
+      await conn.query("INSERT INTO workunit (id, appid, name, rsc_fpops_est, rsc_fpops_bound, target_nresults) VALUES (?, 1, ?, 1e13, 1e14, 1)", [row.workunitid, `wu${i + 1}`]);
+    }
+    await conn.query("INSERT INTO result SET ?", [row]);
+  }
+  await conn.end();
+  return dsn;
 }

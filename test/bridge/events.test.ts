@@ -34,7 +34,7 @@ function row(id: number, workunitId: number, extra: Partial<ResultRow> = {}): Re
   };
 }
 
-const known = new Set([1]);
+const known = new Map([[1, "alpha"], [2, "beta"]]);
 
 describe("callsForSecond", () => {
   it("groups a second's results by workunit in workunit-id order, whatever order the rows came in", () => {
@@ -76,7 +76,7 @@ describe("callsForSecond", () => {
     ]);
   });
 
-  it("skips, with the reason, what the API would refuse: NULLs, unknown versions, sent after received", () => {
+  it("skips, with the reason, what the API would refuse: NULLs, unknown versions, another app's version, sent after received", () => {
     const calls = callsForSecond(
       T,
       [
@@ -86,6 +86,7 @@ describe("callsForSecond", () => {
         row(4, 4, { sent_time: T, received_time: T - 1 }),
         row(5, 5, { rsc_fpops_bound: 1e12 }),
         row(6, 6, { elapsed_time: 0, cpu_time: 0, sent_time: 0, received_time: 0 }),
+        row(7, 7, { app_version_id: 2 }),
       ],
       known,
     );
@@ -95,6 +96,8 @@ describe("callsForSecond", () => {
       { id: 3, reason: "app_version_id -1 is neither an app version nor an anonymous platform (-2 … -6)" },
       { id: 4, reason: `sent_time ${T} is after received_time ${T - 1}` },
       { id: 5, reason: "workunit 5: rsc_fpops_est 10000000000000, rsc_fpops_bound 1000000000000" },
+      // The service would refuse the whole pass (422 app_mismatch) and every later run with it.
+      { id: 7, reason: "app version 2 is of app 'beta', not of workunit 7's app 'alpha'" },
     ]);
     // Zero times are BOINC's to judge (the API substitutes as BOINC does), so they are posted.
     expect(calls.passes[0]!.workunits.map((w) => w.id)).toEqual([6]);

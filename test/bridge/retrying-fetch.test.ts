@@ -1,6 +1,7 @@
 /**
  * The bridge's fetch against a real local HTTP server: 429 and 503 are retried after their
- * Retry-After, other failures back off, and a service that never answers ends in a clear error.
+ * Retry-After, a 500 (or any other answer) is passed straight back, network failures back off
+ * with each retry reported, and a service that never answers ends in a clear error.
  */
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -30,21 +31,46 @@ async function listen(server: Server): Promise<string> {
 }
 
 describe("retryingFetch", () => {
-  const { server, bodies } = scriptedServer([{ status: 429, retryAfter: "3" }, { status: 503, retryAfter: "7" }, { status: 502 }]);
+  const { server, bodies } = scriptedServer([{ status: 429, retryAfter: "3" }, { status: 503, retryAfter: "7" }, { status: 503 }]);
   let base: string;
   beforeAll(async () => (base = await listen(server)));
   afterAll(() => new Promise<void>((r) => server.close(() => r())));
 
-  it("waits Retry-After on 429 and 503, backs off on a 502, and sends the same body each time", async () => {
+  it("waits Retry-After on 429 and 503, backs off on a 503 without it, reports each retry, and sends the same body each time", async () => {
     const waits: number[] = [];
-    const f = retryingFetch({ maxAttempts: 5, baseDelayMs: 100, maxDelayMs: 1000, sleep: async (ms) => void waits.push(ms) });
+    const told: string[] = [];
+    const f = retryingFetch({
+      maxAttempts: 5,
+      baseDelayMs: 100,
+      maxDelayMs: 1000,
+      sleep: async (ms) => void waits.push(ms),
+      onRetry: (why, _ms, next, max) => told.push(`${why} → attempt ${next} of ${max}`),
+    });
     const res = await f(`${base}/v1/projects/p/passes`, { method: "POST", body: '{"now":1}', headers: { "content-type": "application/json" } });
     expect(res.status).toBe(200);
-    // 3 s and 7 s as the server asked; the 502 (third attempt) backs off within [200, 400) ms.
+    // 3 s and 7 s as the server asked; the bare 503 (third attempt) backs off within [200, 400) ms.
     expect(waits.slice(0, 2)).toEqual([3000, 7000]);
     expect(waits[2]).toBeGreaterThanOrEqual(200);
     expect(waits[2]).toBeLessThan(400);
     expect(bodies).toEqual(['{"now":1}', '{"now":1}', '{"now":1}', '{"now":1}']);
+    expect(told).toEqual([
+      "POST /v1/projects/p/passes: 429 → attempt 2 of 5",
+      "POST /v1/projects/p/passes: 503 → attempt 3 of 5",
+      "POST /v1/projects/p/passes: 503 → attempt 4 of 5",
+    ]);
+  });
+
+  it("stops at a 500 (a bug the same request hits again) and a 502: one request each, the answer passed back", async () => {
+    for (const status of [500, 502]) {
+      const { server: broken, bodies: got } = scriptedServer([{ status }, { status: 200 }]);
+      const url = await listen(broken);
+      const waits: number[] = [];
+      const res = await retryingFetch({ maxAttempts: 12, baseDelayMs: 1, maxDelayMs: 1, sleep: async (ms) => void waits.push(ms) })(`${url}/x`, { method: "POST", body: "{}" });
+      expect(res.status).toBe(status);
+      expect(got).toHaveLength(1);
+      expect(waits).toEqual([]);
+      broken.close();
+    }
   });
 
   it("passes other answers (a 422, a 401) straight back", async () => {

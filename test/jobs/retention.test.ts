@@ -10,6 +10,7 @@ import {
   DEFAULT_AM_RPC_RETENTION_DAYS,
   DEFAULT_AUDIT_RETENTION_DAYS,
   DEFAULT_RESULT_RETENTION_DAYS,
+  MAX_CLOCK_SKEW_SECONDS,
 } from "../../src/credit/constants";
 import { database } from "../../src/db/client";
 import { purgeProject, retentionSettings, runRetention } from "../../src/jobs/retention";
@@ -109,6 +110,29 @@ describe("retention purge", () => {
     expect(credited.workunits[0].results[0].granted_credit).toBeGreaterThan(0);
   });
 
+  it("sets no horizon before the project's first grant: a backfill of old history starts however many runs after creation", { timeout: 60_000 }, async () => {
+    const { slug, api } = await setupProject("before-first");
+    const horizon = () => env.DB.prepare("SELECT purged_before AS h FROM projects WHERE slug = ?").bind(slug).first<number>("h");
+    // The hourly job runs between creation and the first bridge run, a day of them.
+    const serverNow = Date.now();
+    for (let hour = 0; hour < 3; hour++) await runCron(RETENTION_CRON, serverNow + hour * 3600_000);
+    expect(await horizon()).toBe(0);
+    // 120 days old: an error outcome first (a second with only errors), the job, then passes.
+    const start = daysAgo(120);
+    await api.ok("POST", "/errors", { now: start, results: [{ id: 5, host_id: 10, app_version_id: 1, outcome: "error" }] });
+    await runCron(RETENTION_CRON, serverNow);
+    expect(await horizon()).toBe(0);
+    expect(await storedRows(slug)).toEqual({ results: 1, workunits: 0 });
+    const first = await api.ok("POST", "/passes", passFor(start + 60, 1, who, 1));
+    expect(first.workunits[0].path).toBe("fresh");
+    // From the first grant on, the window is measured on the project's clock as before: 40
+    // days of history later the cutoff is start + 10 days, past the error and the first pass.
+    await api.ok("POST", "/passes", passFor(start + 40 * DAY, 2, who, 1));
+    await runCron(RETENTION_CRON, serverNow);
+    expect(await storedRows(slug)).toEqual({ results: 2, workunits: 1 });
+    expect(await horizon()).toBe(start + 10 * DAY + MAX_CLOCK_SKEW_SECONDS);
+  });
+
   it("a project created with its own window keeps it", async () => {
     const created = await call("POST", "/v1/projects", {
       token: ADMIN_TOKEN,
@@ -135,7 +159,7 @@ describe("retention's bounds and other tables", () => {
     const tight = { ...retentionSettings({}), chunkRows: 3, maxChunks: 2 };
     const id = (await env.DB.prepare("SELECT id FROM projects WHERE slug = ?").bind(slug).first<number>("id"))!;
     // The project's clock has reached `now` (a later pass would have moved it there).
-    const project = { id, resultRetentionDays: DEFAULT_RESULT_RETENTION_DAYS, clock: now };
+    const project = { id, resultRetentionDays: DEFAULT_RESULT_RETENTION_DAYS, clock: now, credited: true };
     expect(await purgeProject(db, project, now, tight)).toEqual({ results: 6, workunits: 5, trickles: 0 });
     expect(await storedRows(slug)).toEqual({ results: 4, workunits: 0 });
     expect(await purgeProject(db, project, now, tight)).toEqual({ results: 4, workunits: 0, trickles: 0 });
@@ -248,7 +272,7 @@ describe("trickle retention", () => {
     await api.ok("POST", "/trickles", { now: T, messages: [message(4)] });
     const db = database(env.DB);
     const now = T + DAY; // cutoff: T − 29 days, so 1, 2, 3, 5 are past it and 4 is not
-    const project = { id, resultRetentionDays: DEFAULT_RESULT_RETENTION_DAYS, clock: now };
+    const project = { id, resultRetentionDays: DEFAULT_RESULT_RETENTION_DAYS, clock: now, credited: true };
     const tight = { ...retentionSettings({}), chunkRows: 2, maxChunks: 1 };
     // Run 1: the next two ids above 0 (1, 2) are both old: horizon 2, both deleted.
     expect(await purgeProject(db, project, now, tight)).toMatchObject({ trickles: 2 });

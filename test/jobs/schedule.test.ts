@@ -1,5 +1,7 @@
+import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import wranglerConfig from "../../wrangler.jsonc?raw";
+import { databaseBindings } from "../../src/db/project-db";
 import { JOBS, jobsFor } from "../../src/jobs/schedule";
 
 /** wrangler.jsonc is JSON with // comments (none inside strings that matter here). */
@@ -16,5 +18,13 @@ describe("scheduled jobs", () => {
   it("a trigger runs its own jobs; a manual trigger (no cron expression) runs every job in order", () => {
     for (const job of JOBS) expect(jobsFor(job.cron)).toContain(job);
     expect(jobsFor("").map((j) => j.name)).toEqual(JOBS.map((j) => j.name));
+  });
+
+  it("a job run over every database says which database each part of its log line is about", async () => {
+    const retention = JOBS.find((j) => j.name === "retention")!;
+    const line = await retention.run(env, Date.now() / 1000);
+    const bindings = databaseBindings(env);
+    expect(bindings.length).toBeGreaterThan(1);
+    expect([...line.matchAll(/(?:^|; )([A-Z_]+): purged \d+ results/g)].map((m) => m[1])).toEqual(bindings);
   });
 });

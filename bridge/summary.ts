@@ -1,0 +1,14 @@
+/** The line a run ends with. */
+import type { BridgeReport } from "./run";
+
+/** The summary line: what happened, each kind counted once. */
+export function summary(report: BridgeReport, dryRun: boolean): string {
+  const would = dryRun ? "would post" : "posted";
+  const replayed = report.replayed > 0 ? ` (${report.replayed} the service already had)` : "";
+  return (
+    `${would} ${report.results} validated results${replayed} in ${report.passes} passes (${report.requests} requests), ` +
+    `${report.error_outcomes} error outcomes in ${report.errors} reports, ${report.rescales} rescales; ` +
+    `${report.skipped} results skipped; ${report.holders} host/user/team records ${dryRun ? "to send" : "sent"}; ` +
+    `${report.rows} rows read in ${report.elapsed_s.toFixed(1)} s`
+  );
+}

@@ -1,0 +1,81 @@
+/**
+ * POST /pass-batches: several passes in one request, each applied as POST /passes would apply
+ * it (its own `now`, in order, atomic, exactly once); a batch refused part-way keeps the passes
+ * before the refused one, and posting it again replays them and goes on.
+ */
+import { describe, expect, it } from "vitest";
+import { MAX_PASSES_PER_BATCH } from "../../src/routes/passes/pass-batches.schemas";
+import { DAY, daysAgo, passFor } from "../reads/fixtures";
+import { expectError, issuePaths, setupProject } from "./helpers";
+
+const who = { host: 10, user: 10 };
+/** What is stored, without what depends on the moment of reading. */
+const READ_TIME = new Set(["as_of", "snapshot_time", "recent_average_credit"]);
+const stored = (body: unknown) => JSON.parse(JSON.stringify(body, (k, v) => (READ_TIME.has(k) ? undefined : v)));
+const ledger = (h: any) => ({ total_credit: h.total_credit, expavg_credit: h.expavg_credit, expavg_time: h.expavg_time });
+
+describe("POST /pass-batches", () => {
+  it("applies its passes in order, each with its own now, exactly as posted one by one", async () => {
+    const t = daysAgo(20);
+    const passes = [passFor(t, 1, who, 2), passFor(t + DAY, 3, who, 1), passFor(t + 2 * DAY, 4, who, 3)];
+    const single = await setupProject("batch-single");
+    const answers = [];
+    for (const p of passes) answers.push(await single.api.ok("POST", "/passes", p));
+    const batched = await setupProject("batch-many");
+    const answer = await batched.api.ok("POST", "/pass-batches", { passes });
+    expect(answer).toEqual({ passes: answers });
+    expect(answer.passes.map((p: any) => p.now)).toEqual([t, t + DAY, t + 2 * DAY]);
+    for (const path of ["/hosts/10", "/users/10", "/app-versions", "/host-app-versions?host_id=10"]) {
+      expect(stored(await batched.api.ok("GET", path))).toEqual(stored(await single.api.ok("GET", path)));
+    }
+    // The same batch again: every result replayed, nothing credited twice.
+    const before = ledger(await batched.api.ok("GET", "/users/10"));
+    const again = await batched.api.ok("POST", "/pass-batches", { passes });
+    expect(again.passes.flatMap((p: any) => p.workunits.map((w: any) => w.path))).toEqual(Array(6).fill("replayed"));
+    expect(ledger(await batched.api.ok("GET", "/users/10"))).toEqual(before);
+  });
+
+  it("checks every pass's shape and times before writing any: a bad later pass writes nothing", async () => {
+    const { api } = await setupProject("batch-bad");
+    const t = daysAgo(5);
+    const late = passFor(t + 10, 2, who, 1);
+    late.workunits[0]!.results[0]!.received_time = t + 10 + 3600;
+    const error = expectError(await api.raw("POST", "/pass-batches", { passes: [passFor(t, 1, who, 1), late] }), 422, "received_after_now");
+    expect(issuePaths(error)).toEqual(["passes[1].workunits[0].results[0].received_time"]);
+    expect(error.message).toMatch(/^pass 1: .*no pass was applied/);
+    const shape = expectError(await api.raw("POST", "/pass-batches", { passes: [passFor(t, 1, who, 1), { now: t, workunits: [] }] }), 400);
+    expect(issuePaths(shape)).toEqual(["passes[1].workunits"]);
+    expect((await api.raw("GET", "/hosts/10")).status).toBe(404);
+  });
+
+  it("a pass refused by what is stored keeps the passes before it; the same batch, mended, replays them and goes on", async () => {
+    const { api } = await setupProject("batch-partial");
+    const t = daysAgo(5);
+    const unknownApp = passFor(t + 20, 3, who, 1);
+    unknownApp.workunits[0]!.app = "nope";
+    const passes = [passFor(t, 1, who, 1), passFor(t + 10, 2, who, 1), unknownApp, passFor(t + 30, 4, who, 1)];
+    const error = expectError(await api.raw("POST", "/pass-batches", { passes }), 404, "not_found");
+    expect(issuePaths(error)).toEqual(["passes[2].workunits[0].app"]);
+    expect(error.message).toMatch(/^pass 2: unknown app 'nope'; passes 0 to 1 were applied .*pass 2 and the rest were not$/);
+    // Passes 0 and 1: two workunits of two results each, credited; 2 and 3 not.
+    const host = await api.ok("GET", "/hosts/10");
+    expect(host.expavg_time).toBe(t + 10);
+    unknownApp.workunits[0]!.app = "a";
+    const mended = await api.ok("POST", "/pass-batches", { passes });
+    expect(mended.passes.map((p: any) => p.workunits[0].path)).toEqual(["replayed", "replayed", "fresh", "fresh"]);
+    expect((await api.ok("GET", "/hosts/10")).expavg_time).toBe(t + 30);
+  });
+
+  it(`bounds a batch: at most ${MAX_PASSES_PER_BATCH} passes and 1000 workunits in all`, async () => {
+    const { api } = await setupProject("batch-bounds");
+    const t = daysAgo(5);
+    const many = Array.from({ length: MAX_PASSES_PER_BATCH + 1 }, (_, i) => passFor(t + i, 1 + i, who, 1));
+    // Past an array's bound is "too large", as for every list of the API.
+    expect(issuePaths(expectError(await api.raw("POST", "/pass-batches", { passes: many }), 413, "too_large"))).toEqual(["passes"]);
+    const big = [passFor(t, 1, who, 600), passFor(t + 1, 601, who, 401)];
+    const error = expectError(await api.raw("POST", "/pass-batches", { passes: big }), 400, "validation_failed");
+    expect(error.issues).toEqual([{ path: "passes", message: "1001 workunits in all; at most 1000 per batch" }]);
+    expectError(await api.raw("POST", "/pass-batches", { passes: [] }), 400, "validation_failed");
+    expect((await api.raw("GET", "/hosts/10")).status).toBe(404);
+  });
+});

@@ -1,0 +1,99 @@
+/**
+ * The bridge's command line without a database: where the state file goes, where the database
+ * password may come from (never only the command line), one spelling per service URL, --help,
+ * and the lock that keeps two runs off one state file.
+ */
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { HelpRequested, parseOptions } from "../../bridge/cli-options";
+import { dsnFromBoincConfig } from "../../bridge/db-source";
+import { BridgeError } from "../../bridge/errors";
+import { lockState } from "../../bridge/lock";
+import { normalizeServiceUrl } from "../../bridge/service-url";
+
+const ROOT = new URL("../..", import.meta.url).pathname;
+const base = ["--url", "http://127.0.0.1:8787", "--project", "demo"];
+
+describe("bridge command line", () => {
+  let work: string;
+  beforeAll(async () => (work = await mkdtemp(join(tmpdir(), "cobblestone-cli-"))));
+  afterAll(() => rm(work, { recursive: true, force: true }));
+
+  it("keeps the state file outside the repository by default, and reads relative paths from where the admin typed them", async () => {
+    const env = { HOME: "/home/admin", COBBLESTONE_TOKEN: "t", BOINC_DB_URL: "mysql://u:p@h/db", INIT_CWD: "/srv/boinc" };
+    const o = await parseOptions(base, env);
+    expect(o.stateFile).toBe("/home/admin/.local/state/cobblestone/bridge-demo.json");
+    expect(o.stateFile.startsWith(ROOT)).toBe(false);
+    expect((await parseOptions([...base, "--state", "st.json", "--compare", "out.csv"], env))).toMatchObject({
+      stateFile: "/srv/boinc/st.json",
+      compare: "/srv/boinc/out.csv",
+    });
+    expect((await parseOptions(base, { ...env, XDG_STATE_HOME: "/var/lib/x" })).stateFile).toBe("/var/lib/x/cobblestone/bridge-demo.json");
+  });
+
+  it("takes the database URL from BOINC_DB_URL or the project's config.xml, so the password stays out of ps", async () => {
+    const env = { COBBLESTONE_TOKEN: "t" };
+    expect((await parseOptions(base, { ...env, BOINC_DB_URL: "mysql://u:p@h:3306/boinc" })).db).toBe("mysql://u:p@h:3306/boinc");
+    // --db wins over the environment.
+    expect((await parseOptions([...base, "--db", "mysql://a:b@c/d"], { ...env, BOINC_DB_URL: "mysql://u:p@h/x" })).db).toBe("mysql://a:b@c/d");
+    const config = join(work, "config.xml");
+    await writeFile(
+      config,
+      `<boinc><config><db_name>einstein</db_name><db_host>db.example.org</db_host><db_user>boincadm</db_user>
+        <db_passwd>p:a/s#s@w%rd ?</db_passwd><upload_dir>/x</upload_dir></config><daemons/></boinc>`,
+    );
+    const o = await parseOptions([...base, "--boinc-config", config], env);
+    // Every special character percent-encoded, so it reads back as the password.
+    expect(o.db).toBe("mysql://boincadm:p%3Aa%2Fs%23s%40w%25rd%20%3F@db.example.org:3306/einstein");
+    expect(decodeURIComponent(new URL(o.db).password)).toBe("p:a/s#s@w%rd ?");
+    const missing = await parseOptions(base, env).catch((e) => e);
+    expect(missing).toBeInstanceOf(BridgeError);
+    expect(missing.message).toMatch(/missing --db \(or BOINC_DB_URL, or --boinc-config\)/);
+  });
+
+  it("reads a config.xml's replica when it has one (BOINC's read-only tools do too)", () => {
+    const xml = `<boinc><config><db_name>main</db_name><db_user>u</db_user><db_passwd>p</db_passwd><db_host>primary</db_host>
+      <replica_db_host>replica:3307</replica_db_host><replica_db_user>ro</replica_db_user><replica_db_passwd>q</replica_db_passwd></config></boinc>`;
+    expect(dsnFromBoincConfig(xml)).toBe("mysql://ro:q@replica:3307/main");
+    expect(() => dsnFromBoincConfig("<boinc><config></config></boinc>")).toThrow(/no <db_name>/);
+  });
+
+  it("spells one service one way: case, default port and trailing slashes do not make another service", async () => {
+    expect(normalizeServiceUrl("http://127.0.0.1:8787/")).toBe("http://127.0.0.1:8787");
+    expect(normalizeServiceUrl("HTTPS://Cobblestone.Example.org:443//")).toBe("https://cobblestone.example.org");
+    expect(normalizeServiceUrl("https://example.org/api/")).toBe("https://example.org/api");
+    expect(() => normalizeServiceUrl("ftp://x")).toThrow(/http:\/\/ or https:\/\//);
+    const env = { COBBLESTONE_TOKEN: "t", BOINC_DB_URL: "mysql://u:p@h/db" };
+    expect((await parseOptions(["--url", "http://127.0.0.1:8787/", "--project", "demo"], env)).url).toBe("http://127.0.0.1:8787");
+  });
+
+  it("--help prints the usage; an unknown option names itself and the usage", async () => {
+    const help = await parseOptions(["--help"], {}).catch((e) => e);
+    expect(help).toBeInstanceOf(HelpRequested);
+    expect(help.message).toMatch(/^usage: npm run bridge/);
+    expect(help.message).toContain("BOINC_DB_URL");
+    const unknown = await parseOptions(["--nope"], {}).catch((e) => e);
+    expect(unknown).toBeInstanceOf(BridgeError);
+    expect(unknown.message).toMatch(/--nope[\s\S]*usage:/);
+  });
+
+  it("lets one run at a time use a state file, and takes over the lock of a run that died", async () => {
+    const state = join(work, "locked.json");
+    const first = await lockState(state);
+    expect(await readFile(`${state}.lock`, "utf8")).toBe(`${process.pid}\n`);
+    const second = await lockState(state).catch((e) => e);
+    expect(second).toBeInstanceOf(BridgeError);
+    expect(second.message).toMatch(new RegExp(`another bridge run \\(pid ${process.pid}\\) is using .*locked\\.json`));
+    await first.release();
+    // A lock whose pid is gone (a run killed with SIGKILL): taken over.
+    await writeFile(`${state}.lock`, "999999999\n");
+    const taken = await lockState(state);
+    expect(await readFile(`${state}.lock`, "utf8")).toBe(`${process.pid}\n`);
+    await taken.release();
+    // The default state directory need not exist yet.
+    const fresh = await lockState(join(work, "new", "dir", "state.json"));
+    await fresh.release();
+  });
+});
