@@ -1,12 +1,14 @@
 /**
  * The fairness report: which hosts BOINC's rules pay most above the fair policy's, over the
- * last 30 days, whatever the app's policy (both credits are kept with every valid result).
+ * last 30 days, whatever the app's policy (both credits are kept with every valid result),
+ * and which hosts the quantile gate (FAIR_MODE R1.7) holds out of their versions' z quantiles now.
  */
 import { OpenAPIHono, createRoute, z } from "@hono/zod-openapi";
 import { and, eq, sql } from "drizzle-orm";
 import { FAIRNESS_WINDOW_DAYS, SECONDS_PER_DAY } from "../../credit/constants";
 import { OUTLIER_RULES } from "../../credit/fair-claim";
-import { apps, hostAppVersions, results } from "../../db/schema";
+import { gateValue, heldOutByGate } from "../../db/fair-rows";
+import { appVersions, apps, hostAppVersions, results } from "../../db/schema";
 import { jsonList } from "../../db/sql-helpers";
 import type { AppEnv } from "../../env";
 import { requireProjectToken } from "../../http/auth";
@@ -22,6 +24,14 @@ const FairnessHostSchema = z.object({
   ratio: z.number().nullable().openapi({ description: "boinc_credit / fair_credit; null when fair_credit is 0" }),
   outliers: z.number().int().openapi({ description: "Claims the fair policy judged outlying or insane" }),
   error_rate: z.number().openapi({ description: "The host's fair error rate (highest over the app's versions); above 0.1 is bad standing" }),
+  held_out_by_gate: z.boolean().openapi({ description: "The gate holds this host's z out of the quantiles of one of the app's versions now" }),
+});
+
+const HeldOutSchema = z.object({
+  host_id: z.number().int(),
+  app_version_id: z.number().int(),
+  high_z_share: z.number().openapi({ description: "The host's share of results with z above the version's 98% quantile (EMA, weight 0.02)" }),
+  gate: z.number().openapi({ description: "The most that share may be and still feed the version's z quantiles: max(3 × the version's share, the version's share + 0.10)" }),
 });
 
 const FairnessReportSchema = z
@@ -30,6 +40,9 @@ const FairnessReportSchema = z
     credit_policy: z.enum(["boinc", "fair"]),
     since: z.number().openapi({ description: "Start of the window (now − 30 days)" }),
     hosts: z.array(FairnessHostSchema),
+    held_out_by_gate: z
+      .array(HeldOutSchema)
+      .openapi({ description: "Host × versions whose z the gate leaves out of the version's quantiles now, furthest above the gate first (at most `limit`)" }),
   })
   .openapi("FairnessReport");
 
@@ -67,32 +80,49 @@ export function mountFairness(app: OpenAPIHono<AppEnv>): void {
     if (!appRow) throw new ApiError(404, "not_found", `unknown app '${appName}'`);
     const since = now - FAIRNESS_WINDOW_DAYS * SECONDS_PER_DAY;
     const r = results;
+    const hav = hostAppVersions;
+    const av = appVersions;
+    const versionOfRow = and(eq(av.projectId, hav.projectId), eq(av.id, hav.appVersionId));
     const boinc = sql<number>`sum(${r.boincCredit})`;
     const fair = sql<number>`sum(${r.fairCredit})`;
-    const rows = await db
-      .select({
-        hostId: r.hostId,
-        results: sql<number>`count(*)`,
-        boinc,
-        fair,
-        outliers: sql<number>`sum(${r.fairRule} IN ${jsonList(OUTLIER_RULES)})`,
-        errorRate: sql<number>`coalesce((SELECT max(${hostAppVersions.fairErr}) FROM ${hostAppVersions}
-          WHERE ${hostAppVersions.projectId} = ${projectId} AND ${hostAppVersions.appId} = ${appRow.id}
-            AND ${hostAppVersions.hostId} = ${r.hostId}), 0)`,
-      })
-      .from(r)
-      .where(
-        and(
-          eq(r.projectId, projectId),
-          eq(r.appId, appRow.id),
-          sql`${r.boincCredit} IS NOT NULL`,
-          sql`${r.decidedAt} > ${since}`,
-          sql`${r.decidedAt} <= ${now}`,
-        ),
-      )
-      .groupBy(r.hostId)
-      .orderBy(sql`CASE WHEN ${fair} > 0 THEN ${boinc} / ${fair} ELSE 1e308 END DESC`, sql`${boinc} - ${fair} DESC`, r.hostId)
-      .limit(limit);
+    const [rows, heldOut] = await db.batch([
+      db
+        .select({
+          hostId: r.hostId,
+          results: sql<number>`count(*)`,
+          boinc,
+          fair,
+          outliers: sql<number>`sum(${r.fairRule} IN ${jsonList(OUTLIER_RULES)})`,
+          errorRate: sql<number>`coalesce((SELECT max(${hav.fairErr}) FROM ${hav}
+            WHERE ${hav.projectId} = ${projectId} AND ${hav.appId} = ${appRow.id} AND ${hav.hostId} = ${r.hostId}), 0)`,
+          // The host's rows are a primary-key prefix: a seek per listed host.
+          heldOut: sql<number>`EXISTS (SELECT 1 FROM ${hav} JOIN ${av} ON ${versionOfRow}
+            WHERE ${hav.projectId} = ${projectId} AND ${hav.hostId} = ${r.hostId} AND ${hav.appId} = ${appRow.id}
+              AND ${heldOutByGate(hav.fairF, av.fairFv)})`,
+        })
+        .from(r)
+        .where(
+          and(
+            eq(r.projectId, projectId),
+            eq(r.appId, appRow.id),
+            sql`${r.boincCredit} IS NOT NULL`,
+            sql`${r.decidedAt} > ${since}`,
+            sql`${r.decidedAt} <= ${now}`,
+          ),
+        )
+        .groupBy(r.hostId)
+        .orderBy(sql`CASE WHEN ${fair} > 0 THEN ${boinc} / ${fair} ELSE 1e308 END DESC`, sql`${boinc} - ${fair} DESC`, r.hostId)
+        .limit(limit),
+      // A read of the project's rows of the app (no index on fair_f: it changes with every
+      // result, so an index would cost a row write each time); a report, read rarely.
+      db
+        .select({ hostId: hav.hostId, appVersionId: hav.appVersionId, share: sql<number>`${hav.fairF}`, gate: gateValue(av.fairFv) })
+        .from(hav)
+        .innerJoin(av, versionOfRow)
+        .where(and(eq(hav.projectId, projectId), eq(hav.appId, appRow.id), heldOutByGate(hav.fairF, av.fairFv)))
+        .orderBy(sql`${hav.fairF} - ${gateValue(av.fairFv)} DESC`, hav.hostId, hav.appVersionId)
+        .limit(limit),
+    ]);
     return c.json(
       {
         app: appName,
@@ -106,7 +136,9 @@ export function mountFairness(app: OpenAPIHono<AppEnv>): void {
           ratio: h.fair > 0 ? h.boinc / h.fair : null,
           outliers: h.outliers,
           error_rate: h.errorRate,
+          held_out_by_gate: h.heldOut === 1,
         })),
+        held_out_by_gate: heldOut.map((o) => ({ host_id: o.hostId, app_version_id: o.appVersionId, high_z_share: o.share, gate: o.gate })),
       },
       200,
     );
