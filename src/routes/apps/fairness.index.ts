@@ -9,7 +9,7 @@ import { FAIRNESS_WINDOW_DAYS, SECONDS_PER_DAY } from "../../credit/constants";
 import { OUTLIER_RULES } from "../../credit/fair-claim";
 import { gateValue, heldOutByGate } from "../../db/fair-rows";
 import { appVersions, apps, hostAppVersions, results } from "../../db/schema";
-import { jsonList } from "../../db/sql-helpers";
+import { jsonList, ref } from "../../db/sql-helpers";
 import type { AppEnv } from "../../env";
 import { requireProjectToken } from "../../http/auth";
 import { ApiError, errorResponses } from "../../http/errors";
@@ -83,6 +83,10 @@ export function mountFairness(app: OpenAPIHono<AppEnv>): void {
     const hav = hostAppVersions;
     const av = appVersions;
     const versionOfRow = and(eq(av.projectId, hav.projectId), eq(av.id, hav.appVersionId));
+    /** The listed host's rows of this app, in a subquery aliased `alias`. */
+    const hvKey = (alias: string) =>
+      sql`${ref(alias, hav.projectId.name)} = ${projectId} AND ${ref(alias, hav.hostId.name)} = ${ref("results", r.hostId.name)}
+        AND ${ref(alias, hav.appId.name)} = ${appRow.id}`;
     const boinc = sql<number>`sum(${r.boincCredit})`;
     const fair = sql<number>`sum(${r.fairCredit})`;
     const [rows, heldOut] = await db.batch([
@@ -93,12 +97,14 @@ export function mountFairness(app: OpenAPIHono<AppEnv>): void {
           boinc,
           fair,
           outliers: sql<number>`sum(${r.fairRule} IN ${jsonList(OUTLIER_RULES)})`,
-          errorRate: sql<number>`coalesce((SELECT max(${hav.fairErr}) FROM ${hav}
-            WHERE ${hav.projectId} = ${projectId} AND ${hav.appId} = ${appRow.id} AND ${hav.hostId} = ${r.hostId}), 0)`,
+          // Qualified by hand: drizzle names a column bare in a one-table select, and a bare
+          // host_id inside the subquery would be the subquery's own.
+          errorRate: sql<number>`coalesce((SELECT max(${ref("hv", hav.fairErr.name)}) FROM ${hav} AS hv
+            WHERE ${hvKey("hv")}), 0)`,
           // The host's rows are a primary-key prefix: a seek per listed host.
-          heldOut: sql<number>`EXISTS (SELECT 1 FROM ${hav} JOIN ${av} ON ${versionOfRow}
-            WHERE ${hav.projectId} = ${projectId} AND ${hav.hostId} = ${r.hostId} AND ${hav.appId} = ${appRow.id}
-              AND ${heldOutByGate(hav.fairF, av.fairFv)})`,
+          heldOut: sql<number>`EXISTS (SELECT 1 FROM ${hav} AS hv JOIN ${av} AS v
+              ON ${ref("v", av.projectId.name)} = ${ref("hv", hav.projectId.name)} AND ${ref("v", av.id.name)} = ${ref("hv", hav.appVersionId.name)}
+            WHERE ${hvKey("hv")} AND ${heldOutByGate(ref("hv", hav.fairF.name), ref("v", av.fairFv.name))})`,
         })
         .from(r)
         .where(
