@@ -104,7 +104,7 @@ export const FAIR = {
   versionWeight: 0.002,
   /** Version samples before its own scale replaces the seed scale. */
   versionSamples: 100,
-  /** A mature version ignores host levels more than 2× from its own (log). */
+  /** Once a version has its level (from its versionBuffer-th sample), it ignores samples more than 2× from it (log). */
   band: Math.log(2),
   quantileHigh: 0.98,
   quantileLow: 0.02,
@@ -120,6 +120,20 @@ export const FAIR = {
   /** Error/abort rate: EMA weight and the bad-standing threshold. */
   errorAlpha: 0.05,
   errorMax: 0.1,
+  /**
+   * The paid share w_v of a job's z: 0 while the version's z band (tHi − tLo) is at most
+   * zBandNoise (noise around rsc_fpops_est), 1 from zBandSizes (est hides job sizes), linear between.
+   */
+  zBandNoise: Math.log(2),
+  zBandSizes: Math.log(4),
+  /** EMA steps of "this sample's z is above tHi": per host × version, and per version. */
+  highShareHostStep: 0.02,
+  highShareVersionStep: 0.002,
+  /** A version's share starts where its 98% quantile puts it. */
+  highShareStart: 1 - 0.98,
+  /** The gate: a host feeds its version's z quantiles only while its share ≤ max(gateFactor × version's, version's + gateMargin). */
+  gateFactor: 3,
+  gateMargin: 0.1,
 } as const;
 /** The fairness report compares the two policies' credit over this many days. */
 export const FAIRNESS_WINDOW_DAYS = 30;

@@ -9,8 +9,9 @@ import {
   type FairVersionState,
   addLevelSample,
   addYoungSample,
-  addZSample,
+  gateZSample,
   inGoodStanding,
+  paidShare,
   relearn,
 } from "./fair-state";
 import type { WorkunitEstimate } from "./pfc";
@@ -56,6 +57,12 @@ export interface FairClaim {
   /** PFC to pay, before the rsc_fpops_bound cap. */
   readonly pfc: number;
   readonly rule: FairRule;
+  /** w_v: the share of z a non-outlier is paid, as the version stood before this result. */
+  readonly paidShare: number;
+  /** This result's z went into the version's quantiles (an established host in good standing within the gate). */
+  readonly feedsQuantiles: boolean;
+  /** An established host in good standing whose high-z share is above the gate: its z was left out. */
+  readonly heldOutByGate: boolean;
   readonly host: FairHostState;
   readonly version: FairVersionState;
 }
@@ -84,7 +91,9 @@ function nextRun(run: number, side: 1 | -1): number {
 export function fairClaim(input: FairClaimInput): FairClaim {
   const { wu, host, version } = input;
   const est = wu.rscFpopsEst;
-  if (!finitePositive(est)) return { pfc: 0, rule: "no_estimate", host, version };
+  const share = paidShare(version);
+  const unfed = { paidShare: share, feedsQuantiles: false, heldOutByGate: false };
+  if (!finitePositive(est)) return { pfc: 0, rule: "no_estimate", ...unfed, host, version };
   const s = versionScale(version, input.defaultScale);
   const raw = fairRawPfc(input.result);
   // A version with no level yet: an established host is paid its scaled claim.
@@ -97,7 +106,7 @@ export function fairClaim(input: FairClaimInput): FairClaim {
     // Insane: the expected credit, never the bound; no statistics, but it counts toward re-learn.
     const run = nextRun(host.run, 1);
     const after = run >= FAIR.outlierRun && host.q !== null ? relearn(host) : { ...host, run };
-    return { pfc: expected ?? est * s, rule: "insane", host: after, version };
+    return { pfc: expected ?? est * s, rule: "insane", ...unfed, host: after, version };
   }
 
   const x = Math.log(ratio);
@@ -106,6 +115,8 @@ export function fairClaim(input: FairClaimInput): FairClaim {
   let h: FairHostState;
   let v = version;
   let sample: number;
+  let fed = false;
+  let heldOut = false;
   if (host.q !== null) {
     const e = expected!;
     const z = x - host.q;
@@ -115,15 +126,21 @@ export function fairClaim(input: FairClaimInput): FairClaim {
     } else if (z < version.tLo - FAIR.margin) {
       [pfc, rule, run] = [e * Math.exp(z), "outlier_low", nextRun(host.run, -1)];
     } else {
-      [pfc, rule, run] = [e * Math.exp(z), "normalized", 0];
+      // R1.4 (version 2): only the share w_v of z is paid; w_v = 0 pays the expected credit.
+      [pfc, rule, run] = [e * Math.exp(share * z), "normalized", 0];
     }
     if (input.hostScaleCheck && input.consecutiveValid < CONS_VALID_HOST_SCALE && pfc > e) {
       [pfc, rule] = [e, "host_scale_check"];
     }
-    if (good) v = addZSample(v, z);
-    else [pfc, rule] = [Math.min(pfc, e, raw * s), "bad_standing"];
+    h = host;
+    if (good) {
+      const step = gateZSample(host, v, z);
+      [h, v, fed, heldOut] = [step.host, step.version, step.fed, !step.fed];
+    } else {
+      [pfc, rule] = [Math.min(pfc, e, raw * s), "bad_standing"];
+    }
     const q = host.q + FAIR.hostStep * Math.sign(z);
-    h = { ...host, q, run };
+    h = { ...h, q, run };
     sample = q;
     if (Math.abs(run) >= FAIR.outlierRun) h = relearn(h);
   } else {
@@ -133,9 +150,10 @@ export function fairClaim(input: FairClaimInput): FairClaim {
     h = addYoungSample(host, x);
     sample = x;
   }
-  // Only hosts in good standing, within the band of a mature version, move its level.
-  if (good && (v.n < FAIR.versionSamples || Math.abs(sample - Math.log(v.level!)) <= FAIR.band)) {
+  // R1.8: only hosts in good standing move the level, and once the version has its level
+  // (version 2: from its versionBuffer-th sample, not its 100th) only within the band.
+  if (good && (v.n < FAIR.versionBuffer || Math.abs(sample - Math.log(v.level!)) <= FAIR.band)) {
     v = addLevelSample(v, sample);
   }
-  return { pfc, rule, host: h, version: v };
+  return { pfc, rule, paidShare: share, feedsQuantiles: fed, heldOutByGate: heldOut, host: h, version: v };
 }

@@ -26,6 +26,12 @@ export interface FairResultClaim {
   /** The PFC the fair policy pays this result, within [0, rsc_fpops_bound]. */
   readonly pfc: number;
   readonly rule: FairRule;
+  /** w_v: the share of z a non-outlier is paid (the version before this result). */
+  readonly paidShare: number;
+  /** Whether this result's z fed the version's quantiles. */
+  readonly feedsQuantiles: boolean;
+  /** Whether the gate held this host's z out of them. */
+  readonly heldOutByGate: boolean;
   /** Expected PFC after this result (the workunit's anchor), null while the version has no level. */
   readonly expected: number | null;
 }
@@ -80,6 +86,9 @@ export class FairPassState {
     return {
       pfc: boundFairClaim(out.pfc, wu.rscFpopsEst, wu.rscFpopsBound, scale),
       rule: out.rule,
+      paidShare: out.paidShare,
+      feedsQuantiles: out.feedsQuantiles,
+      heldOutByGate: out.heldOutByGate,
       expected: out.version.level === null ? null : wu.rscFpopsEst * out.version.level * scale,
     };
   }

@@ -17,6 +17,8 @@ export interface FairHostState {
   readonly run: number;
   /** EMA of "this outcome was an error/timeout" (valid → 0). */
   readonly err: number;
+  /** EMA of "this sample's z was above the version's tHi"; null until its first established sample in good standing. */
+  readonly f: number | null;
 }
 
 export interface FairVersionState {
@@ -30,11 +32,13 @@ export interface FairVersionState {
   readonly tHi: number;
   readonly tLo: number;
   readonly zn: number;
+  /** EMA of "this sample's z was above tHi" over the samples of established hosts in good standing. */
+  readonly fv: number;
   /** The scale its claims use: set by rescale (seed while young); null = the default seed. */
   readonly scale: number | null;
 }
 
-export const NEW_FAIR_HOST: FairHostState = { n: 0, q: null, buf: [], run: 0, err: 0 };
+export const NEW_FAIR_HOST: FairHostState = { n: 0, q: null, buf: [], run: 0, err: 0, f: null };
 
 export const NEW_FAIR_VERSION: FairVersionState = {
   n: 0,
@@ -43,6 +47,7 @@ export const NEW_FAIR_VERSION: FairVersionState = {
   tHi: FAIR.initialHigh,
   tLo: FAIR.initialLow,
   zn: 0,
+  fv: FAIR.highShareStart,
   scale: null,
 };
 
@@ -52,9 +57,9 @@ export function median(xs: readonly number[]): number {
   return s.length % 2 === 1 ? s[mid]! : 0.5 * (s[mid - 1]! + s[mid]!);
 }
 
-/** Re-learn: the host is young again; its error rate is kept. */
+/** Re-learn: the host is young again; its error rate and its high-z share are kept. */
 export function relearn(h: FairHostState): FairHostState {
-  return { ...NEW_FAIR_HOST, err: h.err };
+  return { ...NEW_FAIR_HOST, err: h.err, f: h.f };
 }
 
 /** R0: a client error or timeout raises the rate. */
@@ -101,6 +106,43 @@ export function addZSample(v: FairVersionState, z: number): FairVersionState {
   };
 }
 
+/**
+ * R1.4: how much of a job's z is paid, from the version's z band: 0 where the band is that of
+ * noise around rsc_fpops_est (the job is paid the expected credit), 1 where est hides job sizes.
+ */
+export function paidShare(v: FairVersionState): number {
+  const share = (v.tHi - v.tLo - FAIR.zBandNoise) / (FAIR.zBandSizes - FAIR.zBandNoise);
+  return Math.min(1, Math.max(0, share));
+}
+
+/** R1.7: the most a host's high-z share may be and still feed its version's z quantiles. */
+export function quantileGate(v: FairVersionState): number {
+  return Math.max(FAIR.gateFactor * v.fv, v.fv + FAIR.gateMargin);
+}
+
+export interface GateStep {
+  readonly host: FairHostState;
+  readonly version: FairVersionState;
+  /** Whether z went into the version's quantiles (false: the host is held out by the gate). */
+  readonly fed: boolean;
+}
+
+/**
+ * R1.7 for an established host in good standing: both shares move towards 1[z > tHi] (tHi as
+ * before this result), then z feeds the quantiles only if the host's share is within the gate.
+ * A new record starts at the gate, so a host must show ordinary z before it has a say.
+ */
+export function gateZSample(h: FairHostState, v: FairVersionState, z: number): GateStep {
+  const high = z > v.tHi ? 1 : 0;
+  const gate = quantileGate(v);
+  const before = h.f ?? gate;
+  const f = before + FAIR.highShareHostStep * (high - before);
+  const fv = v.fv + FAIR.highShareVersionStep * (high - v.fv);
+  const host = { ...h, f };
+  const version = { ...v, fv };
+  return f <= gate ? { host, version: addZSample(version, z), fed: true } : { host, version, fed: false };
+}
+
 export function isMatureVersion(v: FairVersionState): boolean {
   return v.n >= FAIR.versionSamples && v.level !== null;
 }
@@ -108,4 +150,22 @@ export function isMatureVersion(v: FairVersionState): boolean {
 /** R0: a client error or a timeout counts; an abort by the project (exit 202) does not. */
 export function errorCountsAgainstHost(outcome: ErrorOutcome): boolean {
   return outcome === "error" || outcome === "timeout";
+}
+
+export interface FairErrorEffect {
+  /** Raise the host × version's error rate (afterError). */
+  readonly counts: boolean;
+  /** Create its row first (zeroed, as a validated result would). */
+  readonly createsRow: boolean;
+}
+
+/**
+ * R0 on a host × version's row. BOINC's scheduler creates the row when it sends the job, so
+ * under the fair policy an error for a row that does not exist yet creates it and counts.
+ * Under "boinc" a missing row stays missing (BOINC's numbers, Part A §8): the rate counts only
+ * where a row exists. `rowExists`: after BOINC's own effect (a timeout creates the row).
+ */
+export function fairErrorEffect(outcome: ErrorOutcome, rowExists: boolean, fairPays: boolean): FairErrorEffect {
+  const counts = errorCountsAgainstHost(outcome) && (rowExists || fairPays);
+  return { counts, createsRow: counts && !rowExists };
 }

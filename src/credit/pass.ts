@@ -103,6 +103,12 @@ export interface PfcExplanation {
 export interface FairExplanation {
   readonly rule: FairRule;
   readonly claimedCredit: number;
+  /** w_v: the share of the job's z the fair policy pays. */
+  readonly paidShare: number;
+  /** Whether this result's z fed its version's quantiles. */
+  readonly feedsQuantiles: boolean;
+  /** Whether the gate held the host's z out of them. */
+  readonly heldOutByGate: boolean;
 }
 
 /** What the workunit pays under each policy; the app's policy decides which is granted. */
@@ -528,7 +534,7 @@ class PassRun {
             },
           }
         : {}),
-      ...(claim?.fair ? { fairExplanation: { rule: claim.fair.rule, claimedCredit: pfcToCreditExpanded(claim.fair.pfc) } } : {}),
+      ...(claim?.fair ? { fairExplanation: fairExplanation(claim.fair) } : {}),
       ...(claim && policyCredits ? { policyCredits } : {}),
     };
   }
@@ -600,4 +606,14 @@ export function runPass(snapshot: PassSnapshot, workunits: readonly WorkunitInpu
     return run.runWorkunit(wu, fresh, replayed);
   });
   return { workunits: outcomes, effects: run.effects, conflicts };
+}
+
+function fairExplanation(fair: FairResultClaim): FairExplanation {
+  return {
+    rule: fair.rule,
+    claimedCredit: pfcToCreditExpanded(fair.pfc),
+    paidShare: fair.paidShare,
+    feedsQuantiles: fair.feedsQuantiles,
+    heldOutByGate: fair.heldOutByGate,
+  };
 }

@@ -2,7 +2,7 @@
  * The fair policy's state in its rows: host_app_versions and app_versions columns to the
  * pure states and back. Buffers are JSON arrays (JSON keeps a double exactly), null when empty.
  */
-import { type SQL, sql } from "drizzle-orm";
+import { type SQL, type SQLWrapper, sql } from "drizzle-orm";
 import { FAIR } from "../credit/constants";
 import type { FairHostChange } from "../credit/fair-pass";
 import type { FairHostState, FairVersionState } from "../credit/fair-state";
@@ -11,17 +11,17 @@ import { appVersions, hostAppVersions } from "./schema";
 import { chunks, name, ref, withJsonRows } from "./sql-helpers";
 import { setClause } from "./stat-updates";
 
-type HostRow = Pick<typeof hostAppVersions.$inferSelect, "fairN" | "fairQ" | "fairBuf" | "fairRun" | "fairErr">;
+type HostRow = Pick<typeof hostAppVersions.$inferSelect, "fairN" | "fairQ" | "fairBuf" | "fairRun" | "fairErr" | "fairF">;
 type VersionRow = Pick<
   typeof appVersions.$inferSelect,
-  "fairN" | "fairLevel" | "fairBuf" | "fairTHi" | "fairTLo" | "fairZn" | "fairScale"
+  "fairN" | "fairLevel" | "fairBuf" | "fairTHi" | "fairTLo" | "fairZn" | "fairFv" | "fairScale"
 >;
 
 const parseBuf = (text: string | null): number[] => (text ? (JSON.parse(text) as number[]) : []);
 const bufText = (buf: readonly number[]): string | null => (buf.length > 0 ? JSON.stringify(buf) : null);
 
 export function fairHostState(r: HostRow): FairHostState {
-  return { n: r.fairN, q: r.fairQ, buf: parseBuf(r.fairBuf), run: r.fairRun, err: r.fairErr };
+  return { n: r.fairN, q: r.fairQ, buf: parseBuf(r.fairBuf), run: r.fairRun, err: r.fairErr, f: r.fairF };
 }
 
 export function fairVersionState(r: VersionRow): FairVersionState {
@@ -32,6 +32,7 @@ export function fairVersionState(r: VersionRow): FairVersionState {
     tHi: r.fairTHi,
     tLo: r.fairTLo,
     zn: r.fairZn,
+    fv: r.fairFv,
     scale: r.fairScale,
   };
 }
@@ -40,10 +41,10 @@ const h = hostAppVersions;
 const av = appVersions;
 
 /** A host's fair state as JSON-row fields, and the columns they are written to. */
-export const FAIR_HOST_FIELDS = ["fairN", "fairQ", "fairBuf", "fairRun", "fairErr"] as const;
+export const FAIR_HOST_FIELDS = ["fairN", "fairQ", "fairBuf", "fairRun", "fairErr", "fairF"] as const;
 
 export function fairHostFields(state: FairHostState): Record<(typeof FAIR_HOST_FIELDS)[number], unknown> {
-  return { fairN: state.n, fairQ: state.q, fairBuf: bufText(state.buf), fairRun: state.run, fairErr: state.err };
+  return { fairN: state.n, fairQ: state.q, fairBuf: bufText(state.buf), fairRun: state.run, fairErr: state.err, fairF: state.f };
 }
 
 /** `column = alias.field` for each fair column (the row's fields named as fairHostFields names them). */
@@ -79,18 +80,19 @@ export function fairVersionStateWrites(projectId: number, versions: ReadonlyMap<
     tHi: v.tHi,
     tLo: v.tLo,
     zn: v.zn,
+    fv: v.fv,
   }));
   return chunks(rows).map(
-    (chunk) => sql`${withJsonRows("f", ["versionId", "n", "level", "buf", "tHi", "tLo", "zn"], chunk)}
+    (chunk) => sql`${withJsonRows("f", ["versionId", "n", "level", "buf", "tHi", "tLo", "zn", "fv"], chunk)}
       UPDATE ${av} SET ${name(av.fairN)} = ${f("n")}, ${name(av.fairLevel)} = ${f("level")}, ${name(av.fairBuf)} = ${f("buf")},
-        ${name(av.fairTHi)} = ${f("tHi")}, ${name(av.fairTLo)} = ${f("tLo")}, ${name(av.fairZn)} = ${f("zn")}
+        ${name(av.fairTHi)} = ${f("tHi")}, ${name(av.fairTLo)} = ${f("tLo")}, ${name(av.fairZn)} = ${f("zn")}, ${name(av.fairFv)} = ${f("fv")}
       FROM f WHERE ${name(av.projectId)} = ${projectId} AND ${name(av.id)} = ${f("versionId")}`,
   );
 }
 
 /**
- * R0 for client errors and timeouts, applied to the rows as they are now (rows that do not
- * exist are skipped). An UPDATE changes a row once, so the k-th error of a row goes in round k.
+ * R0 for client errors and timeouts, applied to the rows as they are now (the caller creates
+ * the rows fairErrorEffect asks for; a row that still does not exist is skipped). An UPDATE changes a row once, so the k-th error of a row goes in round k.
  */
 export function fairErrorWrites(projectId: number, keys: readonly HostAppVersionKey[]): SQL[] {
   const f = (field: string) => ref("f", field);
@@ -110,4 +112,14 @@ export function fairErrorWrites(projectId: number, keys: readonly HostAppVersion
           AND ${name(h.appId)} = ${f("appId")} AND ${name(h.appVersionId)} = ${f("appVersionId")}`,
     ),
   );
+}
+
+/** R1.7's gate for a version's high-z share, in SQL (quantileGate in src/credit/fair-state.ts). */
+export function gateValue(versionShare: SQLWrapper): SQL<number> {
+  return sql<number>`max(${FAIR.gateFactor} * ${versionShare}, ${versionShare} + ${FAIR.gateMargin})`;
+}
+
+/** True where a host's high-z share is above its version's gate: its z no longer feeds the quantiles. */
+export function heldOutByGate(hostShare: SQLWrapper, versionShare: SQLWrapper): SQL<number> {
+  return sql<number>`(${hostShare} > ${gateValue(versionShare)})`;
 }

@@ -169,6 +169,8 @@ export const appVersions = sqliteTable(
     fairTHi: real("fair_t_hi").notNull().default(FAIR.initialHigh),
     fairTLo: real("fair_t_lo").notNull().default(FAIR.initialLow),
     fairZn: integer("fair_zn").notNull().default(0),
+    /** Share of its samples' z above fair_t_hi (EMA); the quantile gate is derived from it. */
+    fairFv: real("fair_fv").notNull().default(FAIR.highShareStart),
     /** Written by rescale; null: the default seed (1 CPU, 0.1 GPU). */
     fairScale: real("fair_scale"),
   },
@@ -206,6 +208,8 @@ export const hostAppVersions = sqliteTable(
     fairBuf: text("fair_buf"),
     fairRun: integer("fair_run").notNull().default(0),
     fairErr: real("fair_err").notNull().default(0),
+    /** The host's share of z above its version's fair_t_hi (EMA); null until its first established sample. */
+    fairF: real("fair_f"),
   },
   (t) => [primaryKey({ columns: [t.projectId, t.hostId, t.appId, t.appVersionId] })],
 );

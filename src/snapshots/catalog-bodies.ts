@@ -1,4 +1,6 @@
 /** The public bodies of an app and of an app version: the API answers them and the snapshots store them. */
+import { paidShare } from "../credit/fair-state";
+import { fairVersionState } from "../db/fair-rows";
 import type { appVersions, apps } from "../db/schema";
 
 type AppRow = typeof apps.$inferSelect;
@@ -36,5 +38,7 @@ export function appVersionBody(v: typeof appVersions.$inferSelect, appName: stri
     fair_n: v.fairN,
     fair_level: v.fairLevel,
     fair_scale: v.fairScale,
+    fair_w_v: paidShare(fairVersionState(v)),
+    fair_high_z_share: v.fairFv,
   };
 }

@@ -1,33 +1,9 @@
-/**
- * FAIR_MODE R1, one rule at a time, with numbers worked out by hand. The common setup: a
- * mature version with level L = 2 and scale s = 0.5, a workunit of est = 1e12, so the
- * expected PFC E = est × L × s = 1e12; an established host whose typical PFC/est is 2.
- * A result of 1000 s at f FLOPS claims raw = 1000 f, i.e. r = raw / est = f / 1e9.
- */
+/** FAIR_MODE R1, one rule at a time, with numbers worked out by hand (setup: fair-claim-setup.ts). */
 import { describe, expect, it } from "vitest";
 import { FAIR } from "../../src/credit/constants";
-import { type FairClaimInput, fairClaim } from "../../src/credit/fair-claim";
-import { type FairHostState, type FairVersionState, NEW_FAIR_HOST } from "../../src/credit/fair-state";
+import { NEW_FAIR_HOST } from "../../src/credit/fair-state";
+import { E, HOST, VERSION, claim } from "./fair-claim-setup";
 import { expectRel } from "./close";
-
-const EST = 1e12;
-const E = 1e12;
-const VERSION: FairVersionState = { n: 100, level: 2, buf: [], tHi: Math.log(3), tLo: Math.log(1 / 3), zn: 300, scale: 0.5 };
-const HOST: FairHostState = { n: 10, q: Math.log(2), buf: [], run: 0, err: 0 };
-
-/** A result whose claim is r × est. */
-function claim(r: number, over: Partial<FairClaimInput> = {}) {
-  return fairClaim({
-    result: { elapsedTime: 1000, cpuTime: 1000, flopsEstimate: r * 1e9 },
-    wu: { rscFpopsEst: EST, rscFpopsBound: 100 * EST },
-    hostScaleCheck: false,
-    consecutiveValid: 20,
-    host: HOST,
-    version: VERSION,
-    defaultScale: 1,
-    ...over,
-  });
-}
 
 describe("an established host", () => {
   it("is paid E × r / typical r, and its typical value moves 2% toward the claim", () => {
@@ -69,10 +45,11 @@ describe("an established host", () => {
     expect(out.host.run).toBe(-1);
   });
 
-  it("five outliers in a row on one side re-learn the host, keeping its error rate", () => {
-    const out = claim(8, { host: { ...HOST, run: 4, err: 0.05 } });
+  it("five outliers in a row on one side re-learn the host, keeping its error rate and high-z share", () => {
+    const out = claim(8, { host: { ...HOST, run: 4, err: 0.05, f: 0.05 } });
     expectRel(out.pfc, E);
-    expect(out.host).toEqual({ n: 0, q: null, buf: [], run: 0, err: 0.05 });
+    // z = ln 4 > t_hi: the share moves 2% toward 1 before the re-learn, which keeps it.
+    expect(out.host).toEqual({ n: 0, q: null, buf: [], run: 0, err: 0.05, f: 0.05 + 0.02 * (1 - 0.05) });
   });
 
   it("host_scale_check with fewer than 10 consecutive valid caps the pay at E", () => {
@@ -138,8 +115,8 @@ describe("a young host", () => {
   });
 });
 
-describe("the 2× band on a mature version's level", () => {
-  const young = (r: number) => claim(r, { host: NEW_FAIR_HOST });
+describe("the 2× band on a version's level", () => {
+  const young = (r: number, version = VERSION) => claim(r, { host: NEW_FAIR_HOST, version });
   it("leaves out a sample more than 2× from the level", () => {
     expect(young(4.1).version.level).toBe(2);
     expect(young(0.97).version.level).toBe(2);
@@ -147,8 +124,21 @@ describe("the 2× band on a mature version's level", () => {
   it("feeds one within it", () => {
     expectRel(young(3.9).version.level!, 2 + (3.9 - 2) / 101);
   });
-  it("does not apply before the version is mature", () => {
-    const v = { ...VERSION, n: 50 };
-    expectRel(claim(8, { host: NEW_FAIR_HOST, version: v }).version.level!, 2 + (8 - 2) / 51);
+  it("applies from the version's 20th sample (version 2; version 1 waited for the 100th)", () => {
+    // 50 samples, level 2: a claim of 8 (4× the level) is left out.
+    const v50 = young(8, { ...VERSION, n: 50 }).version;
+    expect([v50.n, v50.level]).toEqual([50, 2]);
+    // 20 samples: the first one the band applies to.
+    const v20 = young(8, { ...VERSION, n: 20 }).version;
+    expect([v20.n, v20.level]).toEqual([20, 2]);
+  });
+  it("takes every one of the first 20 samples into the bootstrap median", () => {
+    // 19 samples of ln 2: the 20th, ln 8, is taken; the median of the 20 stays ln 2.
+    const v19 = young(8, { ...VERSION, n: 19, buf: Array(19).fill(Math.log(2)) }).version;
+    expect([v19.n, v19.buf]).toEqual([20, []]);
+    expectRel(v19.level!, 2);
+    // One sample of ln 2: with ln 8 the median is (ln 2 + ln 8) / 2 = ln 4.
+    const v1 = young(8, { ...VERSION, n: 1, buf: [Math.log(2)] }).version;
+    expectRel(v1.level!, 4);
   });
 });

@@ -79,7 +79,8 @@ describe.each(BOINC_TRACE_ROWS)("trace %s replayed through the API", (_name, tex
 });
 
 describe.each(FAIR_TRACE_ROWS)("fair trace %s replayed through the API", (_name, text, expected) => {
-  it("grants the reference model's numbers to 1e-9 relative", { timeout: 600_000 }, async () => {
+  // fair-d1-* make 4,234 calls (2,920 passes, 1,199 rescales, 115 errors): over 10 minutes on a loaded machine.
+  it("grants the reference model's numbers to 1e-9 relative", { timeout: 1_800_000 }, async () => {
     const { api, granted, credit } = await replay(text);
     const mismatches: string[] = [];
     const check = (what: string, actual: number | undefined, want: number) => {

@@ -7,10 +7,10 @@ import { AV_AVERAGE } from "../../src/credit/constants";
 import { type Average, EMPTY_AVERAGE, updateAverage } from "../../src/credit/average";
 import { type CreditPolicy, DEFAULT_MAX_GRANTED_CREDIT, DEFAULT_MIN_AVG_PFC } from "../../src/credit/constants";
 import { computeFairScales } from "../../src/credit/fair-scales";
-import { type FairHostState, type FairVersionState, NEW_FAIR_HOST, NEW_FAIR_VERSION, afterError, errorCountsAgainstHost } from "../../src/credit/fair-state";
+import { type FairHostState, type FairVersionState, NEW_FAIR_HOST, NEW_FAIR_VERSION, afterError, fairErrorEffect } from "../../src/credit/fair-state";
 import type { CreditMode } from "../../src/credit/credit-mode";
 import { errorEffect, type ErrorOutcome } from "../../src/credit/error-outcome";
-import { havKey } from "../../src/credit/host-app-version-key";
+import { havKey, isAnonymousPlatform } from "../../src/credit/host-app-version-key";
 import {
   type PassApp,
   type PassOutcome,
@@ -173,15 +173,18 @@ export class MemoryLedger {
   }
 
   error(hostId: number, appVersionId: number, app: string | undefined, outcome: ErrorOutcome, delayBound?: number): void {
-    const appId = appVersionId < 0 ? this.apps.get(app!)!.id : this.versions.get(appVersionId)!.appId;
-    const key = havKey({ hostId, appId, appVersionId });
+    const appRow = appVersionId < 0 ? this.apps.get(app!)! : [...this.apps.values()].find((a) => a.id === this.versions.get(appVersionId)!.appId)!;
+    const key = havKey({ hostId, appId: appRow.id, appVersionId });
     const hav = this.hostAppVersions.get(key);
     const effect = errorEffect(outcome, hav !== undefined, delayBound);
-    if (!effect) return;
-    const fair = this.fairHostAppVersions.get(key);
-    if (errorCountsAgainstHost(outcome)) this.fairHostAppVersions.set(key, afterError(fair ?? NEW_FAIR_HOST));
-    const next = applyHostAppVersionSamples(hav ?? ZERO_HOST_APP_VERSION, effect.samples);
-    this.hostAppVersions.set(key, { ...next, consecutiveValid: effect.resetConsecutiveValid ? 0 : next.consecutiveValid });
+    if (effect) {
+      const next = applyHostAppVersionSamples(hav ?? ZERO_HOST_APP_VERSION, effect.samples);
+      this.hostAppVersions.set(key, { ...next, consecutiveValid: effect.resetConsecutiveValid ? 0 : next.consecutiveValid });
+    }
+    const fairPays = appRow.creditPolicy === "fair" && !isAnonymousPlatform(appVersionId);
+    const fair = fairErrorEffect(outcome, this.hostAppVersions.has(key), fairPays);
+    if (fair.createsRow) this.hostAppVersions.set(key, ZERO_HOST_APP_VERSION);
+    if (fair.counts) this.fairHostAppVersions.set(key, afterError(this.fairHostAppVersions.get(key) ?? NEW_FAIR_HOST));
   }
 
   rescale(): void {

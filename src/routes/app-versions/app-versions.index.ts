@@ -37,6 +37,10 @@ const AppVersionSchema = z
     fair_n: z.number().int().openapi({ description: "Samples in the fair policy's version level" }),
     fair_level: z.number().nullable().openapi({ description: "The fair policy's version level L_v (typical PFC/est of its hosts)" }),
     fair_scale: z.number().nullable().openapi({ description: "The fair policy's version scale (null: the default seed, 1 CPU / 0.1 GPU)" }),
+    fair_w_v: z.number().openapi({
+      description: "The fair policy's paid share of a job's z now: 0 where the version's z band is that of noise around rsc_fpops_est, 1 where est hides job sizes",
+    }),
+    fair_high_z_share: z.number().openapi({ description: "The fair policy's share of this version's results with z above its 98% quantile (EMA, weight 0.002); the quantile gate derives from it" }),
   })
   .openapi("AppVersion");
 

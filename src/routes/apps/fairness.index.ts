@@ -1,13 +1,15 @@
 /**
  * The fairness report: which hosts BOINC's rules pay most above the fair policy's, over the
- * last 30 days, whatever the app's policy (both credits are kept with every valid result).
+ * last 30 days, whatever the app's policy (both credits are kept with every valid result),
+ * and which hosts the quantile gate (FAIR_MODE R1.7) holds out of their versions' z quantiles now.
  */
 import { OpenAPIHono, createRoute, z } from "@hono/zod-openapi";
 import { and, eq, sql } from "drizzle-orm";
 import { FAIRNESS_WINDOW_DAYS, SECONDS_PER_DAY } from "../../credit/constants";
 import { OUTLIER_RULES } from "../../credit/fair-claim";
-import { apps, hostAppVersions, results } from "../../db/schema";
-import { jsonList } from "../../db/sql-helpers";
+import { gateValue, heldOutByGate } from "../../db/fair-rows";
+import { appVersions, apps, hostAppVersions, results } from "../../db/schema";
+import { jsonList, ref } from "../../db/sql-helpers";
 import { FAIR_RULE_CODES, RESULT_OUTCOMES, encode } from "../../db/codes";
 import type { AppEnv } from "../../env";
 import { requireProjectToken } from "../../http/auth";
@@ -23,6 +25,14 @@ const FairnessHostSchema = z.object({
   ratio: z.number().nullable().openapi({ description: "boinc_credit / fair_credit; null when fair_credit is 0" }),
   outliers: z.number().int().openapi({ description: "Claims the fair policy judged outlying or insane" }),
   error_rate: z.number().openapi({ description: "The host's fair error rate (highest over the app's versions); above 0.1 is bad standing" }),
+  held_out_by_gate: z.boolean().openapi({ description: "The gate holds this host's z out of the quantiles of one of the app's versions now" }),
+});
+
+const HeldOutSchema = z.object({
+  host_id: z.number().int(),
+  app_version_id: z.number().int(),
+  high_z_share: z.number().openapi({ description: "The host's share of results with z above the version's 98% quantile (EMA, weight 0.02)" }),
+  gate: z.number().openapi({ description: "The most that share may be and still feed the version's z quantiles: max(3 × the version's share, the version's share + 0.10)" }),
 });
 
 const FairnessReportSchema = z
@@ -31,6 +41,9 @@ const FairnessReportSchema = z
     credit_policy: z.enum(["boinc", "fair"]),
     since: z.number().openapi({ description: "Start of the window (now − 30 days)" }),
     hosts: z.array(FairnessHostSchema),
+    held_out_by_gate: z
+      .array(HeldOutSchema)
+      .openapi({ description: "Host × versions whose z the gate leaves out of the version's quantiles now, furthest above the gate first (at most `limit`)" }),
   })
   .openapi("FairnessReport");
 
@@ -68,34 +81,57 @@ export function mountFairness(app: OpenAPIHono<AppEnv>): void {
     if (!appRow) throw new ApiError(404, "not_found", `unknown app '${appName}'`);
     const since = now - FAIRNESS_WINDOW_DAYS * SECONDS_PER_DAY;
     const r = results;
+    const hav = hostAppVersions;
+    const av = appVersions;
+    const versionOfRow = and(eq(av.projectId, hav.projectId), eq(av.id, hav.appVersionId));
+    /** The listed host's rows of this app, in a subquery aliased `alias`. */
+    const hvKey = (alias: string) =>
+      sql`${ref(alias, hav.projectId.name)} = ${projectId} AND ${ref(alias, hav.hostId.name)} = ${ref("results", r.hostId.name)}
+        AND ${ref(alias, hav.appId.name)} = ${appRow.id}`;
     // A policy's credit equal to the one before it (granted, boinc, fair) is stored as NULL (db/pass-writes.ts).
     const boinc = sql<number>`sum(coalesce(${r.boincCredit}, ${r.grantedCredit}))`;
     const fair = sql<number>`sum(coalesce(${r.fairCredit}, ${r.boincCredit}, ${r.grantedCredit}))`;
-    const rows = await db
-      .select({
-        hostId: r.hostId,
-        results: sql<number>`count(*)`,
-        boinc,
-        fair,
-        outliers: sql<number>`sum(${r.fairRule} IN ${jsonList(OUTLIER_RULES.map((rule) => encode(FAIR_RULE_CODES, rule)))})`,
-        errorRate: sql<number>`coalesce((SELECT max(${hostAppVersions.fairErr}) FROM ${hostAppVersions}
-          WHERE ${hostAppVersions.projectId} = ${projectId} AND ${hostAppVersions.appId} = ${appRow.id}
-            AND ${hostAppVersions.hostId} = ${r.hostId}), 0)`,
-      })
-      .from(r)
-      .where(
-        and(
-          eq(r.projectId, projectId),
-          eq(r.appId, appRow.id),
-          // A claimed valid result: it has each policy's credit.
-          eq(r.outcome, encode(RESULT_OUTCOMES, "valid")),
-          sql`${r.decidedAt} > ${since}`,
-          sql`${r.decidedAt} <= ${now}`,
-        ),
-      )
-      .groupBy(r.hostId)
-      .orderBy(sql`CASE WHEN ${fair} > 0 THEN ${boinc} / ${fair} ELSE 1e308 END DESC`, sql`${boinc} - ${fair} DESC`, r.hostId)
-      .limit(limit);
+    const [rows, heldOut] = await db.batch([
+      db
+        .select({
+          hostId: r.hostId,
+          results: sql<number>`count(*)`,
+          boinc,
+          fair,
+          outliers: sql<number>`sum(${r.fairRule} IN ${jsonList(OUTLIER_RULES.map((rule) => encode(FAIR_RULE_CODES, rule)))})`,
+          // Qualified by hand: drizzle names a column bare in a one-table select, and a bare
+          // host_id inside the subquery would be the subquery's own.
+          errorRate: sql<number>`coalesce((SELECT max(${ref("hv", hav.fairErr.name)}) FROM ${hav} AS hv
+            WHERE ${hvKey("hv")}), 0)`,
+          // The host's rows are a primary-key prefix: a seek per listed host.
+          heldOut: sql<number>`EXISTS (SELECT 1 FROM ${hav} AS hv JOIN ${av} AS v
+              ON ${ref("v", av.projectId.name)} = ${ref("hv", hav.projectId.name)} AND ${ref("v", av.id.name)} = ${ref("hv", hav.appVersionId.name)}
+            WHERE ${hvKey("hv")} AND ${heldOutByGate(ref("hv", hav.fairF.name), ref("v", av.fairFv.name))})`,
+        })
+        .from(r)
+        .where(
+          and(
+            eq(r.projectId, projectId),
+            eq(r.appId, appRow.id),
+            // A claimed valid result: it has each policy's credit.
+            eq(r.outcome, encode(RESULT_OUTCOMES, "valid")),
+            sql`${r.decidedAt} > ${since}`,
+            sql`${r.decidedAt} <= ${now}`,
+          ),
+        )
+        .groupBy(r.hostId)
+        .orderBy(sql`CASE WHEN ${fair} > 0 THEN ${boinc} / ${fair} ELSE 1e308 END DESC`, sql`${boinc} - ${fair} DESC`, r.hostId)
+        .limit(limit),
+      // A read of the project's rows of the app (no index on fair_f: it changes with every
+      // result, so an index would cost a row write each time); a report, read rarely.
+      db
+        .select({ hostId: hav.hostId, appVersionId: hav.appVersionId, share: sql<number>`${hav.fairF}`, gate: gateValue(av.fairFv) })
+        .from(hav)
+        .innerJoin(av, versionOfRow)
+        .where(and(eq(hav.projectId, projectId), eq(hav.appId, appRow.id), heldOutByGate(hav.fairF, av.fairFv)))
+        .orderBy(sql`${hav.fairF} - ${gateValue(av.fairFv)} DESC`, hav.hostId, hav.appVersionId)
+        .limit(limit),
+    ]);
     return c.json(
       {
         app: appName,
@@ -109,7 +145,9 @@ export function mountFairness(app: OpenAPIHono<AppEnv>): void {
           ratio: h.fair > 0 ? h.boinc / h.fair : null,
           outliers: h.outliers,
           error_rate: h.errorRate,
+          held_out_by_gate: h.heldOut === 1,
         })),
+        held_out_by_gate: heldOut.map((o) => ({ host_id: o.hostId, app_version_id: o.appVersionId, high_z_share: o.share, gate: o.gate })),
       },
       200,
     );

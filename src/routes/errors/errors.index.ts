@@ -1,14 +1,15 @@
 /**
  * Results that did not succeed (Part A §8): a client error resets the host's
  * consecutive_valid, a timeout also adds its delay bound as a turnaround sample, an abort by
- * the project changes nothing; errors and timeouts also raise the fair policy's error rate.
+ * the project changes nothing; errors and timeouts also raise the fair policy's error rate (for
+ * an app on "fair", creating a missing host_app_version as BOINC's scheduler would have).
  * Each result id counts once, as in a pass: a stored outcome is replayed, and one whose `now`
  * lies before the retention horizon (its row may have been purged) is refused (410).
  */
 import { OpenAPIHono, createRoute, z } from "@hono/zod-openapi";
 import { and, eq, sql } from "drizzle-orm";
 import { ERROR_OUTCOMES, errorEffect } from "../../credit/error-outcome";
-import { errorCountsAgainstHost } from "../../credit/fair-state";
+import { fairErrorEffect } from "../../credit/fair-state";
 import { fairErrorWrites } from "../../db/fair-rows";
 import { havKey, isAnonymousPlatform } from "../../credit/host-app-version-key";
 import { type OutcomeRow, ensureHostAppVersions, hostAppVersionChangeWrites, outcomeInserts } from "../../db/pass-writes";
@@ -113,6 +114,7 @@ async function recordErrors(db: Db, projectId: number, body: z.infer<typeof Erro
   ]);
   const horizon = projectRows[0] ?? { purgedBefore: 0, days: 0 };
   const appIds = new Map(appRows.map((a) => [a.name, a.id]));
+  const fairApps = new Set(appRows.filter((a) => a.creditPolicy === "fair").map((a) => a.id));
   const versionApps = new Map(versionRows.map((v) => [v.id, v.appId]));
   const existing = new Set(havRows.map(havKey));
   const stored = new Map(storedRows.map((r) => [r.id, r.fingerprint]));
@@ -155,8 +157,13 @@ async function recordErrors(db: Db, projectId: number, body: z.infer<typeof Erro
       created.push(key);
     }
     if (effect) changes.push({ ...key, samples: effect.samples, consecutiveValid: "reset" as const });
-    // The fair error rate (FAIR_MODE R0) counts where BOINC's statistics do.
-    if (effect && errorCountsAgainstHost(r.outcome)) fairErrors.push(key);
+    // The fair error rate (R0): where the fair policy pays, a missing row is created and counts.
+    const fair = fairErrorEffect(r.outcome, existing.has(havKey(key)), fairApps.has(appId) && !anonymous);
+    if (fair.createsRow) {
+      existing.add(havKey(key));
+      created.push(key);
+    }
+    if (fair.counts) fairErrors.push(key);
     inserts.push({ id: r.id, appId, hostId: r.host_id, outcome: r.outcome, grantedCredit: 0, fingerprint });
     outcomes.push({ id: r.id, outcome: r.outcome, replayed: false, consecutive_valid_reset: effect !== null });
   }

@@ -24,6 +24,9 @@ const HostAppVersionSchema = z
     fair_typical: z.number().nullable().openapi({ description: "Fair policy: the host's typical PFC/est (running median); null while young" }),
     fair_run: z.number().int().openapi({ description: "Fair policy: outliers in a row (+ high, - low); 5 re-learns the host" }),
     fair_error_rate: z.number().openapi({ description: "Fair policy: EMA of client errors and timeouts; above 0.1 the host is in bad standing" }),
+    fair_high_z_share: z.number().nullable().openapi({
+      description: "Fair policy: the host's share of results with z above its version's 98% quantile (EMA, weight 0.02); above the version's gate its z feeds no quantile. Null until its first established result",
+    }),
   })
   .openapi("HostAppVersion");
 
@@ -78,6 +81,7 @@ export function mountHostAppVersions(app: OpenAPIHono<AppEnv>): void {
           fair_typical: r.fairQ === null ? null : Math.exp(r.fairQ),
           fair_run: r.fairRun,
           fair_error_rate: r.fairErr,
+          fair_high_z_share: r.fairF,
         })),
       },
       200,

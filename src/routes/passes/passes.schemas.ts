@@ -110,6 +110,16 @@ export const ResultOutcomeSchema = z
           .object({
             rule: z.enum(FAIR_RULES).openapi({ description: "The fair rule that decided this claim (docs/fair-credit.md)" }),
             claimed_credit: z.number().openapi({ description: "This result's claim under the fair policy (capped at rsc_fpops_bound, in credit)" }),
+            w_v: z.number().openapi({
+              description:
+                "The share of the job's z (its PFC/est against the host's typical one, in log) that a non-outlier is paid: 0 where the version's z band is that of noise around rsc_fpops_est (paid the expected credit), 1 where est hides job sizes",
+            }),
+            feeds_quantiles: z.boolean().openapi({
+              description: "Whether this result's z went into its version's outlier quantiles (only established hosts in good standing within the gate)",
+            }),
+            held_out_by_gate: z.boolean().openapi({
+              description: "Whether the gate left this result's z out: the host's share of high z is far above its version's",
+            }),
           })
           .optional()
           .openapi({ description: "The fair policy's view; absent for an anonymous platform" }),

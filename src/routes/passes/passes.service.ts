@@ -164,7 +164,15 @@ function response(now: number, outcome: PassOutcome): PassResponse {
                 host_scale: r.explanation.hostScale,
                 runtime_outlier: r.explanation.runtimeOutlier,
                 ...(r.fairExplanation
-                  ? { fair: { rule: r.fairExplanation.rule, claimed_credit: r.fairExplanation.claimedCredit } }
+                  ? {
+                      fair: {
+                        rule: r.fairExplanation.rule,
+                        claimed_credit: r.fairExplanation.claimedCredit,
+                        w_v: r.fairExplanation.paidShare,
+                        feeds_quantiles: r.fairExplanation.feedsQuantiles,
+                        held_out_by_gate: r.fairExplanation.heldOutByGate,
+                      },
+                    }
                   : {}),
                 ...(r.policyCredits ? { credit_by_policy: r.policyCredits } : {}),
               },
