@@ -125,7 +125,7 @@ describe("history roll-up", () => {
     expect((await historyOf(api, "/users/10/history")).days).toEqual(now.days);
   });
 
-  it("is crash-safe: a cut-short roll-up reads the same, a failed batch changes nothing, and a late backfill is folded in later", { timeout: 120_000 }, async () => {
+  it("is crash-safe: a cut-short roll-up reads the same, a failed batch changes nothing, and a late pass is granted at the project's clock", { timeout: 120_000 }, async () => {
     const { api, id } = await fixedProject({ result_retention_days: 3650 });
     await postThirtyMonths(api);
     const db = database(env.DB);
@@ -156,21 +156,24 @@ describe("history roll-up", () => {
     expect(done).toBe(BOUNDARY);
     expect(await rollUpProject(db, { ...project, historyRolledBefore: done }, SERVER_NOW, tight)).toBe(0);
 
-    // A backfill into March 2024, already rolled up: a day row, read as part of March at once.
+    // A pass dated March 2024, after the project's clock reached 2026-06-15: time never runs
+    // backwards (SECURITY.md), so it is granted at the clock, and its 100 credits are the
+    // clock's day's, not a day in a month already rolled up.
     await grant(api, 1000, 100, Date.UTC(2024, 2, 10, 12) / 1000);
     const late = await historyOf(api, "/users/10/history");
-    expect(late.days.find((d) => d.date === "2024-03-01")).toMatchObject({ period: "month", credit: 250 });
+    expect(late.days.find((d) => d.date === "2024-03-01")).toMatchObject({ period: "month", credit: 150 });
+    expect(late.days.find((d) => d.date === "2026-06-15")).toMatchObject({ period: "day", credit: 150 });
     expect(late.days.reduce((s, d) => s + d.credit, 0)).toBe(4600);
     expect((await api.ok("GET", "/users/10")).total_credit).toBe(4600);
-    // When the clock reaches 2026-07-15, 2024-06 rolls up too, and the late day joins March.
+    // When the clock reaches 2026-07-15, 2024-06 rolls up too.
     const july = Date.UTC(2026, 6, 15, 12) / 1000;
-    // Folded: the late row (3 subjects) and June 2024 (2 rows × 3 subjects).
-    expect(await rollUpProject(db, { ...project, clock: july, historyRolledBefore: done }, july, { chunkRows: 100, maxChunks: 5 })).toBe(9);
+    // Folded: June 2024 (2 rows × 3 subjects).
+    expect(await rollUpProject(db, { ...project, clock: july, historyRolledBefore: done }, july, { chunkRows: 100, maxChunks: 5 })).toBe(6);
     const user = (await stored(id)).months.filter((m) => m.subject === "user");
     expect(user.map((m) => [m.month, m.credit])).toEqual([
       [648, 150],
       [649, 150],
-      [650, 250],
+      [650, 150],
       [651, 150],
       [652, 150],
       [653, 150],
