@@ -22,6 +22,4 @@ ALTER TABLE `projects` ADD `app_credit_folded_through` integer DEFAULT 0 NOT NUL
 ALTER TABLE `projects` ADD `history_databases` text;--> statement-breakpoint
 ALTER TABLE `projects` ADD `history_moved_through` integer DEFAULT 0 NOT NULL;--> statement-breakpoint
 ALTER TABLE `teams` ADD `day_credit` real DEFAULT 0 NOT NULL;--> statement-breakpoint
-ALTER TABLE `users` ADD `day_credit` real DEFAULT 0 NOT NULL;--> statement-breakpoint
--- Every bucket so far is stored (passes wrote one per pass), so each holder's day credit
--- starts at 0: its later credit that day merges into the stored bucket.
+ALTER TABLE `users` ADD `day_credit` real DEFAULT 0 NOT NULL;

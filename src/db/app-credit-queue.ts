@@ -13,6 +13,7 @@ import { type AppCreditRow, type AppCreditRun, applyAppCreditRun } from "../cred
 import { runBatch } from "./batch";
 import type { Db } from "./client";
 import type { GrantGroups, GrantPart } from "./grant-groups";
+import { markSubjects } from "./kv-marks";
 import { appCreditQueue, creditTeams, creditUsers, projects } from "./schema";
 import { chunks, name } from "./sql-helpers";
 import { grantRun } from "./stat-updates";
@@ -119,6 +120,14 @@ export async function foldAppCredit(db: Db, projectId: number, maxRows: number):
     ...upserts(projectId, project.through, folded),
     sql`UPDATE ${projects} SET ${name(projects.appCreditFoldedThrough)} = ${last}
       WHERE ${name(projects.id)} = ${projectId} AND ${name(projects.appCreditFoldedThrough)} = ${project.through}`,
+    // The public snapshots of the users and teams whose per-app credit changed.
+    ...markSubjects(
+      projectId,
+      [...new Set([...folded.keys()].map((k) => k.split("/").slice(0, 2).join("/")))].map((k) => {
+        const [kind, id] = k.split("/").map(Number);
+        return { subject: kind === 0 ? ("user" as const) : ("team" as const), id: id! };
+      }),
+    ),
     // Also the rows a fold that lost a race left behind: whatever is at or below the mark is applied.
     sql`DELETE FROM ${q} WHERE ${name(q.projectId)} = ${projectId}
       AND ${name(q.id)} <= (SELECT ${name(projects.appCreditFoldedThrough)} FROM ${projects} WHERE ${name(projects.id)} = ${projectId})`,
