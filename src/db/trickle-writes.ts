@@ -10,7 +10,6 @@ import { attributionWrites, grantGroups, grantWrites } from "./pass-writes";
 import { readModelWrites } from "./read-model-writes";
 import { apps, hosts, projects, trickles, users } from "./schema";
 import { chunks, insertFromJson, jsonList } from "./sql-helpers";
-import { startedClock } from "./stat-updates";
 
 export type TrickleRow = typeof trickles.$inferSelect;
 
@@ -39,7 +38,6 @@ export async function loadTrickleSnapshot(db: Db, projectId: number, keys: Trick
         p95: projects.fpopsP95,
         purgedThrough: projects.tricklesPurgedThrough,
         retentionDays: projects.resultRetentionDays,
-        clock: startedClock({ avg: sql`${projects.expavgCredit}`, time: sql`${projects.expavgTime}` }),
       })
       .from(projects)
       .where(eq(projects.id, projectId)),
@@ -50,8 +48,6 @@ export async function loadTrickleSnapshot(db: Db, projectId: number, keys: Trick
     stored: new Map(storedRows.map((r) => [r.id, r])),
     percentiles: project && project.p50 !== null && project.p95 !== null ? { p50: project.p50, p95: project.p95 } : null,
     retention: { purgedThrough: project?.purgedThrough ?? 0, days: project?.retentionDays ?? 0 },
-    /** The project's clock: the time of its latest grant (expavg_time once its RAC counts credit; else 0). */
-    clock: project?.clock ?? 0,
   };
 }
 
