@@ -5738,7 +5738,7 @@ export interface components {
             fair_error_rate: number;
         };
         PassResponse: {
-            /** @description When the credit was granted: the request's now, or the project's clock (its latest grant) if that is later; time never runs backwards */
+            /** @description When the credit was granted (the request's now); a RAC clock that counts credit never moves back to it (SECURITY.md) */
             now: number;
             workunits: {
                 id: number;
@@ -5836,7 +5836,7 @@ export interface components {
             passes: components["schemas"]["PassRequest"][];
         };
         TrickleResponse: {
-            /** @description When the credit was granted: the request's now, or the project's clock (its latest grant) if that is later; time never runs backwards */
+            /** @description When the credit was granted (the request's now); a RAC clock that counts credit never moves back to it (SECURITY.md) */
             now: number;
             messages: components["schemas"]["TrickleOutcome"][];
         };

@@ -64,9 +64,9 @@ export const NowSchema = z
   .optional()
   .openapi({ description: "When this happened (Unix seconds); default the server's clock. Not in the future." });
 
-/** The `now` of an answer: the time credit was granted at (grantTime below). */
+/** The `now` of an answer: the time credit was granted at. */
 export const GrantedAtSchema = z.number().openapi({
-  description: "When the credit was granted: the request's now, or the project's clock (its latest grant) if that is later; time never runs backwards",
+  description: "When the credit was granted (the request's now); a RAC clock that counts credit never moves back to it (SECURITY.md)",
 });
 
 // Lives in ../clock (lower layers read it too); re-exported for the routes.
@@ -84,13 +84,3 @@ export function resolveNow(given: number | undefined): number {
   return given;
 }
 
-/**
- * Time never runs backwards (SECURITY.md, docs/credit.md): credit is granted at the request's
- * `now` or, if that is earlier, at the project's clock (the time of its latest grant), so a
- * `now` in the past can neither move a RAC clock back nor add history before what the project
- * already has. A project's own passes in order (a backfill) have each `now` at or after the
- * clock, so they are granted at their `now` unchanged.
- */
-export function grantTime(now: number, projectClock: number): number {
-  return Math.max(now, projectClock);
-}
