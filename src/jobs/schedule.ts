@@ -67,12 +67,13 @@ export const JOBS: readonly Job[] = [
     name: "history-move",
     cron: "* * * * *",
     run: async (env) => {
-      const lines: string[] = [];
-      for (const { binding, db } of await projectDatabases(env)) {
+      // A database that fails is logged and skipped; the others move.
+      const { values, failed } = await inEachProjectDatabase(env, "history-move", async (db, binding) => {
         const moved = await moveAllHistory(env, db, binding);
-        if (moved.passes > 0) lines.push(`${binding}: ${moved.buckets} history buckets of ${moved.passes} passes`);
-      }
-      return lines.length > 0 ? `moved ${lines.join("; ")}` : "no history to move";
+        return moved.passes > 0 ? `${binding}: ${moved.buckets} history buckets of ${moved.passes} passes` : null;
+      });
+      const lines = values.filter((v) => v !== null);
+      return (lines.length > 0 ? `moved ${lines.join("; ")}` : "no history to move") + skippedNote(failed);
     },
   },
   {

@@ -52,7 +52,7 @@ describe("GET /health", () => {
     expect(res.status, JSON.stringify(res.body)).toBe(503);
     expect(res.body.ok).toBe(false);
     const byName = Object.fromEntries(res.body.checks.map((c: { name: string }) => [c.name, c]));
-    expect(Object.keys(byName).sort()).toEqual(["DB", "DB_LARGE", "DB_UNMIGRATED", "KV"]);
+    expect(Object.keys(byName).sort()).toEqual(["DB", "DB_HISTORY_1", "DB_HISTORY_2", "DB_LARGE", "DB_UNMIGRATED", "KV"]);
     expect(byName.DB).toEqual({ name: "DB", ok: true });
     expect(byName.DB_LARGE).toEqual({ name: "DB_LARGE", ok: true });
     expect(byName.KV).toEqual({ name: "KV", ok: true });

@@ -22,7 +22,6 @@ function failingBatches(message: string): D1Database {
 describe("database errors", () => {
   for (const message of [
     "D1_ERROR: NOT NULL constraint failed: results.granted_credit: SQLITE_CONSTRAINT (extended: SQLITE_CONSTRAINT_NOTNULL)",
-    "D1_ERROR: UNIQUE constraint failed: hosts.project_id, hosts.id: SQLITE_CONSTRAINT",
     "D1_TYPE_ERROR: Type 'object' not supported for value 'x'",
   ]) {
     it(`${message.slice(0, 40)}…: 500 with the request id, no Retry-After`, async () => {
@@ -35,6 +34,16 @@ describe("database errors", () => {
       expect(res.headers!.get("Retry-After")).toBeNull();
     });
   }
+
+  // A UNIQUE conflict still lost after the retries is a 409 with Retry-After, never a 500
+  // (issue 24: one conflict-retry policy, src/http/conflict-retry.ts).
+  it("D1_ERROR: UNIQUE constraint failed on every try: 409 concurrent_write with Retry-After", async () => {
+    const { slug, token } = await setupProject("dbconflict");
+    const message = "D1_ERROR: UNIQUE constraint failed: hosts.project_id, hosts.id: SQLITE_CONSTRAINT";
+    const res = await callWith({ DB: failingBatches(message) }, "POST", `/v1/projects/${slug}/passes`, { token, body: validPass() });
+    expectError(res, 409, "concurrent_write");
+    expect(Number(res.headers!.get("Retry-After"))).toBeGreaterThanOrEqual(1);
+  });
 
   for (const message of [
     "D1_ERROR: Network connection lost.",
