@@ -47,7 +47,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description The admin token is not configured (`admin_disabled`), or the database is unavailable (`unavailable`): retry */
+                /** @description The admin token is not configured (`admin_disabled`), the database is unavailable (`unavailable`), or a leaderboard page is not published yet (`not_published`): retry after Retry-After */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -154,7 +154,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description The admin token is not configured (`admin_disabled`), or the database is unavailable (`unavailable`): retry */
+                /** @description The admin token is not configured (`admin_disabled`), the database is unavailable (`unavailable`), or a leaderboard page is not published yet (`not_published`): retry after Retry-After */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -255,7 +255,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description The admin token is not configured (`admin_disabled`), or the database is unavailable (`unavailable`): retry */
+                /** @description The admin token is not configured (`admin_disabled`), the database is unavailable (`unavailable`), or a leaderboard page is not published yet (`not_published`): retry after Retry-After */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -359,7 +359,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description The admin token is not configured (`admin_disabled`), or the database is unavailable (`unavailable`): retry */
+                /** @description The admin token is not configured (`admin_disabled`), the database is unavailable (`unavailable`), or a leaderboard page is not published yet (`not_published`): retry after Retry-After */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -472,7 +472,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description The admin token is not configured (`admin_disabled`), or the database is unavailable (`unavailable`): retry */
+                /** @description The admin token is not configured (`admin_disabled`), the database is unavailable (`unavailable`), or a leaderboard page is not published yet (`not_published`): retry after Retry-After */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -585,7 +585,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description The admin token is not configured (`admin_disabled`), or the database is unavailable (`unavailable`): retry */
+                /** @description The admin token is not configured (`admin_disabled`), the database is unavailable (`unavailable`), or a leaderboard page is not published yet (`not_published`): retry after Retry-After */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -698,7 +698,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description The admin token is not configured (`admin_disabled`), or the database is unavailable (`unavailable`): retry */
+                /** @description The admin token is not configured (`admin_disabled`), the database is unavailable (`unavailable`), or a leaderboard page is not published yet (`not_published`): retry after Retry-After */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -826,7 +826,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description The admin token is not configured (`admin_disabled`), or the database is unavailable (`unavailable`): retry */
+                /** @description The admin token is not configured (`admin_disabled`), the database is unavailable (`unavailable`), or a leaderboard page is not published yet (`not_published`): retry after Retry-After */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -924,7 +924,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description The admin token is not configured (`admin_disabled`), or the database is unavailable (`unavailable`): retry */
+                /** @description The admin token is not configured (`admin_disabled`), the database is unavailable (`unavailable`), or a leaderboard page is not published yet (`not_published`): retry after Retry-After */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -1042,7 +1042,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description The admin token is not configured (`admin_disabled`), or the database is unavailable (`unavailable`): retry */
+                /** @description The admin token is not configured (`admin_disabled`), the database is unavailable (`unavailable`), or a leaderboard page is not published yet (`not_published`): retry after Retry-After */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -1176,7 +1176,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description The admin token is not configured (`admin_disabled`), or the database is unavailable (`unavailable`): retry */
+                /** @description The admin token is not configured (`admin_disabled`), the database is unavailable (`unavailable`), or a leaderboard page is not published yet (`not_published`): retry after Retry-After */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -1276,7 +1276,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description The admin token is not configured (`admin_disabled`), or the database is unavailable (`unavailable`): retry */
+                /** @description The admin token is not configured (`admin_disabled`), the database is unavailable (`unavailable`), or a leaderboard page is not published yet (`not_published`): retry after Retry-After */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -1379,7 +1379,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description The admin token is not configured (`admin_disabled`), or the database is unavailable (`unavailable`): retry */
+                /** @description The admin token is not configured (`admin_disabled`), the database is unavailable (`unavailable`), or a leaderboard page is not published yet (`not_published`): retry after Retry-After */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -1491,7 +1491,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description The admin token is not configured (`admin_disabled`), or the database is unavailable (`unavailable`): retry */
+                /** @description The admin token is not configured (`admin_disabled`), the database is unavailable (`unavailable`), or a leaderboard page is not published yet (`not_published`): retry after Retry-After */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -1595,7 +1595,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description The admin token is not configured (`admin_disabled`), or the database is unavailable (`unavailable`): retry */
+                /** @description The admin token is not configured (`admin_disabled`), the database is unavailable (`unavailable`), or a leaderboard page is not published yet (`not_published`): retry after Retry-After */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -1698,7 +1698,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description The admin token is not configured (`admin_disabled`), or the database is unavailable (`unavailable`): retry */
+                /** @description The admin token is not configured (`admin_disabled`), the database is unavailable (`unavailable`), or a leaderboard page is not published yet (`not_published`): retry after Retry-After */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -1810,7 +1810,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description The admin token is not configured (`admin_disabled`), or the database is unavailable (`unavailable`): retry */
+                /** @description The admin token is not configured (`admin_disabled`), the database is unavailable (`unavailable`), or a leaderboard page is not published yet (`not_published`): retry after Retry-After */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -1914,7 +1914,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description The admin token is not configured (`admin_disabled`), or the database is unavailable (`unavailable`): retry */
+                /** @description The admin token is not configured (`admin_disabled`), the database is unavailable (`unavailable`), or a leaderboard page is not published yet (`not_published`): retry after Retry-After */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -2017,7 +2017,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description The admin token is not configured (`admin_disabled`), or the database is unavailable (`unavailable`): retry */
+                /** @description The admin token is not configured (`admin_disabled`), the database is unavailable (`unavailable`), or a leaderboard page is not published yet (`not_published`): retry after Retry-After */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -2129,7 +2129,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description The admin token is not configured (`admin_disabled`), or the database is unavailable (`unavailable`): retry */
+                /** @description The admin token is not configured (`admin_disabled`), the database is unavailable (`unavailable`), or a leaderboard page is not published yet (`not_published`): retry after Retry-After */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -2233,7 +2233,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description The admin token is not configured (`admin_disabled`), or the database is unavailable (`unavailable`): retry */
+                /** @description The admin token is not configured (`admin_disabled`), the database is unavailable (`unavailable`), or a leaderboard page is not published yet (`not_published`): retry after Retry-After */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -2361,7 +2361,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description The admin token is not configured (`admin_disabled`), or the database is unavailable (`unavailable`): retry */
+                /** @description The admin token is not configured (`admin_disabled`), the database is unavailable (`unavailable`), or a leaderboard page is not published yet (`not_published`): retry after Retry-After */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -2455,7 +2455,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description The admin token is not configured (`admin_disabled`), or the database is unavailable (`unavailable`): retry */
+                /** @description The admin token is not configured (`admin_disabled`), the database is unavailable (`unavailable`), or a leaderboard page is not published yet (`not_published`): retry after Retry-After */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -2610,7 +2610,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description The admin token is not configured (`admin_disabled`), or the database is unavailable (`unavailable`): retry */
+                /** @description The admin token is not configured (`admin_disabled`), the database is unavailable (`unavailable`), or a leaderboard page is not published yet (`not_published`): retry after Retry-After */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -2700,7 +2700,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Conflicts with what is stored */
+                /** @description Conflicts with what is stored; `concurrent_write`: another request was writing the same rows and this one lost the race after its retries (nothing written; retry after Retry-After) */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -2709,7 +2709,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Past the project's retention window (`outside_retention_window`): records of results sent (or trickle messages paid) that long ago may be purged */
+                /** @description Past the project's retention window (`outside_retention_window`): records of results sent, trickle messages paid or error outcomes decided that long ago may be purged */
                 410: {
                     headers: {
                         [name: string]: unknown;
@@ -2763,7 +2763,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description The admin token is not configured (`admin_disabled`), or the database is unavailable (`unavailable`): retry */
+                /** @description The admin token is not configured (`admin_disabled`), the database is unavailable (`unavailable`), or a leaderboard page is not published yet (`not_published`): retry after Retry-After */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -2916,7 +2916,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description The admin token is not configured (`admin_disabled`), or the database is unavailable (`unavailable`): retry */
+                /** @description The admin token is not configured (`admin_disabled`), the database is unavailable (`unavailable`), or a leaderboard page is not published yet (`not_published`): retry after Retry-After */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -3066,7 +3066,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description The admin token is not configured (`admin_disabled`), or the database is unavailable (`unavailable`): retry */
+                /** @description The admin token is not configured (`admin_disabled`), the database is unavailable (`unavailable`), or a leaderboard page is not published yet (`not_published`): retry after Retry-After */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -3192,7 +3192,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description The admin token is not configured (`admin_disabled`), or the database is unavailable (`unavailable`): retry */
+                /** @description The admin token is not configured (`admin_disabled`), the database is unavailable (`unavailable`), or a leaderboard page is not published yet (`not_published`): retry after Retry-After */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -3293,7 +3293,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description The admin token is not configured (`admin_disabled`), or the database is unavailable (`unavailable`): retry */
+                /** @description The admin token is not configured (`admin_disabled`), the database is unavailable (`unavailable`), or a leaderboard page is not published yet (`not_published`): retry after Retry-After */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -3392,7 +3392,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description The admin token is not configured (`admin_disabled`), or the database is unavailable (`unavailable`): retry */
+                /** @description The admin token is not configured (`admin_disabled`), the database is unavailable (`unavailable`), or a leaderboard page is not published yet (`not_published`): retry after Retry-After */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -3511,7 +3511,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description The admin token is not configured (`admin_disabled`), or the database is unavailable (`unavailable`): retry */
+                /** @description The admin token is not configured (`admin_disabled`), the database is unavailable (`unavailable`), or a leaderboard page is not published yet (`not_published`): retry after Retry-After */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -3609,7 +3609,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description The admin token is not configured (`admin_disabled`), or the database is unavailable (`unavailable`): retry */
+                /** @description The admin token is not configured (`admin_disabled`), the database is unavailable (`unavailable`), or a leaderboard page is not published yet (`not_published`): retry after Retry-After */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -3711,7 +3711,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description The admin token is not configured (`admin_disabled`), or the database is unavailable (`unavailable`): retry */
+                /** @description The admin token is not configured (`admin_disabled`), the database is unavailable (`unavailable`), or a leaderboard page is not published yet (`not_published`): retry after Retry-After */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -3723,6 +3723,226 @@ export interface paths {
             };
         };
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/projects/{slug}/history-databases": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Where the project's daily history is kept */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    slug: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The project's history databases */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["HistoryDatabases"];
+                    };
+                };
+                /** @description Malformed, or fails the schema: `issues` lists every bad field */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description No token, or an unknown one */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A token of another project */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unknown project, app, app version or entity */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Too many requests for this project or account, all its tokens together (`rate_limited`); see Retry-After */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Internal error; nothing was written */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The admin token is not configured (`admin_disabled`), the database is unavailable (`unavailable`), or a leaderboard page is not published yet (`not_published`): retry after Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Operator: add a history database (from the project's next day on)
+         * @description History buckets of the project's next day (on its own clock) and later go to this database; those before stay where they are. The binding must be a D1 database of this deployment with the migrations applied, other than the project's ledger and its current history databases.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    slug: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["AddHistoryDatabase"];
+                };
+            };
+            responses: {
+                /** @description The project's history databases */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["HistoryDatabases"];
+                    };
+                };
+                /** @description Malformed, or fails the schema: `issues` lists every bad field */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description No token, or an unknown one */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unknown project, app, app version or entity */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Conflicts with what is stored; `concurrent_write`: another request was writing the same rows and this one lost the race after its retries (nothing written; retry after Retry-After) */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Too large */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The body is not sent as application/json */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Well-formed but impossible */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Too many requests for this project or account, all its tokens together (`rate_limited`); see Retry-After */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Internal error; nothing was written */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The admin token is not configured (`admin_disabled`), the database is unavailable (`unavailable`), or a leaderboard page is not published yet (`not_published`): retry after Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
         delete?: never;
         options?: never;
         head?: never;
@@ -3808,7 +4028,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description The admin token is not configured (`admin_disabled`), or the database is unavailable (`unavailable`): retry */
+                /** @description The admin token is not configured (`admin_disabled`), the database is unavailable (`unavailable`), or a leaderboard page is not published yet (`not_published`): retry after Retry-After */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -3922,7 +4142,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description The admin token is not configured (`admin_disabled`), or the database is unavailable (`unavailable`): retry */
+                /** @description The admin token is not configured (`admin_disabled`), the database is unavailable (`unavailable`), or a leaderboard page is not published yet (`not_published`): retry after Retry-After */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -4014,7 +4234,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description The admin token is not configured (`admin_disabled`), or the database is unavailable (`unavailable`): retry */
+                /** @description The admin token is not configured (`admin_disabled`), the database is unavailable (`unavailable`), or a leaderboard page is not published yet (`not_published`): retry after Retry-After */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -4095,7 +4315,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description The admin token is not configured (`admin_disabled`), or the database is unavailable (`unavailable`): retry */
+                /** @description The admin token is not configured (`admin_disabled`), the database is unavailable (`unavailable`), or a leaderboard page is not published yet (`not_published`): retry after Retry-After */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -4221,7 +4441,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description The admin token is not configured (`admin_disabled`), or the database is unavailable (`unavailable`): retry */
+                /** @description The admin token is not configured (`admin_disabled`), the database is unavailable (`unavailable`), or a leaderboard page is not published yet (`not_published`): retry after Retry-After */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -4350,7 +4570,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description The admin token is not configured (`admin_disabled`), or the database is unavailable (`unavailable`): retry */
+                /** @description The admin token is not configured (`admin_disabled`), the database is unavailable (`unavailable`), or a leaderboard page is not published yet (`not_published`): retry after Retry-After */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -4432,7 +4652,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description The admin token is not configured (`admin_disabled`), or the database is unavailable (`unavailable`): retry */
+                /** @description The admin token is not configured (`admin_disabled`), the database is unavailable (`unavailable`), or a leaderboard page is not published yet (`not_published`): retry after Retry-After */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -4516,7 +4736,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description The admin token is not configured (`admin_disabled`), or the database is unavailable (`unavailable`): retry */
+                /** @description The admin token is not configured (`admin_disabled`), the database is unavailable (`unavailable`), or a leaderboard page is not published yet (`not_published`): retry after Retry-After */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -4598,7 +4818,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description The admin token is not configured (`admin_disabled`), or the database is unavailable (`unavailable`): retry */
+                /** @description The admin token is not configured (`admin_disabled`), the database is unavailable (`unavailable`), or a leaderboard page is not published yet (`not_published`): retry after Retry-After */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -4679,7 +4899,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description The admin token is not configured (`admin_disabled`), or the database is unavailable (`unavailable`): retry */
+                /** @description The admin token is not configured (`admin_disabled`), the database is unavailable (`unavailable`), or a leaderboard page is not published yet (`not_published`): retry after Retry-After */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -4751,7 +4971,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description The admin token is not configured (`admin_disabled`), or the database is unavailable (`unavailable`): retry */
+                /** @description The admin token is not configured (`admin_disabled`), the database is unavailable (`unavailable`), or a leaderboard page is not published yet (`not_published`): retry after Retry-After */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -4840,7 +5060,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description The admin token is not configured (`admin_disabled`), or the database is unavailable (`unavailable`): retry */
+                /** @description The admin token is not configured (`admin_disabled`), the database is unavailable (`unavailable`), or a leaderboard page is not published yet (`not_published`): retry after Retry-After */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -4937,7 +5157,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description The admin token is not configured (`admin_disabled`), or the database is unavailable (`unavailable`): retry */
+                /** @description The admin token is not configured (`admin_disabled`), the database is unavailable (`unavailable`), or a leaderboard page is not published yet (`not_published`): retry after Retry-After */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -5047,7 +5267,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description The admin token is not configured (`admin_disabled`), or the database is unavailable (`unavailable`): retry */
+                /** @description The admin token is not configured (`admin_disabled`), the database is unavailable (`unavailable`), or a leaderboard page is not published yet (`not_published`): retry after Retry-After */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -5126,7 +5346,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description The admin token is not configured (`admin_disabled`), or the database is unavailable (`unavailable`): retry */
+                /** @description The admin token is not configured (`admin_disabled`), the database is unavailable (`unavailable`), or a leaderboard page is not published yet (`not_published`): retry after Retry-After */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -5200,7 +5420,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description The admin token is not configured (`admin_disabled`), or the database is unavailable (`unavailable`): retry */
+                /** @description The admin token is not configured (`admin_disabled`), the database is unavailable (`unavailable`), or a leaderboard page is not published yet (`not_published`): retry after Retry-After */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -5286,7 +5506,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description The admin token is not configured (`admin_disabled`), or the database is unavailable (`unavailable`): retry */
+                /** @description The admin token is not configured (`admin_disabled`), the database is unavailable (`unavailable`), or a leaderboard page is not published yet (`not_published`): retry after Retry-After */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -5394,6 +5614,11 @@ export interface components {
              * @example DB_LARGE
              */
             database?: string;
+            /**
+             * @description A D1 binding to keep the project's daily history (and its monthly roll-up) in, apart from its ledger, so the ledger stays bounded by the result window; add more later with POST /v1/projects/{slug}/history-databases. Default: history stays with the ledger.
+             * @example DB_HISTORY_1
+             */
+            history_database?: string;
         };
         Project: {
             slug: string;
@@ -5517,6 +5742,17 @@ export interface components {
                 outliers: number;
                 /** @description The host's fair error rate (highest over the app's versions); above 0.1 is bad standing */
                 error_rate: number;
+                /** @description The gate holds this host's z out of the quantiles of one of the app's versions now */
+                held_out_by_gate: boolean;
+            }[];
+            /** @description Host × versions whose z the gate leaves out of the version's quantiles now, furthest above the gate first (at most `limit`) */
+            held_out_by_gate: {
+                host_id: number;
+                app_version_id: number;
+                /** @description The host's share of results with z above the version's 98% quantile (EMA, weight 0.02) */
+                high_z_share: number;
+                /** @description The most that share may be and still feed the version's z quantiles: max(3 × the version's share, the version's share + 0.10) */
+                gate: number;
             }[];
         };
         AppVersion: {
@@ -5537,6 +5773,10 @@ export interface components {
             fair_level: number | null;
             /** @description The fair policy's version scale (null: the default seed, 1 CPU / 0.1 GPU) */
             fair_scale: number | null;
+            /** @description The fair policy's paid share of a job's z now: 0 where the version's z band is that of noise around rsc_fpops_est, 1 where est hides job sizes */
+            fair_w_v: number;
+            /** @description The fair policy's share of this version's results with z above its 98% quantile (EMA, weight 0.002); the quantile gate derives from it */
+            fair_high_z_share: number;
         };
         PutAppVersion: {
             app: string;
@@ -5736,6 +5976,8 @@ export interface components {
             fair_run: number;
             /** @description Fair policy: EMA of client errors and timeouts; above 0.1 the host is in bad standing */
             fair_error_rate: number;
+            /** @description Fair policy: the host's share of results with z above its version's 98% quantile (EMA, weight 0.02); above the version's gate its z feeds no quantile. Null until its first established result */
+            fair_high_z_share: number | null;
         };
         PassResponse: {
             /** @description When the credit was granted (the request's now); a RAC clock that counts credit never moves back to it (SECURITY.md) */
@@ -5782,6 +6024,12 @@ export interface components {
                     rule: "normalized" | "young_host" | "outlier_high" | "outlier_low" | "insane" | "bad_standing" | "host_scale_check" | "no_estimate";
                     /** @description This result's claim under the fair policy (capped at rsc_fpops_bound, in credit) */
                     claimed_credit: number;
+                    /** @description The share of the job's z (its PFC/est against the host's typical one, in log) that a non-outlier is paid: 0 where the version's z band is that of noise around rsc_fpops_est (paid the expected credit), 1 where est hides job sizes */
+                    w_v: number;
+                    /** @description Whether this result's z went into its version's outlier quantiles (only established hosts in good standing within the gate) */
+                    feeds_quantiles: boolean;
+                    /** @description Whether the gate left this result's z out: the host's share of high z is far above its version's */
+                    held_out_by_gate: boolean;
                 };
                 /** @description The workunit's credit under each policy; the app's credit_policy decides which is granted */
                 credit_by_policy?: {
@@ -5960,6 +6208,28 @@ export interface components {
         SetRateLimit: {
             /** @enum {string} */
             tier: "low" | "standard" | "high";
+        };
+        HistoryDatabases: {
+            slug: string;
+            /** @description The D1 binding of the project's ledger (results, workunits, accounts, per-app credit) */
+            ledger: string;
+            /** @description Oldest first; empty: the history is kept in the ledger */
+            history_databases: {
+                /** @example DB_HISTORY_1 */
+                database: string;
+                /**
+                 * @description The first day (UTC) whose history buckets go to this database
+                 * @example 2026-11-25
+                 */
+                from_date: string;
+            }[];
+        };
+        AddHistoryDatabase: {
+            /**
+             * @description A D1 binding of this deployment (wrangler.jsonc d1_databases)
+             * @example DB_HISTORY_1
+             */
+            database: string;
         };
         AuditEntry: {
             id: number;
