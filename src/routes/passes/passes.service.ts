@@ -20,7 +20,10 @@ const ATTEMPTS = 3;
 export type WorkunitBody = PassRequest["workunits"][number];
 type ResultBody = WorkunitBody["results"][number];
 
-/** Identifies a result's posted content (times as stored: whole seconds). */
+/**
+ * Identifies a result's posted content (times as stored: whole seconds). `devices` is left
+ * out: it changes no credit, and adding it would change every fingerprint already stored.
+ */
 async function fingerprint(wu: WorkunitBody, r: ResultBody): Promise<string> {
   return sha256Hex(
     JSON.stringify([
@@ -67,6 +70,7 @@ export function engineWorkunits(workunits: readonly WorkunitBody[], fingerprints
         validateState: r.validate_state,
         runtimeOutlier: r.runtime_outlier ?? false,
         ...(r.claimed_credit === undefined ? {} : { claimedCredit: r.claimed_credit }),
+        ...(r.devices === undefined ? {} : { devices: r.devices }),
         fingerprint: fingerprints[i]![j]!,
       }),
     ),
