@@ -10,6 +10,7 @@ import { dayOf } from "../credit/history";
 import { refreshAllFpopsPercentiles } from "./fpops-percentiles";
 import { refreshSnapshots } from "./kv-refresh";
 import { reconcileAllAccountManagers } from "./reconcile";
+import { publishNeutrality } from "../services/neutrality";
 import { publishPlanClassScales } from "../services/plan-class-scales";
 import { rescaleAllProjects } from "../services/rescale";
 import { exportAllStats } from "../services/stats-export";
@@ -60,6 +61,12 @@ export const JOBS: readonly Job[] = [
     name: "plan-class-scales",
     cron: "20 0 * * *",
     run: (env, now) => publishPlanClassScales(allDatabases(env), env.KV, now),
+  },
+  {
+    // Daily: the index reads a 30-day window, so a day moves it little.
+    name: "neutrality",
+    cron: "25 0 * * *",
+    run: (env, now) => publishNeutrality(allDatabases(env), env.KV, now),
   },
   {
     // Daily, as BOINC's db_dump task.
