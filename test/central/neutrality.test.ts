@@ -19,6 +19,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { expectRel } from "../credit/close";
+import { expectError } from "../api/helpers";
 import { call, createProject, projectClient } from "../support/api";
 import { clockNow, getRaw, runCron } from "./helpers";
 import { getPage } from "../web/html";
@@ -93,6 +94,30 @@ describe("GET /v1/central/neutrality", () => {
     const res = await call("GET", "/v1/central/neutrality");
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ as_of: null, window_days: 30, classes: [] });
+  });
+
+  it("is declared in /openapi.json, with a result's devices", async () => {
+    const { body } = await call("GET", "/openapi.json");
+    const get = body.paths["/v1/central/neutrality"].get;
+    expect(get.security ?? []).toEqual([]);
+    expect(Object.keys(get.responses)).toEqual(expect.arrayContaining(["200", "304"]));
+    expect(Object.keys(body.components.schemas.Neutrality.properties)).toEqual(["as_of", "window_days", "classes"]);
+    expect(body.components.schemas.Result.properties.devices.exclusiveMinimum).toBe(0);
+  });
+
+  it("a result's devices must be a positive number: 400, nothing written", async () => {
+    const p = await project("neutral-bad");
+    for (const devices of [0, -1, "2"]) {
+      const res = await p.api.raw("POST", "/passes", {
+        workunits: [{ id: 1, app: "a", rsc_fpops_est: 3e12, rsc_fpops_bound: 3e13, target_nresults: 1, canonical_credit: 1,
+          results: [{ id: 1, host_id: 1, user_id: 0, team_id: 0, app_version_id: 1, elapsed_time: 100, cpu_time: 100, flops_estimate: 3e9,
+            sent_time: 1000, received_time: 2000, validate_state: "valid", devices }] }],
+      });
+      const err = expectError(res, 400, "validation_failed");
+      expect(err.issues?.map((i) => i.path)).toEqual(["workunits[0].results[0].devices"]);
+    }
+    const hav = await p.api.ok("GET", "/host-app-versions?host_id=1");
+    expect(hav.host_app_versions).toEqual([]);
   });
 
   it("three projects on 40 shared hosts, one paying twice per CPU-hour: 2.0 and 1.0; a fourth on 5 hosts: insufficient overlap; GPU apart", { timeout: 180_000 }, async () => {
