@@ -7,6 +7,7 @@
  * Pure: the central job gathers the cells and publishes what this returns.
  */
 import { NEUTRALITY } from "./constants";
+import { seededRandom } from "./seeded-random";
 
 /** One host's window in one project, for one resource class. */
 export interface NeutralCell {
@@ -62,18 +63,6 @@ export function quantile(values: readonly number[], q: number): number {
   const lo = Math.floor(pos);
   const hi = Math.min(lo + 1, s.length - 1);
   return s[lo]! + (s[hi]! - s[lo]!) * (pos - lo);
-}
-
-/** A small seeded generator (mulberry32): the same cells give the same intervals. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 /** ln(credit per device-hour) by host, then project. */
