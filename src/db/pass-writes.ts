@@ -246,7 +246,8 @@ export function hostAppVersionChangeWrites(
       sql`CASE ${s("cv")} WHEN 'increment' THEN ${name(h.consecutiveValid)} + 1 WHEN 'reset' THEN 0 ELSE ${name(h.consecutiveValid)} END`,
     ],
     ...whenPresent(sql`${s("fair")} IS NOT NULL`, fairHostAssignments(s)),
-    ...whenPresent(sql`${s("np")} IS NOT NULL`, neutralAssignments(s)),
+    // Keeps the row's values when it has no sample (np NULL) by itself.
+    ...Object.entries(neutralAssignments(s)),
   ];
   return [
     ...rounds.flatMap((round) =>
