@@ -528,29 +528,54 @@ export function averageWalk(
   samples: readonly number[],
   params: AverageParams,
 ): SQL {
+  const walk = averageWalkParts(table, stats, where, samples, params);
+  return sql`WITH RECURSIVE ${walk.ctes} UPDATE ${table} SET ${walk.assignment} WHERE ${where}`;
+}
+
+/** averageWalk's CTEs (`sample`, `walk`) and its SET assignment, to join other assignments of the same row. */
+function averageWalkParts(
+  table: SQLiteTable,
+  stats: { n: string; avg: string },
+  where: SQL,
+  samples: readonly number[],
+  params: AverageParams,
+): { ctes: SQL; assignment: SQL } {
   const step = averageUpdate.sql({ n: sql.raw("walk.n"), avg: sql.raw("walk.avg") }, sql.raw("sample.x"), params);
-  return sql`WITH RECURSIVE
-      sample(i, x) AS (SELECT CAST(j.key AS INTEGER), j.value FROM json_each(${JSON.stringify(samples)}) AS j),
+  return {
+    ctes: sql`sample(i, x) AS (SELECT CAST(j.key AS INTEGER), j.value FROM json_each(${JSON.stringify(samples)}) AS j),
       walk(i, n, avg) AS (
         SELECT 0, ${col(stats.n)}, ${col(stats.avg)} FROM ${table} WHERE ${where}
         UNION ALL
         SELECT walk.i + 1, ${step.n}, ${step.avg} FROM walk JOIN sample ON sample.i = walk.i
-      )
-    UPDATE ${table} SET (${col(stats.n)}, ${col(stats.avg)}) = (SELECT n, avg FROM walk ORDER BY i DESC LIMIT 1)
-    WHERE ${where}`;
+      )`,
+    assignment: sql`(${col(stats.n)}, ${col(stats.avg)}) = (SELECT n, avg FROM walk ORDER BY i DESC LIMIT 1)`,
+  };
 }
 
-/** End of the pass (Part B §2.15): per app version, all PFC samples first, then the credit. */
+/**
+ * End of the pass (Part B §2.15): per app version, all PFC samples first, then the credit.
+ * The two touch different columns, so each version's row is written by one statement.
+ */
 function versionWrites(projectId: number, now: number, effects: PassEffects): SQL[] {
   const av = appVersions;
   const byId = (id: number) => sql`${name(av.projectId)} = ${projectId} AND ${name(av.id)} = ${id}`;
-  const credit = new Map(
-    [...effects.versionCreditSamples].map(([id, samples]) => [`${id}`, samples.map((s) => ({ credit: s.credit, start: s.time }))]),
-  );
-  return [
-    ...[...effects.versionPfcSamples].map(([id, samples]) =>
-      averageWalk(av, { n: av.pfcN.name, avg: av.pfcAvg.name }, byId(id), samples, AV_AVERAGE),
-    ),
-    ...creditRunWrites(av, [av.id], { avg: av.expavgCredit, time: av.expavgTime }, projectId, now, credit),
-  ];
+  const ids = [...new Set([...effects.versionPfcSamples.keys(), ...effects.versionCreditSamples.keys()])];
+  return ids.map((id) => {
+    const pfc = effects.versionPfcSamples.get(id);
+    const credit = effects.versionCreditSamples.get(id);
+    const walk = pfc?.length ? averageWalkParts(av, { n: av.pfcN.name, avg: av.pfcAvg.name }, byId(id), pfc, AV_AVERAGE) : null;
+    const set: SQL[] = walk ? [walk.assignment] : [];
+    if (credit?.length) {
+      const run = grantRun(
+        now,
+        credit.map((c) => ({ credit: c.credit, start: c.time })),
+      );
+      const rac = recentAverageRun.sql(
+        { avg: name(av.expavgCredit), time: name(av.expavgTime) },
+        { now: sql`${now}`, credit: sql`${run.first.credit}`, start: sql`${run.first.start}`, rest: sql`${run.restCredit}` },
+      );
+      set.push(sql`${name(av.expavgCredit)} = ${rac.avg}`, sql`${name(av.expavgTime)} = ${rac.time}`);
+    }
+    return sql`${walk ? sql`WITH RECURSIVE ${walk.ctes} ` : sql``}UPDATE ${av} SET ${sql.join(set, sql`, `)} WHERE ${byId(id)}`;
+  });
 }

@@ -258,6 +258,7 @@ const creditHolder = () => ({
   dayCredit: real("day_credit").notNull().default(0),
 });
 
+// WITHOUT ROWID (hand-written in migration 0019: a new row costs one D1 row, not two); keep it if a migration rebuilds the table.
 export const hosts = sqliteTable(
   "hosts",
   {
@@ -274,6 +275,7 @@ export const hosts = sqliteTable(
   (t) => [primaryKey({ columns: [t.projectId, t.id] }), index("hosts_host_cpid").on(t.hostCpid).where(sql`host_cpid IS NOT NULL`)],
 );
 
+// WITHOUT ROWID (hand-written in migration 0019: a new row costs one D1 row, not two); keep it if a migration rebuilds the table.
 export const users = sqliteTable(
   "users",
   {
@@ -289,6 +291,7 @@ export const users = sqliteTable(
   (t) => [primaryKey({ columns: [t.projectId, t.id] }), index("users_cpid").on(t.cpid).where(sql`cpid IS NOT NULL`)],
 );
 
+// WITHOUT ROWID (hand-written in migration 0019: a new row costs one D1 row, not two); keep it if a migration rebuilds the table.
 export const teams = sqliteTable(
   "teams",
   { ...creditHolder() },
