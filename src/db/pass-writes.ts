@@ -8,7 +8,7 @@ import { type SQL, sql } from "drizzle-orm";
 import type { AnySQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
 import { AV_AVERAGE, type AverageParams, HAV_AVERAGE } from "../credit/constants";
 import { type HostAppVersionKey, havKey } from "../credit/host-app-version-key";
-import type { Grant, HostAppVersionChange, PassEffects } from "../credit/pass";
+import type { Attribution, Grant, HostAppVersionChange, PassEffects } from "../credit/pass";
 import { appCreditQueueWrites } from "./app-credit-queue";
 import { dayCreditAssignment, historyTransitionWrites } from "./history-transitions";
 import {
@@ -21,7 +21,8 @@ import {
   workunits,
 } from "./schema";
 import type { GrantGroups, GrantPart } from "./grant-groups";
-import { readModelWrites } from "./read-model-writes";
+import { dirtySubjects, projectCreditWrite } from "./read-model-writes";
+import { markSubjects } from "./kv-marks";
 import { FAIR_HOST_FIELDS, fairHostAssignments, fairHostFields, fairHostStateWrites, fairVersionStateWrites } from "./fair-rows";
 import type { FairHostChange } from "../credit/fair-pass";
 import { chunks, col, insertFromJson, jsonInt64, name, ref, wholeSeconds, withJsonRows } from "./sql-helpers";
@@ -57,7 +58,7 @@ export interface OutcomeRow {
 }
 
 /** Inserts final outcomes; a result id already decided makes the whole batch fail. */
-export function outcomeInserts(projectId: number, now: number, rows: readonly OutcomeRow[]): SQL[] {
+export function outcomeInserts(projectId: number, rows: readonly (OutcomeRow & { readonly decidedAt: number })[]): SQL[] {
   const stored = rows.map((r) => ({
     id: r.id,
     appId: r.appId,
@@ -72,6 +73,7 @@ export function outcomeInserts(projectId: number, now: number, rows: readonly Ou
     fairCredit: r.fairCredit === r.boincCredit ? null : r.fairCredit ?? null,
     fairRule: encodeNullable(FAIR_RULE_CODES, r.fairRule),
     fingerprint: r.fingerprint,
+    decidedAt: wholeSeconds(r.decidedAt),
   }));
   return chunks(stored).map((chunk) =>
     insertFromJson(
@@ -89,7 +91,7 @@ export function outcomeInserts(projectId: number, now: number, rows: readonly Ou
         [results.fairCredit, "fairCredit"],
         [results.fairRule, "fairRule"],
         [results.fingerprint, jsonInt64("fingerprint")],
-        [results.decidedAt, sql`${wholeSeconds(now)}`],
+        [results.decidedAt, "decidedAt"],
       ],
       chunk,
     ),
@@ -97,14 +99,41 @@ export function outcomeInserts(projectId: number, now: number, rows: readonly Ou
 }
 
 export function passWrites(projectId: number, now: number, effects: PassEffects): SQL[] {
-  const groups = grantGroups(effects.grants);
+  return passBatchWrites(projectId, [{ now, effects }]);
+}
+
+/** One pass's effects and the `now` it was decided at. */
+export interface TimedEffects {
+  readonly now: number;
+  readonly effects: PassEffects;
+}
+
+/**
+ * The writes of passes decided one after another (a pass batch), for ONE atomic D1 batch.
+ * What updates rows relative to their current values (RAC, totals, history, queues, BOINC's
+ * statistics) stays one set of statements per pass, in pass order. What only inserts new rows
+ * or sets values the last pass decides is written once for all of them: results and
+ * workunits (each row with its own pass's time), new teams and host_app_versions (nothing
+ * before their first pass reads them), the app versions' PFC walks (the samples of every pass
+ * in order: the same steps), the final fair states and one KV mark of every subject.
+ */
+export function passBatchWrites(projectId: number, passes: readonly TimedEffects[]): SQL[] {
+  const all = <T>(pick: (e: PassEffects) => readonly T[]) => passes.flatMap((p) => pick(p.effects));
+  const pfcSamples = new Map<number, number[]>();
+  const fairVersions = new Map<number, PassEffects["fairVersions"] extends Map<number, infer V> ? V : never>();
+  for (const { effects } of passes) {
+    for (const [id, samples] of effects.versionPfcSamples) pfcSamples.set(id, [...(pfcSamples.get(id) ?? []), ...samples]);
+    for (const [id, state] of effects.fairVersions) fairVersions.set(id, state);
+  }
+  // A host_app_version's fair state is absolute: the last pass's is the one to write.
+  const fairHosts = new Map<string, FairHostChange>();
+  for (const { effects } of passes) for (const [key, change] of effects.fairHostAppVersions) fairHosts.set(key, change);
   return [
     ...outcomeInserts(
       projectId,
-      now,
-      effects.results.map((r) => ({ ...r, outcome: r.validateState })),
+      passes.flatMap(({ now, effects }) => effects.results.map((r) => ({ ...r, outcome: r.validateState, decidedAt: now }))),
     ),
-    ...chunks(effects.workunits).map((rows) =>
+    ...chunks(passes.flatMap(({ now, effects }) => effects.workunits.map((w) => ({ id: w.id, appId: w.appId, credit: w.credit, creditedAt: wholeSeconds(now) })))).map((rows) =>
       insertFromJson(
         sql`${workunits}`,
         [
@@ -112,19 +141,28 @@ export function passWrites(projectId: number, now: number, effects: PassEffects)
           [workunits.id, "id"],
           [workunits.appId, "appId"],
           [workunits.credit, "credit"],
-          [workunits.creditedAt, sql`${wholeSeconds(now)}`],
+          [workunits.creditedAt, "creditedAt"],
         ],
         rows,
       ),
     ),
-    ...attributionWrites(projectId, now, effects),
-    ...ensureHostAppVersions(projectId, effects.hostAppVersionsSeen),
-    ...hostAppVersionChangeWrites(projectId, effects.hostAppVersionChanges, effects.fairHostAppVersions),
-    ...fairVersionStateWrites(projectId, effects.fairVersions),
-    ...grantWrites(projectId, now, groups),
-    ...versionWrites(projectId, now, effects),
-    // Last: the history copies each subject's RAC pair as the writes above left it.
-    ...readModelWrites(projectId, now, effects),
+    ...batchAttributionWrites(projectId, passes.map((p) => ({ now: p.now, attributions: p.effects.attributions }))),
+    ...ensureHostAppVersions(projectId, all((e) => e.hostAppVersionsSeen)),
+    // BOINC's statistics of a host_app_version take no `now`: one set of rounds (its k-th change
+    // in round k) applies every pass's changes in pass order.
+    ...hostAppVersionChangeWrites(projectId, all((e) => e.hostAppVersionChanges), fairHosts),
+    ...passes.flatMap(({ now, effects }) => {
+      const groups = grantGroups(effects.grants);
+      return [
+        ...grantWrites(projectId, now, groups),
+        ...versionCreditWrites(projectId, now, effects),
+        // Last: the history copies each subject's RAC pair as the writes above left it.
+        ...projectCreditWrite(projectId, now, effects.grants),
+      ];
+    }),
+    ...fairVersionStateWrites(projectId, fairVersions),
+    ...versionPfcWrites(projectId, pfcSamples),
+    ...markSubjects(projectId, dirtySubjects(all((e) => e.attributions))),
   ];
 }
 
@@ -133,20 +171,37 @@ export function passWrites(projectId: number, now: number, effects: PassEffects)
  * (Part A §6), and records each host's owner and each user's team (latest pass wins, §5).
  */
 export function attributionWrites(projectId: number, now: number, effects: Pick<PassEffects, "attributions">): SQL[] {
-  const a = effects.attributions;
-  // A Map keeps the last value set for a key: the latest result names the owner and team.
-  const owners = new Map(a.map((x) => [x.hostId, x.userId] as const));
-  const teamsOfUsers = new Map(a.filter((x) => x.userId !== 0).map((x) => [x.userId, x.teamId] as const));
-  const teamIds = new Set(a.filter((x) => x.userId !== 0 && x.teamId !== 0).map((x) => x.teamId));
+  return batchAttributionWrites(projectId, [{ now, attributions: effects.attributions }]);
+}
+
+/**
+ * The attributions of passes in order: each new row gets the `now` of the first pass that
+ * names it, each host the owner and each user the team the last one gives. No statement of a
+ * pass reads a host's owner or a user's team, so setting them once for the batch leaves the
+ * rows as passes posted one by one would, and an owner that changes and changes back is not
+ * written at all.
+ */
+function batchAttributionWrites(projectId: number, passes: readonly { now: number; attributions: readonly Attribution[] }[]): SQL[] {
+  const hostRows = new Map<number, { id: number; now: number; owner: number }>();
+  const userRows = new Map<number, { id: number; now: number; team: number }>();
+  const teamRows = new Map<number, { id: number; now: number }>();
+  for (const { now, attributions } of passes) {
+    for (const x of attributions) {
+      hostRows.set(x.hostId, { id: x.hostId, now: hostRows.get(x.hostId)?.now ?? now, owner: x.userId });
+      if (x.userId === 0) continue;
+      userRows.set(x.userId, { id: x.userId, now: userRows.get(x.userId)?.now ?? now, team: x.teamId });
+      if (x.teamId !== 0 && !teamRows.has(x.teamId)) teamRows.set(x.teamId, { id: x.teamId, now });
+    }
+  }
   const fresh = (table: typeof hosts | typeof users | typeof teams) =>
     [
       [table.projectId, sql`${projectId}`],
       [table.id, "id"],
-      [table.createTime, sql`${now}`],
-      [table.expavgTime, sql`${now}`],
+      [table.createTime, "now"],
+      [table.expavgTime, "now"],
     ] as const;
   return [
-    ...chunks([...owners].map(([id, owner]) => ({ id, owner }))).map((rows) =>
+    ...chunks([...hostRows.values()]).map((rows) =>
       insertFromJson(
         sql`${hosts}`,
         [...fresh(hosts), [hosts.userId, "owner"]],
@@ -155,7 +210,7 @@ export function attributionWrites(projectId: number, now: number, effects: Pick<
         sql`ON CONFLICT DO UPDATE SET ${name(hosts.userId)} = excluded.${name(hosts.userId)} WHERE ${name(hosts.userId)} IS NOT excluded.${name(hosts.userId)}`,
       ),
     ),
-    ...chunks([...teamsOfUsers].map(([id, team]) => ({ id, team }))).map((rows) =>
+    ...chunks([...userRows.values()]).map((rows) =>
       insertFromJson(
         sql`${users}`,
         [...fresh(users), [users.teamId, "team"]],
@@ -163,9 +218,7 @@ export function attributionWrites(projectId: number, now: number, effects: Pick<
         sql`ON CONFLICT DO UPDATE SET ${name(users.teamId)} = excluded.${name(users.teamId)} WHERE ${name(users.teamId)} IS NOT excluded.${name(users.teamId)}`,
       ),
     ),
-    ...chunks([...teamIds].map((id) => ({ id }))).map((rows) =>
-      insertFromJson(sql`${teams}`, fresh(teams), rows, sql`ON CONFLICT DO NOTHING`),
-    ),
+    ...chunks([...teamRows.values()]).map((rows) => insertFromJson(sql`${teams}`, fresh(teams), rows, sql`ON CONFLICT DO NOTHING`)),
   ];
 }
 
@@ -394,17 +447,22 @@ export function averageWalk(
     WHERE ${where}`;
 }
 
-/** End of the pass (Part B §2.15): per app version, all PFC samples first, then the credit. */
-function versionWrites(projectId: number, now: number, effects: PassEffects): SQL[] {
+const byVersionId = (projectId: number, id: number) => sql`${name(appVersions.projectId)} = ${projectId} AND ${name(appVersions.id)} = ${id}`;
+
+/**
+ * End of the pass (Part B §2.15), per app version: all PFC samples (a walk; a batch's passes'
+ * samples walked in pass order are the same steps) ...
+ */
+function versionPfcWrites(projectId: number, samples: ReadonlyMap<number, readonly number[]>): SQL[] {
   const av = appVersions;
-  const byId = (id: number) => sql`${name(av.projectId)} = ${projectId} AND ${name(av.id)} = ${id}`;
+  return [...samples].map(([id, list]) => averageWalk(av, { n: av.pfcN.name, avg: av.pfcAvg.name }, byVersionId(projectId, id), list, AV_AVERAGE));
+}
+
+/** ... and the credit samples, a RAC run at the pass's `now` (its own columns: the walk's order beside it does not matter). */
+function versionCreditWrites(projectId: number, now: number, effects: PassEffects): SQL[] {
+  const av = appVersions;
   const credit = new Map(
     [...effects.versionCreditSamples].map(([id, samples]) => [`${id}`, samples.map((s) => ({ credit: s.credit, start: s.time }))]),
   );
-  return [
-    ...[...effects.versionPfcSamples].map(([id, samples]) =>
-      averageWalk(av, { n: av.pfcN.name, avg: av.pfcAvg.name }, byId(id), samples, AV_AVERAGE),
-    ),
-    ...creditRunWrites(av, [av.id], { avg: av.expavgCredit, time: av.expavgTime }, projectId, now, credit),
-  ];
+  return creditRunWrites(av, [av.id], { avg: av.expavgCredit, time: av.expavgTime }, projectId, now, credit);
 }

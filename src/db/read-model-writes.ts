@@ -23,7 +23,7 @@ export function readModelWrites(
  * The whole pass is one grant run on the project's row (the same update as a user's); the same
  * update starts the project's new day (history-transitions.ts) and numbers the pass's queue rows.
  */
-function projectCreditWrite(projectId: number, now: number, grants: readonly Grant[]): SQL[] {
+export function projectCreditWrite(projectId: number, now: number, grants: readonly Grant[]): SQL[] {
   if (grants.length === 0) return [];
   const run = grantRun(now, grants.map((g) => ({ credit: g.credit, start: g.startTime })));
   const rac = recentAverageRun.sql(
@@ -42,7 +42,7 @@ function projectCreditWrite(projectId: number, now: number, grants: readonly Gra
 }
 
 /** Everything a pass may have changed the public view of: its hosts, users, teams, project. */
-function dirtySubjects(attributions: readonly Attribution[]): SubjectRef[] {
+export function dirtySubjects(attributions: readonly Attribution[]): SubjectRef[] {
   if (attributions.length === 0) return [];
   const seen = new Set<string>();
   const out: SubjectRef[] = [PROJECT_SUBJECT];

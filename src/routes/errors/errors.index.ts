@@ -179,7 +179,7 @@ async function recordErrors(db: Db, projectId: number, body: z.infer<typeof Erro
   }
 
   const statements = [
-    ...outcomeInserts(projectId, now, inserts),
+    ...outcomeInserts(projectId, inserts.map((r) => ({ ...r, decidedAt: now }))),
     ...ensureHostAppVersions(projectId, created),
     ...hostAppVersionChangeWrites(projectId, changes),
     ...fairErrorWrites(projectId, fairErrors),
