@@ -4,7 +4,7 @@
  * results insert fails on a result id that another pass already decided, and the workunits
  * insert on a workunit another pass already credited, and then nothing is written.
  */
-import { type SQL, sql } from "drizzle-orm";
+import { type SQL, getTableColumns, sql } from "drizzle-orm";
 import type { AnySQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
 import { AV_AVERAGE, type AverageParams, HAV_AVERAGE } from "../credit/constants";
 import { type HostAppVersionKey, havKey } from "../credit/host-app-version-key";
@@ -23,6 +23,7 @@ import {
 import type { GrantGroups, GrantPart } from "./grant-groups";
 import { dirtySubjects, projectCreditWrite } from "./read-model-writes";
 import { markSubjects } from "./kv-marks";
+import { NEUTRAL_FIELDS, neutralAssignments, neutralFields } from "./neutral-rows";
 import { FAIR_HOST_FIELDS, fairHostAssignments, fairHostFields, fairHostStateWrites, fairVersionStateWrites } from "./fair-rows";
 import type { FairHostChange } from "../credit/fair-pass";
 import { chunks, col, insertFromJson, jsonInt64, name, ref, wholeSeconds, withJsonRows } from "./sql-helpers";
@@ -147,10 +148,10 @@ export function passBatchWrites(projectId: number, passes: readonly TimedEffects
       ),
     ),
     ...batchAttributionWrites(projectId, passes.map((p) => ({ now: p.now, attributions: p.effects.attributions }))),
-    ...ensureHostAppVersions(projectId, all((e) => e.hostAppVersionsSeen)),
     // BOINC's statistics of a host_app_version take no `now`: one set of rounds (its k-th change
-    // in round k) applies every pass's changes in pass order.
-    ...hostAppVersionChangeWrites(projectId, all((e) => e.hostAppVersionChanges), fairHosts),
+    // in round k) applies every pass's changes in pass order; a row the batch creates is
+    // inserted with its first change.
+    ...hostAppVersionWrites(projectId, all((e) => e.hostAppVersionsSeen), all((e) => e.hostAppVersionChanges), fairHosts),
     ...passes.flatMap(({ now, effects }) => {
       const groups = grantGroups(effects.grants);
       return [
@@ -239,6 +240,29 @@ export function ensureHostAppVersions(projectId: number, keys: readonly HostAppV
   );
 }
 
+/**
+ * Every host_app_version write of a pass: `created` names the rows the pass's snapshot did not
+ * hold. A created row with changes is inserted with its first change already applied (one row
+ * written, not an insert and then an update); one without changes is inserted zeroed. Inserted
+ * without ON CONFLICT: if a concurrent pass created the row first, the batch fails on the key
+ * and the pass runs again from a fresh snapshot (src/http/conflict-retry.ts).
+ */
+export function hostAppVersionWrites(
+  projectId: number,
+  created: readonly HostAppVersionKey[],
+  changes: readonly HostAppVersionChange[],
+  fair: ReadonlyMap<string, FairHostChange> = new Map(),
+): SQL[] {
+  const changed = new Set(changes.map(havKey));
+  return [
+    ...ensureHostAppVersions(
+      projectId,
+      created.filter((k) => !changed.has(havKey(k))),
+    ),
+    ...hostAppVersionChangeWrites(projectId, changes, fair, new Set(created.map(havKey))),
+  ];
+}
+
 /** `column = CASE WHEN present THEN value ELSE column END`: a sample only some rows have. */
 function whenPresent(present: SQL, values: Record<string, SQL>): Assignment[] {
   return Object.entries(values).map(([column, value]) => [column, sql`CASE WHEN ${present} THEN ${value} ELSE ${col(column)} END`]);
@@ -270,6 +294,7 @@ export function hostAppVersionChangeWrites(
   projectId: number,
   changes: readonly HostAppVersionChange[],
   fair: ReadonlyMap<string, FairHostChange> = new Map(),
+  created: ReadonlySet<string> = new Set(),
 ): SQL[] {
   const rounds: Record<string, unknown>[][] = [];
   const last = new Map<string, Record<string, unknown>>();
@@ -287,6 +312,7 @@ export function hostAppVersionChangeWrites(
       // A negative turnaround is not a sample (AVERAGE ignores it).
       turnaround: c.samples.turnaround !== undefined && c.samples.turnaround >= 0 ? c.samples.turnaround : undefined,
       cv: c.consecutiveValid,
+      ...neutralFields(c),
     };
     (rounds[round] ??= []).push(row);
     last.set(key, row);
@@ -310,18 +336,50 @@ export function hostAppVersionChangeWrites(
       sql`CASE ${s("cv")} WHEN 'increment' THEN ${name(h.consecutiveValid)} + 1 WHEN 'reset' THEN 0 ELSE ${name(h.consecutiveValid)} END`,
     ],
     ...whenPresent(sql`${s("fair")} IS NOT NULL`, fairHostAssignments(s)),
+    // Keeps the row's values when it has no sample (np NULL) by itself.
+    ...Object.entries(neutralAssignments(s)),
   ];
-  return [
-    ...rounds.flatMap((round) =>
-      chunks(round).map(
-        (rows) => sql`${withJsonRows("s", ["hostId", "appId", "appVersionId", "pfc", "et", "turnaround", "cv", "fair", ...FAIR_HOST_FIELDS], rows)}
+  const fields = ["hostId", "appId", "appVersionId", "pfc", "et", "turnaround", "cv", "fair", ...FAIR_HOST_FIELDS, ...NEUTRAL_FIELDS];
+  const update = (rows: readonly object[]) => sql`${withJsonRows("s", fields, rows)}
         UPDATE ${h} SET ${setClause(set)} FROM s
         WHERE ${name(h.projectId)} = ${projectId} AND ${name(h.hostId)} = ${s("hostId")}
-          AND ${name(h.appId)} = ${s("appId")} AND ${name(h.appVersionId)} = ${s("appVersionId")}`,
-      ),
-    ),
+          AND ${name(h.appId)} = ${s("appId")} AND ${name(h.appVersionId)} = ${s("appVersionId")}`;
+  // The same assignments, evaluated on a zeroed row: what the insert and the update above
+  // would have left, in one row written.
+  const insert = (rows: readonly object[]) => sql`${withJsonRows("s", fields, rows)}
+        INSERT INTO ${h} (${name(h.projectId)}, ${name(h.hostId)}, ${name(h.appId)}, ${name(h.appVersionId)}, ${sql.join(
+          set.map(([c]) => col(c)),
+          sql`, `,
+        )})
+        SELECT ${projectId}, ${s("hostId")}, ${s("appId")}, ${s("appVersionId")}, ${sql.join(
+          set.map(([, v]) => v),
+          sql`, `,
+        )} FROM s, ${zeroedRow(set.map(([c]) => c))} WHERE true`;
+  const [first = [], ...later] = rounds;
+  const isCreated = (row: Record<string, unknown>) => created.has(havKey(row as unknown as HostAppVersionKey));
+  return [
+    ...chunks(first.filter(isCreated)).map(insert),
+    ...chunks(first.filter((row) => !isCreated(row))).map(update),
+    ...later.flatMap((round) => chunks(round).map(update)),
     ...fairHostStateWrites(projectId, unmerged),
   ];
+}
+
+/** `(SELECT default AS column, …) AS z`: a host_app_version as ensureHostAppVersions creates it. */
+function zeroedRow(columns: readonly string[]): SQL {
+  const byName = new Map(Object.values(getTableColumns(h)).map((c) => [c.name, c] as const));
+  const values = columns.map((c) => {
+    const column = byName.get(c);
+    if (!column) throw new Error(`host_app_versions has no column ${c}`);
+    const value = column.hasDefault ? (column.default as number | string | null) ?? null : null;
+    // As the column stores its default: a REAL column's 0 is 0.0 (integer arithmetic on a
+    // stored REAL would not happen in the update; it must not happen here either).
+    // A schema default, never input: written into the SQL text to keep bound parameters few.
+    const literal = typeof value === "number" ? sql.raw(String(value)) : sql`${value}`;
+    const typed = value === null ? sql`NULL` : column.columnType === "SQLiteReal" ? sql`CAST(${literal} AS REAL)` : literal;
+    return sql`${typed} AS ${col(c)}`;
+  });
+  return sql`(SELECT ${sql.join(values, sql`, `)}) AS z`;
 }
 
 /** Grants grouped by row (a key string), keeping pass order inside each group. */

@@ -210,6 +210,15 @@ export const hostAppVersions = sqliteTable(
     fairErr: real("fair_err").notNull().default(0),
     /** The host's share of z above its version's fair_t_hi (EMA); null until its first established sample. */
     fairF: real("fair_f"),
+    // The neutrality window (src/credit/neutrality-window.ts): valid results' credit, device-seconds
+    // and count in the 30-day period `neutral_period` and the one before it, written with the row's statistics.
+    neutralPeriod: integer("neutral_period").notNull().default(0),
+    neutralCredit: real("neutral_credit").notNull().default(0),
+    neutralDeviceSeconds: real("neutral_device_seconds").notNull().default(0),
+    neutralResults: integer("neutral_results").notNull().default(0),
+    neutralPrevCredit: real("neutral_prev_credit").notNull().default(0),
+    neutralPrevDeviceSeconds: real("neutral_prev_device_seconds").notNull().default(0),
+    neutralPrevResults: integer("neutral_prev_results").notNull().default(0),
   },
   (t) => [primaryKey({ columns: [t.projectId, t.hostId, t.appId, t.appVersionId] })],
 );
@@ -260,7 +269,9 @@ export const hosts = sqliteTable(
     /** The host's benchmark FLOPS (BOINC's host.p_fpops); null: never reported. */
     pFpops: real("p_fpops"),
   },
-  (t) => [primaryKey({ columns: [t.projectId, t.id] }), index("hosts_host_cpid").on(t.hostCpid)],
+  // Partial: a host a pass creates has no cpid yet, and its insert then writes no index entry
+  // (D1 counts each as a row written); `host_cpid = ?` still searches the index.
+  (t) => [primaryKey({ columns: [t.projectId, t.id] }), index("hosts_host_cpid").on(t.hostCpid).where(sql`host_cpid IS NOT NULL`)],
 );
 
 export const users = sqliteTable(
@@ -274,7 +285,8 @@ export const users = sqliteTable(
     /** false: the user opted out of stats exports and cross-project totals (BOINC's STATSEXPORT consent). */
     statsExport: integer("stats_export", { mode: "boolean" }).notNull().default(true),
   },
-  (t) => [primaryKey({ columns: [t.projectId, t.id] }), index("users_cpid").on(t.cpid)],
+  // Partial, as hosts_host_cpid: a user a pass creates writes no index entry.
+  (t) => [primaryKey({ columns: [t.projectId, t.id] }), index("users_cpid").on(t.cpid).where(sql`cpid IS NOT NULL`)],
 );
 
 export const teams = sqliteTable(
