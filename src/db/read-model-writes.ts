@@ -37,6 +37,8 @@ export function projectCreditWrite(projectId: number, now: number, grants: reado
       [projects.expavgTime.name, rac.time],
       dayCreditAssignment(projects, now, sql`${grants.reduce((sum, x) => sum + x.credit, 0)}`),
       [projects.queueSeq.name, sql`${name(projects.queueSeq)} + 1`],
+      // The earliest grant's time: a pass posted later for older history moves it back.
+      [projects.firstCreditTime.name, sql`min(coalesce(${name(projects.firstCreditTime)}, ${now}), ${now})`],
     ])} WHERE ${name(projects.id)} = ${projectId}`,
   ];
 }
