@@ -6,7 +6,8 @@ import { havKey } from "../credit/host-app-version-key";
 import type { PassApp, PassSnapshot, PassVersion, StoredResult } from "../credit/pass";
 import type { HostAppVersionStats } from "../credit/pfc";
 import { fairHostState, fairVersionState } from "./fair-rows";
-import { appVersions, apps, hostAppVersions, projects, results, workunits } from "./schema";
+import { appVersions, apps, hostAppVersions, hosts, projects, results, teams, users, workunits } from "./schema";
+import type { ExistingHolders } from "./pass-writes";
 import { int64Text, jsonList } from "./sql-helpers";
 import { PFC_MODES, RESULT_OUTCOMES, decode, decodeNullable, validOutcome } from "./codes";
 
@@ -53,6 +54,8 @@ export interface PassKeys {
   readonly hostVersions: readonly (readonly [number, number])[];
   readonly workunitIds: readonly number[];
   readonly resultIds: readonly number[];
+  /** The hosts, users and teams the results name: which exist decides insert or update (pass-writes.ts). */
+  readonly holders: { readonly hosts: readonly number[]; readonly users: readonly number[]; readonly teams: readonly number[] };
 }
 
 export interface LoadedSnapshot extends PassSnapshot {
@@ -60,10 +63,13 @@ export interface LoadedSnapshot extends PassSnapshot {
   readonly workunitApps: ReadonlyMap<number, number>;
   /** The project's retention horizon and window (a result sent before the horizon may have been purged). */
   readonly retention: { readonly purgedBefore: number; readonly days: number };
+  readonly existingHolders: ExistingHolders;
 }
 
 export async function loadPassSnapshot(db: Db, projectId: number, keys: PassKeys): Promise<LoadedSnapshot> {
-  const [appRows, versionRows, havRows, wuRows, resultRows, projectRows] = await db.batch([
+  const existing = (t: typeof hosts | typeof users | typeof teams, ids: readonly number[]) =>
+    db.select({ id: t.id }).from(t).where(and(eq(t.projectId, projectId), sql`${t.id} IN ${jsonList(ids)}`));
+  const [appRows, versionRows, havRows, wuRows, resultRows, projectRows, hostRows, userRows, teamRows] = await db.batch([
     db.select().from(apps).where(eq(apps.projectId, projectId)),
     db.select().from(appVersions).where(eq(appVersions.projectId, projectId)),
     db
@@ -96,6 +102,9 @@ export async function loadPassSnapshot(db: Db, projectId: number, keys: PassKeys
       .select({ purgedBefore: projects.purgedBefore, days: projects.resultRetentionDays })
       .from(projects)
       .where(eq(projects.id, projectId)),
+    existing(hosts, keys.holders.hosts),
+    existing(users, keys.holders.users),
+    existing(teams, keys.holders.teams),
   ]);
   return {
     apps: new Map(appRows.map((r) => [r.name, passApp(r)])),
@@ -105,6 +114,11 @@ export async function loadPassSnapshot(db: Db, projectId: number, keys: PassKeys
     creditedWorkunits: new Map(wuRows.map((r) => [r.id, r.credit])),
     workunitApps: new Map(wuRows.map((r) => [r.id, r.appId])),
     retention: projectRows[0] ?? { purgedBefore: 0, days: 0 },
+    existingHolders: {
+      hosts: new Set(hostRows.map((r) => r.id)),
+      users: new Set(userRows.map((r) => r.id)),
+      teams: new Set(teamRows.map((r) => r.id)),
+    },
     finalResults: new Map(
       resultRows.map((r): [number, StoredResult] => [
         r.id,

@@ -4,11 +4,11 @@
  * results insert fails on a result id that another pass already decided, and the workunits
  * insert on a workunit another pass already credited, and then nothing is written.
  */
-import { type SQL, getTableColumns, sql } from "drizzle-orm";
+import { type SQL, getTableColumns, getTableName, sql } from "drizzle-orm";
 import type { AnySQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
 import { AV_AVERAGE, type AverageParams, HAV_AVERAGE } from "../credit/constants";
 import { type HostAppVersionKey, havKey } from "../credit/host-app-version-key";
-import type { Attribution, Grant, HostAppVersionChange, PassEffects } from "../credit/pass";
+import type { Grant, HostAppVersionChange, PassEffects } from "../credit/pass";
 import { appCreditQueueWrites } from "./app-credit-queue";
 import { dayCreditAssignment, historyTransitionWrites } from "./history-transitions";
 import {
@@ -21,8 +21,7 @@ import {
   workunits,
 } from "./schema";
 import type { GrantGroups, GrantPart } from "./grant-groups";
-import { dirtySubjects, projectCreditWrite } from "./read-model-writes";
-import { markSubjects } from "./kv-marks";
+import { readModelWrites } from "./read-model-writes";
 import { NEUTRAL_FIELDS, neutralAssignments, neutralFields } from "./neutral-rows";
 import { FAIR_HOST_FIELDS, fairHostAssignments, fairHostFields, fairHostStateWrites, fairVersionStateWrites } from "./fair-rows";
 import type { FairHostChange } from "../credit/fair-pass";
@@ -56,10 +55,12 @@ export interface OutcomeRow {
   readonly fairRule?: FairRule | null;
   /** http/fingerprint.ts's decimal text. */
   readonly fingerprint: string;
+  /** When it was decided, if not at the `now` given for all (a pass batch's rows). */
+  readonly decidedAt?: number;
 }
 
 /** Inserts final outcomes; a result id already decided makes the whole batch fail. */
-export function outcomeInserts(projectId: number, rows: readonly (OutcomeRow & { readonly decidedAt: number })[]): SQL[] {
+export function outcomeInserts(projectId: number, now: number, rows: readonly OutcomeRow[]): SQL[] {
   const stored = rows.map((r) => ({
     id: r.id,
     appId: r.appId,
@@ -74,7 +75,7 @@ export function outcomeInserts(projectId: number, rows: readonly (OutcomeRow & {
     fairCredit: r.fairCredit === r.boincCredit ? null : r.fairCredit ?? null,
     fairRule: encodeNullable(FAIR_RULE_CODES, r.fairRule),
     fingerprint: r.fingerprint,
-    decidedAt: wholeSeconds(r.decidedAt),
+    decidedAt: wholeSeconds(r.decidedAt ?? now),
   }));
   return chunks(stored).map((chunk) =>
     insertFromJson(
@@ -99,42 +100,16 @@ export function outcomeInserts(projectId: number, rows: readonly (OutcomeRow & {
   );
 }
 
-export function passWrites(projectId: number, now: number, effects: PassEffects): SQL[] {
-  return passBatchWrites(projectId, [{ now, effects }]);
-}
-
-/** One pass's effects and the `now` it was decided at. */
-export interface TimedEffects {
-  readonly now: number;
-  readonly effects: PassEffects;
-}
-
-/**
- * The writes of passes decided one after another (a pass batch), for ONE atomic D1 batch.
- * What updates rows relative to their current values (RAC, totals, history, queues, BOINC's
- * statistics) stays one set of statements per pass, in pass order. What only inserts new rows
- * or sets values the last pass decides is written once for all of them: results and
- * workunits (each row with its own pass's time), new teams and host_app_versions (nothing
- * before their first pass reads them), the app versions' PFC walks (the samples of every pass
- * in order: the same steps), the final fair states and one KV mark of every subject.
- */
-export function passBatchWrites(projectId: number, passes: readonly TimedEffects[]): SQL[] {
-  const all = <T>(pick: (e: PassEffects) => readonly T[]) => passes.flatMap((p) => pick(p.effects));
-  const pfcSamples = new Map<number, number[]>();
-  const fairVersions = new Map<number, PassEffects["fairVersions"] extends Map<number, infer V> ? V : never>();
-  for (const { effects } of passes) {
-    for (const [id, samples] of effects.versionPfcSamples) pfcSamples.set(id, [...(pfcSamples.get(id) ?? []), ...samples]);
-    for (const [id, state] of effects.fairVersions) fairVersions.set(id, state);
-  }
-  // A host_app_version's fair state is absolute: the last pass's is the one to write.
-  const fairHosts = new Map<string, FairHostChange>();
-  for (const { effects } of passes) for (const [key, change] of effects.fairHostAppVersions) fairHosts.set(key, change);
+export function passWrites(projectId: number, now: number, effects: PassEffects, existing?: ExistingHolders): SQL[] {
+  const groups = grantGroups(effects.grants);
+  const fresh = existing ? freshHolders(effects, groups, existing) : undefined;
   return [
     ...outcomeInserts(
       projectId,
-      passes.flatMap(({ now, effects }) => effects.results.map((r) => ({ ...r, outcome: r.validateState, decidedAt: now }))),
+      now,
+      effects.results.map((r) => ({ ...r, outcome: r.validateState })),
     ),
-    ...chunks(passes.flatMap(({ now, effects }) => effects.workunits.map((w) => ({ id: w.id, appId: w.appId, credit: w.credit, creditedAt: wholeSeconds(now) })))).map((rows) =>
+    ...chunks(effects.workunits).map((rows) =>
       insertFromJson(
         sql`${workunits}`,
         [
@@ -142,84 +117,110 @@ export function passBatchWrites(projectId: number, passes: readonly TimedEffects
           [workunits.id, "id"],
           [workunits.appId, "appId"],
           [workunits.credit, "credit"],
-          [workunits.creditedAt, "creditedAt"],
+          [workunits.creditedAt, sql`${wholeSeconds(now)}`],
         ],
         rows,
       ),
     ),
-    ...batchAttributionWrites(projectId, passes.map((p) => ({ now: p.now, attributions: p.effects.attributions }))),
-    // BOINC's statistics of a host_app_version take no `now`: one set of rounds (its k-th change
-    // in round k) applies every pass's changes in pass order; a row the batch creates is
-    // inserted with its first change.
-    ...hostAppVersionWrites(projectId, all((e) => e.hostAppVersionsSeen), all((e) => e.hostAppVersionChanges), fairHosts),
-    ...passes.flatMap(({ now, effects }) => {
-      const groups = grantGroups(effects.grants);
-      return [
-        ...grantWrites(projectId, now, groups),
-        ...versionCreditWrites(projectId, now, effects),
-        // Last: the history copies each subject's RAC pair as the writes above left it.
-        ...projectCreditWrite(projectId, now, effects.grants),
-      ];
-    }),
-    ...fairVersionStateWrites(projectId, fairVersions),
-    ...versionPfcWrites(projectId, pfcSamples),
-    ...markSubjects(projectId, dirtySubjects(all((e) => e.attributions))),
+    ...attributionWrites(projectId, now, effects, fresh),
+    ...hostAppVersionWrites(projectId, effects.hostAppVersionsSeen, effects.hostAppVersionChanges, effects.fairHostAppVersions),
+    ...fairVersionStateWrites(projectId, effects.fairVersions),
+    ...grantWrites(projectId, now, groups, fresh),
+    ...versionWrites(projectId, now, effects),
+    // Last: the history copies each subject's RAC pair as the writes above left it.
+    ...readModelWrites(projectId, now, effects),
   ];
+}
+
+/** Who the pass names: each host's owner and each user's team (the latest result's), and the teams. */
+export function attributed(effects: Pick<PassEffects, "attributions">) {
+  const a = effects.attributions;
+  // A Map keeps the last value set for a key: the latest result names the owner and team.
+  return {
+    owners: new Map(a.map((x) => [x.hostId, x.userId] as const)),
+    teamsOfUsers: new Map(a.filter((x) => x.userId !== 0).map((x) => [x.userId, x.teamId] as const)),
+    teamIds: new Set(a.filter((x) => x.userId !== 0 && x.teamId !== 0).map((x) => x.teamId)),
+  };
+}
+
+/** The ids of the pass's hosts, users and teams that exist (read with the pass's snapshot). */
+export interface ExistingHolders {
+  readonly hosts: ReadonlySet<number>;
+  readonly users: ReadonlySet<number>;
+  readonly teams: ReadonlySet<number>;
+}
+
+/**
+ * Holders the pass both creates and credits, with the column that attributes them (a host's
+ * owner, a user's team): each is inserted with its grants applied, one row written instead
+ * of an insert and an update.
+ */
+export interface FreshHolders {
+  readonly hosts: ReadonlyMap<number, number>;
+  readonly users: ReadonlyMap<number, number>;
+  readonly teams: ReadonlyMap<number, null>;
+}
+
+export function freshHolders(effects: Pick<PassEffects, "attributions">, groups: GrantGroups, existing: ExistingHolders): FreshHolders {
+  const { owners, teamsOfUsers, teamIds } = attributed(effects);
+  const fresh = <V>(named: Iterable<readonly [number, V]>, credited: ReadonlyMap<string, unknown>, known: ReadonlySet<number>) =>
+    new Map([...named].filter(([id]) => credited.has(`${id}`) && !known.has(id)));
+  return {
+    hosts: fresh(owners, groups.hosts, existing.hosts),
+    users: fresh(teamsOfUsers, groups.users, existing.users),
+    teams: fresh(
+      [...teamIds].map((id) => [id, null] as const),
+      groups.teams,
+      existing.teams,
+    ),
+  };
 }
 
 /**
  * Creates hosts, users and teams first seen in this pass, with their RAC clock at `now`
  * (Part A §6), and records each host's owner and each user's team (latest pass wins, §5).
  */
-export function attributionWrites(projectId: number, now: number, effects: Pick<PassEffects, "attributions">): SQL[] {
-  return batchAttributionWrites(projectId, [{ now, attributions: effects.attributions }]);
-}
-
-/**
- * The attributions of passes in order: each new row gets the `now` of the first pass that
- * names it, each host the owner and each user the team the last one gives. No statement of a
- * pass reads a host's owner or a user's team, so setting them once for the batch leaves the
- * rows as passes posted one by one would, and an owner that changes and changes back is not
- * written at all.
- */
-function batchAttributionWrites(projectId: number, passes: readonly { now: number; attributions: readonly Attribution[] }[]): SQL[] {
-  const hostRows = new Map<number, { id: number; now: number; owner: number }>();
-  const userRows = new Map<number, { id: number; now: number; team: number }>();
-  const teamRows = new Map<number, { id: number; now: number }>();
-  for (const { now, attributions } of passes) {
-    for (const x of attributions) {
-      hostRows.set(x.hostId, { id: x.hostId, now: hostRows.get(x.hostId)?.now ?? now, owner: x.userId });
-      if (x.userId === 0) continue;
-      userRows.set(x.userId, { id: x.userId, now: userRows.get(x.userId)?.now ?? now, team: x.teamId });
-      if (x.teamId !== 0 && !teamRows.has(x.teamId)) teamRows.set(x.teamId, { id: x.teamId, now });
-    }
+export function attributionWrites(
+  projectId: number,
+  now: number,
+  effects: Pick<PassEffects, "attributions">,
+  fresh?: FreshHolders,
+): SQL[] {
+  const { owners, teamsOfUsers, teamIds } = attributed(effects);
+  // A fresh holder with a grant is created by its grant's statement (grantWrites).
+  if (fresh) {
+    for (const id of fresh.hosts.keys()) owners.delete(id);
+    for (const id of fresh.users.keys()) teamsOfUsers.delete(id);
+    for (const id of fresh.teams.keys()) teamIds.delete(id);
   }
-  const fresh = (table: typeof hosts | typeof users | typeof teams) =>
+  const created = (table: typeof hosts | typeof users | typeof teams) =>
     [
       [table.projectId, sql`${projectId}`],
       [table.id, "id"],
-      [table.createTime, "now"],
-      [table.expavgTime, "now"],
+      [table.createTime, sql`${now}`],
+      [table.expavgTime, sql`${now}`],
     ] as const;
   return [
-    ...chunks([...hostRows.values()]).map((rows) =>
+    ...chunks([...owners].map(([id, owner]) => ({ id, owner }))).map((rows) =>
       insertFromJson(
         sql`${hosts}`,
-        [...fresh(hosts), [hosts.userId, "owner"]],
+        [...created(hosts), [hosts.userId, "owner"]],
         rows,
         // Only a changed owner is written: an unchanged row costs no D1 write.
         sql`ON CONFLICT DO UPDATE SET ${name(hosts.userId)} = excluded.${name(hosts.userId)} WHERE ${name(hosts.userId)} IS NOT excluded.${name(hosts.userId)}`,
       ),
     ),
-    ...chunks([...userRows.values()]).map((rows) =>
+    ...chunks([...teamsOfUsers].map(([id, team]) => ({ id, team }))).map((rows) =>
       insertFromJson(
         sql`${users}`,
-        [...fresh(users), [users.teamId, "team"]],
+        [...created(users), [users.teamId, "team"]],
         rows,
         sql`ON CONFLICT DO UPDATE SET ${name(users.teamId)} = excluded.${name(users.teamId)} WHERE ${name(users.teamId)} IS NOT excluded.${name(users.teamId)}`,
       ),
     ),
-    ...chunks([...teamRows.values()]).map((rows) => insertFromJson(sql`${teams}`, fresh(teams), rows, sql`ON CONFLICT DO NOTHING`)),
+    ...chunks([...teamIds].map((id) => ({ id }))).map((rows) =>
+      insertFromJson(sql`${teams}`, created(teams), rows, sql`ON CONFLICT DO NOTHING`),
+    ),
   ];
 }
 
@@ -354,7 +355,7 @@ export function hostAppVersionChangeWrites(
         SELECT ${projectId}, ${s("hostId")}, ${s("appId")}, ${s("appVersionId")}, ${sql.join(
           set.map(([, v]) => v),
           sql`, `,
-        )} FROM s, ${zeroedRow(set.map(([c]) => c))} WHERE true`;
+        )} FROM s, ${zeroedRow(h, set.map(([c]) => c))} WHERE true`;
   const [first = [], ...later] = rounds;
   const isCreated = (row: Record<string, unknown>) => created.has(havKey(row as unknown as HostAppVersionKey));
   return [
@@ -365,21 +366,24 @@ export function hostAppVersionChangeWrites(
   ];
 }
 
-/** `(SELECT default AS column, …) AS z`: a host_app_version as ensureHostAppVersions creates it. */
-function zeroedRow(columns: readonly string[]): SQL {
-  const byName = new Map(Object.values(getTableColumns(h)).map((c) => [c.name, c] as const));
-  const values = columns.map((c) => {
+/**
+ * `(SELECT default AS column, …) AS z`: a new row of `table` as an insert of its key alone
+ * would create it (each column at its schema default, or at `values`).
+ */
+function zeroedRow(table: SQLiteTable, columns: readonly string[], values: Readonly<Record<string, number>> = {}): SQL {
+  const byName = new Map(Object.values(getTableColumns(table)).map((c) => [c.name, c] as const));
+  const fields = columns.map((c) => {
     const column = byName.get(c);
-    if (!column) throw new Error(`host_app_versions has no column ${c}`);
-    const value = column.hasDefault ? (column.default as number | string | null) ?? null : null;
-    // As the column stores its default: a REAL column's 0 is 0.0 (integer arithmetic on a
-    // stored REAL would not happen in the update; it must not happen here either).
-    // A schema default, never input: written into the SQL text to keep bound parameters few.
+    if (!column) throw new Error(`${getTableName(table)} has no column ${c}`);
+    const value = c in values ? values[c]! : column.hasDefault ? (column.default as number | string | null) ?? null : null;
+    // A schema default or a time the pass chose, never input: written into the SQL text to keep bound parameters few.
     const literal = typeof value === "number" ? sql.raw(String(value)) : sql`${value}`;
+    // As the column stores it: a REAL column's 0 is 0.0 (integer arithmetic on a stored REAL
+    // would not happen in an update; it must not happen here either).
     const typed = value === null ? sql`NULL` : column.columnType === "SQLiteReal" ? sql`CAST(${literal} AS REAL)` : literal;
     return sql`${typed} AS ${col(c)}`;
   });
-  return sql`(SELECT ${sql.join(values, sql`, `)}) AS z`;
+  return sql`(SELECT ${sql.join(fields, sql`, `)}) AS z`;
 }
 
 /** Grants grouped by row (a key string), keeping pass order inside each group. */
@@ -417,12 +421,14 @@ export function creditRunWrites(
   projectId: number,
   now: number,
   groups: ReadonlyMap<string, readonly GrantPart[]>,
+  fresh?: FreshRows,
 ): SQL[] {
   const rows = [...groups].map(([key, parts]) => {
     const run = grantRun(now, parts);
     const ids = key.split("/").map(Number);
     return {
       ...Object.fromEntries(ids.map((id, i) => [`k${i}`, id])),
+      ...(fresh?.rows.has(key) ? { fresh: fresh.rows.get(key) } : {}),
       credit: run.first.credit,
       start: run.first.start,
       rest: run.restCredit,
@@ -448,10 +454,38 @@ export function creditRunWrites(
     sql` AND `,
   );
   const fields = [...keys.map((_, i) => `k${i}`), "credit", "start", "rest", "count", "sum"];
-  return chunks(rows).map(
+  const updates = chunks(rows.filter((r) => !("fresh" in r))).map(
     (chunk) => sql`${withJsonRows("g", fields, chunk)} UPDATE ${table} SET ${setClause(set)} FROM g
       WHERE ${name(table.projectId)} = ${projectId} AND ${where}`,
   );
+  if (!fresh) return updates;
+  // The same assignments on the row as attributionWrites would have created it (RAC clock at
+  // `now`). A plain INSERT: if a concurrent pass created the row first, the batch fails on the
+  // key and the pass runs again from a fresh snapshot (src/http/conflict-retry.ts).
+  const inserts = chunks(rows.filter((r) => "fresh" in r)).map(
+    (chunk) => sql`${withJsonRows("g", [...fields, "fresh"], chunk)}
+      INSERT INTO ${table} (${name(table.projectId)}, ${sql.join(keys.map(name), sql`, `)}, ${name(fresh.createTime)}, ${
+        fresh.attribution ? sql`${name(fresh.attribution)}, ` : sql``
+      }${sql.join(
+        set.map(([c]) => col(c)),
+        sql`, `,
+      )})
+      SELECT ${projectId}, ${sql.join(
+        keys.map((_, i) => g(`k${i}`)),
+        sql`, `,
+      )}, ${now}, ${fresh.attribution ? sql`${g("fresh")}, ` : sql``}${sql.join(
+        set.map(([, v]) => v),
+        sql`, `,
+      )} FROM g, ${zeroedRow(table, set.map(([c]) => c), { [cols.time.name]: now })} WHERE true`,
+  );
+  return [...inserts, ...updates];
+}
+
+/** Rows creditRunWrites inserts instead of updating: key → the attribution column's value. */
+export interface FreshRows {
+  readonly rows: ReadonlyMap<string, number | null>;
+  readonly createTime: AnySQLiteColumn;
+  readonly attribution?: AnySQLiteColumn;
 }
 
 export function grantGroups(grants: readonly Grant[]): GrantGroups {
@@ -471,13 +505,17 @@ export function grantGroups(grants: readonly Grant[]): GrantGroups {
  * from the rows as they are before this pass), then each holder's run (which also starts its
  * new day), then the pass's per-app credit as one queue row for the hourly fold.
  */
-export function grantWrites(projectId: number, now: number, groups: GrantGroups): SQL[] {
+export function grantWrites(projectId: number, now: number, groups: GrantGroups, fresh?: FreshHolders): SQL[] {
   const holder = (t: typeof hosts | typeof users | typeof teams) => ({ total: t.totalCredit, avg: t.expavgCredit, time: t.expavgTime, dayOf: t });
+  const rowsOf = <V>(m: ReadonlyMap<number, V>) => new Map([...m].map(([id, v]) => [`${id}`, v as number | null]));
   return [
     ...historyTransitionWrites(projectId, now, groups),
-    ...creditRunWrites(hosts, [hosts.id], holder(hosts), projectId, now, groups.hosts),
-    ...creditRunWrites(users, [users.id], holder(users), projectId, now, groups.users),
-    ...creditRunWrites(teams, [teams.id], holder(teams), projectId, now, groups.teams),
+    ...creditRunWrites(hosts, [hosts.id], holder(hosts), projectId, now, groups.hosts,
+      fresh && { rows: rowsOf(fresh.hosts), createTime: hosts.createTime, attribution: hosts.userId }),
+    ...creditRunWrites(users, [users.id], holder(users), projectId, now, groups.users,
+      fresh && { rows: rowsOf(fresh.users), createTime: users.createTime, attribution: users.teamId }),
+    ...creditRunWrites(teams, [teams.id], holder(teams), projectId, now, groups.teams,
+      fresh && { rows: rowsOf(fresh.teams), createTime: teams.createTime }),
     ...appCreditQueueWrites(projectId, now, groups),
   ];
 }
@@ -505,22 +543,19 @@ export function averageWalk(
     WHERE ${where}`;
 }
 
-const byVersionId = (projectId: number, id: number) => sql`${name(appVersions.projectId)} = ${projectId} AND ${name(appVersions.id)} = ${id}`;
+export const versionById = (projectId: number, id: number) => sql`${name(appVersions.projectId)} = ${projectId} AND ${name(appVersions.id)} = ${id}`;
 
-/**
- * End of the pass (Part B §2.15), per app version: all PFC samples (a walk; a batch's passes'
- * samples walked in pass order are the same steps) ...
- */
-function versionPfcWrites(projectId: number, samples: ReadonlyMap<number, readonly number[]>): SQL[] {
+/** End of the pass (Part B §2.15): per app version, all PFC samples first, then the credit. */
+function versionWrites(projectId: number, now: number, effects: PassEffects): SQL[] {
   const av = appVersions;
-  return [...samples].map(([id, list]) => averageWalk(av, { n: av.pfcN.name, avg: av.pfcAvg.name }, byVersionId(projectId, id), list, AV_AVERAGE));
-}
-
-/** ... and the credit samples, a RAC run at the pass's `now` (its own columns: the walk's order beside it does not matter). */
-function versionCreditWrites(projectId: number, now: number, effects: PassEffects): SQL[] {
-  const av = appVersions;
+  const byId = (id: number) => sql`${name(av.projectId)} = ${projectId} AND ${name(av.id)} = ${id}`;
   const credit = new Map(
     [...effects.versionCreditSamples].map(([id, samples]) => [`${id}`, samples.map((s) => ({ credit: s.credit, start: s.time }))]),
   );
-  return creditRunWrites(av, [av.id], { avg: av.expavgCredit, time: av.expavgTime }, projectId, now, credit);
+  return [
+    ...[...effects.versionPfcSamples].map(([id, samples]) =>
+      averageWalk(av, { n: av.pfcN.name, avg: av.pfcAvg.name }, byId(id), samples, AV_AVERAGE),
+    ),
+    ...creditRunWrites(av, [av.id], { avg: av.expavgCredit, time: av.expavgTime }, projectId, now, credit),
+  ];
 }

@@ -180,7 +180,7 @@ async function recordErrors(db: Db, projectId: number, body: z.infer<typeof Erro
   }
 
   const statements = [
-    ...outcomeInserts(projectId, inserts.map((r) => ({ ...r, decidedAt: now }))),
+    ...outcomeInserts(projectId, now, inserts),
     ...hostAppVersionWrites(projectId, created, changes),
     ...fairErrorWrites(projectId, fairErrors),
   ];

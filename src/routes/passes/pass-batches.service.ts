@@ -3,14 +3,14 @@
  * pass posted alone. ONE snapshot read serves them all: each pass runs on the snapshot as the
  * passes before it leave it (the engine's TypeScript twins of the SQL updates, as for two
  * results of one host inside a pass), and the writes of all of them go to D1 as ONE atomic
- * batch (db/pass-writes.ts passBatchWrites: each pass's relative updates with its own `now`,
+ * batch (db/pass-batch-writes.ts: each pass's relative updates with its own `now`,
  * in pass order). A pass refused by what is stored ends the batch there: the passes before it
  * are written, it and the rest are not.
  */
 import { runBatch } from "../../db/batch";
 import type { Db } from "../../db/client";
 import { loadPassSnapshot, type PassKeys } from "../../db/pass-snapshot";
-import { passBatchWrites, type TimedEffects } from "../../db/pass-writes";
+import { passBatchWrites, type TimedEffects } from "../../db/pass-batch-writes";
 import { retryOnConflict } from "../../http/conflict-retry";
 import { ApiError } from "../../http/errors";
 import { resolveNow } from "../common";
@@ -48,6 +48,11 @@ function unionKeys(passes: readonly PreparedPass[]): PassKeys {
     hostVersions: [...new Map(passes.flatMap((p) => p.keys.hostVersions.map((k) => [`${k[0]}/${k[1]}`, k] as const))).values()],
     workunitIds: [...new Set(passes.flatMap((p) => p.keys.workunitIds))],
     resultIds: [...new Set(passes.flatMap((p) => p.keys.resultIds))],
+    holders: {
+      hosts: [...new Set(passes.flatMap((p) => p.keys.holders.hosts))],
+      users: [...new Set(passes.flatMap((p) => p.keys.holders.users))],
+      teams: [...new Set(passes.flatMap((p) => p.keys.holders.teams))],
+    },
   };
 }
 
@@ -57,6 +62,7 @@ export async function ingestPassBatch(db: Db, projectId: number, body: PassBatch
   const keys = unionKeys(prepared);
   const { passes, refusal } = await retryOnConflict(async () => {
     let snapshot = await loadPassSnapshot(db, projectId, keys);
+    const existing = snapshot.existingHolders;
     const answers: PassResponse[] = [];
     const decided: TimedEffects[] = [];
     let refused: ApiError | null = null;
@@ -74,7 +80,7 @@ export async function ingestPassBatch(db: Db, projectId: number, body: PassBatch
     }
     // The passes before a refused one are written, as if posted one by one; if this batch loses
     // a race with a concurrent pass, all of it rolls back and runs again from a fresh snapshot.
-    await runBatch(db, passBatchWrites(projectId, decided));
+    await runBatch(db, passBatchWrites(projectId, decided, existing));
     return { passes: answers, refusal: refused };
   }, "results or workunits of this batch");
   if (refusal) throw refusal;

@@ -7,8 +7,8 @@
  */
 import { runPass, type PassEffects, type PassOutcome, type ResultInput, type WorkunitInput } from "../../credit/pass";
 import type { Db } from "../../db/client";
-import type { LoadedSnapshot, PassKeys } from "../../db/pass-snapshot";
-import { loadPassSnapshot } from "../../db/pass-snapshot";
+import type { LoadedSnapshot } from "../../db/pass-snapshot";
+import { type PassKeys, loadPassSnapshot } from "../../db/pass-snapshot";
 import { passWrites } from "../../db/pass-writes";
 import { runBatch } from "../../db/batch";
 import { retryOnConflict } from "../../http/conflict-retry";
@@ -187,6 +187,13 @@ function response(now: number, outcome: PassOutcome): PassResponse {
   };
 }
 
+/** The hosts, users (not 0) and teams (not 0) the pass's results name. */
+function holderIds(body: PassRequest): PassKeys["holders"] {
+  const results = body.workunits.flatMap((w) => w.results);
+  const ids = (pick: (r: ResultBody) => number) => [...new Set(results.map(pick))].filter((id) => id !== 0);
+  return { hosts: ids((r) => r.host_id), users: ids((r) => r.user_id), teams: ids((r) => r.team_id) };
+}
+
 /** A pass made ready for the engine: its inputs and the rows its snapshot must hold. */
 export interface PreparedPass {
   readonly now: number;
@@ -207,6 +214,7 @@ export async function preparePass(now: number, body: PassRequest): Promise<Prepa
       ],
       workunitIds: [...new Set(body.workunits.map((w) => w.id))],
       resultIds: body.workunits.flatMap((w) => w.results.map((r) => r.id)),
+      holders: holderIds(body),
     },
   };
 }
@@ -231,7 +239,8 @@ export function decidePass(pass: PreparedPass, snapshot: LoadedSnapshot): Decide
   return {
     answer: response(pass.now, outcome),
     effects: outcome.effects,
-    after: { ...outcome.after, workunitApps, retention: snapshot.retention },
+    // existingHolders stays as read: the batch writer follows which holders its passes create.
+    after: { ...outcome.after, workunitApps, retention: snapshot.retention, existingHolders: snapshot.existingHolders },
   };
 }
 
@@ -240,7 +249,7 @@ export async function ingestPass(db: Db, projectId: number, now: number, body: P
   return retryOnConflict(async () => {
     const snapshot = await loadPassSnapshot(db, projectId, pass.keys);
     const { answer, effects } = decidePass(pass, snapshot);
-    await runBatch(db, passWrites(projectId, now, effects));
+    await runBatch(db, passWrites(projectId, now, effects, snapshot.existingHolders));
     return answer;
   }, "results or workunits of this pass");
 }
