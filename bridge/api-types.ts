@@ -5688,7 +5688,10 @@ export interface components {
             slug: string;
             name: string;
             url: string | null;
+            /** @description When the project was created in Cobblestone */
             create_time: number;
+            /** @description The `now` of the earliest pass that granted credit (a backfill's oldest history); null before any */
+            first_credit_time: number | null;
             /** @description All credit granted in the project */
             total_credit: number;
             expavg_credit: number;

@@ -2,7 +2,7 @@
 import type { PassBody, SecondCalls } from "./events";
 
 /** The API's bounds on one batch (MAX_PASSES_PER_BATCH; all its passes' workunits: MAX_WORKUNITS_PER_PASS). */
-export const MAX_PASSES_PER_BATCH = 25;
+export const MAX_PASSES_PER_BATCH = 50;
 export const MAX_WORKUNITS_PER_BATCH = 1000;
 
 type Granted = SecondCalls["boincGranted"];

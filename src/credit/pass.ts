@@ -1,5 +1,5 @@
-import { EMPTY_AVERAGE, EMPTY_AVERAGE_VAR } from "./average";
-import type { CreditPolicy } from "./constants";
+import { EMPTY_AVERAGE, EMPTY_AVERAGE_VAR, updateAverage } from "./average";
+import { AV_AVERAGE, type CreditPolicy } from "./constants";
 import { type CreditMode, capGrantedCredit, creditFromRuntime, grantsOnValidation } from "./credit-mode";
 import { type Claim, claimFromPfc, creditFromClaims } from "./credit-set";
 import type { FairRule } from "./fair-claim";
@@ -234,6 +234,11 @@ export interface PassOutcome {
   readonly workunits: WorkunitOutcome[];
   readonly effects: PassEffects;
   readonly conflicts: Conflict[];
+  /**
+   * The snapshot as this pass's writes leave the rows it read: what the next pass of a batch
+   * reads instead of loading it again (the TypeScript twins of the SQL updates, as inside a pass).
+   */
+  readonly after: PassSnapshot;
 }
 
 export const ZERO_HOST_APP_VERSION: HostAppVersionStats = {
@@ -303,6 +308,39 @@ class PassRun {
       grants: [],
       fairHostAppVersions: this.fair.changedHosts,
       fairVersions: this.fair.changedVersions,
+    };
+  }
+
+  /** The snapshot after the pass: in-pass copies, then the end-of-pass version statistics (§2.15). */
+  after(): PassSnapshot {
+    const versions = new Map(this.snapshot.versions);
+    for (const [id, samples] of this.effects.versionPfcSamples) {
+      const v = versions.get(id);
+      if (v) versions.set(id, { ...v, pfc: samples.reduce((avg, x) => updateAverage(avg, x, AV_AVERAGE), v.pfc) });
+    }
+    for (const [id, fair] of this.effects.fairVersions) {
+      const v = versions.get(id);
+      if (v) versions.set(id, { ...v, fair });
+    }
+    const fairHostAppVersions = new Map(this.snapshot.fairHostAppVersions ?? []);
+    for (const [key, change] of this.effects.fairHostAppVersions) fairHostAppVersions.set(key, change.state);
+    const finalResults = new Map(this.snapshot.finalResults);
+    for (const r of this.effects.results) {
+      finalResults.set(r.id, {
+        fingerprint: r.fingerprint,
+        validateState: r.validateState,
+        grantedCredit: r.grantedCredit,
+        claimedCredit: r.claimedCredit,
+        pfcMode: r.pfcMode,
+      });
+    }
+    return {
+      apps: this.snapshot.apps,
+      versions,
+      hostAppVersions: new Map(this.hostAppVersions),
+      fairHostAppVersions,
+      creditedWorkunits: new Map(this.creditedWorkunits),
+      finalResults,
     };
   }
 
@@ -637,7 +675,7 @@ export function runPass(snapshot: PassSnapshot, workunits: readonly WorkunitInpu
     });
     return run.runWorkunit(wu, fresh, replayed);
   });
-  return { workunits: outcomes, effects: run.effects, conflicts };
+  return { workunits: outcomes, effects: run.effects, conflicts, after: run.after() };
 }
 
 function fairExplanation(fair: FairResultClaim): FairExplanation {

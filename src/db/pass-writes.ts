@@ -55,6 +55,8 @@ export interface OutcomeRow {
   readonly fairRule?: FairRule | null;
   /** http/fingerprint.ts's decimal text. */
   readonly fingerprint: string;
+  /** When it was decided, if not at the `now` given for all (a pass batch's rows). */
+  readonly decidedAt?: number;
 }
 
 /** Inserts final outcomes; a result id already decided makes the whole batch fail. */
@@ -73,6 +75,7 @@ export function outcomeInserts(projectId: number, now: number, rows: readonly Ou
     fairCredit: r.fairCredit === r.boincCredit ? null : r.fairCredit ?? null,
     fairRule: encodeNullable(FAIR_RULE_CODES, r.fairRule),
     fingerprint: r.fingerprint,
+    decidedAt: wholeSeconds(r.decidedAt ?? now),
   }));
   return chunks(stored).map((chunk) =>
     insertFromJson(
@@ -90,7 +93,7 @@ export function outcomeInserts(projectId: number, now: number, rows: readonly Ou
         [results.fairCredit, "fairCredit"],
         [results.fairRule, "fairRule"],
         [results.fingerprint, jsonInt64("fingerprint")],
-        [results.decidedAt, sql`${wholeSeconds(now)}`],
+        [results.decidedAt, "decidedAt"],
       ],
       chunk,
     ),
@@ -130,7 +133,7 @@ export function passWrites(projectId: number, now: number, effects: PassEffects,
 }
 
 /** Who the pass names: each host's owner and each user's team (the latest result's), and the teams. */
-function attributed(effects: Pick<PassEffects, "attributions">) {
+export function attributed(effects: Pick<PassEffects, "attributions">) {
   const a = effects.attributions;
   // A Map keeps the last value set for a key: the latest result names the owner and team.
   return {
@@ -158,7 +161,7 @@ export interface FreshHolders {
   readonly teams: ReadonlyMap<number, null>;
 }
 
-function freshHolders(effects: Pick<PassEffects, "attributions">, groups: GrantGroups, existing: ExistingHolders): FreshHolders {
+export function freshHolders(effects: Pick<PassEffects, "attributions">, groups: GrantGroups, existing: ExistingHolders): FreshHolders {
   const { owners, teamsOfUsers, teamIds } = attributed(effects);
   const fresh = <V>(named: Iterable<readonly [number, V]>, credited: ReadonlyMap<string, unknown>, known: ReadonlySet<number>) =>
     new Map([...named].filter(([id]) => credited.has(`${id}`) && !known.has(id)));
@@ -552,13 +555,15 @@ function averageWalkParts(
   };
 }
 
+export const versionById = (projectId: number, id: number) => sql`${name(appVersions.projectId)} = ${projectId} AND ${name(appVersions.id)} = ${id}`;
+
 /**
  * End of the pass (Part B §2.15): per app version, all PFC samples first, then the credit.
  * The two touch different columns, so each version's row is written by one statement.
  */
 function versionWrites(projectId: number, now: number, effects: PassEffects): SQL[] {
   const av = appVersions;
-  const byId = (id: number) => sql`${name(av.projectId)} = ${projectId} AND ${name(av.id)} = ${id}`;
+  const byId = (id: number) => versionById(projectId, id);
   const ids = [...new Set([...effects.versionPfcSamples.keys(), ...effects.versionCreditSamples.keys()])];
   return ids.map((id) => {
     const pfc = effects.versionPfcSamples.get(id);

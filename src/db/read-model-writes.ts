@@ -23,7 +23,7 @@ export function readModelWrites(
  * The whole pass is one grant run on the project's row (the same update as a user's); the same
  * update starts the project's new day (history-transitions.ts) and numbers the pass's queue rows.
  */
-function projectCreditWrite(projectId: number, now: number, grants: readonly Grant[]): SQL[] {
+export function projectCreditWrite(projectId: number, now: number, grants: readonly Grant[]): SQL[] {
   if (grants.length === 0) return [];
   const run = grantRun(now, grants.map((g) => ({ credit: g.credit, start: g.startTime })));
   const rac = recentAverageRun.sql(
@@ -37,12 +37,14 @@ function projectCreditWrite(projectId: number, now: number, grants: readonly Gra
       [projects.expavgTime.name, rac.time],
       dayCreditAssignment(projects, now, sql`${grants.reduce((sum, x) => sum + x.credit, 0)}`),
       [projects.queueSeq.name, sql`${name(projects.queueSeq)} + 1`],
+      // The earliest grant's time: a pass posted later for older history moves it back.
+      [projects.firstCreditTime.name, sql`min(coalesce(${name(projects.firstCreditTime)}, ${now}), ${now})`],
     ])} WHERE ${name(projects.id)} = ${projectId}`,
   ];
 }
 
 /** Everything a pass may have changed the public view of: its hosts, users, teams, project. */
-function dirtySubjects(attributions: readonly Attribution[]): SubjectRef[] {
+export function dirtySubjects(attributions: readonly Attribution[]): SubjectRef[] {
   if (attributions.length === 0) return [];
   const seen = new Set<string>();
   const out: SubjectRef[] = [PROJECT_SUBJECT];

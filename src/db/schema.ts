@@ -41,6 +41,12 @@ export const projects = sqliteTable("projects", {
   createdAt: real("created_at").notNull(),
   /** All credit granted in the project, and its RAC (clock started at created_at). */
   totalCredit: real("total_credit").notNull().default(0),
+  /**
+   * The `now` of the earliest pass that granted credit (a backfill's first second of history,
+   * not the day the project was created here); null until the first grant. Set by the pass's
+   * own update of this row (read-model-writes.ts): no row written for it.
+   */
+  firstCreditTime: real("first_credit_time"),
   ...recentAverage(),
   /**
    * How many hosts, users and teams the project has, kept by insert triggers (the migration's

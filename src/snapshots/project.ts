@@ -11,6 +11,8 @@ export interface ProjectSummary {
   readonly name: string;
   readonly url: string | null;
   readonly create_time: number;
+  /** The earliest grant's time; null before the first. Absent in a snapshot written before it was kept. */
+  readonly first_credit_time?: number | null;
   readonly total_credit: number;
   readonly expavg_credit: number;
   readonly expavg_time: number;
@@ -35,6 +37,7 @@ function summary(p: ProjectRow): ProjectSummary & { id: number } {
     name: p.name,
     url: p.url,
     create_time: p.createdAt,
+    first_credit_time: p.firstCreditTime,
     total_credit: p.totalCredit,
     expavg_credit: p.expavgCredit,
     expavg_time: p.expavgTime,

@@ -55,7 +55,8 @@ export function ProjectPage(p: ProjectPageProps) {
         <Fact term="Users">{formatCount(project.users)}</Fact>
         <Fact term="Hosts">{formatCount(project.hosts)}</Fact>
         <Fact term="Teams">{formatCount(project.teams)}</Fact>
-        <Fact term="Since">{formatTime(project.create_time).slice(0, 10)}</Fact>
+        {/* Its first credit: a backfilled project's history starts long before it was created here. */}
+        <Fact term="Since">{project.first_credit_time == null ? "no credit yet" : formatTime(project.first_credit_time).slice(0, 10)}</Fact>
       </dl>
 
       <h2>Daily credit</h2>

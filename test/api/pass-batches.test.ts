@@ -66,6 +66,29 @@ describe("POST /pass-batches", () => {
     expect((await api.ok("GET", "/hosts/10")).expavg_time).toBe(t + 30);
   });
 
+  it("a later pass sees what the earlier ones of its batch decided: a repeat is replayed, other content a 409 for that pass", async () => {
+    const { api } = await setupProject("batch-inner");
+    const t = daysAgo(5);
+    const first = passFor(t, 1, who, 1);
+    // Result 11 again at t + 20 with another elapsed time: other content.
+    const changed = { ...structuredClone(first), now: t + 20 };
+    changed.workunits[0]!.results[0]!.elapsed_time += 1;
+    const passes = [first, passFor(t + 10, 2, who, 1), first, changed, passFor(t + 30, 3, who, 1)];
+    const error = expectError(await api.raw("POST", "/pass-batches", { passes }), 409, "conflict");
+    expect(issuePaths(error)).toEqual(["passes[3].workunits[0].results[0]"]);
+    expect(error.message).toMatch(/^pass 3: .*passes 0 to 2 were applied/);
+    // Passes 0 to 2 written (pass 2 a replay of pass 0, adding nothing); 3 and 4 not.
+    const host = await api.ok("GET", "/hosts/10");
+    expect(host.expavg_time).toBe(t + 10);
+    const again = await api.ok("POST", "/pass-batches", { passes: [first, passes[1], first] });
+    expect(again.passes.map((p: any) => p.workunits[0].path)).toEqual(["replayed", "replayed", "replayed"]);
+    expect(ledger(await api.ok("GET", "/hosts/10"))).toEqual(ledger(host));
+    // The same three passes posted one by one into another project leave the same host.
+    const single = await setupProject("batch-inner-single");
+    for (const p of [first, passes[1], first]) await single.api.ok("POST", "/passes", p);
+    expect(stored(await single.api.ok("GET", "/hosts/10"))).toEqual(stored(host));
+  });
+
   it(`bounds a batch: at most ${MAX_PASSES_PER_BATCH} passes and 1000 workunits in all`, async () => {
     const { api } = await setupProject("batch-bounds");
     const t = daysAgo(5);

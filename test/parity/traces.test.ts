@@ -5,6 +5,7 @@
  * totals and RAC of hosts, users and teams.
  */
 import { describe, expect, it } from "vitest";
+import { MAX_PASSES_PER_BATCH } from "../../src/routes/passes/pass-batches.schemas";
 import { replay } from "../support/replay";
 import { BOINC_TRACE_ROWS, FAIR_TRACE_ROWS } from "../support/trace-fixtures";
 import { foldAnonymousId, relativeError } from "../support/trace";
@@ -12,9 +13,17 @@ import { foldAnonymousId, relativeError } from "../support/trace";
 const TOLERANCE = 1e-9;
 
 
-describe.each(BOINC_TRACE_ROWS)("trace %s replayed through the API", (_name, text, expected) => {
+/**
+ * Each BOINC trace twice: a pass per request, and consecutive passes together through
+ * POST /pass-batches (one snapshot read and one write batch for all of them).
+ */
+const BOINC_REPLAYS = BOINC_TRACE_ROWS.flatMap(([name, text, expected]) =>
+  [1, MAX_PASSES_PER_BATCH].map((perRequest) => [name, perRequest, text, expected] as const),
+);
+
+describe.each(BOINC_REPLAYS)("trace %s replayed through the API, %i passes a request", (_name, perRequest, text, expected) => {
   it("matches every expected number to 1e-9 relative", { timeout: 300_000 }, async () => {
-    const { api, granted, credit, appNumbers } = await replay(text);
+    const { api, granted, credit, appNumbers } = await replay(text, undefined, perRequest);
     const mismatches: string[] = [];
     const check = (what: string, actual: number | undefined, want: number) => {
       if (actual === undefined || !(relativeError(actual, want) <= TOLERANCE)) {
@@ -78,10 +87,16 @@ describe.each(BOINC_TRACE_ROWS)("trace %s replayed through the API", (_name, tex
   });
 });
 
-describe.each(FAIR_TRACE_ROWS)("fair trace %s replayed through the API", (_name, text, expected) => {
+/** The fair traces a pass per request, and the shortest of them batched as well (fair-d1-* alone take 10 minutes). */
+const FAIR_REPLAYS = [
+  ...FAIR_TRACE_ROWS.map(([name, text, expected]) => [name, 1, text, expected] as const),
+  ...FAIR_TRACE_ROWS.filter(([name]) => name === "fair-a-1" || name === "fair-e-1").map(([name, text, expected]) => [name, MAX_PASSES_PER_BATCH, text, expected] as const),
+];
+
+describe.each(FAIR_REPLAYS)("fair trace %s replayed through the API, %i passes a request", (_name, perRequest, text, expected) => {
   // fair-d1-* make 4,234 calls (2,920 passes, 1,199 rescales, 115 errors): over 10 minutes on a loaded machine.
   it("grants the reference model's numbers to 1e-9 relative", { timeout: 1_800_000 }, async () => {
-    const { api, granted, credit } = await replay(text);
+    const { api, granted, credit } = await replay(text, undefined, perRequest);
     const mismatches: string[] = [];
     const check = (what: string, actual: number | undefined, want: number) => {
       if (actual === undefined || !(relativeError(actual, want) <= TOLERANCE)) mismatches.push(`${what}: got ${actual}, expected ${want}`);

@@ -46,6 +46,30 @@ describe("public project reads", () => {
     expect((await call("GET", `/v1/projects/${slug}/apps`)).body).toEqual(await api.ok("GET", "/apps"));
   });
 
+  it("first_credit_time: null before any grant, then the earliest pass's now (a backfill's oldest history), not the creation", async () => {
+    const { slug, api } = await setupProject("since");
+    await runCron();
+    const created = await call("GET", `/v1/projects/${slug}`);
+    expect(created.body.first_credit_time).toBeNull();
+    // A backfill: its passes' times are weeks before the project was created.
+    const t = daysAgo(40);
+    await api.ok("POST", "/passes", passFor(t, 1, { host: 1, user: 1 }));
+    await api.ok("POST", "/passes", passFor(t + 3600, 2, { host: 1, user: 1 }));
+    await runCron();
+    const res = await call("GET", `/v1/projects/${slug}`);
+    expect(res.body.first_credit_time).toBe(t);
+    expect(res.body.create_time).toBeGreaterThan(t + 30 * 86400);
+    // History posted later for an older second moves it back; a pass that grants nothing does not.
+    await api.ok("POST", "/passes", passFor(t - 86400, 3, { host: 2, user: 2 }));
+    const pending = passFor(t - 2 * 86400, 4, { host: 2, user: 2 });
+    for (const r of pending.workunits[0]!.results) r.validate_state = "inconclusive";
+    await api.ok("POST", "/passes", pending);
+    await runCron();
+    expect((await call("GET", `/v1/projects/${slug}`)).body.first_credit_time).toBe(t - 86400);
+    const listed = (await call("GET", "/v1/projects")).body.projects.find((p: any) => p.slug === slug);
+    expect(listed.first_credit_time).toBe(t - 86400);
+  });
+
   it("an unknown project is 404", async () => {
     expectError(await call("GET", "/v1/projects/none-such"), 404, "not_found");
     expectError(await call("GET", "/v1/projects/none-such/apps"), 404, "not_found");

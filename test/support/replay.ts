@@ -9,7 +9,11 @@ const ERROR_RESULT_IDS_FROM = 900_000_000;
  * `retime` maps every time of the trace (a pass's now, results' sent and received times,
  * error and rescale times); it must keep their order. The identity replays it as recorded.
  */
-export async function replay(text: string, retime: (t: number) => number = (t) => t) {
+/**
+ * `passesPerRequest` > 1: consecutive passes go together through POST /pass-batches (as the
+ * bridge sends them), sent before any other op; 1: each through POST /passes.
+ */
+export async function replay(text: string, retime: (t: number) => number = (t) => t, passesPerRequest = 1) {
   const { slug, token } = await createProject("trace");
   const api = projectClient(slug, token);
   const granted = new Map<number, number>();
@@ -18,7 +22,24 @@ export async function replay(text: string, retime: (t: number) => number = (t) =
   const explained = new Map<number, any>();
   const appNumbers = new Map<string, number>();
   let errorIds = ERROR_RESULT_IDS_FROM;
+  const record = (answer: any) => {
+    for (const w of answer.workunits) {
+      credit.set(w.id, w.credit);
+      for (const r of w.results) {
+        granted.set(r.id, r.granted_credit);
+        if (r.explain) explained.set(r.id, r.explain);
+      }
+    }
+  };
+  let waiting: unknown[] = [];
+  const flush = async () => {
+    if (waiting.length === 0) return;
+    const res = await api.ok("POST", "/pass-batches", { passes: waiting });
+    waiting = [];
+    for (const answer of res.passes) record(answer);
+  };
   for (const op of parseTrace(text)) {
+    if (op.op !== "pass") await flush();
     switch (op.op) {
       case "app":
         await api.ok("PUT", `/apps/${op.name}`, {
@@ -42,13 +63,11 @@ export async function replay(text: string, retime: (t: number) => number = (t) =
           ...w,
           results: w.results.map((r) => ({ ...r, sent_time: retime(r.sent_time), received_time: retime(r.received_time) })),
         }));
-        const res = await api.ok("POST", "/passes", { now: retime(op.now), workunits });
-        for (const w of res.workunits) {
-          credit.set(w.id, w.credit);
-          for (const r of w.results) {
-            granted.set(r.id, r.granted_credit);
-            if (r.explain) explained.set(r.id, r.explain);
-          }
+        const body = { now: retime(op.now), workunits };
+        if (passesPerRequest === 1) record(await api.ok("POST", "/passes", body));
+        else {
+          if (waiting.length === passesPerRequest) await flush();
+          waiting.push(body);
         }
         break;
       }
@@ -75,5 +94,6 @@ export async function replay(text: string, retime: (t: number) => number = (t) =
         break;
     }
   }
+  await flush();
   return { api, slug, token, granted, credit, explained, appNumbers };
 }

@@ -77,6 +77,9 @@ describe("/p/:slug (a project)", () => {
     expect(rac.value).toBeCloseTo(project.recent_average_credit, 6);
     expect(rac.text).toBe(formatRate(rac.value));
     expect(facts).toContain(`<dd>${formatCount(project.users)}</dd>`);
+    // "Since" is the first credit (three days ago), not the day the project was created (today).
+    expect(project.first_credit_time).toBe(daysAgo(3));
+    expect(facts).toContain(`<dt>Since</dt><dd>${new Date(daysAgo(3) * 1000).toISOString().slice(0, 10)}</dd>`);
 
     const { app_versions } = await api(`/projects/${slug}/app-versions`);
     const table = section(page.html, "app-versions");

@@ -2,12 +2,17 @@ import { z } from "@hono/zod-openapi";
 import { MAX_WORKUNITS_PER_PASS, PassRequestSchema, PassResponseSchema } from "./passes.schemas";
 
 /**
- * Passes per batch. Each pass is its own snapshot read and atomic write batch (about 30 D1
- * statements for a pass of one workunit), so this keeps a batch far inside a Worker
- * invocation's 1,000 D1 queries; it is also what lets a backfill of sparse history (a pass
- * per second of history, a workunit each) go at hundreds of passes a request's round trip.
+ * Passes per batch. A batch is one snapshot read (6 statements) and one write batch: about
+ * 11 statements per pass that grants (each holder's RAC and history, the project row, the
+ * queues: they update rows relative to their values and take the pass's `now`), and about 8
+ * for the whole batch (results, workunits, new holders, host_app_version rounds, app version
+ * walks, marks). 50 passes are about 570 statements, well inside the 1,000 D1 queries a
+ * Worker invocation may make on the paid plan, with room for the rounds of hosts that return
+ * several results of the batch; the 1000 workunits in all keep the body far below the 5 MiB
+ * bound. It lets a backfill of sparse history (a pass per second, a workunit each) carry 50
+ * seconds a request.
  */
-export const MAX_PASSES_PER_BATCH = 25;
+export const MAX_PASSES_PER_BATCH = 50;
 
 export const PassBatchRequestSchema = z
   .strictObject({

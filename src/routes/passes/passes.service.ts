@@ -5,7 +5,7 @@
  * again from a fresh snapshot, where those results are replayed (or conflict): the policy of
  * src/http/conflict-retry.ts.
  */
-import { runPass, type PassOutcome, type ResultInput, type WorkunitInput } from "../../credit/pass";
+import { runPass, type PassEffects, type PassOutcome, type ResultInput, type WorkunitInput } from "../../credit/pass";
 import type { Db } from "../../db/client";
 import type { LoadedSnapshot } from "../../db/pass-snapshot";
 import { type PassKeys, loadPassSnapshot } from "../../db/pass-snapshot";
@@ -194,26 +194,62 @@ function holderIds(body: PassRequest): PassKeys["holders"] {
   return { hosts: ids((r) => r.host_id), users: ids((r) => r.user_id), teams: ids((r) => r.team_id) };
 }
 
-export async function ingestPass(db: Db, projectId: number, now: number, body: PassRequest): Promise<PassResponse> {
+/** A pass made ready for the engine: its inputs and the rows its snapshot must hold. */
+export interface PreparedPass {
+  readonly now: number;
+  readonly body: PassRequest;
+  readonly input: WorkunitInput[];
+  readonly keys: PassKeys;
+}
+
+export async function preparePass(now: number, body: PassRequest): Promise<PreparedPass> {
   const fingerprints = await Promise.all(body.workunits.map((w) => Promise.all(w.results.map((r) => fingerprint(w, r)))));
-  const input = engineWorkunits(body.workunits, fingerprints);
-  const keys = {
-    hostVersions: [
-      ...new Map(body.workunits.flatMap((w) => w.results.map((r) => [`${r.host_id}/${r.app_version_id}`, [r.host_id, r.app_version_id] as const]))).values(),
-    ],
-    workunitIds: [...new Set(body.workunits.map((w) => w.id))],
-    resultIds: body.workunits.flatMap((w) => w.results.map((r) => r.id)),
-    holders: holderIds(body),
+  return {
+    now,
+    body,
+    input: engineWorkunits(body.workunits, fingerprints),
+    keys: {
+      hostVersions: [
+        ...new Map(body.workunits.flatMap((w) => w.results.map((r) => [`${r.host_id}/${r.app_version_id}`, [r.host_id, r.app_version_id] as const]))).values(),
+      ],
+      workunitIds: [...new Set(body.workunits.map((w) => w.id))],
+      resultIds: body.workunits.flatMap((w) => w.results.map((r) => r.id)),
+      holders: holderIds(body),
+    },
   };
+}
+
+/** What one pass decided against a snapshot: its answer, its effects, and the snapshot as its writes leave it. */
+export interface DecidedPass {
+  readonly answer: PassResponse;
+  readonly effects: PassEffects;
+  readonly after: LoadedSnapshot;
+}
+
+/** One pass against a snapshot: its checks and the engine (nothing written). Throws the pass's refusal (404, 409, 410, 422). */
+export function decidePass(pass: PreparedPass, snapshot: LoadedSnapshot): DecidedPass {
+  checkReferences(pass.body, snapshot);
+  checkRetention(pass.body, snapshot);
+  const outcome = runPass(snapshot, pass.input);
+  if (outcome.conflicts.length > 0) {
+    throw new ApiError(409, "conflict", "results already decided with other content; nothing was written", outcome.conflicts);
+  }
+  const workunitApps = new Map(snapshot.workunitApps);
+  for (const w of outcome.effects.workunits) workunitApps.set(w.id, w.appId);
+  return {
+    answer: response(pass.now, outcome),
+    effects: outcome.effects,
+    // existingHolders stays as read: the batch writer follows which holders its passes create.
+    after: { ...outcome.after, workunitApps, retention: snapshot.retention, existingHolders: snapshot.existingHolders },
+  };
+}
+
+export async function ingestPass(db: Db, projectId: number, now: number, body: PassRequest): Promise<PassResponse> {
+  const pass = await preparePass(now, body);
   return retryOnConflict(async () => {
-    const snapshot = await loadPassSnapshot(db, projectId, keys);
-    checkReferences(body, snapshot);
-    checkRetention(body, snapshot);
-    const outcome = runPass(snapshot, input);
-    if (outcome.conflicts.length > 0) {
-      throw new ApiError(409, "conflict", "results already decided with other content; nothing was written", outcome.conflicts);
-    }
-    await runBatch(db, passWrites(projectId, now, outcome.effects, snapshot.existingHolders));
-    return response(now, outcome);
+    const snapshot = await loadPassSnapshot(db, projectId, pass.keys);
+    const { answer, effects } = decidePass(pass, snapshot);
+    await runBatch(db, passWrites(projectId, now, effects, snapshot.existingHolders));
+    return answer;
   }, "results or workunits of this pass");
 }

@@ -16,7 +16,11 @@ const ProjectSchema = z
     slug: z.string(),
     name: z.string(),
     url: z.string().nullable(),
-    create_time: z.number(),
+    create_time: z.number().openapi({ description: "When the project was created in Cobblestone" }),
+    first_credit_time: z
+      .number()
+      .nullable()
+      .openapi({ description: "The `now` of the earliest pass that granted credit (a backfill's oldest history); null before any" }),
     total_credit: z.number().openapi({ description: "All credit granted in the project" }),
     expavg_credit: z.number(),
     expavg_time: z.number(),
@@ -34,6 +38,7 @@ function present(p: ProjectSummary, at: number) {
     name: p.name,
     url: p.url,
     create_time: p.create_time,
+    first_credit_time: p.first_credit_time ?? null,
     total_credit: p.total_credit,
     expavg_credit: p.expavg_credit,
     expavg_time: p.expavg_time,
