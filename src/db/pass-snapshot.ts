@@ -8,6 +8,7 @@ import type { HostAppVersionStats } from "../credit/pfc";
 import { fairHostState, fairVersionState } from "./fair-rows";
 import { appVersions, apps, hostAppVersions, projects, results, workunits } from "./schema";
 import { int64Text, jsonList } from "./sql-helpers";
+import { startedClock } from "./stat-updates";
 import { PFC_MODES, RESULT_OUTCOMES, decode, decodeNullable, validOutcome } from "./codes";
 
 import type { Db } from "./client";
@@ -60,6 +61,8 @@ export interface LoadedSnapshot extends PassSnapshot {
   readonly workunitApps: ReadonlyMap<number, number>;
   /** The project's retention horizon and window (a result sent before the horizon may have been purged). */
   readonly retention: { readonly purgedBefore: number; readonly days: number };
+  /** The project's clock: the time of its latest grant (expavg_time once its RAC counts credit; else 0). */
+  readonly clock: number;
 }
 
 export async function loadPassSnapshot(db: Db, projectId: number, keys: PassKeys): Promise<LoadedSnapshot> {
@@ -93,7 +96,11 @@ export async function loadPassSnapshot(db: Db, projectId: number, keys: PassKeys
       .from(results)
       .where(and(eq(results.projectId, projectId), sql`${results.id} IN ${jsonList(keys.resultIds)}`)),
     db
-      .select({ purgedBefore: projects.purgedBefore, days: projects.resultRetentionDays })
+      .select({
+        purgedBefore: projects.purgedBefore,
+        days: projects.resultRetentionDays,
+        clock: startedClock({ avg: sql`${projects.expavgCredit}`, time: sql`${projects.expavgTime}` }),
+      })
       .from(projects)
       .where(eq(projects.id, projectId)),
   ]);
@@ -104,7 +111,8 @@ export async function loadPassSnapshot(db: Db, projectId: number, keys: PassKeys
     fairHostAppVersions: new Map(havRows.map((r) => [havKey(r), fairHostState(r)])),
     creditedWorkunits: new Map(wuRows.map((r) => [r.id, r.credit])),
     workunitApps: new Map(wuRows.map((r) => [r.id, r.appId])),
-    retention: projectRows[0] ?? { purgedBefore: 0, days: 0 },
+    retention: { purgedBefore: projectRows[0]?.purgedBefore ?? 0, days: projectRows[0]?.days ?? 0 },
+    clock: projectRows[0]?.clock ?? 0,
     finalResults: new Map(
       resultRows.map((r): [number, StoredResult] => [
         r.id,

@@ -14,7 +14,7 @@ import { runBatch } from "../../db/batch";
 import { retryOnConflict } from "../../http/conflict-retry";
 import { ApiError, type Issue } from "../../http/errors";
 import { fingerprint64 } from "../../http/fingerprint";
-import { MAX_CLOCK_SKEW_SECONDS } from "../common";
+import { MAX_CLOCK_SKEW_SECONDS, grantTime } from "../common";
 import type { PassRequest, PassResponse } from "./passes.schemas";
 
 
@@ -201,7 +201,8 @@ export async function ingestPass(db: Db, projectId: number, now: number, body: P
     if (outcome.conflicts.length > 0) {
       throw new ApiError(409, "conflict", "results already decided with other content; nothing was written", outcome.conflicts);
     }
-    await runBatch(db, passWrites(projectId, now, outcome.effects));
-    return response(now, outcome);
+    const at = grantTime(now, snapshot.clock);
+    await runBatch(db, passWrites(projectId, at, outcome.effects));
+    return response(at, outcome);
   }, "results or workunits of this pass");
 }
