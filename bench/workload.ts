@@ -5,17 +5,10 @@
  * HTTP run and the SQLite run do exactly the same work.
  */
 
-/** mulberry32: a small, fast, seedable PRNG. */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+// mulberry32, the same generator the neutrality index's bootstrap uses.
+import { seededRandom as rng } from "../src/credit/seeded-random";
+
+export { rng };
 
 export interface AppSpec {
   name: string;

@@ -5284,6 +5284,70 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/central/neutrality": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Project-neutrality index: what each project pays per device-hour, on the same hosts
+         * @description Computed daily over hosts (by host_cpid) attached to at least two projects of this deployment, per resource class (CPU, or a GPU's processor type): a robust fit of ln(credit per device-hour) = host effect + project effect over a 30-day window, centred on the median project, with a bootstrap 90% interval, and the pairwise ratios with their shared hosts. Read-only: no credit is changed by it. See docs/central-registry.md.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The latest index (as_of null and no classes before the first run) */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Neutrality"];
+                    };
+                };
+                /** @description Not modified since the ETag given in If-None-Match */
+                304: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Internal error; nothing was written */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The admin token is not configured (`admin_disabled`), the database is unavailable (`unavailable`), or a leaderboard page is not published yet (`not_published`): retry after Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/plan-classes": {
         parameters: {
             query?: never;
@@ -6075,6 +6139,11 @@ export interface components {
             runtime_outlier?: boolean;
             /** @description The credit to grant under credit_mode post_assigned */
             claimed_credit?: number;
+            /**
+             * @description CPUs (a CPU version: BOINC's avg_ncpus) or GPUs (a GPU plan class: its GPU usage) the job used; default 1. Only the project-neutrality index reads it (device-hours = elapsed_time × devices); not part of the result's fingerprint
+             * @example 4
+             */
+            devices?: number;
         };
         PassBatchResponse: {
             /** @description Each pass's answer, in the order posted */
@@ -6406,6 +6475,51 @@ export interface components {
                 pfc_scale: number;
                 expavg_credit: number;
                 expavg_time: number;
+            }[];
+        };
+        Neutrality: {
+            /** @description When the daily job computed this (Unix seconds); null before its first run */
+            as_of: number | null;
+            /**
+             * @description The window each host's credit and device time come from
+             * @example 30
+             */
+            window_days: number;
+            classes: {
+                /**
+                 * @description cpu, or the GPU's processor type (nvidia, amd, intel_gpu, apple_gpu)
+                 * @example cpu
+                 */
+                class: string;
+                projects: {
+                    slug: string;
+                    /**
+                     * @description insufficient overlap: fewer than 20 hosts connect the project to the other fitted projects (then index, low and high are null)
+                     * @enum {string}
+                     */
+                    status: "fitted" | "insufficient overlap";
+                    /**
+                     * @description Credit per device-hour relative to the median project, on the same hosts: 2.0 pays twice the median project
+                     * @example 1.04
+                     */
+                    index: number | null;
+                    /** @description Bootstrap 90% interval (5th percentile), resampling hosts */
+                    low: number | null;
+                    /** @description Bootstrap 90% interval (95th percentile) */
+                    high: number | null;
+                    /** @description Hosts (by host_cpid) connecting the project to the others */
+                    hosts: number;
+                    /** @description The project's device-hours on those hosts in the 30-day window */
+                    device_hours: number;
+                }[];
+                pairs: {
+                    a: string;
+                    b: string;
+                    /** @description a's credit per device-hour over b's: the median over their shared hosts; null with fewer than 20 shared hosts */
+                    ratio: number | null;
+                    /** @description Hosts attached to both (each with enough results in both) */
+                    hosts: number;
+                }[];
             }[];
         };
         PlanClassScales: {

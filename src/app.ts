@@ -23,6 +23,7 @@ import { mountApps } from "./routes/apps/apps.index";
 import { mountFairness } from "./routes/apps/fairness.index";
 import { mountCentralContributors } from "./routes/central/central.contributors";
 import { mountCentral } from "./routes/central/central.index";
+import { mountNeutrality } from "./routes/central/neutrality.index";
 import { mountCpid } from "./routes/cpid/cpid.index";
 import { mountEntities } from "./routes/entities/entities.index";
 import { mountBulkHolders } from "./routes/entities/holders-bulk";
@@ -103,6 +104,7 @@ export function createApp(): OpenAPIHono<AppEnv> {
   mountAmHistory(app);
   mountCentralContributors(app);
   mountCentral(app);
+  mountNeutrality(app);
   mountPlanClasses(app);
   mountCpid(app);
   mountStats(app);

@@ -159,3 +159,24 @@ export const MAX_DAILY_HISTORY_DAYS = 36_600;
 /** Rows one purge statement deletes, and statements one run may spend per table and project. */
 export const PURGE_CHUNK_ROWS = 5000;
 export const PURGE_MAX_CHUNKS = 40;
+
+/**
+ * The project-neutrality index (docs/central-registry.md): each host × app version keeps its
+ * credit, device-seconds and valid results of the current and the previous period; the job
+ * reads them as a sliding window of one period.
+ */
+export const NEUTRALITY = {
+  periodSeconds: 30 * SECONDS_PER_DAY,
+  /** A host × project cell counts with at least this much in the window. */
+  minResults: 10,
+  minDeviceHours: 5,
+  /** A project is fitted when at least this many hosts connect it to the other fitted projects. */
+  minConnectingHosts: 20,
+  /** Bootstrap resamples of the hosts, and the interval they give (5th to 95th percentile). */
+  bootstrapSamples: 200,
+  intervalLow: 0.05,
+  intervalHigh: 0.95,
+  /** Median polish sweeps: stop when no effect moves more than this, or after this many sweeps. */
+  polishTolerance: 1e-9,
+  polishMaxSweeps: 100,
+} as const;

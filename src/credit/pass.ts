@@ -7,6 +7,7 @@ import { fairWorkunitCredit } from "./fair-credit";
 import { type FairHostChange, FairPassState, type FairResultClaim, type FairVersionInput } from "./fair-pass";
 import type { FairHostState, FairVersionState } from "./fair-state";
 import { type HostAppVersionKey, havKey, isAnonymousPlatform } from "./host-app-version-key";
+import { type NeutralSample, addAmounts, neutralPeriodOf } from "./neutrality-window";
 import {
   type AppCreditSettings,
   type AppVersionStats,
@@ -43,6 +44,8 @@ export interface ResultInput {
   readonly claimedCredit?: number;
   /** Identifies the posted content: a re-post with another fingerprint is a conflict. */
   readonly fingerprint: string;
+  /** CPUs (a CPU version) or GPUs (a GPU version) the job used: device-seconds = elapsed × devices. Default 1. */
+  readonly devices?: number;
 }
 
 export interface WorkunitInput {
@@ -145,6 +148,8 @@ export type ConsecutiveValidChange = "increment" | "reset";
 export interface HostAppVersionChange extends HostAppVersionKey {
   samples: HostAppVersionSamples;
   consecutiveValid?: ConsecutiveValidChange;
+  /** Valid results' credit and device time for the neutrality window (they ride on this row's write). */
+  neutral?: NeutralSample;
 }
 
 export interface Grant {
@@ -362,6 +367,13 @@ class PassRun {
       const copy = copies.get(r.id)!;
       if (copyChanged(copy)) written.set(havKey(copy.key), copy);
     }
+    // Every valid result counts in the window, also one whose copy lost to a later one.
+    if (grants && valid.length > 0) {
+      for (const r of valid) {
+        const copy = written.get(havKey(copies.get(r.id)!.key));
+        if (copy) addNeutral(copy.change, r, credit);
+      }
+    }
     for (const copy of written.values()) this.writeBack(copy);
     if (valid.length > 0) {
       this.creditedWorkunits.set(wu.id, credit);
@@ -388,7 +400,10 @@ class PassRun {
       } else {
         return this.pending(r);
       }
-      if (copyChanged(copy)) this.writeBack(copy);
+      if (copyChanged(copy)) {
+        if (grants && r.validateState === "valid") addNeutral(copy.change, r, credit);
+        this.writeBack(copy);
+      }
       return outcome;
     });
   }
@@ -565,6 +580,23 @@ function changeConsecutiveValid(copy: HostAppVersionCopy, how: ConsecutiveValidC
   const consecutiveValid = how === "increment" ? copy.stats.consecutiveValid + 1 : 0;
   copy.stats = { ...copy.stats, consecutiveValid };
   copy.change.consecutiveValid = how;
+}
+
+/**
+ * A valid result's credit and device time, added to the change its row gets anyway: a row the
+ * pass would not write (no statistic moved) gets no sample, so the window costs no row write.
+ * Anonymous-platform versions are left out (their devices are the volunteer's own build).
+ */
+function addNeutral(change: HostAppVersionChange, r: ResultInput, credit: number): void {
+  if (isAnonymousPlatform(r.appVersionId)) return;
+  const sample: NeutralSample = {
+    period: neutralPeriodOf(r.receivedTime),
+    credit,
+    deviceSeconds: r.elapsedTime * (r.devices ?? 1),
+    results: 1,
+  };
+  const prior = change.neutral;
+  change.neutral = prior ? { ...addAmounts(prior, sample), period: Math.max(prior.period, sample.period) } : sample;
 }
 
 function push<K, V>(map: Map<K, V[]>, key: K, value: V): void {

@@ -22,6 +22,7 @@ import {
 } from "./schema";
 import type { GrantGroups, GrantPart } from "./grant-groups";
 import { readModelWrites } from "./read-model-writes";
+import { NEUTRAL_FIELDS, neutralAssignments, neutralFields } from "./neutral-rows";
 import { FAIR_HOST_FIELDS, fairHostAssignments, fairHostFields, fairHostStateWrites, fairVersionStateWrites } from "./fair-rows";
 import type { FairHostChange } from "../credit/fair-pass";
 import { chunks, col, insertFromJson, jsonInt64, name, ref, wholeSeconds, withJsonRows } from "./sql-helpers";
@@ -234,6 +235,7 @@ export function hostAppVersionChangeWrites(
       // A negative turnaround is not a sample (AVERAGE ignores it).
       turnaround: c.samples.turnaround !== undefined && c.samples.turnaround >= 0 ? c.samples.turnaround : undefined,
       cv: c.consecutiveValid,
+      ...neutralFields(c),
     };
     (rounds[round] ??= []).push(row);
     last.set(key, row);
@@ -257,11 +259,13 @@ export function hostAppVersionChangeWrites(
       sql`CASE ${s("cv")} WHEN 'increment' THEN ${name(h.consecutiveValid)} + 1 WHEN 'reset' THEN 0 ELSE ${name(h.consecutiveValid)} END`,
     ],
     ...whenPresent(sql`${s("fair")} IS NOT NULL`, fairHostAssignments(s)),
+    // Keeps the row's values when it has no sample (np NULL) by itself.
+    ...Object.entries(neutralAssignments(s)),
   ];
   return [
     ...rounds.flatMap((round) =>
       chunks(round).map(
-        (rows) => sql`${withJsonRows("s", ["hostId", "appId", "appVersionId", "pfc", "et", "turnaround", "cv", "fair", ...FAIR_HOST_FIELDS], rows)}
+        (rows) => sql`${withJsonRows("s", ["hostId", "appId", "appVersionId", "pfc", "et", "turnaround", "cv", "fair", ...FAIR_HOST_FIELDS, ...NEUTRAL_FIELDS], rows)}
         UPDATE ${h} SET ${setClause(set)} FROM s
         WHERE ${name(h.projectId)} = ${projectId} AND ${name(h.hostId)} = ${s("hostId")}
           AND ${name(h.appId)} = ${s("appId")} AND ${name(h.appVersionId)} = ${s("appVersionId")}`,

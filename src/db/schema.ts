@@ -210,6 +210,15 @@ export const hostAppVersions = sqliteTable(
     fairErr: real("fair_err").notNull().default(0),
     /** The host's share of z above its version's fair_t_hi (EMA); null until its first established sample. */
     fairF: real("fair_f"),
+    // The neutrality window (src/credit/neutrality-window.ts): valid results' credit, device-seconds
+    // and count in the 30-day period `neutral_period` and the one before it, written with the row's statistics.
+    neutralPeriod: integer("neutral_period").notNull().default(0),
+    neutralCredit: real("neutral_credit").notNull().default(0),
+    neutralDeviceSeconds: real("neutral_device_seconds").notNull().default(0),
+    neutralResults: integer("neutral_results").notNull().default(0),
+    neutralPrevCredit: real("neutral_prev_credit").notNull().default(0),
+    neutralPrevDeviceSeconds: real("neutral_prev_device_seconds").notNull().default(0),
+    neutralPrevResults: integer("neutral_prev_results").notNull().default(0),
   },
   (t) => [primaryKey({ columns: [t.projectId, t.hostId, t.appId, t.appVersionId] })],
 );

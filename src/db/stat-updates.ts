@@ -12,8 +12,9 @@ import { type SQL, sql } from "drizzle-orm";
 import { col } from "./sql-helpers";
 import { updateAverage, updateAverageVar } from "../credit/average";
 import type { AverageParams } from "../credit/constants";
-import { CREDIT_HALF_LIFE, RAC_TAYLOR_THRESHOLD, SECONDS_PER_DAY } from "../credit/constants";
+import { CREDIT_HALF_LIFE, NEUTRALITY, RAC_TAYLOR_THRESHOLD, SECONDS_PER_DAY } from "../credit/constants";
 import { TAYLOR_RATE, type RecentAverage, decayedRecentAverage, updateRecentAverage } from "../credit/recent-average";
+import { addNeutralSample, neutralWindowAt } from "../credit/neutrality-window";
 
 /** A column assignment of an UPDATE: [column name, new value]. */
 export type Assignment = readonly [column: string, value: SQL];
@@ -135,5 +136,54 @@ export const decayedRecentAverageTwin = {
   sql(c: { avg: SQL; time: SQL }, at: SQL): SQL {
     return sql`(CASE WHEN ${c.time} = 0 THEN ${c.avg}
       ELSE ${c.avg} * exp(-max(${at} - ${c.time}, 0.0) * ${lit(Math.LN2)} / ${lit(CREDIT_HALF_LIFE)}) END)`;
+  },
+};
+
+/** A neutrality window's columns (or any SQL for them): the period and each bucket's three amounts. */
+export interface NeutralWindowRefs {
+  readonly period: SQL;
+  readonly credit: SQL;
+  readonly deviceSeconds: SQL;
+  readonly results: SQL;
+  readonly prevCredit: SQL;
+  readonly prevDeviceSeconds: SQL;
+  readonly prevResults: SQL;
+}
+
+const NEUTRAL_AMOUNTS = [
+  ["credit", "prevCredit"],
+  ["deviceSeconds", "prevDeviceSeconds"],
+  ["results", "prevResults"],
+] as const;
+
+/** addNeutralSample: a sample's period against the stored one decides which bucket it joins. */
+export const neutralWindowAdd = {
+  ts: addNeutralSample,
+  sql(c: NeutralWindowRefs, s: Omit<NeutralWindowRefs, "prevCredit" | "prevDeviceSeconds" | "prevResults">): NeutralWindowRefs {
+    // A row without a sample (period NULL) fails every WHEN and keeps its values: no wrapper needed.
+    const out: Record<string, SQL> = { period: sql`CASE WHEN ${s.period} > ${c.period} THEN ${s.period} ELSE ${c.period} END` };
+    for (const [cur, prev] of NEUTRAL_AMOUNTS) {
+      out[cur] = sql`CASE WHEN ${s.period} > ${c.period} THEN ${s[cur]} WHEN ${s.period} = ${c.period} THEN ${c[cur]} + ${s[cur]} ELSE ${c[cur]} END`;
+      out[prev] = sql`CASE WHEN ${s.period} = ${c.period} + 1 THEN ${c[cur]} WHEN ${s.period} > ${c.period} + 1 THEN 0
+        WHEN ${s.period} = ${c.period} - 1 THEN ${c[prev]} + ${s[cur]} ELSE ${c[prev]} END`;
+    }
+    return out as unknown as NeutralWindowRefs;
+  },
+};
+
+/** neutralWindowAt: the window ending at `t`, over the row's columns (`t` a constant of the reading job). */
+export const neutralWindowRead = {
+  ts: neutralWindowAt,
+  sql(c: NeutralWindowRefs, t: number): { credit: SQL; deviceSeconds: SQL; results: SQL } {
+    const period = Math.floor(t / NEUTRALITY.periodSeconds);
+    const remaining = lit(1 - (t / NEUTRALITY.periodSeconds - period));
+    const current = sql`(CASE WHEN ${c.period} >= ${lit(period)} THEN 1.0 WHEN ${c.period} = ${lit(period - 1)} THEN ${remaining} ELSE 0.0 END)`;
+    const previous = sql`(CASE WHEN ${c.period} >= ${lit(period)} THEN ${remaining} ELSE 0.0 END)`;
+    const part = (cur: SQL, prev: SQL) => sql`(${cur} * ${current} + ${prev} * ${previous})`;
+    return {
+      credit: part(c.credit, c.prevCredit),
+      deviceSeconds: part(c.deviceSeconds, c.prevDeviceSeconds),
+      results: part(c.results, c.prevResults),
+    };
   },
 };

@@ -13,6 +13,7 @@ import { refreshAllFpopsPercentiles } from "./fpops-percentiles";
 import { refreshSnapshots } from "./kv-refresh";
 import { publishLeaderboards } from "./leaderboard-pages";
 import { reconcileAllAccountManagers } from "./reconcile";
+import { publishNeutrality } from "../services/neutrality";
 import { publishPlanClassScales } from "../services/plan-class-scales";
 import { rescaleAllProjects } from "../services/rescale";
 import { exportAllStats } from "../services/stats-export";
@@ -107,6 +108,12 @@ export const JOBS: readonly Job[] = [
     name: "plan-class-scales",
     cron: "20 0 * * *",
     run: (env, now) => publishPlanClassScales(env, env.KV, now),
+  },
+  {
+    // Daily: the index reads a 30-day window, so a day moves it little.
+    name: "neutrality",
+    cron: "25 0 * * *",
+    run: (env, now) => publishNeutrality(env, env.KV, now),
   },
   {
     // Daily, as BOINC's db_dump task.

@@ -33,7 +33,8 @@ export function CentralPage(props: { table: ScaleTableBody }) {
       )}
       <p class="muted">
         As JSON: <a href="/v1/plan-classes">/v1/plan-classes</a>; in the shape of BOINC's gpu_ratios.php:{" "}
-        <a href="/v1/plan-classes?format=xml">?format=xml</a>.
+        <a href="/v1/plan-classes?format=xml">?format=xml</a>. What each project pays per device-hour on shared
+        hosts: <a href="/central/neutrality">project neutrality</a>.
       </p>
     </Layout>
   );

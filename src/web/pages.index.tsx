@@ -10,6 +10,8 @@ import { HOLDER_KINDS } from "../snapshots/keys";
 import { readProjectList } from "../snapshots/reads";
 import { setCacheValidators } from "../snapshots/store";
 import { CentralPage } from "./central-page";
+import { latestNeutrality } from "../routes/central/neutrality.index";
+import { NeutralityPage } from "./neutrality-page";
 import { holderPage } from "./holder-route";
 import { HomePage } from "./home-page";
 import { projectPage } from "./project-route";
@@ -31,6 +33,12 @@ async function centralPage(c: Ctx) {
   return html(c, <CentralPage table={table} />);
 }
 
+async function neutralityPage(c: Ctx) {
+  const body = await latestNeutrality(c);
+  if (setCacheValidators(c, [MARKUP_VERSION, "neutrality", String(body.as_of)])) return c.body(null, 304);
+  return html(c, <NeutralityPage body={body} />);
+}
+
 /**
  * A project's pages read, on a KV miss, the database the project lives in (an unknown slug
  * falls through to the page's own 404).
@@ -47,6 +55,7 @@ export function mountPages(app: OpenAPIHono<AppEnv>): void {
   app.use("/p/:slug/*", pageProject);
   app.get("/", homePage);
   app.get("/central", centralPage);
+  app.get("/central/neutrality", neutralityPage);
   app.get("/p/:slug", projectPage);
   for (const kind of HOLDER_KINDS) app.get(`/p/:slug/${kind}/:id`, (c) => holderPage(c, kind));
   // Anything else under /p/ is a page address too: the friendly 404, not the API's JSON one.

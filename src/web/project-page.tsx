@@ -7,7 +7,9 @@ import type { HolderKind, LeaderboardOrder } from "../snapshots/keys";
 import type { LeaderboardEntry } from "../snapshots/leaderboard";
 import { racAt } from "../snapshots/present";
 import type { ProjectSummary } from "../snapshots/project";
+import type { NeutralityBody } from "../snapshots/neutrality.body";
 import { CreditChart } from "./chart";
+import { ProjectNeutrality } from "./neutrality-page";
 import type { ChartDay } from "./chart-scale";
 import { formatCount, formatCredit, formatRate, formatStatistic, formatTime } from "./format";
 import { Layout } from "./layout";
@@ -25,6 +27,8 @@ export interface ProjectPageProps {
   readonly project: ProjectSummary;
   readonly apps: readonly ReturnType<typeof appBody>[];
   readonly versions: readonly ReturnType<typeof appVersionBody>[];
+  /** The deployment's neutrality index (GET /v1/central/neutrality); the page shows this project's. */
+  readonly neutrality?: NeutralityBody;
   readonly boards: readonly Board[];
   readonly by: LeaderboardOrder;
   readonly window: ChartWindow;
@@ -65,6 +69,8 @@ export function ProjectPage(p: ProjectPageProps) {
           <BoardTable board={b} slug={project.slug} asOf={asOf} />
         ))}
       </div>
+
+      {p.neutrality ? <ProjectNeutrality slug={project.slug} body={p.neutrality} /> : null}
 
       <h2>Apps</h2>
       <Scroll>

@@ -1,5 +1,6 @@
 /** `/p/:slug`: reads the project's snapshots (totals, apps, versions, leaderboards) and draws the page. */
 import { dayOf } from "../credit/history";
+import { latestNeutrality } from "../routes/central/neutrality.index";
 import { serverNow } from "../clock";
 import { HOLDER_KINDS } from "../snapshots/keys";
 import { readProject } from "../snapshots/public-project";
@@ -21,13 +22,14 @@ export async function projectPage(c: Ctx) {
   const now = serverNow();
   const by = boardOrder(c.req.query("by"));
   const days = chartWindow(c.req.query("days"));
-  const [apps, versions, ...boards] = await Promise.all([
+  const [neutrality, apps, versions, ...boards] = await Promise.all([
+    latestNeutrality(c),
     readApps(c, ref),
     readAppVersions(c, ref),
     ...HOLDER_KINDS.map((kind) => readTopPage(c, ref, kind, by)),
   ]);
   const versionParts = [project, apps, versions, ...boards].map((r) => r.version);
-  if (setCacheValidators(c, [MARKUP_VERSION, ...versionParts, by, `${days}`, `${dayOf(now)}`])) return c.body(null, 304);
+  if (setCacheValidators(c, [MARKUP_VERSION, ...versionParts, by, `${days}`, `${dayOf(now)}`, `n${neutrality.as_of}`])) return c.body(null, 304);
   const shown: Board[] = HOLDER_KINDS.map((kind, i) => ({
     kind,
     total: boards[i]!.data.total,
@@ -39,6 +41,7 @@ export async function projectPage(c: Ctx) {
       project={project.data}
       apps={apps.data.apps}
       versions={versions.data.app_versions}
+      neutrality={neutrality}
       boards={shown}
       by={by}
       window={days}

@@ -33,6 +33,8 @@ figure.chart{margin:8px 0}
 .chart-svg .tick line{stroke:var(--line)}
 .chart-svg .bars rect{fill:var(--bar)}
 .chart-svg path.rac{fill:none;stroke:var(--rac);stroke-width:2}
+.index-chart rect.over{fill:var(--bar)}.index-chart rect.under{fill:#e0b07f}
+.index-chart line.interval{stroke:var(--fg);stroke-width:2}.index-chart line.centre{stroke:var(--fg)}
 figcaption{font-size:13px;color:var(--muted)}
 .key{display:inline-block;width:12px;height:12px;vertical-align:-1px;margin-left:8px}
 .key-credit{background:var(--bar)}

@@ -118,8 +118,9 @@ describe("a fresh workunit with two valid results on new hosts (Part A §3)", ()
   it("creates both host_app_versions and gives each its samples and consecutive_valid + 1", () => {
     expect(out.effects.hostAppVersionsSeen).toEqual([key(101), key(102)]);
     expect(out.effects.hostAppVersionChanges).toEqual([
-      { ...key(101), samples: { pfc: 1, et: 100 / 1e12, turnaround: 1000 }, consecutiveValid: "increment" },
-      { ...key(102), samples: { pfc: 2, et: 200 / 1e12, turnaround: 1000 }, consecutiveValid: "increment" },
+      // The neutrality window: each valid result's granted credit and elapsed × 1 device, received in period 0.
+      { ...key(101), samples: { pfc: 1, et: 100 / 1e12, turnaround: 1000 }, consecutiveValid: "increment", neutral: { period: 0, credit: wu.credit, deviceSeconds: 100, results: 1 } },
+      { ...key(102), samples: { pfc: 2, et: 200 / 1e12, turnaround: 1000 }, consecutiveValid: "increment", neutral: { period: 0, credit: wu.credit, deviceSeconds: 200, results: 1 } },
     ]);
   });
 
@@ -154,7 +155,9 @@ describe("fresh workunits: other claims", () => {
     const out = runPass(snapshot(), [workunit(1, [result(1, { runtimeOutlier: true })])]);
     expect(out.effects.versionPfcSamples.size).toBe(0);
     expect(out.effects.versionCreditSamples.get(10)).toHaveLength(1);
-    expect(out.effects.hostAppVersionChanges).toEqual([{ ...key(101), samples: {}, consecutiveValid: "increment" }]);
+    expect(out.effects.hostAppVersionChanges).toEqual([
+      { ...key(101), samples: {}, consecutiveValid: "increment", neutral: { period: 0, credit: out.workunits[0]!.credit, deviceSeconds: 100, results: 1 } },
+    ]);
   });
 });
 
@@ -235,7 +238,7 @@ describe("late results of a credited workunit (Part A §7, E19)", () => {
     expect(out.effects.grants.map((g) => [g.resultId, g.credit])).toEqual([[3, 3.5]]);
     expect(out.effects.workunits).toEqual([]);
     expect(out.effects.hostAppVersionChanges).toEqual([
-      { ...key(103), samples: { pfc: 1, et: 100 / 1e12, turnaround: 1000 }, consecutiveValid: "increment" },
+      { ...key(103), samples: { pfc: 1, et: 100 / 1e12, turnaround: 1000 }, consecutiveValid: "increment", neutral: { period: 0, credit: 3.5, deviceSeconds: 100, results: 1 } },
     ]);
   });
 
@@ -322,7 +325,13 @@ describe("two results of one workunit on the same host and app version", () => {
     ]);
     expect(out.effects.hostAppVersionsSeen).toEqual([]);
     expect(out.effects.hostAppVersionChanges).toEqual([
-      { ...key(101), samples: { pfc: 2, et: 200 / 1e12, turnaround: 1000 }, consecutiveValid: "increment" },
+      // The neutrality window counts both valid results, though only the last copy's statistics are written.
+      {
+        ...key(101),
+        samples: { pfc: 2, et: 200 / 1e12, turnaround: 1000 },
+        consecutiveValid: "increment",
+        neutral: { period: 0, credit: 2 * out.workunits[0]!.credit, deviceSeconds: 100 + 200, results: 2 },
+      },
     ]);
   });
 });
@@ -381,7 +390,9 @@ describe("credit modes (Part A §3.3, Part B §2.12)", () => {
     expectRel(r1!.grantedCredit, credit(1.5e12));
     expect(r2!.grantedCredit).toBe(0);
     expect([r1!.claimedCredit, r1!.pfcMode]).toEqual([null, null]);
-    expect(out.effects.hostAppVersionChanges).toEqual([{ ...key(101), samples: {}, consecutiveValid: "increment" }]);
+    expect(out.effects.hostAppVersionChanges).toEqual([
+      { ...key(101), samples: {}, consecutiveValid: "increment", neutral: { period: 0, credit: r1!.grantedCredit, deviceSeconds: 100, results: 1 } },
+    ]);
     expect(out.effects.versionPfcSamples.size + out.effects.versionCreditSamples.size).toBe(0);
   });
 
@@ -415,5 +426,30 @@ describe("max_granted_credit (E24)", () => {
       workunit(1, [result(1)], { canonicalCredit: 1e9 }),
     ]);
     expect(out.workunits[0]!.credit).toBe(1e9);
+  });
+});
+
+describe("the neutrality window's samples (ride on the row's change)", () => {
+  const T = 30 * 86400;
+  it("device-seconds are elapsed × devices; the period is the received time's", () => {
+    const out = runPass(snapshot({ app: { creditMode: "fixed" } }), [
+      workunit(1, [result(1, { devices: 4, receivedTime: 700 * T + 5 }), result(2, { devices: 0.5 })], { canonicalCredit: 10 }),
+    ]);
+    expect(out.effects.hostAppVersionChanges.map((c) => c.neutral)).toEqual([
+      { period: 700, credit: 10, deviceSeconds: 400, results: 1 },
+      { period: 0, credit: 10, deviceSeconds: 50, results: 1 },
+    ]);
+  });
+
+  it("no sample from an app whose validation grants nothing, an invalid result or an anonymous platform", () => {
+    const none = runPass(snapshot({ app: { creditMode: "none" } }), [workunit(1, [result(1)])]);
+    expect(none.effects.hostAppVersionChanges.map((c) => c.neutral)).toEqual([undefined]);
+    const mixed = runPass(snapshot({ app: { creditMode: "fixed" } }), [
+      workunit(1, [result(1), result(2, { validateState: "invalid" }), result(3, { appVersionId: -2 })], { canonicalCredit: 10 }),
+    ]);
+    expect(mixed.effects.hostAppVersionChanges.map((c) => [c.hostId, c.neutral?.results])).toEqual([
+      [101, 1],
+      [103, undefined],
+    ]);
   });
 });

@@ -6,6 +6,8 @@ import { CreditSchema, DurationSchema, IdSchema, LIMITS, NowSchema, OptionalIdSc
 export const MAX_WORKUNITS_PER_PASS = 1000;
 /** BOINC's replication is a handful of results per workunit; this bounds a hostile body's work. */
 export const MAX_RESULTS_PER_WORKUNIT = 1000;
+/** Devices one job can use: well above any host's CPU count, so no real job is refused. */
+export const MAX_DEVICES_PER_JOB = 100_000;
 
 
 export const AppVersionRefSchema = z
@@ -33,6 +35,12 @@ export const ResultSchema = z
     validate_state: z.enum(["valid", "invalid", "inconclusive"]),
     runtime_outlier: z.boolean().optional(),
     claimed_credit: CreditSchema.optional().openapi({ description: "The credit to grant under credit_mode post_assigned" }),
+    devices: z.number().positive().max(MAX_DEVICES_PER_JOB).optional().openapi({
+      description:
+        "CPUs (a CPU version: BOINC's avg_ncpus) or GPUs (a GPU plan class: its GPU usage) the job used; default 1. " +
+        "Only the project-neutrality index reads it (device-hours = elapsed_time × devices); not part of the result's fingerprint",
+      example: 4,
+    }),
   })
   .superRefine((r, ctx) => {
     if (Math.trunc(r.sent_time) > Math.trunc(r.received_time)) {

@@ -21,7 +21,10 @@ import type { PassRequest, PassResponse } from "./passes.schemas";
 export type WorkunitBody = PassRequest["workunits"][number];
 type ResultBody = WorkunitBody["results"][number];
 
-/** Identifies a result's posted content (times as stored: whole seconds). */
+/**
+ * Identifies a result's posted content (times as stored: whole seconds). `devices` is left
+ * out: it changes no credit, and adding it would change every fingerprint already stored.
+ */
 function fingerprint(wu: WorkunitBody, r: ResultBody): Promise<string> {
   return fingerprint64([
     wu.id,
@@ -66,6 +69,7 @@ export function engineWorkunits(workunits: readonly WorkunitBody[], fingerprints
         validateState: r.validate_state,
         runtimeOutlier: r.runtime_outlier ?? false,
         ...(r.claimed_credit === undefined ? {} : { claimedCredit: r.claimed_credit }),
+        ...(r.devices === undefined ? {} : { devices: r.devices }),
         fingerprint: fingerprints[i]![j]!,
       }),
     ),
