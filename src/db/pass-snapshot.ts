@@ -6,7 +6,7 @@ import { havKey } from "../credit/host-app-version-key";
 import type { PassApp, PassSnapshot, PassVersion, StoredResult } from "../credit/pass";
 import type { HostAppVersionStats } from "../credit/pfc";
 import { fairHostState, fairVersionState } from "./fair-rows";
-import { appVersions, apps, hostAppVersions, projects, results, workunits } from "./schema";
+import { appVersions, apps, hostAppVersions, projects, purgedWorkunits, results, workunits } from "./schema";
 import { int64Text, jsonList } from "./sql-helpers";
 import { startedClock } from "./stat-updates";
 import { PFC_MODES, RESULT_OUTCOMES, decode, decodeNullable, validOutcome } from "./codes";
@@ -63,10 +63,30 @@ export interface LoadedSnapshot extends PassSnapshot {
   readonly retention: { readonly purgedBefore: number; readonly days: number };
   /** The project's clock: the time of its latest grant (expavg_time once its RAC counts credit; else 0). */
   readonly clock: number;
+  /** The pass's workunit ids that retention purged (credited, then deleted with their window). */
+  readonly purgedWorkunits: ReadonlySet<number>;
+}
+
+/**
+ * The recorded runs that may hold the pass's workunit ids: for each id, the run starting at
+ * or before it (one index seek each); whether the id lies in it is checked on return.
+ */
+function purgedRunsOf(db: Db, projectId: number, ids: readonly number[]) {
+  const p = purgedWorkunits;
+  return db
+    .select({ firstId: p.firstId, lastId: p.lastId })
+    .from(p)
+    .where(
+      and(
+        eq(p.projectId, projectId),
+        sql`${p.firstId} IN (SELECT (SELECT max(q.first_id) FROM purged_workunits AS q WHERE q.project_id = ${projectId} AND q.first_id <= j.value)
+          FROM json_each(${JSON.stringify(ids)}) AS j)`,
+      ),
+    );
 }
 
 export async function loadPassSnapshot(db: Db, projectId: number, keys: PassKeys): Promise<LoadedSnapshot> {
-  const [appRows, versionRows, havRows, wuRows, resultRows, projectRows] = await db.batch([
+  const [appRows, versionRows, havRows, wuRows, resultRows, projectRows, purgedRuns] = await db.batch([
     db.select().from(apps).where(eq(apps.projectId, projectId)),
     db.select().from(appVersions).where(eq(appVersions.projectId, projectId)),
     db
@@ -103,6 +123,7 @@ export async function loadPassSnapshot(db: Db, projectId: number, keys: PassKeys
       })
       .from(projects)
       .where(eq(projects.id, projectId)),
+    purgedRunsOf(db, projectId, keys.workunitIds),
   ]);
   return {
     apps: new Map(appRows.map((r) => [r.name, passApp(r)])),
@@ -113,6 +134,7 @@ export async function loadPassSnapshot(db: Db, projectId: number, keys: PassKeys
     workunitApps: new Map(wuRows.map((r) => [r.id, r.appId])),
     retention: { purgedBefore: projectRows[0]?.purgedBefore ?? 0, days: projectRows[0]?.days ?? 0 },
     clock: projectRows[0]?.clock ?? 0,
+    purgedWorkunits: new Set(keys.workunitIds.filter((id) => purgedRuns.some((run) => run.firstId <= id && id <= run.lastId))),
     finalResults: new Map(
       resultRows.map((r): [number, StoredResult] => [
         r.id,

@@ -113,6 +113,34 @@ function checkRetention(body: PassRequest, snapshot: LoadedSnapshot): void {
   }
 }
 
+/**
+ * A new result for a workunit that was credited and then purged by retention is inconsistent
+ * (BOINC creates no result for a workunit once it has a canonical result, and a result of it
+ * sent before the horizon is refused above): it can no longer get the workunit's credit and is
+ * never credited as a fresh workunit. Re-posts of its stored results still replay.
+ */
+function checkPurgedWorkunits(body: PassRequest, snapshot: LoadedSnapshot): void {
+  const issues: Issue[] = [];
+  const purged = new Set<number>();
+  body.workunits.forEach((w, i) => {
+    if (!snapshot.purgedWorkunits.has(w.id) || snapshot.creditedWorkunits.has(w.id)) return;
+    w.results.forEach((r, j) => {
+      if (snapshot.finalResults.has(r.id)) return;
+      purged.add(w.id);
+      issues.push({ path: `workunits[${i}].results[${j}]`, message: `result ${r.id} is new, and workunit ${w.id} was credited and purged by retention` });
+    });
+  });
+  if (issues.length > 0) {
+    const named = purged.size === 1 ? `workunit ${[...purged][0]} was` : `workunits ${[...purged].join(", ")} were`;
+    throw new ApiError(
+      410,
+      "workunit_purged",
+      `${named} credited and then purged with the project's ${snapshot.retention.days}-day window: a new result can't get the workunit's credit and is never credited as a new workunit; nothing was written`,
+      issues,
+    );
+  }
+}
+
 /** Every app and app version the pass names must be registered, and belong together. */
 function checkReferences(body: PassRequest, snapshot: LoadedSnapshot): void {
   const missing: Issue[] = [];
@@ -201,6 +229,7 @@ export async function ingestPass(db: Db, projectId: number, now: number, body: P
     const snapshot = await loadPassSnapshot(db, projectId, keys);
     checkReferences(body, snapshot);
     checkRetention(body, snapshot);
+    checkPurgedWorkunits(body, snapshot);
     const outcome = runPass(snapshot, input);
     if (outcome.conflicts.length > 0) {
       throw new ApiError(409, "conflict", "results already decided with other content; nothing was written", outcome.conflicts);
