@@ -6,7 +6,8 @@ import { havKey } from "../credit/host-app-version-key";
 import type { PassApp, PassSnapshot, PassVersion, StoredResult } from "../credit/pass";
 import type { HostAppVersionStats } from "../credit/pfc";
 import { fairHostState, fairVersionState } from "./fair-rows";
-import { appVersions, apps, hostAppVersions, projects, purgedWorkunits, results, workunits } from "./schema";
+import { appVersions, apps, hostAppVersions, hosts, projects, purgedWorkunits, results, teams, users, workunits } from "./schema";
+import type { ExistingHolders } from "./pass-writes";
 import { int64Text, jsonList } from "./sql-helpers";
 import { startedClock } from "./stat-updates";
 import { PFC_MODES, RESULT_OUTCOMES, decode, decodeNullable, validOutcome } from "./codes";
@@ -54,6 +55,8 @@ export interface PassKeys {
   readonly hostVersions: readonly (readonly [number, number])[];
   readonly workunitIds: readonly number[];
   readonly resultIds: readonly number[];
+  /** The hosts, users and teams the results name: which exist decides insert or update (pass-writes.ts). */
+  readonly holders: { readonly hosts: readonly number[]; readonly users: readonly number[]; readonly teams: readonly number[] };
 }
 
 export interface LoadedSnapshot extends PassSnapshot {
@@ -65,6 +68,7 @@ export interface LoadedSnapshot extends PassSnapshot {
   readonly clock: number;
   /** The pass's workunit ids that retention purged (credited, then deleted with their window). */
   readonly purgedWorkunits: ReadonlySet<number>;
+  readonly existingHolders: ExistingHolders;
 }
 
 /**
@@ -86,7 +90,9 @@ function purgedRunsOf(db: Db, projectId: number, ids: readonly number[]) {
 }
 
 export async function loadPassSnapshot(db: Db, projectId: number, keys: PassKeys): Promise<LoadedSnapshot> {
-  const [appRows, versionRows, havRows, wuRows, resultRows, projectRows, purgedRuns] = await db.batch([
+  const existing = (t: typeof hosts | typeof users | typeof teams, ids: readonly number[]) =>
+    db.select({ id: t.id }).from(t).where(and(eq(t.projectId, projectId), sql`${t.id} IN ${jsonList(ids)}`));
+  const [appRows, versionRows, havRows, wuRows, resultRows, projectRows, hostRows, userRows, teamRows, purgedRuns] = await db.batch([
     db.select().from(apps).where(eq(apps.projectId, projectId)),
     db.select().from(appVersions).where(eq(appVersions.projectId, projectId)),
     db
@@ -123,6 +129,9 @@ export async function loadPassSnapshot(db: Db, projectId: number, keys: PassKeys
       })
       .from(projects)
       .where(eq(projects.id, projectId)),
+    existing(hosts, keys.holders.hosts),
+    existing(users, keys.holders.users),
+    existing(teams, keys.holders.teams),
     purgedRunsOf(db, projectId, keys.workunitIds),
   ]);
   return {
@@ -135,6 +144,11 @@ export async function loadPassSnapshot(db: Db, projectId: number, keys: PassKeys
     retention: { purgedBefore: projectRows[0]?.purgedBefore ?? 0, days: projectRows[0]?.days ?? 0 },
     clock: projectRows[0]?.clock ?? 0,
     purgedWorkunits: new Set(keys.workunitIds.filter((id) => purgedRuns.some((run) => run.firstId <= id && id <= run.lastId))),
+    existingHolders: {
+      hosts: new Set(hostRows.map((r) => r.id)),
+      users: new Set(userRows.map((r) => r.id)),
+      teams: new Set(teamRows.map((r) => r.id)),
+    },
     finalResults: new Map(
       resultRows.map((r): [number, StoredResult] => [
         r.id,

@@ -4,7 +4,7 @@
  * results insert fails on a result id that another pass already decided, and the workunits
  * insert on a workunit another pass already credited, and then nothing is written.
  */
-import { type SQL, sql } from "drizzle-orm";
+import { type SQL, getTableColumns, getTableName, sql } from "drizzle-orm";
 import type { AnySQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
 import { AV_AVERAGE, type AverageParams, HAV_AVERAGE } from "../credit/constants";
 import { type HostAppVersionKey, havKey } from "../credit/host-app-version-key";
@@ -97,8 +97,9 @@ export function outcomeInserts(projectId: number, now: number, rows: readonly Ou
   );
 }
 
-export function passWrites(projectId: number, now: number, effects: PassEffects): SQL[] {
+export function passWrites(projectId: number, now: number, effects: PassEffects, existing?: ExistingHolders): SQL[] {
   const groups = grantGroups(effects.grants);
+  const fresh = existing ? freshHolders(effects, groups, existing) : undefined;
   return [
     ...outcomeInserts(
       projectId,
@@ -118,28 +119,78 @@ export function passWrites(projectId: number, now: number, effects: PassEffects)
         rows,
       ),
     ),
-    ...attributionWrites(projectId, now, effects),
-    ...ensureHostAppVersions(projectId, effects.hostAppVersionsSeen),
-    ...hostAppVersionChangeWrites(projectId, effects.hostAppVersionChanges, effects.fairHostAppVersions),
+    ...attributionWrites(projectId, now, effects, fresh),
+    ...hostAppVersionWrites(projectId, effects.hostAppVersionsSeen, effects.hostAppVersionChanges, effects.fairHostAppVersions),
     ...fairVersionStateWrites(projectId, effects.fairVersions),
-    ...grantWrites(projectId, now, groups),
+    ...grantWrites(projectId, now, groups, fresh),
     ...versionWrites(projectId, now, effects),
     // Last: the history copies each subject's RAC pair as the writes above left it.
     ...readModelWrites(projectId, now, effects),
   ];
 }
 
+/** Who the pass names: each host's owner and each user's team (the latest result's), and the teams. */
+function attributed(effects: Pick<PassEffects, "attributions">) {
+  const a = effects.attributions;
+  // A Map keeps the last value set for a key: the latest result names the owner and team.
+  return {
+    owners: new Map(a.map((x) => [x.hostId, x.userId] as const)),
+    teamsOfUsers: new Map(a.filter((x) => x.userId !== 0).map((x) => [x.userId, x.teamId] as const)),
+    teamIds: new Set(a.filter((x) => x.userId !== 0 && x.teamId !== 0).map((x) => x.teamId)),
+  };
+}
+
+/** The ids of the pass's hosts, users and teams that exist (read with the pass's snapshot). */
+export interface ExistingHolders {
+  readonly hosts: ReadonlySet<number>;
+  readonly users: ReadonlySet<number>;
+  readonly teams: ReadonlySet<number>;
+}
+
+/**
+ * Holders the pass both creates and credits, with the column that attributes them (a host's
+ * owner, a user's team): each is inserted with its grants applied, one row written instead
+ * of an insert and an update.
+ */
+export interface FreshHolders {
+  readonly hosts: ReadonlyMap<number, number>;
+  readonly users: ReadonlyMap<number, number>;
+  readonly teams: ReadonlyMap<number, null>;
+}
+
+function freshHolders(effects: Pick<PassEffects, "attributions">, groups: GrantGroups, existing: ExistingHolders): FreshHolders {
+  const { owners, teamsOfUsers, teamIds } = attributed(effects);
+  const fresh = <V>(named: Iterable<readonly [number, V]>, credited: ReadonlyMap<string, unknown>, known: ReadonlySet<number>) =>
+    new Map([...named].filter(([id]) => credited.has(`${id}`) && !known.has(id)));
+  return {
+    hosts: fresh(owners, groups.hosts, existing.hosts),
+    users: fresh(teamsOfUsers, groups.users, existing.users),
+    teams: fresh(
+      [...teamIds].map((id) => [id, null] as const),
+      groups.teams,
+      existing.teams,
+    ),
+  };
+}
+
 /**
  * Creates hosts, users and teams first seen in this pass, with their RAC clock at `now`
  * (Part A §6), and records each host's owner and each user's team (latest pass wins, §5).
  */
-export function attributionWrites(projectId: number, now: number, effects: Pick<PassEffects, "attributions">): SQL[] {
-  const a = effects.attributions;
-  // A Map keeps the last value set for a key: the latest result names the owner and team.
-  const owners = new Map(a.map((x) => [x.hostId, x.userId] as const));
-  const teamsOfUsers = new Map(a.filter((x) => x.userId !== 0).map((x) => [x.userId, x.teamId] as const));
-  const teamIds = new Set(a.filter((x) => x.userId !== 0 && x.teamId !== 0).map((x) => x.teamId));
-  const fresh = (table: typeof hosts | typeof users | typeof teams) =>
+export function attributionWrites(
+  projectId: number,
+  now: number,
+  effects: Pick<PassEffects, "attributions">,
+  fresh?: FreshHolders,
+): SQL[] {
+  const { owners, teamsOfUsers, teamIds } = attributed(effects);
+  // A fresh holder with a grant is created by its grant's statement (grantWrites).
+  if (fresh) {
+    for (const id of fresh.hosts.keys()) owners.delete(id);
+    for (const id of fresh.users.keys()) teamsOfUsers.delete(id);
+    for (const id of fresh.teams.keys()) teamIds.delete(id);
+  }
+  const created = (table: typeof hosts | typeof users | typeof teams) =>
     [
       [table.projectId, sql`${projectId}`],
       [table.id, "id"],
@@ -150,7 +201,7 @@ export function attributionWrites(projectId: number, now: number, effects: Pick<
     ...chunks([...owners].map(([id, owner]) => ({ id, owner }))).map((rows) =>
       insertFromJson(
         sql`${hosts}`,
-        [...fresh(hosts), [hosts.userId, "owner"]],
+        [...created(hosts), [hosts.userId, "owner"]],
         rows,
         // Only a changed owner is written: an unchanged row costs no D1 write.
         sql`ON CONFLICT DO UPDATE SET ${name(hosts.userId)} = excluded.${name(hosts.userId)} WHERE ${name(hosts.userId)} IS NOT excluded.${name(hosts.userId)}`,
@@ -159,13 +210,13 @@ export function attributionWrites(projectId: number, now: number, effects: Pick<
     ...chunks([...teamsOfUsers].map(([id, team]) => ({ id, team }))).map((rows) =>
       insertFromJson(
         sql`${users}`,
-        [...fresh(users), [users.teamId, "team"]],
+        [...created(users), [users.teamId, "team"]],
         rows,
         sql`ON CONFLICT DO UPDATE SET ${name(users.teamId)} = excluded.${name(users.teamId)} WHERE ${name(users.teamId)} IS NOT excluded.${name(users.teamId)}`,
       ),
     ),
     ...chunks([...teamIds].map((id) => ({ id }))).map((rows) =>
-      insertFromJson(sql`${teams}`, fresh(teams), rows, sql`ON CONFLICT DO NOTHING`),
+      insertFromJson(sql`${teams}`, created(teams), rows, sql`ON CONFLICT DO NOTHING`),
     ),
   ];
 }
@@ -185,6 +236,29 @@ export function ensureHostAppVersions(projectId: number, keys: readonly HostAppV
       sql`ON CONFLICT DO NOTHING`,
     ),
   );
+}
+
+/**
+ * Every host_app_version write of a pass: `created` names the rows the pass's snapshot did not
+ * hold. A created row with changes is inserted with its first change already applied (one row
+ * written, not an insert and then an update); one without changes is inserted zeroed. Inserted
+ * without ON CONFLICT: if a concurrent pass created the row first, the batch fails on the key
+ * and the pass runs again from a fresh snapshot (src/http/conflict-retry.ts).
+ */
+export function hostAppVersionWrites(
+  projectId: number,
+  created: readonly HostAppVersionKey[],
+  changes: readonly HostAppVersionChange[],
+  fair: ReadonlyMap<string, FairHostChange> = new Map(),
+): SQL[] {
+  const changed = new Set(changes.map(havKey));
+  return [
+    ...ensureHostAppVersions(
+      projectId,
+      created.filter((k) => !changed.has(havKey(k))),
+    ),
+    ...hostAppVersionChangeWrites(projectId, changes, fair, new Set(created.map(havKey))),
+  ];
 }
 
 /** `column = CASE WHEN present THEN value ELSE column END`: a sample only some rows have. */
@@ -218,6 +292,7 @@ export function hostAppVersionChangeWrites(
   projectId: number,
   changes: readonly HostAppVersionChange[],
   fair: ReadonlyMap<string, FairHostChange> = new Map(),
+  created: ReadonlySet<string> = new Set(),
 ): SQL[] {
   const rounds: Record<string, unknown>[][] = [];
   const last = new Map<string, Record<string, unknown>>();
@@ -262,17 +337,50 @@ export function hostAppVersionChangeWrites(
     // Keeps the row's values when it has no sample (np NULL) by itself.
     ...Object.entries(neutralAssignments(s)),
   ];
-  return [
-    ...rounds.flatMap((round) =>
-      chunks(round).map(
-        (rows) => sql`${withJsonRows("s", ["hostId", "appId", "appVersionId", "pfc", "et", "turnaround", "cv", "fair", ...FAIR_HOST_FIELDS, ...NEUTRAL_FIELDS], rows)}
+  const fields = ["hostId", "appId", "appVersionId", "pfc", "et", "turnaround", "cv", "fair", ...FAIR_HOST_FIELDS, ...NEUTRAL_FIELDS];
+  const update = (rows: readonly object[]) => sql`${withJsonRows("s", fields, rows)}
         UPDATE ${h} SET ${setClause(set)} FROM s
         WHERE ${name(h.projectId)} = ${projectId} AND ${name(h.hostId)} = ${s("hostId")}
-          AND ${name(h.appId)} = ${s("appId")} AND ${name(h.appVersionId)} = ${s("appVersionId")}`,
-      ),
-    ),
+          AND ${name(h.appId)} = ${s("appId")} AND ${name(h.appVersionId)} = ${s("appVersionId")}`;
+  // The same assignments, evaluated on a zeroed row: what the insert and the update above
+  // would have left, in one row written.
+  const insert = (rows: readonly object[]) => sql`${withJsonRows("s", fields, rows)}
+        INSERT INTO ${h} (${name(h.projectId)}, ${name(h.hostId)}, ${name(h.appId)}, ${name(h.appVersionId)}, ${sql.join(
+          set.map(([c]) => col(c)),
+          sql`, `,
+        )})
+        SELECT ${projectId}, ${s("hostId")}, ${s("appId")}, ${s("appVersionId")}, ${sql.join(
+          set.map(([, v]) => v),
+          sql`, `,
+        )} FROM s, ${zeroedRow(h, set.map(([c]) => c))} WHERE true`;
+  const [first = [], ...later] = rounds;
+  const isCreated = (row: Record<string, unknown>) => created.has(havKey(row as unknown as HostAppVersionKey));
+  return [
+    ...chunks(first.filter(isCreated)).map(insert),
+    ...chunks(first.filter((row) => !isCreated(row))).map(update),
+    ...later.flatMap((round) => chunks(round).map(update)),
     ...fairHostStateWrites(projectId, unmerged),
   ];
+}
+
+/**
+ * `(SELECT default AS column, …) AS z`: a new row of `table` as an insert of its key alone
+ * would create it (each column at its schema default, or at `values`).
+ */
+function zeroedRow(table: SQLiteTable, columns: readonly string[], values: Readonly<Record<string, number>> = {}): SQL {
+  const byName = new Map(Object.values(getTableColumns(table)).map((c) => [c.name, c] as const));
+  const fields = columns.map((c) => {
+    const column = byName.get(c);
+    if (!column) throw new Error(`${getTableName(table)} has no column ${c}`);
+    const value = c in values ? values[c]! : column.hasDefault ? (column.default as number | string | null) ?? null : null;
+    // A schema default or a time the pass chose, never input: written into the SQL text to keep bound parameters few.
+    const literal = typeof value === "number" ? sql.raw(String(value)) : sql`${value}`;
+    // As the column stores it: a REAL column's 0 is 0.0 (integer arithmetic on a stored REAL
+    // would not happen in an update; it must not happen here either).
+    const typed = value === null ? sql`NULL` : column.columnType === "SQLiteReal" ? sql`CAST(${literal} AS REAL)` : literal;
+    return sql`${typed} AS ${col(c)}`;
+  });
+  return sql`(SELECT ${sql.join(fields, sql`, `)}) AS z`;
 }
 
 /** Grants grouped by row (a key string), keeping pass order inside each group. */
@@ -310,12 +418,14 @@ export function creditRunWrites(
   projectId: number,
   now: number,
   groups: ReadonlyMap<string, readonly GrantPart[]>,
+  fresh?: FreshRows,
 ): SQL[] {
   const rows = [...groups].map(([key, parts]) => {
     const run = grantRun(now, parts);
     const ids = key.split("/").map(Number);
     return {
       ...Object.fromEntries(ids.map((id, i) => [`k${i}`, id])),
+      ...(fresh?.rows.has(key) ? { fresh: fresh.rows.get(key) } : {}),
       credit: run.first.credit,
       start: run.first.start,
       rest: run.restCredit,
@@ -341,10 +451,38 @@ export function creditRunWrites(
     sql` AND `,
   );
   const fields = [...keys.map((_, i) => `k${i}`), "credit", "start", "rest", "count", "sum"];
-  return chunks(rows).map(
+  const updates = chunks(rows.filter((r) => !("fresh" in r))).map(
     (chunk) => sql`${withJsonRows("g", fields, chunk)} UPDATE ${table} SET ${setClause(set)} FROM g
       WHERE ${name(table.projectId)} = ${projectId} AND ${where}`,
   );
+  if (!fresh) return updates;
+  // The same assignments on the row as attributionWrites would have created it (RAC clock at
+  // `now`). A plain INSERT: if a concurrent pass created the row first, the batch fails on the
+  // key and the pass runs again from a fresh snapshot (src/http/conflict-retry.ts).
+  const inserts = chunks(rows.filter((r) => "fresh" in r)).map(
+    (chunk) => sql`${withJsonRows("g", [...fields, "fresh"], chunk)}
+      INSERT INTO ${table} (${name(table.projectId)}, ${sql.join(keys.map(name), sql`, `)}, ${name(fresh.createTime)}, ${
+        fresh.attribution ? sql`${name(fresh.attribution)}, ` : sql``
+      }${sql.join(
+        set.map(([c]) => col(c)),
+        sql`, `,
+      )})
+      SELECT ${projectId}, ${sql.join(
+        keys.map((_, i) => g(`k${i}`)),
+        sql`, `,
+      )}, ${now}, ${fresh.attribution ? sql`${g("fresh")}, ` : sql``}${sql.join(
+        set.map(([, v]) => v),
+        sql`, `,
+      )} FROM g, ${zeroedRow(table, set.map(([c]) => c), { [cols.time.name]: now })} WHERE true`,
+  );
+  return [...inserts, ...updates];
+}
+
+/** Rows creditRunWrites inserts instead of updating: key → the attribution column's value. */
+export interface FreshRows {
+  readonly rows: ReadonlyMap<string, number | null>;
+  readonly createTime: AnySQLiteColumn;
+  readonly attribution?: AnySQLiteColumn;
 }
 
 export function grantGroups(grants: readonly Grant[]): GrantGroups {
@@ -364,13 +502,17 @@ export function grantGroups(grants: readonly Grant[]): GrantGroups {
  * from the rows as they are before this pass), then each holder's run (which also starts its
  * new day), then the pass's per-app credit as one queue row for the hourly fold.
  */
-export function grantWrites(projectId: number, now: number, groups: GrantGroups): SQL[] {
+export function grantWrites(projectId: number, now: number, groups: GrantGroups, fresh?: FreshHolders): SQL[] {
   const holder = (t: typeof hosts | typeof users | typeof teams) => ({ total: t.totalCredit, avg: t.expavgCredit, time: t.expavgTime, dayOf: t });
+  const rowsOf = <V>(m: ReadonlyMap<number, V>) => new Map([...m].map(([id, v]) => [`${id}`, v as number | null]));
   return [
     ...historyTransitionWrites(projectId, now, groups),
-    ...creditRunWrites(hosts, [hosts.id], holder(hosts), projectId, now, groups.hosts),
-    ...creditRunWrites(users, [users.id], holder(users), projectId, now, groups.users),
-    ...creditRunWrites(teams, [teams.id], holder(teams), projectId, now, groups.teams),
+    ...creditRunWrites(hosts, [hosts.id], holder(hosts), projectId, now, groups.hosts,
+      fresh && { rows: rowsOf(fresh.hosts), createTime: hosts.createTime, attribution: hosts.userId }),
+    ...creditRunWrites(users, [users.id], holder(users), projectId, now, groups.users,
+      fresh && { rows: rowsOf(fresh.users), createTime: users.createTime, attribution: users.teamId }),
+    ...creditRunWrites(teams, [teams.id], holder(teams), projectId, now, groups.teams,
+      fresh && { rows: rowsOf(fresh.teams), createTime: teams.createTime }),
     ...appCreditQueueWrites(projectId, now, groups),
   ];
 }

@@ -269,7 +269,9 @@ export const hosts = sqliteTable(
     /** The host's benchmark FLOPS (BOINC's host.p_fpops); null: never reported. */
     pFpops: real("p_fpops"),
   },
-  (t) => [primaryKey({ columns: [t.projectId, t.id] }), index("hosts_host_cpid").on(t.hostCpid)],
+  // Partial: a host a pass creates has no cpid yet, and its insert then writes no index entry
+  // (D1 counts each as a row written); `host_cpid = ?` still searches the index.
+  (t) => [primaryKey({ columns: [t.projectId, t.id] }), index("hosts_host_cpid").on(t.hostCpid).where(sql`host_cpid IS NOT NULL`)],
 );
 
 export const users = sqliteTable(
@@ -283,7 +285,8 @@ export const users = sqliteTable(
     /** false: the user opted out of stats exports and cross-project totals (BOINC's STATSEXPORT consent). */
     statsExport: integer("stats_export", { mode: "boolean" }).notNull().default(true),
   },
-  (t) => [primaryKey({ columns: [t.projectId, t.id] }), index("users_cpid").on(t.cpid)],
+  // Partial, as hosts_host_cpid: a user a pass creates writes no index entry.
+  (t) => [primaryKey({ columns: [t.projectId, t.id] }), index("users_cpid").on(t.cpid).where(sql`cpid IS NOT NULL`)],
 );
 
 export const teams = sqliteTable(

@@ -56,6 +56,9 @@ describe("concurrent passes", () => {
     const project = await env.DB.prepare("SELECT id FROM projects WHERE slug = ?").bind(slug).first<{ id: number }>();
     const stored = await env.DB.prepare("SELECT count(*) AS n FROM results WHERE project_id = ?").bind(project!.id).first<{ n: number }>();
     expect(stored!.n).toBe(PASSES * 2);
+    // Each account created once though every pass found it missing: the losers ran again.
+    const counts = await env.DB.prepare("SELECT host_count, user_count, team_count FROM projects WHERE id = ?").bind(project!.id).first();
+    expect(counts).toEqual({ host_count: HOSTS.length, user_count: 2, team_count: 2 });
 
     const credited = [...grants.values()].map((list) => list.find((g) => !g.replayed)!);
     const sum = (pred: (g: { host: number }) => boolean) => credited.filter(pred).reduce((s, g) => s + g.credit, 0);

@@ -12,7 +12,7 @@ import { ERROR_OUTCOMES, errorEffect } from "../../credit/error-outcome";
 import { fairErrorEffect } from "../../credit/fair-state";
 import { fairErrorWrites } from "../../db/fair-rows";
 import { havKey, isAnonymousPlatform } from "../../credit/host-app-version-key";
-import { type OutcomeRow, ensureHostAppVersions, hostAppVersionChangeWrites, outcomeInserts } from "../../db/pass-writes";
+import { type OutcomeRow, hostAppVersionWrites, outcomeInserts } from "../../db/pass-writes";
 import type { HostAppVersionKey } from "../../credit/host-app-version-key";
 import type { HostAppVersionChange } from "../../credit/pass";
 import { runBatch } from "../../db/batch";
@@ -152,7 +152,8 @@ async function recordErrors(db: Db, projectId: number, body: z.infer<typeof Erro
     }
     const key = { hostId: r.host_id, appId, appVersionId: r.app_version_id };
     const effect = errorEffect(r.outcome, existing.has(havKey(key)), r.delay_bound);
-    if (effect?.createIfMissing) {
+    // Only a row that is really missing: created rows are inserted without ON CONFLICT.
+    if (effect?.createIfMissing && !existing.has(havKey(key))) {
       existing.add(havKey(key));
       created.push(key);
     }
@@ -180,8 +181,7 @@ async function recordErrors(db: Db, projectId: number, body: z.infer<typeof Erro
 
   const statements = [
     ...outcomeInserts(projectId, now, inserts),
-    ...ensureHostAppVersions(projectId, created),
-    ...hostAppVersionChangeWrites(projectId, changes),
+    ...hostAppVersionWrites(projectId, created, changes),
     ...fairErrorWrites(projectId, fairErrors),
   ];
   await runBatch(db, statements);

@@ -8,7 +8,7 @@
 import { runPass, type PassOutcome, type ResultInput, type WorkunitInput } from "../../credit/pass";
 import type { Db } from "../../db/client";
 import type { LoadedSnapshot } from "../../db/pass-snapshot";
-import { loadPassSnapshot } from "../../db/pass-snapshot";
+import { type PassKeys, loadPassSnapshot } from "../../db/pass-snapshot";
 import { passWrites } from "../../db/pass-writes";
 import { runBatch } from "../../db/batch";
 import { retryOnConflict } from "../../http/conflict-retry";
@@ -215,6 +215,13 @@ function response(now: number, outcome: PassOutcome): PassResponse {
   };
 }
 
+/** The hosts, users (not 0) and teams (not 0) the pass's results name. */
+function holderIds(body: PassRequest): PassKeys["holders"] {
+  const results = body.workunits.flatMap((w) => w.results);
+  const ids = (pick: (r: ResultBody) => number) => [...new Set(results.map(pick))].filter((id) => id !== 0);
+  return { hosts: ids((r) => r.host_id), users: ids((r) => r.user_id), teams: ids((r) => r.team_id) };
+}
+
 export async function ingestPass(db: Db, projectId: number, now: number, body: PassRequest): Promise<PassResponse> {
   const fingerprints = await Promise.all(body.workunits.map((w) => Promise.all(w.results.map((r) => fingerprint(w, r)))));
   const input = engineWorkunits(body.workunits, fingerprints);
@@ -224,6 +231,7 @@ export async function ingestPass(db: Db, projectId: number, now: number, body: P
     ],
     workunitIds: [...new Set(body.workunits.map((w) => w.id))],
     resultIds: body.workunits.flatMap((w) => w.results.map((r) => r.id)),
+    holders: holderIds(body),
   };
   return retryOnConflict(async () => {
     const snapshot = await loadPassSnapshot(db, projectId, keys);
@@ -235,7 +243,7 @@ export async function ingestPass(db: Db, projectId: number, now: number, body: P
       throw new ApiError(409, "conflict", "results already decided with other content; nothing was written", outcome.conflicts);
     }
     const at = grantTime(now, snapshot.clock);
-    await runBatch(db, passWrites(projectId, at, outcome.effects));
+    await runBatch(db, passWrites(projectId, at, outcome.effects, snapshot.existingHolders));
     return response(at, outcome);
   }, "results or workunits of this pass");
 }
