@@ -2556,7 +2556,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Past the project's retention window (`outside_retention_window`): records of results sent, trickle messages paid or error outcomes decided that long ago may be purged */
+                /** @description Past the project's retention window (`outside_retention_window`): records of results sent, trickle messages paid or error outcomes decided that long ago may be purged; or a new result of a workunit credited and then purged (`workunit_purged`, naming it) */
                 410: {
                     headers: {
                         [name: string]: unknown;
@@ -2709,7 +2709,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Past the project's retention window (`outside_retention_window`): records of results sent, trickle messages paid or error outcomes decided that long ago may be purged */
+                /** @description Past the project's retention window (`outside_retention_window`): records of results sent, trickle messages paid or error outcomes decided that long ago may be purged; or a new result of a workunit credited and then purged (`workunit_purged`, naming it) */
                 410: {
                     headers: {
                         [name: string]: unknown;
@@ -2862,7 +2862,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Past the project's retention window (`outside_retention_window`): records of results sent, trickle messages paid or error outcomes decided that long ago may be purged */
+                /** @description Past the project's retention window (`outside_retention_window`): records of results sent, trickle messages paid or error outcomes decided that long ago may be purged; or a new result of a workunit credited and then purged (`workunit_purged`, naming it) */
                 410: {
                     headers: {
                         [name: string]: unknown;
@@ -3012,7 +3012,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Past the project's retention window (`outside_retention_window`): records of results sent, trickle messages paid or error outcomes decided that long ago may be purged */
+                /** @description Past the project's retention window (`outside_retention_window`): records of results sent, trickle messages paid or error outcomes decided that long ago may be purged; or a new result of a workunit credited and then purged (`workunit_purged`, naming it) */
                 410: {
                     headers: {
                         [name: string]: unknown;
@@ -6047,7 +6047,7 @@ export interface components {
             fair_high_z_share: number | null;
         };
         PassResponse: {
-            /** @description When the credit was granted (the request's now); a RAC clock that counts credit never moves back to it (SECURITY.md) */
+            /** @description When the credit was granted: the request's now, or the project's clock (its latest grant) if that is later; time never runs backwards (SECURITY.md) */
             now: number;
             workunits: {
                 id: number;
@@ -6156,7 +6156,7 @@ export interface components {
             passes: components["schemas"]["PassRequest"][];
         };
         TrickleResponse: {
-            /** @description When the credit was granted (the request's now); a RAC clock that counts credit never moves back to it (SECURITY.md) */
+            /** @description When the credit was granted: the request's now, or the project's clock (its latest grant) if that is later; time never runs backwards (SECURITY.md) */
             now: number;
             messages: components["schemas"]["TrickleOutcome"][];
         };

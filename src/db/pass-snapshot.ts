@@ -6,9 +6,10 @@ import { havKey } from "../credit/host-app-version-key";
 import type { PassApp, PassSnapshot, PassVersion, StoredResult } from "../credit/pass";
 import type { HostAppVersionStats } from "../credit/pfc";
 import { fairHostState, fairVersionState } from "./fair-rows";
-import { appVersions, apps, hostAppVersions, hosts, projects, results, teams, users, workunits } from "./schema";
+import { appVersions, apps, hostAppVersions, hosts, projects, purgedWorkunits, results, teams, users, workunits } from "./schema";
 import type { ExistingHolders } from "./pass-writes";
 import { int64Text, jsonList } from "./sql-helpers";
+import { startedClock } from "./stat-updates";
 import { PFC_MODES, RESULT_OUTCOMES, decode, decodeNullable, validOutcome } from "./codes";
 
 import type { Db } from "./client";
@@ -63,13 +64,35 @@ export interface LoadedSnapshot extends PassSnapshot {
   readonly workunitApps: ReadonlyMap<number, number>;
   /** The project's retention horizon and window (a result sent before the horizon may have been purged). */
   readonly retention: { readonly purgedBefore: number; readonly days: number };
+  /** The project's clock: the time of its latest grant (expavg_time once its RAC counts credit; else 0). */
+  readonly clock: number;
+  /** The pass's workunit ids that retention purged (credited, then deleted with their window). */
+  readonly purgedWorkunits: ReadonlySet<number>;
   readonly existingHolders: ExistingHolders;
+}
+
+/**
+ * The recorded runs that may hold the pass's workunit ids: for each id, the run starting at
+ * or before it (one index seek each); whether the id lies in it is checked on return.
+ */
+function purgedRunsOf(db: Db, projectId: number, ids: readonly number[]) {
+  const p = purgedWorkunits;
+  return db
+    .select({ firstId: p.firstId, lastId: p.lastId })
+    .from(p)
+    .where(
+      and(
+        eq(p.projectId, projectId),
+        sql`${p.firstId} IN (SELECT (SELECT max(q.first_id) FROM purged_workunits AS q WHERE q.project_id = ${projectId} AND q.first_id <= j.value)
+          FROM json_each(${JSON.stringify(ids)}) AS j)`,
+      ),
+    );
 }
 
 export async function loadPassSnapshot(db: Db, projectId: number, keys: PassKeys): Promise<LoadedSnapshot> {
   const existing = (t: typeof hosts | typeof users | typeof teams, ids: readonly number[]) =>
     db.select({ id: t.id }).from(t).where(and(eq(t.projectId, projectId), sql`${t.id} IN ${jsonList(ids)}`));
-  const [appRows, versionRows, havRows, wuRows, resultRows, projectRows, hostRows, userRows, teamRows] = await db.batch([
+  const [appRows, versionRows, havRows, wuRows, resultRows, projectRows, hostRows, userRows, teamRows, purgedRuns] = await db.batch([
     db.select().from(apps).where(eq(apps.projectId, projectId)),
     db.select().from(appVersions).where(eq(appVersions.projectId, projectId)),
     db
@@ -99,12 +122,17 @@ export async function loadPassSnapshot(db: Db, projectId: number, keys: PassKeys
       .from(results)
       .where(and(eq(results.projectId, projectId), sql`${results.id} IN ${jsonList(keys.resultIds)}`)),
     db
-      .select({ purgedBefore: projects.purgedBefore, days: projects.resultRetentionDays })
+      .select({
+        purgedBefore: projects.purgedBefore,
+        days: projects.resultRetentionDays,
+        clock: startedClock({ avg: sql`${projects.expavgCredit}`, time: sql`${projects.expavgTime}` }),
+      })
       .from(projects)
       .where(eq(projects.id, projectId)),
     existing(hosts, keys.holders.hosts),
     existing(users, keys.holders.users),
     existing(teams, keys.holders.teams),
+    purgedRunsOf(db, projectId, keys.workunitIds),
   ]);
   return {
     apps: new Map(appRows.map((r) => [r.name, passApp(r)])),
@@ -113,7 +141,9 @@ export async function loadPassSnapshot(db: Db, projectId: number, keys: PassKeys
     fairHostAppVersions: new Map(havRows.map((r) => [havKey(r), fairHostState(r)])),
     creditedWorkunits: new Map(wuRows.map((r) => [r.id, r.credit])),
     workunitApps: new Map(wuRows.map((r) => [r.id, r.appId])),
-    retention: projectRows[0] ?? { purgedBefore: 0, days: 0 },
+    retention: { purgedBefore: projectRows[0]?.purgedBefore ?? 0, days: projectRows[0]?.days ?? 0 },
+    clock: projectRows[0]?.clock ?? 0,
+    purgedWorkunits: new Set(keys.workunitIds.filter((id) => purgedRuns.some((run) => run.firstId <= id && id <= run.lastId))),
     existingHolders: {
       hosts: new Set(hostRows.map((r) => r.id)),
       users: new Set(userRows.map((r) => r.id)),

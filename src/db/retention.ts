@@ -5,7 +5,7 @@
  */
 import { type SQL, sql } from "drizzle-orm";
 import type { AnySQLiteColumn } from "drizzle-orm/sqlite-core";
-import { amRpcs, auditLog, projects, results, trickles, workunits } from "./schema";
+import { amRpcs, auditLog, projects, purgedWorkunits, results, trickles, workunits } from "./schema";
 import { name } from "./sql-helpers";
 
 /** Raises one of a project's marks of progress to `value`, never lowering it (a late or repeated run cannot undo one). */
@@ -24,9 +24,34 @@ export function purgeResults(projectId: number, cutoff: number, limit: number): 
     WHERE ${name(results.projectId)} = ${projectId} AND ${name(results.decidedAt)} < ${cutoff} LIMIT ${limit})`;
 }
 
+/** The next chunk of workunits credited before `cutoff`, in id order: what purgeWorkunits deletes. */
+const dueWorkunits = (projectId: number, cutoff: number, limit: number): SQL =>
+  sql`SELECT ${name(workunits.id)} AS id FROM ${workunits}
+    WHERE ${name(workunits.projectId)} = ${projectId} AND ${name(workunits.creditedAt)} < ${cutoff} ORDER BY ${name(workunits.id)} LIMIT ${limit}`;
+
+/**
+ * Records the chunk purgeWorkunits is about to delete (run before it, in the same batch) as
+ * runs of consecutive ids: a run that starts right after one already recorded extends it,
+ * any other is a new row. Only ids that were stored go into a run (an id never credited, a
+ * workunit still running, stays outside), so a result refused for one is really inconsistent.
+ * Cost: one row written per run (BOINC numbers workunits in order, so a chunk is mostly one).
+ */
+export function recordPurgedWorkunits(projectId: number, cutoff: number, limit: number): SQL[] {
+  const p = purgedWorkunits;
+  const runs = sql`runs AS (SELECT min(id) AS first, max(id) AS last FROM
+      (SELECT id, id - row_number() OVER (ORDER BY id) AS run FROM (${dueWorkunits(projectId, cutoff, limit)})) GROUP BY run)`;
+  const mine = sql`${name(p.projectId)} = ${projectId}`;
+  return [
+    // New rows first (checked against the recorded runs before any is extended), then extensions.
+    sql`WITH ${runs} INSERT INTO ${p} (${name(p.projectId)}, ${name(p.firstId)}, ${name(p.lastId)})
+      SELECT ${projectId}, first, last FROM runs WHERE NOT EXISTS (SELECT 1 FROM ${p} WHERE ${mine} AND ${name(p.lastId)} = runs.first - 1)`,
+    sql`WITH ${runs} UPDATE ${p} SET ${name(p.lastId)} = (SELECT last FROM runs WHERE runs.first = ${name(p.lastId)} + 1)
+      WHERE ${mine} AND ${name(p.lastId)} + 1 IN (SELECT first FROM runs)`,
+  ];
+}
+
 export function purgeWorkunits(projectId: number, cutoff: number, limit: number): SQL {
-  return sql`DELETE FROM ${workunits} WHERE ${name(workunits.projectId)} = ${projectId} AND ${name(workunits.id)} IN (SELECT ${name(workunits.id)} FROM ${workunits}
-    WHERE ${name(workunits.projectId)} = ${projectId} AND ${name(workunits.creditedAt)} < ${cutoff} LIMIT ${limit})`;
+  return sql`DELETE FROM ${workunits} WHERE ${name(workunits.projectId)} = ${projectId} AND ${name(workunits.id)} IN (${dueWorkunits(projectId, cutoff, limit)})`;
 }
 
 /**

@@ -348,6 +348,22 @@ export const workunits = sqliteTable(
 );
 
 /**
+ * The workunits the retention purge deleted, as runs of consecutive ids (`first_id` to
+ * `last_id`, every id in it was a stored workunit): a new result for one of them is refused,
+ * never credited as a fresh workunit (docs/storage.md). One row per run, not per workunit.
+ */
+// WITHOUT ROWID (hand-written in its migration: a row write costs one D1 row, not two); keep it if a migration rebuilds the table.
+export const purgedWorkunits = sqliteTable(
+  "purged_workunits",
+  {
+    projectId: projectId(),
+    firstId: integer("first_id").notNull(),
+    lastId: integer("last_id").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.projectId, t.firstId] })],
+);
+
+/**
  * Every result with a final outcome: a verdict (valid/invalid) or an error outcome. Written
  * once, ever: the primary key is what makes a result count exactly once. A row holds only
  * what a replay's answer, the fairness report and the retention purge read (docs/storage.md).

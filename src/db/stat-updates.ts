@@ -122,6 +122,13 @@ export const recentAverageRun = {
   },
 };
 
+/**
+ * A row's RAC clock once it counts credit (0 before: a clock set only by a creation time may
+ * still start earlier, as a backfill's first grant does). updateRecentAverage never moves it back.
+ */
+export function startedClock(c: { avg: SQL; time: SQL }): SQL<number> {
+  return sql<number>`CASE WHEN ${c.avg} = 0 THEN 0 ELSE ${c.time} END`;
+}
 
 /** The stored pair decayed to `at`: what a leaderboard ranks by (decayedRecentAverage). */
 export const decayedRecentAverageTwin = {

@@ -11,6 +11,7 @@ import { readModelWrites } from "./read-model-writes";
 import { apps, hosts, projects, trickles, users } from "./schema";
 import { chunks, insertFromJson, int64Text, jsonInt64, jsonList, wholeSeconds } from "./sql-helpers";
 import { FLOPS_SOURCES, decode, encode } from "./codes";
+import { startedClock } from "./stat-updates";
 
 /** A paid message as stored: its answer again, for a re-post with the same fingerprint. */
 export interface StoredTrickle {
@@ -57,6 +58,7 @@ export async function loadTrickleSnapshot(db: Db, projectId: number, keys: Trick
         p95: projects.fpopsP95,
         purgedThrough: projects.tricklesPurgedThrough,
         retentionDays: projects.resultRetentionDays,
+        clock: startedClock({ avg: sql`${projects.expavgCredit}`, time: sql`${projects.expavgTime}` }),
       })
       .from(projects)
       .where(eq(projects.id, projectId)),
@@ -72,6 +74,8 @@ export async function loadTrickleSnapshot(db: Db, projectId: number, keys: Trick
     ),
     percentiles: project && project.p50 !== null && project.p95 !== null ? { p50: project.p50, p95: project.p95 } : null,
     retention: { purgedThrough: project?.purgedThrough ?? 0, days: project?.retentionDays ?? 0 },
+    /** The project's clock: the time of its latest grant (expavg_time once its RAC counts credit; else 0). */
+    clock: project?.clock ?? 0,
   };
 }
 

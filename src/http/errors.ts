@@ -87,7 +87,7 @@ export function errorResponses(...statuses: ErrorStatus[]) {
     403: "A token of another project",
     404: "Unknown project, app, app version or entity",
     409: "Conflicts with what is stored; `concurrent_write`: another request was writing the same rows and this one lost the race after its retries (nothing written; retry after Retry-After)",
-    410: "Past the project's retention window (`outside_retention_window`): records of results sent, trickle messages paid or error outcomes decided that long ago may be purged",
+    410: "Past the project's retention window (`outside_retention_window`): records of results sent, trickle messages paid or error outcomes decided that long ago may be purged; or a new result of a workunit credited and then purged (`workunit_purged`, naming it)",
     413: "Too large",
     415: "The body is not sent as application/json",
     422: "Well-formed but impossible",

@@ -23,7 +23,7 @@ import {
 } from "../credit/constants";
 import { runBatch } from "../db/batch";
 import type { Db } from "../db/client";
-import { purgeAmRpcs, purgeAudit, purgeResults, purgeTrickles, purgeWorkunits, raiseHorizon, raiseTrickleHorizon } from "../db/retention";
+import { purgeAmRpcs, purgeAudit, purgeResults, purgeTrickles, purgeWorkunits, raiseHorizon, recordPurgedWorkunits, raiseTrickleHorizon } from "../db/retention";
 import { and, gt, not } from "drizzle-orm";
 import { projects } from "../db/schema";
 import { livesHere } from "../db/project-db";
@@ -91,12 +91,17 @@ export async function purgeProject(
   settings: RetentionSettings,
 ) {
   const cutoff = Math.min(now, project.clock) - project.resultRetentionDays * SECONDS_PER_DAY;
-  const [, trickles = 0, , results = 0, workunits = 0] = await drain(db, settings, (limit) => [
-    // Each horizon first, in the same transaction: it refuses what the deletes after it forget.
+  const [, trickles = 0, , results = 0, , , workunits = 0] = await drain(db, settings, (limit) => [
+    // Each horizon (and the purged workunits' record) first, in the same transaction: it refuses what the deletes after it forget.
     raiseTrickleHorizon(project.id, cutoff, limit),
     purgeTrickles(project.id, cutoff, limit),
     ...(project.credited
-      ? [raiseHorizon(project.id, cutoff + MAX_CLOCK_SKEW_SECONDS), purgeResults(project.id, cutoff, limit), purgeWorkunits(project.id, cutoff, limit)]
+      ? [
+          raiseHorizon(project.id, cutoff + MAX_CLOCK_SKEW_SECONDS),
+          purgeResults(project.id, cutoff, limit),
+          ...recordPurgedWorkunits(project.id, cutoff, limit),
+          purgeWorkunits(project.id, cutoff, limit),
+        ]
       : []),
   ]);
   return { results, workunits, trickles };

@@ -66,7 +66,8 @@ export const NowSchema = z
 
 /** The `now` of an answer: the time credit was granted at. */
 export const GrantedAtSchema = z.number().openapi({
-  description: "When the credit was granted (the request's now); a RAC clock that counts credit never moves back to it (SECURITY.md)",
+  description:
+    "When the credit was granted: the request's now, or the project's clock (its latest grant) if that is later; time never runs backwards (SECURITY.md)",
 });
 
 // Lives in ../clock (lower layers read it too); re-exported for the routes.
@@ -84,3 +85,15 @@ export function resolveNow(given: number | undefined): number {
   return given;
 }
 
+
+/**
+ * Time never runs backwards (SECURITY.md): credit is granted at the request's `now` or, if that
+ * is earlier, at the project's clock (the time of its latest grant; 0 before its first), as
+ * BOINC grants at its server's clock. So a `now` in the past moves no RAC clock back (a clock
+ * set only by a creation time included) and adds no history before the project's current day.
+ * A project's passes in order (the bridge's backfill) have each `now` at or after the clock:
+ * granted at their `now`, unchanged.
+ */
+export function grantTime(now: number, projectClock: number): number {
+  return Math.max(now, projectClock);
+}

@@ -125,7 +125,7 @@ describe("history roll-up", () => {
     expect((await historyOf(api, "/users/10/history")).days).toEqual(now.days);
   });
 
-  it("is crash-safe: a cut-short roll-up reads the same, a failed batch changes nothing, and a late pass joins the holder's current day", { timeout: 120_000 }, async () => {
+  it("is crash-safe: a cut-short roll-up reads the same, a failed batch changes nothing, and a late pass is granted at the project's clock", { timeout: 120_000 }, async () => {
     const { api, id } = await fixedProject({ result_retention_days: 3650 });
     await postThirtyMonths(api);
     const db = database(env.DB);
@@ -156,9 +156,9 @@ describe("history roll-up", () => {
     expect(done).toBe(BOUNDARY);
     expect(await rollUpProject(db, { ...project, historyRolledBefore: done }, SERVER_NOW, tight)).toBe(0);
 
-    // A pass dated March 2024, after user 10's clock reached 2026-06-15: its RAC clock never runs
-    // back (SECURITY.md), so the 100 credits join the user's current day (its last grant's),
-    // not a day in a month already rolled up.
+    // A pass dated March 2024, after the project's clock reached 2026-06-15: time never runs
+    // backwards (SECURITY.md), so it is granted at the clock, and its 100 credits are the
+    // clock's day's, not a day in a month already rolled up.
     await grant(api, 1000, 100, Date.UTC(2024, 2, 10, 12) / 1000);
     const late = await historyOf(api, "/users/10/history");
     expect(late.days.find((d) => d.date === "2024-03-01")).toMatchObject({ period: "month", credit: 150 });

@@ -68,9 +68,9 @@ export async function ingestPassBatch(db: Db, projectId: number, body: PassBatch
     let refused: ApiError | null = null;
     for (const [k, pass] of prepared.entries()) {
       try {
-        const { answer, effects, after } = decidePass(pass, snapshot);
+        const { answer, effects, after, at } = decidePass(pass, snapshot);
         answers.push(answer);
-        decided.push({ now: pass.now, effects });
+        decided.push({ now: at, effects });
         snapshot = after;
       } catch (e) {
         if (!(e instanceof ApiError)) throw e;

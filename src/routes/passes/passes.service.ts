@@ -14,7 +14,7 @@ import { runBatch } from "../../db/batch";
 import { retryOnConflict } from "../../http/conflict-retry";
 import { ApiError, type Issue } from "../../http/errors";
 import { fingerprint64 } from "../../http/fingerprint";
-import { MAX_CLOCK_SKEW_SECONDS } from "../common";
+import { MAX_CLOCK_SKEW_SECONDS, grantTime } from "../common";
 import type { PassRequest, PassResponse } from "./passes.schemas";
 
 
@@ -108,6 +108,34 @@ function checkRetention(body: PassRequest, snapshot: LoadedSnapshot): void {
       410,
       "outside_retention_window",
       `results sent before ${purgedBefore} are past the project's ${days}-day idempotency window; their records may be purged, so they cannot be credited; nothing was written`,
+      issues,
+    );
+  }
+}
+
+/**
+ * A new result for a workunit that was credited and then purged by retention is inconsistent
+ * (BOINC creates no result for a workunit once it has a canonical result, and a result of it
+ * sent before the horizon is refused above): it can no longer get the workunit's credit and is
+ * never credited as a fresh workunit. Re-posts of its stored results still replay.
+ */
+function checkPurgedWorkunits(body: PassRequest, snapshot: LoadedSnapshot): void {
+  const issues: Issue[] = [];
+  const purged = new Set<number>();
+  body.workunits.forEach((w, i) => {
+    if (!snapshot.purgedWorkunits.has(w.id) || snapshot.creditedWorkunits.has(w.id)) return;
+    w.results.forEach((r, j) => {
+      if (snapshot.finalResults.has(r.id)) return;
+      purged.add(w.id);
+      issues.push({ path: `workunits[${i}].results[${j}]`, message: `result ${r.id} is new, and workunit ${w.id} was credited and purged by retention` });
+    });
+  });
+  if (issues.length > 0) {
+    const named = purged.size === 1 ? `workunit ${[...purged][0]} was` : `workunits ${[...purged].join(", ")} were`;
+    throw new ApiError(
+      410,
+      "workunit_purged",
+      `${named} credited and then purged with the project's ${snapshot.retention.days}-day window: a new result can't get the workunit's credit and is never credited as a new workunit; nothing was written`,
       issues,
     );
   }
@@ -221,6 +249,8 @@ export async function preparePass(now: number, body: PassRequest): Promise<Prepa
 
 /** What one pass decided against a snapshot: its answer, its effects, and the snapshot as its writes leave it. */
 export interface DecidedPass {
+  /** The time it is granted at: its `now`, or the project's clock if that is later (grantTime). */
+  readonly at: number;
   readonly answer: PassResponse;
   readonly effects: PassEffects;
   readonly after: LoadedSnapshot;
@@ -230,17 +260,29 @@ export interface DecidedPass {
 export function decidePass(pass: PreparedPass, snapshot: LoadedSnapshot): DecidedPass {
   checkReferences(pass.body, snapshot);
   checkRetention(pass.body, snapshot);
+  checkPurgedWorkunits(pass.body, snapshot);
   const outcome = runPass(snapshot, pass.input);
   if (outcome.conflicts.length > 0) {
     throw new ApiError(409, "conflict", "results already decided with other content; nothing was written", outcome.conflicts);
   }
   const workunitApps = new Map(snapshot.workunitApps);
   for (const w of outcome.effects.workunits) workunitApps.set(w.id, w.appId);
+  const at = grantTime(pass.now, snapshot.clock);
+  // A grant moves the project's clock to its time (the next pass of a batch is granted no earlier).
+  const clock = outcome.effects.grants.some((g) => g.credit > 0) || (snapshot.clock > 0 && outcome.effects.grants.length > 0) ? at : snapshot.clock;
   return {
-    answer: response(pass.now, outcome),
+    at,
+    answer: response(at, outcome),
     effects: outcome.effects,
     // existingHolders stays as read: the batch writer follows which holders its passes create.
-    after: { ...outcome.after, workunitApps, retention: snapshot.retention, existingHolders: snapshot.existingHolders },
+    after: {
+      ...outcome.after,
+      workunitApps,
+      retention: snapshot.retention,
+      existingHolders: snapshot.existingHolders,
+      clock,
+      purgedWorkunits: snapshot.purgedWorkunits,
+    },
   };
 }
 
@@ -248,8 +290,8 @@ export async function ingestPass(db: Db, projectId: number, now: number, body: P
   const pass = await preparePass(now, body);
   return retryOnConflict(async () => {
     const snapshot = await loadPassSnapshot(db, projectId, pass.keys);
-    const { answer, effects } = decidePass(pass, snapshot);
-    await runBatch(db, passWrites(projectId, now, effects, snapshot.existingHolders));
+    const { answer, effects, at } = decidePass(pass, snapshot);
+    await runBatch(db, passWrites(projectId, at, effects, snapshot.existingHolders));
     return answer;
   }, "results or workunits of this pass");
 }

@@ -15,6 +15,7 @@ import type { Db } from "../../db/client";
 import { type PaidTrickle, type StoredTrickle, type TrickleSnapshot, loadTrickleSnapshot, trickleWrites } from "../../db/trickle-writes";
 import { ApiError, type Issue } from "../../http/errors";
 import { fingerprint64 } from "../../http/fingerprint";
+import { grantTime } from "../common";
 import type { TrickleMessage, TrickleOutcome, TrickleRequest, TrickleResponse } from "./trickles.schemas";
 
 
@@ -116,8 +117,9 @@ export async function ingestTrickles(db: Db, projectId: number, now: number, bod
   const keys = { messageIds: body.messages.map((m) => m.id), hostIds: [...new Set(body.messages.map((m) => m.host_id))] };
   return retryOnConflict(async () => {
     const snap = await loadTrickleSnapshot(db, projectId, keys);
-    const batch = payBatch(body, prints, snap, now);
-    await runBatch(db, trickleWrites(projectId, now, batch.paid, batch.grants, batch.attributions));
-    return { now, messages: batch.outcomes };
+    const at = grantTime(now, snap.clock);
+    const batch = payBatch(body, prints, snap, at);
+    await runBatch(db, trickleWrites(projectId, at, batch.paid, batch.grants, batch.attributions));
+    return { now: at, messages: batch.outcomes };
   }, "trickle messages of this batch");
 }
