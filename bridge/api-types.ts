@@ -5690,7 +5690,7 @@ export interface components {
             url: string | null;
             /** @description When the project was created in Cobblestone */
             create_time: number;
-            /** @description The `now` of the earliest pass that granted credit (a backfill's oldest history); null before any */
+            /** @description When the project's first credit was granted (a backfill's oldest history); a pass posted later with an older `now` is granted at the project's clock, so this never moves back. Null before any grant */
             first_credit_time: number | null;
             /** @description All credit granted in the project */
             total_credit: number;

@@ -70,8 +70,14 @@ function expectFiniteNumbers(value: unknown, where: string, key = ""): void {
   } else if (value === null) {
     // Nullable by contract: a result's claim under some modes, and a pass's pfc mode.
     // fair_*: null until the fair policy has learned a level or scale (docs/fair-credit.md).
+    // first_credit_time: null until the project's first grant (docs/api.md).
     const allowed =
-      key === "claimed_credit" || key === "pfc_mode" || key === "url" || key === "expires_at" || key.startsWith("fair_");
+      key === "claimed_credit" ||
+      key === "pfc_mode" ||
+      key === "url" ||
+      key === "expires_at" ||
+      key === "first_credit_time" ||
+      key.startsWith("fair_");
     expect(allowed || !NUMERIC.test(key), `${where}: ${key} is null`).toBe(true);
   } else if (Array.isArray(value)) {
     value.forEach((v) => expectFiniteNumbers(v, where, key));

@@ -59,15 +59,18 @@ describe("public project reads", () => {
     const res = await call("GET", `/v1/projects/${slug}`);
     expect(res.body.first_credit_time).toBe(t);
     expect(res.body.create_time).toBeGreaterThan(t + 30 * 86400);
-    // History posted later for an older second moves it back; a pass that grants nothing does not.
-    await api.ok("POST", "/passes", passFor(t - 86400, 3, { host: 2, user: 2 }));
+    // A pass posted later for an older second is granted at the project's clock (time never
+    // runs backwards, SECURITY.md), so it does not move the first credit back; nor does a pass
+    // that grants nothing.
+    const late = await api.ok("POST", "/passes", passFor(t - 86400, 3, { host: 2, user: 2 }));
+    expect(late.now).toBe(t + 3600);
     const pending = passFor(t - 2 * 86400, 4, { host: 2, user: 2 });
     for (const r of pending.workunits[0]!.results) r.validate_state = "inconclusive";
     await api.ok("POST", "/passes", pending);
     await runCron();
-    expect((await call("GET", `/v1/projects/${slug}`)).body.first_credit_time).toBe(t - 86400);
+    expect((await call("GET", `/v1/projects/${slug}`)).body.first_credit_time).toBe(t);
     const listed = (await call("GET", "/v1/projects")).body.projects.find((p: any) => p.slug === slug);
-    expect(listed.first_credit_time).toBe(t - 86400);
+    expect(listed.first_credit_time).toBe(t);
   });
 
   it("an unknown project is 404", async () => {

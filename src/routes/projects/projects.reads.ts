@@ -20,7 +20,7 @@ const ProjectSchema = z
     first_credit_time: z
       .number()
       .nullable()
-      .openapi({ description: "The `now` of the earliest pass that granted credit (a backfill's oldest history); null before any" }),
+      .openapi({ description: "When the project's first credit was granted (a backfill's oldest history); a pass posted later with an older `now` is granted at the project's clock, so this never moves back. Null before any grant" }),
     total_credit: z.number().openapi({ description: "All credit granted in the project" }),
     expavg_credit: z.number(),
     expavg_time: z.number(),
