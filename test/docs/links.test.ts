@@ -8,9 +8,11 @@ import { describe, expect, it } from "vitest";
 import { anchorOf, anchors, linkTargets, npmRunScripts } from "./markdown";
 
 const root = new URL("../../", import.meta.url).pathname;
-const docs = readdirSync(join(root, "docs"))
-  .filter((name) => name.endsWith(".md"))
-  .map((name) => join(root, "docs", name));
+const docs = ["docs", "docs/spec"].flatMap((dir) =>
+  readdirSync(join(root, dir))
+    .filter((name) => name.endsWith(".md"))
+    .map((name) => join(root, dir, name)),
+);
 const files = ["README.md", "SECURITY.md", "BENCHMARKS.md"].map((f) => join(root, f)).concat(docs);
 const scripts = Object.keys(JSON.parse(readFileSync(join(root, "package.json"), "utf8")).scripts);
 
