@@ -7,12 +7,11 @@
  * specification a citation points at is docs/spec/. Markdown files there (the traces' README)
  * have their relative links checked as links.test.ts checks the docs'.
  */
-import { existsSync, readFileSync, readdirSync } from "node:fs";
-import { dirname, join, relative } from "node:path";
+import { readFileSync, readdirSync } from "node:fs";
+import { join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
-import { anchors, linkTargets } from "./markdown";
+import { brokenLink, linkTargets, root } from "./markdown";
 
-const root = new URL("../../", import.meta.url).pathname;
 const scanned = /\.(ts|tsx|js|mjs|cjs|md)$/;
 // The docs checks themselves hold deliberately broken citations as examples.
 const skipped = [join(root, "test/docs")];
@@ -43,22 +42,9 @@ export function citationsIn(text: string): string[] {
   return [...text.matchAll(citation)].map((m) => m[0]);
 }
 
-/** Why a citation does not resolve, or null when it does. */
+/** Why a citation does not resolve, or null when it does: `docs/` is read from the root. */
 export function brokenCitation(cited: string): string | null {
-  const [path = "", anchor] = cited.split("#");
-  const file = join(root, path);
-  if (!existsSync(file)) return `${cited}: no file ${path}`;
-  if (anchor === undefined) return null;
-  return anchors(readFileSync(file, "utf8")).has(anchor) ? null : `${cited}: no heading #${anchor} in ${path}`;
-}
-
-/** Why a relative Markdown link of `from` does not resolve, or null when it does. */
-export function brokenLink(from: string, target: string): string | null {
-  const [path = "", anchor] = target.split("#");
-  const file = path === "" ? from : join(dirname(from), decodeURI(path));
-  if (!existsSync(file)) return `${target}: no file ${relative(root, file)}`;
-  if (anchor === undefined || !file.endsWith(".md")) return null;
-  return anchors(readFileSync(file, "utf8")).has(anchor) ? null : `${target}: no heading #${anchor}`;
+  return brokenLink(join(root, "README.md"), cited);
 }
 
 /** Each line that cites a document outside the repository, with what it cites. */
