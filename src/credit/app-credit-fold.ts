@@ -22,7 +22,7 @@ export interface AppCreditRun {
   readonly jobs: number;
 }
 
-/** The row after one run; a row not there yet starts its RAC clock at the run's `now` (edge case E14). */
+/** The row after one run; a row not there yet starts its RAC clock at the run's `now` (docs/spec/edge-cases.md#e14). */
 export function applyAppCreditRun(row: AppCreditRow | undefined, run: AppCreditRun): AppCreditRow {
   const start = row ?? { total: 0, expavg: 0, expavgTime: run.now, njobs: 0 };
   const ra: RecentAverage = updateRecentAverage({ expavgCredit: start.expavg, expavgTime: start.expavgTime }, run.now, run.firstStart, run.firstCredit);

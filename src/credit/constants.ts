@@ -1,5 +1,5 @@
 /**
- * BOINC's credit constants, in one place (CREDIT_SEMANTICS.md Part B §1).
+ * BOINC's credit constants, in one place (docs/spec/credit.md#constants).
  * Names follow BOINC's so that project admins recognise them.
  */
 
@@ -88,7 +88,7 @@ export const CENTRAL_STALE_AFTER = 30 * SECONDS_PER_DAY;
  */
 export const CENTRAL_CONTRIBUTOR_WEIGHT_CAP = 10;
 
-/** How an app's claims are paid (an app setting): BOINC's CreditNew, or the fair variant (FAIR_MODE). */
+/** How an app's claims are paid (an app setting): BOINC's CreditNew, or the fair variant (docs/spec/fair-policy.md). */
 export const CREDIT_POLICIES = ["boinc", "fair"] as const;
 export type CreditPolicy = (typeof CREDIT_POLICIES)[number];
 

@@ -26,7 +26,7 @@ export interface RuntimeClaim {
 /**
  * --credit_from_runtime: elapsed × flops per result (1e9 → 4.3e9, no cpu_time fallback), a
  * claim over twice the bound reset to the bound, claims ≤ 0 or over max_granted_credit
- * dropped, then low_average; 0 when nothing remains (edge case E22).
+ * dropped, then low_average; 0 when nothing remains (docs/spec/edge-cases.md#e22).
  */
 export function creditFromRuntime(
   results: readonly RuntimeClaim[],

@@ -31,7 +31,7 @@ export function claimFromPfc(pfc: PfcResult, wu: WorkunitEstimate, maxGrantedCre
 /**
  * The averaging step of assign_credit_set: two or more NORMAL claims ignore the approximate
  * ones; a single NORMAL claim counts twice among the approximate ones; INVALID claims are
- * dropped; with nothing left the workunit estimate is the answer (edge case E23).
+ * dropped; with nothing left the workunit estimate is the answer (docs/spec/edge-cases.md#e23).
  */
 export function creditFromClaims(
   claims: readonly Claim[],

@@ -1,6 +1,6 @@
 import type { HostAppVersionSamples } from "./pfc";
 
-/** What became of a result that did not succeed (Part A §8). */
+/** What became of a result that did not succeed (docs/spec/credit.md#errors). */
 export const ERROR_OUTCOMES = ["error", "timeout", "aborted"] as const;
 export type ErrorOutcome = (typeof ERROR_OUTCOMES)[number];
 

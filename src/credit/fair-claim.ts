@@ -1,5 +1,5 @@
 /**
- * R1 of FAIR_MODE: the peak-FLOP count the fair policy pays for one valid result, and the
+ * docs/spec/fair-policy.md#r1: the peak-FLOP count the fair policy pays for one valid result, and the
  * statistics it moves. Pure. The caller records the valid outcome (afterValid) first, as the
  * validator does before it computes the claim.
  */
@@ -79,7 +79,7 @@ export function versionScale(v: FairVersionState, defaultScale: number): number 
   return v.scale ?? defaultScale;
 }
 
-/** E of FAIR_MODE: est × L_v × s; null while the version has no level. */
+/** E (docs/spec/fair-policy.md#terms): est × L_v × s; null while the version has no level. */
 export function expectedPfc(est: number, v: FairVersionState, defaultScale: number): number | null {
   return v.level === null ? null : est * v.level * versionScale(v, defaultScale);
 }
@@ -126,7 +126,7 @@ export function fairClaim(input: FairClaimInput): FairClaim {
     } else if (z < version.tLo - FAIR.margin) {
       [pfc, rule, run] = [e * Math.exp(z), "outlier_low", nextRun(host.run, -1)];
     } else {
-      // R1.4 (version 2): only the share w_v of z is paid; w_v = 0 pays the expected credit.
+      // docs/spec/fair-policy.md#r14 (version 2): only the share w_v of z is paid; w_v = 0 pays the expected credit.
       [pfc, rule, run] = [e * Math.exp(share * z), "normalized", 0];
     }
     if (input.hostScaleCheck && input.consecutiveValid < CONS_VALID_HOST_SCALE && pfc > e) {
@@ -150,7 +150,7 @@ export function fairClaim(input: FairClaimInput): FairClaim {
     h = addYoungSample(host, x);
     sample = x;
   }
-  // R1.8: only hosts in good standing move the level, and once the version has its level
+  // docs/spec/fair-policy.md#r18: only hosts in good standing move the level, and once the version has its level
   // (version 2: from its versionBuffer-th sample, not its 100th) only within the band.
   if (good && (v.n < FAIR.versionBuffer || Math.abs(sample - Math.log(v.level!)) <= FAIR.band)) {
     v = addLevelSample(v, sample);

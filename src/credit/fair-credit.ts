@@ -1,7 +1,7 @@
 /**
- * R2 of FAIR_MODE: a workunit's credit from its valid results' fair claims. As BOINC's
+ * docs/spec/fair-policy.md#r2: a workunit's credit from its valid results' fair claims. As BOINC's
  * assign_credit_set, a pegged average anchored at the expected PFC, then max_granted_credit;
- * but never NaN, infinite or negative (R1.9).
+ * but never NaN, infinite or negative (docs/spec/fair-policy.md#r19).
  */
 import { PEGGED_PROXIMITY } from "./constants";
 import { pfcToCredit } from "./pfc";

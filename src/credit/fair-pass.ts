@@ -1,8 +1,8 @@
 /**
  * The fair statistics through one validator pass. Unlike BOINC's per-result copies, the
- * reference model updates host and version state live, result by result (FAIR_MODE "Order
- * matters"), so this keeps one current state per host × version and per version, and hands
- * the pass's final states to the writer.
+ * reference model updates host and version state live, result by result
+ * (docs/spec/fair-policy.md#order-within-a-pass), so this keeps one current state per host ×
+ * version and per version, and hands the pass's final states to the writer.
  */
 import { type FairRule, type FairMeasurements, fairClaim, versionScale } from "./fair-claim";
 import { boundFairClaim } from "./fair-credit";
@@ -59,7 +59,7 @@ export class FairPassState {
     return this.versions.get(id) ?? this.versionInputs.get(id)?.fair ?? NEW_FAIR_VERSION;
   }
 
-  /** A valid result of a regular (not anonymous-platform) version: R0 then R1. */
+  /** A valid result of a regular (not anonymous-platform) version: docs/spec/fair-policy.md#r0 then docs/spec/fair-policy.md#r1. */
   claim(
     key: HostAppVersionKey,
     r: FairMeasurements,

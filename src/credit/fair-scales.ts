@@ -1,5 +1,5 @@
 /**
- * R3 of FAIR_MODE: the feeder's rescale for the fair statistics of one app. Mature versions
+ * docs/spec/fair-policy.md#r3: the feeder's rescale for the fair statistics of one app. Mature versions
  * (FAIR.versionSamples samples) get S / L_v; the others keep a seed scale from the plan-class
  * registry, so that a young GPU version is not paid raw peak FLOPs.
  */

@@ -1,5 +1,5 @@
 /**
- * The fair policy's statistics (FAIR_MODE "State"): O(1) per host × app version and per app
+ * The fair policy's statistics (docs/spec/fair-policy.md#state): O(1) per host × app version and per app
  * version, plus a bootstrap buffer that is emptied once full. Pure updates; nothing here
  * reads a clock or the database.
  */
@@ -62,12 +62,12 @@ export function relearn(h: FairHostState): FairHostState {
   return { ...NEW_FAIR_HOST, err: h.err, f: h.f };
 }
 
-/** R0: a client error or timeout raises the rate. */
+/** A client error or timeout raises the rate (docs/spec/fair-policy.md#r0). */
 export function afterError(h: FairHostState): FairHostState {
   return { ...h, err: h.err + FAIR.errorAlpha * (1 - h.err) };
 }
 
-/** R0: a valid result lowers it. */
+/** A valid result lowers it (docs/spec/fair-policy.md#r0). */
 export function afterValid(h: FairHostState): FairHostState {
   return { ...h, err: h.err * (1 - FAIR.errorAlpha) };
 }
@@ -83,7 +83,7 @@ export function addYoungSample(h: FairHostState, x: number): FairHostState {
   return n >= FAIR.hostSamples ? { ...h, n, buf: [], q: median(buf) } : { ...h, n, buf };
 }
 
-/** R1.8: the version level: the median of its first samples, then a running mean of e^x. */
+/** The version level: the median of its first samples, then a running mean of e^x (docs/spec/fair-policy.md#r18). */
 export function addLevelSample(v: FairVersionState, x: number): FairVersionState {
   if (v.n < FAIR.versionBuffer) {
     const buf = [...v.buf, x];
@@ -94,7 +94,7 @@ export function addLevelSample(v: FairVersionState, x: number): FairVersionState
   return { ...v, n: v.n + 1, level: v.level! + w * (Math.exp(x) - v.level!) };
 }
 
-/** R1.7: stochastic-approximation step of the version's z quantiles. */
+/** Stochastic-approximation step of the version's z quantiles (docs/spec/fair-policy.md#r17). */
 export function addZSample(v: FairVersionState, z: number): FairVersionState {
   const eta = FAIR.quantileStep * (v.zn < FAIR.quantileWarmup ? 2 : 1);
   const above = (t: number) => (z > t ? 1 : 0);
@@ -107,7 +107,7 @@ export function addZSample(v: FairVersionState, z: number): FairVersionState {
 }
 
 /**
- * R1.4: how much of a job's z is paid, from the version's z band: 0 where the band is that of
+ * docs/spec/fair-policy.md#r14: how much of a job's z is paid, from the version's z band: 0 where the band is that of
  * noise around rsc_fpops_est (the job is paid the expected credit), 1 where est hides job sizes.
  */
 export function paidShare(v: FairVersionState): number {
@@ -115,7 +115,7 @@ export function paidShare(v: FairVersionState): number {
   return Math.min(1, Math.max(0, share));
 }
 
-/** R1.7: the most a host's high-z share may be and still feed its version's z quantiles. */
+/** The most a host's high-z share may be and still feed its version's z quantiles (docs/spec/fair-policy.md#r17). */
 export function quantileGate(v: FairVersionState): number {
   return Math.max(FAIR.gateFactor * v.fv, v.fv + FAIR.gateMargin);
 }
@@ -128,7 +128,7 @@ export interface GateStep {
 }
 
 /**
- * R1.7 for an established host in good standing: both shares move towards 1[z > tHi] (tHi as
+ * docs/spec/fair-policy.md#r17 for an established host in good standing: both shares move towards 1[z > tHi] (tHi as
  * before this result), then z feeds the quantiles only if the host's share is within the gate.
  * A new record starts at the gate, so a host must show ordinary z before it has a say.
  */
@@ -147,7 +147,7 @@ export function isMatureVersion(v: FairVersionState): boolean {
   return v.n >= FAIR.versionSamples && v.level !== null;
 }
 
-/** R0: a client error or a timeout counts; an abort by the project (exit 202) does not. */
+/** A client error or a timeout counts; an abort by the project (exit 202) does not (docs/spec/fair-policy.md#r0). */
 export function errorCountsAgainstHost(outcome: ErrorOutcome): boolean {
   return outcome === "error" || outcome === "timeout";
 }
@@ -160,9 +160,9 @@ export interface FairErrorEffect {
 }
 
 /**
- * R0 on a host × version's row. BOINC's scheduler creates the row when it sends the job, so
+ * docs/spec/fair-policy.md#r0 on a host × version's row. BOINC's scheduler creates the row when it sends the job, so
  * under the fair policy an error for a row that does not exist yet creates it and counts.
- * Under "boinc" a missing row stays missing (BOINC's numbers, Part A §8): the rate counts only
+ * Under "boinc" a missing row stays missing (BOINC's numbers, docs/spec/credit.md#errors): the rate counts only
  * where a row exists. `rowExists`: after BOINC's own effect (a timeout creates the row).
  */
 export function fairErrorEffect(outcome: ErrorOutcome, rowExists: boolean, fairPays: boolean): FairErrorEffect {

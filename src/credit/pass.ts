@@ -19,7 +19,7 @@ import {
 } from "./pfc";
 
 /**
- * One validator pass (CREDIT_SEMANTICS Part A §1–7): workunits in the order given, each with
+ * One validator pass (docs/spec/credit.md): workunits in the order given, each with
  * results the project's validator has judged. Pure: the caller loads a snapshot, runs the pass
  * and persists the effects.
  */
@@ -201,7 +201,8 @@ export interface VersionCreditSample {
 
 /**
  * A result names its host, user and team: the host's owner becomes that user and the user's
- * team that team (Part A §5); any of them not seen before starts here (Part A §6).
+ * team that team (docs/spec/credit.md#attribution); any of them not seen before starts here
+ * (docs/spec/credit.md#first-seen).
  */
 export interface Attribution {
   readonly hostId: number;
@@ -211,12 +212,12 @@ export interface Attribution {
 
 export interface PassEffects {
   readonly attributions: Attribution[];
-  /** Every host_app_version a result names; a missing one is created zeroed (Part A §3.1). */
+  /** Every host_app_version a result names; a missing one is created zeroed (docs/spec/credit.md#missing-host_app_version). */
   readonly hostAppVersionsSeen: HostAppVersionKey[];
   readonly results: NewFinalResult[];
   readonly workunits: CreditedWorkunit[];
   readonly hostAppVersionChanges: HostAppVersionChange[];
-  /** Applied at the end of the pass, pfc samples before credit samples (Part B §2.15). */
+  /** Applied at the end of the pass, pfc samples before credit samples (docs/spec/credit.md#end-of-the-pass). */
   readonly versionPfcSamples: Map<number, number[]>;
   readonly versionCreditSamples: Map<number, VersionCreditSample[]>;
   readonly grants: Grant[];
@@ -255,7 +256,7 @@ function resultHavKey(r: ResultInput, appId: number): HostAppVersionKey {
 
 /**
  * Adaptive replication sent this workunit unreplicated: its valid results don't count toward
- * consecutive_valid (edge case E21).
+ * consecutive_valid (docs/spec/edge-cases.md#e21).
  */
 function sentUnreplicated(wu: WorkunitInput, app: PassApp): boolean {
   return wu.targetNresults === 1 && app.targetNresults > 1;
@@ -311,7 +312,7 @@ class PassRun {
     };
   }
 
-  /** The snapshot after the pass: in-pass copies, then the end-of-pass version statistics (§2.15). */
+  /** The snapshot after the pass: in-pass copies, then the end-of-pass version statistics (docs/spec/credit.md#end-of-the-pass). */
   after(): PassSnapshot {
     const versions = new Map(this.snapshot.versions);
     for (const [id, samples] of this.effects.versionPfcSamples) {
@@ -370,12 +371,12 @@ class PassRun {
     };
   }
 
-  /** A workunit never credited before: BOINC's quorum path (Part A §3). */
+  /** A workunit never credited before: BOINC's quorum path (docs/spec/credit.md#workunits-in-order). */
   private freshSet(wu: WorkunitInput, app: PassApp, results: readonly ResultInput[]) {
     const copies = new Map(results.map((r) => [r.id, this.loadCopy(app, r)]));
     const valid = results.filter((r) => r.validateState === "valid");
     const claims = new Map<number, PolicyClaim>();
-    // credit_from_runtime skips assign_credit_set, and with it every statistic (E22).
+    // credit_from_runtime skips assign_credit_set, and with it every statistic (docs/spec/edge-cases.md#e22).
     if (app.creditMode !== "runtime") {
       // The fair model counts this result in consecutive_valid before its claim.
       const counted = sentUnreplicated(wu, app) ? 0 : 1;
@@ -420,14 +421,14 @@ class PassRun {
     return { credit, outcomes };
   }
 
-  /** New results of an already credited workunit (Part A §7, Part B §2.12 "late path"). */
+  /** New results of an already credited workunit (docs/spec/credit.md#re-posts-and-late-results, docs/spec/credit.md#validator-flow "late path"). */
   private latePath(wu: WorkunitInput, app: PassApp, results: readonly ResultInput[], credit: number) {
     const grants = grantsOnValidation(app.creditMode);
     return results.map((r) => {
       const copy = this.loadCopy(app, r);
       let outcome: ResultOutcome;
       if (r.validateState === "valid") {
-        // is_valid runs before get_pfc here, so the host-scale gate sees the new count (E19).
+        // is_valid runs before get_pfc here, so the host-scale gate sees the new count (docs/spec/edge-cases.md#e19).
         if (!sentUnreplicated(wu, app)) changeConsecutiveValid(copy, "increment");
         // Statistics only; the stored credit is granted.
         const claim = this.claim(wu, app, r, copy, copy.stats.consecutiveValid);
@@ -478,7 +479,7 @@ class PassRun {
     return { boinc: capGrantedCredit(boinc, app.maxGrantedCredit), fair };
   }
 
-  /** R2: an anonymous-platform claim (no fair view) counts with BOINC's capped PFC. */
+  /** An anonymous-platform claim (no fair view) counts with BOINC's capped PFC (docs/spec/fair-policy.md#r2). */
   private fairCredit(claims: readonly PolicyClaim[], app: PassApp): number {
     const anchor = claims.find((c) => c.fair !== undefined && c.fair.expected !== null)?.fair?.expected ?? null;
     return fairWorkunitCredit(
@@ -504,7 +505,7 @@ class PassRun {
     const claim = claimFromPfc(pfc, wu, app.maxGrantedCredit);
     if (version !== null) {
       if (pfc.avPfcSample !== undefined) push(this.effects.versionPfcSamples, r.appVersionId, pfc.avPfcSample);
-      // Our app-version credit sample is the claim after the rsc_fpops_bound cap (Part A §10).
+      // Our app-version credit sample is the claim after the rsc_fpops_bound cap (docs/spec/credit.md#finite-numbers).
       push(this.effects.versionCreditSamples, r.appVersionId, { credit: claim.claimedCredit, time: r.sentTime });
       const fair = this.fair.claim(copy.key, r, wu, app.hostScaleCheck, consecutiveValid);
       return { ...claim, fair };
@@ -594,13 +595,13 @@ class PassRun {
 
   /**
    * Every result a pass names, decided or not, creates its host, user and team if new (their
-   * RAC clock starts now) and moves the host's owner and the user's team (Part A §5–6).
+   * RAC clock starts now) and moves the host's owner and the user's team (docs/spec/credit.md#attribution, docs/spec/credit.md#first-seen).
    */
   private attribute(r: ResultInput): void {
     this.effects.attributions.push({ hostId: r.hostId, userId: r.userId, teamId: r.teamId });
   }
 
-  /** An undecided result: no verdict, no statistics, but it names its accounts (Part A §5–6). */
+  /** An undecided result: no verdict, no statistics, but it names its accounts (docs/spec/credit.md#attribution, docs/spec/credit.md#first-seen). */
   private pending(r: ResultInput): ResultOutcome {
     this.attribute(r);
     return {

@@ -95,7 +95,7 @@ export function pfcToCredit(pfc: number): number {
 }
 
 /**
- * BOINC's get_pfc for a result whose host_app_version exists (ours always does: Part A §3.1).
+ * BOINC's get_pfc for a result whose host_app_version exists (ours always does: docs/spec/credit.md#missing-host_app_version).
  * `version` is null for an anonymous-platform result (it has no app_version row).
  * Host scaling reads the host_app_version as it was before this result's own samples.
  */
@@ -128,7 +128,7 @@ export function getPfc(
       hav.pfc.avg > 0 &&
       !(app.hostScaleCheck && hav.consecutiveValid < CONS_VALID_HOST_SCALE);
     if (scaled) {
-      hostScale = app.minAvgPfc / hav.pfc.avg; // no cap for anonymous platform (E4)
+      hostScale = app.minAvgPfc / hav.pfc.avg; // no cap for anonymous platform (docs/spec/edge-cases.md#e4)
       pfc = rawPfc * hostScale;
     } else {
       pfc = wuEstimatedPfc(wu, app);

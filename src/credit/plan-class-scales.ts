@@ -1,6 +1,6 @@
 /**
  * The cross-project plan-class scale table that BOINC's CreditNew design asked for and BOINC
- * never built (CREDIT_SEMANTICS Part B §5.1): per plan class and per processor type, the
+ * never built (docs/spec/credit.md#plan-class-scale-table): per plan class and per processor type, the
  * average pfc_scale of app versions, weighted by each version's recent average credit
  * decayed to now. Only apps with both CPU and GPU versions that have enough samples count:
  * their GPU scales come from a real comparison with CPU versions, which is what a GPU-only

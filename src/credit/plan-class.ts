@@ -3,7 +3,7 @@ export type ProcType = "cpu" | "nvidia" | "amd" | "intel_gpu" | "apple_gpu";
 
 /**
  * Case-sensitive substring tests in BOINC's order; the first match wins. So "opencl_amd_cpu"
- * and "automatic" count as AMD GPU, as they do in BOINC (edge case E26).
+ * and "automatic" count as AMD GPU, as they do in BOINC (docs/spec/edge-cases.md#e26).
  */
 export function planClassToProcType(planClass: string): ProcType {
   if (planClass.includes("cuda") || planClass.includes("nvidia")) return "nvidia";

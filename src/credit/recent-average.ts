@@ -29,7 +29,7 @@ export const TAYLOR_RATE = (Math.LN2 * SECONDS_PER_DAY) / CREDIT_HALF_LIFE;
  * rate), as BOINC's clamp does. A clock set only by a creation time (average 0) still follows
  * an earlier `now`, so a backfill's first grant starts it where history started.
  * BOINC's Case B divides by zero when the work started at `now`; we take the Taylor limit
- * there instead (CREDIT_SEMANTICS Part A §10: no infinite numbers).
+ * there instead (docs/spec/credit.md#finite-numbers: no infinite numbers).
  */
 export function updateRecentAverage(
   ra: RecentAverage,

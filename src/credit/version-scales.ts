@@ -35,7 +35,7 @@ interface Bucket {
 function bucketOf(versions: readonly VersionForScaling[]): Bucket {
   const b: Bucket = { versionsAboveThreshold: 0, pfcSum: 0, pfcN: 0 };
   for (const v of versions) {
-    // RSC_INFO counts versions with strictly more than MIN_VERSION_SAMPLES (edge case E5).
+    // RSC_INFO counts versions with strictly more than MIN_VERSION_SAMPLES (docs/spec/edge-cases.md#e5).
     if (v.pfc.n > MIN_VERSION_SAMPLES) {
       b.versionsAboveThreshold++;
       b.pfcSum += v.pfc.avg * v.pfc.n;
@@ -57,7 +57,7 @@ export interface VersionScales {
 
 /**
  * BOINC's update_av_scales for one app, over the versions in service. Returns null when BOINC
- * changes nothing (e.g. a single CPU version above threshold and no GPU one: edge case E6).
+ * changes nothing (e.g. a single CPU version above threshold and no GPU one: docs/spec/edge-cases.md#e6).
  * `gpuOnlyFactor` replaces BOINC's 0.1 for a GPU-only app (gpu_only_scale "cross-project").
  */
 export function computeVersionScales(

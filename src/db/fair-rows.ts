@@ -91,7 +91,7 @@ export function fairVersionStateWrites(projectId: number, versions: ReadonlyMap<
 }
 
 /**
- * R0 for client errors and timeouts, applied to the rows as they are now (the caller creates
+ * docs/spec/fair-policy.md#r0 for client errors and timeouts, applied to the rows as they are now (the caller creates
  * the rows fairErrorEffect asks for; a row that still does not exist is skipped). An UPDATE changes a row once, so the k-th error of a row goes in round k.
  */
 export function fairErrorWrites(projectId: number, keys: readonly HostAppVersionKey[]): SQL[] {
@@ -114,7 +114,7 @@ export function fairErrorWrites(projectId: number, keys: readonly HostAppVersion
   );
 }
 
-/** R1.7's gate for a version's high-z share, in SQL (quantileGate in src/credit/fair-state.ts). */
+/** The gate for a version's high-z share (docs/spec/fair-policy.md#r17), in SQL (quantileGate in src/credit/fair-state.ts). */
 export function gateValue(versionShare: SQLWrapper): SQL<number> {
   return sql<number>`max(${FAIR.gateFactor} * ${versionShare}, ${versionShare} + ${FAIR.gateMargin})`;
 }

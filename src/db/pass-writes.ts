@@ -178,7 +178,8 @@ export function freshHolders(effects: Pick<PassEffects, "attributions">, groups:
 
 /**
  * Creates hosts, users and teams first seen in this pass, with their RAC clock at `now`
- * (Part A §6), and records each host's owner and each user's team (latest pass wins, §5).
+ * (docs/spec/credit.md#first-seen), and records each host's owner and each user's team
+ * (latest pass wins, docs/spec/credit.md#attribution).
  */
 export function attributionWrites(
   projectId: number,
@@ -411,7 +412,7 @@ interface CreditColumns {
 }
 
 /**
- * Applies each row's run of grants (grant_credit, Part B §2.13): total += the run's credit,
+ * Applies each row's run of grants (grant_credit, docs/spec/credit.md#grant_credit): total += the run's credit,
  * the RAC updated by the run. `keys` name the row: [column, number of the key's part].
  */
 export function creditRunWrites(
@@ -492,10 +493,10 @@ export function grantGroups(grants: readonly Grant[]): GrantGroups {
   return {
     hosts: groupGrants(grants, (g) => `${g.hostId}`),
     users: groupGrants(grants, (g) => (g.userId !== 0 ? `${g.userId}` : null)),
-    // A host without an owner credits only itself (BOINC's zombie hosts, edge case E18).
+    // A host without an owner credits only itself (BOINC's zombie hosts, docs/spec/edge-cases.md#e18).
     teams: groupGrants(grants, (g) => (g.userId !== 0 && g.teamId !== 0 ? `${g.teamId}` : null)),
     userApps: groupGrants(grants, (g) => (g.userId !== 0 && g.perApp !== "none" ? `${g.userId}/${g.appId}` : null)),
-    // BOINC keeps per-app credit for team 0 ("no team") too (Part B §2.14).
+    // BOINC keeps per-app credit for team 0 ("no team") too (docs/spec/credit.md#grant_credit_by_app).
     teamApps: groupGrants(grants, (g) => (g.userId !== 0 && g.perApp !== "none" ? `${g.teamId}/${g.appId}` : null)),
   };
 }
@@ -558,7 +559,7 @@ function averageWalkParts(
 export const versionById = (projectId: number, id: number) => sql`${name(appVersions.projectId)} = ${projectId} AND ${name(appVersions.id)} = ${id}`;
 
 /**
- * End of the pass (Part B §2.15): per app version, all PFC samples first, then the credit.
+ * End of the pass (docs/spec/credit.md#end-of-the-pass): per app version, all PFC samples first, then the credit.
  * The two touch different columns, so each version's row is written by one statement.
  */
 function versionWrites(projectId: number, now: number, effects: PassEffects): SQL[] {

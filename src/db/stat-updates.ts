@@ -1,9 +1,10 @@
 /**
  * Every persisted statistic exists twice: the TypeScript form (in src/credit/, used for the
  * in-pass copy) and the SQL form here, which applies the same update to the row's CURRENT
- * values when the pass is written, so concurrent passes never lose an update (DESIGN.md,
- * Concurrency). Each pair sits in one object below and test/db/stat-updates.test.ts checks,
- * on random sample sequences against real D1, that the two agree.
+ * values when the pass is written, so concurrent passes never lose an update
+ * (docs/spec/api-contract.md#concurrency). Each pair sits in one object below and
+ * test/db/stat-updates.test.ts checks, on random sample sequences against real D1, that the
+ * two agree.
  *
  * A sample is an SQL expression (usually a column of the one-row sample table a statement
  * joins with `UPDATE … FROM (SELECT ? AS …) AS s`), so each bound value appears once.
@@ -78,7 +79,7 @@ export const averageVarUpdate = {
 /**
  * A run of credit grants to one row in one pass, all at the pass's `now`. Only the first can
  * decay the average or start it (Case B); every later one has a zero gap and adds credit·ln2/7
- * (edge case E13), so the run collapses to: first grant, then the rest summed.
+ * (docs/spec/edge-cases.md#e13), so the run collapses to: first grant, then the rest summed.
  */
 export interface GrantRun {
   readonly now: number;
@@ -111,7 +112,7 @@ export const recentAverageRun = {
     const caseA = sql`${c.avg} * ${weight} + CASE WHEN 1.0 - ${weight} > ${lit(RAC_TAYLOR_THRESHOLD)}
       THEN (1.0 - ${weight}) * (${g.credit} / (${diff} / ${lit(SECONDS_PER_DAY)}))
       ELSE ${g.credit} * ${lit(TAYLOR_RATE)} END`;
-    // Case B with work started at now is the Taylor limit, not BOINC's infinity (Part A §10).
+    // Case B with work started at now is the Taylor limit, not BOINC's infinity (docs/spec/credit.md#finite-numbers).
     const caseB = sql`CASE WHEN ${g.credit} = 0 THEN ${c.avg}
       WHEN ${g.now} - ${g.start} > 0 THEN ${g.credit} / ((${g.now} - ${g.start}) / ${lit(SECONDS_PER_DAY)})
       ELSE ${g.credit} * ${lit(TAYLOR_RATE)} END`;

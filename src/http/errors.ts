@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import type { ZodError } from "zod";
 
-/** The error shape of every 4xx/5xx answer (DESIGN.md, API contract). */
+/** The error shape of every 4xx/5xx answer (docs/spec/api-contract.md#errors). */
 export const ErrorSchema = z
   .object({
     error: z.object({

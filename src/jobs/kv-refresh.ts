@@ -1,5 +1,5 @@
 /**
- * The minute cron's KV refresh (DESIGN.md, Reads from KV): fresh snapshots of everything
+ * The minute cron's KV refresh (docs/spec/api-contract.md#reads-from-kv): fresh snapshots of everything
  * passes and registrations queued (src/db/kv-marks.ts); then, in one batch, the queue rows it
  * read are deleted and what it did not write is queued again (rows queued meanwhile stay).
  * A run does at most `budget` KV writes (a Worker

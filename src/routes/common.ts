@@ -17,7 +17,7 @@ export const SlugParams = z.object({
 });
 
 /**
- * Input ranges that keep every derived statistic a finite double (Part A §10): a sum of
+ * Input ranges that keep every derived statistic a finite double (docs/spec/credit.md#finite-numbers): a sum of
  * samples or a squared deviation can never overflow. They are far beyond any real job.
  */
 export const LIMITS = {

@@ -1,5 +1,5 @@
 /**
- * The feeder's periodic work (BOINC's update_av_scales, Part B §2.16): per app, the versions
+ * The feeder's periodic work (BOINC's update_av_scales, docs/spec/credit.md#rescale): per app, the versions
  * in service decide the app's min_avg_pfc and each well-sampled version's pfc_scale.
  */
 import { and, eq, sql } from "drizzle-orm";
@@ -24,7 +24,7 @@ export interface AppRescale {
   readonly scaledVersions: readonly { id: number; pfcScale: number }[];
   /** A GPU-only app with gpu_only_scale "cross-project": the factor used instead of 0.1, and why. */
   readonly crossProject?: AppGpuOnlyFactor & { readonly registryVersion: number | null };
-  /** The fair policy's rescale (FAIR_MODE R3), done for every app whatever its policy. */
+  /** The fair policy's rescale (docs/spec/fair-policy.md#r3), done for every app whatever its policy. */
   readonly fair: { readonly level: number | null; readonly basis: FairScaleBasis | null };
 }
 

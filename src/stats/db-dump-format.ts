@@ -1,5 +1,5 @@
 /**
- * Records of BOINC's db_dump default export (CREDIT_SEMANTICS Part B §3; sched/db_dump.cpp),
+ * Records of BOINC's db_dump default export (docs/spec/credit.md#stats-export; sched/db_dump.cpp),
  * with its element names, order and number formats (%f: six decimals; %d: an integer), so
  * that the stats sites that import BOINC projects can import ours unchanged. Fields BOINC
  * has and Cobblestone does not keep are written as BOINC writes an empty value (strings) or

@@ -1,5 +1,5 @@
 /**
- * Tokens (DESIGN.md, API contract): no or an unknown token is 401, the token of another
+ * Tokens (docs/spec/api-contract.md#tokens): no or an unknown token is 401, the token of another
  * project 403, admin routes need the admin token; and a refused request writes nothing.
  */
 import { describe, expect, it } from "vitest";

@@ -1,5 +1,5 @@
 /**
- * Bad input (DESIGN.md, API contract): every refusal has the documented status and error
+ * Bad input (docs/spec/api-contract.md#errors): every refusal has the documented status and error
  * shape, names the offending fields, and writes nothing — checked after each refusal by the
  * hosts of the pass still being unknown, app-version statistics untouched, and the same pass,
  * made valid, being processed for the first time (replayed false).

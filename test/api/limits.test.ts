@@ -1,5 +1,5 @@
 /**
- * Inputs that would make a statistic non-finite are rejected (Part A §10); every size limit
+ * Inputs that would make a statistic non-finite are rejected (docs/spec/credit.md#finite-numbers); every size limit
  * answers 413; ids must survive a round trip through a double.
  */
 import { describe, expect, it } from "vitest";

@@ -20,7 +20,7 @@ describe("reading state back", () => {
 
   it("a host reports BOINC's stored pair and the RAC decayed to as_of", async () => {
     const { api } = await setupProject();
-    // Registered 10 days before the pass: its first grant takes the decay branch (edge case E14).
+    // Registered 10 days before the pass: its first grant takes the decay branch (docs/spec/edge-cases.md#e14).
     await api.ok("PUT", "/hosts/70", { create_time: 1000, user_id: 70 });
     await api.ok("POST", "/passes", { now: 1000 + 10 * 86400, workunits: [workunit(1, [result(11, { host_id: 70, user_id: 70 })])] });
     const host = await api.ok("GET", "/hosts/70");

@@ -14,7 +14,7 @@ const feed = (samples: readonly number[], p = HAV_AVERAGE, from: Average = EMPTY
   samples.reduce((acc, x) => updateAverage(acc, x, p), from);
 const range = (a: number, b: number) => Array.from({ length: b - a + 1 }, (_, i) => a + i);
 
-describe("AVERAGE with HAV parameters (20, 0.01, 10) — Part B §7 vectors", () => {
+describe("AVERAGE with HAV parameters (20, 0.01, 10) — docs/spec/credit.md#reference-values vectors", () => {
   it("samples 1, 2, 3 give the running mean 1, 1.5, 2", () => {
     expect(feed([1])).toEqual({ n: 1, avg: 1 });
     expect(feed([1, 2])).toEqual({ n: 2, avg: 1.5 });
@@ -54,7 +54,7 @@ describe("AVERAGE with HAV parameters (20, 0.01, 10) — Part B §7 vectors", ()
   });
 });
 
-describe("AVERAGE edge rules (Part B §2.2, E25)", () => {
+describe("AVERAGE edge rules (docs/spec/credit.md#average, docs/spec/edge-cases.md#e25)", () => {
   it("does not truncate while the average is 0", () => {
     // three zeros, then 1000: nothing to truncate against; (0+0+0+1000)/4 = 250
     expect(feed([0, 0, 0, 1000])).toEqual({ n: 4, avg: 250 });
@@ -88,7 +88,7 @@ describe("AVERAGE edge rules (Part B §2.2, E25)", () => {
   });
 });
 
-describe("AVERAGE_VAR with (20, 0.01, 10) — Part B §7 vectors", () => {
+describe("AVERAGE_VAR with (20, 0.01, 10) — docs/spec/credit.md#reference-values vectors", () => {
   const feedVar = (samples: readonly number[]) =>
     samples.reduce((acc, x) => updateAverageVar(acc, x, HAV_AVERAGE), EMPTY_AVERAGE_VAR);
 

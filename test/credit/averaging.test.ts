@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { lowAverage, peggedAverage } from "../../src/credit/averaging";
 import { expectRel } from "./close";
 
-describe("pegged_average (weight 1/(0.1·anchor + |anchor − x|)) — Part B §7", () => {
+describe("pegged_average (weight 1/(0.1·anchor + |anchor − x|)) — docs/spec/credit.md#reference-values", () => {
   it("pegged({1e12, 2e12, 1.1e12}, anchor 1e12) = 1088571428571.4288", () => {
     // in units of 1e12: weights 1/0.1 = 10, 1/1.1, 1/0.2 = 5
     // (10·1 + 2/1.1 + 5·1.1) / (10 + 1/1.1 + 5)
@@ -24,7 +24,7 @@ describe("pegged_average (weight 1/(0.1·anchor + |anchor − x|)) — Part B §
   });
 });
 
-describe("low_average (Σ x·(S − x) / ((n − 1)·S)) — Part B §7", () => {
+describe("low_average (Σ x·(S − x) / ((n − 1)·S)) — docs/spec/credit.md#reference-values", () => {
   it("low_average({10, 20, 30}) = 18.333333333333332", () => {
     // (10·50 + 20·40 + 30·30) / (2·60) = 2200/120
     expectRel(lowAverage([10, 20, 30]), 18.333333333333332);

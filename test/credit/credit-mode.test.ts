@@ -8,7 +8,7 @@ const MAX = 73_000_000;
 const credit = (pfc: number) => (pfc * 200) / 86400e9;
 const run = (elapsedTime: number, flopsEstimate: number) => ({ elapsedTime, flopsEstimate });
 
-describe("credit_from_runtime (E22)", () => {
+describe("credit_from_runtime (docs/spec/edge-cases.md#e22)", () => {
   it("credits a single result elapsed × flops", () => {
     expect(creditFromRuntime([run(100, 1e10)], WU, MAX)).toBe(credit(1e12));
   });

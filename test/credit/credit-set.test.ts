@@ -23,12 +23,12 @@ const pfcResult = (pfc: number, mode: PfcMode): PfcResult => ({
 });
 const claim = (pfc: number, mode: PfcMode, max = MAX): Claim => claimFromPfc(pfcResult(pfc, mode), WU, max);
 
-describe("assign_credit_set per result: the bound cap and the max_granted test (E24)", () => {
+describe("assign_credit_set per result: the bound cap and the max_granted test (docs/spec/edge-cases.md#e24)", () => {
   it("caps a claim above rsc_fpops_bound to the bound and keeps its mode", () => {
     const c = claim(5e13, "normal");
     expect(c.cappedPfc).toBe(1e13);
     expect(c.mode).toBe("normal");
-    expect(c.claimedCredit).toBe(23.148148148148149); // credit(1e13 FLOP), Part B §7
+    expect(c.claimedCredit).toBe(23.148148148148149); // credit(1e13 FLOP), docs/spec/credit.md#reference-values
   });
 
   it("leaves a claim at or under the bound alone", () => {
@@ -52,7 +52,7 @@ describe("assign_credit_set per result: the bound cap and the max_granted test (
   });
 });
 
-describe("assign_credit_set averaging (E23), anchor = rsc_fpops_est × min_avg_pfc = 1e12", () => {
+describe("assign_credit_set averaging (docs/spec/edge-cases.md#e23), anchor = rsc_fpops_est × min_avg_pfc = 1e12", () => {
   it("two NORMAL claims ignore the APPROX ones", () => {
     // pegged({1e12, 2e12}): weights 10 and 10/11 (units 1e11) → 13/12 · 1e12
     const x = creditFromClaims([claim(1e12, "normal"), claim(2e12, "normal"), claim(9e12, "approx")], WU, APP);
@@ -88,6 +88,6 @@ describe("assign_credit_set averaging (E23), anchor = rsc_fpops_est × min_avg_p
   it("averages the capped claims, not the raw ones", () => {
     // 5e13 and 9e13 both cap to 1e13; pegged of equal values is that value
     const x = creditFromClaims([claim(5e13, "approx"), claim(9e13, "approx")], WU, APP);
-    expectRel(x, 23.148148148148149); // credit(1e13 FLOP), Part B §7
+    expectRel(x, 23.148148148148149); // credit(1e13 FLOP), docs/spec/credit.md#reference-values
   });
 });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { errorEffect } from "../../src/credit/error-outcome";
 
-describe("error outcomes (Part A §8)", () => {
+describe("error outcomes (docs/spec/credit.md#errors)", () => {
   it("error resets consecutive_valid of an existing host_app_version", () => {
     expect(errorEffect("error", true)).toEqual({ createIfMissing: false, samples: {}, resetConsecutiveValid: true });
   });

@@ -1,4 +1,4 @@
-/** FAIR_MODE R1, one rule at a time, with numbers worked out by hand (setup: fair-claim-setup.ts). */
+/** docs/spec/fair-policy.md#r1, one rule at a time, with numbers worked out by hand (setup: fair-claim-setup.ts). */
 import { describe, expect, it } from "vitest";
 import { FAIR } from "../../src/credit/constants";
 import { NEW_FAIR_HOST } from "../../src/credit/fair-state";

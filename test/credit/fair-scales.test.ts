@@ -33,7 +33,7 @@ describe("seed scales", () => {
   });
 });
 
-describe("the fair rescale (R3)", () => {
+describe("the fair rescale (docs/spec/fair-policy.md#r3)", () => {
   it("CPU and GPU: S = min of the n-weighted levels; young versions keep their seed", () => {
     const out = computeFairScales(
       [version(1, "", 100, 2), version(2, "", 300, 3), version(3, "cuda", 200, 20), version(4, "cuda", 99, 30)],
@@ -70,7 +70,7 @@ describe("the fair rescale (R3)", () => {
   });
 });
 
-describe("the workunit credit (R2)", () => {
+describe("the workunit credit (docs/spec/fair-policy.md#r2)", () => {
   const COBBLE = 200 / 86400e9;
   it("a single claim is its credit; two are pegged to the anchor", () => {
     expectRel(fairWorkunitCredit([4.32e14], 1e14, 0), 4.32e14 * COBBLE);

@@ -12,7 +12,7 @@ import {
 } from "../../src/credit/fair-state";
 import { expectRel } from "./close";
 
-describe("the error rate (R0)", () => {
+describe("the error rate (docs/spec/fair-policy.md#r0)", () => {
   it("rises by 5% of the gap per error or timeout and falls 5% per valid result", () => {
     let h = NEW_FAIR_HOST;
     const expected = [0.05, 0.0975, 0.142625];

@@ -1,5 +1,6 @@
 /**
- * Version 2's rules (FAIR_MODE R1.4, R1.7, R0's error row), with numbers worked out by hand.
+ * Version 2's rules (docs/spec/fair-policy.md#r14, docs/spec/fair-policy.md#r17, and
+ * docs/spec/fair-policy.md#r0 for the error row), with numbers worked out by hand.
  * The setup of fair-claim-setup.ts: E = 1e12, an established host with q = ln 2, so a result
  * with r = f / 1e9 has z = ln(r / 2).
  */
@@ -19,7 +20,7 @@ import { expectRel } from "./close";
 /** A version whose z band is t_hi − t_lo = width. */
 const band = (tHi: number, tLo: number): FairVersionState => ({ ...VERSION, tHi, tLo });
 
-describe("w_v, the paid share of z (R1.4)", () => {
+describe("w_v, the paid share of z (docs/spec/fair-policy.md#r14)", () => {
   it("is 0 at a band of ln 2 and below, 1 at ln 4 and above, linear between", () => {
     expect(paidShare(band(Math.log(2), 0))).toBe(0);
     expect(paidShare(band(Math.log(1.5), 0))).toBe(0);
@@ -62,7 +63,7 @@ describe("w_v, the paid share of z (R1.4)", () => {
   });
 });
 
-describe("the gate on the z quantiles (R1.7)", () => {
+describe("the gate on the z quantiles (docs/spec/fair-policy.md#r17)", () => {
   it("is max(3 f_v, f_v + 0.10)", () => {
     expectRel(quantileGate({ ...VERSION, fv: 0.02 }), 0.12);
     expectRel(quantileGate({ ...VERSION, fv: 0.01 }), 0.11);
@@ -110,7 +111,7 @@ describe("the gate on the z quantiles (R1.7)", () => {
   });
 });
 
-describe("an error for a host × version without a row (R0)", () => {
+describe("an error for a host × version without a row (docs/spec/fair-policy.md#r0)", () => {
   it("creates the row and counts under the fair policy: err = 0.05", () => {
     expect(fairErrorEffect("error", false, true)).toEqual({ counts: true, createsRow: true });
     expectRel(afterError(NEW_FAIR_HOST).err, 0.05);

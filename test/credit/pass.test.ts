@@ -82,7 +82,7 @@ const stored = (over: Partial<StoredResult> = {}): StoredResult => ({
   ...over,
 });
 
-describe("a fresh workunit with two valid results on new hosts (Part A §3)", () => {
+describe("a fresh workunit with two valid results on new hosts (docs/spec/credit.md#workunits-in-order)", () => {
   // r1: 100 s → 1e12 FLOP; r2: 200 s → 2e12 FLOP. No scales yet, so both claims are APPROX.
   // pegged({1e12, 2e12}, anchor 1e12): weights 10 and 10/11 (units 1e11) → 13/12 · 1e12
   const wuCredit = credit((13 / 12) * 1e12);
@@ -144,14 +144,14 @@ describe("fresh workunits: other claims", () => {
     expect(out.effects.versionCreditSamples.size).toBe(0);
   });
 
-  it("queues the claim after the bound cap as the app-version credit sample (Part A §10)", () => {
-    // 5000 s × 1e10 = 5e13 > bound 1e13; credit(1e13 FLOP) = 23.148148148148149 (Part B §7)
+  it("queues the claim after the bound cap as the app-version credit sample (docs/spec/credit.md#finite-numbers)", () => {
+    // 5000 s × 1e10 = 5e13 > bound 1e13; credit(1e13 FLOP) = 23.148148148148149 (docs/spec/credit.md#reference-values)
     const out = runPass(snapshot(), [workunit(1, [result(1, { elapsedTime: 5000 })])]);
     expect(out.effects.versionCreditSamples.get(10)).toEqual([{ credit: 23.148148148148149, time: 1000 }]);
     expect(out.workunits[0]!.results[0]!.pfcMode).toBe("approx");
   });
 
-  it("a runtime outlier still gives an app-version credit sample but no pfc sample (E8)", () => {
+  it("a runtime outlier still gives an app-version credit sample but no pfc sample (docs/spec/edge-cases.md#e8)", () => {
     const out = runPass(snapshot(), [workunit(1, [result(1, { runtimeOutlier: true })])]);
     expect(out.effects.versionPfcSamples.size).toBe(0);
     expect(out.effects.versionCreditSamples.get(10)).toHaveLength(1);
@@ -161,7 +161,7 @@ describe("fresh workunits: other claims", () => {
   });
 });
 
-describe("invalid and inconclusive results (Part A §3.4)", () => {
+describe("invalid and inconclusive results (docs/spec/credit.md#verdicts)", () => {
   it("an invalid result gets nothing and resets consecutive_valid", () => {
     const out = runPass(snapshot({ havs: [[102, { consecutiveValid: 5 }]] }), [
       workunit(1, [result(1), result(2, { validateState: "invalid" })]),
@@ -172,7 +172,7 @@ describe("invalid and inconclusive results (Part A §3.4)", () => {
     expect(r2).toEqual({ id: 2, validateState: "invalid", grantedCredit: 0, claimedCredit: null, pfcMode: null, replayed: false });
     expect(out.effects.grants.map((g) => g.resultId)).toEqual([1]);
     expect(out.effects.hostAppVersionChanges[1]).toEqual({ ...key(102), samples: {}, consecutiveValid: "reset" });
-    // an invalid result still names its host, user and team (Part A §5)
+    // an invalid result still names its host, user and team (docs/spec/credit.md#attribution)
     expect(out.effects.attributions).toEqual([
       { hostId: 101, userId: 201, teamId: 300 },
       { hostId: 102, userId: 202, teamId: 300 },
@@ -199,7 +199,7 @@ describe("invalid and inconclusive results (Part A §3.4)", () => {
     const e = out.effects;
     expect([e.workunits, e.results, e.grants, e.hostAppVersionChanges]).toEqual([[], [], [], []]);
     expect(e.versionPfcSamples.size + e.versionCreditSamples.size).toBe(0);
-    // ...but they name their accounts, which start (or move) here (Part A §5–6)
+    // ...but they name their accounts, which start (or move) here (docs/spec/credit.md#attribution, docs/spec/credit.md#first-seen)
     expect(e.attributions).toEqual([
       { hostId: 101, userId: 201, teamId: 300 },
       { hostId: 102, userId: 202, teamId: 300 },
@@ -213,7 +213,7 @@ describe("invalid and inconclusive results (Part A §3.4)", () => {
   });
 });
 
-describe("late results of a credited workunit (Part A §7, E19)", () => {
+describe("late results of a credited workunit (docs/spec/credit.md#re-posts-and-late-results, docs/spec/edge-cases.md#e19)", () => {
   // Host 103 has 10 pfc samples averaging 1 and 9 consecutive valid results; the version has
   // 100 samples averaging 1 and pfc_scale 0.5; the app asks for the host-scale check.
   const setup: Setup = {
@@ -270,7 +270,7 @@ describe("late results of a credited workunit (Part A §7, E19)", () => {
   });
 });
 
-describe("re-posts (Part A §7)", () => {
+describe("re-posts (docs/spec/credit.md#re-posts-and-late-results)", () => {
   it("a result with the same fingerprint is replayed with its stored outcome", () => {
     const finals: Array<[number, StoredResult]> = [
       [1, stored()],
@@ -303,7 +303,7 @@ describe("re-posts (Part A §7)", () => {
   });
 });
 
-describe("consecutive_valid under adaptive replication (E21)", () => {
+describe("consecutive_valid under adaptive replication (docs/spec/edge-cases.md#e21)", () => {
   it("a workunit sent unreplicated (wu target 1, app target 2) does not increment it", () => {
     const out = runPass(snapshot(), [workunit(1, [result(1)], { targetNresults: 1 })]);
     const change = out.effects.hostAppVersionChanges[0]!;
@@ -336,7 +336,7 @@ describe("two results of one workunit on the same host and app version", () => {
   });
 });
 
-describe("credit modes (Part A §3.3, Part B §2.12)", () => {
+describe("credit modes (docs/spec/credit.md#credit-mode, docs/spec/credit.md#validator-flow)", () => {
   const two = (over: Partial<WorkunitInput> = {}, r2: Partial<ResultInput> = {}) => [
     workunit(1, [result(1, { claimedCredit: 7 }), result(2, { claimedCredit: 9, ...r2 })], over),
   ];
@@ -348,7 +348,7 @@ describe("credit modes (Part A §3.3, Part B §2.12)", () => {
     expect(out.effects.versionPfcSamples.get(10)).toEqual([1, 1]);
   });
 
-  it("fixed without canonical_credit grants 0, and the grant still happens (E17)", () => {
+  it("fixed without canonical_credit grants 0, and the grant still happens (docs/spec/edge-cases.md#e17)", () => {
     const out = runPass(snapshot({ app: { creditMode: "fixed" } }), two());
     expect(out.effects.grants.map((g) => g.credit)).toEqual([0, 0]);
   });
@@ -380,7 +380,7 @@ describe("credit modes (Part A §3.3, Part B §2.12)", () => {
     expect(out.effects.versionCreditSamples.get(10)).toHaveLength(2);
   });
 
-  it("runtime takes low_average over valid and invalid results and skips all statistics (E22)", () => {
+  it("runtime takes low_average over valid and invalid results and skips all statistics (docs/spec/edge-cases.md#e22)", () => {
     // r1 valid 100 s → 1e12; r2 invalid 300 s → 3e12; low_average: 2·1·3/(1 + 3) = 1.5 (units 1e12)
     const out = runPass(
       snapshot({ app: { creditMode: "runtime" } }),
@@ -396,7 +396,7 @@ describe("credit modes (Part A §3.3, Part B §2.12)", () => {
     expect(out.effects.versionPfcSamples.size + out.effects.versionCreditSamples.size).toBe(0);
   });
 
-  it("runtime still updates statistics for a late result (E19)", () => {
+  it("runtime still updates statistics for a late result (docs/spec/edge-cases.md#e19)", () => {
     const out = runPass(snapshot({ app: { creditMode: "runtime" }, credited: [[1, 3.5]] }), [workunit(1, [result(3)])]);
     expect(out.workunits[0]!.results[0]!.grantedCredit).toBe(3.5);
     expect(out.effects.hostAppVersionChanges[0]!.samples.pfc).toBe(1);
@@ -404,7 +404,7 @@ describe("credit modes (Part A §3.3, Part B §2.12)", () => {
   });
 });
 
-describe("max_granted_credit (E24)", () => {
+describe("max_granted_credit (docs/spec/edge-cases.md#e24)", () => {
   it("claims over the cap are INVALID; the WU estimate that remains is capped", () => {
     // each claim credit(1e12) ≈ 2.31 > 2 → INVALID; nothing left → anchor 1e12 → 2.31 → min(·, 2)
     const out = runPass(snapshot({ app: { maxGrantedCredit: 2 } }), [workunit(1, [result(1), result(2)])]);

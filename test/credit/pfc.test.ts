@@ -41,7 +41,7 @@ const hav = (n: number, avg: number, consecutiveValid = 0): HostAppVersionStats 
 });
 
 describe("credit of a PFC", () => {
-  it("credit(1e13 FLOP) = 23.148148148148149 (Part B §7)", () => {
+  it("credit(1e13 FLOP) = 23.148148148148149 (docs/spec/credit.md#reference-values)", () => {
     expect(pfcToCreditExpanded(1e13)).toBe(23.148148148148149); // (1e13·200)/86400e9, one rounding
     expectRel(pfcToCredit(1e13), 23.148148148148149, 1e-15);
   });
@@ -90,7 +90,7 @@ describe("get_pfc: a first result of a new version on a new host", () => {
   });
 });
 
-describe("get_pfc: elapsed-time fallback (E11)", () => {
+describe("get_pfc: elapsed-time fallback (docs/spec/edge-cases.md#e11)", () => {
   it("uses cpu_time when elapsed_time < 1e-6", () => {
     for (const elapsedTime of [0, 5e-7]) {
       const p = getPfc(r({ elapsedTime, cpuTime: 50 }), WU, APP, FRESH_VERSION, FRESH_HAV);
@@ -112,7 +112,7 @@ describe("get_pfc: elapsed-time fallback (E11)", () => {
   });
 });
 
-describe("get_pfc: missing or failed benchmark (E9, E10)", () => {
+describe("get_pfc: missing or failed benchmark (docs/spec/edge-cases.md#e9, docs/spec/edge-cases.md#e10)", () => {
   it.each([0, -5, 1e9])("flops_estimate %s becomes 4.3e9 and marks a runtime outlier", (flopsEstimate) => {
     const p = getPfc(r({ flopsEstimate }), WU, APP, FRESH_VERSION, FRESH_HAV);
     expect(p.rawPfc).toBe(100 * 4.3e9);
@@ -161,7 +161,7 @@ describe("get_pfc: insane ratio raw/est outside 1e-4..1e4", () => {
   });
 });
 
-describe("get_pfc: anonymous platform (E4)", () => {
+describe("get_pfc: anonymous platform (docs/spec/edge-cases.md#e4)", () => {
   const anon = r({ anonymous: true });
   const APP2 = { ...APP, minAvgPfc: 2 };
 
@@ -199,7 +199,7 @@ describe("get_pfc: anonymous platform (E4)", () => {
   });
 });
 
-describe("get_pfc: normal platform scaling (E3, E5)", () => {
+describe("get_pfc: normal platform scaling (docs/spec/edge-cases.md#e3, docs/spec/edge-cases.md#e5)", () => {
   // version: 100 samples averaging 2, pfc_scale 0.5; host: 10 samples averaging 4
   const version: AppVersionStats = { pfc: { n: 100, avg: 2 }, pfcScale: 0.5 };
 

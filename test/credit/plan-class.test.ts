@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { isGpuPlanClass, planClassToProcType } from "../../src/credit/plan-class";
 
-describe("plan_class_to_proc_type: case-sensitive substrings, first match wins (Part B §2.6, E26)", () => {
+describe("plan_class_to_proc_type: case-sensitive substrings, first match wins (docs/spec/credit.md#plan-class-to-processor-type, docs/spec/edge-cases.md#e26)", () => {
   it.each([
     ["cuda", "nvidia"],
     ["cuda_fermi", "nvidia"],

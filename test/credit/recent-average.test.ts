@@ -11,7 +11,7 @@ const DAY = 86400;
 const HOUR = 3600;
 const T0 = 1_700_000_000; // an arbitrary "now"; only differences matter in Case A
 
-describe("update_average Case B: never updated (expavg_time = 0), work ≠ 0 — Part B §7", () => {
+describe("update_average Case B: never updated (expavg_time = 0), work ≠ 0 — docs/spec/credit.md#reference-values", () => {
   it("100 credit started 1 day before now gives 100/day", () => {
     // 100 / (86400/86400)
     expect(updateRecentAverage({ expavgCredit: 0, expavgTime: 0 }, T0, T0 - DAY, 100)).toEqual({
@@ -50,7 +50,7 @@ describe("update_average Case C: never updated, no work", () => {
   });
 });
 
-describe("update_average Case A: decay, then the new work — Part B §7", () => {
+describe("update_average Case A: decay, then the new work — docs/spec/credit.md#reference-values", () => {
   const at = (gap: number, avg: number, work: number) =>
     updateRecentAverage({ expavgCredit: avg, expavgTime: T0 }, T0 + gap, T0, work);
 
@@ -106,7 +106,7 @@ describe("update_average Case A: decay, then the new work — Part B §7", () =>
   });
 });
 
-describe("update_average: the Taylor/exact switch at 1 − w = 1e-6 (≈ 0.87254 s, E16)", () => {
+describe("update_average: the Taylor/exact switch at 1 − w = 1e-6 (≈ 0.87254 s, docs/spec/edge-cases.md#e16)", () => {
   // The switch: 1 − 2^(−d/604800) = 1e-6 ⇔ d = −604800·log2(1 − 1e-6) ≈ 0.8725418 s
   const switchGap = -604800 * Math.log2(1 - 1e-6);
   const w = (d: number) => Math.pow(2, -d / 604800);
@@ -136,12 +136,12 @@ describe("update_average: the Taylor/exact switch at 1 − w = 1e-6 (≈ 0.87254
   });
 });
 
-describe("decay for display (Part B §2.5): avg·2^(−(t − avg_time)/604800)", () => {
+describe("decay for display (docs/spec/credit.md#decay-for-display): avg·2^(−(t − avg_time)/604800)", () => {
   it("halves 1000 after 7 days", () => {
     expectRel(decayedRecentAverage({ expavgCredit: 1000, expavgTime: T0 }, T0 + 7 * DAY), 500);
   });
 
-  it("gives 905.7236642639067 after 1 day (Part B §7)", () => {
+  it("gives 905.7236642639067 after 1 day (docs/spec/credit.md#reference-values)", () => {
     expectRel(decayedRecentAverage({ expavgCredit: 1000, expavgTime: T0 }, T0 + DAY), 905.7236642639067);
   });
 

@@ -12,8 +12,8 @@ const v = (planClass: string, n: number, avg: number, over: Partial<VersionForSc
   ...over,
 });
 
-describe("update_av_scales decision (Part B §2.16, E6, E7)", () => {
-  it("one CPU version above threshold and no GPU version: nothing changes (E6)", () => {
+describe("update_av_scales decision (docs/spec/credit.md#rescale, docs/spec/edge-cases.md#e6, docs/spec/edge-cases.md#e7)", () => {
+  it("one CPU version above threshold and no GPU version: nothing changes (docs/spec/edge-cases.md#e6)", () => {
     expect(computeVersionScales([v("", 500, 2)])).toBeNull();
   });
 
@@ -57,7 +57,7 @@ describe("update_av_scales decision (Part B §2.16, E6, E7)", () => {
   });
 });
 
-describe("update_av_scales thresholds (E5): n > 100 for the averages, n ≥ 100 to be scaled", () => {
+describe("update_av_scales thresholds (docs/spec/edge-cases.md#e5): n > 100 for the averages, n ≥ 100 to be scaled", () => {
   it("a version with exactly 100 samples is left out of the average but is scaled", () => {
     // averaged: (101·2 + 101·4) / 202 = 3; the n=100 version (avg 1000) doesn't count
     const a = v("", 101, 2);
@@ -80,7 +80,7 @@ describe("update_av_scales thresholds (E5): n > 100 for the averages, n ≥ 100 
   });
 });
 
-describe("versions in service (Part A §9)", () => {
+describe("versions in service (docs/spec/credit.md#rescale)", () => {
   it("excludes deprecated versions", () => {
     const a = v("", 500, 1);
     const b = v("mt", 500, 1, { deprecated: true });

@@ -2,26 +2,18 @@
  * README.md, SECURITY.md, BENCHMARKS.md and docs/ point at things that exist: every relative link resolves to a file (and
  * its #anchor to a heading there), and every `npm run x` they mention is a script.
  */
-import { existsSync, readFileSync, readdirSync } from "node:fs";
-import { dirname, join, relative } from "node:path";
+import { readFileSync, readdirSync } from "node:fs";
+import { join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
-import { anchorOf, anchors, linkTargets, npmRunScripts } from "./markdown";
+import { anchorOf, brokenLink, linkTargets, npmRunScripts, root } from "./markdown";
 
-const root = new URL("../../", import.meta.url).pathname;
-const docs = readdirSync(join(root, "docs"))
-  .filter((name) => name.endsWith(".md"))
-  .map((name) => join(root, "docs", name));
+const docs = ["docs", "docs/spec"].flatMap((dir) =>
+  readdirSync(join(root, dir))
+    .filter((name) => name.endsWith(".md"))
+    .map((name) => join(root, dir, name)),
+);
 const files = ["README.md", "SECURITY.md", "BENCHMARKS.md"].map((f) => join(root, f)).concat(docs);
 const scripts = Object.keys(JSON.parse(readFileSync(join(root, "package.json"), "utf8")).scripts);
-
-/** Why a relative link does not resolve, or null when it does. */
-function brokenLink(from: string, target: string): string | null {
-  const [path = "", anchor] = target.split("#");
-  const file = path === "" ? from : join(dirname(from), decodeURI(path));
-  if (!existsSync(file)) return `${target}: no file ${relative(root, file)}`;
-  if (anchor === undefined || !file.endsWith(".md")) return null;
-  return anchors(readFileSync(file, "utf8")).has(anchor) ? null : `${target}: no heading #${anchor}`;
-}
 
 describe("the docs' links and scripts", () => {
   it("reads the README and at least the docs it links", () => {

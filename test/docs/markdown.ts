@@ -1,4 +1,9 @@
 /** Just enough Markdown reading for the docs checks: links, headings, `npm run` mentions. */
+import { existsSync, readFileSync } from "node:fs";
+import { dirname, join, relative } from "node:path";
+
+/** The repository's root. */
+export const root = new URL("../../", import.meta.url).pathname;
 
 /** Text outside fenced code blocks (links and headings inside ``` are examples, not links). */
 export function proseOf(markdown: string): string {
@@ -28,4 +33,13 @@ export function anchors(markdown: string): Set<string> {
 /** Script names in `npm run <name>` anywhere in the text, code blocks included. */
 export function npmRunScripts(markdown: string): string[] {
   return [...markdown.matchAll(/npm run ([\w:-]+)/g)].map((m) => m[1] as string);
+}
+
+/** Why a relative link written in `from` does not resolve (a file, and an anchor a heading in it), or null. */
+export function brokenLink(from: string, target: string): string | null {
+  const [path = "", anchor] = target.split("#");
+  const file = path === "" ? from : join(dirname(from), decodeURI(path));
+  if (!existsSync(file)) return `${target}: no file ${relative(root, file)}`;
+  if (anchor === undefined || !file.endsWith(".md")) return null;
+  return anchors(readFileSync(file, "utf8")).has(anchor) ? null : `${target}: no heading #${anchor}`;
 }

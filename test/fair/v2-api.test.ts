@@ -1,7 +1,7 @@
 /**
  * Fair policy version 2 through the API, with numbers worked out by hand: an error creates the
- * missing host × version row of a fair app (R0), and a pass's explanation and the fairness
- * report show w_v and the quantile gate (R1.4, R1.7).
+ * missing host × version row of a fair app (docs/spec/fair-policy.md#r0), and a pass's explanation and the fairness
+ * report show w_v and the quantile gate (docs/spec/fair-policy.md#r14, docs/spec/fair-policy.md#r17).
  */
 import { describe, expect, it } from "vitest";
 import { type ResultBody, result, setupProject, workunit } from "../api/helpers";

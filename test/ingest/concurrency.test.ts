@@ -1,5 +1,5 @@
 /**
- * No lost update under concurrency (DESIGN.md, Concurrency): passes fired at once, sharing app
+ * No lost update under concurrency (docs/spec/api-contract.md#concurrency): passes fired at once, sharing app
  * versions, hosts, users and teams, end as some serial order of them would: every result
  * credited exactly once, every total the sum of its grants, every pfc_n the number of
  * samples accepted.

@@ -1,5 +1,5 @@
 /**
- * A result is credited once per project, ever (CREDIT_SEMANTICS Part A §7): re-posts replay,
+ * A result is credited once per project, ever (docs/spec/credit.md#re-posts-and-late-results): re-posts replay,
  * other content conflicts, an inconclusive result may come back with a verdict, and late
  * results of a credited workunit get its stored credit.
  */
@@ -55,7 +55,7 @@ describe("exactly once", () => {
     const { api } = await setupProject();
     const pending = await api.ok("POST", "/passes", pass(twoHostWorkunit(3, "inconclusive")));
     expect(pending.workunits[0]).toMatchObject({ credit: 0, path: "pending" });
-    // It names its host (Part A §6), which exists from now on, with nothing credited yet.
+    // It names its host (docs/spec/credit.md#first-seen), which exists from now on, with nothing credited yet.
     expect((await api.ok("GET", "/hosts/21")).total_credit).toBe(0);
 
     const decided = await api.ok("POST", "/passes", pass(twoHostWorkunit(3, "valid")));

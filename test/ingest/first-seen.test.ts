@@ -1,5 +1,6 @@
 /**
- * CREDIT_SEMANTICS Part A §5–6: a host, user or team is first seen by the first pass that
+ * docs/spec/credit.md#first-seen, docs/spec/credit.md#attribution: a host, user or team is
+ * first seen by the first pass that
  * names it in ANY result, an undecided (`inconclusive`) one included. Its RAC clock starts at
  * that pass's `now`, and the attribution (host → owner, user → team) moves with every result.
  */

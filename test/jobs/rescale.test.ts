@@ -1,5 +1,5 @@
 /**
- * The feeder's rescale (Part B §2.16), run by POST /rescale and by the 10-minute cron.
+ * The feeder's rescale (docs/spec/credit.md#rescale), run by POST /rescale and by the 10-minute cron.
  * Scenario: app "a" has two CPU versions with 101 PFC samples each (> 100, so both count):
  * version 1's samples are all 1.0 (1000 s × 3e9 FLOPS / 3e12), version 2's all 2.0 (6e9 FLOPS).
  * The app's CPU average, weighted by samples, is (1.0·101 + 2.0·101) / 202 = 1.5, so

@@ -52,7 +52,7 @@ export class MemoryLedger {
   users = new Map<number, LedgerEntity>();
   teams = new Map<number, LedgerEntity>();
   fairHostAppVersions = new Map<string, FairHostState>();
-  /** The fair app level S of each app (FAIR_MODE R3). */
+  /** The fair app level S of each app (docs/spec/fair-policy.md#r3). */
   fairLevels = new Map<string, number>();
 
   putApp(a: {
@@ -151,7 +151,7 @@ export class MemoryLedger {
   }
 
   private ensure(table: Map<number, LedgerEntity>, id: number, now: number): LedgerEntity {
-    // First seen in a pass: the RAC clock starts at the pass's now (Part A §6).
+    // First seen in a pass: the RAC clock starts at the pass's now (docs/spec/credit.md#first-seen).
     let e = table.get(id);
     if (!e) {
       e = { totalCredit: 0, rac: { expavgCredit: 0, expavgTime: now } };

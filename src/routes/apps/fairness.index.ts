@@ -1,7 +1,7 @@
 /**
  * The fairness report: which hosts BOINC's rules pay most above the fair policy's, over the
  * last 30 days, whatever the app's policy (both credits are kept with every valid result),
- * and which hosts the quantile gate (FAIR_MODE R1.7) holds out of their versions' z quantiles now.
+ * and which hosts the quantile gate (docs/spec/fair-policy.md#r17) holds out of their versions' z quantiles now.
  */
 import { OpenAPIHono, createRoute, z } from "@hono/zod-openapi";
 import { and, eq, sql } from "drizzle-orm";

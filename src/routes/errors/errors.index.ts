@@ -1,5 +1,5 @@
 /**
- * Results that did not succeed (Part A §8): a client error resets the host's
+ * Results that did not succeed (docs/spec/credit.md#errors): a client error resets the host's
  * consecutive_valid, a timeout also adds its delay bound as a turnaround sample, an abort by
  * the project changes nothing; errors and timeouts also raise the fair policy's error rate (for
  * an app on "fair", creating a missing host_app_version as BOINC's scheduler would have).
@@ -158,7 +158,7 @@ async function recordErrors(db: Db, projectId: number, body: z.infer<typeof Erro
       created.push(key);
     }
     if (effect) changes.push({ ...key, samples: effect.samples, consecutiveValid: "reset" as const });
-    // The fair error rate (R0): where the fair policy pays, a missing row is created and counts.
+    // The fair error rate (docs/spec/fair-policy.md#r0): where the fair policy pays, a missing row is created and counts.
     const fair = fairErrorEffect(r.outcome, existing.has(havKey(key)), fairApps.has(appId) && !anonymous);
     if (fair.createsRow) {
       existing.add(havKey(key));

@@ -63,7 +63,7 @@ export function engineWorkunits(workunits: readonly WorkunitBody[], fingerprints
         elapsedTime: r.elapsed_time,
         cpuTime: r.cpu_time,
         flopsEstimate: r.flops_estimate,
-        // BOINC stores these as integers (Part A §11).
+        // BOINC stores these as integers (docs/spec/credit.md#whole-second-times).
         sentTime: Math.trunc(r.sent_time),
         receivedTime: Math.trunc(r.received_time),
         validateState: r.validate_state,
