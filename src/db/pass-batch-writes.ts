@@ -28,9 +28,10 @@ import {
   hostAppVersionWrites,
   outcomeInserts,
   versionById,
+  workunitInserts,
 } from "./pass-writes";
 import { dirtySubjects, projectCreditWrite } from "./read-model-writes";
-import { appVersions, hosts, teams, users, workunits } from "./schema";
+import { appVersions, hosts, teams, users } from "./schema";
 import { chunks, insertFromJson, name, wholeSeconds } from "./sql-helpers";
 
 /** One pass's effects and the `now` it was decided at. */
@@ -74,19 +75,9 @@ export function passBatchWrites(projectId: number, passes: readonly TimedEffects
       0,
       passes.flatMap(({ now, effects }) => effects.results.map((r) => ({ ...r, outcome: r.validateState, decidedAt: now }))),
     ),
-    ...chunks(passes.flatMap(({ now, effects }) => effects.workunits.map((w) => ({ id: w.id, appId: w.appId, credit: w.credit, at: wholeSeconds(now) })))).map(
-      (rows) =>
-        insertFromJson(
-          sql`${workunits}`,
-          [
-            [workunits.projectId, sql`${projectId}`],
-            [workunits.id, "id"],
-            [workunits.appId, "appId"],
-            [workunits.credit, "credit"],
-            [workunits.creditedAt, "at"],
-          ],
-          rows,
-        ),
+    ...workunitInserts(
+      projectId,
+      passes.flatMap(({ now, effects }) => effects.workunits.map((w) => ({ id: w.id, appId: w.appId, credit: w.credit, at: wholeSeconds(now) }))),
     ),
     ...attributionWrites(projectId, attributions, (kind, id) => !insertedByGrants[kind].has(id)),
     ...hostAppVersionWrites(projectId, all((e) => e.hostAppVersionsSeen), all((e) => e.hostAppVersionChanges), fairHosts),

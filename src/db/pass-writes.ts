@@ -100,6 +100,23 @@ export function outcomeInserts(projectId: number, now: number, rows: readonly Ou
   );
 }
 
+/** The credited workunits, each with the time it was credited at (whole seconds). */
+export function workunitInserts(projectId: number, rows: readonly { id: number; appId: number; credit: number; at: number }[]): SQL[] {
+  return chunks(rows).map((chunk) =>
+    insertFromJson(
+      sql`${workunits}`,
+      [
+        [workunits.projectId, sql`${projectId}`],
+        [workunits.id, "id"],
+        [workunits.appId, "appId"],
+        [workunits.credit, "credit"],
+        [workunits.creditedAt, "at"],
+      ],
+      chunk,
+    ),
+  );
+}
+
 export function passWrites(projectId: number, now: number, effects: PassEffects, existing?: ExistingHolders): SQL[] {
   const groups = grantGroups(effects.grants);
   const fresh = existing ? freshHolders(effects, groups, existing) : undefined;
@@ -109,18 +126,9 @@ export function passWrites(projectId: number, now: number, effects: PassEffects,
       now,
       effects.results.map((r) => ({ ...r, outcome: r.validateState })),
     ),
-    ...chunks(effects.workunits).map((rows) =>
-      insertFromJson(
-        sql`${workunits}`,
-        [
-          [workunits.projectId, sql`${projectId}`],
-          [workunits.id, "id"],
-          [workunits.appId, "appId"],
-          [workunits.credit, "credit"],
-          [workunits.creditedAt, sql`${wholeSeconds(now)}`],
-        ],
-        rows,
-      ),
+    ...workunitInserts(
+      projectId,
+      effects.workunits.map((w) => ({ ...w, at: wholeSeconds(now) })),
     ),
     ...attributionWrites(projectId, now, effects, fresh),
     ...hostAppVersionWrites(projectId, effects.hostAppVersionsSeen, effects.hostAppVersionChanges, effects.fairHostAppVersions),
