@@ -69,23 +69,34 @@ export function fairHostStateWrites(projectId: number, hosts: ReadonlyMap<string
   );
 }
 
-/** The pass's final fair state of each app version it sampled. */
+const FAIR_VERSION_FIELDS = ["n", "level", "buf", "tHi", "tLo", "zn", "fv"] as const;
+
+function fairVersionFields(v: FairVersionState): Record<(typeof FAIR_VERSION_FIELDS)[number], unknown> {
+  return { n: v.n, level: v.level, buf: bufText(v.buf), tHi: v.tHi, tLo: v.tLo, zn: v.zn, fv: v.fv };
+}
+
+function fairVersionSet(field: (name: string) => SQL): SQL {
+  return sql`${name(av.fairN)} = ${field("n")}, ${name(av.fairLevel)} = ${field("level")}, ${name(av.fairBuf)} = ${field("buf")},
+        ${name(av.fairTHi)} = ${field("tHi")}, ${name(av.fairTLo)} = ${field("tLo")}, ${name(av.fairZn)} = ${field("zn")}, ${name(av.fairFv)} = ${field("fv")}`;
+}
+
+/**
+ * An app version's final fair state as assignments, to ride in the update that already writes
+ * the version's row (pass-writes.ts): one row written for the version, not two. The values
+ * go through JSON as in fairVersionStateWrites, so both store the same numbers.
+ */
+export function fairVersionAssignments(state: FairVersionState): SQL {
+  const json = JSON.stringify(fairVersionFields(state));
+  return fairVersionSet((field) => sql`json_extract(${json}, ${`$.${field}`})`);
+}
+
+/** The pass's final fair state of each app version it sampled and wrote no other statement for. */
 export function fairVersionStateWrites(projectId: number, versions: ReadonlyMap<number, FairVersionState>): SQL[] {
   const f = (field: string) => ref("f", field);
-  const rows = [...versions].map(([id, v]) => ({
-    versionId: id,
-    n: v.n,
-    level: v.level,
-    buf: bufText(v.buf),
-    tHi: v.tHi,
-    tLo: v.tLo,
-    zn: v.zn,
-    fv: v.fv,
-  }));
+  const rows = [...versions].map(([id, v]) => ({ versionId: id, ...fairVersionFields(v) }));
   return chunks(rows).map(
-    (chunk) => sql`${withJsonRows("f", ["versionId", "n", "level", "buf", "tHi", "tLo", "zn", "fv"], chunk)}
-      UPDATE ${av} SET ${name(av.fairN)} = ${f("n")}, ${name(av.fairLevel)} = ${f("level")}, ${name(av.fairBuf)} = ${f("buf")},
-        ${name(av.fairTHi)} = ${f("tHi")}, ${name(av.fairTLo)} = ${f("tLo")}, ${name(av.fairZn)} = ${f("zn")}, ${name(av.fairFv)} = ${f("fv")}
+    (chunk) => sql`${withJsonRows("f", ["versionId", ...FAIR_VERSION_FIELDS], chunk)}
+      UPDATE ${av} SET ${fairVersionSet(f)}
       FROM f WHERE ${name(av.projectId)} = ${projectId} AND ${name(av.id)} = ${f("versionId")}`,
   );
 }

@@ -7,27 +7,24 @@
  * own pass's time), new hosts, users and teams (the first naming pass's `now`; the last
  * owner and team: no statement of a pass reads them), the host_app_version rounds of all the
  * passes (their updates take no `now`: a row's k-th change in round k, in pass order), the
- * app versions' PFC walks over every pass's samples in order (the same steps), the final
- * fair states, and one KV mark row.
+ * app versions' PFC walks over every pass's samples in order (the same steps) with their final
+ * fair states, one statement per version, and one KV mark row.
  */
 import { type SQL, sql } from "drizzle-orm";
-import { AV_AVERAGE } from "../credit/constants";
 import type { FairHostChange } from "../credit/fair-pass";
 import type { FairVersionState } from "../credit/fair-state";
 import type { Attribution, PassEffects } from "../credit/pass";
-import { fairVersionStateWrites } from "./fair-rows";
 import { markSubjects } from "./kv-marks";
 import {
   type ExistingHolders,
   type FreshHolders,
-  averageWalk,
   creditRunWrites,
   freshHolders,
   grantGroups,
   grantWrites,
   hostAppVersionWrites,
   outcomeInserts,
-  versionById,
+  versionStateWrites,
   workunitInserts,
 } from "./pass-writes";
 import { dirtySubjects, projectCreditWrite } from "./read-model-writes";
@@ -88,10 +85,7 @@ export function passBatchWrites(projectId: number, passes: readonly TimedEffects
     ]),
     // A holder a grant inserted takes the owner or team the batch's last pass gives it (written only if another).
     ...attributionWrites(projectId, attributions, (kind, id) => kind !== "teams" && insertedByGrants[kind].has(id)),
-    ...fairVersionStateWrites(projectId, fairVersions),
-    ...[...pfcSamples].map(([id, samples]) =>
-      averageWalk(appVersions, { n: appVersions.pfcN.name, avg: appVersions.pfcAvg.name }, versionById(projectId, id), samples, AV_AVERAGE),
-    ),
+    ...versionStateWrites(projectId, [...pfcSamples.keys()], pfcSamples, fairVersions),
     ...markSubjects(projectId, dirtySubjects(all((e) => e.attributions))),
   ];
 }

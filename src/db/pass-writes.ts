@@ -23,8 +23,16 @@ import {
 import type { GrantGroups, GrantPart } from "./grant-groups";
 import { readModelWrites } from "./read-model-writes";
 import { NEUTRAL_FIELDS, neutralAssignments, neutralFields } from "./neutral-rows";
-import { FAIR_HOST_FIELDS, fairHostAssignments, fairHostFields, fairHostStateWrites, fairVersionStateWrites } from "./fair-rows";
+import {
+  FAIR_HOST_FIELDS,
+  fairHostAssignments,
+  fairHostFields,
+  fairHostStateWrites,
+  fairVersionAssignments,
+  fairVersionStateWrites,
+} from "./fair-rows";
 import type { FairHostChange } from "../credit/fair-pass";
+import type { FairVersionState } from "../credit/fair-state";
 import { chunks, col, insertFromJson, jsonInt64, name, ref, wholeSeconds, withJsonRows } from "./sql-helpers";
 import { FAIR_RULE_CODES, PFC_MODES, RESULT_OUTCOMES, type ResultOutcomeName, encode, encodeNullable } from "./codes";
 import type { PfcMode } from "../credit/pfc";
@@ -132,7 +140,6 @@ export function passWrites(projectId: number, now: number, effects: PassEffects,
     ),
     ...attributionWrites(projectId, now, effects, fresh),
     ...hostAppVersionWrites(projectId, effects.hostAppVersionsSeen, effects.hostAppVersionChanges, effects.fairHostAppVersions),
-    ...fairVersionStateWrites(projectId, effects.fairVersions),
     ...grantWrites(projectId, now, groups, fresh),
     ...versionWrites(projectId, now, effects),
     // Last: the history copies each subject's RAC pair as the writes above left it.
@@ -567,29 +574,50 @@ function averageWalkParts(
 export const versionById = (projectId: number, id: number) => sql`${name(appVersions.projectId)} = ${projectId} AND ${name(appVersions.id)} = ${id}`;
 
 /**
- * End of the pass (docs/spec/credit.md#end-of-the-pass): per app version, all PFC samples first, then the credit.
- * The two touch different columns, so each version's row is written by one statement.
+ * End of the pass (docs/spec/credit.md#end-of-the-pass): per app version, all PFC samples first, then the credit,
+ * and the fair state the pass left. The three touch different columns, so each version's row is
+ * written by one statement.
  */
 function versionWrites(projectId: number, now: number, effects: PassEffects): SQL[] {
-  const av = appVersions;
-  const byId = (id: number) => versionById(projectId, id);
   const ids = [...new Set([...effects.versionPfcSamples.keys(), ...effects.versionCreditSamples.keys()])];
-  return ids.map((id) => {
-    const pfc = effects.versionPfcSamples.get(id);
-    const credit = effects.versionCreditSamples.get(id);
-    const walk = pfc?.length ? averageWalkParts(av, { n: av.pfcN.name, avg: av.pfcAvg.name }, byId(id), pfc, AV_AVERAGE) : null;
-    const set: SQL[] = walk ? [walk.assignment] : [];
-    if (credit?.length) {
-      const run = grantRun(
-        now,
-        credit.map((c) => ({ credit: c.credit, start: c.time })),
-      );
-      const rac = recentAverageRun.sql(
-        { avg: name(av.expavgCredit), time: name(av.expavgTime) },
-        { now: sql`${now}`, credit: sql`${run.first.credit}`, start: sql`${run.first.start}`, rest: sql`${run.restCredit}` },
-      );
-      set.push(sql`${name(av.expavgCredit)} = ${rac.avg}`, sql`${name(av.expavgTime)} = ${rac.time}`);
-    }
-    return sql`${walk ? sql`WITH RECURSIVE ${walk.ctes} ` : sql``}UPDATE ${av} SET ${sql.join(set, sql`, `)} WHERE ${byId(id)}`;
+  const credit = (id: number): SQL[] => {
+    const samples = effects.versionCreditSamples.get(id);
+    if (!samples?.length) return [];
+    const av = appVersions;
+    const run = grantRun(
+      now,
+      samples.map((c) => ({ credit: c.credit, start: c.time })),
+    );
+    const rac = recentAverageRun.sql(
+      { avg: name(av.expavgCredit), time: name(av.expavgTime) },
+      { now: sql`${now}`, credit: sql`${run.first.credit}`, start: sql`${run.first.start}`, rest: sql`${run.restCredit}` },
+    );
+    return [sql`${name(av.expavgCredit)} = ${rac.avg}`, sql`${name(av.expavgTime)} = ${rac.time}`];
+  };
+  return versionStateWrites(projectId, ids, effects.versionPfcSamples, effects.fairVersions, credit);
+}
+
+/**
+ * One statement per app version in `ids` (`more` adds its other assignments) with its PFC walk
+ * over its samples in order and its final fair state; then the fair states of versions not in
+ * `ids`, which no other statement writes.
+ */
+export function versionStateWrites(
+  projectId: number,
+  ids: readonly number[],
+  pfcSamples: ReadonlyMap<number, readonly number[]>,
+  fairVersions: ReadonlyMap<number, FairVersionState>,
+  more: (id: number) => SQL[] = () => [],
+): SQL[] {
+  const av = appVersions;
+  const written = ids.map((id) => {
+    const byId = versionById(projectId, id);
+    const pfc = pfcSamples.get(id);
+    const fair = fairVersions.get(id);
+    const walk = pfc?.length ? averageWalkParts(av, { n: av.pfcN.name, avg: av.pfcAvg.name }, byId, pfc, AV_AVERAGE) : null;
+    const set: SQL[] = [...(walk ? [walk.assignment] : []), ...(fair ? [fairVersionAssignments(fair)] : []), ...more(id)];
+    return sql`${walk ? sql`WITH RECURSIVE ${walk.ctes} ` : sql``}UPDATE ${av} SET ${sql.join(set, sql`, `)} WHERE ${byId}`;
   });
+  const alone = new Map([...fairVersions].filter(([id]) => !ids.includes(id)));
+  return [...written, ...fairVersionStateWrites(projectId, alone)];
 }
