@@ -74,15 +74,16 @@ export function historyTransitionWrites(projectId: number, now: number, groups: 
   const selects = [...parts.map((p) => finishedDays(projectId, now, p.subject, p.table, p.ids)), finishedDays(projectId, now, "project", projects, null)];
   const h = creditHistory;
   const here = sql`${HISTORY_HERE}${projectId}) IS NULL`;
-  const direct = selects.map(
-    (select) => sql`INSERT INTO ${h} (${name(h.projectId)}, ${name(h.subject)}, ${name(h.entityId)}, ${name(h.day)}, ${name(h.credit)}, ${name(h.expavgCredit)}, ${name(h.expavgTime)})
-      SELECT ${projectId}, f.subject, f.entity_id, f.day, f.credit, f.avg, f.time FROM (${select}) AS f WHERE ${here} ${bucketMerge(h)}`,
-  );
+  // One statement for every subject (a pass's statements are what a pass batch is limited by);
+  // the selects name distinct rows, so no two rows of it meet in the merge.
+  const finished = sql.join(selects, sql` UNION ALL `);
+  const direct = sql`INSERT INTO ${h} (${name(h.projectId)}, ${name(h.subject)}, ${name(h.entityId)}, ${name(h.day)}, ${name(h.credit)}, ${name(h.expavgCredit)}, ${name(h.expavgTime)})
+      SELECT ${projectId}, f.subject, f.entity_id, f.day, f.credit, f.avg, f.time FROM (${finished}) AS f WHERE ${here} ${bucketMerge(h)}`;
   // Numbers as text with 17 digits (the '!' flag: SQLite stops at 16 without it), so they read back exact.
   const exact = (x: string) => sql.raw(`printf('%!.17g', f.${x})`);
   const queued = sql`INSERT INTO ${historyQueue} (${name(historyQueue.projectId)}, ${name(historyQueue.id)}, ${name(historyQueue.entries)})
     SELECT ${projectId}, (SELECT ${name(projects.queueSeq)} + 1 FROM ${projects} WHERE ${name(projects.id)} = ${projectId}),
       json_group_array(json_array(f.subject, f.entity_id, f.day, ${exact("credit")}, ${exact("avg")}, ${exact("time")}))
-    FROM (${sql.join(selects, sql` UNION ALL `)}) AS f WHERE NOT ${here} HAVING count(*) > 0`;
-  return [...direct, queued];
+    FROM (${finished}) AS f WHERE NOT ${here} HAVING count(*) > 0`;
+  return [direct, queued];
 }
