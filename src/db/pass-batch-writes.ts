@@ -14,6 +14,7 @@ import { type SQL, sql } from "drizzle-orm";
 import type { FairHostChange } from "../credit/fair-pass";
 import type { FairVersionState } from "../credit/fair-state";
 import type { Attribution, PassEffects } from "../credit/pass";
+import { attributionCountWrites } from "./holder-counts";
 import { markSubjects } from "./kv-marks";
 import {
   type ExistingHolders,
@@ -67,6 +68,8 @@ export function passBatchWrites(projectId: number, passes: readonly TimedEffects
   }
   const attributions = passes.map((p) => ({ now: p.now, attributions: p.effects.attributions }));
   return [
+    // Before any insert of a holder: it counts the ones not stored yet.
+    ...attributionCountWrites(projectId, all((e) => e.attributions)),
     ...outcomeInserts(
       projectId,
       0,

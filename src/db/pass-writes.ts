@@ -21,6 +21,7 @@ import {
   workunits,
 } from "./schema";
 import type { GrantGroups, GrantPart } from "./grant-groups";
+import { attributionCountWrites } from "./holder-counts";
 import { readModelWrites } from "./read-model-writes";
 import { NEUTRAL_FIELDS, neutralAssignments, neutralFields } from "./neutral-rows";
 import {
@@ -129,6 +130,8 @@ export function passWrites(projectId: number, now: number, effects: PassEffects,
   const groups = grantGroups(effects.grants);
   const fresh = existing ? freshHolders(effects, groups, existing) : undefined;
   return [
+    // Before any insert of a holder: it counts the ones not stored yet.
+    ...attributionCountWrites(projectId, effects.attributions),
     ...outcomeInserts(
       projectId,
       now,

@@ -49,8 +49,8 @@ export const projects = sqliteTable("projects", {
   firstCreditTime: real("first_credit_time"),
   ...recentAverage(),
   /**
-   * How many hosts, users and teams the project has, kept by insert triggers (the migration's
-   * hand-written part; holders are never deleted), so no public read counts a whole table.
+   * How many hosts, users and teams the project has, kept by the batches that insert them
+   * (src/db/holder-counts.ts; holders are never deleted), so no public read counts a whole table.
    */
   hostCount: integer("host_count").notNull().default(0),
   userCount: integer("user_count").notNull().default(0),

@@ -7,6 +7,7 @@ import type { Attribution, Grant } from "../credit/pass";
 import type { FlopsSource } from "../credit/trickle";
 import type { Db } from "./client";
 import { attributionWrites, grantGroups, grantWrites } from "./pass-writes";
+import { attributionCountWrites } from "./holder-counts";
 import { readModelWrites } from "./read-model-writes";
 import { apps, hosts, projects, trickles, users } from "./schema";
 import { chunks, insertFromJson, int64Text, jsonInt64, jsonList, wholeSeconds } from "./sql-helpers";
@@ -104,6 +105,8 @@ export function trickleWrites(
 ): SQL[] {
   const groups = grantGroups(grants);
   return [
+    // Before any insert of a holder: it counts the ones not stored yet.
+    ...attributionCountWrites(projectId, attributions),
     ...chunks(
       paid.map((t) => ({
         id: t.id,

@@ -7,7 +7,7 @@ import { OpenAPIHono, createRoute } from "@hono/zod-openapi";
 import type { AppEnv } from "../../env";
 import { requireProjectToken } from "../../http/auth";
 import { ApiError, errorResponses } from "../../http/errors";
-import { checkCreateTime, holderUpserts } from "./holder-upsert";
+import { checkCreateTime, holderCounts, holderUpserts } from "./holder-upsert";
 import { amHostLinkWrite } from "../am/host-links";
 import { opener, sameDatabase } from "../../db/project-db";
 import type { hosts } from "../../db/schema";
@@ -82,7 +82,11 @@ function mountKind(app: OpenAPIHono<AppEnv>, kind: HolderKind): void {
     // The link is in the registry: written with the host in one batch when the project lives
     // there too, else just after it (a retried PUT writes both again; both are idempotent).
     const together = link !== null && sameDatabase(db, c.var.registry);
-    const [[row]] = await db.batch([...holderUpserts(db, projectId, kind, id, b, now), ...(together ? [link.write] : [])]);
+    const [upsert, mark] = holderUpserts(db, projectId, kind, id, b, now);
+    const counts = holderCounts(db, projectId, { [kind]: [id] });
+    // The count goes first: it counts the holder only while it is not stored.
+    const done = await db.batch([...counts, upsert, mark, ...(together ? [link.write] : [])] as unknown as [typeof upsert]);
+    const [row] = done[counts.length] as Awaited<typeof upsert>;
     if (link !== null && !together) await link.write;
     const stored = presentHolder(holderFromRow(kind, row as HolderRow), now);
     const benchmark = kind === "hosts" ? { p_fpops: (row as typeof hosts.$inferSelect).pFpops } : {};

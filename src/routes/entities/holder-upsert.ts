@@ -5,8 +5,9 @@
  */
 import { sql } from "drizzle-orm";
 import type { Db } from "../../db/client";
+import { missingHolders } from "../../db/holder-counts";
 import { markOne } from "../../db/kv-marks";
-import { hosts, teams, users } from "../../db/schema";
+import { hosts, projects, teams, users } from "../../db/schema";
 import { ApiError } from "../../http/errors";
 import { SUBJECT_OF_KIND } from "../../snapshots/holders";
 import type { HolderKind } from "../../snapshots/keys";
@@ -22,7 +23,10 @@ export function checkCreateTime(createTime: number | undefined, now: number, pat
   }
 }
 
-/** The upsert (returning the stored row) and the snapshot's dirty mark, to run in one batch. */
+/**
+ * The upsert (returning the stored row) and the snapshot's dirty mark, to run in one batch
+ * after holderCounts of every holder the batch upserts.
+ */
 export function holderUpserts(db: Db, projectId: number, kind: HolderKind, id: number, b: PutHolder, now: number) {
   const table = HOLDER_TABLES[kind];
   const createTime = b.create_time ?? now;
@@ -53,4 +57,17 @@ export function holderUpserts(db: Db, projectId: number, kind: HolderKind, id: n
     // The public snapshot shows names and owners too: the cron rewrites it.
     markOne(db, projectId, { subject: SUBJECT_OF_KIND[kind], id }),
   ] as const;
+}
+
+/** The project's count update (db/holder-counts.ts) for the holders of a batch of holderUpserts: it goes first. */
+export function holderCounts(db: Db, projectId: number, named: Partial<Record<HolderKind, readonly number[]>>) {
+  const n = missingHolders(projectId, named);
+  if (!n) return [];
+  const p = projects;
+  return [
+    db
+      .update(p)
+      .set({ hostCount: sql`${p.hostCount} + ${n.hosts}`, userCount: sql`${p.userCount} + ${n.users}`, teamCount: sql`${p.teamCount} + ${n.teams}` })
+      .where(sql`${p.id} = ${projectId} AND ${n.hosts} + ${n.users} + ${n.teams} > 0`),
+  ];
 }

@@ -9,7 +9,7 @@ import { errorResponses } from "../../http/errors";
 import { HOLDER_KINDS } from "../../snapshots/keys";
 import { IdSchema, SlugParams, serverNow } from "../common";
 import { type PutHolder, putSchemas } from "./entities.schemas";
-import { checkCreateTime, holderUpserts } from "./holder-upsert";
+import { checkCreateTime, holderCounts, holderUpserts } from "./holder-upsert";
 
 export const MAX_HOLDERS_PER_KIND = 1000;
 
@@ -64,10 +64,13 @@ export function mountBulkHolders(app: OpenAPIHono<AppEnv>): void {
     for (const kind of HOLDER_KINDS) body[kind]?.forEach((h, i) => checkCreateTime(h.create_time, now, `${kind}[${i}].create_time`));
     const db = c.var.db;
     const projectId = c.var.project.id;
-    const writes = HOLDER_KINDS.flatMap((kind) =>
+    const counts = holderCounts(db, projectId, Object.fromEntries(HOLDER_KINDS.map((kind) => [kind, (body[kind] ?? []).map((h) => h.id)])));
+    const upserts = HOLDER_KINDS.flatMap((kind) =>
       (body[kind] ?? []).flatMap(({ id, ...fields }) => holderUpserts(db, projectId, kind, id, fields as PutHolder, now)),
     );
-    if (writes.length > 0) await db.batch(writes as unknown as Parameters<typeof db.batch>[0]);
+    // The count goes first: it counts the holders not stored yet.
+    const writes = [...counts, ...upserts];
+    if (upserts.length > 0) await db.batch(writes as unknown as Parameters<typeof db.batch>[0]);
     return c.json({ hosts: body.hosts?.length ?? 0, users: body.users?.length ?? 0, teams: body.teams?.length ?? 0 }, 200);
   });
 }

@@ -1,0 +1,54 @@
+/**
+ * A project's host, user and team counts (projects.host_count …), kept by whoever inserts the
+ * holders: one statement, placed in the inserting batch BEFORE the inserts, adds the named ids
+ * not stored yet. A batch runs alone, so what it counts missing is what its inserts create; a
+ * trigger per inserted row would write the project's row once per new holder instead of once
+ * per batch (docs/storage.md, "What a pass writes").
+ */
+import { type SQL, sql } from "drizzle-orm";
+import type { Attribution } from "../credit/pass";
+import { hosts, projects, teams, users } from "./schema";
+import { name } from "./sql-helpers";
+
+export interface NamedHolders {
+  readonly hosts?: Iterable<number>;
+  readonly users?: Iterable<number>;
+  readonly teams?: Iterable<number>;
+}
+
+/** How many of the named ids are not stored yet, per kind (SQL to run in the batch); null when none is named. */
+export function missingHolders(projectId: number, named: NamedHolders): Record<"hosts" | "users" | "teams", SQL> | null {
+  const missing = (table: typeof hosts | typeof users | typeof teams, ids: Iterable<number> | undefined) => {
+    const list = [...new Set(ids ?? [])];
+    return list.length === 0
+      ? null
+      : sql`(SELECT count(*) FROM json_each(${JSON.stringify(list)}) AS j
+        WHERE NOT EXISTS (SELECT 1 FROM ${table} WHERE ${name(table.projectId)} = ${projectId} AND ${name(table.id)} = j.value))`;
+  };
+  const counts = { hosts: missing(hosts, named.hosts), users: missing(users, named.users), teams: missing(teams, named.teams) };
+  if (!counts.hosts && !counts.users && !counts.teams) return null;
+  return { hosts: counts.hosts ?? sql`0`, users: counts.users ?? sql`0`, teams: counts.teams ?? sql`0` };
+}
+
+/** The count update for holders a batch is about to insert or update; none when it names none. */
+export function holderCountWrites(projectId: number, named: NamedHolders): SQL[] {
+  const n = missingHolders(projectId, named);
+  if (!n) return [];
+  const p = projects;
+  // The row is written only when something is missing.
+  return [
+    sql`UPDATE ${p} SET ${name(p.hostCount)} = ${name(p.hostCount)} + ${n.hosts}, ${name(p.userCount)} = ${name(p.userCount)} + ${n.users},
+        ${name(p.teamCount)} = ${name(p.teamCount)} + ${n.teams}
+      WHERE ${name(p.id)} = ${projectId} AND ${n.hosts} + ${n.users} + ${n.teams} > 0`,
+  ];
+}
+
+/** The count update for the hosts, users and teams results or trickles name (a user 0 names no user or team). */
+export function attributionCountWrites(projectId: number, attributions: readonly Attribution[]): SQL[] {
+  const owned = attributions.filter((a) => a.userId !== 0);
+  return holderCountWrites(projectId, {
+    hosts: attributions.map((a) => a.hostId),
+    users: owned.map((a) => a.userId),
+    teams: owned.filter((a) => a.teamId !== 0).map((a) => a.teamId),
+  });
+}
