@@ -7,19 +7,19 @@
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { suiteNeeds } from "../../scripts/skipped-suites";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { OUTCOME, VALIDATE_STATE } from "../../bridge/boinc-codes";
 import { BridgeError } from "../../bridge/errors";
 import { type BridgeOptions, bridgeOptions, runBridge } from "../../bridge/run";
 import { freePort, startWranglerDev, type WranglerDev } from "../browser/wrangler-dev";
 import { BRIDGE_USER, createBoincDb, smallBoincDb } from "./boinc-fixture";
-import { MARIADB_MISSING, type MariaDb, mariadbAvailable, startMariaDb } from "./mariadb";
+import { type MariaDb, mariadbAvailable, startMariaDb } from "./mariadb";
 import { createProject } from "./service";
 
 const ADMIN = "bridge-bad-input-admin-token";
 const T = 1_700_000_000;
-const available = mariadbAvailable();
-if (!available) console.warn(MARIADB_MISSING);
+const available = suiteNeeds("the bridge with bad input", import.meta.url, "mariadb-server", mariadbAvailable());
 
 describe.skipIf(!available)("the bridge with bad input", () => {
   let maria: MariaDb;
