@@ -68,7 +68,6 @@ async function accountManagerOf(c: { var: AppEnv["Variables"] }, slug: string) {
 }
 
 export function mountAccountManagerTokens(app: OpenAPIHono<AppEnv>): void {
-
   app.openapi(rotateRoute, async (c) => {
     const am = await accountManagerOf(c, c.req.valid("param").am);
     await enforceTokenIssueLimit(c, amLimiterKey(am.id));

@@ -53,7 +53,6 @@ const deleteContributorRoute = createRoute({
 });
 
 export function mountCentralContributors(app: OpenAPIHono<AppEnv>): void {
-
   app.openapi(createContributorRoute, async (c) => {
     const body = c.req.valid("json");
     const token = newCentralToken();

@@ -21,7 +21,6 @@ const live = (projectId: number, now: number) =>
   and(eq(projectTokens.projectId, projectId), or(isNull(projectTokens.expiresAt), gt(projectTokens.expiresAt, now)));
 
 export function mountTokens(app: OpenAPIHono<AppEnv>): void {
-
   app.openapi(issueTokenRoute, async (c) => {
     const db = c.var.registry;
     const projectId = c.var.project.id;
