@@ -1,7 +1,7 @@
 /**
  * The bridge's request and response types are generated from the service's own /openapi.json
  * (openapi-typescript), never written by hand: `npm run bridge:types` rewrites
- * bridge/api-types.ts, and a test regenerates it from a running service and fails on drift.
+ * bridge/api-types.ts, and test/docs/api-types.test.ts regenerates it and fails on drift.
  */
 import openapiTS, { astToString } from "openapi-typescript";
 

@@ -1,13 +1,7 @@
-/** `npm run bridge:types`: starts the service locally and writes bridge/api-types.ts from its document. */
+/** `npm run bridge:types`: writes bridge/api-types.ts from the service's /openapi.json. */
 import { writeFile } from "node:fs/promises";
-import { startWranglerDev } from "../test/browser/wrangler-dev";
+import { openApiDocument } from "../scripts/openapi-document";
 import { apiTypesFrom } from "./api-types-source";
 
-const server = await startWranglerDev("bridge-types-admin-token");
-try {
-  const document = await (await fetch(`${server.base}/openapi.json`)).json();
-  await writeFile(new URL("./api-types.ts", import.meta.url), await apiTypesFrom(document));
-  console.log("wrote bridge/api-types.ts");
-} finally {
-  await server.stop();
-}
+await writeFile(new URL("./api-types.ts", import.meta.url), await apiTypesFrom(await openApiDocument()));
+console.log("wrote bridge/api-types.ts");

@@ -5,7 +5,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { expectError, issueAt } from "../api/helpers";
-import { ADMIN_TOKEN, call, createProject } from "../support/api";
+import { ADMIN_TOKEN, request, createProject } from "../support/api";
 import { sha256Hex } from "../../src/http/tokens";
 import { EINSTEIN, HOUR, T0, createAm, rpcBody, totals } from "./support";
 
@@ -38,7 +38,7 @@ describe("account-manager bad input", () => {
     }
     // Malformed JSON (a bare NaN is not JSON).
     const raw = JSON.stringify(good()).replace("200", "NaN");
-    expectError(await call("POST", `/v1/am/${am.slug}/hosts/9/rpcs`, { token: am.token, rawBody: raw }), 400);
+    expectError(await request("POST", `/v1/am/${am.slug}/hosts/9/rpcs`, { token: am.token, rawBody: raw }), 400);
     // `now` in the future.
     const future = rpcBody(Date.now() / 1000 + 3600, [totals(EINSTEIN, { cpu_ec: 200 })]);
     expectError(await am.rpcRaw(9, future), 422, "now_in_future");
@@ -57,14 +57,14 @@ describe("account-manager bad input", () => {
     const other = await createAm();
     const project = await createProject();
     const path = `/v1/am/${am.slug}/hosts/1/rpcs`;
-    expectError(await call("POST", path, { body: good() }), 401, "unauthorized");
-    expectError(await call("POST", path, { body: good(), token: "cbl_nope" }), 401, "unauthorized");
-    expectError(await call("POST", path, { body: good(), token: project.token }), 401, "unauthorized");
-    expectError(await call("POST", path, { body: good(), token: other.token }), 403, "forbidden");
-    expectError(await call("GET", path, { token: other.token }), 403, "forbidden");
-    expectError(await call("POST", "/v1/account-managers", { body: { slug: "x", name: "x" }, token: project.token }), 401);
-    expectError(await call("POST", "/v1/account-managers", { body: { slug: am.slug, name: "again" }, token: ADMIN_TOKEN }), 409, "conflict");
-    expectError(await call("POST", "/v1/account-managers", { body: { slug: "Bad Slug", name: "x" }, token: ADMIN_TOKEN }), 400);
+    expectError(await request("POST", path, { body: good() }), 401, "unauthorized");
+    expectError(await request("POST", path, { body: good(), token: "cbl_nope" }), 401, "unauthorized");
+    expectError(await request("POST", path, { body: good(), token: project.token }), 401, "unauthorized");
+    expectError(await request("POST", path, { body: good(), token: other.token }), 403, "forbidden");
+    expectError(await request("GET", path, { token: other.token }), 403, "forbidden");
+    expectError(await request("POST", "/v1/account-managers", { body: { slug: "x", name: "x" }, token: project.token }), 401);
+    expectError(await request("POST", "/v1/account-managers", { body: { slug: am.slug, name: "again" }, token: ADMIN_TOKEN }), 409, "conflict");
+    expectError(await request("POST", "/v1/account-managers", { body: { slug: "Bad Slug", name: "x" }, token: ADMIN_TOKEN }), 400);
     // The token is stored only as its SHA-256.
     const row = await env.DB.prepare("SELECT * FROM account_managers WHERE slug = ?").bind(am.slug).first<Record<string, unknown>>();
     expect(row!.token_hash).toBe(await sha256Hex(am.token));
@@ -73,11 +73,11 @@ describe("account-manager bad input", () => {
 
   it("history reads: unknown account manager 404, bad query 400", async () => {
     const am = await createAm();
-    expectError(await call("GET", "/v1/am/no-such-am/totals/history"), 404, "not_found");
-    expectError(await call("GET", `/v1/am/${am.slug}/totals/history?days=0`), 400, "validation_failed");
-    expectError(await call("GET", `/v1/am/${am.slug}/totals/history?end=2024-13-01`), 400, "validation_failed");
-    expectError(await call("GET", `/v1/am/${am.slug}/totals/history?format=xml`), 400, "validation_failed");
-    expectError(await call("GET", `/v1/am/${am.slug}/projects/history`), 400, "validation_failed");
-    expectError(await call("GET", `/v1/am/${am.slug}/users/7/history?url=nope`), 400, "validation_failed");
+    expectError(await request("GET", "/v1/am/no-such-am/totals/history"), 404, "not_found");
+    expectError(await request("GET", `/v1/am/${am.slug}/totals/history?days=0`), 400, "validation_failed");
+    expectError(await request("GET", `/v1/am/${am.slug}/totals/history?end=2024-13-01`), 400, "validation_failed");
+    expectError(await request("GET", `/v1/am/${am.slug}/totals/history?format=xml`), 400, "validation_failed");
+    expectError(await request("GET", `/v1/am/${am.slug}/projects/history`), 400, "validation_failed");
+    expectError(await request("GET", `/v1/am/${am.slug}/users/7/history?url=nope`), 400, "validation_failed");
   });
 });

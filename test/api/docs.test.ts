@@ -1,11 +1,11 @@
 /** The OpenAPI document comes from the zod route declarations; /docs renders it. */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { call } from "../support/api";
+import { request } from "../support/api";
 
 describe("API documentation", () => {
   it("GET /openapi.json describes every v1 route with its request and error schemas", async () => {
-    const res = await call("GET", "/openapi.json");
+    const res = await request("GET", "/openapi.json");
     expect(res.status).toBe(200);
     expect(res.body.openapi).toBe("3.1.0");
     const paths = Object.keys(res.body.paths);
@@ -34,13 +34,13 @@ describe("API documentation", () => {
     ]) {
       expect(paths).toContain(p);
     }
-    const post = res.body.paths["/v1/projects/{slug}/passes"].post;
+    const post = res.body.paths["/v1/projects/{slug}/passes"]!.post!;
     expect(Object.keys(post.responses)).toEqual(expect.arrayContaining(["200", "400", "401", "403", "404", "409", "413", "422", "429", "503"]));
     for (const p of ["/v1/projects/{slug}/tokens", "/v1/projects/{slug}/tokens/{id}", "/v1/projects/{slug}/audit"]) expect(paths).toContain(p);
-    expect(res.body.components.schemas.Workunit.properties.rsc_fpops_est).toBeDefined();
-    expect(res.body.components.schemas.Error.properties.error).toBeDefined();
-    const top = res.body.paths["/v1/projects/{slug}/top/users"].get;
-    expect(top.parameters.map((p: any) => p.name)).toEqual(expect.arrayContaining(["slug", "by", "limit", "cursor"]));
+    expect(res.body.components.schemas.Workunit?.properties?.rsc_fpops_est).toBeDefined();
+    expect(res.body.components.schemas.Error?.properties?.error).toBeDefined();
+    const top = res.body.paths["/v1/projects/{slug}/top/users"]!.get!;
+    expect((top.parameters ?? []).map((p) => p.name)).toEqual(expect.arrayContaining(["slug", "by", "limit", "cursor"]));
     expect(Object.keys(top.responses)).toEqual(expect.arrayContaining(["200", "304", "400", "404", "503"]));
     // A public read declares no token, so no 429 (a token sent with it is limited all the same).
     expect(Object.keys(top.responses)).not.toContain("429");

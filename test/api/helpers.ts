@@ -3,7 +3,7 @@
  * builder for minimal valid passes, the error-shape check, and "nothing was written" checks.
  */
 import { expect } from "vitest";
-import { type ApiResponse, call, createProject, projectClient } from "../support/api";
+import { type ApiResponse, call, createProject, projectClient, typedClient } from "../support/api";
 import type { TraceResult, TraceWorkunit } from "../support/trace";
 
 /** The `now` of edge.jsonl's first pass. */
@@ -63,11 +63,16 @@ export function validPass(wuId = 1, hostId = 10, edit: (p: PassBody) => void = (
 }
 
 export type Api = ReturnType<typeof projectClient>;
+export type TypedApi = ReturnType<typeof typedClient>;
+/** What the checks below need of a client: either kind. */
+type AnyApi = { ok(method: string, path: string, body?: unknown): Promise<any>; raw(method: string, path: string): Promise<ApiResponse> };
 
 export interface TestProject {
   slug: string;
   token: string;
+  /** Untyped (the tests outside test/api); `typed` is the same client typed by the OpenAPI document. */
   api: Api;
+  typed: TypedApi;
   /** POST with a raw (already serialised) JSON body and the project's token. */
   postRaw: (path: string, json: string) => Promise<ApiResponse>;
 }
@@ -82,7 +87,7 @@ export async function setupProject(prefix = "api", settings: Record<string, unkn
   await api.ok("PUT", "/app-versions/2", { app: "a", platform: "linux", plan_class: "intel", version_num: 1 });
   await api.ok("PUT", "/app-versions/3", { app: "g", platform: "linux", plan_class: "", version_num: 5 });
   const postRaw = (path: string, json: string) => call("POST", `/v1/projects/${slug}${path}`, { token, rawBody: json });
-  return { slug, token, api, postRaw };
+  return { slug, token, api, typed: typedClient(slug, token), postRaw };
 }
 
 export interface ErrorDetail {
@@ -145,7 +150,7 @@ function stored(body: any) {
 }
 
 /** What a failed request must leave untouched: apps, app-version statistics, hosts and users. */
-export async function ledgerState(api: Api, hostIds: number[], userIds: number[] = []) {
+export async function ledgerState(api: AnyApi, hostIds: number[], userIds: number[] = []) {
   const apps = await api.raw("GET", "/apps");
   const versions = await api.raw("GET", "/app-versions");
   const hosts: Record<number, unknown> = {};
@@ -162,14 +167,14 @@ export async function ledgerState(api: Api, hostIds: number[], userIds: number[]
 }
 
 /** No host or user the pass names exists yet (a processed pass creates them all). */
-export async function expectNoEntitiesOf(api: Api, body: PassBody): Promise<void> {
+export async function expectNoEntitiesOf(api: AnyApi, body: PassBody): Promise<void> {
   const { hosts, users } = entityIds(body);
   for (const id of hosts) expect((await api.raw("GET", `/hosts/${id}`)).status, `host ${id}`).toBe(404);
   for (const id of users) expect((await api.raw("GET", `/users/${id}`)).status, `user ${id}`).toBe(404);
 }
 
 /** App-version statistics of a project as seen before any pass: nothing counted. */
-export async function expectUntouchedVersions(api: Api): Promise<void> {
+export async function expectUntouchedVersions(api: AnyApi): Promise<void> {
   const { app_versions } = await api.ok("GET", "/app-versions");
   for (const v of app_versions) {
     expect({ id: v.id, pfc_n: v.pfc_n, pfc_avg: v.pfc_avg, expavg_credit: v.expavg_credit }).toEqual({
@@ -182,7 +187,7 @@ export async function expectUntouchedVersions(api: Api): Promise<void> {
 }
 
 /** Posting `body` now processes every workunit and result for the first time. */
-export async function expectProcessedFresh(api: Api, body: PassBody): Promise<void> {
+export async function expectProcessedFresh(api: AnyApi, body: PassBody): Promise<void> {
   const res = await api.ok("POST", "/passes", body);
   expect(res.workunits.map((w: any) => w.id)).toEqual(body.workunits.map((w) => w.id));
   for (const w of res.workunits) {
@@ -200,7 +205,7 @@ export async function expectProcessedFresh(api: Api, body: PassBody): Promise<vo
  * no host or user of the pass exists, app versions have no statistics, and the same pass made
  * valid (`fixed`) is processed for the first time.
  */
-export async function expectNothingWritten(api: Api, fixed: PassBody): Promise<void> {
+export async function expectNothingWritten(api: AnyApi, fixed: PassBody): Promise<void> {
   await expectNoEntitiesOf(api, fixed);
   await expectUntouchedVersions(api);
   await expectProcessedFresh(api, fixed);

@@ -12,7 +12,7 @@ const who = { host: 10, user: 10 };
 /** What is stored, without what depends on the moment of reading. */
 const READ_TIME = new Set(["as_of", "snapshot_time", "recent_average_credit"]);
 const stored = (body: unknown) => JSON.parse(JSON.stringify(body, (k, v) => (READ_TIME.has(k) ? undefined : v)));
-const ledger = (h: any) => ({ total_credit: h.total_credit, expavg_credit: h.expavg_credit, expavg_time: h.expavg_time });
+const ledger = (h: { total_credit: number; expavg_credit: number; expavg_time: number }) => ({ total_credit: h.total_credit, expavg_credit: h.expavg_credit, expavg_time: h.expavg_time });
 
 describe("POST /pass-batches", () => {
   it("applies its passes in order, each with its own now, exactly as posted one by one", async () => {
@@ -20,23 +20,23 @@ describe("POST /pass-batches", () => {
     const passes = [passFor(t, 1, who, 2), passFor(t + DAY, 3, who, 1), passFor(t + 2 * DAY, 4, who, 3)];
     const single = await setupProject("batch-single");
     const answers = [];
-    for (const p of passes) answers.push(await single.api.ok("POST", "/passes", p));
+    for (const p of passes) answers.push(await single.typed.ok("POST", "/passes", p));
     const batched = await setupProject("batch-many");
-    const answer = await batched.api.ok("POST", "/pass-batches", { passes });
+    const answer = await batched.typed.ok("POST", "/pass-batches", { passes });
     expect(answer).toEqual({ passes: answers });
-    expect(answer.passes.map((p: any) => p.now)).toEqual([t, t + DAY, t + 2 * DAY]);
+    expect(answer.passes.map((p) => p.now)).toEqual([t, t + DAY, t + 2 * DAY]);
     for (const path of ["/hosts/10", "/users/10", "/app-versions", "/host-app-versions?host_id=10"]) {
-      expect(stored(await batched.api.ok("GET", path))).toEqual(stored(await single.api.ok("GET", path)));
+      expect(stored(await batched.typed.ok("GET", path))).toEqual(stored(await single.typed.ok("GET", path)));
     }
     // The same batch again: every result replayed, nothing credited twice.
-    const before = ledger(await batched.api.ok("GET", "/users/10"));
-    const again = await batched.api.ok("POST", "/pass-batches", { passes });
-    expect(again.passes.flatMap((p: any) => p.workunits.map((w: any) => w.path))).toEqual(Array(6).fill("replayed"));
-    expect(ledger(await batched.api.ok("GET", "/users/10"))).toEqual(before);
+    const before = ledger(await batched.typed.ok("GET", "/users/10"));
+    const again = await batched.typed.ok("POST", "/pass-batches", { passes });
+    expect(again.passes.flatMap((p) => p.workunits.map((w) => w.path))).toEqual(Array(6).fill("replayed"));
+    expect(ledger(await batched.typed.ok("GET", "/users/10"))).toEqual(before);
   });
 
   it("checks every pass's shape and times before writing any: a bad later pass writes nothing", async () => {
-    const { api } = await setupProject("batch-bad");
+    const { typed: api } = await setupProject("batch-bad");
     const t = daysAgo(5);
     const late = passFor(t + 10, 2, who, 1);
     late.workunits[0]!.results[0]!.received_time = t + 10 + 3600;
@@ -49,7 +49,7 @@ describe("POST /pass-batches", () => {
   });
 
   it("a pass refused by what is stored keeps the passes before it; the same batch, mended, replays them and goes on", async () => {
-    const { api } = await setupProject("batch-partial");
+    const { typed: api } = await setupProject("batch-partial");
     const t = daysAgo(5);
     const unknownApp = passFor(t + 20, 3, who, 1);
     unknownApp.workunits[0]!.app = "nope";
@@ -62,12 +62,12 @@ describe("POST /pass-batches", () => {
     expect(host.expavg_time).toBe(t + 10);
     unknownApp.workunits[0]!.app = "a";
     const mended = await api.ok("POST", "/pass-batches", { passes });
-    expect(mended.passes.map((p: any) => p.workunits[0].path)).toEqual(["replayed", "replayed", "fresh", "fresh"]);
+    expect(mended.passes.map((p) => p.workunits[0]!.path)).toEqual(["replayed", "replayed", "fresh", "fresh"]);
     expect((await api.ok("GET", "/hosts/10")).expavg_time).toBe(t + 30);
   });
 
   it("a later pass sees what the earlier ones of its batch decided: a repeat is replayed, other content a 409 for that pass", async () => {
-    const { api } = await setupProject("batch-inner");
+    const { typed: api } = await setupProject("batch-inner");
     const t = daysAgo(5);
     const first = passFor(t, 1, who, 1);
     // Result 11 again at t + 20 with another elapsed time: other content.
@@ -81,16 +81,16 @@ describe("POST /pass-batches", () => {
     const host = await api.ok("GET", "/hosts/10");
     expect(host.expavg_time).toBe(t + 10);
     const again = await api.ok("POST", "/pass-batches", { passes: [first, passes[1], first] });
-    expect(again.passes.map((p: any) => p.workunits[0].path)).toEqual(["replayed", "replayed", "replayed"]);
+    expect(again.passes.map((p) => p.workunits[0]!.path)).toEqual(["replayed", "replayed", "replayed"]);
     expect(ledger(await api.ok("GET", "/hosts/10"))).toEqual(ledger(host));
     // The same three passes posted one by one into another project leave the same host.
     const single = await setupProject("batch-inner-single");
-    for (const p of [first, passes[1], first]) await single.api.ok("POST", "/passes", p);
-    expect(stored(await single.api.ok("GET", "/hosts/10"))).toEqual(stored(host));
+    for (const p of [first, passes[1], first]) await single.typed.ok("POST", "/passes", p);
+    expect(stored(await single.typed.ok("GET", "/hosts/10"))).toEqual(stored(host));
   });
 
   it(`bounds a batch: at most ${MAX_PASSES_PER_BATCH} passes and 1000 workunits in all`, async () => {
-    const { api } = await setupProject("batch-bounds");
+    const { typed: api } = await setupProject("batch-bounds");
     const t = daysAgo(5);
     const many = Array.from({ length: MAX_PASSES_PER_BATCH + 1 }, (_, i) => passFor(t + i, 1 + i, who, 1));
     // Past an array's bound is "too large", as for every list of the API.

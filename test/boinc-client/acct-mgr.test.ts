@@ -13,6 +13,7 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
+import { suiteNeeds } from "../../scripts/skipped-suites";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type WranglerDev, startWranglerDev } from "../browser/wrangler-dev";
 
@@ -24,10 +25,12 @@ const HOST_ID = 1;
 const USER_ID = 7;
 const GUI_PASSWORD = "gui-rpc-test-password";
 
-const hasClient = existsSync(BOINC) && existsSync(BOINCCMD);
-if (!hasClient) {
-  console.warn(`SKIPPED the BOINC client test: no ${BOINC} or ${BOINCCMD}. Install Debian's boinc-client (apt-get install -y boinc-client).`);
-}
+const hasClient = suiteNeeds(
+  "the BOINC client's account-manager RPC, booked by the service",
+  import.meta.url,
+  "boinc-client",
+  existsSync(BOINC) && existsSync(BOINCCMD),
+);
 
 /**
  * The client takes an account manager only with a signing key (it checks URL signatures with

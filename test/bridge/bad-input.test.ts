@@ -1,27 +1,25 @@
 /**
  * What the bridge does with a database or a service that is not as it should be: rows the API
  * would refuse are skipped with their reason (and the rest posted), an old schema or a wrong
- * DSN, token or URL stops it with a clear message before it posts anything. Also: the API
- * types it is compiled against are what the running service documents.
+ * DSN, token or URL stops it with a clear message before it posts anything. (That the API
+ * types it is compiled against are what the service documents: test/docs/api-types.test.ts.)
  */
-import { readFile } from "node:fs/promises";
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { suiteNeeds } from "../../scripts/skipped-suites";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { apiTypesFrom } from "../../bridge/api-types-source";
 import { OUTCOME, VALIDATE_STATE } from "../../bridge/boinc-codes";
 import { BridgeError } from "../../bridge/errors";
 import { type BridgeOptions, bridgeOptions, runBridge } from "../../bridge/run";
 import { freePort, startWranglerDev, type WranglerDev } from "../browser/wrangler-dev";
 import { BRIDGE_USER, createBoincDb, smallBoincDb } from "./boinc-fixture";
-import { MARIADB_MISSING, type MariaDb, mariadbAvailable, startMariaDb } from "./mariadb";
+import { type MariaDb, mariadbAvailable, startMariaDb } from "./mariadb";
 import { createProject } from "./service";
 
 const ADMIN = "bridge-bad-input-admin-token";
 const T = 1_700_000_000;
-const available = mariadbAvailable();
-if (!available) console.warn(MARIADB_MISSING);
+const available = suiteNeeds("the bridge with bad input", import.meta.url, "mariadb-server", mariadbAvailable());
 
 describe.skipIf(!available)("the bridge with bad input", () => {
   let maria: MariaDb;
@@ -127,12 +125,5 @@ describe.skipIf(!available)("the bridge with bad input", () => {
     const down = await runBridge(options(dsn, "svc", token, { url: nobody })).catch((e) => e);
     expect(down).toBeInstanceOf(BridgeError);
     expect(down.message).toBe(`cannot reach the service at ${nobody} (ECONNREFUSED); is --url right and the service up?`);
-  });
-
-  it("its API types are exactly what the running service's /openapi.json generates (no drift)", async () => {
-    const document = await (await fetch(`${server.base}/openapi.json`)).json();
-    const committed = await readFile(new URL("../../bridge/api-types.ts", import.meta.url), "utf8");
-    // If this fails, the API changed: run `npm run bridge:types` and commit bridge/api-types.ts.
-    expect(await apiTypesFrom(document)).toBe(committed);
   });
 });

@@ -8,17 +8,17 @@ import { spawn } from "node:child_process";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { suiteNeeds } from "../../scripts/skipped-suites";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runBridge, type BridgeOptions } from "../../bridge/run";
 import { startWranglerDev, type WranglerDev } from "../browser/wrangler-dev";
 import { boincDbWithTrace } from "./boinc-fixture";
-import { MARIADB_MISSING, type MariaDb, mariadbAvailable, startMariaDb } from "./mariadb";
+import { type MariaDb, mariadbAvailable, startMariaDb } from "./mariadb";
 import { createProject, traceMismatches } from "./service";
 
 const ADMIN = "bridge-test-admin-token";
 const ROOT = new URL("../..", import.meta.url).pathname;
-const available = mariadbAvailable();
-if (!available) console.warn(MARIADB_MISSING);
+const available = suiteNeeds("the bridge from a BOINC database into wrangler dev", import.meta.url, "mariadb-server", mariadbAvailable());
 
 describe.skipIf(!available)("the bridge from a BOINC database into wrangler dev", () => {
   let maria: MariaDb;

@@ -10,6 +10,7 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { suiteNeeds } from "../../scripts/skipped-suites";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { BridgeError } from "../../bridge/errors";
 import { lockState } from "../../bridge/lock";
@@ -17,14 +18,13 @@ import { type BridgeOptions, bridgeOptions, runBridge } from "../../bridge/run";
 import { freePort, startWranglerDev, type WranglerDev } from "../browser/wrangler-dev";
 import { boincDbWithTrace, smallBoincDb } from "./boinc-fixture";
 import { sqlTime } from "./load-trace";
-import { MARIADB_MISSING, type MariaDb, mariadbAvailable, startMariaDb } from "./mariadb";
+import { type MariaDb, mariadbAvailable, startMariaDb } from "./mariadb";
 import { createProject, traceMismatches } from "./service";
 
 const ADMIN = "bridge-onboarding-admin-token";
 const ROOT = new URL("../..", import.meta.url).pathname;
 const T = 1_700_000_000;
-const available = mariadbAvailable();
-if (!available) console.warn(MARIADB_MISSING);
+const available = suiteNeeds("a project admin's first backfill", import.meta.url, "mariadb-server", mariadbAvailable());
 
 interface Exit {
   code: number | null;

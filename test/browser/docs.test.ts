@@ -4,12 +4,12 @@
  */
 import { existsSync } from "node:fs";
 import { type Browser, chromium } from "playwright-core";
+import { suiteNeeds } from "../../scripts/skipped-suites";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type WranglerDev, startWranglerDev } from "./wrangler-dev";
 
 const CHROMIUM = "/usr/bin/chromium";
-const hasChromium = existsSync(CHROMIUM);
-if (!hasChromium) console.warn(`SKIPPED the /docs browser test: no ${CHROMIUM} (apt-get install -y chromium).`);
+const hasChromium = suiteNeeds("/docs in chromium, offline", import.meta.url, "chromium", existsSync(CHROMIUM));
 
 const METHODS = new Set(["get", "put", "post", "delete", "patch", "head", "options"]);
 

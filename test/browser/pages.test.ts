@@ -9,6 +9,7 @@ import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type BrowserContext, type Page, chromium } from "playwright-core";
+import { suiteNeeds } from "../../scripts/skipped-suites";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EVIL_TEAM, postTrace } from "./trace";
 import { type WranglerDev, startWranglerDev } from "./wrangler-dev";
@@ -18,13 +19,8 @@ const ADMIN_TOKEN = "browser-test-admin-token";
 const ARTIFACTS = new URL("../../test-artifacts/", import.meta.url).pathname;
 const SCREENSHOTS = join(ARTIFACTS, "screenshots");
 
-const hasChromium = existsSync(CHROMIUM);
-if (!hasChromium) {
-  console.warn(
-    `SKIPPED the real-browser test: no ${CHROMIUM}. Install Debian's chromium (apt-get install -y chromium); ` +
-      "see docs/pages.md.",
-  );
-}
+// Debian's chromium: see docs/pages.md.
+const hasChromium = suiteNeeds("the web pages in chromium, served by wrangler dev", import.meta.url, "chromium", existsSync(CHROMIUM));
 
 describe.skipIf(!hasChromium)("the web pages in chromium, served by wrangler dev", () => {
   let dev: WranglerDev;

@@ -1,6 +1,6 @@
 /** Helpers for the cross-project tests: central tokens, pushes, running a cron job at a given time. */
 import { exports } from "cloudflare:workers";
-import { ADMIN_TOKEN, type ApiResponse, call } from "../support/api";
+import { ADMIN_TOKEN, type ApiResponse, request } from "../support/api";
 import { runCron as runScheduled } from "../support/cron";
 
 export const DAY = 86400;
@@ -8,7 +8,7 @@ export const WEEK = 7 * DAY;
 
 /** The admin issues a central token to a project elsewhere. */
 export async function issueCentralToken(name: string): Promise<{ id: number; token: string }> {
-  const res = await call("POST", "/v1/central/contributors", { token: ADMIN_TOKEN, body: { name } });
+  const res = await request("POST", "/v1/central/contributors", { token: ADMIN_TOKEN, body: { name } });
   if (res.status !== 201) throw new Error(`issue token: ${res.status} ${JSON.stringify(res.body)}`);
   return { id: res.body.id, token: res.body.token };
 }
@@ -20,7 +20,7 @@ export function push(
   contentType: string | undefined = "application/json",
   query = "",
 ): Promise<ApiResponse> {
-  return call("POST", `/v1/central/app-versions${query}`, { token, rawBody: body, contentType: contentType ?? null });
+  return request("POST", `/v1/central/app-versions${query}`, { token, rawBody: body, contentType: contentType ?? null });
 }
 
 /** One app version as BOINC's app_versions.php reports it (JSON field names). */

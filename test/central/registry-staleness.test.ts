@@ -3,12 +3,12 @@
  * (Its own file: the run 31 days ahead publishes the newest version of this database.)
  */
 import { describe, expect, it } from "vitest";
-import { call } from "../support/api";
+import { request } from "../support/api";
 import { DAY, PLAN_CLASS_CRON, clockNow, issueCentralToken, push, reported, runCron } from "./helpers";
 
 async function cudaStaleRow(): Promise<unknown> {
-  const { body } = await call("GET", "/v1/plan-classes");
-  return body.plan_classes.find((r: any) => r.plan_class === "cuda_stale");
+  const { body } = await request("GET", "/v1/plan-classes");
+  return body.plan_classes.find((r) => r.plan_class === "cuda_stale");
 }
 
 describe("staleness", () => {
@@ -29,7 +29,7 @@ describe("staleness", () => {
     expect(await cudaStaleRow()).toMatchObject({ scale: 0.2, nprojects: 1 });
     await runCron(PLAN_CLASS_CRON, pushedAt + 31 * DAY);
     expect(await cudaStaleRow()).toBeUndefined();
-    const { body } = await call("GET", "/v1/plan-classes");
+    const { body } = await request("GET", "/v1/plan-classes");
     expect(body).toMatchObject({ version: pushedAt + 31 * DAY, nsources: 0, plan_classes: [], proc_types: [] });
   });
 });

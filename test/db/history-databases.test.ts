@@ -5,6 +5,7 @@
  * the retention job purges several windows). No number here is computed by hand: the claim is
  * that the two projects answer alike, so the one-database project is the expected value.
  */
+import { expectError } from "../api/helpers";
 import { env } from "cloudflare:workers";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { dayOf, dayOfDate } from "../../src/credit/history";
@@ -13,7 +14,7 @@ import { moveHistory } from "../../src/db/history-queue";
 import { parseHistoryDatabases } from "../../src/db/history-databases";
 import { projectDatabase } from "../../src/db/project-db";
 import { result, workunit } from "../api/helpers";
-import { ADMIN_TOKEN, call, createProject, projectClient } from "../support/api";
+import { ADMIN_TOKEN, request, createProject, projectClient } from "../support/api";
 import { fixClock, restoreClock } from "../support/clock";
 import { runCron } from "../support/cron";
 
@@ -98,10 +99,10 @@ describe("history in databases of its own", () => {
       await runCron("* * * * *", Date.now());
       await runCron("50 * * * *", Date.now());
       if (d === ADD_SECOND_AFTER_DAY) {
-        const added = await call("POST", `/v1/projects/${two.slug}/history-databases`, { token: ADMIN_TOKEN, body: { database: "DB_HISTORY_2" } });
+        const added = await request("POST", `/v1/projects/${two.slug}/history-databases`, { token: ADMIN_TOKEN, body: { database: "DB_HISTORY_2" } });
         expect(added.status).toBe(200);
         // From the project's next day on: its clock (the server's here, ahead of the passes) is on day d + 1.
-        secondFrom = dayOfDate(added.body.history_databases[1].from_date);
+        secondFrom = dayOfDate(added.body.history_databases[1]!.from_date);
         expect(secondFrom).toBe(dayOf(Date.now() / 1000) + 1);
         expect(added.body.history_databases.map((h: { database: string }) => h.database)).toEqual(["DB_HISTORY_1", "DB_HISTORY_2"]);
       }
@@ -158,15 +159,15 @@ describe("history in databases of its own", () => {
   }, 300_000);
 
   it("refuses a history database that is not bound, is the ledger, or is listed already, with 422 naming the field", async () => {
-    const unknown = await call("POST", "/v1/projects", { token: ADMIN_TOKEN, body: { slug: "hist-bad-1", name: "x", history_database: "DB_NOPE" } });
+    const unknown = await request("POST", "/v1/projects", { token: ADMIN_TOKEN, body: { slug: "hist-bad-1", name: "x", history_database: "DB_NOPE" } });
     expect(unknown.status).toBe(422);
-    expect(unknown.body.error.issues[0].path).toBe("history_database");
-    const ledger = await call("POST", "/v1/projects", { token: ADMIN_TOKEN, body: { slug: "hist-bad-2", name: "x", database: "DB_LARGE", history_database: "DB_LARGE" } });
+    expect(expectError(unknown, 422).issues?.[0]?.path).toBe("history_database");
+    const ledger = await request("POST", "/v1/projects", { token: ADMIN_TOKEN, body: { slug: "hist-bad-2", name: "x", database: "DB_LARGE", history_database: "DB_LARGE" } });
     expect(ledger.status).toBe(422);
-    expect((await call("GET", "/v1/projects/hist-bad-1")).status).toBe(404);
+    expect((await request("GET", "/v1/projects/hist-bad-1")).status).toBe(404);
     const { slug } = await createProject("hist-ok", { history_database: "DB_HISTORY_1" });
-    const again = await call("POST", `/v1/projects/${slug}/history-databases`, { token: ADMIN_TOKEN, body: { database: "DB_HISTORY_1" } });
+    const again = await request("POST", `/v1/projects/${slug}/history-databases`, { token: ADMIN_TOKEN, body: { database: "DB_HISTORY_1" } });
     expect(again.status).toBe(422);
-    expect(again.body.error.message).toContain("already holds");
+    expect(expectError(again, 422).message).toContain("already holds");
   });
 });

@@ -10,7 +10,7 @@ import { describe, expect, it } from "vitest";
 import { expectError, setupProject } from "../api/helpers";
 import { STATS_CRON, clockNow, getRaw, runCron } from "../central/helpers";
 import { daysAgo, passFor } from "../reads/fixtures";
-import { ADMIN_TOKEN, call } from "../support/api";
+import { ADMIN_TOKEN, request } from "../support/api";
 import { runCron as runKvRefresh } from "../support/cron";
 
 const CPID = "00112233445566778899aabbccddeeff";
@@ -40,19 +40,19 @@ async function rowsOf(d1: D1Database, projectId: number): Promise<Record<string,
   return counts;
 }
 
-const publicGet = (path: string) => call("GET", path);
+const publicGet = <P extends string>(path: P) => request("GET", path);
 
 describe("a project in its own database", () => {
   it("works end to end while the default database holds none of its rows", { timeout: 60_000 }, async () => {
     const large = await setupProject("large", { database: "DB_LARGE" });
     const small = await setupProject("small");
-    for (const p of [large, small]) await p.api.ok("PUT", "/users/10", { name: "Vol", cpid: CPID });
+    for (const p of [large, small]) await p.typed.ok("PUT", "/users/10", { name: "Vol", cpid: CPID });
     const now = daysAgo(1);
-    const credited = await large.api.ok("POST", "/passes", passFor(now, 1, { host: 10, user: 10 }, 2));
-    await small.api.ok("POST", "/passes", passFor(now, 1, { host: 10, user: 10 }, 1));
-    const largeUser = await large.api.ok("GET", "/users/10");
-    const smallUser = await small.api.ok("GET", "/users/10");
-    const granted = credited.workunits.flatMap((w: any) => w.results).reduce((s: number, r: any) => s + r.granted_credit, 0);
+    const credited = await large.typed.ok("POST", "/passes", passFor(now, 1, { host: 10, user: 10 }, 2));
+    await small.typed.ok("POST", "/passes", passFor(now, 1, { host: 10, user: 10 }, 1));
+    const largeUser = await large.typed.ok("GET", "/users/10");
+    const smallUser = await small.typed.ok("GET", "/users/10");
+    const granted = credited.workunits.flatMap((w) => w.results).reduce((s: number, r: any) => s + r.granted_credit, 0);
     expect(largeUser.total_credit).toBeCloseTo(granted, 9);
 
     // Public reads (no token): from D1 on a KV miss, then from the snapshots the cron writes.
@@ -70,12 +70,12 @@ describe("a project in its own database", () => {
 
     // The list of projects and the cpid totals go across both databases.
     const list = await publicGet("/v1/projects");
-    const slugs = list.body.projects.map((p: any) => p.slug);
+    const slugs = list.body.projects.map((p) => p.slug);
     expect(slugs).toContain(large.slug);
     expect(slugs).toContain(small.slug);
     const cpid = await publicGet(`/v1/cpid/${CPID}`);
     expect(cpid.status).toBe(200);
-    expect(cpid.body.projects.map((p: any) => p.project).sort()).toEqual([large.slug, small.slug].sort());
+    expect(cpid.body.projects.map((p) => p.project).sort()).toEqual([large.slug, small.slug].sort());
     expect(cpid.body.total_credit).toBeCloseTo(largeUser.total_credit + smallUser.total_credit, 9);
 
     // The daily stats export writes the large project's files from its own database.
@@ -104,7 +104,7 @@ describe("a project in its own database", () => {
 
   it("a database the deployment does not bind is a 422 and creates nothing", async () => {
     const slug = `nodb-${Math.random().toString(36).slice(2, 8)}`;
-    const res = await call("POST", "/v1/projects", { token: ADMIN_TOKEN, body: { slug, name: "x", database: "DB_NOPE" } });
+    const res = await request("POST", "/v1/projects", { token: ADMIN_TOKEN, body: { slug, name: "x", database: "DB_NOPE" } });
     expectError(res, 422, "unknown_database");
     expect(await env.DB.prepare("SELECT count(*) AS n FROM projects WHERE slug = ?").bind(slug).first("n")).toBe(0);
   });

@@ -6,7 +6,7 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { call } from "../support/api";
+import { request } from "../support/api";
 import { setupProject } from "../api/helpers";
 import { passArb } from "./arbitraries";
 import { runs, seed } from "./config";
@@ -23,7 +23,7 @@ describe("fuzz: concurrent passes", () => {
         // A client retries a 503 (a pass that lost every one of its attempts to others), as a real one must.
         const post = async (body: unknown) => {
           for (let attempt = 1; ; attempt++) {
-            const res = await call("POST", `/v1/projects/${slug}/passes`, { token, body });
+            const res = await request("POST", `/v1/projects/${slug}/passes`, { token, body });
             if (res.status !== 503 || attempt === 5) return res;
             expectWellFormed(res.status, res.body, "503");
           }

@@ -12,7 +12,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { CreditPolicy } from "../../src/credit/constants";
 import { CREDIT_MODES, type CreditMode, grantsOnValidation } from "../../src/credit/credit-mode";
-import { call } from "../support/api";
+import { request } from "../support/api";
 import { setupProject } from "../api/helpers";
 import { T } from "./arbitraries";
 import { runs, seed } from "./config";
@@ -113,7 +113,7 @@ async function expectReadsFinite(slug: string, token: string): Promise<void> {
     "/apps",
   ];
   for (const path of paths) {
-    const res = await call("GET", `/v1/projects/${slug}${path}`, { token });
+    const res = await request("GET", `/v1/projects/${slug}${path}`, { token });
     expect(res.status === 200 || res.status === 404, `GET ${path}: ${res.status} ${JSON.stringify(res.body)}`).toBe(true);
     if (res.status === 200) expectFiniteNumbers(res.body, `GET ${path}`);
   }
@@ -127,7 +127,7 @@ async function expectOrdinaryPassCredited(
   wuId: number,
   policy: CreditPolicy = "boinc",
 ): Promise<void> {
-  const settings = await call("PUT", `/v1/projects/${slug}/apps/a`, {
+  const settings = await request("PUT", `/v1/projects/${slug}/apps/a`, {
     token,
     body: { credit_mode: mode, credit_policy: policy, min_avg_pfc: 1, max_granted_credit: 1e7 },
   });
@@ -160,9 +160,9 @@ async function expectOrdinaryPassCredited(
       },
     ],
   };
-  const res = await call("POST", `/v1/projects/${slug}/passes`, { token, body });
+  const res = await request("POST", `/v1/projects/${slug}/passes`, { token, body });
   expect(res.status, JSON.stringify(res.body)).toBe(200);
-  for (const r of res.body.workunits[0].results) {
+  for (const r of res.body.workunits[0]!.results) {
     expect(Number.isFinite(r.granted_credit)).toBe(true);
     // none and trickle grant nothing on validation (a trickle app is paid by its trickles).
     if (grantsOnValidation(mode)) expect(r.granted_credit).toBeGreaterThan(0);
@@ -185,10 +185,10 @@ describe("fuzz: poison input never wedges a project", () => {
         fc.asyncProperty(appArb, fc.integer({ min: 1, max: 3 }), fc.boolean(), async (app, nWu, emptyPass) => {
           const ids = Array.from({ length: nWu }, () => nextWu++);
           const workunits = emptyPass ? [] : fc.sample(fc.tuple(...ids.map(workunitArb)), { numRuns: 1, seed: ids[0]! })[0]!;
-          const settings = await call("PUT", `/v1/projects/${slug}/apps/a`, { token, body: { credit_mode: mode, credit_policy: policy, ...app } });
+          const settings = await request("PUT", `/v1/projects/${slug}/apps/a`, { token, body: { credit_mode: mode, credit_policy: policy, ...app } });
           // runtime credit needs a cap (422 without one): a refusal, not a failure.
           expect([200, 422], JSON.stringify(settings.body)).toContain(settings.status);
-          const res = await call("POST", `/v1/projects/${slug}/passes`, { token, body: { now: T, workunits } });
+          const res = await request("POST", `/v1/projects/${slug}/passes`, { token, body: { now: T, workunits } });
           tally.cases++;
           if (res.status >= 500) tally.fiveXX++;
           statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
@@ -211,8 +211,8 @@ describe("fuzz: poison input never wedges a project", () => {
     for (const mode of CREDIT_MODES) {
       const ids = Array.from({ length: 1000 }, () => nextWu++);
       const workunits = fc.sample(fc.tuple(...ids.map(workunitArb)), { numRuns: 1, seed: 7200 })[0]!;
-      await call("PUT", `/v1/projects/${slug}/apps/a`, { token, body: { credit_mode: mode, min_avg_pfc: 0, max_granted_credit: 1e15 } });
-      const res = await call("POST", `/v1/projects/${slug}/passes`, { token, body: { now: T, workunits } });
+      await request("PUT", `/v1/projects/${slug}/apps/a`, { token, body: { credit_mode: mode, min_avg_pfc: 0, max_granted_credit: 1e15 } });
+      const res = await request("POST", `/v1/projects/${slug}/passes`, { token, body: { now: T, workunits } });
       tally.cases++;
       if (res.status >= 500) tally.fiveXX++;
       expect(res.status, `${mode}: ${JSON.stringify(res.body).slice(0, 500)}`).toBe(200);

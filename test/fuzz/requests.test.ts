@@ -6,7 +6,7 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { call } from "../support/api";
+import { request } from "../support/api";
 import { setupProject } from "../api/helpers";
 import { T, mutate, mutationArb, weirdArb } from "./arbitraries";
 import { runs, seed } from "./config";
@@ -45,7 +45,7 @@ const readArb = fc.tuple(
 
 describe("fuzz: reads and registrations", () => {
   it("random reads: no 5xx, errors in shape, nothing written", { timeout: 300_000 }, async () => {
-    const { slug, token, api } = await setupProject("fz-read");
+    const { slug, token, typed: api } = await setupProject("fz-read");
     await api.ok("POST", "/passes", {
       now: T,
       workunits: [{ id: 1, app: "a", rsc_fpops_est: 3e12, rsc_fpops_bound: 3e13, target_nresults: 1, results: [
@@ -62,7 +62,7 @@ describe("fuzz: reads and registrations", () => {
           .replace("{x}", encodeURIComponent(x))
           .replace("{y}", encodeURIComponent(y))
           .replace("{z}", encodeURIComponent(z));
-        const res = await call("GET", path, withToken ? { token } : {});
+        const res = await request("GET", path, withToken ? { token } : {});
         expectWellFormed(res.status, res.body, `GET ${path}`);
       }),
       { seed: seed(7004), numRuns: runs(250) },
@@ -85,7 +85,7 @@ describe("fuzz: reads and registrations", () => {
       fc.asyncProperty(requests, fc.nat(), mutationArb, weirdArb, fc.boolean(), async ([method, path, valid], pick, how, value, spoil) => {
         const body = spoil ? mutate(valid, pick, how, value) : valid;
         const before = await projectRows(id);
-        const res = await call(method, `/v1/projects/${slug}${path}`, { token, body });
+        const res = await request(method, `/v1/projects/${slug}${path}`, { token, body });
         const what = `${method} ${path} ${JSON.stringify(body)?.slice(0, 200)}`;
         expectWellFormed(res.status, res.body, what);
         if (res.status >= 400) expect(await projectRows(id), `${res.status} but written: ${what}`).toEqual(before);

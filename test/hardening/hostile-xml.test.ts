@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest";
 import { type ErrorDetail, NOW, expectError, result, setupProject, workunit } from "../api/helpers";
 import { T0, createAm } from "../am/support";
 import { issueCentralToken, push } from "../central/helpers";
-import { call } from "../support/api";
+import { request } from "../support/api";
 
 /** What the error answers promise at most (SECURITY.md): per value, and per answer. */
 const MAX_VALUE_CHARS = 300;
@@ -22,7 +22,7 @@ function nested(depth: number, inner = "x"): string {
 const clientXml = (extra: string) => dynamicXml.replace("<project>", `${extra}\n<project>`);
 
 async function rpcXml(am: { slug: string; token: string }, xml: string) {
-  return call("POST", `/v1/am/${am.slug}/hosts/4/rpcs?user_id=7&now=${T0}`, { token: am.token, rawBody: xml, contentType: "application/xml" });
+  return request("POST", `/v1/am/${am.slug}/hosts/4/rpcs?user_id=7&now=${T0}`, { token: am.token, rawBody: xml, contentType: "application/xml" });
 }
 
 function expectBounded(error: ErrorDetail, raw: unknown) {
@@ -47,7 +47,7 @@ describe("XML nested too deep", () => {
       expectBounded(error, res.body);
     }
     // Nothing was booked: the host's log holds the one accepted RPC.
-    const log = await call("GET", `/v1/am/${am.slug}/hosts/4/rpcs`, { token: am.token });
+    const log = await request("GET", `/v1/am/${am.slug}/hosts/4/rpcs`, { token: am.token });
     expect(log.status).toBe(200);
     expect(log.body.rpcs).toHaveLength(1);
   });
@@ -89,17 +89,17 @@ describe("error answers are bounded", () => {
     const p = await setupProject("big");
     const name = "n".repeat(200_000);
     // A well-formed pass naming an unknown app: the 404 names the app (a prefix of it).
-    const res = await p.api.raw("POST", "/passes", { now: NOW, workunits: [workunit(1, [result(11)], { app: name })] });
+    const res = await p.typed.raw("POST", "/passes", { now: NOW, workunits: [workunit(1, [result(11)], { app: name })] });
     const error = expectError(res, 404, "not_found");
     expect(error.message).toContain("nnnn");
     expectBounded(error, res.body);
-    const res2 = await p.api.raw("PUT", `/apps/${"m".repeat(20_000)}`, {});
+    const res2 = await p.typed.raw("PUT", `/apps/${"m".repeat(20_000)}`, {});
     expectBounded(expectError(res2, res2.status), res2.body);
   });
 
   it("a thousand bad fields → at most a few KB of issues, saying how many were left out", async () => {
     const p = await setupProject("big");
-    const res = await p.api.raw("POST", "/errors", {
+    const res = await p.typed.raw("POST", "/errors", {
       results: Array.from({ length: 1000 }, (_, i) => ({ id: i + 1, host_id: -1, app_version_id: 1, outcome: "error" })),
     });
     const error = expectError(res, 400, "validation_failed");

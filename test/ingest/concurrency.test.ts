@@ -34,7 +34,7 @@ function concurrentPass(i: number) {
 
 describe("concurrent passes", () => {
   it(`${PASSES} passes at once (plus 4 duplicates) lose no update and credit each result once`, { timeout: 120_000 }, async () => {
-    const { api, slug } = await setupProject("conc");
+    const { typed: api, slug } = await setupProject("conc");
     const bodies = Array.from({ length: PASSES }, (_, i) => concurrentPass(i));
     // Four passes are also posted a second time, right beside the first.
     const posted = bodies.flatMap((b, i) => (i < 4 ? [b, b] : [b]));
@@ -43,7 +43,7 @@ describe("concurrent passes", () => {
     const grants = new Map<number, { host: number; credit: number; replayed: boolean }[]>();
     responses.forEach((res, k) => {
       const body = posted[k]!;
-      res.workunits[0].results.forEach((r: any, j: number) => {
+      res.workunits[0]!.results.forEach((r: any, j: number) => {
         const list = grants.get(r.id) ?? [];
         list.push({ host: body.workunits[0]!.results[j]!.host_id, credit: r.granted_credit, replayed: r.replayed });
         grants.set(r.id, list);
@@ -76,8 +76,8 @@ describe("concurrent passes", () => {
     // Every valid result here is a sane PFC sample: app versions 1 and 2 each took one per pass,
     // and each host one per result it returned.
     const { app_versions } = await api.ok("GET", "/app-versions");
-    expect(app_versions.find((v: any) => v.id === 1).pfc_n).toBe(PASSES);
-    expect(app_versions.find((v: any) => v.id === 2).pfc_n).toBe(PASSES);
+    expect(app_versions.find((v) => v.id === 1)!.pfc_n).toBe(PASSES);
+    expect(app_versions.find((v) => v.id === 2)!.pfc_n).toBe(PASSES);
     for (const host of HOSTS) {
       const { host_app_versions } = await api.ok("GET", `/host-app-versions?host_id=${host}`);
       const returned = credited.filter((g) => g.host === host).length;

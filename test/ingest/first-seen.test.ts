@@ -25,7 +25,7 @@ function accountWorkunit(r: ResultBody) {
 
 describe("accounts first seen through an undecided result", () => {
   it("start their RAC clock at that pass and are credited two passes later with the decay written out", async () => {
-    const { api } = await setupProject("firstseen");
+    const { typed: api } = await setupProject("firstseen");
     await api.ok("PUT", "/apps/a", { host_scale_check: false, credit_mode: "fixed" });
 
     await api.ok("POST", "/passes", { now: T1, workunits: [accountWorkunit(accountResult("inconclusive"))] });
@@ -44,7 +44,7 @@ describe("accounts first seen through an undecided result", () => {
     });
 
     const decided = await api.ok("POST", "/passes", { now: T3, workunits: [accountWorkunit(accountResult("valid"))] });
-    expect(decided.workunits[0].results[0].granted_credit).toBe(CREDIT);
+    expect(decided.workunits[0]!.results[0]!.granted_credit).toBe(CREDIT);
 
     // update_average (lib/util.cpp) at T3 with avg = 0, avg_time = T1:
     //   diff = T3 - T1 = 86400 s = 1 day; weight = exp(-diff·ln2/half_life) = 2^(-1/7) ≈ 0.9057236643
@@ -62,7 +62,7 @@ describe("accounts first seen through an undecided result", () => {
   });
 
   it("move the host's owner and the user's team as decided results do (latest pass wins)", async () => {
-    const { api } = await setupProject("firstseen-move");
+    const { typed: api } = await setupProject("firstseen-move");
     await api.ok("POST", "/passes", {
       now: T1,
       workunits: [workunit(9, [result(901, { host_id: 80, user_id: 81, team_id: 82 })])],

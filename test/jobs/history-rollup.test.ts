@@ -16,7 +16,7 @@ import { database } from "../../src/db/client";
 import { CURSOR_START, chunkEnd, deleteChunk, foldChunk, raiseMonthlyBefore } from "../../src/db/history-rollup";
 import { rollUpProject } from "../../src/jobs/history-rollup";
 import { expectError, result, workunit } from "../api/helpers";
-import { ADMIN_TOKEN, call, createProject, projectClient } from "../support/api";
+import { ADMIN_TOKEN, request, createProject, projectClient } from "../support/api";
 import { withFixedClock } from "../support/clock";
 import { runCron } from "../support/cron";
 import { getPage } from "../web/html";
@@ -117,7 +117,7 @@ describe("history roll-up", () => {
     // The public read (KV, D1 beyond the snapshot's year) says the same.
     await runCron("* * * * *", SERVER_NOW * 1000);
     const slug = (await env.DB.prepare("SELECT slug FROM projects WHERE id = ?").bind(id).first<string>("slug"))!;
-    const pub = await call("GET", `/v1/projects/${slug}/users/10/history?${WHOLE}`);
+    const pub = await request("GET", `/v1/projects/${slug}/users/10/history?${WHOLE}`);
     expect(pub.body.days.slice(0, -1)).toEqual(now.days.slice(0, -1));
 
     await runCron(RETENTION_CRON, SERVER_NOW * 1000 + 3_600_000);
@@ -219,7 +219,7 @@ describe("history roll-up", () => {
   it("refuses a span outside 31 … 36,600 days with a 400 in the error shape, creating nothing", async () => {
     for (const bad of [30, 36_601, 90.5, "730"]) {
       const slug = `span-${Math.random().toString(36).slice(2, 8)}`;
-      const res = await call("POST", "/v1/projects", { token: ADMIN_TOKEN, body: { slug, name: "Span", daily_history_days: bad } });
+      const res = await request("POST", "/v1/projects", { token: ADMIN_TOKEN, body: { slug, name: "Span", daily_history_days: bad } });
       const error = expectError(res, 400);
       expect(error.issues?.map((i) => i.path)).toEqual(["daily_history_days"]);
       expect(await env.DB.prepare("SELECT count(*) AS n FROM projects WHERE slug = ?").bind(slug).first<number>("n")).toBe(0);

@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import { MAX_BODY_BYTES } from "../../src/app";
 import { ADMIN_TOKEN } from "../support/api";
 import { expectError, result, setupProject, workunit } from "../api/helpers";
-import { call } from "../support/api";
+import { request } from "../support/api";
 import { rpcBody, totals } from "../am/support";
 import { createAm } from "../am/support";
 import { issueCentralToken } from "../central/helpers";
@@ -74,7 +74,7 @@ describe("body size", () => {
 
 describe("array lengths", () => {
   it("over each array's limit → 413 too_large, nothing written", async () => {
-    const { slug, token, api } = await setupProject("arr");
+    const { slug, token, typed: api } = await setupProject("arr");
     const am = await createAm("arram");
     const central = await issueCentralToken("arr");
     const before = await dbState();
@@ -92,7 +92,7 @@ describe("array lengths", () => {
       ["POST", "/v1/central/app-versions", central.token, { app_versions: versions }],
     ];
     for (const [method, path, auth, body] of cases) {
-      expectError(await call(method, path, { token: auth, body }), 413, "too_large");
+      expectError(await request(method, path, { token: auth, body }), 413, "too_large");
     }
     expect(await dbState()).toEqual(before);
     await api.ok("GET", "/apps");

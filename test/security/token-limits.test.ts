@@ -6,31 +6,31 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { MAX_LIVE_TOKENS, RATE_LIMIT_TIERS } from "../../src/limits";
-import { ADMIN_TOKEN, call, createProject } from "../support/api";
+import { ADMIN_TOKEN, request, createProject } from "../support/api";
 import { expectError } from "../api/helpers";
 import { callWith } from "./support";
 
 const liveTokens = async (slug: string, token: string) =>
-  (await call("GET", `/v1/projects/${slug}/tokens`, { token })).body.tokens as { id: number }[];
+  (await request("GET", `/v1/projects/${slug}/tokens`, { token })).body.tokens as { id: number }[];
 
 describe("live tokens per project", () => {
   it(`issues up to ${MAX_LIVE_TOKENS} live tokens, then 409 until one is revoked`, async () => {
     const { slug, token } = await createProject("cap");
     for (let n = 2; n <= MAX_LIVE_TOKENS; n++) {
-      const res = await call("POST", `/v1/projects/${slug}/tokens`, { token });
+      const res = await request("POST", `/v1/projects/${slug}/tokens`, { token });
       expect(res.status, JSON.stringify(res.body)).toBe(201);
     }
     expect(await liveTokens(slug, token)).toHaveLength(MAX_LIVE_TOKENS);
-    const refused = await call("POST", `/v1/projects/${slug}/tokens`, { token: ADMIN_TOKEN });
+    const refused = await request("POST", `/v1/projects/${slug}/tokens`, { token: ADMIN_TOKEN });
     expect(expectError(refused, 409, "conflict").message).toMatch(new RegExp(`${MAX_LIVE_TOKENS} live tokens`));
     // Nothing written: still 20 tokens, and none of them got a shorter deadline.
-    const after = (await call("GET", `/v1/projects/${slug}/tokens`, { token })).body.tokens as { expires_at: number | null }[];
+    const after = (await request("GET", `/v1/projects/${slug}/tokens`, { token })).body.tokens as { expires_at: number | null }[];
     expect(after).toHaveLength(MAX_LIVE_TOKENS);
     expect(after.filter((t) => t.expires_at === null)).toHaveLength(1);
 
     const newest = (await liveTokens(slug, token)).at(-1)!;
-    expect((await call("DELETE", `/v1/projects/${slug}/tokens/${newest.id}`, { token })).status).toBe(200);
-    expect((await call("POST", `/v1/projects/${slug}/tokens`, { token })).status).toBe(201);
+    expect((await request("DELETE", `/v1/projects/${slug}/tokens/${newest.id}`, { token })).status).toBe(200);
+    expect((await request("POST", `/v1/projects/${slug}/tokens`, { token })).status).toBe(201);
     expect(await liveTokens(slug, token)).toHaveLength(MAX_LIVE_TOKENS);
   });
 });
@@ -54,18 +54,18 @@ describe("issuing tokens is rate limited", () => {
 describe("a project's rate-limit tier", () => {
   it("is standard by default, set by the operator only, and decides which limit counts", async () => {
     const { slug, token } = await createProject("tier");
-    const path = `/v1/projects/${slug}/rate-limit`;
-    const standard = await call("GET", path, { token });
+    const path = `/v1/projects/${slug}/rate-limit` as const;
+    const standard = await request("GET", path, { token });
     expect(standard.body).toEqual({ slug, tier: "standard", limit: RATE_LIMIT_TIERS.standard.limit, period_seconds: 10 });
     // At least 100 requests a second for a project's validator by default.
     expect(RATE_LIMIT_TIERS.standard.limit / RATE_LIMIT_TIERS.standard.periodSeconds).toBeGreaterThanOrEqual(100);
 
-    expectError(await call("PUT", path, { token, body: { tier: "high" } }), 401, "unauthorized");
-    expectError(await call("PUT", path, { token: ADMIN_TOKEN, body: { tier: "unlimited" } }), 400, "validation_failed");
-    const set = await call("PUT", path, { token: ADMIN_TOKEN, body: { tier: "low" } });
+    expectError(await request("PUT", path, { token, body: { tier: "high" } }), 401, "unauthorized");
+    expectError(await request("PUT", path, { token: ADMIN_TOKEN, body: { tier: "unlimited" } }), 400, "validation_failed");
+    const set = await request("PUT", path, { token: ADMIN_TOKEN, body: { tier: "low" } });
     expect(set.status).toBe(200);
     expect(set.body).toEqual({ slug, tier: "low", limit: RATE_LIMIT_TIERS.low.limit, period_seconds: 10 });
-    expect((await call("GET", path, { token })).body.tier).toBe("low");
+    expect((await request("GET", path, { token })).body.tier).toBe("low");
 
     // The low tier's binding (made tight here) now counts the project; the standard one no longer does.
     const overrides = { RATE_LIMITER_LOW: env.RATE_LIMITER_TIGHT, RATE_LIMITER: undefined, RATE_LIMIT_PER_PERIOD: "1000000" };

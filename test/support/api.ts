@@ -1,5 +1,6 @@
 /** Calls the Worker the way a project's scripts would: HTTP + JSON, through its real bindings. */
 import { exports } from "cloudflare:workers";
+import type { SuccessBody } from "./api-types";
 
 export const ADMIN_TOKEN = "test-admin-token";
 const BASE = "http://cobblestone.test";
@@ -10,17 +11,53 @@ export interface ApiResponse<T = any> {
   headers?: Headers;
 }
 
+/**
+ * A call typed by the OpenAPI document (test/support/api-types.ts): `body` is the documented
+ * success body of `method` and `path`, written as a literal or template (`/v1/projects/${slug}/passes`);
+ * an error answer is read with `expectError` (test/api/helpers.ts), which checks its shape and
+ * returns it typed. A path the API does not document (/docs, /p/…) gives `unknown`.
+ */
+export function request<M extends string, P extends string>(
+  method: M,
+  path: P,
+  opts: CallOptions = {},
+): Promise<ApiResponse<SuccessBody<M, P>>> {
+  return call<SuccessBody<M, P>>(method, path, opts);
+}
+
+/** A project's calls typed like `request`, by the path under /v1/projects/{slug}. */
+export function typedClient(slug: string, token: string) {
+  type Under<P extends string> = `/v1/projects/${string}${P}`;
+  const under = <P extends string>(path: P) => `/v1/projects/${slug}${path}` as Under<P>;
+  return {
+    /** A call that must answer 200; throws with the error body otherwise. */
+    ok: async <M extends string, P extends string>(method: M, path: P, body?: unknown): Promise<SuccessBody<M, Under<P>>> => {
+      const res = await request(method, under(path), { token, body });
+      if (res.status !== 200) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(res.body)}`);
+      return res.body;
+    },
+    raw: <M extends string, P extends string>(method: M, path: P, body?: unknown, tokenOverride?: string) =>
+      request(method, under(path), { token: tokenOverride ?? token, body }),
+  };
+}
+
+export interface CallOptions {
+  token?: string;
+  body?: unknown;
+  rawBody?: string;
+  headers?: Record<string, string>;
+  /** Of a body; null sends none. */
+  contentType?: string | null;
+}
+
+/**
+ * Untyped (`body: any`): the tests outside test/api still call this; new tests use `request`
+ * (or `typedClient`), typed by the OpenAPI document.
+ */
 export async function call<T = any>(
   method: string,
   path: string,
-  opts: {
-    token?: string;
-    body?: unknown;
-    rawBody?: string;
-    headers?: Record<string, string>;
-    /** Of a body; null sends none. */
-    contentType?: string | null;
-  } = {},
+  opts: CallOptions = {},
 ): Promise<ApiResponse<T>> {
   const headers: Record<string, string> = { ...opts.headers };
   if (opts.token) headers.Authorization = `Bearer ${opts.token}`;
@@ -51,7 +88,7 @@ export async function createProject(prefix = "p", settings: Record<string, unkno
   return { slug, token: res.body.token };
 }
 
-/** Calls that must succeed; throws with the error body otherwise. */
+/** Calls that must succeed; throws with the error body otherwise. Untyped: see `typedClient`. */
 export function projectClient(slug: string, token: string) {
   const ok = async <T = any>(method: string, path: string, body?: unknown): Promise<T> => {
     const res = await call<T>(method, `/v1/projects/${slug}${path}`, { token, body });

@@ -8,7 +8,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { SECONDS_PER_DAY } from "../../src/credit/constants";
 import { dayOf } from "../../src/credit/history";
-import { call, createProject, projectClient } from "../support/api";
+import { request, createProject, projectClient } from "../support/api";
 import { runCron } from "../support/cron";
 
 const NOW = 1_700_000_000;
@@ -64,9 +64,9 @@ describe("POST /v1/projects/{slug}/trickles", () => {
     await api.ok("PUT", "/users/5", { cpid });
     await api.ok("POST", "/trickles", { now: NOW, messages: [message(1), message(2)] });
     await runCron();
-    const top = await call("GET", `/v1/projects/${slug}/top/users?by=total_credit`);
-    expect(top.body.users.map((u: any) => [u.id, u.total_credit])).toEqual([[5, 50]]);
-    const byCpid = await call("GET", `/v1/cpid/${cpid}`);
+    const top = await request("GET", `/v1/projects/${slug}/top/users?by=total_credit`);
+    expect(top.body.users.map((u) => [u.id, u.total_credit])).toEqual([[5, 50]]);
+    const byCpid = await request("GET", `/v1/cpid/${cpid}`);
     expect(byCpid.status, JSON.stringify(byCpid.body)).toBe(200);
     expect(byCpid.body.total_credit).toBe(50);
   });

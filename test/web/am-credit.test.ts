@@ -10,7 +10,7 @@ import { formatCredit } from "../../src/web/format";
 import { result, workunit } from "../api/helpers";
 import { HOUR, createAm, rpcBody, totals } from "../am/support";
 import { daysAgo } from "../reads/fixtures";
-import { ADMIN_TOKEN, call, projectClient } from "../support/api";
+import { ADMIN_TOKEN, request, projectClient } from "../support/api";
 import { runCron } from "../support/cron";
 import { firstData, getPage, section } from "./html";
 
@@ -21,7 +21,7 @@ describe("account-manager credit on a user's page", () => {
   it("estimated at once; confirmed after the daily reconciliation; nothing for a user without linked hosts", async () => {
     const url = `https://am-${Math.random().toString(36).slice(2, 8)}.example/`;
     const slug = `am-web-${Math.random().toString(36).slice(2, 8)}`;
-    const created = await call("POST", "/v1/projects", { token: ADMIN_TOKEN, body: { slug, name: "AM Project", url } });
+    const created = await request("POST", "/v1/projects", { token: ADMIN_TOKEN, body: { slug, name: "AM Project", url } });
     expect(created.status).toBe(201);
     const project = projectClient(slug, created.body.token);
     await project.ok("PUT", "/apps/a", { credit_mode: "fixed" });

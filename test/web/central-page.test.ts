@@ -1,7 +1,7 @@
 /** `/central`: the plan-class scale table as a page, with the API's numbers. */
 import { describe, expect, it } from "vitest";
 import { PLAN_CLASS_CRON, clockNow, issueCentralToken, push, reported, runCron } from "../central/helpers";
-import { call } from "../support/api";
+import { request } from "../support/api";
 import { formatStatistic } from "../../src/web/format";
 import { dataOf, getPage, section } from "./html";
 
@@ -29,14 +29,14 @@ describe("/central", () => {
     expect(pushed.status).toBe(200);
     await runCron(PLAN_CLASS_CRON, T);
 
-    const table = (await call("GET", "/v1/plan-classes")).body;
+    const table = (await request("GET", "/v1/plan-classes")).body;
     const page = await getPage("/central");
     expect(page.status).toBe(200);
     const rows = section(page.html, "plan-classes");
     expect(rows).toContain("<td>cuda_reg</td>");
-    expect(dataOf(rows, "scale").map((d) => d.value)).toEqual(table.plan_classes.map((r: any) => r.scale));
-    expect(dataOf(rows, "scale").map((d) => d.text)).toEqual(table.plan_classes.map((r: any) => formatStatistic(r.scale)));
-    expect(dataOf(section(page.html, "proc-types"), "scale").map((d) => d.value)).toEqual(table.proc_types.map((r: any) => r.scale));
+    expect(dataOf(rows, "scale").map((d) => d.value)).toEqual(table.plan_classes.map((r) => r.scale));
+    expect(dataOf(rows, "scale").map((d) => d.text)).toEqual(table.plan_classes.map((r) => formatStatistic(r.scale)));
+    expect(dataOf(section(page.html, "proc-types"), "scale").map((d) => d.value)).toEqual(table.proc_types.map((r) => r.scale));
     expect(page.html).toContain(`data-snapshot-time="${T}"`);
 
     const etag = page.headers.get("ETag")!;

@@ -4,11 +4,12 @@
  * project tokens do; a revocation stops every token of the account manager at once, until
  * the next rotation.
  */
+import { access } from "../access";
 import { OpenAPIHono, createRoute, z } from "@hono/zod-openapi";
 import { eq } from "drizzle-orm";
 import { accountManagers } from "../../db/schema";
 import type { AppEnv } from "../../env";
-import { amLimiterKey, requireAdmin } from "../../http/auth";
+import { amLimiterKey } from "../../http/auth";
 import { ApiError, errorResponses } from "../../http/errors";
 import { ROTATION_GRACE_SECONDS } from "../../limits";
 import { enforceTokenIssueLimit } from "../../http/rate-limit";
@@ -23,7 +24,7 @@ const rotateRoute = createRoute({
   path,
   tags: ["Account managers"],
   summary: "Rotate the account manager's token; the current one keeps working for 24 hours",
-  security: [{ adminToken: [] }],
+  ...access("admin"),
   request: { params: AmParams },
   responses: {
     201: {
@@ -49,7 +50,7 @@ const revokeRoute = createRoute({
   path,
   tags: ["Account managers"],
   summary: "Revoke every token of the account manager at once (a rotation issues a new one)",
-  security: [{ adminToken: [] }],
+  ...access("admin"),
   request: { params: AmParams },
   responses: {
     200: {
@@ -67,8 +68,6 @@ async function accountManagerOf(c: { var: AppEnv["Variables"] }, slug: string) {
 }
 
 export function mountAccountManagerTokens(app: OpenAPIHono<AppEnv>): void {
-  app.use("/v1/account-managers/:am/token", requireAdmin);
-
   app.openapi(rotateRoute, async (c) => {
     const am = await accountManagerOf(c, c.req.valid("param").am);
     await enforceTokenIssueLimit(c, amLimiterKey(am.id));

@@ -1,9 +1,9 @@
 /** Admin: create an account manager and its token (shown once, stored hashed). */
+import { access } from "../access";
 import { OpenAPIHono, createRoute, z } from "@hono/zod-openapi";
 import { isPrimaryKeyConflict } from "../../db/batch";
 import { accountManagers } from "../../db/schema";
 import type { AppEnv } from "../../env";
-import { requireAdmin } from "../../http/auth";
 import { ApiError, errorResponses } from "../../http/errors";
 import { newAccountManagerToken, sha256Hex } from "../../http/tokens";
 import { SlugSchema, serverNow } from "../common";
@@ -24,7 +24,7 @@ const createRouteDef = createRoute({
   path: "/v1/account-managers",
   tags: ["Account managers"],
   summary: "Create an account manager and its token",
-  security: [{ adminToken: [] }],
+  ...access("admin"),
   request: { body: { required: true, content: { "application/json": { schema: CreateAccountManagerSchema } } } },
   responses: {
     201: { description: "Created", content: { "application/json": { schema: CreatedAccountManagerSchema } } },
@@ -33,7 +33,6 @@ const createRouteDef = createRoute({
 });
 
 export function mountAccountManagers(app: OpenAPIHono<AppEnv>): void {
-  app.use("/v1/account-managers", requireAdmin);
   app.openapi(createRouteDef, async (c) => {
     const body = c.req.valid("json");
     const token = newAccountManagerToken();

@@ -2,12 +2,12 @@
  * Daily series of an account manager's accounting, as JSON or CSV: per user (or user and
  * project), per project, in total, per host (or host and project). Public, like BOINC's stats.
  */
+import { access } from "../access";
 import { OpenAPIHono, createRoute, z } from "@hono/zod-openapi";
 import { SERIES_COLUMNS, fillDailySeries, seriesCsv } from "../../credit/daily-series";
 import { projectUrlKey } from "../../credit/project-url";
 import { type SeriesKey, loadDailyRows } from "../../db/am-history";
 import type { AppEnv } from "../../env";
-import { loadAccountManager } from "../../http/auth";
 import { errorResponses } from "../../http/errors";
 import { IdParam, serverNow } from "../common";
 import { HistoryQuery, historyWindow } from "../history/history.schemas";
@@ -51,6 +51,7 @@ const routes = {
     path: "/v1/am/{am}/users/{id}/history",
     tags: ["Account managers"],
     summary: "A user's daily series (with url: for one project, with the reconciliation factor of each day)",
+    ...access("publicAccountManager"),
     request: { params: AmParams.extend({ id: IdParam }), query: AmHistoryQuery.extend(urlQuery(false)) },
     responses: { 200: okResponse, ...errorResponses(400, 404) },
   }),
@@ -59,6 +60,7 @@ const routes = {
     path: "/v1/am/{am}/hosts/{id}/history",
     tags: ["Account managers"],
     summary: "A host's daily series (with url: for one project, with the reconciliation factor of each day)",
+    ...access("publicAccountManager"),
     request: { params: AmParams.extend({ id: IdParam }), query: AmHistoryQuery.extend(urlQuery(false)) },
     responses: { 200: okResponse, ...errorResponses(400, 404) },
   }),
@@ -67,6 +69,7 @@ const routes = {
     path: "/v1/am/{am}/projects/history",
     tags: ["Account managers"],
     summary: "A project's daily series over all the account manager's users",
+    ...access("publicAccountManager"),
     request: { params: AmParams, query: AmHistoryQuery.extend(urlQuery(true)) },
     responses: { 200: okResponse, ...errorResponses(400, 404) },
   }),
@@ -75,6 +78,7 @@ const routes = {
     path: "/v1/am/{am}/totals/history",
     tags: ["Account managers"],
     summary: "The account manager's daily series over all users and projects",
+    ...access("publicAccountManager"),
     request: { params: AmParams, query: AmHistoryQuery },
     responses: { 200: okResponse, ...errorResponses(400, 404) },
   }),
@@ -95,9 +99,6 @@ async function series(c: { var: AppEnv["Variables"] }, key: SeriesKey, q: Query)
 const keyUrl = (url: string | undefined) => (url === undefined ? "" : projectUrlKey(url)!);
 
 export function mountAmHistory(app: OpenAPIHono<AppEnv>): void {
-  for (const path of ["/v1/am/:am/users/:id/history", "/v1/am/:am/hosts/:id/history", "/v1/am/:am/projects/history", "/v1/am/:am/totals/history"]) {
-    app.use(path, loadAccountManager);
-  }
   app.openapi(routes.user, async (c) => {
     const q = c.req.valid("query");
     const key: SeriesKey = { subject: q.url ? "user_project" : "user", entityId: c.req.valid("param").id, url: keyUrl(q.url) };

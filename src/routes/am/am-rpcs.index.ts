@@ -1,11 +1,11 @@
 /** Account-manager RPCs: post one host's lifetime totals (booked as clipped deltas), list what was booked. */
+import { access } from "../access";
 import { OpenAPIHono, createRoute, z } from "@hono/zod-openapi";
 import { and, desc, eq } from "drizzle-orm";
 import { createMiddleware } from "hono/factory";
 import { loadHostAccounts } from "../../db/am-accounts";
 import { amRpcs } from "../../db/schema";
 import type { AppEnv } from "../../env";
-import { requireAmToken } from "../../http/auth";
 import { ApiError, errorResponses, issuesOf } from "../../http/errors";
 import { acceptsXml, isXmlMediaType, mediaType } from "../../http/xml";
 import { IdParam, SlugSchema, TimeSchema, resolveNow } from "../common";
@@ -17,6 +17,15 @@ import { ingestRpc } from "./am-rpcs.service";
 export const AmParams = z.object({ am: SlugSchema.openapi({ param: { name: "am", in: "path" }, example: "su" }) });
 const HostParams = AmParams.extend({ host_id: IdParam.openapi({ param: { name: "host_id", in: "path" } }) });
 
+/** An RPC is JSON or the client's own XML; anything else is 415. */
+const requireRpcMediaType = createMiddleware<AppEnv>(async (c, next) => {
+  const type = c.req.header("content-type");
+  if (mediaType(type) !== "application/json" && !isXmlMediaType(type)) {
+    throw new ApiError(415, "unsupported_media_type", "send the RPC as JSON (application/json) or as the client's XML (application/xml)");
+  }
+  await next();
+});
+
 const postRpcRoute = createRoute({
   method: "post",
   path: "/v1/am/{am}/hosts/{host_id}/rpcs",
@@ -27,7 +36,7 @@ const postRpcRoute = createRoute({
     "done in the interval (the answer lists every clip). The first RPC of a (host, project) only records the baseline. " +
     "Atomic, and exactly once: the same RPC (same host, `now` and totals) posted again books nothing and answers " +
     "`replayed: true`; other totals at the same `now`, or a `now` before the host's last RPC, are 409.",
-  security: [{ amToken: [] }],
+  ...access("amToken", requireRpcMediaType),
   request: {
     params: HostParams,
     query: z.object({
@@ -60,14 +69,6 @@ const postRpcRoute = createRoute({
   },
 });
 
-/** An RPC is JSON or the client's own XML; anything else is 415. */
-const requireRpcMediaType = createMiddleware<AppEnv>(async (c, next) => {
-  const type = c.req.header("content-type");
-  if (c.req.method === "POST" && mediaType(type) !== "application/json" && !isXmlMediaType(type)) {
-    throw new ApiError(415, "unsupported_media_type", "send the RPC as JSON (application/json) or as the client's XML (application/xml)");
-  }
-  await next();
-});
 
 /** The client's XML, as the JSON RPC it stands for (checked by the same schema). */
 function rpcFromXml(xml: string, query: { user_id?: number; now?: number }): RpcRequest {
@@ -89,7 +90,7 @@ const listRpcsRoute = createRoute({
   path: "/v1/am/{am}/hosts/{host_id}/rpcs",
   tags: ["Account managers"],
   summary: "A host's latest RPCs, newest first, with what each claimed, booked and clipped",
-  security: [{ amToken: [] }],
+  ...access("amToken"),
   request: {
     params: HostParams,
     query: z.object({ limit: z.coerce.number().int().min(1).max(1000).default(100) }),
@@ -104,7 +105,6 @@ const listRpcsRoute = createRoute({
 });
 
 export function mountAmRpcs(app: OpenAPIHono<AppEnv>): void {
-  app.use("/v1/am/:am/hosts/:host_id/rpcs", requireAmToken, requireRpcMediaType);
   app.openapi(postRpcRoute, async (c) => {
     const { host_id } = c.req.valid("param");
     const body = isXmlMediaType(c.req.header("content-type"))

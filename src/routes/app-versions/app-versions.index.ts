@@ -1,10 +1,9 @@
+import { access } from "../access";
 import { OpenAPIHono, createRoute, z } from "@hono/zod-openapi";
 import { and, eq } from "drizzle-orm";
 import { appVersions, apps } from "../../db/schema";
 import type { AppEnv } from "../../env";
 import { PROJECT_SUBJECT, markOne } from "../../db/kv-marks";
-import { requireProjectToken } from "../../http/auth";
-import { publicRead } from "../../snapshots/public-project";
 import { appVersionBody } from "../../snapshots/catalog-bodies";
 import { readAppVersions } from "../../snapshots/reads";
 import { NOT_MODIFIED, snapshotResponse } from "../../snapshots/store";
@@ -49,7 +48,7 @@ const putRoute = createRoute({
   path: "/v1/projects/{slug}/app-versions/{id}",
   tags: ["Configuration"],
   summary: "Register an app version (statistics start at zero and are kept on later PUTs)",
-  security: [{ projectToken: [] }],
+  ...access("projectToken"),
   request: {
     params: SlugParams.extend({ id: IdParam }),
     body: { required: true, content: { "application/json": { schema: PutAppVersionSchema } } },
@@ -65,6 +64,7 @@ const listRoute = createRoute({
   path: "/v1/projects/{slug}/app-versions",
   tags: ["Statistics"],
   summary: "Every app version with its PFC statistics, scale and recent average credit",
+  ...access("publicProject"),
   request: { params: SlugParams },
   responses: {
     200: {
@@ -77,9 +77,6 @@ const listRoute = createRoute({
 });
 
 export function mountAppVersions(app: OpenAPIHono<AppEnv>): void {
-  app.use("/v1/projects/:slug/app-versions/:id", requireProjectToken);
-  app.use("/v1/projects/:slug/app-versions", publicRead);
-
   app.openapi(putRoute, async (c) => {
     const { id } = c.req.valid("param");
     const b = c.req.valid("json");

@@ -1,11 +1,10 @@
+import { access } from "../access";
 import { OpenAPIHono, createRoute } from "@hono/zod-openapi";
 import { and, eq, sql } from "drizzle-orm";
 import { planClassVersionExists } from "../../db/plan-class-registry";
 import { apps } from "../../db/schema";
 import type { AppEnv } from "../../env";
 import { PROJECT_SUBJECT, markOne } from "../../db/kv-marks";
-import { requireProjectToken } from "../../http/auth";
-import { publicRead } from "../../snapshots/public-project";
 import { appBody } from "../../snapshots/catalog-bodies";
 import { readApps } from "../../snapshots/reads";
 import { NOT_MODIFIED, snapshotResponse } from "../../snapshots/store";
@@ -19,7 +18,7 @@ const putAppRoute = createRoute({
   tags: ["Configuration"],
   summary: "Register an app or change its settings",
   description: "A new app starts with min_avg_pfc = 1 (BOINC's schema default). Omitted fields keep their value.",
-  security: [{ projectToken: [] }],
+  ...access("projectToken"),
   request: { params: AppNameParams, body: { required: true, content: { "application/json": { schema: PutAppSchema } } } },
   responses: {
     200: { description: "The app as stored", content: { "application/json": { schema: AppSchema } } },
@@ -32,6 +31,7 @@ const listAppsRoute = createRoute({
   path: "/v1/projects/{slug}/apps",
   tags: ["Statistics"],
   summary: "The project's apps with their credit settings and min_avg_pfc",
+  ...access("publicProject"),
   request: { params: SlugParams },
   responses: {
     200: { description: "Apps in registration order", content: { "application/json": { schema: AppListSchema } } },
@@ -41,9 +41,6 @@ const listAppsRoute = createRoute({
 });
 
 export function mountApps(app: OpenAPIHono<AppEnv>): void {
-  app.use("/v1/projects/:slug/apps/:app", requireProjectToken);
-  app.use("/v1/projects/:slug/apps", publicRead);
-
   app.openapi(putAppRoute, async (c) => {
     const { app: appName } = c.req.valid("param");
     const body = c.req.valid("json");

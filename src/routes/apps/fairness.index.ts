@@ -3,6 +3,7 @@
  * last 30 days, whatever the app's policy (both credits are kept with every valid result),
  * and which hosts the quantile gate (docs/spec/fair-policy.md#r17) holds out of their versions' z quantiles now.
  */
+import { access } from "../access";
 import { OpenAPIHono, createRoute, z } from "@hono/zod-openapi";
 import { and, eq, sql } from "drizzle-orm";
 import { FAIRNESS_WINDOW_DAYS, SECONDS_PER_DAY } from "../../credit/constants";
@@ -12,7 +13,6 @@ import { appVersions, apps, hostAppVersions, results } from "../../db/schema";
 import { jsonList, ref } from "../../db/sql-helpers";
 import { FAIR_RULE_CODES, RESULT_OUTCOMES, encode } from "../../db/codes";
 import type { AppEnv } from "../../env";
-import { requireProjectToken } from "../../http/auth";
 import { ApiError, errorResponses } from "../../http/errors";
 import { resolveNow } from "../common";
 import { AppNameParams } from "./apps.schemas";
@@ -55,7 +55,7 @@ const route = createRoute({
   description:
     "Ordered by boinc_credit / fair_credit, highest first (a host the fair policy pays nothing comes first). " +
     "Shows who games CreditNew, before and after a switch of credit_policy.",
-  security: [{ projectToken: [] }],
+  ...access("projectToken"),
   request: {
     params: AppNameParams,
     query: z.object({
@@ -70,7 +70,6 @@ const route = createRoute({
 });
 
 export function mountFairness(app: OpenAPIHono<AppEnv>): void {
-  app.use("/v1/projects/:slug/apps/:app/fairness", requireProjectToken);
   app.openapi(route, async (c) => {
     const { app: appName } = c.req.valid("param");
     const { limit, now: given } = c.req.valid("query");

@@ -1,9 +1,9 @@
 /** The project's audit log: every successful write to it, newest first. */
+import { access } from "../access";
 import { OpenAPIHono, createRoute, z } from "@hono/zod-openapi";
 import { and, desc, eq, lt } from "drizzle-orm";
 import { auditLog } from "../../db/schema";
 import type { AppEnv } from "../../env";
-import { requireProjectToken } from "../../http/auth";
 import { errorResponses } from "../../http/errors";
 import { SlugParams, idText } from "../common";
 
@@ -32,7 +32,7 @@ const route = createRoute({
   path: "/v1/projects/{slug}/audit",
   tags: ["Tokens"],
   summary: "The project's audit log: who wrote what, when, with which request id (newest first)",
-  security: [{ projectToken: [] }],
+  ...access("projectToken"),
   request: { params: SlugParams, query: AuditQuery },
   responses: {
     200: {
@@ -46,7 +46,6 @@ const route = createRoute({
 });
 
 export function mountAudit(app: OpenAPIHono<AppEnv>): void {
-  app.use("/v1/projects/:slug/audit", requireProjectToken);
   app.openapi(route, async (c) => {
     const { limit, cursor } = c.req.valid("query");
     const a = auditLog;

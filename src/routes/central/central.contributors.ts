@@ -3,12 +3,12 @@
  * to the registry. A token is shown once and stored only as its SHA-256; revoking one drops
  * what it pushed.
  */
+import { access } from "../access";
 import { OpenAPIHono, createRoute, z } from "@hono/zod-openapi";
 import { count, eq, max, sql } from "drizzle-orm";
 import { runBatch } from "../../db/batch";
 import { centralContributions, centralContributors } from "../../db/schema";
 import type { AppEnv } from "../../env";
-import { requireAdmin } from "../../http/auth";
 import { ApiError, errorResponses } from "../../http/errors";
 import { newCentralToken, sha256Hex } from "../../http/tokens";
 import { IdParam, serverNow } from "../common";
@@ -19,7 +19,7 @@ const createContributorRoute = createRoute({
   path: "/v1/central/contributors",
   tags: ["Admin"],
   summary: "Issue a central token to a project elsewhere",
-  security: [{ adminToken: [] }],
+  ...access("admin"),
   request: { body: { required: true, content: { "application/json": { schema: CreateContributorSchema } } } },
   responses: {
     201: { description: "Created; the token is shown only now", content: { "application/json": { schema: CreatedContributorSchema } } },
@@ -32,7 +32,7 @@ const listContributorsRoute = createRoute({
   path: "/v1/central/contributors",
   tags: ["Admin"],
   summary: "Contributors and their last push (never their tokens)",
-  security: [{ adminToken: [] }],
+  ...access("admin"),
   responses: {
     200: { description: "Contributors by id", content: { "application/json": { schema: ContributorListSchema } } },
     ...errorResponses(401, 503),
@@ -44,7 +44,7 @@ const deleteContributorRoute = createRoute({
   path: "/v1/central/contributors/{id}",
   tags: ["Admin"],
   summary: "Revoke a central token and drop what it pushed",
-  security: [{ adminToken: [] }],
+  ...access("admin"),
   request: { params: z.object({ id: IdParam }) },
   responses: {
     200: { description: "Revoked", content: { "application/json": { schema: z.object({ id: z.number().int(), revoked: z.literal(true) }) } } },
@@ -53,9 +53,6 @@ const deleteContributorRoute = createRoute({
 });
 
 export function mountCentralContributors(app: OpenAPIHono<AppEnv>): void {
-  app.use("/v1/central/contributors", requireAdmin);
-  app.use("/v1/central/contributors/:id", requireAdmin);
-
   app.openapi(createContributorRoute, async (c) => {
     const body = c.req.valid("json");
     const token = newCentralToken();

@@ -4,6 +4,7 @@
  * each push replaces its previous set. Projects of this deployment need no token: the
  * aggregation job reads them directly.
  */
+import { access } from "../access";
 import { OpenAPIHono, createRoute, z } from "@hono/zod-openapi";
 import { createMiddleware } from "hono/factory";
 import { sql } from "drizzle-orm";
@@ -11,7 +12,6 @@ import { runBatch } from "../../db/batch";
 import { centralContributions } from "../../db/schema";
 import { chunks, insertFromJson } from "../../db/sql-helpers";
 import type { AppEnv } from "../../env";
-import { requireCentralToken } from "../../http/auth";
 import { ApiError, errorResponses, issuesOf } from "../../http/errors";
 import { serverNow } from "../common";
 import { isXmlMediaType, mediaType } from "../../http/xml";
@@ -36,7 +36,7 @@ const pushRoute = createRoute({
     "JSON `{project?, app_versions: [...]}`, or the XML that BOINC's app_versions.php prints " +
     "(Content-Type: application/xml; name the project with ?project=). Replaces the set this " +
     "contributor last pushed for that project.",
-  security: [{ centralToken: [] }],
+  ...access("centralToken", requireExportMediaType),
   request: {
     query: z.object({ project: z.string().max(254).optional().openapi({ description: "For an XML push" }) }),
     body: {
@@ -66,8 +66,6 @@ function pushFromXml(xml: string, project: string | undefined): Push {
 }
 
 export function mountCentral(app: OpenAPIHono<AppEnv>): void {
-  app.use("/v1/central/app-versions", requireCentralToken, requireExportMediaType);
-
   app.openapi(pushRoute, async (c) => {
     const query = c.req.valid("query");
     const push: Push = isXmlMediaType(c.req.header("content-type"))

@@ -3,9 +3,9 @@
  * create_time, which starts their RAC clock as in BOINC); a pass creates any it names first.
  * Anyone reads them (GET): from their KV snapshot, RAC decayed to the time of the answer.
  */
+import { access } from "../access";
 import { OpenAPIHono, createRoute } from "@hono/zod-openapi";
 import type { AppEnv } from "../../env";
-import { requireProjectToken } from "../../http/auth";
 import { ApiError, errorResponses } from "../../http/errors";
 import { checkCreateTime, holderCounts, holderUpserts } from "./holder-upsert";
 import { amHostLinkWrite } from "../am/host-links";
@@ -14,7 +14,7 @@ import type { hosts } from "../../db/schema";
 import { holderFromRow, loadHolderSnapshots, type HolderRow } from "../../snapshots/holders";
 import { type HolderKind, HOLDER_KINDS } from "../../snapshots/keys";
 import { presentHolder } from "../../snapshots/present";
-import { historyFromDay, publicRead } from "../../snapshots/public-project";
+import { historyFromDay } from "../../snapshots/public-project";
 import { readHolder as readSnapshot } from "../../snapshots/reads";
 import { NOT_MODIFIED, readThrough, snapshotResponse } from "../../snapshots/store";
 import { IdParam, SlugParams, serverNow } from "../common";
@@ -32,7 +32,7 @@ function mountKind(app: OpenAPIHono<AppEnv>, kind: HolderKind): void {
     description:
       "A new one starts its RAC clock (expavg_time) at create_time, as in BOINC; while it has no credit, " +
       "a later create_time moves the clock too.",
-    security: [{ projectToken: [] }],
+    ...access("projectToken"),
     request: { params, body: { required: true, content: { "application/json": { schema: putSchemas[kind] } } } },
     responses: {
       200: { description: `The ${one} as stored`, content: { "application/json": { schema: storedSchemas[kind] } } },
@@ -46,6 +46,7 @@ function mountKind(app: OpenAPIHono<AppEnv>, kind: HolderKind): void {
     summary: `A ${one}'s credit: total, BOINC's stored RAC pair, the RAC decayed to now${kind === "hosts" ? "" : ", credit per app"}`,
     description:
       "Served from a KV snapshot that the minute cron refreshes after each pass; with the project's token, from the ledger.",
+    ...access("publicProject"),
     request: { params },
     responses: {
       200: { description: `The ${one}`, content: { "application/json": { schema: publicSchemas[kind] } } },
@@ -58,6 +59,7 @@ function mountKind(app: OpenAPIHono<AppEnv>, kind: HolderKind): void {
     path: `/v1/projects/{slug}/${kind}/{id}/history`,
     tags: ["Credit"],
     summary: `A ${one}'s daily credit (UTC days): granted that day, total and RAC at its end`,
+    ...access("publicProject"),
     request: { params, query: HistoryQuery },
     responses: {
       200: { description: "One entry per day, oldest first", content: { "application/json": { schema: HistorySchema } } },
@@ -65,11 +67,6 @@ function mountKind(app: OpenAPIHono<AppEnv>, kind: HolderKind): void {
       ...errorResponses(400, 401, 403, 404),
     },
   });
-
-  app.use(`/v1/projects/:slug/${kind}/:id`, async (c, next) =>
-    c.req.method === "GET" ? publicRead(c, next) : requireProjectToken(c, next),
-  );
-  app.use(`/v1/projects/:slug/${kind}/:id/history`, publicRead);
 
   app.openapi(putRoute, async (c) => {
     const { id } = c.req.valid("param");

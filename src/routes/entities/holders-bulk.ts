@@ -2,9 +2,9 @@
  * Registers many hosts, users and teams in one request (a bridge backfilling a BOINC database
  * meets thousands): the same write as one PUT each, all in one batch, all or nothing.
  */
+import { access } from "../access";
 import { OpenAPIHono, createRoute, z } from "@hono/zod-openapi";
 import type { AppEnv } from "../../env";
-import { requireProjectToken } from "../../http/auth";
 import { errorResponses } from "../../http/errors";
 import { HOLDER_KINDS } from "../../snapshots/keys";
 import { IdSchema, SlugParams, serverNow } from "../common";
@@ -48,7 +48,7 @@ const route = createRoute({
   tags: ["Configuration"],
   summary: `Register up to ${MAX_HOLDERS_PER_KIND} hosts, users and teams each in one request`,
   description: "Each entry is what PUT /hosts/{id} (/users, /teams) takes, with its id. All are written, or none.",
-  security: [{ projectToken: [] }],
+  ...access("projectToken"),
   request: { params: SlugParams, body: { required: true, content: { "application/json": { schema: BulkHoldersRequestSchema } } } },
   responses: {
     200: { description: "Registered", content: { "application/json": { schema: BulkHoldersResponseSchema } } },
@@ -57,7 +57,6 @@ const route = createRoute({
 });
 
 export function mountBulkHolders(app: OpenAPIHono<AppEnv>): void {
-  app.use("/v1/projects/:slug/holders", requireProjectToken);
   app.openapi(route, async (c) => {
     const body = c.req.valid("json");
     const now = serverNow();

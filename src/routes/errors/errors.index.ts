@@ -6,6 +6,7 @@
  * Each result id counts once, as in a pass: a stored outcome is replayed, and one whose `now`
  * lies before the retention horizon (its row may have been purged) is refused (410).
  */
+import { access } from "../access";
 import { OpenAPIHono, createRoute, z } from "@hono/zod-openapi";
 import { and, eq, sql } from "drizzle-orm";
 import { ERROR_OUTCOMES, errorEffect } from "../../credit/error-outcome";
@@ -21,7 +22,6 @@ import { appVersions, apps, hostAppVersions, projects, results } from "../../db/
 import { int64Text, jsonList } from "../../db/sql-helpers";
 import type { Db } from "../../db/client";
 import type { AppEnv } from "../../env";
-import { requireProjectToken } from "../../http/auth";
 import { ApiError, type Issue, errorResponses } from "../../http/errors";
 import { fingerprint64 } from "../../http/fingerprint";
 import { AppVersionRefSchema } from "../passes/passes.schemas";
@@ -74,7 +74,7 @@ const route = createRoute({
   path: "/v1/projects/{slug}/errors",
   tags: ["Validation"],
   summary: "Report results that errored, timed out or were aborted",
-  security: [{ projectToken: [] }],
+  ...access("projectToken"),
   request: {
     params: SlugParams,
     body: { required: true, content: { "application/json": { schema: ErrorsRequestSchema } } },
@@ -86,7 +86,6 @@ const route = createRoute({
 });
 
 export function mountErrors(app: OpenAPIHono<AppEnv>): void {
-  app.use("/v1/projects/:slug/errors", requireProjectToken);
   app.openapi(route, async (c) => {
     const body = c.req.valid("json");
     const now = resolveNow(body.now);

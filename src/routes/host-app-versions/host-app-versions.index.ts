@@ -1,8 +1,8 @@
+import { access } from "../access";
 import { OpenAPIHono, createRoute, z } from "@hono/zod-openapi";
 import { and, asc, eq } from "drizzle-orm";
 import { apps, hostAppVersions } from "../../db/schema";
 import type { AppEnv } from "../../env";
-import { requireProjectToken } from "../../http/auth";
 import { errorResponses } from "../../http/errors";
 import { SlugParams, idText } from "../common";
 
@@ -35,7 +35,7 @@ const listRoute = createRoute({
   path: "/v1/projects/{slug}/host-app-versions",
   tags: ["Statistics"],
   summary: "A host's per-app-version statistics (BOINC's host_app_version rows)",
-  security: [{ projectToken: [] }],
+  ...access("projectToken"),
   request: {
     params: SlugParams,
     query: z.object({
@@ -52,7 +52,6 @@ const listRoute = createRoute({
 });
 
 export function mountHostAppVersions(app: OpenAPIHono<AppEnv>): void {
-  app.use("/v1/projects/:slug/host-app-versions", requireProjectToken);
   app.openapi(listRoute, async (c) => {
     const { host_id } = c.req.valid("query");
     const h = hostAppVersions;

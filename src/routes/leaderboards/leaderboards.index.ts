@@ -5,6 +5,7 @@
  * request reads the one or two pages it spans. With the project's token a request reads its
  * own rows from D1, ranked from a scan after the cursor's entry.
  */
+import { access } from "../access";
 import { type OpenAPIHono, createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { AppEnv } from "../../env";
@@ -13,7 +14,6 @@ import { HOLDER_KINDS, type HolderKind, LEADERBOARD_ORDERS, type LeaderboardOrde
 import { type LeaderboardPosition, boardSize } from "../../snapshots/leaderboard";
 import { SNAPSHOT_LIMITS } from "../../snapshots/limits";
 import { racAt } from "../../snapshots/present";
-import { publicRead } from "../../snapshots/public-project";
 import { readLeaderboardAfter, readStoredPage } from "../../snapshots/reads";
 import { NOT_MODIFIED, snapshotResponse } from "../../snapshots/store";
 import { SlugParams, serverNow } from "../common";
@@ -70,6 +70,7 @@ function mountKind(app: OpenAPIHono<AppEnv>, kind: HolderKind): void {
     path: `/v1/projects/{slug}/top/${kind}`,
     tags: ["Credit"],
     summary: `The project's ${kind} ranked by RAC (decayed to now) or by total credit`,
+    ...access("publicProject"),
     request: { params: SlugParams, query: Query },
     responses: {
       200: {
@@ -90,7 +91,6 @@ function mountKind(app: OpenAPIHono<AppEnv>, kind: HolderKind): void {
       ...errorResponses(400, 401, 403, 404, 503),
     },
   });
-  app.use(`/v1/projects/:slug/top/${kind}`, publicRead);
   app.openapi(route, async (c) => {
     const q = c.req.valid("query");
     const by = q.by ?? "expavg_credit";

@@ -1,3 +1,4 @@
+import { access } from "../access";
 import { createRoute } from "@hono/zod-openapi";
 import { errorResponses } from "../../http/errors";
 import { SlugParams } from "../common";
@@ -15,7 +16,7 @@ export const postPassBatchRoute = createRoute({
     "it stay applied and it and the passes after it are not: the error's `issues` paths start with `passes[k]`, " +
     "naming the pass, and posting the same batch again replays the applied passes and goes on. For backfills: " +
     "a client posting one pass per second of history sends many seconds in one round trip.",
-  security: [{ projectToken: [] }],
+  ...access("projectToken"),
   request: {
     params: SlugParams,
     body: { required: true, content: { "application/json": { schema: PassBatchRequestSchema } } },

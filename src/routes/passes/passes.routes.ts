@@ -1,3 +1,4 @@
+import { access } from "../access";
 import { createRoute } from "@hono/zod-openapi";
 import { errorResponses } from "../../http/errors";
 import { SlugParams } from "../common";
@@ -12,7 +13,7 @@ export const postPassRoute = createRoute({
     "Workunits are handled in the order given, as one BOINC validator scan followed by one flush of " +
     "app-version statistics. Atomic: if anything is wrong, nothing is written. Idempotent: a result " +
     "with a final verdict is never processed again (re-posting it answers `replayed: true`).",
-  security: [{ projectToken: [] }],
+  ...access("projectToken"),
   request: {
     params: SlugParams,
     body: { required: true, content: { "application/json": { schema: PassRequestSchema } } },

@@ -4,6 +4,7 @@
  * when the current one fills (admin only); it takes the buckets from the project's next day
  * on, and the older ones keep theirs. The project may read the list.
  */
+import { access } from "../access";
 import { OpenAPIHono, createRoute, z } from "@hono/zod-openapi";
 import { eq } from "drizzle-orm";
 import { dayOf } from "../../credit/history";
@@ -11,7 +12,6 @@ import { type HistoryDatabase, parseHistoryDatabases, storeHistoryDatabases } fr
 import { sameDatabase } from "../../db/project-db";
 import { projects } from "../../db/schema";
 import type { AppEnv } from "../../env";
-import { loadProject, requireAdmin, requireProjectTokenOrAdmin } from "../../http/auth";
 import { errorResponses } from "../../http/errors";
 import { SlugParams, serverNow } from "../common";
 import { BindingNameSchema, checkHistoryBinding, checkMigrated } from "./history-binding";
@@ -41,7 +41,7 @@ const getRoute = createRoute({
   path,
   tags: ["Admin"],
   summary: "Where the project's daily history is kept",
-  security: [{ projectToken: [] }, { adminToken: [] }],
+  ...access("projectTokenOrAdmin"),
   request: { params: SlugParams },
   responses: { 200: ok, ...errorResponses(401, 403, 404, 429, 503) },
 });
@@ -53,7 +53,7 @@ const postRoute = createRoute({
   summary: "Operator: add a history database (from the project's next day on)",
   description:
     "History buckets of the project's next day (on its own clock) and later go to this database; those before stay where they are. The binding must be a D1 database of this deployment with the migrations applied, other than the project's ledger and its current history databases.",
-  security: [{ adminToken: [] }],
+  ...access("adminForProject"),
   request: { params: SlugParams, body: { required: true, content: { "application/json": { schema: AddHistoryDatabaseSchema } } } },
   responses: { 200: ok, ...errorResponses(400, 401, 404, 409, 422, 429, 503) },
 });
@@ -69,14 +69,6 @@ function answer(slug: string, ledger: string | null, list: readonly HistoryDatab
 }
 
 export function mountProjectHistoryDatabases(app: OpenAPIHono<AppEnv>): void {
-  app.use("/v1/projects/:slug/history-databases", async (c, next) =>
-    c.req.method === "POST"
-      ? requireAdmin(c, async () => {
-          await loadProject(c, next);
-        })
-      : requireProjectTokenOrAdmin(c, next),
-  );
-
   app.openapi(getRoute, async (c) => {
     const [row] = await c.var.registry
       .select({ database: projects.database, list: projects.historyDatabases })

@@ -1,8 +1,8 @@
+import { access } from "../access";
 import { OpenAPIHono, createRoute, z } from "@hono/zod-openapi";
 import { eq, sql } from "drizzle-orm";
 import { projectTokens, projects } from "../../db/schema";
 import type { AppEnv } from "../../env";
-import { requireAdmin } from "../../http/auth";
 import { ApiError, errorResponses } from "../../http/errors";
 import { newProjectToken, sha256Hex } from "../../http/tokens";
 import { SlugSchema, serverNow } from "../common";
@@ -70,7 +70,7 @@ const createProjectRoute = createRoute({
   path: "/v1/projects",
   tags: ["Admin"],
   summary: "Create a project and its token",
-  security: [{ adminToken: [] }],
+  ...access("admin"),
   request: { body: { required: true, content: { "application/json": { schema: CreateProjectSchema } } } },
   responses: {
     201: { description: "Created", content: { "application/json": { schema: CreatedProjectSchema } } },
@@ -99,7 +99,6 @@ async function placeInDatabase(registry: Db, home: Db, row: typeof projects.$inf
 }
 
 export function mountProjects(app: OpenAPIHono<AppEnv>): void {
-  app.use("/v1/projects", async (c, next) => (c.req.method === "POST" ? requireAdmin(c, next) : next()));
   app.openapi(createProjectRoute, async (c) => {
     const body = c.req.valid("json");
     const token = newProjectToken();

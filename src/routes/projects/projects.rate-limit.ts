@@ -2,11 +2,11 @@
  * A project's rate-limit tier: which binding counts its requests (src/limits.ts). The
  * operator sets it (admin only); the project may read it.
  */
+import { access } from "../access";
 import { OpenAPIHono, createRoute, z } from "@hono/zod-openapi";
 import { eq } from "drizzle-orm";
 import { projects } from "../../db/schema";
 import type { AppEnv } from "../../env";
-import { loadProject, requireAdmin, requireProjectTokenOrAdmin } from "../../http/auth";
 import { errorResponses } from "../../http/errors";
 import { RATE_LIMIT_TIERS, RATE_LIMIT_TIER_NAMES, type RateLimitTierName } from "../../limits";
 import { SlugParams } from "../common";
@@ -30,7 +30,7 @@ const getRoute = createRoute({
   path,
   tags: ["Tokens"],
   summary: "The project's rate-limit tier and what it admits",
-  security: [{ projectToken: [] }, { adminToken: [] }],
+  ...access("projectTokenOrAdmin"),
   request: { params: SlugParams },
   responses: { 200: ok, ...errorResponses(401, 403, 404, 429, 503) },
 });
@@ -43,7 +43,7 @@ const putRoute = createRoute({
   description: Object.entries(RATE_LIMIT_TIERS)
     .map(([name, t]) => `${name}: ${t.limit} requests per ${t.periodSeconds} s`)
     .join("; "),
-  security: [{ adminToken: [] }],
+  ...access("adminForProject"),
   request: { params: SlugParams, body: { required: true, content: { "application/json": { schema: SetRateLimitSchema } } } },
   responses: { 200: ok, ...errorResponses(400, 401, 404, 429, 503) },
 });
@@ -56,12 +56,6 @@ const answer = (slug: string, tier: RateLimitTierName) => ({
 });
 
 export function mountProjectRateLimit(app: OpenAPIHono<AppEnv>): void {
-  app.use("/v1/projects/:slug/rate-limit", async (c, next) =>
-    c.req.method === "PUT" ? requireAdmin(c, async () => {
-          await loadProject(c, next);
-        }) : requireProjectTokenOrAdmin(c, next),
-  );
-
   app.openapi(getRoute, async (c) => {
     const [row] = await c.var.registry.select({ tier: projects.rateLimitTier }).from(projects).where(eq(projects.id, c.var.project.id));
     return c.json(answer(c.var.project.slug, row!.tier), 200);

@@ -1,11 +1,12 @@
 /** The public view of projects: the list with totals, one project, its daily history. */
+import { access } from "../access";
 import { opener } from "../../db/project-db";
 import { type OpenAPIHono, createRoute, z } from "@hono/zod-openapi";
 import type { AppEnv } from "../../env";
 import { ApiError, errorResponses } from "../../http/errors";
 import { racAt } from "../../snapshots/present";
 import { type ProjectSummary, loadProjectSnapshot } from "../../snapshots/project";
-import { publicRead, readProject } from "../../snapshots/public-project";
+import { readProject } from "../../snapshots/public-project";
 import { readProjectList } from "../../snapshots/reads";
 import { NOT_MODIFIED, snapshotResponse } from "../../snapshots/store";
 import { SlugParams, serverNow } from "../common";
@@ -68,6 +69,7 @@ const oneRoute = createRoute({
   path: "/v1/projects/{slug}",
   tags: ["Credit"],
   summary: "A project's totals and counts",
+  ...access("publicProject"),
   request: { params: SlugParams },
   responses: {
     200: { description: "The project", content: { "application/json": { schema: ProjectSchema.extend(asOf) } } },
@@ -81,6 +83,7 @@ const historyRoute = createRoute({
   path: "/v1/projects/{slug}/history",
   tags: ["Credit"],
   summary: "The project's daily credit (UTC days): granted that day, total and RAC at its end",
+  ...access("publicProject"),
   request: { params: SlugParams, query: HistoryQuery },
   responses: {
     200: { description: "One entry per day, oldest first", content: { "application/json": { schema: HistorySchema } } },
@@ -96,9 +99,6 @@ export function mountProjectReads(app: OpenAPIHono<AppEnv>): void {
     const body = { projects: read.data.projects.map((p) => present(p, at)), as_of: at, snapshot_time: read.takenAt };
     return snapshotResponse(c, [read.version], body) as never;
   });
-
-  app.use("/v1/projects/:slug", async (c, next) => (c.req.method === "GET" ? publicRead(c, next) : next()));
-  app.use("/v1/projects/:slug/history", publicRead);
 
   const read = async (c: Parameters<typeof readProject>[0]) => {
     const r = await readProject(c, c.var.project.slug);

@@ -1,7 +1,7 @@
+import { access } from "../access";
 import { OpenAPIHono, createRoute, z } from "@hono/zod-openapi";
 import { rescaleProject } from "../../services/rescale";
 import type { AppEnv } from "../../env";
-import { requireProjectToken } from "../../http/auth";
 import { errorResponses } from "../../http/errors";
 import { NowSchema, SlugParams, resolveNow } from "../common";
 
@@ -40,7 +40,7 @@ const route = createRoute({
   path: "/v1/projects/{slug}/rescale",
   tags: ["Validation"],
   summary: "Recompute app-version scales and min_avg_pfc now (cron does it every 10 minutes)",
-  security: [{ projectToken: [] }],
+  ...access("projectToken"),
   request: {
     params: SlugParams,
     body: { required: false, content: { "application/json": { schema: z.strictObject({ now: NowSchema }) } } },
@@ -52,7 +52,6 @@ const route = createRoute({
 });
 
 export function mountRescale(app: OpenAPIHono<AppEnv>): void {
-  app.use("/v1/projects/:slug/rescale", requireProjectToken);
   app.openapi(route, async (c) => {
     const body = c.req.header("content-type")?.includes("json") ? c.req.valid("json") : {};
     const now = resolveNow(body.now);

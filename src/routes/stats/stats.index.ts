@@ -3,9 +3,9 @@
  * Served only from what the daily job stored in KV (in parts when larger than a KV value),
  * never built from D1 on demand: a file not generated yet is a 404.
  */
+import { access } from "../access";
 import { OpenAPIHono, createRoute, z } from "@hono/zod-openapi";
 import type { AppEnv } from "../../env";
-import { loadProject } from "../../http/auth";
 import { errorResponses } from "../../http/errors";
 import { ApiError } from "../../http/errors";
 import { type StatsFileMeta, statsKvKey, statsPartKey } from "../../services/stats-export";
@@ -27,6 +27,7 @@ const route = createRoute({
     "The same XML element names and structure as BOINC's db_dump default spec, gzipped. Users who opted out " +
     "(stats_export false) and their hosts are left out. Generated daily; `X-Generated-At` says when. " +
     "404 until the first daily run.",
+  ...access("publicProjectLedger"),
   request: { params: Params },
   responses: {
     200: {
@@ -42,7 +43,6 @@ const route = createRoute({
 });
 
 export function mountStats(app: OpenAPIHono<AppEnv>): void {
-  app.use("/v1/projects/:slug/stats/:file", loadProject);
   app.openapi(route, async (c) => {
     const { file } = c.req.valid("param");
     const project = c.var.project;

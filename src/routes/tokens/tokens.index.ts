@@ -8,7 +8,7 @@ import { OpenAPIHono } from "@hono/zod-openapi";
 import { and, asc, eq, gt, isNull, ne, or, sql } from "drizzle-orm";
 import { projectTokens } from "../../db/schema";
 import type { AppEnv } from "../../env";
-import { projectLimiterKey, requireProjectTokenOrAdmin } from "../../http/auth";
+import { projectLimiterKey } from "../../http/auth";
 import { MAX_LIVE_TOKENS, ROTATION_GRACE_SECONDS } from "../../limits";
 import { enforceTokenIssueLimit } from "../../http/rate-limit";
 import { ApiError } from "../../http/errors";
@@ -21,9 +21,6 @@ const live = (projectId: number, now: number) =>
   and(eq(projectTokens.projectId, projectId), or(isNull(projectTokens.expiresAt), gt(projectTokens.expiresAt, now)));
 
 export function mountTokens(app: OpenAPIHono<AppEnv>): void {
-  app.use("/v1/projects/:slug/tokens", requireProjectTokenOrAdmin);
-  app.use("/v1/projects/:slug/tokens/:id", requireProjectTokenOrAdmin);
-
   app.openapi(issueTokenRoute, async (c) => {
     const db = c.var.registry;
     const projectId = c.var.project.id;

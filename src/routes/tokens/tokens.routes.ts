@@ -1,3 +1,4 @@
+import { access } from "../access";
 import { createRoute, z } from "@hono/zod-openapi";
 import { errorResponses } from "../../http/errors";
 import { MAX_LIVE_TOKENS, TOKEN_ISSUE_LIMIT } from "../../limits";
@@ -25,8 +26,6 @@ const IssuedTokenSchema = TokenInfoSchema.extend({
   others_expire_at: z.number().openapi({ description: "The project's other tokens stop working at this time (24 h from now) unless revoked sooner" }),
 }).openapi("IssuedToken");
 
-const security: Record<string, string[]>[] = [{ projectToken: [] }, { adminToken: [] }];
-
 export const issueTokenRoute = createRoute({
   method: "post",
   path: "/v1/projects/{slug}/tokens",
@@ -34,7 +33,7 @@ export const issueTokenRoute = createRoute({
   summary: "Rotate: issue a new project token; the others keep working for 24 hours",
   description:
     `At most ${MAX_LIVE_TOKENS} live tokens per project (409 beyond: revoke one first); at most ${TOKEN_ISSUE_LIMIT.limit} issued per ${TOKEN_ISSUE_LIMIT.periodSeconds} s per project (429).`,
-  security,
+  ...access("projectTokenOrAdmin"),
   request: { params: SlugParams },
   responses: {
     201: { description: "The new token", content: { "application/json": { schema: IssuedTokenSchema } } },
@@ -47,7 +46,7 @@ export const listTokensRoute = createRoute({
   path: "/v1/projects/{slug}/tokens",
   tags: ["Tokens"],
   summary: "The project's live tokens (ids and expiry, never the tokens)",
-  security,
+  ...access("projectTokenOrAdmin"),
   request: { params: SlugParams },
   responses: {
     200: {
@@ -64,7 +63,7 @@ export const revokeTokenRoute = createRoute({
   tags: ["Tokens"],
   summary: "Revoke a token at once",
   description: "The project's last live token can't be revoked (409): rotate first.",
-  security,
+  ...access("projectTokenOrAdmin"),
   request: { params: TokenIdParams },
   responses: {
     200: {

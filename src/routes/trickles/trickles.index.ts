@@ -1,6 +1,6 @@
+import { access } from "../access";
 import { OpenAPIHono, createRoute } from "@hono/zod-openapi";
 import type { AppEnv } from "../../env";
-import { requireProjectToken } from "../../http/auth";
 import { errorResponses } from "../../http/errors";
 import { SlugParams, resolveNow } from "../common";
 import { TrickleRequestSchema, TrickleResponseSchema } from "./trickles.schemas";
@@ -14,7 +14,7 @@ const postTricklesRoute = createRoute({
   description:
     "Each message is paid once: re-posting it answers its stored payment (`replayed: true`); the same id with other " +
     "content is a 409. Atomic: if any message cannot be paid, nothing is written.",
-  security: [{ projectToken: [] }],
+  ...access("projectToken"),
   request: {
     params: SlugParams,
     body: { required: true, content: { "application/json": { schema: TrickleRequestSchema } } },
@@ -26,7 +26,6 @@ const postTricklesRoute = createRoute({
 });
 
 export function mountTrickles(app: OpenAPIHono<AppEnv>): void {
-  app.use("/v1/projects/:slug/trickles", requireProjectToken);
   app.openapi(postTricklesRoute, async (c) => {
     const body = c.req.valid("json");
     const now = resolveNow(body.now);

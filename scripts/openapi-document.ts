@@ -1,0 +1,19 @@
+/**
+ * The service's /openapi.json, answered by the app itself in this process (no `wrangler dev`,
+ * no database: the document is built from the routes' zod schemas alone). Used by
+ * `npm run bridge:types` and by the check that bridge/api-types.ts is current
+ * (test/docs/api-types.test.ts).
+ */
+
+/** What this needs of src/app.ts (imported by path, so that Node-typed code does not typecheck the Worker's). */
+interface AppModule {
+  createApp(): { request(path: string, init: RequestInit, env: unknown): Response | Promise<Response> };
+}
+
+export async function openApiDocument(): Promise<unknown> {
+  const appModule = new URL("../src/app.ts", import.meta.url).href;
+  const { createApp } = (await import(appModule)) as AppModule;
+  const res = await createApp().request("/openapi.json", {}, {});
+  if (res.status !== 200) throw new Error(`/openapi.json answered ${res.status}`);
+  return res.json();
+}
