@@ -52,7 +52,7 @@ export const DEFAULT_MAX_GRANTED_CREDIT = 200 * 1000 * 365;
 export const DEFAULT_MIN_AVG_PFC = 1;
 
 /** Anonymous-platform app_version_id codes, by resource. */
-export const ANONYMOUS_PLATFORM = {
+const ANONYMOUS_PLATFORM = {
   cpu: -2,
   nvidia: -3,
   amd: -4,
@@ -79,7 +79,6 @@ export const RECONCILE_WINDOW_DAYS = 30;
 
 /** How a GPU-only app is scaled (an app setting): BOINC's DEFAULT_GPU_SCALE, or the registry's factor. */
 export const GPU_ONLY_SCALES = ["boinc", "cross-project"] as const;
-export type GpuOnlyScale = (typeof GPU_ONLY_SCALES)[number];
 /** A contribution to the plan-class registry not refreshed for this long drops out. */
 export const CENTRAL_STALE_AFTER = 30 * SECONDS_PER_DAY;
 /**

@@ -70,7 +70,7 @@ export interface FairClaim {
 const finitePositive = (x: number) => Number.isFinite(x) && x > 0;
 
 /** raw = elapsed (cpu_time when elapsed < 1e-6) × flops_estimate; NaN if either is not a finite positive. */
-export function fairRawPfc(r: FairMeasurements): number {
+function fairRawPfc(r: FairMeasurements): number {
   const elapsed = r.elapsedTime >= MIN_ELAPSED_TIME ? r.elapsedTime : r.cpuTime;
   return finitePositive(elapsed) && finitePositive(r.flopsEstimate) ? elapsed * r.flopsEstimate : Number.NaN;
 }
@@ -80,7 +80,7 @@ export function versionScale(v: FairVersionState, defaultScale: number): number 
 }
 
 /** E (docs/spec/fair-policy.md#terms): est × L_v × s; null while the version has no level. */
-export function expectedPfc(est: number, v: FairVersionState, defaultScale: number): number | null {
+function expectedPfc(est: number, v: FairVersionState, defaultScale: number): number | null {
   return v.level === null ? null : est * v.level * versionScale(v, defaultScale);
 }
 

@@ -13,7 +13,7 @@ export function boundFairClaim(pfc: number, est: number, bound: number, scale: n
 }
 
 /** pegged_average, falling back to the smallest claim where the weights break down. */
-export function guardedPeggedAverage(values: readonly number[], anchor: number): number {
+function guardedPeggedAverage(values: readonly number[], anchor: number): number {
   if (values.length === 1) return values[0]!;
   const smallest = Math.min(...values);
   if (!(Number.isFinite(anchor) && anchor > 0)) return smallest;

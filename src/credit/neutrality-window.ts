@@ -25,7 +25,7 @@ export interface NeutralSample extends NeutralAmounts {
   readonly period: number;
 }
 
-export const NO_NEUTRAL_AMOUNTS: NeutralAmounts = { credit: 0, deviceSeconds: 0, results: 0 };
+const NO_NEUTRAL_AMOUNTS: NeutralAmounts = { credit: 0, deviceSeconds: 0, results: 0 };
 export const EMPTY_NEUTRAL_WINDOW: NeutralWindow = { period: 0, current: NO_NEUTRAL_AMOUNTS, previous: NO_NEUTRAL_AMOUNTS };
 
 export function neutralPeriodOf(t: number): number {
@@ -55,7 +55,7 @@ function amountsOf(s: NeutralAmounts): NeutralAmounts {
 }
 
 /** How much of a row's current and previous period counts in the window ending at `t`. */
-export function neutralWeightsAt(period: number, t: number): { readonly current: number; readonly previous: number } {
+function neutralWeightsAt(period: number, t: number): { readonly current: number; readonly previous: number } {
   const now = neutralPeriodOf(t);
   const remaining = 1 - (t / NEUTRALITY.periodSeconds - now);
   if (period >= now) return { current: 1, previous: remaining };

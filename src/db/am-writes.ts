@@ -74,7 +74,7 @@ export function baselineWrites(
 }
 
 /** Sums deltas that go to the same row (one statement may touch a row only once). */
-export function mergeDailyDeltas(deltas: readonly DailyDelta[]): DailyDelta[] {
+function mergeDailyDeltas(deltas: readonly DailyDelta[]): DailyDelta[] {
   const rows = new Map<string, DailyDelta>();
   for (const d of deltas) {
     const key = `${d.subject}\u0000${d.entityId}\u0000${d.url}`;

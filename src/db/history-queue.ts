@@ -28,7 +28,7 @@ export interface MovedBucket {
   readonly expavgTime: number;
 }
 
-export function parseQueuedBuckets(entries: string): MovedBucket[] {
+function parseQueuedBuckets(entries: string): MovedBucket[] {
   return (JSON.parse(entries) as QueuedBucket[]).map(([subject, entityId, day, credit, avg, time]) => ({
     subject,
     entityId,
@@ -50,7 +50,7 @@ export interface ProjectCopy {
 }
 
 /** Creates the project's copy row in a history database (once; its marks live there). */
-export function ensureCopy(copy: ProjectCopy): SQL {
+function ensureCopy(copy: ProjectCopy): SQL {
   const p = projects;
   return sql`INSERT INTO ${p} (${name(p.id)}, ${name(p.slug)}, ${name(p.name)}, ${name(p.createdAt)}, ${name(p.expavgTime)}, ${name(p.dailyHistoryDays)}, ${name(p.database)})
     VALUES (${copy.id}, ${copy.slug}, ${copy.name}, ${copy.createdAt}, ${copy.createdAt}, ${copy.dailyHistoryDays}, ${copy.ledger}) ON CONFLICT DO NOTHING`;

@@ -31,7 +31,7 @@ export function missingHolders(projectId: number, named: NamedHolders): Record<"
 }
 
 /** The count update for holders a batch is about to insert or update; none when it names none. */
-export function holderCountWrites(projectId: number, named: NamedHolders): SQL[] {
+function holderCountWrites(projectId: number, named: NamedHolders): SQL[] {
   const n = missingHolders(projectId, named);
   if (!n) return [];
   const p = projects;

@@ -18,7 +18,7 @@ export interface SubjectRef {
 export const PROJECT_SUBJECT: SubjectRef = { subject: "project", id: 0 };
 
 /** Subjects per queue row: keeps one row's JSON far below D1's limits on a bound value. */
-export const KV_MARKS_PER_ROW = 1000;
+const KV_MARKS_PER_ROW = 1000;
 
 /** One subject of one project, as a string: marks are deduplicated by it. */
 export const markKey = (projectId: number, ref: SubjectRef) => `${projectId}/${ref.subject}/${ref.id}`;

@@ -18,7 +18,7 @@ export type AppRow = typeof apps.$inferSelect;
 export type AppVersionRow = typeof appVersions.$inferSelect;
 export type HostAppVersionRow = typeof hostAppVersions.$inferSelect;
 
-export function passApp(row: AppRow): PassApp {
+function passApp(row: AppRow): PassApp {
   return {
     id: row.id,
     name: row.name,
@@ -31,7 +31,7 @@ export function passApp(row: AppRow): PassApp {
   };
 }
 
-export function passVersion(row: AppVersionRow): PassVersion {
+function passVersion(row: AppVersionRow): PassVersion {
   return {
     appId: row.appId,
     pfc: { n: row.pfcN, avg: row.pfcAvg },
@@ -41,7 +41,7 @@ export function passVersion(row: AppVersionRow): PassVersion {
   };
 }
 
-export function hostAppVersionStats(row: HostAppVersionRow): HostAppVersionStats {
+function hostAppVersionStats(row: HostAppVersionRow): HostAppVersionStats {
   return {
     pfc: { n: row.pfcN, avg: row.pfcAvg },
     et: { n: row.etN, avg: row.etAvg, var: row.etVar, q: row.etQ },

@@ -151,7 +151,7 @@ export function passWrites(projectId: number, now: number, effects: PassEffects,
 }
 
 /** Who the pass names: each host's owner and each user's team (the latest result's), and the teams. */
-export function attributed(effects: Pick<PassEffects, "attributions">) {
+function attributed(effects: Pick<PassEffects, "attributions">) {
   const a = effects.attributions;
   // A Map keeps the last value set for a key: the latest result names the owner and team.
   return {
@@ -244,7 +244,7 @@ export function attributionWrites(
 }
 
 /** Creates (zeroed) the host_app_versions that do not exist yet. */
-export function ensureHostAppVersions(projectId: number, keys: readonly HostAppVersionKey[]): SQL[] {
+function ensureHostAppVersions(projectId: number, keys: readonly HostAppVersionKey[]): SQL[] {
   return chunks(keys).map((rows) =>
     insertFromJson(
       sql`${h}`,
@@ -574,7 +574,7 @@ function averageWalkParts(
   };
 }
 
-export const versionById = (projectId: number, id: number) => sql`${name(appVersions.projectId)} = ${projectId} AND ${name(appVersions.id)} = ${id}`;
+const versionById = (projectId: number, id: number) => sql`${name(appVersions.projectId)} = ${projectId} AND ${name(appVersions.id)} = ${id}`;
 
 /**
  * End of the pass (docs/spec/credit.md#end-of-the-pass): per app version, all PFC samples first, then the credit,

@@ -237,7 +237,7 @@ export const hostAppVersions = sqliteTable(
  * each would be a row written on every grant; the cron ranks from a scan instead
  * (src/snapshots/ranking.ts).
  */
-export const RAC_RANK_OF_ZERO = -1e308;
+const RAC_RANK_OF_ZERO = -1e308;
 const racRank = () =>
   real("rac_rank").generatedAlwaysAs(
     sql.raw(
@@ -428,7 +428,7 @@ export const trickles = sqliteTable(
 );
 
 /** What a daily history or a KV snapshot is kept for. "project" has entity id 0. */
-export const CREDIT_SUBJECTS = ["host", "user", "team", "project"] as const;
+const CREDIT_SUBJECTS = ["host", "user", "team", "project"] as const;
 export type CreditSubject = (typeof CREDIT_SUBJECTS)[number];
 
 /**
@@ -602,7 +602,7 @@ export const amHostProjects = sqliteTable(
 );
 
 /** What an account manager's daily accounting row is kept for. */
-export const AM_SUBJECTS = ["total", "user", "project", "user_project", "host", "host_project"] as const;
+const AM_SUBJECTS = ["total", "user", "project", "user_project", "host", "host_project"] as const;
 export type AmSubject = (typeof AM_SUBJECTS)[number];
 
 /**

@@ -2,7 +2,7 @@ import { z } from "@hono/zod-openapi";
 import type { ZodError } from "zod";
 
 /** The error shape of every 4xx/5xx answer (docs/spec/api-contract.md#errors). */
-export const ErrorSchema = z
+const ErrorSchema = z
   .object({
     error: z.object({
       code: z.string().openapi({ example: "validation_failed" }),
@@ -40,8 +40,8 @@ export class ApiError extends Error {
  * all, the ones left out counted in a last issue. A client fixing its input needs the first
  * few, not an echo of a 5 MB body.
  */
-export const ERROR_VALUE_CHARS = 300;
-export const ERROR_ISSUES_CHARS = 6000;
+const ERROR_VALUE_CHARS = 300;
+const ERROR_ISSUES_CHARS = 6000;
 
 function clip(text: string): string {
   if (text.length <= ERROR_VALUE_CHARS) return text;
@@ -66,7 +66,7 @@ export function boundedError(body: ErrorBody): ErrorBody {
 }
 
 /** `workunits[3].results[1].elapsed_time`, from zod's path array. */
-export function formatPath(path: readonly PropertyKey[]): string {
+function formatPath(path: readonly PropertyKey[]): string {
   let out = "";
   for (const part of path) {
     if (typeof part === "number") out += `[${part}]`;

@@ -33,7 +33,7 @@ function fallbackAllows(key: string, limit: number, periodSeconds: number, nowMs
 }
 
 /** Seconds until the current window ends (windows are aligned to the clock), at least 1. */
-export function retryAfterSeconds(nowMs: number, periodSeconds: number): number {
+function retryAfterSeconds(nowMs: number, periodSeconds: number): number {
   const into = (nowMs / 1000) % periodSeconds;
   return Math.max(1, Math.ceil(periodSeconds - into));
 }

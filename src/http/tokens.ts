@@ -7,7 +7,7 @@ const TOKEN_BYTES = 32;
  * looked up by their hash, so tokens issued before a prefix changed (project tokens were
  * `cbl_`, account-manager ones too) keep working.
  */
-export const TOKEN_PREFIXES = { project: "cbp", accountManager: "cbm", admin: "cba", central: "cbc" } as const;
+const TOKEN_PREFIXES = { project: "cbp", accountManager: "cbm", admin: "cba", central: "cbc" } as const;
 
 /** A random token; the prefix says what it is for. */
 function newToken(prefix: string): string {

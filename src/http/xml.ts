@@ -8,7 +8,7 @@ import { ApiError } from "./errors";
 
 export const XML_DECLARATION = '<?xml version="1.0" encoding="utf-8"?>';
 
-export const XML_MEDIA_TYPES = ["application/xml", "text/xml"] as const;
+const XML_MEDIA_TYPES = ["application/xml", "text/xml"] as const;
 
 /** The media type of a Content-Type or Accept value, without parameters, lower case. */
 export function mediaType(header: string | undefined): string {
@@ -36,7 +36,7 @@ export function xmlNumber(value: unknown): number {
 }
 
 /** Elements nested deeper than this are refused: a BOINC client's request is about 5 deep. */
-export const MAX_XML_DEPTH = 100;
+const MAX_XML_DEPTH = 100;
 
 /** Options every XML parser here is built with (the parser's own nesting limit above ours). */
 export const PARSER_LIMITS = { maxNestedTags: MAX_XML_DEPTH + 1 } as const;
@@ -48,7 +48,7 @@ const UNDEFINED_ENTITY = /&(?!(?:amp|lt|gt|quot|apos|#[0-9]+|#x[0-9a-fA-F]+);)[^
 const withoutLiterals = (xml: string) => xml.replace(/<!--[\s\S]*?-->|<!\[CDATA\[[\s\S]*?\]\]>/g, "");
 
 /** How deep the elements of well-formed XML nest (comments, CDATA, declarations and quoted attributes skipped). */
-export function xmlDepth(xml: string): number {
+function xmlDepth(xml: string): number {
   let depth = 0;
   let max = 0;
   for (let i = xml.indexOf("<"); i !== -1; i = xml.indexOf("<", i)) {
@@ -78,7 +78,7 @@ export function xmlDepth(xml: string): number {
  * well-formed XML (an undefined entity reference included), or one nested deeper than
  * MAX_XML_DEPTH.
  */
-export function checkXml(xml: string): void {
+function checkXml(xml: string): void {
   if (/<!DOCTYPE/i.test(xml)) {
     throw new ApiError(400, "xml_doctype", "XML with a DOCTYPE is refused (no DTDs, no entity declarations)", [
       { path: "(body)", message: "remove the <!DOCTYPE …> declaration" },

@@ -13,8 +13,8 @@ import { livesHere, projectDatabase } from "../db/project-db";
 import { projects } from "../db/schema";
 
 /** Queue rows (passes) per batch, and batches per project and run. */
-export const QUEUE_CHUNK_ROWS = 200;
-export const QUEUE_MAX_CHUNKS = 50;
+const QUEUE_CHUNK_ROWS = 200;
+const QUEUE_MAX_CHUNKS = 50;
 
 /** Moves the queued history of every project in `db` (its ledger) that has history databases. */
 export async function moveAllHistory(env: object, db: Db, binding: string): Promise<{ passes: number; buckets: number }> {

@@ -73,7 +73,7 @@ async function grantedToLinkedHosts(links: readonly HostLink[], linkedProjects: 
 }
 
 /** One account manager's day; `registry` holds its rows and its host links. */
-export async function reconcileAccountManager(
+async function reconcileAccountManager(
   registry: Db,
   amId: number,
   day: number,

@@ -172,7 +172,7 @@ async function inEachDatabase(env: Env, job: (db: Db) => Promise<string>): Promi
 }
 
 /** The cron of a manual trigger: wrangler dev's /cdn-cgi/handler/scheduled without `?cron=`. */
-export const MANUAL_TRIGGER_CRON = "";
+const MANUAL_TRIGGER_CRON = "";
 
 export function jobsFor(cron: string): readonly Job[] {
   if (cron === MANUAL_TRIGGER_CRON) return JOBS;

@@ -12,14 +12,14 @@ import { type NeutralityBody, neutralityClassBody } from "../snapshots/neutralit
 
 export const NEUTRALITY_KV_KEY = "central/neutrality";
 
-export const WINDOW_DAYS = NEUTRALITY.periodSeconds / SECONDS_PER_DAY;
+const WINDOW_DAYS = NEUTRALITY.periodSeconds / SECONDS_PER_DAY;
 
 export const NO_NEUTRALITY: NeutralityBody = { as_of: null, window_days: WINDOW_DAYS, classes: [] };
 
 /** CPU first, then the GPU processor types by name. */
 const classOrder = (a: string, b: string) => (a === "cpu" ? -1 : b === "cpu" ? 1 : a < b ? -1 : a > b ? 1 : 0);
 
-export function neutralityBody(cells: readonly (NeutralCell & { resource: string })[], now: number): NeutralityBody {
+function neutralityBody(cells: readonly (NeutralCell & { resource: string })[], now: number): NeutralityBody {
   const byClass = new Map<string, NeutralCell[]>();
   for (const c of cells) {
     const list = byClass.get(c.resource);

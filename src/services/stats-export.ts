@@ -10,7 +10,7 @@ import { projects } from "../db/schema";
 import { STATS_FILES, type StatsFile, statsFileStream } from "../stats/export-stream";
 
 /** KV's limit on one value (25 MiB). */
-export const KV_VALUE_LIMIT = 25 * 1024 * 1024;
+const KV_VALUE_LIMIT = 25 * 1024 * 1024;
 
 export function statsKvKey(slug: string, file: StatsFile): string {
   return `stats/${slug}/${file}`;

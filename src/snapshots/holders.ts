@@ -113,7 +113,7 @@ export function historyQueries(db: Db, projectId: number | SQL, subject: CreditS
 }
 
 /** Where a project's history is kept besides its ledger (null: nowhere else), read in the loader's batch. */
-export function historyDatabasesQuery(db: Db, projectId: number | SQL) {
+function historyDatabasesQuery(db: Db, projectId: number | SQL) {
   return db.select({ list: projects.historyDatabases }).from(projects).where(eq(projects.id, projectId as number));
 }
 

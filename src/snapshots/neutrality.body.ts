@@ -29,7 +29,7 @@ const PairSchema = z.object({
   hosts: z.number().int().openapi({ description: "Hosts attached to both (each with enough results in both)" }),
 });
 
-export const NeutralityClassSchema = z.object({
+const NeutralityClassSchema = z.object({
   class: z.string().openapi({ description: "cpu, or the GPU's processor type (nvidia, amd, intel_gpu, apple_gpu)", example: "cpu" }),
   projects: z.array(ProjectIndexSchema),
   pairs: z.array(PairSchema),

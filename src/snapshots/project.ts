@@ -71,7 +71,7 @@ export async function loadProjectListOf(env: object): ReturnType<typeof loadProj
   return { projects: all };
 }
 
-export async function loadProjectList(dbs: readonly Db[]): Promise<{ projects: ProjectSummary[] }> {
+async function loadProjectList(dbs: readonly Db[]): Promise<{ projects: ProjectSummary[] }> {
   const lists = await Promise.all(dbs.map((db) => db.select().from(projects).where(livesHere).orderBy(asc(projects.slug))));
   const all = lists.flat().map(summary).sort((a, b) => (a.slug < b.slug ? -1 : a.slug > b.slug ? 1 : 0));
   return { projects: all.map(({ id: _id, ...shown }) => shown) };

@@ -8,11 +8,11 @@
  */
 import { XML_DECLARATION, escapeXml } from "../http/xml";
 
-export const STATS_TABLES = ["user", "team", "host"] as const;
+const STATS_TABLES = ["user", "team", "host"] as const;
 export type StatsTable = (typeof STATS_TABLES)[number];
 
 /** db_dump's root tag of each file. */
-export const ROOT_TAG: Record<StatsTable, string> = { user: "users", team: "teams", host: "hosts" };
+const ROOT_TAG: Record<StatsTable, string> = { user: "users", team: "teams", host: "hosts" };
 
 export interface CreditRow {
   readonly id: number;

@@ -112,7 +112,7 @@ function recordStream(db: Db, projectId: number, table: StatsTable, format: "xml
 }
 
 /** tables.xml: db_dump's counts and credit sum ignore consent; they use the same credit filters. */
-export async function tablesFile(db: Db, projectId: number, now: number): Promise<string> {
+async function tablesFile(db: Db, projectId: number, now: number): Promise<string> {
   const [[u], [t], [h], appRows] = await db.batch([
     db
       .select({ n: count(), credit: sum(users.totalCredit).mapWith(Number) })

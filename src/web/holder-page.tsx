@@ -38,7 +38,7 @@ export interface HolderPageProps {
   readonly snapshotTime: number;
 }
 
-export const displayName = (kind: HolderKind, id: number, name: string | null | undefined) =>
+const displayName = (kind: HolderKind, id: number, name: string | null | undefined) =>
   name === null || name === undefined || name === "" ? `${capitalized(oneOf(kind))} ${id}` : name;
 const capitalized = (s: string) => s[0]!.toUpperCase() + s.slice(1);
 

@@ -10,7 +10,7 @@ export const pageUrls = {
 export type PageQuery = Readonly<Record<string, string | number | undefined>>;
 
 /** `path?k=v&…` with the defined values, in the order given. */
-export function withQuery(path: string, query: PageQuery): string {
+function withQuery(path: string, query: PageQuery): string {
   const params = new URLSearchParams();
   for (const [k, v] of Object.entries(query)) if (v !== undefined) params.set(k, String(v));
   const text = params.toString();

@@ -10,7 +10,7 @@ import { pageUrls } from "./links";
 import { Num, Scroll } from "./parts";
 
 /** An index as people compare it: two decimals (the interval says how far to trust them). */
-export const formatIndex = (x: number) => x.toFixed(2);
+const formatIndex = (x: number) => x.toFixed(2);
 
 const className = (c: string) => (c === "cpu" ? "CPU" : `GPU (${c})`);
 

@@ -7,7 +7,7 @@ import type { LeaderboardOrder } from "../snapshots/keys";
 
 export const CHART_WINDOWS = [30, 90, 365] as const;
 export type ChartWindow = (typeof CHART_WINDOWS)[number];
-export const DEFAULT_WINDOW: ChartWindow = 90;
+const DEFAULT_WINDOW: ChartWindow = 90;
 
 export function chartWindow(days: string | undefined): ChartWindow {
   return CHART_WINDOWS.find((d) => String(d) === days) ?? DEFAULT_WINDOW;

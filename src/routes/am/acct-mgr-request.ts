@@ -12,7 +12,7 @@ import { PARSER_LIMITS, parseCheckedXml, xmlNumber } from "../../http/xml";
 import { MAX_PROJECTS_PER_RPC } from "./am-rpcs.schemas";
 
 /** A client's request with 100 projects is about 100 KB; preferences and host info add a few. */
-export const MAX_ACCT_MGR_XML_BYTES = 512 * 1024;
+const MAX_ACCT_MGR_XML_BYTES = 512 * 1024;
 
 const parser = new XMLParser({
   ...PARSER_LIMITS,

@@ -16,7 +16,7 @@ export const MasterUrlSchema = z
   .refine((url) => projectUrlKey(url) !== null, "a project master URL: http(s)://host/path/, without query or fragment")
   .openapi({ example: "https://einsteinathome.org/" });
 
-export const ProjectTotalsSchema = z
+const ProjectTotalsSchema = z
   .strictObject({
     url: MasterUrlSchema,
     cpu_ec: CreditSchema.openapi({ description: "Lifetime estimated credit of CPU work (Cobblestones)" }),
@@ -57,7 +57,7 @@ export type RpcRequest = z.infer<typeof RpcRequestSchema>;
 
 const TotalsSchema = z.object(Object.fromEntries(TOTALS_FIELDS.map((f) => [f, z.number()])) as Record<(typeof TOTALS_FIELDS)[number], z.ZodNumber>);
 
-export const ClipSchema = z
+const ClipSchema = z
   .object({
     field: z.enum(TOTALS_FIELDS),
     claimed: z.number().openapi({ description: "The delta the totals imply (negative after a reset)" }),

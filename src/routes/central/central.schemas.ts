@@ -2,7 +2,7 @@ import { z } from "@hono/zod-openapi";
 import { CreditSchema, IdSchema, LIMITS, TimeSchema } from "../common";
 
 /** At most this many app versions in one push (BOINC projects have tens to hundreds). */
-export const MAX_PUSHED_VERSIONS = 10_000;
+const MAX_PUSHED_VERSIONS = 10_000;
 
 /**
  * One app version as BOINC's app_versions.php prints it (app_name is `app` here, as in

@@ -14,7 +14,7 @@ import type { HolderKind } from "../../snapshots/keys";
 import { MAX_CLOCK_SKEW_SECONDS } from "../common";
 import type { PutHolder } from "./entities.schemas";
 
-export const HOLDER_TABLES = { hosts, users, teams } as const;
+const HOLDER_TABLES = { hosts, users, teams } as const;
 
 /** 422 unless create_time is at most `now` (with the clock skew we tolerate). */
 export function checkCreateTime(createTime: number | undefined, now: number, path: string): void {

@@ -20,7 +20,7 @@ export const HistoryQuery = z.object({
     .openapi({ param: { name: "end", in: "query" }, description: "The last day (UTC, YYYY-MM-DD); default today", example: "2026-11-21" }),
 });
 
-export const HistoryDaySchema = z
+const HistoryDaySchema = z
   .object({
     date: z.string().openapi({ description: "The day, or the first day of a month", example: "2026-11-21" }),
     period: z.enum(["day", "month"]).openapi({ description: "A day, or a whole month (history before `monthly_before` is kept by month)" }),

@@ -5,9 +5,9 @@ import { CreditSchema, DurationSchema, IdSchema, LIMITS, NowSchema, OptionalIdSc
 
 export const MAX_WORKUNITS_PER_PASS = 1000;
 /** BOINC's replication is a handful of results per workunit; this bounds a hostile body's work. */
-export const MAX_RESULTS_PER_WORKUNIT = 1000;
+const MAX_RESULTS_PER_WORKUNIT = 1000;
 /** Devices one job can use: well above any host's CPU count, so no real job is refused. */
-export const MAX_DEVICES_PER_JOB = 100_000;
+const MAX_DEVICES_PER_JOB = 100_000;
 
 
 export const AppVersionRefSchema = z
@@ -93,11 +93,11 @@ export const PassRequestSchema = z
 
 export type PassRequest = z.infer<typeof PassRequestSchema>;
 
-export const PfcModeSchema = z
+const PfcModeSchema = z
   .enum(["normal", "approx", "wu_est", "invalid"])
   .openapi({ description: "How far the claim can be trusted (BOINC's PFC_MODE)" });
 
-export const ResultOutcomeSchema = z
+const ResultOutcomeSchema = z
   .object({
     id: z.number().int(),
     validate_state: z.enum(["valid", "invalid", "inconclusive"]),

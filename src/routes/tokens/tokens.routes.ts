@@ -4,7 +4,7 @@ import { errorResponses } from "../../http/errors";
 import { MAX_LIVE_TOKENS, TOKEN_ISSUE_LIMIT } from "../../limits";
 import { SlugParams, SlugSchema } from "../common";
 
-export const TokenIdParams = z.object({
+const TokenIdParams = z.object({
   slug: SlugSchema.openapi({ param: { name: "slug", in: "path" } }),
   id: z
     .string()

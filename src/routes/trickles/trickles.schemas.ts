@@ -1,9 +1,9 @@
 import { z } from "@hono/zod-openapi";
 import { IdSchema, LIMITS, NowSchema, GrantedAtSchema } from "../common";
 
-export const MAX_TRICKLES_PER_BATCH = 1000;
+const MAX_TRICKLES_PER_BATCH = 1000;
 
-export const TrickleMessageSchema = z
+const TrickleMessageSchema = z
   .strictObject({
     id: IdSchema.openapi({ description: "The message's id (BOINC's msg_from_host.id): each is paid once" }),
     app: z.string().min(1).openapi({ description: "The app whose trickle handler takes it (its trickle_max_runtime applies)" }),
@@ -34,7 +34,7 @@ export const TrickleRequestSchema = z
 export type TrickleRequest = z.infer<typeof TrickleRequestSchema>;
 export type TrickleMessage = TrickleRequest["messages"][number];
 
-export const TrickleOutcomeSchema = z
+const TrickleOutcomeSchema = z
   .object({
     id: z.number().int(),
     granted_credit: z.number().openapi({ description: "runtime × flops × 200/86400e9 (BOINC's cpu_time_to_credit)" }),
