@@ -1,7 +1,7 @@
 /**
  * The fair statistics through one validator pass. Unlike BOINC's per-result copies, the
- * reference model updates host and version state live, result by result
- * (docs/spec/fair-policy.md#order-within-a-pass), so this keeps one current state per host ×
+ * fair policy's reference model (its traces: test/fixtures/traces/README.md#fair-policy-traces) updates host and version state live,
+ * result by result (docs/spec/fair-policy.md#order-within-a-pass), so this keeps one current state per host ×
  * version and per version, and hands the pass's final states to the writer.
  */
 import { type FairRule, type FairMeasurements, fairClaim, versionScale } from "./fair-claim";

@@ -1,7 +1,8 @@
 /**
  * boinc → fair → boinc through the pure engine (fair-b-1: a host claiming 3× its elapsed
  * time). Both sets of statistics are kept whatever the policy, so each stretch grants exactly
- * what an app that never switched would have: BOINC's numbers, then the reference model's,
+ * what an app that never switched would have: BOINC's numbers, then the fair reference model's
+ * (test/fixtures/traces/README.md#fair-policy-traces),
  * then BOINC's again.
  */
 import { describe, expect, it } from "vitest";

@@ -1,7 +1,8 @@
 /**
  * Switching an app's credit_policy mid-trace (fair-a-1: one host claims 10× its FLOPS):
- * grants before the switch are BOINC's, after it fair's, with warm statistics (the reference
- * model's numbers, which had the policy from the first job), and nothing is recomputed. The
+ * grants before the switch are BOINC's, after it fair's, with warm statistics (the fair
+ * reference model's numbers, which had the policy from the first job:
+ * test/fixtures/traces/README.md#fair-policy-traces), and nothing is recomputed. The
  * explanations and the fairness report show both credits.
  */
 import { describe, expect, it } from "vitest";

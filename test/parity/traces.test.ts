@@ -93,6 +93,7 @@ const FAIR_REPLAYS = [
   ...FAIR_TRACE_ROWS.filter(([name]) => name === "fair-a-1" || name === "fair-e-1").map(([name, text, expected]) => [name, MAX_PASSES_PER_BATCH, text, expected] as const),
 ];
 
+// The reference model: the fair policy's, whose output the fair traces hold (test/fixtures/traces/README.md#fair-policy-traces).
 describe.each(FAIR_REPLAYS)("fair trace %s replayed through the API, %i passes a request", (_name, perRequest, text, expected) => {
   // fair-d1-* make 4,234 calls (2,920 passes, 1,199 rescales, 115 errors): over 10 minutes on a loaded machine.
   it("grants the reference model's numbers to 1e-9 relative", { timeout: 1_800_000 }, async () => {
