@@ -16,8 +16,13 @@ export interface NamedHolders {
   readonly teams?: Iterable<number>;
 }
 
-/** How many of the named ids are not stored yet, per kind (SQL to run in the batch); null when none is named. */
-export function missingHolders(projectId: number, named: NamedHolders): Record<"hosts" | "users" | "teams", SQL> | null {
+/**
+ * The count update's parts: each count raised by the named ids not stored yet, and the
+ * condition that writes the row only when something is missing; null when none is named.
+ * The pass writers render them as SQL (holderCountWrites), a registration through drizzle's
+ * update builder (routes/entities/holder-upsert.ts).
+ */
+export function holderCountUpdate(projectId: number, named: NamedHolders) {
   const missing = (table: typeof hosts | typeof users | typeof teams, ids: Iterable<number> | undefined) => {
     const list = [...new Set(ids ?? [])];
     return list.length === 0
@@ -27,19 +32,26 @@ export function missingHolders(projectId: number, named: NamedHolders): Record<"
   };
   const counts = { hosts: missing(hosts, named.hosts), users: missing(users, named.users), teams: missing(teams, named.teams) };
   if (!counts.hosts && !counts.users && !counts.teams) return null;
-  return { hosts: counts.hosts ?? sql`0`, users: counts.users ?? sql`0`, teams: counts.teams ?? sql`0` };
+  const n = { hosts: counts.hosts ?? sql`0`, users: counts.users ?? sql`0`, teams: counts.teams ?? sql`0` };
+  const p = projects;
+  return {
+    set: {
+      hostCount: sql`${name(p.hostCount)} + ${n.hosts}`,
+      userCount: sql`${name(p.userCount)} + ${n.users}`,
+      teamCount: sql`${name(p.teamCount)} + ${n.teams}`,
+    },
+    where: sql`${name(p.id)} = ${projectId} AND ${n.hosts} + ${n.users} + ${n.teams} > 0`,
+  };
 }
 
 /** The count update for holders a batch is about to insert or update; none when it names none. */
 function holderCountWrites(projectId: number, named: NamedHolders): SQL[] {
-  const n = missingHolders(projectId, named);
-  if (!n) return [];
+  const u = holderCountUpdate(projectId, named);
+  if (!u) return [];
   const p = projects;
-  // The row is written only when something is missing.
   return [
-    sql`UPDATE ${p} SET ${name(p.hostCount)} = ${name(p.hostCount)} + ${n.hosts}, ${name(p.userCount)} = ${name(p.userCount)} + ${n.users},
-        ${name(p.teamCount)} = ${name(p.teamCount)} + ${n.teams}
-      WHERE ${name(p.id)} = ${projectId} AND ${n.hosts} + ${n.users} + ${n.teams} > 0`,
+    sql`UPDATE ${p} SET ${name(p.hostCount)} = ${u.set.hostCount}, ${name(p.userCount)} = ${u.set.userCount}, ${name(p.teamCount)} = ${u.set.teamCount}
+      WHERE ${u.where}`,
   ];
 }
 

@@ -5,7 +5,7 @@
  */
 import { sql } from "drizzle-orm";
 import type { Db } from "../../db/client";
-import { missingHolders } from "../../db/holder-counts";
+import { holderCountUpdate } from "../../db/holder-counts";
 import { markOne } from "../../db/kv-marks";
 import { hosts, projects, teams, users } from "../../db/schema";
 import { ApiError } from "../../http/errors";
@@ -61,13 +61,6 @@ export function holderUpserts(db: Db, projectId: number, kind: HolderKind, id: n
 
 /** The project's count update (db/holder-counts.ts) for the holders of a batch of holderUpserts: it goes first. */
 export function holderCounts(db: Db, projectId: number, named: Partial<Record<HolderKind, readonly number[]>>) {
-  const n = missingHolders(projectId, named);
-  if (!n) return [];
-  const p = projects;
-  return [
-    db
-      .update(p)
-      .set({ hostCount: sql`${p.hostCount} + ${n.hosts}`, userCount: sql`${p.userCount} + ${n.users}`, teamCount: sql`${p.teamCount} + ${n.teams}` })
-      .where(sql`${p.id} = ${projectId} AND ${n.hosts} + ${n.users} + ${n.teams} > 0`),
-  ];
+  const u = holderCountUpdate(projectId, named);
+  return u ? [db.update(projects).set(u.set).where(u.where)] : [];
 }
