@@ -43,13 +43,27 @@ export const HISTORY_TABLES = ["credit_history", "credit_history_monthly"] as co
  */
 const NOT_ACCOUNT_TABLE = /^(sqlite_|_cf_|d1_migrations$|trickles$|kv_marks$)/;
 
+/** Where public holder reads come from (PUT /v1/projects/{slug}/holder-reads); auto: what the volume needs. */
+export type HolderReads = "snapshots" | "live";
+
 export interface Profile {
   resultsPerDay: number;
   hosts: number;
   retentionDays: number;
   hostReportsPerDay: number;
   dailyHistoryDays: number;
+  /** Default auto: live when more holders change a minute than the minute cron may write to KV. */
+  holderReads?: HolderReads | "auto";
+  /** Public reads of single holders a day that reach D1 when read live (default: one per host). */
+  lookupsPerDay?: number;
 }
+
+/**
+ * D1 rows one live holder read reads at most: the holder, its per-app rows, the project row
+ * and the history days a snapshot keeps (SNAPSHOT_LIMITS.historyDays) with the day and month
+ * before them; 20 covers all but the history.
+ */
+export const LIVE_LOOKUP_ROWS = SNAPSHOT_LIMITS.historyDays + 20;
 
 export const GB = 1e9;
 export const MONTH_DAYS = 30;
@@ -149,15 +163,23 @@ export function databases(m: Measured, p: Profile, years: number) {
 export function monthly(m: Measured, p: Profile, storageGb: number) {
   const results = p.resultsPerDay * MONTH_DAYS;
   const rowsWritten = results * m.rowsWrittenPerResult;
-  const rowsRead = results * m.rowsReadPerResult;
   const accounts = p.hosts * m.accountsPerHost;
-  // Every subject whose results arrived in a minute gets one snapshot write that minute, at most
-  // kvWritesPerRun a minute (the rest wait); plus the project's own keys each minute.
+  // With holder snapshots, every subject whose results arrived in a minute gets one snapshot
+  // write that minute, at most kvWritesPerRun a minute (the rest wait); the project's own keys
+  // are written each minute either way.
   const dirtyPerMinute = Math.min(accounts, accounts * (p.hostReportsPerDay / 1440));
   const pages = (n: number) => Math.min(SNAPSHOT_LIMITS.leaderboardPagesKept, Math.max(1, Math.ceil(n / SNAPSHOT_LIMITS.leaderboardPageSize)));
   const projectKeys = 4 + 2 * (pages(p.hosts) + pages(accounts - p.hosts) + 1);
-  const kvPerDay = Math.min(SNAPSHOT_LIMITS.kvWritesPerRun, dirtyPerMinute + projectKeys) * 1440;
+  const keepsUp = dirtyPerMinute + projectKeys <= SNAPSHOT_LIMITS.kvWritesPerRun;
+  const holderReads: HolderReads = p.holderReads === "snapshots" || p.holderReads === "live" ? p.holderReads : keepsUp ? "snapshots" : "live";
+  const kvPerDay = (holderReads === "live" ? projectKeys : Math.min(SNAPSHOT_LIMITS.kvWritesPerRun, dirtyPerMinute + projectKeys)) * 1440;
   const kvWrites = kvPerDay * MONTH_DAYS;
+  // Read live, a holder's public read that misses its colo's cache reads D1.
+  const lookupRows = holderReads === "live" ? (p.lookupsPerDay ?? p.hosts) * MONTH_DAYS * LIVE_LOOKUP_ROWS : 0;
+  const rowsRead = results * m.rowsReadPerResult + lookupRows;
+  const why = keepsUp
+    ? `${Math.round(dirtyPerMinute + projectKeys)} snapshot writes a minute fit the minute cron's ${SNAPSHOT_LIMITS.kvWritesPerRun}`
+    : `${Math.round(dirtyPerMinute + projectKeys)} snapshot writes a minute would pass the minute cron's ${SNAPSHOT_LIMITS.kvWritesPerRun}: snapshots would fall behind`;
   const over = (used: number, included: number) => Math.max(0, used - included);
   const dollars = {
     d1Writes: (over(rowsWritten, PRICES.d1RowsWrittenIncludedPerMonth) / 1e6) * PRICES.d1RowsWrittenPerMillion,
@@ -166,7 +188,17 @@ export function monthly(m: Measured, p: Profile, storageGb: number) {
     kvWrites: (over(kvWrites, PRICES.kvWritesIncludedPerMonth) / 1e6) * PRICES.kvWritesPerMillion,
   };
   const total = dollars.d1Writes + dollars.d1Reads + dollars.d1Storage + dollars.kvWrites;
-  return { results, rowsWritten, rowsRead, kvWrites, storageGb, dollars, total, perMillionResults: total / (results / 1e6) };
+  return {
+    results,
+    rowsWritten,
+    rowsRead,
+    kvWrites,
+    storageGb,
+    dollars,
+    total,
+    perMillionResults: total / (results / 1e6),
+    holderReads: { mode: holderReads, chosen: p.holderReads === holderReads ? "by --holder-reads" : "auto", why },
+  };
 }
 
 /** The whole answer of `npm run capacity -- --json`. */
@@ -180,6 +212,7 @@ export function capacity(cost: CostSummary, p: Profile, years: number) {
     measured: { source: "bench/results/cost.json nextDay: a second day of the same hosts (steady state)", ...m },
     databases: plan.databases,
     max_database_gb: plan.maxDatabaseGb,
+    holder_reads: month.holderReads,
     month: { ...month, storagePricedAt: `all databases after ${years} years` },
     dollars_per_month: month.total,
     dollars_per_million_results: month.perMillionResults,

@@ -9,6 +9,9 @@
  *   --retention-days D    the project's result window (default 30)
  *   --daily-history-days S  days of daily history before the monthly roll-up (default 730)
  *   --host-reports-per-day R  how often a host's results arrive (default 24): KV snapshot writes
+ *   --holder-reads M      snapshots, live or auto (default auto: live when the minute cron could
+ *                         not write every changed holder's snapshot; docs/public-reads.md)
+ *   --lookups-per-day L   public reads of single holders a day reaching D1 when live (default: hosts)
  *   --years Y             how far to project (default 5)
  *   --cost FILE           the measured figures (default bench/results/cost.json)
  *   --json                one JSON object (databases, max_database_gb, dollars_per_month,
@@ -29,13 +32,18 @@ function main() {
       "retention-days": { type: "string", default: String(DEFAULT_RESULT_RETENTION_DAYS) },
       "daily-history-days": { type: "string", default: String(DEFAULT_DAILY_HISTORY_DAYS) },
       "host-reports-per-day": { type: "string", default: "24" },
+      "holder-reads": { type: "string", default: "auto" },
+      "lookups-per-day": { type: "string" },
       years: { type: "string", default: "5" },
       cost: { type: "string", default: join(new URL("..", import.meta.url).pathname, "bench/results/cost.json") },
       json: { type: "boolean", default: false },
     },
   });
-  if (!values["results-per-day"] || !values.hosts) {
-    console.error("usage: npm run capacity -- --results-per-day N --hosts H [--retention-days D] [--daily-history-days S] [--host-reports-per-day R] [--years Y] [--json]");
+  const holderReads = values["holder-reads"];
+  if (!values["results-per-day"] || !values.hosts || (holderReads !== "auto" && holderReads !== "snapshots" && holderReads !== "live")) {
+    console.error(
+      "usage: npm run capacity -- --results-per-day N --hosts H [--retention-days D] [--daily-history-days S] [--host-reports-per-day R] [--holder-reads snapshots|live|auto] [--lookups-per-day L] [--years Y] [--json]",
+    );
     process.exit(2);
   }
   const cost = JSON.parse(readFileSync(values.cost!, "utf8")) as CostSummary;
@@ -49,6 +57,8 @@ function main() {
     retentionDays: Number(values["retention-days"]),
     hostReportsPerDay: Number(values["host-reports-per-day"]),
     dailyHistoryDays: Number(values["daily-history-days"]),
+    holderReads,
+    ...(values["lookups-per-day"] === undefined ? {} : { lookupsPerDay: Number(values["lookups-per-day"]) }),
   };
   const years = Number(values.years);
   const c = capacity(cost, p, years);
@@ -76,6 +86,7 @@ function main() {
   console.log("");
   console.log(`Largest database: ${gb(c.max_database_gb)} GB (D1's cap: ${PRICES.d1MaxDatabaseGb} GB).`);
   const mo = c.month;
+  console.log(`Holder reads: ${mo.holderReads.mode} (${mo.holderReads.chosen}: ${mo.holderReads.why}).`);
   console.log(`A month: ${(mo.rowsWritten / 1e6).toFixed(0)} M D1 rows written, ${(mo.rowsRead / 1e6).toFixed(0)} M read, ${(mo.kvWrites / 1e6).toFixed(1)} M KV writes, ${gb(mo.storageGb)} GB stored (${mo.storagePricedAt}).`);
   console.log(`Dollars a month (Workers Paid, beyond what it includes): D1 writes $${mo.dollars.d1Writes.toFixed(2)}, D1 reads $${mo.dollars.d1Reads.toFixed(2)}, D1 storage $${mo.dollars.d1Storage.toFixed(2)}, KV writes $${mo.dollars.kvWrites.toFixed(2)}: $${c.dollars_per_month.toFixed(2)}.`);
   console.log(`Per million validated results (D1 writes, reads, storage and KV): $${c.dollars_per_million_results.toFixed(2)} (${(mo.results / 1e6).toFixed(0)} M results in ${MONTH_DAYS} days).`);

@@ -37,6 +37,7 @@ import { mountProjects } from "./routes/projects/projects.index";
 import { mountProjectReads } from "./routes/projects/projects.reads";
 import { mountProjectRateLimit } from "./routes/projects/projects.rate-limit";
 import { mountProjectHistoryDatabases } from "./routes/projects/projects.history-databases";
+import { mountProjectHolderReads } from "./routes/projects/projects.holder-reads";
 import { mountRescale } from "./routes/rescale/rescale.index";
 import { mountStats } from "./routes/stats/stats.index";
 import { mountPages } from "./web/pages.index";
@@ -97,6 +98,7 @@ export function createApp(): OpenAPIHono<AppEnv> {
   mountTokens(app);
   mountProjectRateLimit(app);
   mountProjectHistoryDatabases(app);
+  mountProjectHolderReads(app);
   mountAudit(app);
   mountAccountManagers(app);
   mountAccountManagerTokens(app);

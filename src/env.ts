@@ -22,7 +22,11 @@ export type AccountManager = typeof accountManagers.$inferSelect;
 export type CentralContributor = typeof centralContributors.$inferSelect;
 
 /** What a route needs to know of the project it serves. */
-export type ProjectRef = Pick<Project, "id" | "slug">;
+/**
+ * The project a request serves. `holderSnapshotsSince` (the registry row's, when the request
+ * looked the project up there) says whether its holders' KV snapshots may be read.
+ */
+export type ProjectRef = Pick<Project, "id" | "slug"> & { readonly holderSnapshotsSince?: number | null };
 
 /** Hono generics for this Worker: `new OpenAPIHono<AppEnv>()`. */
 export type AppEnv = {

@@ -25,11 +25,20 @@ export const markKey = (projectId: number, ref: SubjectRef) => `${projectId}/${r
 
 const encode = (subjects: readonly SubjectRef[]) => JSON.stringify(subjects.map((s) => [s.subject, s.id]));
 
-/** Rows naming `subjects` (a pass's whole set of subjects: one row per thousand). */
+/**
+ * Rows naming `subjects` (a pass's whole set of subjects: one row per thousand). A project
+ * whose holders are read live (no holder snapshots: projects.holder_snapshots_since NULL) gets
+ * only its own mark, and no row when `subjects` does not name it: the project row is read in
+ * the statement itself, so every writer follows the setting without reading it first.
+ */
 export function markSubjects(projectId: number, subjects: readonly SubjectRef[]): SQL[] {
-  return chunks(subjects, KV_MARKS_PER_ROW).map(
-    (part) => sql`INSERT INTO ${kvMarks} (${name(kvMarks.projectId)}, ${name(kvMarks.subjects)}) VALUES (${projectId}, ${encode(part)})`,
-  );
+  return chunks(subjects, KV_MARKS_PER_ROW).map((part) => {
+    const projectOnly = part.filter((s) => s.subject === "project");
+    const since = name(projects.holderSnapshotsSince);
+    return sql`INSERT INTO ${kvMarks} (${name(kvMarks.projectId)}, ${name(kvMarks.subjects)})
+      SELECT ${projectId}, CASE WHEN ${since} IS NULL THEN ${encode(projectOnly)} ELSE ${encode(part)} END
+      FROM ${projects} WHERE ${name(projects.id)} = ${projectId} AND (${since} IS NOT NULL OR ${projectOnly.length} > 0)`;
+  });
 }
 
 /** One subject's mark, as a query a drizzle batch can hold beside the write it belongs to. */

@@ -55,6 +55,13 @@ export const projects = sqliteTable("projects", {
   hostCount: integer("host_count").notNull().default(0),
   userCount: integer("user_count").notNull().default(0),
   teamCount: integer("team_count").notNull().default(0),
+  /**
+   * Where public reads of its hosts, users and teams come from (docs/public-reads.md, Holder
+   * reads): KV snapshots the minute cron writes, trusted only when taken at or after this time
+   * (Unix seconds; raised when the operator turns them back on, so a key left from before is
+   * never served); NULL: read live from D1 (a minute in each colo's cache), and the cron writes none.
+   */
+  holderSnapshotsSince: real("holder_snapshots_since").default(0),
   /** Which rate-limit binding counts the project's requests (src/limits.ts); set by the operator. */
   rateLimitTier: text("rate_limit_tier", { enum: RATE_LIMIT_TIER_NAMES }).notNull().default(DEFAULT_RATE_LIMIT_TIER),
   /** Decided results and credited workunits are kept this many days (the idempotency window). */

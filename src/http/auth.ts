@@ -93,15 +93,18 @@ export const requireProjectTokenOrAdmin = createMiddleware<AppEnv>(async (c, nex
 });
 
 /** The request serves this project: sets `project`, and `db` to the project's own database. */
-export function useProject(c: Context<AppEnv>, project: { id: number; slug: string; database: string | null }): void {
-  c.set("project", { id: project.id, slug: project.slug });
+export function useProject(
+  c: Context<AppEnv>,
+  project: { id: number; slug: string; database: string | null; holderSnapshotsSince?: number | null },
+): void {
+  c.set("project", { id: project.id, slug: project.slug, holderSnapshotsSince: project.holderSnapshotsSince });
   c.set("db", projectDatabase(c.env, project.database));
 }
 
 /** The registry row of :slug, or null. */
 export async function registeredProject(c: Context<AppEnv>, slug: string) {
   const [project] = await c.var.registry
-    .select({ id: projects.id, slug: projects.slug, database: projects.database })
+    .select({ id: projects.id, slug: projects.slug, database: projects.database, holderSnapshotsSince: projects.holderSnapshotsSince })
     .from(projects)
     .where(eq(projects.slug, slug));
   return project ?? null;

@@ -103,9 +103,9 @@ async function planWrites(
   projectList: () => ReturnType<typeof loadProjectListOf>,
   open: OpenDatabase,
 ): Promise<Job[]> {
-  const slugs = new Map(
-    (await db.select({ id: projects.id, slug: projects.slug }).from(projects)).map((p) => [p.id, p.slug] as const),
-  );
+  const rows = await db.select({ id: projects.id, slug: projects.slug, since: projects.holderSnapshotsSince }).from(projects);
+  const slugs = new Map(rows.map((p) => [p.id, p.slug] as const));
+  const readLive = new Set(rows.filter((p) => p.since === null).map((p) => p.id));
   const fromDay = historyFromDay(now);
   const jobs: Job[] = [];
   let spent = 0;
@@ -140,8 +140,12 @@ async function planWrites(
     take({ mark, writes });
   }
 
+  // A project whose holders are read live from D1 has no holder snapshots: its marks are cleared unwritten.
+  for (const mark of marks.filter((m) => m.subject !== "project" && readLive.has(m.projectId))) take({ mark, writes: [] });
   // What the projects' snapshots left of the budget goes to holder marks in their round-robin order.
-  const holderMarks = marks.filter((m) => m.subject !== "project").slice(0, Math.max(0, budget - spent));
+  const holderMarks = marks
+    .filter((m) => m.subject !== "project" && !readLive.has(m.projectId))
+    .slice(0, Math.max(0, budget - spent));
   const groups = new Map<string, Mark[]>();
   for (const m of holderMarks) {
     const key = `${m.projectId}/${m.subject}`;

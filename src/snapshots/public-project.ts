@@ -25,11 +25,13 @@ export function readProject(c: Parameters<typeof readThrough>[0], slug: string):
 }
 
 /**
- * Slug → project id and database, remembered by this isolate: neither ever changes and
- * projects are never deleted, so most public reads need no lookup at all (unknown slugs are
- * not remembered).
+ * Slug → the project's registry row, remembered by this isolate for a minute: its id and
+ * database never change and projects are never deleted, so most public reads need no lookup;
+ * where its holders are read from (holderSnapshotsSince) may change, and is looked up again
+ * after `maxAgeSeconds` (unknown slugs are not remembered).
  */
-const projectIds = new Map<string, { id: number; slug: string; database: string | null }>();
+type RegisteredProject = NonNullable<Awaited<ReturnType<typeof registeredProject>>>;
+const projectIds = new Map<string, { row: RegisteredProject; at: number }>();
 
 export const publicRead = createMiddleware<AppEnv>(async (c, next) => {
   if (c.req.header("Authorization") !== undefined) {
@@ -45,14 +47,18 @@ export const publicRead = createMiddleware<AppEnv>(async (c, next) => {
   await next();
 });
 
-/** The registry row of `slug` (it names the database the snapshot loads fall back to), once per isolate; null if unknown. */
-export async function knownProject(c: Context<AppEnv>, slug: string) {
-  let project = projectIds.get(slug);
-  if (project === undefined) {
-    const row = await registeredProject(c, slug);
-    if (!row) return null;
-    project = row;
-    projectIds.set(slug, project);
-  }
-  return project;
+/** The registry row of `slug` (it names the database the snapshot loads fall back to), remembered a minute by this isolate; null if unknown. */
+/** Drops this isolate's memory of `slug`: its next read looks the project up again (after a setting changed). */
+export function forgetProject(slug: string): void {
+  projectIds.delete(slug);
+}
+
+export async function knownProject(c: Context<AppEnv>, slug: string): Promise<RegisteredProject | null> {
+  const held = projectIds.get(slug);
+  const now = serverNow();
+  if (held !== undefined && held.at <= now && now - held.at < SNAPSHOT_LIMITS.maxAgeSeconds) return held.row;
+  const row = await registeredProject(c, slug);
+  if (!row) return null;
+  projectIds.set(slug, { row, at: now });
+  return row;
 }

@@ -14,12 +14,18 @@ import { type SnapshotRead, readThrough, snapshotOf } from "./store";
 
 type Ctx = Parameters<typeof readThrough>[0];
 
-/** A host's, user's or team's snapshot, with history from `fromDay` when loaded from D1. */
+/**
+ * A host's, user's or team's snapshot, with history from `fromDay` when loaded from D1: from
+ * KV, or live from D1 (a minute in the colo's cache) for a project whose holder snapshots are
+ * off (docs/public-reads.md#holder-reads). A project known without its setting reads KV.
+ */
 export function readHolder(c: Ctx, project: ProjectRef, kind: HolderKind, id: number, fromDay: number) {
-  return readThrough(c, kvKeys.holder(project.slug, kind, id), async () => {
+  const since = project.holderSnapshotsSince === undefined ? 0 : project.holderSnapshotsSince;
+  const load = async () => {
     const loaded = await loadHolderSnapshots(c.var.db, project.id, kind, [id], fromDay, opener(c.env));
     return loaded.get(id) ?? null;
-  });
+  };
+  return readThrough(c, kvKeys.holder(project.slug, kind, id), load, { kv: since !== null, takenFrom: since ?? 0 });
 }
 
 /**

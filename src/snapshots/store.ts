@@ -41,21 +41,25 @@ export async function snapshotOf<T>(held: string): Promise<SnapshotRead<T> | nul
 const cacheUrl = (key: string) => `https://snapshot.cobblestone.invalid/${encodeURIComponent(key)}`;
 
 /**
- * `kv: false`: a read that no KV key ever holds (a deep leaderboard page after a cursor): only
- * the Cache API is asked before D1.
+ * `kv: false`: a read that no KV key ever holds (a deep leaderboard page after a cursor, a
+ * project's holders read live): only the Cache API is asked before D1. `takenFrom`: a KV
+ * snapshot taken before this time is left unread, as if missing (one left from before the
+ * project's holder snapshots were turned back on).
  */
 export async function readThrough<T>(
   c: Context<AppEnv>,
   key: string,
   load: () => Promise<T | null>,
-  { kv = true }: { kv?: boolean } = {},
+  { kv = true, takenFrom = 0 }: { kv?: boolean; takenFrom?: number } = {},
 ): Promise<SnapshotRead<T> | null> {
   if (c.var.fresh) {
     const data = await load();
     const text = storedText(data, serverNow());
     return data === null ? null : { data, takenAt: serverNow(), version: await versionOf(text) };
   }
-  const held = (kv ? await c.env.KV.get(key) : null) ?? (await (await caches.default.match(cacheUrl(key)))?.text()) ?? null;
+  const inKv = kv ? await c.env.KV.get(key) : null;
+  const usable = inKv !== null && (takenFrom <= 0 || (JSON.parse(inKv) as StoredSnapshot<T>).taken_at >= takenFrom) ? inKv : null;
+  const held = usable ?? (await (await caches.default.match(cacheUrl(key)))?.text()) ?? null;
   if (held !== null) return snapshotOf<T>(held);
   const data = await load();
   const takenAt = serverNow();

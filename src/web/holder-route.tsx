@@ -29,7 +29,8 @@ export async function holderPage(c: Ctx, kind: HolderKind) {
   const idText = c.req.param("id") ?? "";
   const project = validSlug(slug) ? await readProject(c, slug) : null;
   if (!project) return notFound(c, `There is no project “${slug}” here.`);
-  const ref = { id: project.data.id, slug };
+  // The registry's row (pageProject) says where its holders are read from; KV when unknown.
+  const ref = c.var.project ?? { id: project.data.id, slug };
   const back = { href: pageUrls.project(slug), text: project.data.name };
   const id = parseId(idText);
   if (id === null) return notFound(c, `There is no ${oneOf(kind)} “${idText}” in ${project.data.name}.`, back);

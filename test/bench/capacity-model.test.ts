@@ -34,7 +34,7 @@ describe("capacity model", () => {
   });
 
   it("sizes the ledger and as many history databases as the history fills, and prices a month", () => {
-    const c = capacity(cost, profile, 2);
+    const c = capacity(cost, { ...profile, holderReads: "snapshots" }, 2);
     // 2,000,000 accounts × 400 bytes + 1,000,000 results a day × 10 days × 50 bytes.
     const ledgerGb = (2e6 * 400 + 1e6 * 10 * 50) / 1e9;
     expect(ledgerGb).toBeCloseTo(1.3, 12);
@@ -64,6 +64,29 @@ describe("capacity model", () => {
     expect(c.month.dollars.kvWrites).toBeCloseTo(189.4, 9);
     expect(c.dollars_per_month).toBeCloseTo(100 + storage + kv, 9);
     expect(c.dollars_per_million_results).toBeCloseTo((100 + storage + kv) / 30, 9);
+  });
+
+  it("reads holders live when the minute cron could not keep their snapshots, and prices that", () => {
+    const c = capacity(cost, profile, 2);
+    // 33,333 changed holders a minute + the project's keys > 900 writes a minute: auto picks live.
+    expect(c.holder_reads.mode).toBe("live");
+    expect(c.holder_reads.chosen).toBe("auto");
+    // KV: only the project's keys each minute: 4 + 2 × (10 host pages + 10 user-and-team pages
+    // + 1) = 46 (pages of 1,000, at most 10 kept), × 1440 × 30 = 1,987,200; 1 M included.
+    expect(c.month.kvWrites).toBe(46 * 1440 * 30);
+    expect(c.month.dollars.kvWrites).toBeCloseTo(((1_987_200 - 1e6) / 1e6) * 5, 9);
+    // Reads: 1.5 G of passes + 1,000,000 lookups a day (one per host) × 30 × (366 + 20) rows
+    // = 11.58 G; 13.08 G is under the 25 G included.
+    expect(c.month.rowsRead).toBe(1.5e9 + 1e6 * 30 * 386);
+    expect(c.month.dollars.d1Reads).toBe(0);
+    expect(c.dollars_per_month).toBeCloseTo(100 + c.month.dollars.d1Storage + 4.936, 9);
+
+    // Chosen by hand, snapshots are priced as the cron's cap; a small project keeps snapshots by itself.
+    expect(capacity(cost, { ...profile, holderReads: "snapshots" }, 2).holder_reads).toMatchObject({ mode: "snapshots", chosen: "by --holder-reads" });
+    const small = capacity(cost, { ...profile, hosts: 1000 }, 2);
+    // 2,000 accounts × 24 / 1440 = 33.3 changed a minute + 4 + 2 × (1 + 1 + 1) = 43.3 ≤ 900.
+    expect(small.holder_reads.mode).toBe("snapshots");
+    expect(small.month.kvWrites).toBeCloseTo((2000 * 24 / 1440 + 10) * 1440 * 30, 6);
   });
 
   it("a history that fits in one database needs one, and reports years 1, 2, 5 and the last", () => {

@@ -18,6 +18,7 @@ import { DEFAULT_BINDING, databaseBindings, projectDatabase } from "../../db/pro
 import { PROJECT_SUBJECT, markOne, markProjectBySlug } from "../../db/kv-marks";
 import { storeHistoryDatabases } from "../../db/history-databases";
 import { BindingNameSchema, checkHistoryBinding, checkMigrated } from "./history-binding";
+import { HolderReadsField, snapshotsSinceFor } from "./projects.holder-reads";
 
 const CreateProjectSchema = z
   .strictObject({
@@ -54,6 +55,9 @@ const CreateProjectSchema = z
       description:
         "A D1 binding to keep the project's daily history (and its monthly roll-up) in, apart from its ledger, so the ledger stays bounded by the result window; add more later with POST /v1/projects/{slug}/history-databases. Default: history stays with the ledger.",
       example: "DB_HISTORY_1",
+    }),
+    holder_reads: HolderReadsField.optional().openapi({
+      description: "Where public reads of its hosts, users and teams come from (default snapshots); change it later with PUT /v1/projects/{slug}/holder-reads.",
     }),
   })
   .openapi("CreateProject");
@@ -123,6 +127,8 @@ export function mountProjects(app: OpenAPIHono<AppEnv>): void {
       ...(body.result_retention_days === undefined ? {} : { resultRetentionDays: body.result_retention_days }),
       ...(body.daily_history_days === undefined ? {} : { dailyHistoryDays: body.daily_history_days }),
       historyDatabases: body.history_database === undefined ? null : storeHistoryDatabases([{ binding: body.history_database, from_day: 0 }]),
+      // A new project has no KV key from before: every snapshot of it may be served (0).
+      holderSnapshotsSince: snapshotsSinceFor(body.holder_reads ?? "snapshots", 0),
     };
     try {
       // The project, its first token and its KV mark in one atomic batch: never a project

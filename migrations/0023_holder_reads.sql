@@ -1,0 +1,1 @@
+ALTER TABLE `projects` ADD `holder_snapshots_since` real DEFAULT 0;
