@@ -1,6 +1,7 @@
 import type { SQL } from "drizzle-orm";
 import { SQLiteAsyncDialect } from "drizzle-orm/sqlite-core";
 import type { Db } from "./client";
+import { renderStatement } from "./render-sql";
 
 const dialect = new SQLiteAsyncDialect();
 
@@ -10,7 +11,7 @@ export async function runBatch(db: Db, statements: readonly SQL[]): Promise<D1Re
   const d1 = db.$client;
   return d1.batch(
     statements.map((s) => {
-      const q = dialect.sqlToQuery(s);
+      const q = renderStatement(s) ?? dialect.sqlToQuery(s);
       return d1.prepare(q.sql).bind(...q.params);
     }),
   );
