@@ -1,8 +1,9 @@
 /**
  * Per-app credit through a queue (schema.ts app_credit_queue): a pass appends ONE row with its
  * grant runs per (user, app) and (team, app), numbered by the project's queue_seq (raised by
- * the same pass's update of the project row). The hourly job folds the queue in order
- * (src/credit/app-credit-fold.ts) and writes each per-app row once.
+ * the same pass's update of the project row); a batch of passes appends one row for all of
+ * them, each run with its pass's `now`, numbered by the last granting pass. The hourly job folds
+ * the queue in order (src/credit/app-credit-fold.ts) and writes each per-app row once.
  *
  * Exactly once: a fold's batch writes its rows only while the project's
  * app_credit_folded_through is still the value it read, raises it to the last row folded, and
@@ -18,25 +19,44 @@ import { appCreditQueue, creditTeams, creditUsers, projects } from "./schema";
 import { chunks, name } from "./sql-helpers";
 import { grantRun } from "./stat-updates";
 
-/** A queued run: [kind (0 user, 1 team), holder id, app id, first credit, first start, rest credit, jobs]. */
-type QueuedRun = [kind: 0 | 1, holderId: number, appId: number, firstCredit: number, firstStart: number, restCredit: number, jobs: number];
+/**
+ * A queued run: [kind (0 user, 1 team), holder id, app id, first credit, first start, rest
+ * credit, jobs, and the time it was granted when not the row's `now` (a batch's earlier passes)].
+ */
+type QueuedRun = [kind: 0 | 1, holderId: number, appId: number, firstCredit: number, firstStart: number, restCredit: number, jobs: number, now?: number];
 
-function runsOf(kind: 0 | 1, now: number, groups: ReadonlyMap<string, readonly GrantPart[]>): QueuedRun[] {
+function runsOf(kind: 0 | 1, now: number, groups: ReadonlyMap<string, readonly GrantPart[]>, rowNow: number): QueuedRun[] {
   return [...groups].map(([key, parts]) => {
     const [holderId, appId] = key.split("/").map(Number) as [number, number];
     const run = grantRun(now, parts);
-    return [kind, holderId, appId, run.first.credit, run.first.start, run.restCredit, parts.filter((p) => p.job !== false).length];
+    const jobs = parts.filter((p) => p.job !== false).length;
+    const queued: QueuedRun = [kind, holderId, appId, run.first.credit, run.first.start, run.restCredit, jobs];
+    if (now !== rowNow) queued.push(now);
+    return queued;
   });
 }
 
-/** The pass's per-app credit as one queue row (before the project row's update numbers the next). */
-export function appCreditQueueWrites(projectId: number, now: number, groups: GrantGroups): SQL[] {
-  const runs = [...runsOf(0, now, groups.userApps), ...runsOf(1, now, groups.teamApps)];
+/** The per-app credit of one pass (`now`, its grant groups), in the order the fold applies it. */
+export interface TimedGroups {
+  readonly now: number;
+  readonly groups: GrantGroups;
+}
+
+/**
+ * The per-app credit of passes decided in order, as ONE queue row dated at the last one's
+ * `now`: it must go into the batch just before the update of the project row that raises
+ * queue_seq for the last granting pass (every pass with runs grants), so its number is that
+ * pass's. Runs of earlier passes carry their own `now`.
+ */
+export function appCreditQueueWrites(projectId: number, passes: readonly TimedGroups[]): SQL[] {
+  if (passes.length === 0) return [];
+  const rowNow = passes.at(-1)!.now;
+  const runs = passes.flatMap(({ now, groups }) => [...runsOf(0, now, groups.userApps, rowNow), ...runsOf(1, now, groups.teamApps, rowNow)]);
   if (runs.length === 0) return [];
   const q = appCreditQueue;
   return [
     sql`INSERT INTO ${q} (${name(q.projectId)}, ${name(q.id)}, ${name(q.now)}, ${name(q.runs)})
-      SELECT ${projectId}, ${name(projects.queueSeq)} + 1, ${now}, ${JSON.stringify(runs)} FROM ${projects} WHERE ${name(projects.id)} = ${projectId}`,
+      SELECT ${projectId}, ${name(projects.queueSeq)} + 1, ${rowNow}, ${JSON.stringify(runs)} FROM ${projects} WHERE ${name(projects.id)} = ${projectId}`,
   ];
 }
 
@@ -112,7 +132,7 @@ export async function foldAppCredit(db: Db, projectId: number, maxRows: number):
   const folded = new Map<string, AppCreditRow>();
   for (const { row, r } of runs) {
     const key = keyOf(r[0], r[1], r[2]);
-    const run: AppCreditRun = { now: row.now, firstCredit: r[3], firstStart: r[4], restCredit: r[5], jobs: r[6] };
+    const run: AppCreditRun = { now: r[7] ?? row.now, firstCredit: r[3], firstStart: r[4], restCredit: r[5], jobs: r[6] };
     folded.set(key, applyAppCreditRun(folded.get(key) ?? current.get(key), run));
   }
   const last = queued.at(-1)!.id;

@@ -8,29 +8,32 @@
  * owner and team: no statement of a pass reads them), the host_app_version rounds of all the
  * passes (their updates take no `now`: a row's k-th change in round k, in pass order), the
  * app versions' PFC walks over every pass's samples in order (the same steps) with their final
- * fair states, one statement per version, and one KV mark row.
+ * fair states, one statement per version, one per-app credit queue row (each run with its
+ * pass's `now`), and one KV mark row.
  */
 import { type SQL, sql } from "drizzle-orm";
 import type { FairHostChange } from "../credit/fair-pass";
 import type { FairVersionState } from "../credit/fair-state";
-import type { Attribution, PassEffects } from "../credit/pass";
+import type { PassEffects } from "../credit/pass";
+import { appCreditQueueWrites } from "./app-credit-queue";
 import { attributionCountWrites } from "./holder-counts";
 import { markSubjects } from "./kv-marks";
 import {
   type ExistingHolders,
+  attributionWrites,
   type FreshHolders,
-  creditRunWrites,
   freshHolders,
   grantGroups,
-  grantWrites,
+  holderGrantWrites,
   hostAppVersionWrites,
   outcomeInserts,
   versionStateWrites,
   workunitInserts,
 } from "./pass-writes";
 import { dirtySubjects, projectCreditWrite } from "./read-model-writes";
-import { appVersions, hosts, teams, users } from "./schema";
-import { chunks, insertFromJson, name, wholeSeconds } from "./sql-helpers";
+import { appVersions } from "./schema";
+import { jsonList, name, wholeSeconds } from "./sql-helpers";
+import { grantRun, recentAverageRun } from "./stat-updates";
 
 /** One pass's effects and the `now` it was decided at. */
 export interface TimedEffects {
@@ -67,6 +70,10 @@ export function passBatchWrites(projectId: number, passes: readonly TimedEffects
     for (const [key, change] of effects.fairHostAppVersions) fairHosts.set(key, change);
   }
   const attributions = passes.map((p) => ({ now: p.now, attributions: p.effects.attributions }));
+  const groups = passes.map(({ now, effects }) => ({ now, groups: grantGroups(effects.grants) }));
+  // The batch's per-app credit is one queue row, numbered by the last pass that updates the
+  // project row (every pass with per-app runs grants, and every granting pass updates it).
+  const lastGranting = passes.reduce((last, p, k) => (p.effects.grants.length > 0 ? k : last), -1);
   return [
     // Before any insert of a holder: it counts the ones not stored yet.
     ...attributionCountWrites(projectId, all((e) => e.attributions)),
@@ -82,10 +89,11 @@ export function passBatchWrites(projectId: number, passes: readonly TimedEffects
     ...attributionWrites(projectId, attributions, (kind, id) => !insertedByGrants[kind].has(id)),
     ...hostAppVersionWrites(projectId, all((e) => e.hostAppVersionsSeen), all((e) => e.hostAppVersionChanges), fairHosts),
     ...passes.flatMap(({ now, effects }, k) => [
-      ...grantWrites(projectId, now, grantGroups(effects.grants), fresh[k]),
-      ...versionCreditWrites(projectId, now, effects),
+      ...holderGrantWrites(projectId, now, groups[k]!.groups, fresh[k]),
+      ...(k === lastGranting ? appCreditQueueWrites(projectId, groups) : []),
       ...projectCreditWrite(projectId, now, effects.grants),
     ]),
+    ...versionCreditWalk(projectId, passes),
     // A holder a grant inserted takes the owner or team the batch's last pass gives it (written only if another).
     ...attributionWrites(projectId, attributions, (kind, id) => kind !== "teams" && insertedByGrants[kind].has(id)),
     ...versionStateWrites(projectId, [...pfcSamples.keys()], pfcSamples, fairVersions),
@@ -93,50 +101,42 @@ export function passBatchWrites(projectId: number, passes: readonly TimedEffects
   ];
 }
 
-/** An app version's credit samples: a RAC run at the pass's `now` (its own columns: the PFC walk's place beside it does not matter). */
-function versionCreditWrites(projectId: number, now: number, effects: PassEffects): SQL[] {
-  const av = appVersions;
-  const credit = new Map(
-    [...effects.versionCreditSamples].map(([id, samples]) => [`${id}`, samples.map((s) => ({ credit: s.credit, start: s.time }))]),
-  );
-  return creditRunWrites(av, [av.id], { avg: av.expavgCredit, time: av.expavgTime }, projectId, now, credit);
-}
-
-type Kind = "hosts" | "users" | "teams";
-
 /**
- * The batch's hosts, users and teams that `include` picks: each new one with the `now` of the
- * first pass naming it, each host with the owner and each user with the team the last one
- * gives; an owner that changes and changes back within the batch is not written at all.
+ * The app versions' credit samples of every pass as ONE statement: each version walks the RAC
+ * runs of the passes that credited it, in pass order and each at its pass's `now` (the step a
+ * pass alone writes: recentAverageRun), and keeps the last step. No other statement of the
+ * batch reads or writes these two columns, so one walk after the passes equals a run per pass.
  */
-function attributionWrites(
-  projectId: number,
-  passes: readonly { now: number; attributions: readonly Attribution[] }[],
-  include: (kind: Kind, id: number) => boolean,
-): SQL[] {
-  const hostRows = new Map<number, { id: number; now: number; owner: number }>();
-  const userRows = new Map<number, { id: number; now: number; team: number }>();
-  const teamRows = new Map<number, { id: number; now: number }>();
-  for (const { now, attributions } of passes) {
-    for (const x of attributions) {
-      if (include("hosts", x.hostId)) hostRows.set(x.hostId, { id: x.hostId, now: hostRows.get(x.hostId)?.now ?? now, owner: x.userId });
-      if (x.userId === 0) continue;
-      if (include("users", x.userId)) userRows.set(x.userId, { id: x.userId, now: userRows.get(x.userId)?.now ?? now, team: x.teamId });
-      if (x.teamId !== 0 && include("teams", x.teamId) && !teamRows.has(x.teamId)) teamRows.set(x.teamId, { id: x.teamId, now });
+function versionCreditWalk(projectId: number, passes: readonly TimedEffects[]): SQL[] {
+  const steps: { v: number; i: number; now: number; credit: number; start: number; rest: number }[] = [];
+  const taken = new Map<number, number>();
+  for (const { now, effects } of passes) {
+    for (const [id, samples] of effects.versionCreditSamples) {
+      const run = grantRun(now, samples.map((s) => ({ credit: s.credit, start: s.time })));
+      const i = (taken.get(id) ?? 0) + 1;
+      taken.set(id, i);
+      steps.push({ v: id, i, now, credit: run.first.credit, start: run.first.start, rest: run.restCredit });
     }
   }
-  const created = (table: typeof hosts | typeof users | typeof teams) =>
-    [
-      [table.projectId, sql`${projectId}`],
-      [table.id, "id"],
-      [table.createTime, "now"],
-      [table.expavgTime, "now"],
-    ] as const;
-  const changed = (column: typeof hosts.userId | typeof users.teamId) =>
-    sql`ON CONFLICT DO UPDATE SET ${name(column)} = excluded.${name(column)} WHERE ${name(column)} IS NOT excluded.${name(column)}`;
+  if (steps.length === 0) return [];
+  const av = appVersions;
+  const rac = recentAverageRun.sql(
+    { avg: sql.raw("w.avg"), time: sql.raw("w.time") },
+    { now: sql.raw("s.now"), credit: sql.raw("s.credit"), start: sql.raw("s.start"), rest: sql.raw("s.rest") },
+  );
+  const field = (f: string) => sql`json_extract(j.value, ${`$.${f}`})`;
+  const ids = [...taken.keys()];
+  const mine = sql`${name(av.projectId)} = ${projectId} AND ${name(av.id)} IN ${jsonList(ids)}`;
   return [
-    ...chunks([...hostRows.values()]).map((rows) => insertFromJson(sql`${hosts}`, [...created(hosts), [hosts.userId, "owner"]], rows, changed(hosts.userId))),
-    ...chunks([...userRows.values()]).map((rows) => insertFromJson(sql`${users}`, [...created(users), [users.teamId, "team"]], rows, changed(users.teamId))),
-    ...chunks([...teamRows.values()]).map((rows) => insertFromJson(sql`${teams}`, created(teams), rows, sql`ON CONFLICT DO NOTHING`)),
+    sql`WITH RECURSIVE
+      s(v, i, now, credit, start, rest) AS MATERIALIZED (
+        SELECT ${field("v")}, ${field("i")}, ${field("now")}, ${field("credit")}, ${field("start")}, ${field("rest")} FROM json_each(${JSON.stringify(steps)}) AS j),
+      w(v, i, avg, time) AS (
+        SELECT ${name(av.id)}, 0, ${name(av.expavgCredit)}, ${name(av.expavgTime)} FROM ${av} WHERE ${mine}
+        UNION ALL
+        SELECT w.v, w.i + 1, ${rac.avg}, ${rac.time} FROM w JOIN s ON s.v = w.v AND s.i = w.i + 1)
+      UPDATE ${av} SET (${name(av.expavgCredit)}, ${name(av.expavgTime)}) =
+        (SELECT w.avg, w.time FROM w WHERE w.v = ${av}.${name(av.id)} ORDER BY w.i DESC LIMIT 1)
+      WHERE ${mine}`,
   ];
 }

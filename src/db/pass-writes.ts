@@ -8,7 +8,7 @@ import { type SQL, getTableColumns, getTableName, sql } from "drizzle-orm";
 import type { AnySQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
 import { AV_AVERAGE, type AverageParams, HAV_AVERAGE } from "../credit/constants";
 import { type HostAppVersionKey, havKey } from "../credit/host-app-version-key";
-import type { Grant, HostAppVersionChange, PassEffects } from "../credit/pass";
+import type { Attribution, Grant, HostAppVersionChange, PassEffects } from "../credit/pass";
 import { appCreditQueueWrites } from "./app-credit-queue";
 import { dayCreditAssignment, historyTransitionWrites } from "./history-transitions";
 import {
@@ -141,7 +141,8 @@ export function passWrites(projectId: number, now: number, effects: PassEffects,
       projectId,
       effects.workunits.map((w) => ({ ...w, at: wholeSeconds(now) })),
     ),
-    ...attributionWrites(projectId, now, effects, fresh),
+    // A fresh holder with a grant is created by its grant's statement (grantWrites).
+    ...attributionWrites(projectId, [{ now, attributions: effects.attributions }], (kind, id) => !fresh?.[kind].has(id)),
     ...hostAppVersionWrites(projectId, effects.hostAppVersionsSeen, effects.hostAppVersionChanges, effects.fairHostAppVersions),
     ...grantWrites(projectId, now, groups, fresh),
     ...versionWrites(projectId, now, effects),
@@ -194,52 +195,44 @@ export function freshHolders(effects: Pick<PassEffects, "attributions">, groups:
   };
 }
 
+export type HolderKind = "hosts" | "users" | "teams";
+
 /**
- * Creates hosts, users and teams first seen in this pass, with their RAC clock at `now`
- * (docs/spec/credit.md#first-seen), and records each host's owner and each user's team
- * (latest pass wins, docs/spec/credit.md#attribution).
+ * Creates the hosts, users and teams that `include` picks and that are not stored yet, each
+ * with its RAC clock at the `now` of the first pass naming it (docs/spec/credit.md#first-seen),
+ * and records each host's owner and each user's team as the last pass names them
+ * (docs/spec/credit.md#attribution); an owner that changes and changes back within the passes
+ * is not written at all. One pass, or the passes of a batch in order.
  */
 export function attributionWrites(
   projectId: number,
-  now: number,
-  effects: Pick<PassEffects, "attributions">,
-  fresh?: FreshHolders,
+  passes: readonly { now: number; attributions: readonly Attribution[] }[],
+  include: (kind: HolderKind, id: number) => boolean = () => true,
 ): SQL[] {
-  const { owners, teamsOfUsers, teamIds } = attributed(effects);
-  // A fresh holder with a grant is created by its grant's statement (grantWrites).
-  if (fresh) {
-    for (const id of fresh.hosts.keys()) owners.delete(id);
-    for (const id of fresh.users.keys()) teamsOfUsers.delete(id);
-    for (const id of fresh.teams.keys()) teamIds.delete(id);
+  const hostRows = new Map<number, { id: number; now: number; owner: number }>();
+  const userRows = new Map<number, { id: number; now: number; team: number }>();
+  const teamRows = new Map<number, { id: number; now: number }>();
+  for (const { now, attributions } of passes) {
+    for (const x of attributions) {
+      if (include("hosts", x.hostId)) hostRows.set(x.hostId, { id: x.hostId, now: hostRows.get(x.hostId)?.now ?? now, owner: x.userId });
+      if (x.userId === 0) continue;
+      if (include("users", x.userId)) userRows.set(x.userId, { id: x.userId, now: userRows.get(x.userId)?.now ?? now, team: x.teamId });
+      if (x.teamId !== 0 && include("teams", x.teamId) && !teamRows.has(x.teamId)) teamRows.set(x.teamId, { id: x.teamId, now });
+    }
   }
   const created = (table: typeof hosts | typeof users | typeof teams) =>
     [
       [table.projectId, sql`${projectId}`],
       [table.id, "id"],
-      [table.createTime, sql`${now}`],
-      [table.expavgTime, sql`${now}`],
+      [table.createTime, "now"],
+      [table.expavgTime, "now"],
     ] as const;
+  const changed = (column: typeof hosts.userId | typeof users.teamId) =>
+    sql`ON CONFLICT DO UPDATE SET ${name(column)} = excluded.${name(column)} WHERE ${name(column)} IS NOT excluded.${name(column)}`;
   return [
-    ...chunks([...owners].map(([id, owner]) => ({ id, owner }))).map((rows) =>
-      insertFromJson(
-        sql`${hosts}`,
-        [...created(hosts), [hosts.userId, "owner"]],
-        rows,
-        // Only a changed owner is written: an unchanged row costs no D1 write.
-        sql`ON CONFLICT DO UPDATE SET ${name(hosts.userId)} = excluded.${name(hosts.userId)} WHERE ${name(hosts.userId)} IS NOT excluded.${name(hosts.userId)}`,
-      ),
-    ),
-    ...chunks([...teamsOfUsers].map(([id, team]) => ({ id, team }))).map((rows) =>
-      insertFromJson(
-        sql`${users}`,
-        [...created(users), [users.teamId, "team"]],
-        rows,
-        sql`ON CONFLICT DO UPDATE SET ${name(users.teamId)} = excluded.${name(users.teamId)} WHERE ${name(users.teamId)} IS NOT excluded.${name(users.teamId)}`,
-      ),
-    ),
-    ...chunks([...teamIds].map((id) => ({ id }))).map((rows) =>
-      insertFromJson(sql`${teams}`, created(teams), rows, sql`ON CONFLICT DO NOTHING`),
-    ),
+    ...chunks([...hostRows.values()]).map((rows) => insertFromJson(sql`${hosts}`, [...created(hosts), [hosts.userId, "owner"]], rows, changed(hosts.userId))),
+    ...chunks([...userRows.values()]).map((rows) => insertFromJson(sql`${users}`, [...created(users), [users.teamId, "team"]], rows, changed(users.teamId))),
+    ...chunks([...teamRows.values()]).map((rows) => insertFromJson(sql`${teams}`, created(teams), rows, sql`ON CONFLICT DO NOTHING`)),
   ];
 }
 
@@ -525,6 +518,11 @@ export function grantGroups(grants: readonly Grant[]): GrantGroups {
  * new day), then the pass's per-app credit as one queue row for the hourly fold.
  */
 export function grantWrites(projectId: number, now: number, groups: GrantGroups, fresh?: FreshHolders): SQL[] {
+  return [...holderGrantWrites(projectId, now, groups, fresh), ...appCreditQueueWrites(projectId, [{ now, groups }])];
+}
+
+/** grantWrites without the per-app credit (a pass batch queues it once for all its passes). */
+export function holderGrantWrites(projectId: number, now: number, groups: GrantGroups, fresh?: FreshHolders): SQL[] {
   const holder = (t: typeof hosts | typeof users | typeof teams) => ({ total: t.totalCredit, avg: t.expavgCredit, time: t.expavgTime, dayOf: t });
   const rowsOf = <V>(m: ReadonlyMap<number, V>) => new Map([...m].map(([id, v]) => [`${id}`, v as number | null]));
   return [
@@ -535,7 +533,6 @@ export function grantWrites(projectId: number, now: number, groups: GrantGroups,
       fresh && { rows: rowsOf(fresh.users), createTime: users.createTime, attribution: users.teamId }),
     ...creditRunWrites(teams, [teams.id], holder(teams), projectId, now, groups.teams,
       fresh && { rows: rowsOf(fresh.teams), createTime: teams.createTime }),
-    ...appCreditQueueWrites(projectId, now, groups),
   ];
 }
 

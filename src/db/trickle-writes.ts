@@ -137,7 +137,7 @@ export function trickleWrites(
       ),
     ),
     // Owners and teams as the hosts hold them: creates a user or team row a host names first.
-    ...attributionWrites(projectId, now, { attributions }),
+    ...attributionWrites(projectId, [{ now, attributions }]),
     ...grantWrites(projectId, now, groups),
     ...readModelWrites(projectId, now, { grants, attributions }),
   ];

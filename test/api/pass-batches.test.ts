@@ -3,10 +3,12 @@
  * it (its own `now`, in order, atomic, exactly once); a batch refused part-way keeps the passes
  * before the refused one, and posting it again replays them and goes on.
  */
+import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { MAX_PASSES_PER_BATCH } from "../../src/routes/passes/pass-batches.schemas";
 import { DAY, daysAgo, passFor } from "../reads/fixtures";
-import { expectError, issuePaths, setupProject } from "./helpers";
+import { runCron } from "../support/cron";
+import { type PassBody, expectError, issuePaths, setupProject } from "./helpers";
 
 const who = { host: 10, user: 10 };
 /** What is stored, without what depends on the moment of reading. */
@@ -33,6 +35,44 @@ describe("POST /pass-batches", () => {
     const again = await batched.typed.ok("POST", "/pass-batches", { passes });
     expect(again.passes.flatMap((p) => p.workunits.map((w) => w.path))).toEqual(Array(6).fill("replayed"));
     expect(ledger(await batched.typed.ok("GET", "/users/10"))).toEqual(before);
+  });
+
+  it("queues a batch's per-app credit as one row and walks each app version's RAC once: the numbers of a pass each", async () => {
+    const t = daysAgo(10);
+    // Two users in two teams on two apps, across a day boundary, a user twice in a row.
+    const onApp = (p: PassBody, version: number) => {
+      for (const w of p.workunits) {
+        w.app = version === 3 ? "g" : "a";
+        for (const r of w.results) r.app_version_id = version;
+      }
+      return p;
+    };
+    const passes = [
+      onApp(passFor(t, 1, { host: 11, user: 21, team: 31 }), 1),
+      // Times that are not whole seconds: the walk reads them from JSON, a pass alone binds them.
+      onApp(passFor(t + 600.3, 2, { host: 12, user: 22, team: 32 }), 3),
+      onApp(passFor(t + DAY, 3, { host: 11, user: 21, team: 31 }, 2), 3),
+      onApp(passFor(t + DAY + 5 + 1 / 3, 5, { host: 13, user: 21, team: 32 }), 1),
+    ];
+    const single = await setupProject("apps-single");
+    for (const p of passes) await single.typed.ok("POST", "/passes", p);
+    const batched = await setupProject("apps-batch");
+    await batched.typed.ok("POST", "/pass-batches", { passes });
+    const queueRows = async (slug: string) =>
+      (await env.DB.prepare("SELECT count(*) AS n FROM app_credit_queue WHERE project_id = (SELECT id FROM projects WHERE slug = ?)").bind(slug).first<{ n: number }>())!.n;
+    expect(await queueRows(single.slug)).toBe(4);
+    expect(await queueRows(batched.slug)).toBe(1);
+    const versions = await batched.typed.ok("GET", "/app-versions");
+    expect(versions.app_versions.filter((v) => v.expavg_credit > 0).map((v) => v.id)).toEqual([1, 3]);
+    expect(stored(versions)).toEqual(stored(await single.typed.ok("GET", "/app-versions")));
+
+    await runCron("50 * * * *"); // the hourly fold
+    expect(await queueRows(batched.slug)).toBe(0);
+    for (const path of ["/users/21", "/users/22", "/teams/31", "/teams/32"]) {
+      const [one, many] = [await single.api.ok("GET", path), await batched.api.ok("GET", path)];
+      expect(many.apps.length).toBeGreaterThan(0);
+      expect(stored(many.apps)).toEqual(stored(one.apps));
+    }
   });
 
   it("checks every pass's shape and times before writing any: a bad later pass writes nothing", async () => {
