@@ -61,8 +61,13 @@ const HISTORY_HERE = sql`(SELECT ${name(projects.historyDatabases)} FROM ${proje
 /**
  * The buckets the pass's grants finish, to go into its batch BEFORE the grants' updates: into
  * credit_history when the project keeps history in its ledger, else as one history_queue row.
+ * `historyElsewhere`, as the pass's snapshot read it, writes only the statement that applies.
+ * The list of history databases only ever grows, and a project's history is read from its
+ * ledger and all of them together (docs/storage.md), so a bucket that goes to the ledger just
+ * as the first history database is added is still read: the one statement needs no guard.
+ * Unknown (undefined): both statements, each guarded by the project row as the batch finds it.
  */
-export function historyTransitionWrites(projectId: number, now: number, groups: GrantGroups): SQL[] {
+export function historyTransitionWrites(projectId: number, now: number, groups: GrantGroups, historyElsewhere?: boolean): SQL[] {
   const idsOf = (group: ReadonlyMap<string, unknown>) => [...group.keys()].map(Number);
   const parts = [
     { subject: "host" as const, table: hosts, ids: idsOf(groups.hosts) },
@@ -73,7 +78,7 @@ export function historyTransitionWrites(projectId: number, now: number, groups: 
   if (groups.hosts.size === 0) return [];
   const selects = [...parts.map((p) => finishedDays(projectId, now, p.subject, p.table, p.ids)), finishedDays(projectId, now, "project", projects, null)];
   const h = creditHistory;
-  const here = sql`${HISTORY_HERE}${projectId}) IS NULL`;
+  const here = historyElsewhere === undefined ? sql`${HISTORY_HERE}${projectId}) IS NULL` : sql`${historyElsewhere ? 0 : 1}`;
   // One statement for every subject (a pass's statements are what a pass batch is limited by);
   // the selects name distinct rows, so no two rows of it meet in the merge.
   const finished = sql.join(selects, sql` UNION ALL `);
@@ -85,5 +90,6 @@ export function historyTransitionWrites(projectId: number, now: number, groups: 
     SELECT ${projectId}, (SELECT ${name(projects.queueSeq)} + 1 FROM ${projects} WHERE ${name(projects.id)} = ${projectId}),
       json_group_array(json_array(f.subject, f.entity_id, f.day, ${exact("credit")}, ${exact("avg")}, ${exact("time")}))
     FROM (${finished}) AS f WHERE NOT ${here} HAVING count(*) > 0`;
-  return [direct, queued];
+  if (historyElsewhere === undefined) return [direct, queued];
+  return historyElsewhere ? [queued] : [direct];
 }

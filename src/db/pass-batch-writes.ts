@@ -41,7 +41,7 @@ export interface TimedEffects {
   readonly effects: PassEffects;
 }
 
-export function passBatchWrites(projectId: number, passes: readonly TimedEffects[], existing: ExistingHolders): SQL[] {
+export function passBatchWrites(projectId: number, passes: readonly TimedEffects[], existing: ExistingHolders, historyElsewhere?: boolean): SQL[] {
   const all = <T>(pick: (e: PassEffects) => readonly T[]) => passes.flatMap((p) => pick(p.effects));
   // Holders a pass both creates and credits are inserted by its grant statement (as for a pass
   // alone); a holder exists for every later pass once a pass has named it.
@@ -89,7 +89,7 @@ export function passBatchWrites(projectId: number, passes: readonly TimedEffects
     ...attributionWrites(projectId, attributions, (kind, id) => !insertedByGrants[kind].has(id)),
     ...hostAppVersionWrites(projectId, all((e) => e.hostAppVersionsSeen), all((e) => e.hostAppVersionChanges), fairHosts),
     ...passes.flatMap(({ now, effects }, k) => [
-      ...holderGrantWrites(projectId, now, groups[k]!.groups, fresh[k]),
+      ...holderGrantWrites(projectId, now, groups[k]!.groups, fresh[k], historyElsewhere),
       ...(k === lastGranting ? appCreditQueueWrites(projectId, groups) : []),
       ...projectCreditWrite(projectId, now, effects.grants),
     ]),

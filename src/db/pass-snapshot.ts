@@ -69,6 +69,11 @@ export interface LoadedSnapshot extends PassSnapshot {
   /** The pass's workunit ids that retention purged (credited, then deleted with their window). */
   readonly purgedWorkunits: ReadonlySet<number>;
   readonly existingHolders: ExistingHolders;
+  /**
+   * The project keeps its history in databases of its own (history_databases set): a pass
+   * queues its finished buckets instead of writing them to the ledger (history-transitions.ts).
+   */
+  readonly historyElsewhere: boolean;
 }
 
 /**
@@ -126,6 +131,7 @@ export async function loadPassSnapshot(db: Db, projectId: number, keys: PassKeys
         purgedBefore: projects.purgedBefore,
         days: projects.resultRetentionDays,
         clock: startedClock({ avg: sql`${projects.expavgCredit}`, time: sql`${projects.expavgTime}` }),
+        historyElsewhere: sql<number>`${projects.historyDatabases} IS NOT NULL`,
       })
       .from(projects)
       .where(eq(projects.id, projectId)),
@@ -143,6 +149,7 @@ export async function loadPassSnapshot(db: Db, projectId: number, keys: PassKeys
     workunitApps: new Map(wuRows.map((r) => [r.id, r.appId])),
     retention: { purgedBefore: projectRows[0]?.purgedBefore ?? 0, days: projectRows[0]?.days ?? 0 },
     clock: projectRows[0]?.clock ?? 0,
+    historyElsewhere: projectRows[0]?.historyElsewhere === 1,
     purgedWorkunits: new Set(keys.workunitIds.filter((id) => purgedRuns.some((run) => run.firstId <= id && id <= run.lastId))),
     existingHolders: {
       hosts: new Set(hostRows.map((r) => r.id)),

@@ -126,7 +126,7 @@ export function workunitInserts(projectId: number, rows: readonly { id: number; 
   );
 }
 
-export function passWrites(projectId: number, now: number, effects: PassEffects, existing?: ExistingHolders): SQL[] {
+export function passWrites(projectId: number, now: number, effects: PassEffects, existing?: ExistingHolders, historyElsewhere?: boolean): SQL[] {
   const groups = grantGroups(effects.grants);
   const fresh = existing ? freshHolders(effects, groups, existing) : undefined;
   return [
@@ -144,7 +144,7 @@ export function passWrites(projectId: number, now: number, effects: PassEffects,
     // A fresh holder with a grant is created by its grant's statement (grantWrites).
     ...attributionWrites(projectId, [{ now, attributions: effects.attributions }], (kind, id) => !fresh?.[kind].has(id)),
     ...hostAppVersionWrites(projectId, effects.hostAppVersionsSeen, effects.hostAppVersionChanges, effects.fairHostAppVersions),
-    ...grantWrites(projectId, now, groups, fresh),
+    ...grantWrites(projectId, now, groups, fresh, historyElsewhere),
     ...versionWrites(projectId, now, effects),
     // Last: the history copies each subject's RAC pair as the writes above left it.
     ...readModelWrites(projectId, now, effects),
@@ -517,16 +517,16 @@ export function grantGroups(grants: readonly Grant[]): GrantGroups {
  * from the rows as they are before this pass), then each holder's run (which also starts its
  * new day), then the pass's per-app credit as one queue row for the hourly fold.
  */
-export function grantWrites(projectId: number, now: number, groups: GrantGroups, fresh?: FreshHolders): SQL[] {
-  return [...holderGrantWrites(projectId, now, groups, fresh), ...appCreditQueueWrites(projectId, [{ now, groups }])];
+export function grantWrites(projectId: number, now: number, groups: GrantGroups, fresh?: FreshHolders, historyElsewhere?: boolean): SQL[] {
+  return [...holderGrantWrites(projectId, now, groups, fresh, historyElsewhere), ...appCreditQueueWrites(projectId, [{ now, groups }])];
 }
 
 /** grantWrites without the per-app credit (a pass batch queues it once for all its passes). */
-export function holderGrantWrites(projectId: number, now: number, groups: GrantGroups, fresh?: FreshHolders): SQL[] {
+export function holderGrantWrites(projectId: number, now: number, groups: GrantGroups, fresh?: FreshHolders, historyElsewhere?: boolean): SQL[] {
   const holder = (t: typeof hosts | typeof users | typeof teams) => ({ total: t.totalCredit, avg: t.expavgCredit, time: t.expavgTime, dayOf: t });
   const rowsOf = <V>(m: ReadonlyMap<number, V>) => new Map([...m].map(([id, v]) => [`${id}`, v as number | null]));
   return [
-    ...historyTransitionWrites(projectId, now, groups),
+    ...historyTransitionWrites(projectId, now, groups, historyElsewhere),
     ...creditRunWrites(hosts, [hosts.id], holder(hosts), projectId, now, groups.hosts,
       fresh && { rows: rowsOf(fresh.hosts), createTime: hosts.createTime, attribution: hosts.userId }),
     ...creditRunWrites(users, [users.id], holder(users), projectId, now, groups.users,

@@ -280,6 +280,7 @@ export function decidePass(pass: PreparedPass, snapshot: LoadedSnapshot): Decide
       workunitApps,
       retention: snapshot.retention,
       existingHolders: snapshot.existingHolders,
+      historyElsewhere: snapshot.historyElsewhere,
       clock,
       purgedWorkunits: snapshot.purgedWorkunits,
     },
@@ -291,7 +292,7 @@ export async function ingestPass(db: Db, projectId: number, now: number, body: P
   return retryOnConflict(async () => {
     const snapshot = await loadPassSnapshot(db, projectId, pass.keys);
     const { answer, effects, at } = decidePass(pass, snapshot);
-    await runBatch(db, passWrites(projectId, at, effects, snapshot.existingHolders));
+    await runBatch(db, passWrites(projectId, at, effects, snapshot.existingHolders, snapshot.historyElsewhere));
     return answer;
   }, "results or workunits of this pass");
 }
