@@ -4,10 +4,13 @@
  * published to KV, where GET /v1/central/neutrality and the pages read it. Read-only: no
  * credit is changed.
  */
-import { NEUTRALITY, SECONDS_PER_DAY } from "../credit/constants";
+import { SECONDS_PER_DAY } from "../credit/constants";
+import { NEUTRALITY } from "../credit/parameters";
 import { type NeutralCell, neutralityIndex } from "../credit/neutrality-fit";
 import { inEachProjectDatabase } from "../db/project-db";
 import { neutralityCells } from "../db/neutrality-cells";
+import type { Context } from "hono";
+import type { AppEnv } from "../env";
 import { type NeutralityBody, neutralityClassBody } from "../snapshots/neutrality.body";
 
 export const NEUTRALITY_KV_KEY = "central/neutrality";
@@ -42,4 +45,9 @@ export async function publishNeutrality(env: object, kv: KVNamespace, now: numbe
   await kv.put(NEUTRALITY_KV_KEY, JSON.stringify(body));
   const fitted = body.classes.map((c) => `${c.class} ${c.projects.filter((p) => p.status === "fitted").length}/${c.projects.length}`);
   return `neutrality index from ${cells.length} host cells: ${fitted.join(", ") || "no shared hosts"} projects fitted`;
+}
+
+/** The latest index from KV: GET /v1/central/neutrality and the pages read it. */
+export async function latestNeutrality(c: Context<AppEnv>): Promise<NeutralityBody> {
+  return (await c.env.KV.get<NeutralityBody>(NEUTRALITY_KV_KEY, "json")) ?? NO_NEUTRALITY;
 }

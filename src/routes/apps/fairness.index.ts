@@ -3,71 +3,19 @@
  * last 30 days, whatever the app's policy (both credits are kept with every valid result),
  * and which hosts the quantile gate (docs/spec/fair-policy.md#r17) holds out of their versions' z quantiles now.
  */
-import { access } from "../access";
-import { OpenAPIHono, createRoute, z } from "@hono/zod-openapi";
+import { OpenAPIHono } from "@hono/zod-openapi";
 import { and, eq, sql } from "drizzle-orm";
-import { FAIRNESS_WINDOW_DAYS, SECONDS_PER_DAY } from "../../credit/constants";
+import { SECONDS_PER_DAY } from "../../credit/constants";
+import { FAIRNESS_WINDOW_DAYS } from "../../config";
 import { OUTLIER_RULES } from "../../credit/fair-claim";
 import { gateValue, heldOutByGate } from "../../db/fair-rows";
 import { appVersions, apps, hostAppVersions, results } from "../../db/schema";
 import { jsonList, ref } from "../../db/sql-helpers";
 import { FAIR_RULE_CODES, RESULT_OUTCOMES, encode } from "../../db/codes";
 import type { AppEnv } from "../../env";
-import { ApiError, errorResponses } from "../../http/errors";
+import { ApiError } from "../../http/errors";
 import { resolveNow } from "../common";
-import { AppNameParams } from "./apps.schemas";
-
-const FairnessHostSchema = z.object({
-  host_id: z.number().int(),
-  results: z.number().int().openapi({ description: "Valid results credited in the window" }),
-  boinc_credit: z.number().openapi({ description: "What BOINC's rules pay these results" }),
-  fair_credit: z.number().openapi({ description: "What the fair policy pays them" }),
-  ratio: z.number().nullable().openapi({ description: "boinc_credit / fair_credit; null when fair_credit is 0" }),
-  outliers: z.number().int().openapi({ description: "Claims the fair policy judged outlying or insane" }),
-  error_rate: z.number().openapi({ description: "The host's fair error rate (highest over the app's versions); above 0.1 is bad standing" }),
-  held_out_by_gate: z.boolean().openapi({ description: "The gate holds this host's z out of the quantiles of one of the app's versions now" }),
-});
-
-const HeldOutSchema = z.object({
-  host_id: z.number().int(),
-  app_version_id: z.number().int(),
-  high_z_share: z.number().openapi({ description: "The host's share of results with z above the version's 98% quantile (EMA, weight 0.02)" }),
-  gate: z.number().openapi({ description: "The most that share may be and still feed the version's z quantiles: max(3 × the version's share, the version's share + 0.10)" }),
-});
-
-const FairnessReportSchema = z
-  .object({
-    app: z.string(),
-    credit_policy: z.enum(["boinc", "fair"]),
-    since: z.number().openapi({ description: "Start of the window (now − 30 days)" }),
-    hosts: z.array(FairnessHostSchema),
-    held_out_by_gate: z
-      .array(HeldOutSchema)
-      .openapi({ description: "Host × versions whose z the gate leaves out of the version's quantiles now, furthest above the gate first (at most `limit`)" }),
-  })
-  .openapi("FairnessReport");
-
-const route = createRoute({
-  method: "get",
-  path: "/v1/projects/{slug}/apps/{app}/fairness",
-  tags: ["Statistics"],
-  summary: "Hosts whose BOINC credit most exceeds their fair credit over the last 30 days",
-  description:
-    "Ordered by boinc_credit / fair_credit, highest first (a host the fair policy pays nothing comes first). " +
-    "Shows who games CreditNew, before and after a switch of credit_policy.",
-  ...access("projectToken"),
-  request: {
-    params: AppNameParams,
-    query: z.object({
-      limit: z.coerce.number().int().min(1).max(1000).default(50),
-      now: z.coerce.number().positive().optional().openapi({ description: "End of the window (default: the server clock)" }),
-    }),
-  },
-  responses: {
-    200: { description: "The report", content: { "application/json": { schema: FairnessReportSchema } } },
-    ...errorResponses(400, 401, 403, 404, 422),
-  },
-});
+import { route } from "./fairness.routes";
 
 export function mountFairness(app: OpenAPIHono<AppEnv>): void {
   app.openapi(route, async (c) => {

@@ -5,54 +5,16 @@
  * Hosts whose host_cpid matches are listed too. Users who opted out of stats export are left
  * out, as BOINC's export leaves them (and their hosts) out.
  */
-import { OpenAPIHono, createRoute, z } from "@hono/zod-openapi";
+import { OpenAPIHono } from "@hono/zod-openapi";
 import { and, asc, eq, or, isNull } from "drizzle-orm";
 import { sumRecentAverages } from "../../credit/cross-project-totals";
 import { decayedRecentAverage } from "../../credit/recent-average";
 import { hosts, projects, users } from "../../db/schema";
 import { inEachProjectDatabase } from "../../db/project-db";
 import type { AppEnv } from "../../env";
-import { ApiError, errorResponses } from "../../http/errors";
+import { ApiError } from "../../http/errors";
 import { serverNow } from "../common";
-
-const CpidParams = z.object({
-  cpid: z
-    .string()
-    .regex(/^[0-9a-f]{32}$/, "32 lowercase hex digits, as BOINC exports a cpid")
-    .openapi({ param: { name: "cpid", in: "path" }, example: "2b1ac7d7e7c7ae3a8ab4c1b8d0e1f2a3" }),
-});
-
-const Credit = {
-  total_credit: z.number(),
-  expavg_credit: z.number(),
-  expavg_time: z.number(),
-  recent_average_credit: z.number().openapi({ description: "expavg_credit decayed to as_of" }),
-};
-
-const CpidSchema = z
-  .object({
-    cpid: z.string(),
-    as_of: z.number(),
-    total_credit: z.number().openapi({ description: "Summed over the users with this cpid" }),
-    recent_average_credit: z.number().openapi({ description: "Their RACs, each decayed to as_of, summed" }),
-    projects: z.array(
-      z.object({ project: z.string(), project_name: z.string(), url: z.string().nullable(), user_id: z.number().int(), name: z.string().nullable(), ...Credit }),
-    ),
-    hosts: z.array(z.object({ project: z.string(), host_id: z.number().int(), name: z.string().nullable(), ...Credit })),
-  })
-  .openapi("CrossProjectTotals");
-
-const route = createRoute({
-  method: "get",
-  path: "/v1/cpid/{cpid}",
-  tags: ["Cross-project"],
-  summary: "A volunteer's credit summed across this deployment's projects, with a row per project",
-  request: { params: CpidParams },
-  responses: {
-    200: { description: "Totals and the rows behind them", content: { "application/json": { schema: CpidSchema } } },
-    ...errorResponses(400, 404),
-  },
-});
+import { route } from "./cpid.routes";
 
 /** Rows merged from several databases, ordered as one query would: by project slug, then id. */
 const bySlugThenId = {

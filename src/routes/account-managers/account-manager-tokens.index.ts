@@ -4,62 +4,17 @@
  * project tokens do; a revocation stops every token of the account manager at once, until
  * the next rotation.
  */
-import { access } from "../access";
-import { OpenAPIHono, createRoute, z } from "@hono/zod-openapi";
+import { OpenAPIHono } from "@hono/zod-openapi";
 import { eq } from "drizzle-orm";
 import { accountManagers } from "../../db/schema";
 import type { AppEnv } from "../../env";
 import { amLimiterKey } from "../../http/auth";
-import { ApiError, errorResponses } from "../../http/errors";
+import { ApiError } from "../../http/errors";
 import { ROTATION_GRACE_SECONDS } from "../../limits";
 import { enforceTokenIssueLimit } from "../../http/rate-limit";
 import { newAccountManagerToken, sha256Hex } from "../../http/tokens";
-import { SlugSchema, serverNow } from "../common";
-
-const AmParams = z.object({ am: SlugSchema.openapi({ param: { name: "am", in: "path" } }) });
-const path = "/v1/account-managers/{am}/token";
-
-const rotateRoute = createRoute({
-  method: "post",
-  path,
-  tags: ["Account managers"],
-  summary: "Rotate the account manager's token; the current one keeps working for 24 hours",
-  ...access("admin"),
-  request: { params: AmParams },
-  responses: {
-    201: {
-      description: "The new token",
-      content: {
-        "application/json": {
-          schema: z
-            .object({
-              slug: z.string(),
-              token: z.string().openapi({ description: "The new bearer token. Shown only this once; store it." }),
-              previous_expires_at: z.number().nullable().openapi({ description: "The token it replaces stops working then (null: it was revoked)" }),
-            })
-            .openapi("RotatedAccountManagerToken"),
-        },
-      },
-    },
-    ...errorResponses(400, 401, 404, 429, 503),
-  },
-});
-
-const revokeRoute = createRoute({
-  method: "delete",
-  path,
-  tags: ["Account managers"],
-  summary: "Revoke every token of the account manager at once (a rotation issues a new one)",
-  ...access("admin"),
-  request: { params: AmParams },
-  responses: {
-    200: {
-      description: "Revoked",
-      content: { "application/json": { schema: z.object({ slug: z.string(), revoked: z.literal(true) }) } },
-    },
-    ...errorResponses(400, 401, 404, 429, 503),
-  },
-});
+import { serverNow } from "../common";
+import { revokeRoute, rotateRoute } from "./account-manager-tokens.routes";
 
 async function accountManagerOf(c: { var: AppEnv["Variables"] }, slug: string) {
   const [am] = await c.var.db.select().from(accountManagers).where(eq(accountManagers.slug, slug));

@@ -3,54 +3,15 @@
  * to the registry. A token is shown once and stored only as its SHA-256; revoking one drops
  * what it pushed.
  */
-import { access } from "../access";
-import { OpenAPIHono, createRoute, z } from "@hono/zod-openapi";
+import { OpenAPIHono } from "@hono/zod-openapi";
 import { count, eq, max, sql } from "drizzle-orm";
 import { runBatch } from "../../db/batch";
 import { centralContributions, centralContributors } from "../../db/schema";
 import type { AppEnv } from "../../env";
-import { ApiError, errorResponses } from "../../http/errors";
+import { ApiError } from "../../http/errors";
 import { newCentralToken, sha256Hex } from "../../http/tokens";
-import { IdParam, serverNow } from "../common";
-import { ContributorListSchema, CreateContributorSchema, CreatedContributorSchema } from "./central.schemas";
-
-const createContributorRoute = createRoute({
-  method: "post",
-  path: "/v1/central/contributors",
-  tags: ["Admin"],
-  summary: "Issue a central token to a project elsewhere",
-  ...access("admin"),
-  request: { body: { required: true, content: { "application/json": { schema: CreateContributorSchema } } } },
-  responses: {
-    201: { description: "Created; the token is shown only now", content: { "application/json": { schema: CreatedContributorSchema } } },
-    ...errorResponses(400, 401, 503),
-  },
-});
-
-const listContributorsRoute = createRoute({
-  method: "get",
-  path: "/v1/central/contributors",
-  tags: ["Admin"],
-  summary: "Contributors and their last push (never their tokens)",
-  ...access("admin"),
-  responses: {
-    200: { description: "Contributors by id", content: { "application/json": { schema: ContributorListSchema } } },
-    ...errorResponses(401, 503),
-  },
-});
-
-const deleteContributorRoute = createRoute({
-  method: "delete",
-  path: "/v1/central/contributors/{id}",
-  tags: ["Admin"],
-  summary: "Revoke a central token and drop what it pushed",
-  ...access("admin"),
-  request: { params: z.object({ id: IdParam }) },
-  responses: {
-    200: { description: "Revoked", content: { "application/json": { schema: z.object({ id: z.number().int(), revoked: z.literal(true) }) } } },
-    ...errorResponses(401, 404, 503),
-  },
-});
+import { serverNow } from "../common";
+import { createContributorRoute, deleteContributorRoute, listContributorsRoute } from "./central-contributors.routes";
 
 export function mountCentralContributors(app: OpenAPIHono<AppEnv>): void {
   app.openapi(createContributorRoute, async (c) => {

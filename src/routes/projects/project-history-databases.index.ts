@@ -4,59 +4,16 @@
  * when the current one fills (admin only); it takes the buckets from the project's next day
  * on, and the older ones keep theirs. The project may read the list.
  */
-import { access } from "../access";
-import { OpenAPIHono, createRoute, z } from "@hono/zod-openapi";
+import { OpenAPIHono } from "@hono/zod-openapi";
 import { eq } from "drizzle-orm";
 import { dayOf } from "../../credit/history";
 import { type HistoryDatabase, parseHistoryDatabases, storeHistoryDatabases } from "../../db/history-databases";
 import { sameDatabase } from "../../db/project-db";
 import { projects } from "../../db/schema";
 import type { AppEnv } from "../../env";
-import { errorResponses } from "../../http/errors";
-import { SlugParams, serverNow } from "../common";
-import { BindingNameSchema, checkHistoryBinding, checkMigrated } from "./history-binding";
-
-const HistoryDatabasesSchema = z
-  .object({
-    slug: z.string(),
-    ledger: z.string().openapi({ description: "The D1 binding of the project's ledger (results, workunits, accounts, per-app credit)" }),
-    history_databases: z
-      .array(
-        z.object({
-          database: z.string().openapi({ example: "DB_HISTORY_1" }),
-          from_date: z.string().openapi({ description: "The first day (UTC) whose history buckets go to this database", example: "2026-11-25" }),
-        }),
-      )
-      .openapi({ description: "Oldest first; empty: the history is kept in the ledger" }),
-  })
-  .openapi("HistoryDatabases");
-
-const AddHistoryDatabaseSchema = z.strictObject({ database: BindingNameSchema }).openapi("AddHistoryDatabase");
-
-const path = "/v1/projects/{slug}/history-databases";
-const ok = { description: "The project's history databases", content: { "application/json": { schema: HistoryDatabasesSchema } } };
-
-const getRoute = createRoute({
-  method: "get",
-  path,
-  tags: ["Admin"],
-  summary: "Where the project's daily history is kept",
-  ...access("projectTokenOrAdmin"),
-  request: { params: SlugParams },
-  responses: { 200: ok, ...errorResponses(401, 403, 404, 429, 503) },
-});
-
-const postRoute = createRoute({
-  method: "post",
-  path,
-  tags: ["Admin"],
-  summary: "Operator: add a history database (from the project's next day on)",
-  description:
-    "History buckets of the project's next day (on its own clock) and later go to this database; those before stay where they are. The binding must be a D1 database of this deployment with the migrations applied, other than the project's ledger and its current history databases.",
-  ...access("adminForProject"),
-  request: { params: SlugParams, body: { required: true, content: { "application/json": { schema: AddHistoryDatabaseSchema } } } },
-  responses: { 200: ok, ...errorResponses(400, 401, 404, 409, 422, 429, 503) },
-});
+import { serverNow } from "../common";
+import { checkHistoryBinding, checkMigrated } from "./history-binding";
+import { getRoute, postRoute } from "./project-history-databases.routes";
 
 const dateOf = (day: number) => new Date(day * 86_400_000).toISOString().slice(0, 10);
 
