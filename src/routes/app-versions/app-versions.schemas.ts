@@ -9,6 +9,7 @@ export const PutAppVersionSchema = z
     deprecated: z.boolean().optional(),
   })
   .openapi("PutAppVersion");
+export type PutAppVersion = z.infer<typeof PutAppVersionSchema>;
 
 export const AppVersionSchema = z
   .object({

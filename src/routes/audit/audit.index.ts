@@ -1,20 +1,13 @@
 /** The project's audit log: every successful write to it, newest first. */
-import { OpenAPIHono } from "@hono/zod-openapi";
-import { and, desc, eq, lt } from "drizzle-orm";
-import { auditLog } from "../../db/schema";
+import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../../env";
 import { route } from "./audit.routes";
+import { loadAuditPage } from "./audit.service";
 
 export function mountAudit(app: OpenAPIHono<AppEnv>): void {
   app.openapi(route, async (c) => {
     const { limit, cursor } = c.req.valid("query");
-    const a = auditLog;
-    const rows = await c.var.db
-      .select()
-      .from(a)
-      .where(and(eq(a.projectId, c.var.project.id), cursor === undefined ? undefined : lt(a.id, cursor)))
-      .orderBy(desc(a.id))
-      .limit(limit + 1);
+    const rows = await loadAuditPage(c.var.db, c.var.project.id, limit, cursor);
     const page = rows.slice(0, limit);
     const entries = page.map((r) => ({
       id: r.id,

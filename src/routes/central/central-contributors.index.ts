@@ -3,40 +3,23 @@
  * to the registry. A token is shown once and stored only as its SHA-256; revoking one drops
  * what it pushed.
  */
-import { OpenAPIHono } from "@hono/zod-openapi";
-import { count, eq, max, sql } from "drizzle-orm";
-import { runBatch } from "../../db/batch";
-import { centralContributions, centralContributors } from "../../db/schema";
+import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../../env";
-import { ApiError } from "../../http/errors";
-import { newCentralToken, sha256Hex } from "../../http/tokens";
+import { newCentralToken } from "../../http/tokens";
 import { serverNow } from "../common";
 import { createContributorRoute, deleteContributorRoute, listContributorsRoute } from "./central-contributors.routes";
+import { createContributor, deleteContributor, listContributors } from "./central-contributors.service";
 
 export function mountCentralContributors(app: OpenAPIHono<AppEnv>): void {
   app.openapi(createContributorRoute, async (c) => {
     const body = c.req.valid("json");
     const token = newCentralToken();
-    const [row] = await c.var.db
-      .insert(centralContributors)
-      .values({ name: body.name, url: body.url ?? null, tokenHash: await sha256Hex(token), createdAt: serverNow() })
-      .returning({ id: centralContributors.id });
-    return c.json({ id: row!.id, name: body.name, token }, 201);
+    const id = await createContributor(c.var.db, body.name, body.url ?? null, token, serverNow());
+    return c.json({ id, name: body.name, token }, 201);
   });
 
   app.openapi(listContributorsRoute, async (c) => {
-    const t = centralContributions;
-    const rows = await c.var.db
-      .select({
-        c: centralContributors,
-        lastReport: max(t.reportedAt),
-        projects: sql<number>`count(DISTINCT ${t.project})`,
-        versions: count(t.appVersionId),
-      })
-      .from(centralContributors)
-      .leftJoin(t, eq(t.contributorId, centralContributors.id))
-      .groupBy(centralContributors.id)
-      .orderBy(centralContributors.id);
+    const rows = await listContributors(c.var.db);
     return c.json(
       {
         contributors: rows.map((r) => ({
@@ -55,12 +38,7 @@ export function mountCentralContributors(app: OpenAPIHono<AppEnv>): void {
 
   app.openapi(deleteContributorRoute, async (c) => {
     const { id } = c.req.valid("param");
-    const [held] = await c.var.db.select({ id: centralContributors.id }).from(centralContributors).where(eq(centralContributors.id, id));
-    if (!held) throw new ApiError(404, "not_found", `no contributor ${id}`);
-    await runBatch(c.var.db, [
-      sql`DELETE FROM ${centralContributions} WHERE contributor_id = ${id}`,
-      sql`DELETE FROM ${centralContributors} WHERE id = ${id}`,
-    ]);
+    await deleteContributor(c.var.db, id);
     return c.json({ id, revoked: true as const }, 200);
   });
 }

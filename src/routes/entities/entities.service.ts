@@ -4,9 +4,9 @@ import type { hosts } from "../../db/schema";
 import { holderFromRow, type HolderRow } from "../../snapshots/holders";
 import type { HolderKind } from "../../snapshots/keys";
 import { presentHolder } from "../../snapshots/present";
-import { amHostLinkWrite } from "../am/host-links";
+import { amHostLinkWrite } from "../am/am-rpcs.host-links";
 import type { PutHolder } from "./entities.schemas";
-import { checkCreateTime, holderCounts, holderUpserts } from "./holder-upsert";
+import { checkCreateTime, holderCounts, holderUpserts } from "./entities.upsert";
 
 /** Registers a holder or changes its details; answers it as stored (a host with its p_fpops). */
 export async function putHolder(db: Db, registry: Db, projectId: number, kind: HolderKind, id: number, b: PutHolder, now: number) {

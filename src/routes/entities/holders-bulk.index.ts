@@ -7,7 +7,7 @@ import type { AppEnv } from "../../env";
 import { HOLDER_KINDS } from "../../snapshots/keys";
 import { serverNow } from "../common";
 import { type PutHolder } from "./entities.schemas";
-import { checkCreateTime, holderCounts, holderUpserts } from "./holder-upsert";
+import { checkCreateTime, holderCounts, holderUpserts } from "./entities.upsert";
 import { route } from "./holders-bulk.routes";
 
 export function mountBulkHolders(app: OpenAPIHono<AppEnv>): void {

@@ -1,19 +1,12 @@
-import { OpenAPIHono } from "@hono/zod-openapi";
-import { and, asc, eq } from "drizzle-orm";
-import { apps, hostAppVersions } from "../../db/schema";
+import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../../env";
 import { listRoute } from "./host-app-versions.routes";
+import { listHostAppVersions } from "./host-app-versions.service";
 
 export function mountHostAppVersions(app: OpenAPIHono<AppEnv>): void {
   app.openapi(listRoute, async (c) => {
     const { host_id } = c.req.valid("query");
-    const h = hostAppVersions;
-    const rows = await c.var.db
-      .select({ h, app: apps.name })
-      .from(h)
-      .innerJoin(apps, and(eq(apps.projectId, h.projectId), eq(apps.id, h.appId)))
-      .where(and(eq(h.projectId, c.var.project.id), eq(h.hostId, host_id)))
-      .orderBy(asc(h.appId), asc(h.appVersionId));
+    const rows = await listHostAppVersions(c.var.db, c.var.project.id, host_id);
     return c.json(
       {
         host_app_versions: rows.map(({ h: r, app: appName }) => ({

@@ -4,16 +4,13 @@
  * when the current one fills (admin only); it takes the buckets from the project's next day
  * on, and the older ones keep theirs. The project may read the list.
  */
-import { OpenAPIHono } from "@hono/zod-openapi";
-import { eq } from "drizzle-orm";
-import { dayOf } from "../../credit/history";
-import { type HistoryDatabase, parseHistoryDatabases, storeHistoryDatabases } from "../../db/history-databases";
-import { sameDatabase } from "../../db/project-db";
-import { projects } from "../../db/schema";
+import type { OpenAPIHono } from "@hono/zod-openapi";
+import type { HistoryDatabase } from "../../db/history-databases";
 import type { AppEnv } from "../../env";
 import { serverNow } from "../common";
-import { checkHistoryBinding, checkMigrated } from "./history-binding";
+import { checkHistoryBinding, checkMigrated } from "./projects.history-binding";
 import { getRoute, postRoute } from "./project-history-databases.routes";
+import { addHistoryDatabase, loadHistoryDatabases } from "./project-history-databases.service";
 
 const dateOf = (day: number) => new Date(day * 86_400_000).toISOString().slice(0, 10);
 
@@ -27,33 +24,16 @@ function answer(slug: string, ledger: string | null, list: readonly HistoryDatab
 
 export function mountProjectHistoryDatabases(app: OpenAPIHono<AppEnv>): void {
   app.openapi(getRoute, async (c) => {
-    const [row] = await c.var.registry
-      .select({ database: projects.database, list: projects.historyDatabases })
-      .from(projects)
-      .where(eq(projects.id, c.var.project.id));
-    return c.json(answer(c.var.project.slug, row!.database, parseHistoryDatabases(row!.list)), 200);
+    const { ledger, list } = await loadHistoryDatabases(c.var.registry, c.var.project.id);
+    return c.json(answer(c.var.project.slug, ledger, list), 200);
   });
 
   app.openapi(postRoute, async (c) => {
     const { database } = c.req.valid("json");
-    const registry = c.var.registry;
-    const [row] = await registry
-      .select({ database: projects.database, list: projects.historyDatabases, clock: projects.expavgTime })
-      .from(projects)
-      .where(eq(projects.id, c.var.project.id));
-    const current = parseHistoryDatabases(row!.list);
-    checkHistoryBinding(c.env, database, row!.database, current.map((h) => h.binding));
+    const held = await loadHistoryDatabases(c.var.registry, c.var.project.id);
+    checkHistoryBinding(c.env, database, held.ledger, held.list.map((h) => h.binding));
     await checkMigrated(c.env, database);
-    // The ledger's copy holds the project's clock (the registry's, for a project elsewhere, is its creation).
-    const ledger = c.var.db;
-    const [ledgerRow] = await ledger.select({ clock: projects.expavgTime }).from(projects).where(eq(projects.id, c.var.project.id));
-    const fromDay = dayOf(Math.max(serverNow(), ledgerRow?.clock ?? row!.clock)) + 1;
-    const list = [...current, { binding: database, from_day: current.length === 0 ? 0 : fromDay }];
-    const stored = storeHistoryDatabases(list);
-    const set = (db: typeof ledger) => db.update(projects).set({ historyDatabases: stored }).where(eq(projects.id, c.var.project.id));
-    // The ledger's copy decides where passes send history; the registry's is what jobs and reads are told.
-    if (sameDatabase(ledger, registry)) await registry.batch([set(registry)]);
-    else await Promise.all([ledger.batch([set(ledger)]), registry.batch([set(registry)])]);
-    return c.json(answer(c.var.project.slug, row!.database, list), 200);
+    const list = await addHistoryDatabase(c.var.registry, c.var.db, c.var.project.id, held.list, held.createdClock, database, serverNow());
+    return c.json(answer(c.var.project.slug, held.ledger, list), 200);
   });
 }

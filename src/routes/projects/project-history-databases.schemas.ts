@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { BindingNameSchema } from "./history-binding";
+import { BindingNameSchema } from "./projects.history-binding";
 
 export const HistoryDatabasesSchema = z
   .object({

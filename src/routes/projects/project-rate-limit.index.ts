@@ -2,12 +2,11 @@
  * A project's rate-limit tier: which binding counts its requests (src/limits.ts). The
  * operator sets it (admin only); the project may read it.
  */
-import { OpenAPIHono } from "@hono/zod-openapi";
-import { eq } from "drizzle-orm";
-import { projects } from "../../db/schema";
+import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../../env";
 import { RATE_LIMIT_TIERS, type RateLimitTierName } from "../../limits";
 import { getRoute, putRoute } from "./project-rate-limit.routes";
+import { loadRateLimitTier, setRateLimitTier } from "./project-rate-limit.service";
 
 const answer = (slug: string, tier: RateLimitTierName) => ({
   slug,
@@ -18,13 +17,12 @@ const answer = (slug: string, tier: RateLimitTierName) => ({
 
 export function mountProjectRateLimit(app: OpenAPIHono<AppEnv>): void {
   app.openapi(getRoute, async (c) => {
-    const [row] = await c.var.registry.select({ tier: projects.rateLimitTier }).from(projects).where(eq(projects.id, c.var.project.id));
-    return c.json(answer(c.var.project.slug, row!.tier), 200);
+    return c.json(answer(c.var.project.slug, await loadRateLimitTier(c.var.registry, c.var.project.id)), 200);
   });
 
   app.openapi(putRoute, async (c) => {
     const { tier } = c.req.valid("json");
-    await c.var.registry.update(projects).set({ rateLimitTier: tier }).where(eq(projects.id, c.var.project.id));
+    await setRateLimitTier(c.var.registry, c.var.project.id, tier);
     return c.json(answer(c.var.project.slug, tier), 200);
   });
 }

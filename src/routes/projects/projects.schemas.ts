@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { SlugSchema } from "../common";
 import { DEFAULT_DAILY_HISTORY_DAYS, DEFAULT_RESULT_RETENTION_DAYS, MAX_DAILY_HISTORY_DAYS, MIN_DAILY_HISTORY_DAYS } from "../../config";
-import { BindingNameSchema } from "./history-binding";
+import { BindingNameSchema } from "./projects.history-binding";
 import { HolderReadsField } from "./project-holder-reads.schemas";
 
 export const CreateProjectSchema = z
@@ -45,6 +45,7 @@ export const CreateProjectSchema = z
     }),
   })
   .openapi("CreateProject");
+export type CreateProject = z.infer<typeof CreateProjectSchema>;
 
 export const CreatedProjectSchema = z
   .object({
