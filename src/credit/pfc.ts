@@ -124,7 +124,6 @@ export function getPfc(
     const scaled =
       !(app.hostScaleCheck && hav.consecutiveValid < CONS_VALID_HOST_SCALE) &&
       hav.pfc.n >= MIN_HOST_SAMPLES &&
-      hav.pfc.avg !== 0 &&
       version.pfc.n >= MIN_VERSION_SAMPLES &&
       hav.pfc.avg > 0;
     if (scaled) hostScale = Math.min(version.pfc.avg / hav.pfc.avg, HOST_SCALE_CAP);

@@ -13,11 +13,11 @@ import type { Context } from "hono";
 import type { AppEnv } from "../env";
 import { type NeutralityBody, neutralityClassBody } from "../snapshots/neutrality.body";
 
-export const NEUTRALITY_KV_KEY = "central/neutrality";
+const NEUTRALITY_KV_KEY = "central/neutrality";
 
 const WINDOW_DAYS = NEUTRALITY.periodSeconds / SECONDS_PER_DAY;
 
-export const NO_NEUTRALITY: NeutralityBody = { as_of: null, window_days: WINDOW_DAYS, classes: [] };
+const NO_NEUTRALITY: NeutralityBody = { as_of: null, window_days: WINDOW_DAYS, classes: [] };
 
 /** CPU first, then the GPU processor types by name. */
 const classOrder = (a: string, b: string) => (a === "cpu" ? -1 : b === "cpu" ? 1 : a < b ? -1 : a > b ? 1 : 0);

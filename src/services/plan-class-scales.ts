@@ -19,7 +19,7 @@ import type { AppEnv } from "../env";
 import { type ScaleTableBody, scaleTableBody } from "../snapshots/plan-classes.body";
 
 /** KV key of the latest published table (JSON, the body of GET /v1/plan-classes). */
-export const PLAN_CLASSES_KV_KEY = "central/plan-classes";
+const PLAN_CLASSES_KV_KEY = "central/plan-classes";
 
 /** The local projects of one database report live: their app versions as they are now (not deprecated). */
 async function localReports(db: Db, now: number): Promise<ContributedVersion[]> {

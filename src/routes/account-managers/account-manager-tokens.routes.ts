@@ -3,7 +3,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { errorResponses } from "../../http/errors";
 import { AmParams } from "./account-manager-tokens.schemas";
 
-export const path = "/v1/account-managers/{am}/token";
+const path = "/v1/account-managers/{am}/token";
 
 export const rotateRoute = createRoute({
   method: "post",

@@ -7,7 +7,7 @@ import { isXmlMediaType, mediaType } from "../../http/xml";
 import { PushResultSchema, PushSchema } from "./central.schemas";
 
 /** A push is JSON or XML; anything else is 415, said in this route's own terms. */
-export const requireExportMediaType = createMiddleware<AppEnv>(async (c, next) => {
+const requireExportMediaType = createMiddleware<AppEnv>(async (c, next) => {
   const type = mediaType(c.req.header("content-type"));
   if (type !== "application/json" && !isXmlMediaType(type)) {
     throw new ApiError(415, "unsupported_media_type", "send the export as JSON (application/json) or as XML (application/xml)");

@@ -3,7 +3,7 @@ import { ERROR_OUTCOMES } from "../../credit/error-outcome";
 import { AppVersionRefSchema } from "../passes/passes.schemas";
 import { DurationSchema, IdSchema, NowSchema } from "../common";
 
-export const MAX_ERRORS_PER_REQUEST = 1000;
+const MAX_ERRORS_PER_REQUEST = 1000;
 
 const ErrorResultSchema = z
   .strictObject({

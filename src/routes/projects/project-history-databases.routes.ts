@@ -4,9 +4,9 @@ import { errorResponses } from "../../http/errors";
 import { SlugParams } from "../common";
 import { AddHistoryDatabaseSchema, HistoryDatabasesSchema } from "./project-history-databases.schemas";
 
-export const path = "/v1/projects/{slug}/history-databases";
+const path = "/v1/projects/{slug}/history-databases";
 
-export const ok = { description: "The project's history databases", content: { "application/json": { schema: HistoryDatabasesSchema } } };
+const ok = { description: "The project's history databases", content: { "application/json": { schema: HistoryDatabasesSchema } } };
 
 export const getRoute = createRoute({
   method: "get",

@@ -4,9 +4,9 @@ import { errorResponses } from "../../http/errors";
 import { SlugParams } from "../common";
 import { HolderReadsSchema, SetHolderReadsSchema } from "./project-holder-reads.schemas";
 
-export const path = "/v1/projects/{slug}/holder-reads";
+const path = "/v1/projects/{slug}/holder-reads";
 
-export const ok = { description: "Where the project's holders are read from", content: { "application/json": { schema: HolderReadsSchema } } };
+const ok = { description: "Where the project's holders are read from", content: { "application/json": { schema: HolderReadsSchema } } };
 
 export const getRoute = createRoute({
   method: "get",

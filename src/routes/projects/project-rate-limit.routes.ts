@@ -5,9 +5,9 @@ import { RATE_LIMIT_TIERS } from "../../limits";
 import { SlugParams } from "../common";
 import { RateLimitSchema, SetRateLimitSchema } from "./project-rate-limit.schemas";
 
-export const path = "/v1/projects/{slug}/rate-limit";
+const path = "/v1/projects/{slug}/rate-limit";
 
-export const ok = { description: "The project's rate limit", content: { "application/json": { schema: RateLimitSchema } } };
+const ok = { description: "The project's rate limit", content: { "application/json": { schema: RateLimitSchema } } };
 
 export const getRoute = createRoute({
   method: "get",

@@ -6,7 +6,7 @@ import { SlugParams } from "../common";
 import { HistoryQuery, HistorySchema } from "../history/history.schemas";
 import { ProjectSchema } from "./project-reads.schemas";
 
-export const asOf = { as_of: z.number(), snapshot_time: z.number().openapi({ description: "When this was read from the ledger" }) };
+const asOf = { as_of: z.number(), snapshot_time: z.number().openapi({ description: "When this was read from the ledger" }) };
 
 export const listRoute = createRoute({
   method: "get",
