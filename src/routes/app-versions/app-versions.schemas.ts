@@ -30,6 +30,9 @@ export const AppVersionSchema = z
     fair_w_v: z.number().openapi({
       description: "The fair policy's paid share of a job's z now: 0 where the version's z band is that of noise around rsc_fpops_est, 1 where est hides job sizes",
     }),
-    fair_high_z_share: z.number().openapi({ description: "The fair policy's share of this version's results with z above its 98% quantile (EMA, weight 0.002); the quantile gate derives from it" }),
+    fair_high_z_share: z.number().openapi({
+      description:
+        "The fair policy's share of this version's results with z above its 98% quantile (EMA, weight 0.002); the quantile gate derives from it",
+    }),
   })
   .openapi("AppVersion");

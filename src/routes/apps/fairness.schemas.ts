@@ -15,7 +15,10 @@ const HeldOutSchema = z.object({
   host_id: z.number().int(),
   app_version_id: z.number().int(),
   high_z_share: z.number().openapi({ description: "The host's share of results with z above the version's 98% quantile (EMA, weight 0.02)" }),
-  gate: z.number().openapi({ description: "The most that share may be and still feed the version's z quantiles: max(3 × the version's share, the version's share + 0.10)" }),
+  gate: z.number().openapi({
+    description:
+      "The most that share may be and still feed the version's z quantiles: max(3 × the version's share, the version's share + 0.10)",
+  }),
 });
 
 export const FairnessReportSchema = z
@@ -24,8 +27,9 @@ export const FairnessReportSchema = z
     credit_policy: z.enum(["boinc", "fair"]),
     since: z.number().openapi({ description: "Start of the window (now − 30 days)" }),
     hosts: z.array(FairnessHostSchema),
-    held_out_by_gate: z
-      .array(HeldOutSchema)
-      .openapi({ description: "Host × versions whose z the gate leaves out of the version's quantiles now, furthest above the gate first (at most `limit`)" }),
+    held_out_by_gate: z.array(HeldOutSchema).openapi({
+      description:
+        "Host × versions whose z the gate leaves out of the version's quantiles now, furthest above the gate first (at most `limit`)",
+    }),
   })
   .openapi("FairnessReport");
