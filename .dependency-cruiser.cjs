@@ -4,8 +4,9 @@
  *   credit/ (pure)  →  db/  →  http/  →  snapshots/, stats/  →  services/  →  jobs/ | routes/  →  web/  →  app.ts  →  index.ts
  *
  * A module may import its own layer and the layers before it, never a later one; jobs/ and
- * routes/ are siblings that share services/, and do not import each other. clock.ts (the
- * server's clock), limits.ts (request limits) and env.ts (binding types) are leaves every layer
+ * routes/ are siblings that share services/, and do not import each other; web/ uses what
+ * routes/ uses (services/, snapshots/, db/, http/params.ts), never a routes/ module. clock.ts (the
+ * server's clock), limits.ts (request limits), config.ts (operational settings) and env.ts (binding types) are leaves every layer
  * but credit/ may use.
  * docs/development.md explains the layers.
  */
@@ -18,6 +19,7 @@ const LAYER_RULES = [
   ["jobs-not-routes", "src/jobs", "a cron job never reaches into a route (share it through services/)", later("routes/", "web/", "app\\.ts", "index\\.ts")],
   ["routes-not-jobs", "src/routes", "a route never reaches into a cron job (share it through services/)", later("jobs/", "web/", "app\\.ts", "index\\.ts")],
   ["web-below-app", "src/web", "pages are drawn from the read model and the API's own bodies, never from a job", later("jobs/", "app\\.ts", "index\\.ts")],
+  ["web-not-routes", "src/web", "a page never reaches into a route's module: what both read is in services/, snapshots/ or db/", later("routes/")],
   ["app-below-index", "src/app\\.ts", "app.ts builds the HTTP app; index.ts (the Worker entry) wires it to the crons", later("index\\.ts")],
 ];
 
@@ -39,9 +41,9 @@ module.exports = {
     },
     {
       name: "leaves-import-nothing",
-      comment: "clock.ts and limits.ts (the request limits) are leaves every layer uses, so they import nothing of src/",
+      comment: "clock.ts, limits.ts (the request limits) and config.ts (retention, purges, clock skew) are leaves every layer uses, so they import nothing of src/",
       severity: "error",
-      from: { path: "^src/(clock|limits)\\.ts$" },
+      from: { path: "^src/(clock|limits|config)\\.ts$" },
       to: { path: "^src/" },
     },
     {

@@ -21,7 +21,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import type { CostSummary } from "./cost-summary";
-import { DEFAULT_DAILY_HISTORY_DAYS, DEFAULT_RESULT_RETENTION_DAYS } from "../src/credit/constants";
+import { DEFAULT_DAILY_HISTORY_DAYS, DEFAULT_RESULT_RETENTION_DAYS } from "../src/config";
 import { GB, HISTORY_DATABASE_FILL_GB, MONTH_DAYS, PRICES, type Profile, capacity, project } from "./capacity-model";
 
 function main() {

@@ -38,7 +38,12 @@ function descendants(pid: number): number[] {
     .map((l) => l.trim().split(/\s+/).map(Number) as [number, number]);
   const out: number[] = [];
   const walk = (p: number) => {
-    for (const [child, parent] of rows) if (parent === p) (out.push(child), walk(child));
+    for (const [child, parent] of rows) {
+      if (parent === p) {
+        out.push(child);
+        walk(child);
+      }
+    }
   };
   walk(pid);
   return out;

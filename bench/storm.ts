@@ -38,7 +38,7 @@ async function request(url: string, token: string, method: string, body?: unknow
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const text = await res.text();
-  let json: any = null;
+  let json: any;
   try {
     json = JSON.parse(text);
   } catch {
@@ -133,13 +133,19 @@ async function main(): Promise<void> {
       expectedUser.set(userOf(h), (expectedUser.get(userOf(h)) ?? 0) + want);
       const res = await request(`${project}/hosts/${h}`, created.token, "GET");
       const got = res.status === 200 ? res.json.total_credit : 0;
-      if (!close(got, want)) (hostMismatches++, console.error(`host ${h}: total ${got}, sum of grants ${want}`));
+      if (!close(got, want)) {
+        hostMismatches++;
+        console.error(`host ${h}: total ${got}, sum of grants ${want}`);
+      }
     }
     for (let u = 1; u <= USERS; u++) {
       const want = expectedUser.get(u) ?? 0;
       const res = await request(`${project}/users/${u}`, created.token, "GET");
       const got = res.status === 200 ? res.json.total_credit : 0;
-      if (!close(got, want)) (userMismatches++, console.error(`user ${u}: total ${got}, sum of grants ${want}`));
+      if (!close(got, want)) {
+        userMismatches++;
+        console.error(`user ${u}: total ${got}, sum of grants ${want}`);
+      }
     }
     const all = [...fresh.values()].reduce((s, r) => s + r.credit, 0);
     const projectTotal = (await must(project, created.token, "GET")).total_credit;

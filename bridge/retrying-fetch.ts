@@ -35,7 +35,7 @@ export function retryingFetch(options: RetryOptions = DEFAULT_RETRY, inner: type
   const sleep = options.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
   return async (input, init) => {
     const request = new Request(input, init);
-    let why = "";
+    let why: string;
     for (let attempt = 1; ; attempt++) {
       let delay = Math.min(options.maxDelayMs, options.baseDelayMs * 2 ** (attempt - 1));
       delay = delay / 2 + Math.random() * (delay / 2);

@@ -3,13 +3,8 @@
  * lifetime totals, we book the deltas since the previous RPC, each clipped to what the host
  * could possibly have done in the interval. Pure: totals in, booking (and every clip's why) out.
  */
-import {
-  AM_MAX_CPU_INSTANCES,
-  AM_MAX_FLOPS_PER_CPU,
-  AM_MAX_FLOPS_PER_GPU,
-  AM_MAX_JOBS_PER_RPC,
-  COBBLESTONE_SCALE,
-} from "./constants";
+import { COBBLESTONE_SCALE } from "./constants";
+import { AM_MAX_CPU_INSTANCES, AM_MAX_FLOPS_PER_CPU, AM_MAX_FLOPS_PER_GPU, AM_MAX_JOBS_PER_RPC } from "./parameters";
 
 /** The lifetime totals a client reports per project (the client's own field names). */
 export const TOTALS_FIELDS = ["cpu_ec", "cpu_time", "gpu_ec", "gpu_time", "njobs_success", "njobs_error"] as const;

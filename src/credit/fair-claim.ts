@@ -3,7 +3,8 @@
  * statistics it moves. Pure. The caller records the valid outcome (afterValid) first, as the
  * validator does before it computes the claim.
  */
-import { CONS_VALID_HOST_SCALE, FAIR, MIN_ELAPSED_TIME, PFC_SANE_MAX, PFC_SANE_MIN } from "./constants";
+import { CONS_VALID_HOST_SCALE, MIN_ELAPSED_TIME, PFC_SANE_MAX, PFC_SANE_MIN } from "./constants";
+import { FAIR } from "./parameters";
 import {
   type FairHostState,
   type FairVersionState,

@@ -3,7 +3,7 @@
  * version, plus a bootstrap buffer that is emptied once full. Pure updates; nothing here
  * reads a clock or the database.
  */
-import { FAIR } from "./constants";
+import { FAIR } from "./parameters";
 import type { ErrorOutcome } from "./error-outcome";
 
 export interface FairHostState {

@@ -6,7 +6,7 @@
  * its 90% interval; pairwise ratios are the median, over shared hosts, of the per-host ratio.
  * Pure: the central job gathers the cells and publishes what this returns.
  */
-import { NEUTRALITY } from "./constants";
+import { NEUTRALITY } from "./parameters";
 import { seededRandom } from "./seeded-random";
 
 /** One host's window in one project, for one resource class. */

@@ -5,7 +5,7 @@
  * and the previous one weighted by the share of it still inside the window (the usual
  * two-bucket sliding window), so a row costs six numbers and a period, never a row per day.
  */
-import { NEUTRALITY } from "./constants";
+import { NEUTRALITY } from "./parameters";
 
 export interface NeutralAmounts {
   readonly credit: number;

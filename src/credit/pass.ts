@@ -1,5 +1,6 @@
 import { EMPTY_AVERAGE, EMPTY_AVERAGE_VAR, updateAverage } from "./average";
-import { AV_AVERAGE, type CreditPolicy } from "./constants";
+import { AV_AVERAGE } from "./constants";
+import { type CreditPolicy } from "./parameters";
 import { type CreditMode, capGrantedCredit, creditFromRuntime, grantsOnValidation } from "./credit-mode";
 import { type Claim, claimFromPfc, creditFromClaims } from "./credit-set";
 import type { FairRule } from "./fair-claim";

@@ -1,17 +1,4 @@
-import {
-  AVG_CPU_FPOPS,
-  AV_AVERAGE,
-  BENCHMARK_FAILED_FPOPS,
-  CONS_VALID_HOST_SCALE,
-  COBBLESTONE_SCALE,
-  HAV_AVERAGE,
-  HOST_SCALE_CAP,
-  MIN_ELAPSED_TIME,
-  MIN_HOST_SAMPLES,
-  MIN_VERSION_SAMPLES,
-  PFC_SANE_MAX,
-  PFC_SANE_MIN,
-} from "./constants";
+import { AVG_CPU_FPOPS, AV_AVERAGE, BENCHMARK_FAILED_FPOPS, CONS_VALID_HOST_SCALE, COBBLESTONE_SCALE, HAV_AVERAGE, HOST_SCALE_CAP, MIN_ELAPSED_TIME, MIN_HOST_SAMPLES, MIN_VERSION_SAMPLES, PFC_SANE_MAX, PFC_SANE_MIN } from "./constants";
 import { type Average, type AverageVar, updateAverage, updateAverageVar } from "./average";
 
 /** How much a result's peak-FLOP count can be trusted (BOINC's PFC_MODE_*). */
@@ -137,7 +124,6 @@ export function getPfc(
     const scaled =
       !(app.hostScaleCheck && hav.consecutiveValid < CONS_VALID_HOST_SCALE) &&
       hav.pfc.n >= MIN_HOST_SAMPLES &&
-      hav.pfc.avg !== 0 &&
       version.pfc.n >= MIN_VERSION_SAMPLES &&
       hav.pfc.avg > 0;
     if (scaled) hostScale = Math.min(version.pfc.avg / hav.pfc.avg, HOST_SCALE_CAP);

@@ -6,7 +6,8 @@
  * their GPU scales come from a real comparison with CPU versions, which is what a GPU-only
  * app elsewhere lacks.
  */
-import { CENTRAL_CONTRIBUTOR_WEIGHT_CAP, CENTRAL_STALE_AFTER, MIN_VERSION_SAMPLES } from "./constants";
+import { MIN_VERSION_SAMPLES } from "./constants";
+import { CENTRAL_CONTRIBUTOR_WEIGHT_CAP, CENTRAL_STALE_AFTER } from "./parameters";
 import { type ProcType, planClassToProcType } from "./plan-class";
 import { decayedRecentAverage } from "./recent-average";
 

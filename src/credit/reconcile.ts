@@ -4,7 +4,7 @@
  * the confirmed credit of a day is its estimated credit × the factor. A host that claims much
  * and is granted little gets a small factor. Pure: sums in, factors out.
  */
-import { RECONCILE_WINDOW_DAYS } from "./constants";
+import { RECONCILE_WINDOW_DAYS } from "./parameters";
 
 /** One (host, project) day of estimated credit, with the user it was booked for. */
 export interface EstimatedDay {

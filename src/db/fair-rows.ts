@@ -3,7 +3,7 @@
  * pure states and back. Buffers are JSON arrays (JSON keeps a double exactly), null when empty.
  */
 import { type SQL, type SQLWrapper, sql } from "drizzle-orm";
-import { FAIR } from "../credit/constants";
+import { FAIR } from "../credit/parameters";
 import type { FairHostChange } from "../credit/fair-pass";
 import type { FairHostState, FairVersionState } from "../credit/fair-state";
 import { type HostAppVersionKey, havKey } from "../credit/host-app-version-key";

@@ -20,7 +20,7 @@ export interface NamedHolders {
  * The count update's parts: each count raised by the named ids not stored yet, and the
  * condition that writes the row only when something is missing; null when none is named.
  * The pass writers render them as SQL (holderCountWrites), a registration through drizzle's
- * update builder (routes/entities/holder-upsert.ts).
+ * update builder (routes/entities/entities.upsert.ts).
  */
 export function holderCountUpdate(projectId: number, named: NamedHolders) {
   const missing = (table: typeof hosts | typeof users | typeof teams, ids: Iterable<number> | undefined) => {

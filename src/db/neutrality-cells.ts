@@ -5,7 +5,8 @@
  * anonymous-platform versions (no app_versions row) are left out.
  */
 import { sql } from "drizzle-orm";
-import { BENCHMARK_FAILED_FPOPS, NEUTRALITY } from "../credit/constants";
+import { BENCHMARK_FAILED_FPOPS } from "../credit/constants";
+import { NEUTRALITY } from "../credit/parameters";
 import type { NeutralCell } from "../credit/neutrality-fit";
 import { neutralPeriodOf } from "../credit/neutrality-window";
 import { planClassToProcType } from "../credit/plan-class";

@@ -14,16 +14,9 @@ import {
   uniqueIndex,
 } from "drizzle-orm/sqlite-core";
 import { sql } from "drizzle-orm";
-import {
-  CREDIT_HALF_LIFE,
-  CREDIT_POLICIES,
-  DEFAULT_MAX_GRANTED_CREDIT,
-  DEFAULT_MIN_AVG_PFC,
-  DEFAULT_DAILY_HISTORY_DAYS,
-  DEFAULT_RESULT_RETENTION_DAYS,
-  FAIR,
-  GPU_ONLY_SCALES,
-} from "../credit/constants";
+import { CREDIT_HALF_LIFE, DEFAULT_MAX_GRANTED_CREDIT, DEFAULT_MIN_AVG_PFC } from "../credit/constants";
+import { CREDIT_POLICIES, FAIR, GPU_ONLY_SCALES } from "../credit/parameters";
+import { DEFAULT_DAILY_HISTORY_DAYS, DEFAULT_RESULT_RETENTION_DAYS } from "../config";
 import { DEFAULT_RATE_LIMIT_TIER, RATE_LIMIT_TIER_NAMES } from "../limits";
 import { CREDIT_MODES } from "../credit/credit-mode";
 

@@ -13,7 +13,8 @@ import { type SQL, sql } from "drizzle-orm";
 import { col } from "./sql-helpers";
 import { updateAverage, updateAverageVar } from "../credit/average";
 import type { AverageParams } from "../credit/constants";
-import { CREDIT_HALF_LIFE, NEUTRALITY, RAC_TAYLOR_THRESHOLD, SECONDS_PER_DAY } from "../credit/constants";
+import { CREDIT_HALF_LIFE, RAC_TAYLOR_THRESHOLD, SECONDS_PER_DAY } from "../credit/constants";
+import { NEUTRALITY } from "../credit/parameters";
 import { TAYLOR_RATE, type RecentAverage, decayedRecentAverage, updateRecentAverage } from "../credit/recent-average";
 import { addNeutralSample, neutralWindowAt } from "../credit/neutrality-window";
 

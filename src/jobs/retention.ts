@@ -13,14 +13,8 @@
  * batch raises the project's trickle horizon over the ids it deletes, and a message at or
  * below it that is not stored is refused (410).
  */
-import {
-  DEFAULT_AM_RPC_RETENTION_DAYS,
-  DEFAULT_AUDIT_RETENTION_DAYS,
-  MAX_CLOCK_SKEW_SECONDS,
-  PURGE_CHUNK_ROWS,
-  PURGE_MAX_CHUNKS,
-  SECONDS_PER_DAY,
-} from "../credit/constants";
+import { SECONDS_PER_DAY } from "../credit/constants";
+import { DEFAULT_AM_RPC_RETENTION_DAYS, DEFAULT_AUDIT_RETENTION_DAYS, MAX_CLOCK_SKEW_SECONDS, PURGE_CHUNK_ROWS, PURGE_MAX_CHUNKS } from "../config";
 import { runBatch } from "../db/batch";
 import type { Db } from "../db/client";
 import { purgeAmRpcs, purgeAudit, purgeResults, purgeTrickles, purgeWorkunits, raiseHorizon, recordPurgedWorkunits, raiseTrickleHorizon } from "../db/retention";

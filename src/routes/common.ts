@@ -2,19 +2,13 @@ import { z } from "@hono/zod-openapi";
 import { ApiError } from "../http/errors";
 import { serverNow } from "../clock";
 
-import { MAX_CLOCK_SKEW_SECONDS } from "../credit/constants";
+import { MAX_CLOCK_SKEW_SECONDS } from "../config";
 
-// In the constants module: retention's horizon (a job) needs it too.
+// In src/config.ts: retention's horizon (a job) needs it too.
 export { MAX_CLOCK_SKEW_SECONDS };
 
-export const SlugSchema = z
-  .string()
-  .regex(/^[a-z0-9][a-z0-9-]{0,62}$/, "lowercase letters, digits and '-', at most 63")
-  .openapi({ example: "einstein" });
-
-export const SlugParams = z.object({
-  slug: SlugSchema.openapi({ param: { name: "slug", in: "path" } }),
-});
+// Path parameters the pages validate too (src/web/ does not import routes/).
+export { IdParam, SlugParams, SlugSchema, idText } from "../http/params";
 
 /**
  * Input ranges that keep every derived statistic a finite double (docs/spec/credit.md#finite-numbers): a sum of
@@ -36,20 +30,6 @@ export const LIMITS = {
 export const IdSchema = z.number().int().positive().max(Number.MAX_SAFE_INTEGER);
 /** A user or team id where 0 means "none", as in BOINC. */
 export const OptionalIdSchema = z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER);
-
-/**
- * A positive id given as text (a path or query parameter), refused beyond
- * Number.MAX_SAFE_INTEGER: a larger one would round to another id (SECURITY.md).
- */
-export function idText(what = "a positive integer id") {
-  return z
-    .string()
-    .regex(/^[1-9][0-9]{0,15}$/, what)
-    .transform(Number)
-    .refine((id) => id <= Number.MAX_SAFE_INTEGER, `at most ${Number.MAX_SAFE_INTEGER}`);
-}
-
-export const IdParam = idText().openapi({ param: { name: "id", in: "path" }, example: "42" });
 
 /** Unix seconds. */
 export const TimeSchema = z.number().nonnegative().max(LIMITS.maxTimestamp);

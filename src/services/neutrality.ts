@@ -4,17 +4,20 @@
  * published to KV, where GET /v1/central/neutrality and the pages read it. Read-only: no
  * credit is changed.
  */
-import { NEUTRALITY, SECONDS_PER_DAY } from "../credit/constants";
+import { SECONDS_PER_DAY } from "../credit/constants";
+import { NEUTRALITY } from "../credit/parameters";
 import { type NeutralCell, neutralityIndex } from "../credit/neutrality-fit";
 import { inEachProjectDatabase } from "../db/project-db";
 import { neutralityCells } from "../db/neutrality-cells";
+import type { Context } from "hono";
+import type { AppEnv } from "../env";
 import { type NeutralityBody, neutralityClassBody } from "../snapshots/neutrality.body";
 
-export const NEUTRALITY_KV_KEY = "central/neutrality";
+const NEUTRALITY_KV_KEY = "central/neutrality";
 
 const WINDOW_DAYS = NEUTRALITY.periodSeconds / SECONDS_PER_DAY;
 
-export const NO_NEUTRALITY: NeutralityBody = { as_of: null, window_days: WINDOW_DAYS, classes: [] };
+const NO_NEUTRALITY: NeutralityBody = { as_of: null, window_days: WINDOW_DAYS, classes: [] };
 
 /** CPU first, then the GPU processor types by name. */
 const classOrder = (a: string, b: string) => (a === "cpu" ? -1 : b === "cpu" ? 1 : a < b ? -1 : a > b ? 1 : 0);
@@ -42,4 +45,9 @@ export async function publishNeutrality(env: object, kv: KVNamespace, now: numbe
   await kv.put(NEUTRALITY_KV_KEY, JSON.stringify(body));
   const fitted = body.classes.map((c) => `${c.class} ${c.projects.filter((p) => p.status === "fitted").length}/${c.projects.length}`);
   return `neutrality index from ${cells.length} host cells: ${fitted.join(", ") || "no shared hosts"} projects fitted`;
+}
+
+/** The latest index from KV: GET /v1/central/neutrality and the pages read it. */
+export async function latestNeutrality(c: Context<AppEnv>): Promise<NeutralityBody> {
+  return (await c.env.KV.get<NeutralityBody>(NEUTRALITY_KV_KEY, "json")) ?? NO_NEUTRALITY;
 }

@@ -5,7 +5,7 @@
  * latest in KV.
  */
 import { and, eq, gte, sql } from "drizzle-orm";
-import { CENTRAL_STALE_AFTER } from "../credit/constants";
+import { CENTRAL_STALE_AFTER } from "../credit/parameters";
 import { type ContributedVersion, computeScaleTable } from "../credit/plan-class-scales";
 import { runBatch } from "../db/batch";
 import type { Db } from "../db/client";
@@ -14,10 +14,12 @@ import { loadPublishedTable } from "../db/plan-class-registry";
 import { appVersions, apps, centralContributions, planClassScaleVersions, planClassScales, projects } from "../db/schema";
 import { insertFromJson } from "../db/sql-helpers";
 import { livesHere } from "../db/project-db";
-import { scaleTableBody } from "../snapshots/plan-classes.body";
+import type { Context } from "hono";
+import type { AppEnv } from "../env";
+import { type ScaleTableBody, scaleTableBody } from "../snapshots/plan-classes.body";
 
 /** KV key of the latest published table (JSON, the body of GET /v1/plan-classes). */
-export const PLAN_CLASSES_KV_KEY = "central/plan-classes";
+const PLAN_CLASSES_KV_KEY = "central/plan-classes";
 
 /** The local projects of one database report live: their app versions as they are now (not deprecated). */
 async function localReports(db: Db, now: number): Promise<ContributedVersion[]> {
@@ -96,4 +98,17 @@ export async function publishPlanClassScales(env: object, kv: KVNamespace, now: 
   await kv.put(PLAN_CLASSES_KV_KEY, JSON.stringify(scaleTableBody(await loadPublishedTable(registry, now))));
   const skipped = local.failed.length > 0 ? `; skipped database(s) ${local.failed.join(", ")} (failed, logged)` : "";
   return `plan-class table version ${now}: ${table.planClasses.length} plan classes from ${nsources} projects${skipped}`;
+}
+
+/**
+ * The latest table: KV (the job's copy), or D1 when the key is missing (then KV is filled).
+ * GET /v1/plan-classes and the /central page read it.
+ */
+export async function latestScaleTable(c: Context<AppEnv>): Promise<ScaleTableBody> {
+  const cached = await c.env.KV.get<ScaleTableBody>(PLAN_CLASSES_KV_KEY, "json");
+  if (cached) return cached;
+  const table = await loadPublishedTable(c.var.registry);
+  const body = scaleTableBody(table);
+  if (table) c.executionCtx.waitUntil(c.env.KV.put(PLAN_CLASSES_KV_KEY, JSON.stringify(body)));
+  return body;
 }

@@ -3,7 +3,8 @@
  * in service decide the app's min_avg_pfc and each well-sampled version's pfc_scale.
  */
 import { and, eq, sql } from "drizzle-orm";
-import { FAIR, MIN_VERSION_SAMPLES } from "../credit/constants";
+import { MIN_VERSION_SAMPLES } from "../credit/constants";
+import { FAIR } from "../credit/parameters";
 import { type AppGpuOnlyFactor, type ScaleRegistry, appGpuOnlyFactor } from "../credit/gpu-only-factor";
 import { type ScaleBasis, computeVersionScales, versionsInService } from "../credit/version-scales";
 import { type FairScaleBasis, type FairScales, computeFairScales } from "../credit/fair-scales";

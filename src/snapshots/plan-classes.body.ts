@@ -4,7 +4,8 @@
  * The aggregation job stores the JSON in KV; the route serves both.
  */
 import { z } from "@hono/zod-openapi";
-import { CENTRAL_STALE_AFTER, DEFAULT_GPU_SCALE, MIN_VERSION_SAMPLES, SECONDS_PER_DAY } from "../credit/constants";
+import { DEFAULT_GPU_SCALE, MIN_VERSION_SAMPLES, SECONDS_PER_DAY } from "../credit/constants";
+import { CENTRAL_STALE_AFTER } from "../credit/parameters";
 import type { PublishedTable } from "../db/plan-class-registry";
 import { XML_DECLARATION, element } from "../http/xml";
 

@@ -8,8 +8,7 @@
  */
 import { XML_DECLARATION, escapeXml } from "../http/xml";
 
-const STATS_TABLES = ["user", "team", "host"] as const;
-export type StatsTable = (typeof STATS_TABLES)[number];
+export type StatsTable = "user" | "team" | "host";
 
 /** db_dump's root tag of each file. */
 const ROOT_TAG: Record<StatsTable, string> = { user: "users", team: "teams", host: "hosts" };

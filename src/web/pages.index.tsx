@@ -5,12 +5,12 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../env";
 import { serverNow } from "../clock";
-import { latestScaleTable } from "../routes/plan-classes/plan-classes.index";
+import { latestScaleTable } from "../services/plan-class-scales";
 import { HOLDER_KINDS } from "../snapshots/keys";
 import { readProjectList } from "../snapshots/reads";
 import { setCacheValidators } from "../snapshots/store";
 import { CentralPage } from "./central-page";
-import { latestNeutrality } from "../routes/central/neutrality.index";
+import { latestNeutrality } from "../services/neutrality";
 import { NeutralityPage } from "./neutrality-page";
 import { holderPage } from "./holder-route";
 import { HomePage } from "./home-page";

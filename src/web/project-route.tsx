@@ -1,6 +1,6 @@
 /** `/p/:slug`: reads the project's snapshots (totals, apps, versions, leaderboards) and draws the page. */
 import { dayOf } from "../credit/history";
-import { latestNeutrality } from "../routes/central/neutrality.index";
+import { latestNeutrality } from "../services/neutrality";
 import { serverNow } from "../clock";
 import { HOLDER_KINDS } from "../snapshots/keys";
 import { readProject } from "../snapshots/public-project";

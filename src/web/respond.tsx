@@ -2,7 +2,7 @@
 import type { Context } from "hono";
 import type { JSX } from "hono/jsx/jsx-runtime";
 import type { AppEnv } from "../env";
-import { IdParam, SlugSchema } from "../routes/common";
+import { IdParam, SlugSchema } from "../http/params";
 import { SNAPSHOT_LIMITS } from "../snapshots/limits";
 import { NotFoundPage } from "./not-found-page";
 

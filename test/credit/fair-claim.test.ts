@@ -1,6 +1,6 @@
 /** docs/spec/fair-policy.md#r1, one rule at a time, with numbers worked out by hand (setup: fair-claim-setup.ts). */
 import { describe, expect, it } from "vitest";
-import { FAIR } from "../../src/credit/constants";
+import { FAIR } from "../../src/credit/parameters";
 import { NEW_FAIR_HOST } from "../../src/credit/fair-state";
 import { E, HOST, VERSION, claim } from "./fair-claim-setup";
 import { expectRel } from "./close";

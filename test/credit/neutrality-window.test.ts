@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { NEUTRALITY } from "../../src/credit/constants";
+import { NEUTRALITY } from "../../src/credit/parameters";
 import {
   EMPTY_NEUTRAL_WINDOW,
   type NeutralSample,

@@ -7,7 +7,7 @@ import { env } from "cloudflare:workers";
 import { sql } from "drizzle-orm";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { NEUTRALITY } from "../../src/credit/constants";
+import { NEUTRALITY } from "../../src/credit/parameters";
 import { EMPTY_NEUTRAL_WINDOW, type NeutralWindow, addNeutralSample, neutralWindowAt } from "../../src/credit/neutrality-window";
 import type { HostAppVersionChange } from "../../src/credit/pass";
 import { runBatch } from "../../src/db/batch";

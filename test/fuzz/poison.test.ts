@@ -10,7 +10,7 @@
 import { env } from "cloudflare:workers";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import type { CreditPolicy } from "../../src/credit/constants";
+import type { CreditPolicy } from "../../src/credit/parameters";
 import { CREDIT_MODES, type CreditMode, grantsOnValidation } from "../../src/credit/credit-mode";
 import { request } from "../support/api";
 import { setupProject } from "../api/helpers";

@@ -6,12 +6,7 @@
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import {
-  DEFAULT_AM_RPC_RETENTION_DAYS,
-  DEFAULT_AUDIT_RETENTION_DAYS,
-  DEFAULT_RESULT_RETENTION_DAYS,
-  MAX_CLOCK_SKEW_SECONDS,
-} from "../../src/credit/constants";
+import { DEFAULT_AM_RPC_RETENTION_DAYS, DEFAULT_AUDIT_RETENTION_DAYS, DEFAULT_RESULT_RETENTION_DAYS, MAX_CLOCK_SKEW_SECONDS } from "../../src/config";
 import { database } from "../../src/db/client";
 import { purgeProject, retentionSettings, runRetention } from "../../src/jobs/retention";
 import { expectError, result, setupProject, workunit } from "../api/helpers";

@@ -5,7 +5,8 @@
  */
 import { AV_AVERAGE } from "../../src/credit/constants";
 import { type Average, EMPTY_AVERAGE, updateAverage } from "../../src/credit/average";
-import { type CreditPolicy, DEFAULT_MAX_GRANTED_CREDIT, DEFAULT_MIN_AVG_PFC } from "../../src/credit/constants";
+import { DEFAULT_MAX_GRANTED_CREDIT, DEFAULT_MIN_AVG_PFC } from "../../src/credit/constants";
+import { type CreditPolicy } from "../../src/credit/parameters";
 import { computeFairScales } from "../../src/credit/fair-scales";
 import { type FairHostState, type FairVersionState, NEW_FAIR_HOST, NEW_FAIR_VERSION, afterError, fairErrorEffect } from "../../src/credit/fair-state";
 import type { CreditMode } from "../../src/credit/credit-mode";

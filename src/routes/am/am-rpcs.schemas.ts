@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { TOTALS_FIELDS } from "../../credit/am-deltas";
 import { projectUrlKey } from "../../credit/project-url";
-import { CreditSchema, DurationSchema, IdSchema, NowSchema } from "../common";
+import { CreditSchema, DurationSchema, IdParam, IdSchema, NowSchema, SlugSchema } from "../common";
 
 /** More projects than any client is attached to; keeps one RPC's stored outcome small. */
 export const MAX_PROJECTS_PER_RPC = 100;
@@ -89,3 +89,6 @@ export const RpcResponseSchema = z
   .openapi("AmRpcOutcome");
 
 export type RpcResponse = z.infer<typeof RpcResponseSchema>;
+
+export const AmParams = z.object({ am: SlugSchema.openapi({ param: { name: "am", in: "path" }, example: "su" }) });
+export const HostParams = AmParams.extend({ host_id: IdParam.openapi({ param: { name: "host_id", in: "path" } }) });

@@ -158,3 +158,17 @@ export async function ingestRpc(db: Db, amId: number, hostId: number, now: numbe
     return response;
   }, `RPCs of host ${hostId}`);
 }
+
+/** A host's latest RPCs, newest first, as each was answered (without `replayed`). */
+export async function listRpcs(db: Db, amId: number, hostId: number, limit: number) {
+  const rows = await db
+    .select({ outcome: amRpcs.outcome })
+    .from(amRpcs)
+    .where(and(eq(amRpcs.amId, amId), eq(amRpcs.hostId, hostId)))
+    .orderBy(desc(amRpcs.seq))
+    .limit(limit);
+  return rows.map((r) => {
+    const { replayed: _, ...rest } = JSON.parse(r.outcome) as RpcResponse;
+    return rest;
+  });
+}

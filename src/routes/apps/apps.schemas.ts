@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { CREDIT_POLICIES, GPU_ONLY_SCALES } from "../../credit/constants";
+import { CREDIT_POLICIES, GPU_ONLY_SCALES } from "../../credit/parameters";
 import { CREDIT_MODES } from "../../credit/credit-mode";
 import { CreditSchema, LIMITS } from "../common";
 
@@ -41,6 +41,7 @@ export const PutAppSchema = z
     }),
   })
   .openapi("PutApp");
+export type PutApp = z.infer<typeof PutAppSchema>;
 
 export const AppSchema = z
   .object({

@@ -5,85 +5,20 @@
  * Hosts whose host_cpid matches are listed too. Users who opted out of stats export are left
  * out, as BOINC's export leaves them (and their hosts) out.
  */
-import { OpenAPIHono, createRoute, z } from "@hono/zod-openapi";
-import { and, asc, eq, or, isNull } from "drizzle-orm";
+import type { OpenAPIHono } from "@hono/zod-openapi";
 import { sumRecentAverages } from "../../credit/cross-project-totals";
 import { decayedRecentAverage } from "../../credit/recent-average";
-import { hosts, projects, users } from "../../db/schema";
-import { inEachProjectDatabase } from "../../db/project-db";
+import type { hosts, users } from "../../db/schema";
 import type { AppEnv } from "../../env";
-import { ApiError, errorResponses } from "../../http/errors";
+import { ApiError } from "../../http/errors";
 import { serverNow } from "../common";
-
-const CpidParams = z.object({
-  cpid: z
-    .string()
-    .regex(/^[0-9a-f]{32}$/, "32 lowercase hex digits, as BOINC exports a cpid")
-    .openapi({ param: { name: "cpid", in: "path" }, example: "2b1ac7d7e7c7ae3a8ab4c1b8d0e1f2a3" }),
-});
-
-const Credit = {
-  total_credit: z.number(),
-  expavg_credit: z.number(),
-  expavg_time: z.number(),
-  recent_average_credit: z.number().openapi({ description: "expavg_credit decayed to as_of" }),
-};
-
-const CpidSchema = z
-  .object({
-    cpid: z.string(),
-    as_of: z.number(),
-    total_credit: z.number().openapi({ description: "Summed over the users with this cpid" }),
-    recent_average_credit: z.number().openapi({ description: "Their RACs, each decayed to as_of, summed" }),
-    projects: z.array(
-      z.object({ project: z.string(), project_name: z.string(), url: z.string().nullable(), user_id: z.number().int(), name: z.string().nullable(), ...Credit }),
-    ),
-    hosts: z.array(z.object({ project: z.string(), host_id: z.number().int(), name: z.string().nullable(), ...Credit })),
-  })
-  .openapi("CrossProjectTotals");
-
-const route = createRoute({
-  method: "get",
-  path: "/v1/cpid/{cpid}",
-  tags: ["Cross-project"],
-  summary: "A volunteer's credit summed across this deployment's projects, with a row per project",
-  request: { params: CpidParams },
-  responses: {
-    200: { description: "Totals and the rows behind them", content: { "application/json": { schema: CpidSchema } } },
-    ...errorResponses(400, 404),
-  },
-});
-
-/** Rows merged from several databases, ordered as one query would: by project slug, then id. */
-const bySlugThenId = {
-  compare: (slugA: string, idA: number, slugB: string, idB: number) => (slugA < slugB ? -1 : slugA > slugB ? 1 : idA - idB),
-};
+import { route } from "./cpid.routes";
+import { loadCpidRows } from "./cpid.service";
 
 export function mountCpid(app: OpenAPIHono<AppEnv>): void {
   app.openapi(route, async (c) => {
     const { cpid } = c.req.valid("param");
-    const exported = or(isNull(users.statsExport), eq(users.statsExport, true));
-    // Two plain queries, not a db.batch: a batch returns rows as objects, and the joined
-    // tables' equal column names (id, name) would overwrite each other.
-    // Every database that holds projects: a cpid's projects may live in any of them. One that
-    // fails is logged and left out; the others are answered.
-    const { values: perDatabase } = await inEachProjectDatabase(c.env, "GET /v1/cpid", (db) => Promise.all([
-      db
-        .select({ p: projects, u: users })
-        .from(users)
-        .innerJoin(projects, eq(projects.id, users.projectId))
-        .where(and(eq(users.cpid, cpid), eq(users.statsExport, true)))
-        .orderBy(asc(projects.slug), asc(users.id)),
-      db
-        .select({ slug: projects.slug, h: hosts })
-        .from(hosts)
-        .innerJoin(projects, eq(projects.id, hosts.projectId))
-        .leftJoin(users, and(eq(users.projectId, hosts.projectId), eq(users.id, hosts.userId)))
-        .where(and(eq(hosts.hostCpid, cpid), exported))
-        .orderBy(asc(projects.slug), asc(hosts.id)),
-    ]));
-    const userRows = perDatabase.flatMap(([u]) => u).sort((a, b) => bySlugThenId.compare(a.p.slug, a.u.id, b.p.slug, b.u.id));
-    const hostRows = perDatabase.flatMap(([, h]) => h).sort((a, b) => bySlugThenId.compare(a.slug, a.h.id, b.slug, b.h.id));
+    const { userRows, hostRows } = await loadCpidRows(c.env, cpid);
     if (userRows.length === 0 && hostRows.length === 0) throw new ApiError(404, "not_found", `no user or host with cpid ${cpid}`);
     const asOf = serverNow();
     const credit = (r: typeof users.$inferSelect | typeof hosts.$inferSelect) => ({

@@ -3,91 +3,30 @@
  * create_time, which starts their RAC clock as in BOINC); a pass creates any it names first.
  * Anyone reads them (GET): from their KV snapshot, RAC decayed to the time of the answer.
  */
-import { access } from "../access";
-import { OpenAPIHono, createRoute } from "@hono/zod-openapi";
+import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../../env";
-import { ApiError, errorResponses } from "../../http/errors";
-import { checkCreateTime, holderCounts, holderUpserts } from "./holder-upsert";
-import { amHostLinkWrite } from "../am/host-links";
-import { opener, sameDatabase } from "../../db/project-db";
-import type { hosts } from "../../db/schema";
-import { holderFromRow, loadHolderSnapshots, type HolderRow } from "../../snapshots/holders";
+import { ApiError } from "../../http/errors";
+import { opener } from "../../db/project-db";
+import { loadHolderSnapshots } from "../../snapshots/holders";
 import { type HolderKind, HOLDER_KINDS } from "../../snapshots/keys";
 import { presentHolder } from "../../snapshots/present";
 import { historyFromDay } from "../../snapshots/public-project";
 import { readHolder as readSnapshot } from "../../snapshots/reads";
-import { NOT_MODIFIED, readThrough, snapshotResponse } from "../../snapshots/store";
-import { IdParam, SlugParams, serverNow } from "../common";
-import { HistoryQuery, HistorySchema, covers, historyBody, historyWindow } from "../history/history.schemas";
-import { type PutHolder, publicSchemas, putSchemas, storedSchemas } from "./entities.schemas";
+import { readThrough, snapshotResponse } from "../../snapshots/store";
+import { serverNow } from "../common";
+import { covers, historyBody, historyWindow } from "../history/history.schemas";
+import type { PutHolder } from "./entities.schemas";
+import { holderRoutes } from "./entities.routes";
+import { putHolder } from "./entities.service";
 
 function mountKind(app: OpenAPIHono<AppEnv>, kind: HolderKind): void {
-  const params = SlugParams.extend({ id: IdParam });
   const one = kind.slice(0, -1);
-  const putRoute = createRoute({
-    method: "put",
-    path: `/v1/projects/{slug}/${kind}/{id}`,
-    tags: ["Configuration"],
-    summary: `Register a ${one} or change its details`,
-    description:
-      "A new one starts its RAC clock (expavg_time) at create_time, as in BOINC; while it has no credit, " +
-      "a later create_time moves the clock too.",
-    ...access("projectToken"),
-    request: { params, body: { required: true, content: { "application/json": { schema: putSchemas[kind] } } } },
-    responses: {
-      200: { description: `The ${one} as stored`, content: { "application/json": { schema: storedSchemas[kind] } } },
-      ...errorResponses(400, 401, 403, 422),
-    },
-  });
-  const getRoute = createRoute({
-    method: "get",
-    path: `/v1/projects/{slug}/${kind}/{id}`,
-    tags: ["Credit"],
-    summary: `A ${one}'s credit: total, BOINC's stored RAC pair, the RAC decayed to now${kind === "hosts" ? "" : ", credit per app"}`,
-    description:
-      "Served from a KV snapshot that the minute cron refreshes after each pass; with the project's token, from the ledger.",
-    ...access("publicProject"),
-    request: { params },
-    responses: {
-      200: { description: `The ${one}`, content: { "application/json": { schema: publicSchemas[kind] } } },
-      ...NOT_MODIFIED,
-      ...errorResponses(401, 403, 404),
-    },
-  });
-  const historyRoute = createRoute({
-    method: "get",
-    path: `/v1/projects/{slug}/${kind}/{id}/history`,
-    tags: ["Credit"],
-    summary: `A ${one}'s daily credit (UTC days): granted that day, total and RAC at its end`,
-    ...access("publicProject"),
-    request: { params, query: HistoryQuery },
-    responses: {
-      200: { description: "One entry per day, oldest first", content: { "application/json": { schema: HistorySchema } } },
-      ...NOT_MODIFIED,
-      ...errorResponses(400, 401, 403, 404),
-    },
-  });
+  const { putRoute, getRoute, historyRoute } = holderRoutes(kind);
 
   app.openapi(putRoute, async (c) => {
     const { id } = c.req.valid("param");
-    const b = c.req.valid("json") as PutHolder;
-    const now = serverNow();
-    checkCreateTime(b.create_time, now, "create_time");
-    const projectId = c.var.project.id;
-    const db = c.var.db;
-    const link = kind === "hosts" ? await amHostLinkWrite(c.var.registry, projectId, id, b) : null;
-    // The link is in the registry: written with the host in one batch when the project lives
-    // there too, else just after it (a retried PUT writes both again; both are idempotent).
-    const together = link !== null && sameDatabase(db, c.var.registry);
-    const [upsert, mark] = holderUpserts(db, projectId, kind, id, b, now);
-    const counts = holderCounts(db, projectId, { [kind]: [id] });
-    // The count goes first: it counts the holder only while it is not stored.
-    const done = await db.batch([...counts, upsert, mark, ...(together ? [link.write] : [])] as unknown as [typeof upsert]);
-    const [row] = done[counts.length] as Awaited<typeof upsert>;
-    if (link !== null && !together) await link.write;
-    const stored = presentHolder(holderFromRow(kind, row as HolderRow), now);
-    const benchmark = kind === "hosts" ? { p_fpops: (row as typeof hosts.$inferSelect).pFpops } : {};
-    return c.json({ ...stored, ...benchmark } as never, 200);
+    const stored = await putHolder(c.var.db, c.var.registry, c.var.project.id, kind, id, c.req.valid("json") as PutHolder, serverNow());
+    return c.json(stored as never, 200);
   });
 
   /** The holder's snapshot: KV, or D1 (`fromDay` on) when the key is missing or asked fresh. */

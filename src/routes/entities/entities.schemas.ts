@@ -1,6 +1,6 @@
 /** Hosts, users and teams: what a project registers and what anyone reads. */
 import { z } from "@hono/zod-openapi";
-import { amHostLinkFields } from "../am/host-links";
+import { amHostLinkFields } from "../am/am-rpcs.host-links";
 import { LIMITS, OptionalIdSchema, TimeSchema } from "../common";
 
 const PutBase = {

@@ -3,48 +3,14 @@
  * per bound D1 database (does it answer, and does it hold every table of src/db/schema.ts) and
  * one KV get. 200 when all answer; 503 naming each that failed.
  */
-import { OpenAPIHono, createRoute, z } from "@hono/zod-openapi";
-import { getTableName, is } from "drizzle-orm";
-import { SQLiteTable } from "drizzle-orm/sqlite-core";
-import * as schema from "../../db/schema";
+import type { OpenAPIHono } from "@hono/zod-openapi";
 import { databaseBindings } from "../../db/project-db";
 import type { AppEnv } from "../../env";
-
-const TABLES = (Object.values(schema) as unknown[]).flatMap((t) => (is(t, SQLiteTable) ? [getTableName(t)] : []));
-
-const CheckSchema = z.object({
-  name: z.string().openapi({ description: "A D1 binding (DB, DB_<NAME>) or KV", example: "DB" }),
-  ok: z.boolean(),
-  error: z.string().optional().openapi({ description: "Why it failed: no answer, or the tables it lacks (apply the migrations)" }),
-});
-
-const HealthSchema = z.object({ ok: z.boolean(), checks: z.array(CheckSchema) }).openapi("Health");
-
-const route = createRoute({
-  method: "get",
-  path: "/health",
-  tags: ["Operations"],
-  summary: "Whether every bound database answers and holds the schema, and KV answers",
-  responses: {
-    200: { description: "Everything answered", content: { "application/json": { schema: HealthSchema } } },
-    503: { description: "A database or KV failed; `checks` says which and why", content: { "application/json": { schema: HealthSchema } } },
-  },
-});
-
-/** Undefined when the database answers and holds every table; else what is wrong. */
-async function checkDatabase(d1: D1Database): Promise<string | undefined> {
-  const row = await d1
-    .prepare("SELECT json_group_array(name) AS present FROM sqlite_master WHERE type = 'table' AND name IN (SELECT value FROM json_each(?))")
-    .bind(JSON.stringify(TABLES))
-    .first<{ present: string }>();
-  const present = new Set(JSON.parse(row?.present ?? "[]") as string[]);
-  const missing = TABLES.filter((t) => !present.has(t));
-  if (missing.length === 0) return undefined;
-  const some = missing.slice(0, 5).join(", ") + (missing.length > 5 ? ", …" : "");
-  return `missing ${missing.length} of ${TABLES.length} tables (${some}): apply the migrations`;
-}
+import { route } from "./health.routes";
+import { checkDatabase } from "./health.service";
 
 const noAnswer = (e: unknown) => `no answer: ${(e instanceof Error ? e.message : String(e)).slice(0, 200)}`;
+
 const check = (name: string, error: string | undefined) => ({ name, ok: error === undefined, ...(error === undefined ? {} : { error }) });
 
 export function mountHealth(app: OpenAPIHono<AppEnv>): void {

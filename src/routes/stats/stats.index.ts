@@ -3,44 +3,13 @@
  * Served only from what the daily job stored in KV (in parts when larger than a KV value),
  * never built from D1 on demand: a file not generated yet is a 404.
  */
-import { access } from "../access";
-import { OpenAPIHono, createRoute, z } from "@hono/zod-openapi";
+import { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../../env";
-import { errorResponses } from "../../http/errors";
 import { ApiError } from "../../http/errors";
 import { type StatsFileMeta, statsKvKey, statsPartKey } from "../../services/stats-export";
-import { STATS_FILES, type StatsFile, contentTypeOf } from "../../stats/export-stream";
-import { SlugSchema } from "../common";
+import { type StatsFile, contentTypeOf } from "../../stats/export-stream";
 import { matches } from "../../snapshots/store";
-
-const Params = z.object({
-  slug: SlugSchema.openapi({ param: { name: "slug", in: "path" } }),
-  file: z.enum(STATS_FILES).openapi({ param: { name: "file", in: "path" }, example: "user.gz" }),
-});
-
-const route = createRoute({
-  method: "get",
-  path: "/v1/projects/{slug}/stats/{file}",
-  tags: ["Credit"],
-  summary: "BOINC db_dump-compatible stats export: user.gz, team.gz, host.gz, tables.xml (and .ndjson.gz siblings)",
-  description:
-    "The same XML element names and structure as BOINC's db_dump default spec, gzipped. Users who opted out " +
-    "(stats_export false) and their hosts are left out. Generated daily; `X-Generated-At` says when. " +
-    "404 until the first daily run.",
-  ...access("publicProjectLedger"),
-  request: { params: Params },
-  responses: {
-    200: {
-      description: "The file",
-      content: {
-        "application/gzip": { schema: z.string().openapi({ format: "binary" }) },
-        "application/xml": { schema: z.string() },
-      },
-    },
-    304: { description: "Not modified since the ETag given in If-None-Match (a file served from KV)" },
-    ...errorResponses(400, 404),
-  },
-});
+import { route } from "./stats.routes";
 
 export function mountStats(app: OpenAPIHono<AppEnv>): void {
   app.openapi(route, async (c) => {

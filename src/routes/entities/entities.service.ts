@@ -1,0 +1,27 @@
+import type { Db } from "../../db/client";
+import { sameDatabase } from "../../db/project-db";
+import type { hosts } from "../../db/schema";
+import { holderFromRow, type HolderRow } from "../../snapshots/holders";
+import type { HolderKind } from "../../snapshots/keys";
+import { presentHolder } from "../../snapshots/present";
+import { amHostLinkWrite } from "../am/am-rpcs.host-links";
+import type { PutHolder } from "./entities.schemas";
+import { checkCreateTime, holderCounts, holderUpserts } from "./entities.upsert";
+
+/** Registers a holder or changes its details; answers it as stored (a host with its p_fpops). */
+export async function putHolder(db: Db, registry: Db, projectId: number, kind: HolderKind, id: number, b: PutHolder, now: number) {
+  checkCreateTime(b.create_time, now, "create_time");
+  const link = kind === "hosts" ? await amHostLinkWrite(registry, projectId, id, b) : null;
+  // The link is in the registry: written with the host in one batch when the project lives
+  // there too, else just after it (a retried PUT writes both again; both are idempotent).
+  const together = link !== null && sameDatabase(db, registry);
+  const [upsert, mark] = holderUpserts(db, projectId, kind, id, b, now);
+  const counts = holderCounts(db, projectId, { [kind]: [id] });
+  // The count goes first: it counts the holder only while it is not stored.
+  const done = await db.batch([...counts, upsert, mark, ...(together ? [link.write] : [])] as unknown as [typeof upsert]);
+  const [row] = done[counts.length] as Awaited<typeof upsert>;
+  if (link !== null && !together) await link.write;
+  const stored = presentHolder(holderFromRow(kind, row as HolderRow), now);
+  const benchmark = kind === "hosts" ? { p_fpops: (row as typeof hosts.$inferSelect).pFpops } : {};
+  return { ...stored, ...benchmark };
+}

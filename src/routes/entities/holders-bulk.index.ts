@@ -1,0 +1,29 @@
+/**
+ * Registers many hosts, users and teams in one request (a bridge backfilling a BOINC database
+ * meets thousands): the same write as one PUT each, all in one batch, all or nothing.
+ */
+import { OpenAPIHono } from "@hono/zod-openapi";
+import type { AppEnv } from "../../env";
+import { HOLDER_KINDS } from "../../snapshots/keys";
+import { serverNow } from "../common";
+import { type PutHolder } from "./entities.schemas";
+import { checkCreateTime, holderCounts, holderUpserts } from "./entities.upsert";
+import { route } from "./holders-bulk.routes";
+
+export function mountBulkHolders(app: OpenAPIHono<AppEnv>): void {
+  app.openapi(route, async (c) => {
+    const body = c.req.valid("json");
+    const now = serverNow();
+    for (const kind of HOLDER_KINDS) body[kind]?.forEach((h, i) => checkCreateTime(h.create_time, now, `${kind}[${i}].create_time`));
+    const db = c.var.db;
+    const projectId = c.var.project.id;
+    const counts = holderCounts(db, projectId, Object.fromEntries(HOLDER_KINDS.map((kind) => [kind, (body[kind] ?? []).map((h) => h.id)])));
+    const upserts = HOLDER_KINDS.flatMap((kind) =>
+      (body[kind] ?? []).flatMap(({ id, ...fields }) => holderUpserts(db, projectId, kind, id, fields as PutHolder, now)),
+    );
+    // The count goes first: it counts the holders not stored yet.
+    const writes = [...counts, ...upserts];
+    if (upserts.length > 0) await db.batch(writes as unknown as Parameters<typeof db.batch>[0]);
+    return c.json({ hosts: body.hosts?.length ?? 0, users: body.users?.length ?? 0, teams: body.teams?.length ?? 0 }, 200);
+  });
+}
