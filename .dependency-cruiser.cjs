@@ -12,14 +12,54 @@
  */
 const later = (...layers) => `^src/(${layers.join("|")})`;
 const LAYER_RULES = [
-  ["db-below-http", "src/db", "db/ is storage: it knows nothing of requests, snapshots or callers", later("http/", "snapshots/", "stats/", "services/", "jobs/", "routes/", "web/", "app\\.ts", "index\\.ts")],
-  ["http-below-snapshots", "src/http", "http/ is request plumbing (auth, errors, limits): no read model, jobs or handlers", later("snapshots/", "stats/", "services/", "jobs/", "routes/", "web/", "app\\.ts", "index\\.ts")],
-  ["snapshots-stats-below-services", "src/(snapshots|stats)", "snapshots/ and stats/ build what is read; they never call a service, a job or a route", later("services/", "jobs/", "routes/", "web/", "app\\.ts", "index\\.ts")],
-  ["services-below-jobs-and-routes", "src/services", "a service is what a cron job and a route both call: it calls neither", later("jobs/", "routes/", "web/", "app\\.ts", "index\\.ts")],
-  ["jobs-not-routes", "src/jobs", "a cron job never reaches into a route (share it through services/)", later("routes/", "web/", "app\\.ts", "index\\.ts")],
-  ["routes-not-jobs", "src/routes", "a route never reaches into a cron job (share it through services/)", later("jobs/", "web/", "app\\.ts", "index\\.ts")],
-  ["web-below-app", "src/web", "pages are drawn from the read model and the API's own bodies, never from a job", later("jobs/", "app\\.ts", "index\\.ts")],
-  ["web-not-routes", "src/web", "a page never reaches into a route's module: what both read is in services/, snapshots/ or db/", later("routes/")],
+  [
+    "db-below-http",
+    "src/db",
+    "db/ is storage: it knows nothing of requests, snapshots or callers",
+    later("http/", "snapshots/", "stats/", "services/", "jobs/", "routes/", "web/", "app\\.ts", "index\\.ts"),
+  ],
+  [
+    "http-below-snapshots",
+    "src/http",
+    "http/ is request plumbing (auth, errors, limits): no read model, jobs or handlers",
+    later("snapshots/", "stats/", "services/", "jobs/", "routes/", "web/", "app\\.ts", "index\\.ts"),
+  ],
+  [
+    "snapshots-stats-below-services",
+    "src/(snapshots|stats)",
+    "snapshots/ and stats/ build what is read; they never call a service, a job or a route",
+    later("services/", "jobs/", "routes/", "web/", "app\\.ts", "index\\.ts"),
+  ],
+  [
+    "services-below-jobs-and-routes",
+    "src/services",
+    "a service is what a cron job and a route both call: it calls neither",
+    later("jobs/", "routes/", "web/", "app\\.ts", "index\\.ts"),
+  ],
+  [
+    "jobs-not-routes",
+    "src/jobs",
+    "a cron job never reaches into a route (share it through services/)",
+    later("routes/", "web/", "app\\.ts", "index\\.ts"),
+  ],
+  [
+    "routes-not-jobs",
+    "src/routes",
+    "a route never reaches into a cron job (share it through services/)",
+    later("jobs/", "web/", "app\\.ts", "index\\.ts"),
+  ],
+  [
+    "web-below-app",
+    "src/web",
+    "pages are drawn from the read model and the API's own bodies, never from a job",
+    later("jobs/", "app\\.ts", "index\\.ts"),
+  ],
+  [
+    "web-not-routes",
+    "src/web",
+    "a page never reaches into a route's module: what both read is in services/, snapshots/ or db/",
+    later("routes/"),
+  ],
   ["app-below-index", "src/app\\.ts", "app.ts builds the HTTP app; index.ts (the Worker entry) wires it to the crons", later("index\\.ts")],
 ];
 
@@ -41,7 +81,8 @@ module.exports = {
     },
     {
       name: "leaves-import-nothing",
-      comment: "clock.ts, limits.ts (the request limits) and config.ts (retention, purges, clock skew) are leaves every layer uses, so they import nothing of src/",
+      comment:
+        "clock.ts, limits.ts (the request limits) and config.ts (retention, purges, clock skew) are leaves every layer uses, so they import nothing of src/",
       severity: "error",
       from: { path: "^src/(clock|limits|config)\\.ts$" },
       to: { path: "^src/" },

@@ -90,7 +90,8 @@ export function measured(cost: CostSummary): Measured {
   const d = cost.nextDay;
   const { hosts, users, teams } = cost.accounts;
   const accountTables = Object.keys(cost.tableBytes).filter(
-    (t) => !NOT_ACCOUNT_TABLE.test(t) && !(RESULT_TABLES as readonly string[]).includes(t) && !(HISTORY_TABLES as readonly string[]).includes(t),
+    (t) =>
+      !NOT_ACCOUNT_TABLE.test(t) && !(RESULT_TABLES as readonly string[]).includes(t) && !(HISTORY_TABLES as readonly string[]).includes(t),
   );
   return {
     rowsWrittenPerResult: d.rowsWrittenPerResult,
@@ -168,10 +169,12 @@ export function monthly(m: Measured, p: Profile, storageGb: number) {
   // write that minute, at most kvWritesPerRun a minute (the rest wait); the project's own keys
   // are written each minute either way.
   const dirtyPerMinute = Math.min(accounts, accounts * (p.hostReportsPerDay / 1440));
-  const pages = (n: number) => Math.min(SNAPSHOT_LIMITS.leaderboardPagesKept, Math.max(1, Math.ceil(n / SNAPSHOT_LIMITS.leaderboardPageSize)));
+  const pages = (n: number) =>
+    Math.min(SNAPSHOT_LIMITS.leaderboardPagesKept, Math.max(1, Math.ceil(n / SNAPSHOT_LIMITS.leaderboardPageSize)));
   const projectKeys = 4 + 2 * (pages(p.hosts) + pages(accounts - p.hosts) + 1);
   const keepsUp = dirtyPerMinute + projectKeys <= SNAPSHOT_LIMITS.kvWritesPerRun;
-  const holderReads: HolderReads = p.holderReads === "snapshots" || p.holderReads === "live" ? p.holderReads : keepsUp ? "snapshots" : "live";
+  const holderReads: HolderReads =
+    p.holderReads === "snapshots" || p.holderReads === "live" ? p.holderReads : keepsUp ? "snapshots" : "live";
   const kvPerDay = (holderReads === "live" ? projectKeys : Math.min(SNAPSHOT_LIMITS.kvWritesPerRun, dirtyPerMinute + projectKeys)) * 1440;
   const kvWrites = kvPerDay * MONTH_DAYS;
   // Read live, a holder's public read that misses its colo's cache reads D1.

@@ -71,12 +71,17 @@ function main() {
   console.log(
     `Measured (bench's second day, steady state): ${m.rowsWrittenPerResult.toFixed(2)} D1 rows written and ${m.rowsReadPerResult.toFixed(1)} read per validated result; ${m.resultBytesPerResult.toFixed(0)} bytes of results and workunits per validated result; ${m.historyBytesPerRow.toFixed(0)} bytes per history row; ${m.bytesPerAccount.toFixed(0)} bytes per account besides those.`,
   );
-  console.log(`Profile: ${p.resultsPerDay.toLocaleString("en-US")} results/day, ${p.hosts.toLocaleString("en-US")} hosts, ${p.retentionDays}-day result window, ${p.dailyHistoryDays} days of daily history, each host reporting ${p.hostReportsPerDay} times a day.`, "");
+  console.log(
+    `Profile: ${p.resultsPerDay.toLocaleString("en-US")} results/day, ${p.hosts.toLocaleString("en-US")} hosts, ${p.retentionDays}-day result window, ${p.dailyHistoryDays} days of daily history, each host reporting ${p.hostReportsPerDay} times a day.`,
+    "",
+  );
   console.log("| after | ledger GB | of which results | history GB (all databases) | history databases |");
   console.log("| ---: | ---: | ---: | ---: | ---: |");
   for (const d of [30, 90, 365, 730, 1095, 1825].filter((d) => d <= years * 365)) {
     const s = project(m, p, d);
-    console.log(`| ${d} days | ${gb(s.ledgerBytes / GB)} | ${gb(s.resultBytes / GB)} | ${gb(s.historyBytes / GB)} | ${Math.max(1, Math.ceil(s.historyBytes / GB / HISTORY_DATABASE_FILL_GB))} |`);
+    console.log(
+      `| ${d} days | ${gb(s.ledgerBytes / GB)} | ${gb(s.resultBytes / GB)} | ${gb(s.historyBytes / GB)} | ${Math.max(1, Math.ceil(s.historyBytes / GB / HISTORY_DATABASE_FILL_GB))} |`,
+    );
   }
   console.log("");
   const reported = Object.keys(c.databases[0]!.size_gb);
@@ -87,9 +92,15 @@ function main() {
   console.log(`Largest database: ${gb(c.max_database_gb)} GB (D1's cap: ${PRICES.d1MaxDatabaseGb} GB).`);
   const mo = c.month;
   console.log(`Holder reads: ${mo.holderReads.mode} (${mo.holderReads.chosen}: ${mo.holderReads.why}).`);
-  console.log(`A month: ${(mo.rowsWritten / 1e6).toFixed(0)} M D1 rows written, ${(mo.rowsRead / 1e6).toFixed(0)} M read, ${(mo.kvWrites / 1e6).toFixed(1)} M KV writes, ${gb(mo.storageGb)} GB stored (${mo.storagePricedAt}).`);
-  console.log(`Dollars a month (Workers Paid, beyond what it includes): D1 writes $${mo.dollars.d1Writes.toFixed(2)}, D1 reads $${mo.dollars.d1Reads.toFixed(2)}, D1 storage $${mo.dollars.d1Storage.toFixed(2)}, KV writes $${mo.dollars.kvWrites.toFixed(2)}: $${c.dollars_per_month.toFixed(2)}.`);
-  console.log(`Per million validated results (D1 writes, reads, storage and KV): $${c.dollars_per_million_results.toFixed(2)} (${(mo.results / 1e6).toFixed(0)} M results in ${MONTH_DAYS} days).`);
+  console.log(
+    `A month: ${(mo.rowsWritten / 1e6).toFixed(0)} M D1 rows written, ${(mo.rowsRead / 1e6).toFixed(0)} M read, ${(mo.kvWrites / 1e6).toFixed(1)} M KV writes, ${gb(mo.storageGb)} GB stored (${mo.storagePricedAt}).`,
+  );
+  console.log(
+    `Dollars a month (Workers Paid, beyond what it includes): D1 writes $${mo.dollars.d1Writes.toFixed(2)}, D1 reads $${mo.dollars.d1Reads.toFixed(2)}, D1 storage $${mo.dollars.d1Storage.toFixed(2)}, KV writes $${mo.dollars.kvWrites.toFixed(2)}: $${c.dollars_per_month.toFixed(2)}.`,
+  );
+  console.log(
+    `Per million validated results (D1 writes, reads, storage and KV): $${c.dollars_per_million_results.toFixed(2)} (${(mo.results / 1e6).toFixed(0)} M results in ${MONTH_DAYS} days).`,
+  );
 }
 
 if (process.argv[1]?.endsWith("capacity.ts")) main();

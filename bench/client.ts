@@ -28,7 +28,13 @@ export async function drive<T>(items: Iterable<T>, concurrency: number, send: (i
   await Promise.all(Array.from({ length: concurrency }, client));
   const seconds = (performance.now() - start) / 1000;
   latencies.sort((a, b) => a - b);
-  return { requests: latencies.length, seconds, p50: percentile(latencies, 50), p99: percentile(latencies, 99), max: latencies.at(-1) ?? 0 };
+  return {
+    requests: latencies.length,
+    seconds,
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+    max: latencies.at(-1) ?? 0,
+  };
 }
 
 export async function postJson(url: string, token: string, body: unknown, method = "POST"): Promise<any> {

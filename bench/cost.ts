@@ -76,11 +76,17 @@ export async function measureCost(root: string, now: number, quick: boolean): Pr
   try {
     const raw = proxy.env.DB;
     const dir = join(root, "migrations");
-    for (const file of readdirSync(dir).filter((f) => f.endsWith(".sql")).sort()) {
+    for (const file of readdirSync(dir)
+      .filter((f) => f.endsWith(".sql"))
+      .sort()) {
       for (const stmt of readFileSync(join(dir, file), "utf8").split("--> statement-breakpoint")) if (stmt.trim()) await run(raw, stmt);
     }
     await run(raw, "INSERT INTO projects (id, slug, name, created_at, expavg_time) VALUES (1, 'bench', 'Bench', 0, 0)");
-    for (const [i, a] of APPS.entries()) await raw.prepare("INSERT INTO apps (project_id, id, name) VALUES (1, ?, ?)").bind(i + 1, a.name).run();
+    for (const [i, a] of APPS.entries())
+      await raw
+        .prepare("INSERT INTO apps (project_id, id, name) VALUES (1, ?, ?)")
+        .bind(i + 1, a.name)
+        .run();
     for (const v of versions()) {
       await raw
         .prepare("INSERT INTO app_versions (project_id, id, app_id, platform, plan_class, version_num) VALUES (1, ?, ?, ?, ?, ?)")
@@ -117,7 +123,10 @@ export async function measureCost(root: string, now: number, quick: boolean): Pr
         bytesByTable: growthPer(before.tables, tableBytes(persist), valid),
       };
     };
-    const bytesLine = (row: CostRow) => `  bytes by table: ${Object.entries(row.bytesByTable).map(([k, n]) => `${k} ${n.toFixed(1)}`).join(", ")}`;
+    const bytesLine = (row: CostRow) =>
+      `  bytes by table: ${Object.entries(row.bytesByTable)
+        .map(([k, n]) => `${k} ${n.toFixed(1)}`)
+        .join(", ")}`;
     const count = async (table: string) => (await raw.prepare(`SELECT count(*) AS n FROM ${table}`).first<number>("n")) ?? 0;
     const rows: CostRow[] = [];
     // The phases on one day, then a second day (below).
@@ -127,7 +136,11 @@ export async function measureCost(root: string, now: number, quick: boolean): Pr
       console.error(
         `cost: passes of ${row.size}: ${row.rowsReadPerResult.toFixed(1)} rows read, ${row.rowsWrittenPerResult.toFixed(2)} rows written, ${row.bytesPerResult.toFixed(0)} bytes per validated result`,
       );
-      console.error(`  written by: ${Object.entries(row.writtenByTarget).map(([k, n]) => `${k} ${n.toFixed(2)}`).join(", ")}`);
+      console.error(
+        `  written by: ${Object.entries(row.writtenByTarget)
+          .map(([k, n]) => `${k} ${n.toFixed(2)}`)
+          .join(", ")}`,
+      );
       console.error(bytesLine(row));
     }
     const historyBefore = await count("credit_history");
@@ -135,7 +148,9 @@ export async function measureCost(root: string, now: number, quick: boolean): Pr
     const day2 = await measure(100, passes(Array(at100.passes).fill(100), { seed: 4242, firstWu: 50_000_000, now }));
     const historyRows = (await count("credit_history")) - historyBefore;
     const nextDay = { ...day2, historyRows };
-    console.error(`cost: a second day: ${historyRows} new daily history rows; ${day2.bytesPerResult.toFixed(0)} bytes per validated result (size_after)`);
+    console.error(
+      `cost: a second day: ${historyRows} new daily history rows; ${day2.bytesPerResult.toFixed(0)} bytes per validated result (size_after)`,
+    );
     console.error(bytesLine(day2));
     return {
       rows,

@@ -25,7 +25,9 @@ export function openSqlite(path: string, migrationsDir: string) {
   db.pragma("journal_mode = WAL");
   db.pragma("synchronous = NORMAL");
   db.pragma("foreign_keys = ON");
-  for (const file of readdirSync(migrationsDir).filter((f) => f.endsWith(".sql")).sort()) {
+  for (const file of readdirSync(migrationsDir)
+    .filter((f) => f.endsWith(".sql"))
+    .sort()) {
     for (const stmt of readFileSync(join(migrationsDir, file), "utf8").split("--> statement-breakpoint")) {
       if (stmt.trim()) db.exec(stmt);
     }

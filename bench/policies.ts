@@ -32,7 +32,13 @@ async function setup(url: string, policy: string): Promise<string> {
   return token;
 }
 
-export async function ingestByPolicy(url: string, now: number, clients: number, quick: boolean, log: (...a: unknown[]) => void): Promise<PolicyRow[]> {
+export async function ingestByPolicy(
+  url: string,
+  now: number,
+  clients: number,
+  quick: boolean,
+  log: (...a: unknown[]) => void,
+): Promise<PolicyRow[]> {
   const tokens = Object.fromEntries(await Promise.all(POLICIES.map(async (p) => [p, await setup(url, p)] as const)));
   const stats: Record<string, RunStats[]> = { boinc: [], fair: [] };
   const n = quick ? 10 : PASSES_PER_ROUND;

@@ -72,7 +72,9 @@ async function ingest(url: string, token: string): Promise<{ rows: IngestRow[]; 
 function nodeForSqlite(): string {
   const candidates = [
     process.execPath,
-    ...execFileSync("which", ["-a", "node"], { encoding: "utf8" }).split("\n").filter((p) => p && !p.includes("node_modules")),
+    ...execFileSync("which", ["-a", "node"], { encoding: "utf8" })
+      .split("\n")
+      .filter((p) => p && !p.includes("node_modules")),
   ];
   for (const node of candidates) {
     const probe = spawnSync(node, ["-e", "new (require('better-sqlite3'))(':memory:').close()"], { cwd: root });
@@ -84,15 +86,21 @@ function nodeForSqlite(): string {
 async function limit(): Promise<{ node: string; rows: LimitRow[] }> {
   const node = nodeForSqlite();
   log(`limit: the same passes through the pass code on better-sqlite3, one process (${node})`);
-  const out = execFileSync(node, [join(root, "node_modules/tsx/dist/cli.mjs"), join(root, "bench/limit-main.ts"), String(NOW), ...(quick ? ["--quick"] : [])], {
-    cwd: root,
-    encoding: "utf8",
-    maxBuffer: 1 << 26,
-    stdio: ["ignore", "pipe", "inherit"],
-  });
+  const out = execFileSync(
+    node,
+    [join(root, "node_modules/tsx/dist/cli.mjs"), join(root, "bench/limit-main.ts"), String(NOW), ...(quick ? ["--quick"] : [])],
+    {
+      cwd: root,
+      encoding: "utf8",
+      maxBuffer: 1 << 26,
+      stdio: ["ignore", "pipe", "inherit"],
+    },
+  );
   const result = JSON.parse(out) as { node: string; rows: LimitRow[] };
   for (const r of result.rows) {
-    log(`  passes of ${r.size}: ${Math.round(r.results / r.seconds)} results/s all in, ${Math.round(r.results / r.writeSeconds)} results/s of writes, ${round(r.statementsPerWorkunit, 2)} statements/workunit (${round(r.statementsPerPass)} per pass)`);
+    log(
+      `  passes of ${r.size}: ${Math.round(r.results / r.seconds)} results/s all in, ${Math.round(r.results / r.writeSeconds)} results/s of writes, ${round(r.statementsPerWorkunit, 2)} statements/workunit (${round(r.statementsPerPass)} per pass)`,
+    );
   }
   return result;
 }
@@ -108,7 +116,9 @@ async function reads(url: string): Promise<Record<string, { latency: RunStats; t
     user: (await ids("users")).map((id: number) => `/v1/projects/bench/users/${id}`),
     host: (await ids("hosts")).map((id: number) => `/v1/projects/bench/hosts/${id}`),
     team: (await ids("teams")).map((id: number) => `/v1/projects/bench/teams/${id}`),
-    leaderboard: ["users", "hosts", "teams"].flatMap((k) => ["expavg_credit", "total_credit"].map((by) => `/v1/projects/bench/top/${k}?by=${by}&limit=100`)),
+    leaderboard: ["users", "hosts", "teams"].flatMap((k) =>
+      ["expavg_credit", "total_credit"].map((by) => `/v1/projects/bench/top/${k}?by=${by}&limit=100`),
+    ),
     // The web pages (HTML, SVG chart drawn per request): the issue's budget is 50 ms a render.
     page_user: (await ids("users")).map((id: number) => `/p/bench/users/${id}?days=365`),
     page_project: ["/p/bench", "/p/bench?by=total_credit", "/p/bench?days=365"],
@@ -232,7 +242,9 @@ async function main() {
   const file = join(root, `bench/results/${quick ? "quick" : "latest"}.json`);
   writeFileSync(file, JSON.stringify(summary, null, 2));
   writeFileSync(file.replace(/\.json$/, ".md"), report(summary as BenchSummary));
-  log(`ratio of ingest (passes of 100) to the storage limit: ${round(100 * summary.ratioTo.storageWrites)}% of the writes alone, ${round(100 * summary.ratioTo.wholePassCode)}% of the whole pass code in Node`);
+  log(
+    `ratio of ingest (passes of 100) to the storage limit: ${round(100 * summary.ratioTo.storageWrites)}% of the writes alone, ${round(100 * summary.ratioTo.wholePassCode)}% of the whole pass code in Node`,
+  );
   log(`written ${file}`);
 }
 

@@ -65,7 +65,19 @@ function vmHwmKiB(pid: number): number {
 export async function startServer(port: number, stateDir: string, extraArgs: readonly string[] = []): Promise<Server> {
   const child: ChildProcess = spawn(
     "npx",
-    ["wrangler", "dev", "--port", String(port), "--persist-to", stateDir, "--var", `ADMIN_TOKEN:${ADMIN_TOKEN}`, "--log-level", "warn", ...extraArgs],
+    [
+      "wrangler",
+      "dev",
+      "--port",
+      String(port),
+      "--persist-to",
+      stateDir,
+      "--var",
+      `ADMIN_TOKEN:${ADMIN_TOKEN}`,
+      "--log-level",
+      "warn",
+      ...extraArgs,
+    ],
     { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, CLOUDFLARE_CF_FETCH_ENABLED: "false", CI: "1" }, detached: true },
   );
   let log = "";

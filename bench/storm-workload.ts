@@ -49,7 +49,14 @@ export function stormPasses(distinct: number, duplicates: number, seed = 42): St
     const ids = [...new Set([wu(0), wu(1)])];
     bodies.push({
       now: NOW,
-      workunits: ids.map((id) => ({ id, app: APP, rsc_fpops_est: 2e13, rsc_fpops_bound: 2e14, target_nresults: 2, results: [result(), result()] })),
+      workunits: ids.map((id) => ({
+        id,
+        app: APP,
+        rsc_fpops_est: 2e13,
+        rsc_fpops_bound: 2e14,
+        target_nresults: 2,
+        results: [result(), result()],
+      })),
     });
   }
   for (let d = 0; d < duplicates; d++) bodies.push(structuredClone(bodies[pick(distinct)]!));

@@ -31,7 +31,12 @@ async function freePort(): Promise<number> {
 }
 const isReserved = (port: number) => RESERVED_PORTS.has(port);
 
-async function request(url: string, token: string, method: string, body?: unknown): Promise<{ status: number; json: any; retryAfter: number }> {
+async function request(
+  url: string,
+  token: string,
+  method: string,
+  body?: unknown,
+): Promise<{ status: number; json: any; retryAfter: number }> {
   const res = await fetch(url, {
     method,
     headers: { Authorization: `Bearer ${token}`, ...(body === undefined ? {} : { "Content-Type": "application/json" }) },
@@ -92,7 +97,8 @@ async function main(): Promise<void> {
               answers.push({ body: bodies[i]!, json: res.json });
               break;
             }
-            if (res.status !== 503 && res.status !== 429) throw new Error(`pass ${i}: ${res.status} ${JSON.stringify(res.json).slice(0, 400)}`);
+            if (res.status !== 503 && res.status !== 429)
+              throw new Error(`pass ${i}: ${res.status} ${JSON.stringify(res.json).slice(0, 400)}`);
             if (res.status === 503) retried503++;
             else retried429++;
             await new Promise((r) => setTimeout(r, Math.min(res.retryAfter, 2) * 1000 * Math.random()));
@@ -163,7 +169,11 @@ async function main(): Promise<void> {
       seconds: Number(seconds.toFixed(2)),
       passes_per_second: Number((bodies.length / seconds).toFixed(1)),
       results_per_second: Number((posted.size / seconds).toFixed(1)),
-      latency_ms: { p50: Math.round(percentile(latencies, 50)), p99: Math.round(percentile(latencies, 99)), max: Math.round(latencies.at(-1) ?? 0) },
+      latency_ms: {
+        p50: Math.round(percentile(latencies, 50)),
+        p99: Math.round(percentile(latencies, 99)),
+        max: Math.round(latencies.at(-1) ?? 0),
+      },
       lost_results: lost,
       doubled_results: doubled,
       host_total_mismatches: hostMismatches,

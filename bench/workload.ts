@@ -123,7 +123,14 @@ export function* passes(sizes: readonly number[], opts: { seed: number; firstWu:
           validate_state: r === 1 && random() < 0.03 ? "invalid" : "valid",
         });
       }
-      workunits.push({ id, app: app.name, rsc_fpops_est: app.rscFpopsEst, rsc_fpops_bound: app.rscFpopsEst * 10, target_nresults: 2, results });
+      workunits.push({
+        id,
+        app: app.name,
+        rsc_fpops_est: app.rscFpopsEst,
+        rsc_fpops_bound: app.rscFpopsEst * 10,
+        target_nresults: 2,
+        results,
+      });
     }
     yield { now: opts.now, workunits } satisfies PassBody;
   }

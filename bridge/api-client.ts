@@ -95,7 +95,9 @@ export class CobblestoneApi {
       response = await fetch(url, { headers: { Authorization: `Bearer ${this.token}` } });
     } catch (e) {
       const cause = (e as { cause?: { code?: string; message?: string } }).cause;
-      throw new BridgeError(`cannot reach the service at ${this.baseUrl} (${cause?.code ?? cause?.message ?? (e as Error).message}); is --url right and the service up?`);
+      throw new BridgeError(
+        `cannot reach the service at ${this.baseUrl} (${cause?.code ?? cause?.message ?? (e as Error).message}); is --url right and the service up?`,
+      );
     }
     if (response.ok) {
       await response.body?.cancel();
@@ -117,7 +119,10 @@ export class CobblestoneApi {
   }
 
   async putApp(name: string, body: Schemas["PutApp"]) {
-    return ok(`PUT app ${name}`, await this.client.PUT("/v1/projects/{slug}/apps/{app}", { params: { path: { slug: this.slug, app: name } }, body }));
+    return ok(
+      `PUT app ${name}`,
+      await this.client.PUT("/v1/projects/{slug}/apps/{app}", { params: { path: { slug: this.slug, app: name } }, body }),
+    );
   }
 
   async putAppVersion(id: number, body: Schemas["PutAppVersion"]) {

@@ -39,7 +39,8 @@ export const REQUIRED_COLUMNS: Record<string, string[]> = {
 
 /** Columns added by later BOINC servers, with what to tell the admin when one is missing. */
 const NEWER_COLUMNS: Record<string, string> = {
-  "result.flops_estimate": "result.flops_estimate, result.elapsed_time and result.app_version_id came with BOINC's credit system of 2010 (server 6.11+)",
+  "result.flops_estimate":
+    "result.flops_estimate, result.elapsed_time and result.app_version_id came with BOINC's credit system of 2010 (server 6.11+)",
   "result.elapsed_time": "result.elapsed_time came with BOINC's credit system of 2010 (server 6.11+)",
   "result.app_version_id": "result.app_version_id came with BOINC's credit system of 2010 (server 6.11+)",
   "result.runtime_outlier": "result.runtime_outlier came with BOINC server 7.0",
@@ -163,7 +164,9 @@ export class BoincDb {
       url = new URL(dsn);
       [user, password, database] = [url.username, url.password, url.pathname.slice(1)].map(decodeURIComponent) as [string, string, string];
     } catch {
-      throw new BridgeError(`--db must be a URL like mysql://USER:PASS@HOST:PORT/DB (got ${JSON.stringify(redactDsn(dsn))}); ${PASSWORD_HINT}`);
+      throw new BridgeError(
+        `--db must be a URL like mysql://USER:PASS@HOST:PORT/DB (got ${JSON.stringify(redactDsn(dsn))}); ${PASSWORD_HINT}`,
+      );
     }
     if (url.protocol !== "mysql:" && url.protocol !== "mariadb:") {
       throw new BridgeError(`--db must start with mysql:// (got ${url.protocol}//)`);
@@ -214,7 +217,8 @@ export class BoincDb {
       }
       for (const c of columns) {
         const key = `${table}.${c}`;
-        if (!present.has(key)) problems.push(`column ${key} is missing${NEWER_COLUMNS[key] ? `: ${NEWER_COLUMNS[key]}; upgrade the project's server` : ""}`);
+        if (!present.has(key))
+          problems.push(`column ${key} is missing${NEWER_COLUMNS[key] ? `: ${NEWER_COLUMNS[key]}; upgrade the project's server` : ""}`);
       }
     }
     if (problems.length > 0) {
@@ -246,7 +250,9 @@ export class BoincDb {
 
   async users(ids: number[]): Promise<UserRow[]> {
     if (ids.length === 0) return [];
-    const [rows] = await this.pool.query("SELECT id, create_time, teamid, name, cross_project_id, email_addr FROM user WHERE id IN (?)", [ids]);
+    const [rows] = await this.pool.query("SELECT id, create_time, teamid, name, cross_project_id, email_addr FROM user WHERE id IN (?)", [
+      ids,
+    ]);
     return rows as UserRow[];
   }
 

@@ -22,7 +22,9 @@ try {
   const report = await runBridge({ ...options, signal: interrupt.signal });
   console.log(summary(report, options.dryRun));
   if (report.interrupted) {
-    console.error(`bridge: interrupted; everything up to ${when(report.cursor.mod_time)} is posted and saved in ${options.stateFile}; run the same command again to resume`);
+    console.error(
+      `bridge: interrupted; everything up to ${when(report.cursor.mod_time)} is posted and saved in ${options.stateFile}; run the same command again to resume`,
+    );
     process.exit(130);
   }
 } catch (e) {

@@ -85,7 +85,9 @@ export class CreditComparison {
       agreeing: this.total.agreeing,
       mean_ratio: mean(this.total),
       largest: this.largest,
-      apps: [...this.perApp].sort(([a], [b]) => a.localeCompare(b)).map(([app, t]) => ({ app, results: t.results, agreeing: t.agreeing, mean_ratio: mean(t) })),
+      apps: [...this.perApp]
+        .sort(([a], [b]) => a.localeCompare(b))
+        .map(([app, t]) => ({ app, results: t.results, agreeing: t.agreeing, mean_ratio: mean(t) })),
     };
   }
 }
@@ -96,7 +98,9 @@ const ratioText = (r: number | null) => (r === null ? "n/a" : r.toFixed(6));
 export function summaryText(s: CompareSummary): string {
   const lines = [
     `compared ${s.results} results: ${s.agreeing} agree to ${AGREEMENT_TOLERANCE} relative (${percent(s.agreeing, s.results)}), mean ratio Cobblestone/BOINC ${ratioText(s.mean_ratio)}`,
-    ...s.apps.map((a) => `  app ${a.app}: ${a.results} results, ${percent(a.agreeing, a.results)} agree, mean ratio ${ratioText(a.mean_ratio)}`),
+    ...s.apps.map(
+      (a) => `  app ${a.app}: ${a.results} results, ${percent(a.agreeing, a.results)} agree, mean ratio ${ratioText(a.mean_ratio)}`,
+    ),
   ];
   if (s.largest.length > 0) {
     lines.push("largest differences (result id, app, BOINC, Cobblestone):");

@@ -50,7 +50,8 @@ function versionProblem(row: ResultRow, knownVersions: KnownVersions): string | 
   const app = knownVersions.get(v);
   if (app === undefined) return `unknown app version ${v}`;
   // The service refuses such a pass as a whole (422 app_mismatch).
-  if (row.app !== null && app !== row.app) return `app version ${v} is of app '${app}', not of workunit ${row.workunit_id}'s app '${row.app}'`;
+  if (row.app !== null && app !== row.app)
+    return `app version ${v} is of app '${app}', not of workunit ${row.workunit_id}'s app '${row.app}'`;
   return null;
 }
 

@@ -42,7 +42,11 @@ export class HolderRegistrar {
   /** Registers (unless a dry run) the ids not registered yet in this run. */
   async register(wanted: HolderIds): Promise<void> {
     const fresh = (kind: HolderKind) => [...wanted[kind]].filter((id) => id > 0 && !this.registered[kind].has(id));
-    const [teams, users, hosts] = await Promise.all([this.db.teams(fresh("teams")), this.db.users(fresh("users")), this.db.hosts(fresh("hosts"))]);
+    const [teams, users, hosts] = await Promise.all([
+      this.db.teams(fresh("teams")),
+      this.db.users(fresh("users")),
+      this.db.hosts(fresh("hosts")),
+    ]);
     const body: Required<BulkHolders> = {
       teams: teams.map((t) => ({ id: t.id, create_time: t.create_time, ...named(t.name) })),
       users: users.map((u) => ({

@@ -36,7 +36,9 @@ export async function lockState(stateFile: string): Promise<StateLock> {
     }
     const pid = Number((await readFile(path, "utf8").catch(() => "")).trim());
     if (Number.isInteger(pid) && pid > 0 && alive(pid)) {
-      throw new BridgeError(`another bridge run (pid ${pid}) is using ${stateFile}; this one exits (a run every minute overlaps a long one: that is fine)`);
+      throw new BridgeError(
+        `another bridge run (pid ${pid}) is using ${stateFile}; this one exits (a run every minute overlaps a long one: that is fine)`,
+      );
     }
     // Its run died without removing it.
     await unlink(path).catch(() => undefined);

@@ -155,7 +155,10 @@ async function registerApps(db: BoincDb, api: Api, dryRun: boolean, log: (line: 
     log(`would register ${apps.length} apps (${newApps} new) and ${versions.length} app versions (${newVersions} new)`);
   } else {
     await eachLimited(apps, 8, async (a) => {
-      await api.putApp(a.name, { host_scale_check: a.host_scale_check !== 0, ...(a.target_nresults > 0 ? { target_nresults: a.target_nresults } : {}) });
+      await api.putApp(a.name, {
+        host_scale_check: a.host_scale_check !== 0,
+        ...(a.target_nresults > 0 ? { target_nresults: a.target_nresults } : {}),
+      });
     });
     await eachLimited(versions, 8, async (v) => {
       await api.putAppVersion(v.id, { app: v.app, platform: v.platform, plan_class: v.plan_class ?? "", version_num: v.version_num });
@@ -177,7 +180,8 @@ export async function runBridge(options: BridgeOptions): Promise<BridgeReport> {
       maxAttempts: 12,
       baseDelayMs: 500,
       maxDelayMs: 60_000,
-      onRetry: (why: string, ms: number, next: number, max: number) => log(`${why}; retrying in ${(ms / 1000).toFixed(1)} s (attempt ${next} of ${max})`),
+      onRetry: (why: string, ms: number, next: number, max: number) =>
+        log(`${why}; retrying in ${(ms / 1000).toFixed(1)} s (attempt ${next} of ${max})`),
     };
     const api = new CobblestoneApi(url, options.project, options.token, retry);
     await api.check();
@@ -192,8 +196,21 @@ export async function runBridge(options: BridgeOptions): Promise<BridgeReport> {
     const registrar = new HolderRegistrar(db, options.dryRun ? null : api);
     const comparison = options.compare ? new CreditComparison(options.compare) : null;
     const report: BridgeReport = {
-      rows: 0, results: 0, replayed: 0, error_outcomes: 0, skipped: 0, passes: 0, requests: 0, errors: 0, rescales: 0, holders: 0,
-      seconds: 0, elapsed_s: 0, cursor: state.cursor, interrupted: false, compare: null,
+      rows: 0,
+      results: 0,
+      replayed: 0,
+      error_outcomes: 0,
+      skipped: 0,
+      passes: 0,
+      requests: 0,
+      errors: 0,
+      rescales: 0,
+      holders: 0,
+      seconds: 0,
+      elapsed_s: 0,
+      cursor: state.cursor,
+      interrupted: false,
+      compare: null,
     };
     // `next` runs ahead of `state` (the saved one) by the seconds whose passes wait in `batch`.
     const next: BridgeState = { ...state };
@@ -215,7 +232,8 @@ export async function runBridge(options: BridgeOptions): Promise<BridgeReport> {
             for (const r of w.results) {
               if (r.replayed) report.replayed++;
               const boinc = boincGranted.get(r.id);
-              if (boinc && comparison) comparison.add({ result_id: r.id, workunit_id: w.id, app: boinc.app, boinc: boinc.granted, cobblestone: r.granted_credit });
+              if (boinc && comparison)
+                comparison.add({ result_id: r.id, workunit_id: w.id, app: boinc.app, boinc: boinc.granted, cobblestone: r.granted_credit });
             }
           }
         }

@@ -9,6 +9,7 @@ export function normalizeServiceUrl(text: string): string {
   } catch {
     throw new BridgeError(`--url '${text}' is not a URL (e.g. https://cobblestone.example.org)`);
   }
-  if (url.protocol !== "http:" && url.protocol !== "https:") throw new BridgeError(`--url must start with http:// or https:// (got ${url.protocol}//)`);
+  if (url.protocol !== "http:" && url.protocol !== "https:")
+    throw new BridgeError(`--url must start with http:// or https:// (got ${url.protocol}//)`);
   return `${url.origin}${url.pathname.replace(/\/+$/, "")}`;
 }

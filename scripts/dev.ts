@@ -25,7 +25,11 @@ export function devArgs(argv: readonly string[]): string[] {
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const root = new URL("..", import.meta.url);
   for (const binding of d1Bindings(readFileSync(new URL("wrangler.jsonc", root), "utf8"))) {
-    execFileSync("wrangler", ["d1", "migrations", "apply", binding, "--local"], { cwd: root, stdio: "inherit", env: { ...process.env, CI: "1" } });
+    execFileSync("wrangler", ["d1", "migrations", "apply", binding, "--local"], {
+      cwd: root,
+      stdio: "inherit",
+      env: { ...process.env, CI: "1" },
+    });
   }
   const child = spawn("wrangler", devArgs(process.argv.slice(2)), {
     cwd: root,

@@ -77,8 +77,7 @@ export function createApp(): OpenAPIHono<AppEnv> {
     "/v1/*",
     bodyLimit({
       maxSize: MAX_BODY_BYTES,
-      onError: (c) =>
-        c.json<ErrorBody>({ error: { code: "too_large", message: `the body is over ${MAX_BODY_BYTES} bytes` } }, 413),
+      onError: (c) => c.json<ErrorBody>({ error: { code: "too_large", message: `the body is over ${MAX_BODY_BYTES} bytes` } }, 413),
     }),
   );
 
@@ -127,7 +126,9 @@ export function createApp(): OpenAPIHono<AppEnv> {
     },
   });
 
-  app.notFound((c) => c.json<ErrorBody>(boundedError({ error: { code: "not_found", message: `no route ${c.req.method} ${c.req.path}` } }), 404));
+  app.notFound((c) =>
+    c.json<ErrorBody>(boundedError({ error: { code: "not_found", message: `no route ${c.req.method} ${c.req.path}` } }), 404),
+  );
   app.onError((err, c) => {
     if (err instanceof ApiError) return c.json(err.body(), err.status, err.headers);
     if (err instanceof HTTPException && err.status === 415) {

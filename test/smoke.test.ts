@@ -17,14 +17,12 @@ describe("worker", () => {
 
 describe("D1", () => {
   it("has the migrated projects table", async () => {
-    const table = await env.DB.prepare(
-      "SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'projects'",
-    ).first<{ name: string }>();
+    const table = await env.DB.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'projects'").first<{
+      name: string;
+    }>();
     expect(table?.name).toBe("projects");
 
-    await env.DB.prepare(
-      "INSERT INTO projects (slug, name, url, created_at) VALUES (?, ?, ?, ?)",
-    )
+    await env.DB.prepare("INSERT INTO projects (slug, name, url, created_at) VALUES (?, ?, ?, ?)")
       .bind("demo", "Demo", null, 1700000000.5)
       .run();
     const row = await env.DB.prepare("SELECT id, slug, created_at FROM projects WHERE slug = ?")
@@ -33,17 +31,15 @@ describe("D1", () => {
     expect(row).toEqual({ id: 1, slug: "demo", created_at: 1700000000.5 });
 
     // slug is UNIQUE
-    await expect(
-      env.DB.prepare(
-        "INSERT INTO projects (slug, name, created_at) VALUES ('demo', 'x', 0)",
-      ).run(),
-    ).rejects.toThrow(/UNIQUE/);
+    await expect(env.DB.prepare("INSERT INTO projects (slug, name, created_at) VALUES ('demo', 'x', 0)").run()).rejects.toThrow(/UNIQUE/);
   });
 
   it("supports exp(), ln() and json_extract()", async () => {
-    const row = await env.DB.prepare(
-      "SELECT exp(1.0) AS e, ln(2.0) AS l, json_extract('[1,2]', '$[1]') AS j",
-    ).first<{ e: number; l: number; j: number }>();
+    const row = await env.DB.prepare("SELECT exp(1.0) AS e, ln(2.0) AS l, json_extract('[1,2]', '$[1]') AS j").first<{
+      e: number;
+      l: number;
+      j: number;
+    }>();
     expect(row).not.toBeNull();
     expect(row!.e).toBeCloseTo(Math.E, 12);
     expect(row!.l).toBeCloseTo(Math.LN2, 12);
@@ -51,9 +47,12 @@ describe("D1", () => {
   });
 
   it("supports log(), log2(), pow(), sqrt() but not the aliases log10() / power()", async () => {
-    const row = await env.DB.prepare(
-      "SELECT log(100.0) AS l10, log2(8.0) AS l2, pow(2.0, 10.0) AS p, sqrt(4.0) AS s",
-    ).first<{ l10: number; l2: number; p: number; s: number }>();
+    const row = await env.DB.prepare("SELECT log(100.0) AS l10, log2(8.0) AS l2, pow(2.0, 10.0) AS p, sqrt(4.0) AS s").first<{
+      l10: number;
+      l2: number;
+      p: number;
+      s: number;
+    }>();
     expect(row).toEqual({ l10: 2, l2: 3, p: 1024, s: 2 });
     await expect(env.DB.prepare("SELECT log10(100.0)").first()).rejects.toThrow(/not authorized/);
     await expect(env.DB.prepare("SELECT power(2.0, 3.0)").first()).rejects.toThrow(/not authorized/);
@@ -68,11 +67,7 @@ describe("D1", () => {
     expect(await stmt.bind(3.5).first()).toEqual({ t: "real", half: 1.75, c: "integer" });
     expect(() => stmt.bind(3n)).toThrow(/bigint/); // thrown synchronously by bind()
 
-    await env.DB.prepare(
-      "INSERT INTO projects (slug, name, created_at) VALUES ('affinity', 'x', ?)",
-    )
-      .bind(3)
-      .run();
+    await env.DB.prepare("INSERT INTO projects (slug, name, created_at) VALUES ('affinity', 'x', ?)").bind(3).run();
     const row = await env.DB.prepare(
       "SELECT typeof(id) AS id_t, typeof(created_at) AS created_t FROM projects WHERE slug = 'affinity'",
     ).first();

@@ -131,7 +131,10 @@ try {
     const memory = sampleMemory();
     const requests = timePassRequests();
     const report = await runBridge(
-      bridgeOptions({ db: dsn, url: server.base, project: slug, token, stateFile: join(work, `${slug}.json`) }, { progress: process.stderr.isTTY, ...(w.passesPerRequest ? { passesPerRequest: w.passesPerRequest } : {}) }),
+      bridgeOptions(
+        { db: dsn, url: server.base, project: slug, token, stateFile: join(work, `${slug}.json`) },
+        { progress: process.stderr.isTTY, ...(w.passesPerRequest ? { passesPerRequest: w.passesPerRequest } : {}) },
+      ),
     );
     const times = requests.stop().sort((a, b) => a - b);
     const peak = memory.stop();

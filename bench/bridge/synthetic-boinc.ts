@@ -17,7 +17,12 @@ const CHUNK = 5000;
 /** A deterministic hash of an integer to [0, 1). */
 const unit = (n: number) => (((n * 2654435761) >>> 0) % 1_000_003) / 1_000_003;
 
-export async function loadSyntheticProject(conn: mysql.Connection, results: number, perPass: number, secondsBetween: number): Promise<void> {
+export async function loadSyntheticProject(
+  conn: mysql.Connection,
+  results: number,
+  perPass: number,
+  secondsBetween: number,
+): Promise<void> {
   await conn.query(`SET time_zone = '+00:00';
     INSERT INTO platform (id, name) VALUES (1, 'x86_64-pc-linux-gnu');
     INSERT INTO app (id, name) VALUES (1, 'bench');
@@ -26,7 +31,10 @@ export async function loadSyntheticProject(conn: mysql.Connection, results: numb
   const many = async (sql: string, rows: unknown[][]) => {
     for (let i = 0; i < rows.length; i += CHUNK) await conn.query(sql, [rows.slice(i, i + CHUNK)]);
   };
-  await many("INSERT INTO team (id, create_time, name) VALUES ?", Array.from({ length: TEAMS }, (_, i) => [i + 1, created, `Team ${i + 1}`]));
+  await many(
+    "INSERT INTO team (id, create_time, name) VALUES ?",
+    Array.from({ length: TEAMS }, (_, i) => [i + 1, created, `Team ${i + 1}`]),
+  );
   await many(
     "INSERT INTO user (id, create_time, teamid, name, email_addr, cross_project_id) VALUES ?",
     Array.from({ length: USERS }, (_, i) => [i + 1, created, (i % TEAMS) + 1, `User ${i + 1}`, `u${i + 1}@example.org`, `xp${i + 1}`]),
@@ -50,9 +58,20 @@ export async function loadSyntheticProject(conn: mysql.Connection, results: numb
         const host = Math.floor(unit(rid) * HOSTS) + 1;
         const user = ((host - 1) % USERS) + 1;
         rows.push([
-          rid, id, OUTCOME.success, host, user, ((user - 1) % TEAMS) + 1, decided - 5000, decided - 100, 900,
-          unit(rid * 7) < 0.05 ? VALIDATE_STATE.invalid : VALIDATE_STATE.valid, sqlTime(decided),
-          1000 + 500 * unit(rid * 13), 1e10, (host % 2) + 1,
+          rid,
+          id,
+          OUTCOME.success,
+          host,
+          user,
+          ((user - 1) % TEAMS) + 1,
+          decided - 5000,
+          decided - 100,
+          900,
+          unit(rid * 7) < 0.05 ? VALIDATE_STATE.invalid : VALIDATE_STATE.valid,
+          sqlTime(decided),
+          1000 + 500 * unit(rid * 13),
+          1e10,
+          (host % 2) + 1,
         ]);
       }
     }

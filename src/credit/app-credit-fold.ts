@@ -25,7 +25,12 @@ export interface AppCreditRun {
 /** The row after one run; a row not there yet starts its RAC clock at the run's `now` (docs/spec/edge-cases.md#e14). */
 export function applyAppCreditRun(row: AppCreditRow | undefined, run: AppCreditRun): AppCreditRow {
   const start = row ?? { total: 0, expavg: 0, expavgTime: run.now, njobs: 0 };
-  const ra: RecentAverage = updateRecentAverage({ expavgCredit: start.expavg, expavgTime: start.expavgTime }, run.now, run.firstStart, run.firstCredit);
+  const ra: RecentAverage = updateRecentAverage(
+    { expavgCredit: start.expavg, expavgTime: start.expavgTime },
+    run.now,
+    run.firstStart,
+    run.firstCredit,
+  );
   return {
     total: start.total + run.firstCredit + run.restCredit,
     expavg: ra.expavgCredit + run.restCredit * TAYLOR_RATE,

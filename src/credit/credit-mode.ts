@@ -28,11 +28,7 @@ export interface RuntimeClaim {
  * claim over twice the bound reset to the bound, claims ≤ 0 or over max_granted_credit
  * dropped, then low_average; 0 when nothing remains (docs/spec/edge-cases.md#e22).
  */
-export function creditFromRuntime(
-  results: readonly RuntimeClaim[],
-  wu: WorkunitEstimate,
-  maxGrantedCredit: number,
-): number {
+export function creditFromRuntime(results: readonly RuntimeClaim[], wu: WorkunitEstimate, maxGrantedCredit: number): number {
   const credits: number[] = [];
   for (const r of results) {
     const flops = r.flopsEstimate === BENCHMARK_FAILED_FPOPS ? AVG_CPU_FPOPS : r.flopsEstimate;

@@ -33,15 +33,9 @@ export function claimFromPfc(pfc: PfcResult, wu: WorkunitEstimate, maxGrantedCre
  * ones; a single NORMAL claim counts twice among the approximate ones; INVALID claims are
  * dropped; with nothing left the workunit estimate is the answer (docs/spec/edge-cases.md#e23).
  */
-export function creditFromClaims(
-  claims: readonly Claim[],
-  wu: WorkunitEstimate,
-  app: AppCreditSettings,
-): number {
+export function creditFromClaims(claims: readonly Claim[], wu: WorkunitEstimate, app: AppCreditSettings): number {
   const normal = claims.filter((c) => c.mode === "normal").map((c) => c.cappedPfc);
-  const approx = claims
-    .filter((c) => c.mode === "approx" || c.mode === "wu_est")
-    .map((c) => c.cappedPfc);
+  const approx = claims.filter((c) => c.mode === "approx" || c.mode === "wu_est").map((c) => c.cappedPfc);
   const anchor = wuEstimatedPfc(wu, app);
   let x: number;
   if (normal.length >= 2) {

@@ -16,16 +16,10 @@ export interface ErrorEffect {
  * delay_bound is a turnaround sample), and an abort by the project (exit 202: nothing).
  * Returns null when nothing changes.
  */
-export function errorEffect(
-  outcome: ErrorOutcome,
-  hostAppVersionExists: boolean,
-  delayBound?: number,
-): ErrorEffect | null {
+export function errorEffect(outcome: ErrorOutcome, hostAppVersionExists: boolean, delayBound?: number): ErrorEffect | null {
   switch (outcome) {
     case "error":
-      return hostAppVersionExists
-        ? { createIfMissing: false, samples: {}, resetConsecutiveValid: true }
-        : null;
+      return hostAppVersionExists ? { createIfMissing: false, samples: {}, resetConsecutiveValid: true } : null;
     case "timeout":
       return {
         createIfMissing: true,

@@ -7,13 +7,7 @@
 import { type FairRule, type FairMeasurements, fairClaim, versionScale } from "./fair-claim";
 import { boundFairClaim } from "./fair-credit";
 import { defaultSeedScale } from "./fair-scales";
-import {
-  type FairHostState,
-  type FairVersionState,
-  NEW_FAIR_HOST,
-  NEW_FAIR_VERSION,
-  afterValid,
-} from "./fair-state";
+import { type FairHostState, type FairVersionState, NEW_FAIR_HOST, NEW_FAIR_VERSION, afterValid } from "./fair-state";
 import { type HostAppVersionKey, havKey } from "./host-app-version-key";
 import type { WorkunitEstimate } from "./pfc";
 

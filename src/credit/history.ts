@@ -130,6 +130,12 @@ export function withOpenDay(buckets: readonly DayBucket[], live: LiveDay): DayBu
   const merged =
     same === undefined
       ? open
-      : { day, credit: same.credit + credit, ...(same.expavgTime > live.expavgTime ? { expavgCredit: same.expavgCredit, expavgTime: same.expavgTime } : { expavgCredit: live.expavgCredit, expavgTime: live.expavgTime }) };
+      : {
+          day,
+          credit: same.credit + credit,
+          ...(same.expavgTime > live.expavgTime
+            ? { expavgCredit: same.expavgCredit, expavgTime: same.expavgTime }
+            : { expavgCredit: live.expavgCredit, expavgTime: live.expavgTime }),
+        };
   return [...buckets.filter((b) => b.day !== day), merged].sort((a, b) => a.day - b.day);
 }

@@ -165,7 +165,10 @@ export function neutralityIndex(cells: readonly NeutralCell[], random: () => num
   for (const c of cells) {
     const key = JSON.stringify([c.host, c.project]);
     const s = sums.get(key);
-    sums.set(key, s ? { ...s, credit: s.credit + c.credit, deviceSeconds: s.deviceSeconds + c.deviceSeconds, results: s.results + c.results } : c);
+    sums.set(
+      key,
+      s ? { ...s, credit: s.credit + c.credit, deviceSeconds: s.deviceSeconds + c.deviceSeconds, results: s.results + c.results } : c,
+    );
   }
   const table: Table = new Map();
   const deviceSeconds: Table = new Map();
@@ -198,7 +201,8 @@ export function neutralityIndex(cells: readonly NeutralCell[], random: () => num
     const e = estimate.get(p);
     const hosts = e === undefined ? anyOverlap.get(p)! : connecting.get(p)!;
     const hours = hosts.reduce((s, h) => s + deviceSeconds.get(h)!.get(p)! / 3600, 0);
-    if (e === undefined) return { project: p, status: "insufficient overlap", index: null, low: null, high: null, hosts: hosts.length, deviceHours: hours };
+    if (e === undefined)
+      return { project: p, status: "insufficient overlap", index: null, low: null, high: null, hosts: hosts.length, deviceHours: hours };
     const d = draws.get(p)!;
     return {
       project: p,

@@ -387,7 +387,8 @@ class PassRun {
       }
     }
     const policyCredits = valid.length > 0 ? this.workunitCredit(wu, app, results, claims) : null;
-    const credit = policyCredits === null ? 0 : app.creditPolicy === "fair" && app.creditMode === "adaptive" ? policyCredits.fair : policyCredits.boinc;
+    const credit =
+      policyCredits === null ? 0 : app.creditPolicy === "fair" && app.creditMode === "adaptive" ? policyCredits.fair : policyCredits.boinc;
     const grants = grantsOnValidation(app.creditMode);
     const outcomes = results.map((r) => {
       const copy = copies.get(r.id)!;
@@ -491,15 +492,9 @@ class PassRun {
   }
 
   /** get_pfc and steps 2–3 of assign_credit_set for one valid result, with its statistics. */
-  private claim(
-    wu: WorkunitInput,
-    app: PassApp,
-    r: ResultInput,
-    copy: HostAppVersionCopy,
-    consecutiveValid: number,
-  ): PolicyClaim {
+  private claim(wu: WorkunitInput, app: PassApp, r: ResultInput, copy: HostAppVersionCopy, consecutiveValid: number): PolicyClaim {
     const anonymous = isAnonymousPlatform(r.appVersionId);
-    const version = anonymous ? null : this.snapshot.versions.get(r.appVersionId) ?? null;
+    const version = anonymous ? null : (this.snapshot.versions.get(r.appVersionId) ?? null);
     const pfc = getPfc({ ...r, anonymous }, wu, app, version, copy.stats);
     copy.stats = pfc.hav;
     Object.assign(copy.change.samples, pfc.havSamples);
@@ -540,8 +535,7 @@ class PassRun {
     policyCredits?: PolicyCredits,
   ): ResultOutcome {
     const validateState = r.validateState as "valid" | "invalid";
-    const claimedCredit =
-      app.creditMode === "post_assigned" ? r.claimedCredit ?? null : claim?.claimedCredit ?? null;
+    const claimedCredit = app.creditMode === "post_assigned" ? (r.claimedCredit ?? null) : (claim?.claimedCredit ?? null);
     const pfcMode = claim?.mode ?? null;
     if (grant) {
       this.effects.grants.push({
@@ -568,8 +562,8 @@ class PassRun {
       grantedCredit,
       claimedCredit,
       pfcMode,
-      boincCredit: claim ? policyCredits?.boinc ?? null : null,
-      fairCredit: claim ? policyCredits?.fair ?? null : null,
+      boincCredit: claim ? (policyCredits?.boinc ?? null) : null,
+      fairCredit: claim ? (policyCredits?.fair ?? null) : null,
       fairRule: claim?.fair?.rule ?? null,
     });
     return {

@@ -1,4 +1,17 @@
-import { AVG_CPU_FPOPS, AV_AVERAGE, BENCHMARK_FAILED_FPOPS, CONS_VALID_HOST_SCALE, COBBLESTONE_SCALE, HAV_AVERAGE, HOST_SCALE_CAP, MIN_ELAPSED_TIME, MIN_HOST_SAMPLES, MIN_VERSION_SAMPLES, PFC_SANE_MAX, PFC_SANE_MIN } from "./constants";
+import {
+  AVG_CPU_FPOPS,
+  AV_AVERAGE,
+  BENCHMARK_FAILED_FPOPS,
+  CONS_VALID_HOST_SCALE,
+  COBBLESTONE_SCALE,
+  HAV_AVERAGE,
+  HOST_SCALE_CAP,
+  MIN_ELAPSED_TIME,
+  MIN_HOST_SAMPLES,
+  MIN_VERSION_SAMPLES,
+  PFC_SANE_MAX,
+  PFC_SANE_MIN,
+} from "./constants";
 import { type Average, type AverageVar, updateAverage, updateAverageVar } from "./average";
 
 /** How much a result's peak-FLOP count can be trusted (BOINC's PFC_MODE_*). */
@@ -111,9 +124,7 @@ export function getPfc(
 
   if (r.anonymous || version === null) {
     const scaled =
-      hav.pfc.n >= MIN_HOST_SAMPLES &&
-      hav.pfc.avg > 0 &&
-      !(app.hostScaleCheck && hav.consecutiveValid < CONS_VALID_HOST_SCALE);
+      hav.pfc.n >= MIN_HOST_SAMPLES && hav.pfc.avg > 0 && !(app.hostScaleCheck && hav.consecutiveValid < CONS_VALID_HOST_SCALE);
     if (scaled) {
       hostScale = app.minAvgPfc / hav.pfc.avg; // no cap for anonymous platform (docs/spec/edge-cases.md#e4)
       pfc = rawPfc * hostScale;
@@ -162,17 +173,11 @@ export function getPfc(
 }
 
 /** The host_app_version after one result's samples (AVERAGE / AVERAGE_VAR with HAV params). */
-export function applyHostAppVersionSamples(
-  hav: HostAppVersionStats,
-  s: HostAppVersionSamples,
-): HostAppVersionStats {
+export function applyHostAppVersionSamples(hav: HostAppVersionStats, s: HostAppVersionSamples): HostAppVersionStats {
   return {
     pfc: s.pfc === undefined ? hav.pfc : updateAverage(hav.pfc, s.pfc, HAV_AVERAGE),
     et: s.et === undefined ? hav.et : updateAverageVar(hav.et, s.et, HAV_AVERAGE),
-    turnaround:
-      s.turnaround === undefined
-        ? hav.turnaround
-        : updateAverageVar(hav.turnaround, s.turnaround, HAV_AVERAGE),
+    turnaround: s.turnaround === undefined ? hav.turnaround : updateAverageVar(hav.turnaround, s.turnaround, HAV_AVERAGE),
     consecutiveValid: hav.consecutiveValid,
   };
 }

@@ -31,12 +31,7 @@ export const TAYLOR_RATE = (Math.LN2 * SECONDS_PER_DAY) / CREDIT_HALF_LIFE;
  * BOINC's Case B divides by zero when the work started at `now`; we take the Taylor limit
  * there instead (docs/spec/credit.md#finite-numbers: no infinite numbers).
  */
-export function updateRecentAverage(
-  ra: RecentAverage,
-  now: number,
-  workStart: number,
-  work: number,
-): RecentAverage {
+export function updateRecentAverage(ra: RecentAverage, now: number, workStart: number, work: number): RecentAverage {
   if (ra.expavgTime !== 0) {
     const diff = Math.max(now - ra.expavgTime, 0);
     const weight = Math.exp((-diff * Math.LN2) / CREDIT_HALF_LIFE);

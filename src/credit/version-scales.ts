@@ -81,8 +81,6 @@ export function computeVersionScales(
   } else {
     return null;
   }
-  const scaledVersionIds = inService
-    .filter((v) => v.pfc.n >= MIN_VERSION_SAMPLES)
-    .map((v) => v.id);
+  const scaledVersionIds = inService.filter((v) => v.pfc.n >= MIN_VERSION_SAMPLES).map((v) => v.id);
   return { minAvgPfc: target, basis, scaledVersionIds };
 }

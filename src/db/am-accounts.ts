@@ -22,8 +22,14 @@ export async function loadHostAccounts(db: Db, amId: number, hostId: number, use
   const d = amDaily;
   const ofUser = and(eq(d.amId, amId), eq(d.subject, "user_project"), eq(d.entityId, userId));
   const [projects, recent, totals] = await db.batch([
-    db.select().from(amHostProjects).where(and(eq(amHostProjects.amId, amId), eq(amHostProjects.hostId, hostId))),
-    db.select({ url: d.url, day: d.day, ec: d.ec }).from(d).where(and(ofUser, gte(d.day, dayOf(now) - AVERAGE_DAYS))),
+    db
+      .select()
+      .from(amHostProjects)
+      .where(and(eq(amHostProjects.amId, amId), eq(amHostProjects.hostId, hostId))),
+    db
+      .select({ url: d.url, day: d.day, ec: d.ec })
+      .from(d)
+      .where(and(ofUser, gte(d.day, dayOf(now) - AVERAGE_DAYS))),
     db
       .select({ url: d.url, totalEc: d.totalEc })
       .from(d)

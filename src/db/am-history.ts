@@ -39,7 +39,12 @@ export async function loadDailyRows(
       })
       .from(d)
       .where(and(ofKey, between(d.day, first, last))),
-    db.select({ totalEc: d.totalEc }).from(d).where(and(ofKey, lt(d.day, first))).orderBy(desc(d.day)).limit(1),
+    db
+      .select({ totalEc: d.totalEc })
+      .from(d)
+      .where(and(ofKey, lt(d.day, first)))
+      .orderBy(desc(d.day))
+      .limit(1),
   ]);
   return { rows, totalBefore: before[0]?.totalEc ?? 0 };
 }

@@ -23,7 +23,16 @@ import { grantRun } from "./stat-updates";
  * A queued run: [kind (0 user, 1 team), holder id, app id, first credit, first start, rest
  * credit, jobs, and the time it was granted when not the row's `now` (a batch's earlier passes)].
  */
-type QueuedRun = [kind: 0 | 1, holderId: number, appId: number, firstCredit: number, firstStart: number, restCredit: number, jobs: number, now?: number];
+type QueuedRun = [
+  kind: 0 | 1,
+  holderId: number,
+  appId: number,
+  firstCredit: number,
+  firstStart: number,
+  restCredit: number,
+  jobs: number,
+  now?: number,
+];
 
 function runsOf(kind: 0 | 1, now: number, groups: ReadonlyMap<string, readonly GrantPart[]>, rowNow: number): QueuedRun[] {
   return [...groups].map(([key, parts]) => {
@@ -51,7 +60,10 @@ export interface TimedGroups {
 export function appCreditQueueWrites(projectId: number, passes: readonly TimedGroups[]): SQL[] {
   if (passes.length === 0) return [];
   const rowNow = passes.at(-1)!.now;
-  const runs = passes.flatMap(({ now, groups }) => [...runsOf(0, now, groups.userApps, rowNow), ...runsOf(1, now, groups.teamApps, rowNow)]);
+  const runs = passes.flatMap(({ now, groups }) => [
+    ...runsOf(0, now, groups.userApps, rowNow),
+    ...runsOf(1, now, groups.teamApps, rowNow),
+  ]);
   if (runs.length === 0) return [];
   const q = appCreditQueue;
   return [
@@ -63,7 +75,11 @@ export function appCreditQueueWrites(projectId: number, passes: readonly TimedGr
 const keyOf = (kind: number, holderId: number, appId: number) => `${kind}/${holderId}/${appId}`;
 
 /** The current rows of the keys, from both tables (reads only). */
-async function currentRows(db: Db, projectId: number, keys: readonly { kind: 0 | 1; holderId: number; appId: number }[]): Promise<Map<string, AppCreditRow>> {
+async function currentRows(
+  db: Db,
+  projectId: number,
+  keys: readonly { kind: 0 | 1; holderId: number; appId: number }[],
+): Promise<Map<string, AppCreditRow>> {
   const out = new Map<string, AppCreditRow>();
   for (const kind of [0, 1] as const) {
     const t = kind === 0 ? creditUsers : creditTeams;
@@ -92,10 +108,12 @@ function upserts(projectId: number, through: number, rows: ReadonlyMap<string, A
   for (const kind of [0, 1] as const) {
     const t = kind === 0 ? creditUsers : creditTeams;
     const holder = kind === 0 ? creditUsers.userId : creditTeams.teamId;
-    const list = [...rows].filter(([k]) => k.startsWith(`${kind}/`)).map(([k, r]) => {
-      const [, holderId, appId] = k.split("/").map(Number);
-      return [holderId, appId, r.total, r.expavg, r.expavgTime, r.njobs];
-    });
+    const list = [...rows]
+      .filter(([k]) => k.startsWith(`${kind}/`))
+      .map(([k, r]) => {
+        const [, holderId, appId] = k.split("/").map(Number);
+        return [holderId, appId, r.total, r.expavg, r.expavgTime, r.njobs];
+      });
     const set = (c: AnyColumn) => sql`${name(c)} = excluded.${name(c)}`;
     for (const part of chunks(list)) {
       const v = (i: number) => sql.raw(`json_extract(j.value, '$[${i}]')`);

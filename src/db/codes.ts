@@ -12,8 +12,9 @@ import type { FlopsSource } from "../credit/trickle";
 
 /** A list of codes for every value of T: a value added to T without a code is a type error here. */
 function codesFor<T extends string>() {
-  return <const L extends readonly T[]>(list: L & ([Exclude<T, L[number]>] extends [never] ? unknown : { missing: Exclude<T, L[number]> })): L =>
-    list;
+  return <const L extends readonly T[]>(
+    list: L & ([Exclude<T, L[number]>] extends [never] ? unknown : { missing: Exclude<T, L[number]> }),
+  ): L => list;
 }
 
 /**

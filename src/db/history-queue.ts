@@ -71,7 +71,9 @@ function moveInto(copy: ProjectCopy, last: number, buckets: readonly (MovedBucke
   return [
     ensureCopy(copy),
     ...chunks(buckets.map((b) => [b.subject, b.entityId, b.day, b.credit, b.expavgCredit, b.expavgTime, b.queueId])).map(
-      (part) => sql`INSERT INTO ${h} (${name(h.projectId)}, ${name(h.subject)}, ${name(h.entityId)}, ${name(h.day)}, ${name(h.credit)}, ${name(h.expavgCredit)}, ${name(h.expavgTime)})
+      (
+        part,
+      ) => sql`INSERT INTO ${h} (${name(h.projectId)}, ${name(h.subject)}, ${name(h.entityId)}, ${name(h.day)}, ${name(h.credit)}, ${name(h.expavgCredit)}, ${name(h.expavgTime)})
         SELECT ${copy.id}, ${v(0)}, ${v(1)}, ${v(2)}, ${v(3)}, ${v(4)}, ${v(5)} FROM json_each(${JSON.stringify(part)}) AS j WHERE ${notYet} ${bucketMerge(h)}`,
     ),
     sql`UPDATE ${p} SET ${name(p.historyMovedThrough)} = max(${name(p.historyMovedThrough)}, ${last}), ${name(p.expavgTime)} = max(${name(p.expavgTime)}, ${latest})

@@ -16,7 +16,14 @@ export interface HostDayCredit {
   readonly credit: number;
 }
 
-export async function hostCreditByDay(ledger: Db, history: readonly Db[], projectId: number, hostIds: readonly number[], first: number, last: number): Promise<HostDayCredit[]> {
+export async function hostCreditByDay(
+  ledger: Db,
+  history: readonly Db[],
+  projectId: number,
+  hostIds: readonly number[],
+  first: number,
+  last: number,
+): Promise<HostDayCredit[]> {
   const h = creditHistory;
   const out = new Map<string, HostDayCredit>();
   const add = (x: HostDayCredit) => {

@@ -50,7 +50,10 @@ export function dayCreditAssignment(t: Holder, now: number, credit: SQL): Assign
 
 /** The finished-day buckets of `ids` (null: the project's own row), as rows of (subject, entity_id, day, credit, pair). */
 function finishedDays(projectId: number, now: number, subject: CreditSubject, t: Holder, ids: readonly number[] | null): SQL {
-  const key = ids === null ? sql`${name(projects.id)} = ${projectId}` : sql`${name((t as typeof hosts).projectId)} = ${projectId} AND ${name((t as typeof hosts).id)} IN ${jsonList(ids)}`;
+  const key =
+    ids === null
+      ? sql`${name(projects.id)} = ${projectId}`
+      : sql`${name((t as typeof hosts).projectId)} = ${projectId} AND ${name((t as typeof hosts).id)} IN ${jsonList(ids)}`;
   return sql`SELECT ${subject} AS subject, ${ids === null ? sql`0` : name((t as typeof hosts).id)} AS entity_id, ${currentDay(t)} AS day,
       ${name(t.dayCredit)} AS credit, ${name(t.expavgCredit)} AS avg, ${name(t.expavgTime)} AS time
     FROM ${t} WHERE ${key} AND ${currentDay(t)} < ${dayOf(now)} AND ${name(t.dayCredit)} <> 0`;
@@ -76,7 +79,10 @@ export function historyTransitionWrites(projectId: number, now: number, groups: 
   ].filter((p) => p.ids.length > 0);
   // Every grant credits a host: no host, no grant, nothing finished.
   if (groups.hosts.size === 0) return [];
-  const selects = [...parts.map((p) => finishedDays(projectId, now, p.subject, p.table, p.ids)), finishedDays(projectId, now, "project", projects, null)];
+  const selects = [
+    ...parts.map((p) => finishedDays(projectId, now, p.subject, p.table, p.ids)),
+    finishedDays(projectId, now, "project", projects, null),
+  ];
   const h = creditHistory;
   const here = historyElsewhere === undefined ? sql`${HISTORY_HERE}${projectId}) IS NULL` : sql`${historyElsewhere ? 0 : 1}`;
   // One statement for every subject (a pass's statements are what a pass batch is limited by);

@@ -97,7 +97,9 @@ export async function readQueue(db: Db, perProject: number): Promise<QueuedMarks
 /** Deletes the rows read and queues again what was not written: one batch, so nothing is lost. */
 export function settleQueue(ids: readonly number[], left: ReadonlyMap<number, readonly SubjectRef[]>): SQL[] {
   return [
-    ...chunks(ids, 5000).map((part) => sql`DELETE FROM ${kvMarks} WHERE ${name(kvMarks.id)} IN (SELECT value FROM json_each(${JSON.stringify(part)}))`),
+    ...chunks(ids, 5000).map(
+      (part) => sql`DELETE FROM ${kvMarks} WHERE ${name(kvMarks.id)} IN (SELECT value FROM json_each(${JSON.stringify(part)}))`,
+    ),
     ...[...left].flatMap(([projectId, subjects]) => markSubjects(projectId, subjects)),
   ];
 }

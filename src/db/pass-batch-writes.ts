@@ -41,7 +41,12 @@ export interface TimedEffects {
   readonly effects: PassEffects;
 }
 
-export function passBatchWrites(projectId: number, passes: readonly TimedEffects[], existing: ExistingHolders, historyElsewhere?: boolean): SQL[] {
+export function passBatchWrites(
+  projectId: number,
+  passes: readonly TimedEffects[],
+  existing: ExistingHolders,
+  historyElsewhere?: boolean,
+): SQL[] {
   const all = <T>(pick: (e: PassEffects) => readonly T[]) => passes.flatMap((p) => pick(p.effects));
   // Holders a pass both creates and credits are inserted by its grant statement (as for a pass
   // alone); a holder exists for every later pass once a pass has named it.
@@ -76,7 +81,10 @@ export function passBatchWrites(projectId: number, passes: readonly TimedEffects
   const lastGranting = passes.reduce((last, p, k) => (p.effects.grants.length > 0 ? k : last), -1);
   return [
     // Before any insert of a holder: it counts the ones not stored yet.
-    ...attributionCountWrites(projectId, all((e) => e.attributions)),
+    ...attributionCountWrites(
+      projectId,
+      all((e) => e.attributions),
+    ),
     ...outcomeInserts(
       projectId,
       0,
@@ -84,10 +92,17 @@ export function passBatchWrites(projectId: number, passes: readonly TimedEffects
     ),
     ...workunitInserts(
       projectId,
-      passes.flatMap(({ now, effects }) => effects.workunits.map((w) => ({ id: w.id, appId: w.appId, credit: w.credit, at: wholeSeconds(now) }))),
+      passes.flatMap(({ now, effects }) =>
+        effects.workunits.map((w) => ({ id: w.id, appId: w.appId, credit: w.credit, at: wholeSeconds(now) })),
+      ),
     ),
     ...attributionWrites(projectId, attributions, (kind, id) => !insertedByGrants[kind].has(id)),
-    ...hostAppVersionWrites(projectId, all((e) => e.hostAppVersionsSeen), all((e) => e.hostAppVersionChanges), fairHosts),
+    ...hostAppVersionWrites(
+      projectId,
+      all((e) => e.hostAppVersionsSeen),
+      all((e) => e.hostAppVersionChanges),
+      fairHosts,
+    ),
     ...passes.flatMap(({ now, effects }, k) => [
       ...holderGrantWrites(projectId, now, groups[k]!.groups, fresh[k], historyElsewhere),
       ...(k === lastGranting ? appCreditQueueWrites(projectId, groups) : []),
@@ -112,7 +127,10 @@ function versionCreditWalk(projectId: number, passes: readonly TimedEffects[]): 
   const taken = new Map<number, number>();
   for (const { now, effects } of passes) {
     for (const [id, samples] of effects.versionCreditSamples) {
-      const run = grantRun(now, samples.map((s) => ({ credit: s.credit, start: s.time })));
+      const run = grantRun(
+        now,
+        samples.map((s) => ({ credit: s.credit, start: s.time })),
+      );
       const i = (taken.get(id) ?? 0) + 1;
       taken.set(id, i);
       steps.push({ v: id, i, now, credit: run.first.credit, start: run.first.start, rest: run.restCredit });

@@ -96,7 +96,10 @@ function purgedRunsOf(db: Db, projectId: number, ids: readonly number[]) {
 
 export async function loadPassSnapshot(db: Db, projectId: number, keys: PassKeys): Promise<LoadedSnapshot> {
   const existing = (t: typeof hosts | typeof users | typeof teams, ids: readonly number[]) =>
-    db.select({ id: t.id }).from(t).where(and(eq(t.projectId, projectId), sql`${t.id} IN ${jsonList(ids)}`));
+    db
+      .select({ id: t.id })
+      .from(t)
+      .where(and(eq(t.projectId, projectId), sql`${t.id} IN ${jsonList(ids)}`));
   const [appRows, versionRows, havRows, wuRows, resultRows, projectRows, hostRows, userRows, teamRows, purgedRuns] = await db.batch([
     db.select().from(apps).where(eq(apps.projectId, projectId)),
     db.select().from(appVersions).where(eq(appVersions.projectId, projectId)),

@@ -11,15 +11,7 @@ import { type HostAppVersionKey, havKey } from "../credit/host-app-version-key";
 import type { Attribution, Grant, HostAppVersionChange, PassEffects } from "../credit/pass";
 import { appCreditQueueWrites } from "./app-credit-queue";
 import { dayCreditAssignment, historyTransitionWrites } from "./history-transitions";
-import {
-  appVersions,
-  hostAppVersions,
-  hosts,
-  results,
-  teams,
-  users,
-  workunits,
-} from "./schema";
+import { appVersions, hostAppVersions, hosts, results, teams, users, workunits } from "./schema";
 import type { GrantGroups, GrantPart } from "./grant-groups";
 import { attributionCountWrites } from "./holder-counts";
 import { readModelWrites } from "./read-model-writes";
@@ -38,14 +30,7 @@ import { chunks, col, insertFromJson, jsonInt64, name, ref, wholeSeconds, withJs
 import { FAIR_RULE_CODES, PFC_MODES, RESULT_OUTCOMES, type ResultOutcomeName, encode, encodeNullable } from "./codes";
 import type { PfcMode } from "../credit/pfc";
 import type { FairRule } from "../credit/fair-claim";
-import {
-  type Assignment,
-  averageUpdate,
-  averageVarUpdate,
-  grantRun,
-  recentAverageRun,
-  setClause,
-} from "./stat-updates";
+import { type Assignment, averageUpdate, averageVarUpdate, grantRun, recentAverageRun, setClause } from "./stat-updates";
 
 const h = hostAppVersions;
 
@@ -80,8 +65,8 @@ export function outcomeInserts(projectId: number, now: number, rows: readonly Ou
     pfcMode: encodeNullable(PFC_MODES, r.pfcMode),
     // Each policy's credit is stored only where it differs from the one before it: the
     // granted credit is BOINC's under the boinc policy, and most apps' two policies pay alike.
-    boincCredit: r.boincCredit === r.grantedCredit ? null : r.boincCredit ?? null,
-    fairCredit: r.fairCredit === r.boincCredit ? null : r.fairCredit ?? null,
+    boincCredit: r.boincCredit === r.grantedCredit ? null : (r.boincCredit ?? null),
+    fairCredit: r.fairCredit === r.boincCredit ? null : (r.fairCredit ?? null),
     fairRule: encodeNullable(FAIR_RULE_CODES, r.fairRule),
     fingerprint: r.fingerprint,
     decidedAt: wholeSeconds(r.decidedAt ?? now),
@@ -126,7 +111,13 @@ export function workunitInserts(projectId: number, rows: readonly { id: number; 
   );
 }
 
-export function passWrites(projectId: number, now: number, effects: PassEffects, existing?: ExistingHolders, historyElsewhere?: boolean): SQL[] {
+export function passWrites(
+  projectId: number,
+  now: number,
+  effects: PassEffects,
+  existing?: ExistingHolders,
+  historyElsewhere?: boolean,
+): SQL[] {
   const groups = grantGroups(effects.grants);
   const fresh = existing ? freshHolders(effects, groups, existing) : undefined;
   return [
@@ -230,8 +221,12 @@ export function attributionWrites(
   const changed = (column: typeof hosts.userId | typeof users.teamId) =>
     sql`ON CONFLICT DO UPDATE SET ${name(column)} = excluded.${name(column)} WHERE ${name(column)} IS NOT excluded.${name(column)}`;
   return [
-    ...chunks([...hostRows.values()]).map((rows) => insertFromJson(sql`${hosts}`, [...created(hosts), [hosts.userId, "owner"]], rows, changed(hosts.userId))),
-    ...chunks([...userRows.values()]).map((rows) => insertFromJson(sql`${users}`, [...created(users), [users.teamId, "team"]], rows, changed(users.teamId))),
+    ...chunks([...hostRows.values()]).map((rows) =>
+      insertFromJson(sql`${hosts}`, [...created(hosts), [hosts.userId, "owner"]], rows, changed(hosts.userId)),
+    ),
+    ...chunks([...userRows.values()]).map((rows) =>
+      insertFromJson(sql`${users}`, [...created(users), [users.teamId, "team"]], rows, changed(users.teamId)),
+    ),
     ...chunks([...teamRows.values()]).map((rows) => insertFromJson(sql`${teams}`, created(teams), rows, sql`ON CONFLICT DO NOTHING`)),
   ];
 }
@@ -367,7 +362,10 @@ export function hostAppVersionChangeWrites(
         SELECT ${projectId}, ${s("hostId")}, ${s("appId")}, ${s("appVersionId")}, ${sql.join(
           set.map(([, v]) => v),
           sql`, `,
-        )} FROM s, ${zeroedRow(h, set.map(([c]) => c))} WHERE true`;
+        )} FROM s, ${zeroedRow(
+          h,
+          set.map(([c]) => c),
+        )} WHERE true`;
   const [first = [], ...later] = rounds;
   const isCreated = (row: Record<string, unknown>) => created.has(havKey(row as unknown as HostAppVersionKey));
   return [
@@ -387,7 +385,7 @@ function zeroedRow(table: SQLiteTable, columns: readonly string[], values: Reado
   const fields = columns.map((c) => {
     const column = byName.get(c);
     if (!column) throw new Error(`${getTableName(table)} has no column ${c}`);
-    const value = c in values ? values[c]! : column.hasDefault ? (column.default as number | string | null) ?? null : null;
+    const value = c in values ? values[c]! : column.hasDefault ? ((column.default as number | string | null) ?? null) : null;
     // A schema default or a time the pass chose, never input: written into the SQL text to keep bound parameters few.
     const literal = typeof value === "number" ? sql.raw(String(value)) : sql`${value}`;
     // As the column stores it: a REAL column's 0 is 0.0 (integer arithmetic on a stored REAL
@@ -488,7 +486,11 @@ export function creditRunWrites(
       )}, ${now}, ${fresh.attribution ? sql`${g("fresh")}, ` : sql``}${sql.join(
         set.map(([, v]) => v),
         sql`, `,
-      )} FROM g, ${zeroedRow(table, set.map(([c]) => c), { [cols.time.name]: now })} WHERE true`,
+      )} FROM g, ${zeroedRow(
+        table,
+        set.map(([c]) => c),
+        { [cols.time.name]: now },
+      )} WHERE true`,
   );
   return [...inserts, ...updates];
 }
@@ -522,17 +524,49 @@ export function grantWrites(projectId: number, now: number, groups: GrantGroups,
 }
 
 /** grantWrites without the per-app credit (a pass batch queues it once for all its passes). */
-export function holderGrantWrites(projectId: number, now: number, groups: GrantGroups, fresh?: FreshHolders, historyElsewhere?: boolean): SQL[] {
-  const holder = (t: typeof hosts | typeof users | typeof teams) => ({ total: t.totalCredit, avg: t.expavgCredit, time: t.expavgTime, dayOf: t });
+export function holderGrantWrites(
+  projectId: number,
+  now: number,
+  groups: GrantGroups,
+  fresh?: FreshHolders,
+  historyElsewhere?: boolean,
+): SQL[] {
+  const holder = (t: typeof hosts | typeof users | typeof teams) => ({
+    total: t.totalCredit,
+    avg: t.expavgCredit,
+    time: t.expavgTime,
+    dayOf: t,
+  });
   const rowsOf = <V>(m: ReadonlyMap<number, V>) => new Map([...m].map(([id, v]) => [`${id}`, v as number | null]));
   return [
     ...historyTransitionWrites(projectId, now, groups, historyElsewhere),
-    ...creditRunWrites(hosts, [hosts.id], holder(hosts), projectId, now, groups.hosts,
-      fresh && { rows: rowsOf(fresh.hosts), createTime: hosts.createTime, attribution: hosts.userId }),
-    ...creditRunWrites(users, [users.id], holder(users), projectId, now, groups.users,
-      fresh && { rows: rowsOf(fresh.users), createTime: users.createTime, attribution: users.teamId }),
-    ...creditRunWrites(teams, [teams.id], holder(teams), projectId, now, groups.teams,
-      fresh && { rows: rowsOf(fresh.teams), createTime: teams.createTime }),
+    ...creditRunWrites(
+      hosts,
+      [hosts.id],
+      holder(hosts),
+      projectId,
+      now,
+      groups.hosts,
+      fresh && { rows: rowsOf(fresh.hosts), createTime: hosts.createTime, attribution: hosts.userId },
+    ),
+    ...creditRunWrites(
+      users,
+      [users.id],
+      holder(users),
+      projectId,
+      now,
+      groups.users,
+      fresh && { rows: rowsOf(fresh.users), createTime: users.createTime, attribution: users.teamId },
+    ),
+    ...creditRunWrites(
+      teams,
+      [teams.id],
+      holder(teams),
+      projectId,
+      now,
+      groups.teams,
+      fresh && { rows: rowsOf(fresh.teams), createTime: teams.createTime },
+    ),
   ];
 }
 
@@ -571,7 +605,8 @@ function averageWalkParts(
   };
 }
 
-const versionById = (projectId: number, id: number) => sql`${name(appVersions.projectId)} = ${projectId} AND ${name(appVersions.id)} = ${id}`;
+const versionById = (projectId: number, id: number) =>
+  sql`${name(appVersions.projectId)} = ${projectId} AND ${name(appVersions.id)} = ${id}`;
 
 /**
  * End of the pass (docs/spec/credit.md#end-of-the-pass): per app version, all PFC samples first, then the credit,

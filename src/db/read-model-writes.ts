@@ -11,11 +11,7 @@ import { type CreditSubject, projects } from "./schema";
 import { name } from "./sql-helpers";
 import { grantRun, recentAverageRun, setClause } from "./stat-updates";
 
-export function readModelWrites(
-  projectId: number,
-  now: number,
-  effects: Pick<PassEffects, "grants" | "attributions">,
-): SQL[] {
+export function readModelWrites(projectId: number, now: number, effects: Pick<PassEffects, "grants" | "attributions">): SQL[] {
   return [...projectCreditWrite(projectId, now, effects.grants), ...markSubjects(projectId, dirtySubjects(effects.attributions))];
 }
 
@@ -25,7 +21,10 @@ export function readModelWrites(
  */
 export function projectCreditWrite(projectId: number, now: number, grants: readonly Grant[]): SQL[] {
   if (grants.length === 0) return [];
-  const run = grantRun(now, grants.map((g) => ({ credit: g.credit, start: g.startTime })));
+  const run = grantRun(
+    now,
+    grants.map((g) => ({ credit: g.credit, start: g.startTime })),
+  );
   const rac = recentAverageRun.sql(
     { avg: name(projects.expavgCredit), time: name(projects.expavgTime) },
     { now: sql`${now}`, credit: sql`${run.first.credit}`, start: sql`${run.first.start}`, rest: sql`${run.restCredit}` },

@@ -17,7 +17,8 @@ export interface RenderedQuery {
 /** SQLite's quoting of a name, as the dialect's escapeName. */
 const quoted = (name: string) => `"${name.replace(/"/g, '""')}"`;
 
-const isBound = (v: unknown) => v === null || typeof v === "number" || typeof v === "string" || typeof v === "bigint" || typeof v === "boolean";
+const isBound = (v: unknown) =>
+  v === null || typeof v === "number" || typeof v === "string" || typeof v === "bigint" || typeof v === "boolean";
 
 type TableSymbols = { Name: symbol; Schema: symbol; IsAlias: symbol };
 const symbols = (Table as unknown as { Symbol: TableSymbols }).Symbol;

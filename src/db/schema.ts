@@ -4,15 +4,7 @@
  * Every row but a project's belongs to one project; ids inside a project are the project's
  * own BOINC ids.
  */
-import {
-  index,
-  integer,
-  primaryKey,
-  real,
-  sqliteTable,
-  text,
-  uniqueIndex,
-} from "drizzle-orm/sqlite-core";
+import { index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { sql } from "drizzle-orm";
 import { CREDIT_HALF_LIFE, DEFAULT_MAX_GRANTED_CREDIT, DEFAULT_MIN_AVG_PFC } from "../credit/constants";
 import { CREDIT_POLICIES, FAIR, GPU_ONLY_SCALES } from "../credit/parameters";
@@ -278,7 +270,12 @@ export const hosts = sqliteTable(
   },
   // Partial: a host a pass creates has no cpid yet, and its insert then writes no index entry
   // (D1 counts each as a row written); `host_cpid = ?` still searches the index.
-  (t) => [primaryKey({ columns: [t.projectId, t.id] }), index("hosts_host_cpid").on(t.hostCpid).where(sql`host_cpid IS NOT NULL`)],
+  (t) => [
+    primaryKey({ columns: [t.projectId, t.id] }),
+    index("hosts_host_cpid")
+      .on(t.hostCpid)
+      .where(sql`host_cpid IS NOT NULL`),
+  ],
 );
 
 // WITHOUT ROWID (hand-written in migration 0019: a new row costs one D1 row, not two); keep it if a migration rebuilds the table.
@@ -294,15 +291,16 @@ export const users = sqliteTable(
     statsExport: integer("stats_export", { mode: "boolean" }).notNull().default(true),
   },
   // Partial, as hosts_host_cpid: a user a pass creates writes no index entry.
-  (t) => [primaryKey({ columns: [t.projectId, t.id] }), index("users_cpid").on(t.cpid).where(sql`cpid IS NOT NULL`)],
+  (t) => [
+    primaryKey({ columns: [t.projectId, t.id] }),
+    index("users_cpid")
+      .on(t.cpid)
+      .where(sql`cpid IS NOT NULL`),
+  ],
 );
 
 // WITHOUT ROWID (hand-written in migration 0019: a new row costs one D1 row, not two); keep it if a migration rebuilds the table.
-export const teams = sqliteTable(
-  "teams",
-  { ...creditHolder() },
-  (t) => [primaryKey({ columns: [t.projectId, t.id] })],
-);
+export const teams = sqliteTable("teams", { ...creditHolder() }, (t) => [primaryKey({ columns: [t.projectId, t.id] })]);
 
 /** Columns shared by BOINC's credit_user and credit_team (credit per app). */
 const creditByApp = () => ({
@@ -315,18 +313,14 @@ const creditByApp = () => ({
 });
 
 // WITHOUT ROWID (hand-written in migration 0010: a row write costs one D1 row, not two); keep it if a migration rebuilds the table.
-export const creditUsers = sqliteTable(
-  "credit_users",
-  { ...creditByApp(), userId: integer("user_id").notNull() },
-  (t) => [primaryKey({ columns: [t.projectId, t.userId, t.appId] })],
-);
+export const creditUsers = sqliteTable("credit_users", { ...creditByApp(), userId: integer("user_id").notNull() }, (t) => [
+  primaryKey({ columns: [t.projectId, t.userId, t.appId] }),
+]);
 
 // WITHOUT ROWID (hand-written in migration 0010: a row write costs one D1 row, not two); keep it if a migration rebuilds the table.
-export const creditTeams = sqliteTable(
-  "credit_teams",
-  { ...creditByApp(), teamId: integer("team_id").notNull() },
-  (t) => [primaryKey({ columns: [t.projectId, t.teamId, t.appId] })],
-);
+export const creditTeams = sqliteTable("credit_teams", { ...creditByApp(), teamId: integer("team_id").notNull() }, (t) => [
+  primaryKey({ columns: [t.projectId, t.teamId, t.appId] }),
+]);
 
 /**
  * A workunit that has been credited: its results, late ones included, get this credit. The

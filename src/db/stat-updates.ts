@@ -165,7 +165,8 @@ export const neutralWindowAdd = {
     // A row without a sample (period NULL) fails every WHEN and keeps its values: no wrapper needed.
     const out: Record<string, SQL> = { period: sql`CASE WHEN ${s.period} > ${c.period} THEN ${s.period} ELSE ${c.period} END` };
     for (const [cur, prev] of NEUTRAL_AMOUNTS) {
-      out[cur] = sql`CASE WHEN ${s.period} > ${c.period} THEN ${s[cur]} WHEN ${s.period} = ${c.period} THEN ${c[cur]} + ${s[cur]} ELSE ${c[cur]} END`;
+      out[cur] =
+        sql`CASE WHEN ${s.period} > ${c.period} THEN ${s[cur]} WHEN ${s.period} = ${c.period} THEN ${c[cur]} + ${s[cur]} ELSE ${c[cur]} END`;
       out[prev] = sql`CASE WHEN ${s.period} = ${c.period} + 1 THEN ${c[cur]} WHEN ${s.period} > ${c.period} + 1 THEN 0
         WHEN ${s.period} = ${c.period} - 1 THEN ${c[prev]} + ${s[cur]} ELSE ${c[prev]} END`;
     }

@@ -70,7 +70,13 @@ export async function loadTrickleSnapshot(db: Db, projectId: number, keys: Trick
     stored: new Map(
       storedRows.map((r): [number, StoredTrickle] => [
         r.id,
-        { fingerprint: r.fingerprint, credit: r.credit, cutRuntime: r.cutRuntime, flops: r.flops, flopsSource: decode(FLOPS_SOURCES, r.flopsSource) },
+        {
+          fingerprint: r.fingerprint,
+          credit: r.credit,
+          cutRuntime: r.cutRuntime,
+          flops: r.flops,
+          flopsSource: decode(FLOPS_SOURCES, r.flopsSource),
+        },
       ]),
     ),
     percentiles: project && project.p50 !== null && project.p95 !== null ? { p50: project.p50, p95: project.p95 } : null,

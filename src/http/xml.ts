@@ -52,7 +52,13 @@ function xmlDepth(xml: string): number {
   let depth = 0;
   let max = 0;
   for (let i = xml.indexOf("<"); i !== -1; i = xml.indexOf("<", i)) {
-    const skipTo = xml.startsWith("<!--", i) ? "-->" : xml.startsWith("<![CDATA[", i) ? "]]>" : xml[i + 1] === "?" || xml[i + 1] === "!" ? ">" : null;
+    const skipTo = xml.startsWith("<!--", i)
+      ? "-->"
+      : xml.startsWith("<![CDATA[", i)
+        ? "]]>"
+        : xml[i + 1] === "?" || xml[i + 1] === "!"
+          ? ">"
+          : null;
     if (skipTo !== null) {
       const end = xml.indexOf(skipTo, i + 2);
       if (end === -1) break;
@@ -85,7 +91,9 @@ function checkXml(xml: string): void {
     ]);
   }
   if (/<!ENTITY/i.test(xml)) {
-    throw new ApiError(400, "xml_entities", "XML with entity declarations is refused", [{ path: "(body)", message: "remove the <!ENTITY …> declarations" }]);
+    throw new ApiError(400, "xml_entities", "XML with entity declarations is refused", [
+      { path: "(body)", message: "remove the <!ENTITY …> declarations" },
+    ]);
   }
   const valid = XMLValidator.validate(xml);
   if (valid !== true) {

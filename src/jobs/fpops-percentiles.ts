@@ -20,7 +20,10 @@ function valueAt(db: Db, projectId: number, index: number) {
 
 /** Recomputes one project's percentiles (null when no host counts). */
 async function refreshFpopsPercentiles(db: Db, projectId: number, now: number): Promise<{ p50: number; p95: number } | null> {
-  const [row] = await db.select({ n: sql<number>`count(*)` }).from(hosts).where(counted(projectId));
+  const [row] = await db
+    .select({ n: sql<number>`count(*)` })
+    .from(hosts)
+    .where(counted(projectId));
   const n = row?.n ?? 0;
   let bounds: { p50: number; p95: number } | null = null;
   if (n > 0) {

@@ -19,7 +19,14 @@ const QUEUE_MAX_CHUNKS = 50;
 /** Moves the queued history of every project in `db` (its ledger) that has history databases. */
 export async function moveAllHistory(env: object, db: Db, binding: string): Promise<{ passes: number; buckets: number }> {
   const rows = await db
-    .select({ id: projects.id, slug: projects.slug, name: projects.name, createdAt: projects.createdAt, dailyHistoryDays: projects.dailyHistoryDays, historyDatabases: projects.historyDatabases })
+    .select({
+      id: projects.id,
+      slug: projects.slug,
+      name: projects.name,
+      createdAt: projects.createdAt,
+      dailyHistoryDays: projects.dailyHistoryDays,
+      historyDatabases: projects.historyDatabases,
+    })
     .from(projects)
     .where(and(livesHere, isNotNull(projects.historyDatabases)));
   const total = { passes: 0, buckets: 0 };

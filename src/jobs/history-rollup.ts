@@ -25,14 +25,24 @@ export interface RollUpProject {
 }
 
 /** Rolls up one project's due months; returns the day rows folded into months. */
-export async function rollUpProject(db: Db, project: RollUpProject, now: number, settings: { readonly chunkRows: number; readonly maxChunks: number }): Promise<number> {
+export async function rollUpProject(
+  db: Db,
+  project: RollUpProject,
+  now: number,
+  settings: { readonly chunkRows: number; readonly maxChunks: number },
+): Promise<number> {
   const boundary = rollUpBoundary(dayOf(Math.min(now, project.clock)), project.dailyHistoryDays);
   if (boundary <= project.historyRolledBefore) return 0;
   let from: RollUpCursor = CURSOR_START;
   let folded = 0;
   for (let i = 0; i < settings.maxChunks; i++) {
     const args = [project.id, boundary, from, settings.chunkRows] as const;
-    const [, end, , deleted] = await runBatch(db, [raiseMonthlyBefore(project.id, boundary), chunkEnd(...args), foldChunk(...args), deleteChunk(...args)]);
+    const [, end, , deleted] = await runBatch(db, [
+      raiseMonthlyBefore(project.id, boundary),
+      chunkEnd(...args),
+      foldChunk(...args),
+      deleteChunk(...args),
+    ]);
     const rows = deleted!.meta.changes ?? 0;
     folded += rows;
     if (rows < settings.chunkRows) {

@@ -60,9 +60,15 @@ export async function refreshSnapshots(
   const queue = await readQueue(db, budget);
   const marks = inRefreshOrder(queue.byProject);
   const jobs = await planWrites(db, marks, now, budget, () => loadProjectListOf(env), opener(env));
-  const { failed, unwritten } = await putAll(env.KV, jobs.flatMap((j) => j.writes), () => stillFenced(db, now));
+  const { failed, unwritten } = await putAll(
+    env.KV,
+    jobs.flatMap((j) => j.writes),
+    () => stillFenced(db, now),
+  );
   const settled = new Set(
-    jobs.filter((j) => j.mark && j.writes.every((w) => !failed.has(w.key) && !unwritten.has(w.key))).map((j) => markKey(j.mark!.projectId, j.mark!)),
+    jobs
+      .filter((j) => j.mark && j.writes.every((w) => !failed.has(w.key) && !unwritten.has(w.key)))
+      .map((j) => markKey(j.mark!.projectId, j.mark!)),
   );
   // Whatever was read but not written (over budget, failed, superseded) is queued again.
   const left = new Map<number, SubjectRef[]>();
@@ -86,7 +92,9 @@ export async function refreshSnapshots(
  */
 function inRefreshOrder(byProject: ReadonlyMap<number, readonly SubjectRef[]>): Mark[] {
   const mark = (projectId: number, s: SubjectRef): Mark => ({ projectId, ...s });
-  const projectMarks = [...byProject].flatMap(([projectId, list]) => list.filter((s) => s.subject === "project").map((s) => mark(projectId, s)));
+  const projectMarks = [...byProject].flatMap(([projectId, list]) =>
+    list.filter((s) => s.subject === "project").map((s) => mark(projectId, s)),
+  );
   const holders = [...byProject].map(([projectId, list]) => list.filter((s) => s.subject !== "project").map((s) => mark(projectId, s)));
   const holderMarks: Mark[] = [];
   for (let i = 0; holders.some((list) => i < list.length); i++) {
@@ -143,9 +151,7 @@ async function planWrites(
   // A project whose holders are read live from D1 has no holder snapshots: its marks are cleared unwritten.
   for (const mark of marks.filter((m) => m.subject !== "project" && readLive.has(m.projectId))) take({ mark, writes: [] });
   // What the projects' snapshots left of the budget goes to holder marks in their round-robin order.
-  const holderMarks = marks
-    .filter((m) => m.subject !== "project" && !readLive.has(m.projectId))
-    .slice(0, Math.max(0, budget - spent));
+  const holderMarks = marks.filter((m) => m.subject !== "project" && !readLive.has(m.projectId)).slice(0, Math.max(0, budget - spent));
   const groups = new Map<string, Mark[]>();
   for (const m of holderMarks) {
     const key = `${m.projectId}/${m.subject}`;
@@ -158,7 +164,14 @@ async function planWrites(
     const kind = KIND_OF_SUBJECT[subject as keyof typeof KIND_OF_SUBJECT];
     const slug = slugs.get(projectId)!;
     for (const part of chunks(group, LOAD_CHUNK)) {
-      const loaded = await loadHolderSnapshots(db, projectId, kind, part.map((m) => m.id), fromDay, open);
+      const loaded = await loadHolderSnapshots(
+        db,
+        projectId,
+        kind,
+        part.map((m) => m.id),
+        fromDay,
+        open,
+      );
       for (const mark of part) {
         const snapshot = loaded.get(mark.id);
         // A mark without a row (none is ever deleted, but be safe) is cleared with no write.

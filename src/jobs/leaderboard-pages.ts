@@ -53,7 +53,8 @@ async function dueBoards(db: Db, now: number): Promise<Board[]> {
       if (pagesOf(project[kind]) <= KEPT) continue;
       for (const by of LEADERBOARD_ORDERS) {
         const p = last.get(`${project.id}/${kind}/${by}`);
-        const stale = !p || now - p.publishedAt >= SNAPSHOT_LIMITS.leaderboardRepublishSeconds || pagesOf(project[kind]) > pagesOf(p.holders);
+        const stale =
+          !p || now - p.publishedAt >= SNAPSHOT_LIMITS.leaderboardRepublishSeconds || pagesOf(project[kind]) > pagesOf(p.holders);
         if (stale || p.nextPage > 0) {
           due.push({ projectId: project.id, slug: project.slug, kind, by, nextPage: p?.nextPage ?? 0, publishedAt: p?.publishedAt ?? 0 });
         }
@@ -101,7 +102,8 @@ export async function publishLeaderboards(
     failed += failures;
     boards++;
     // A failed write keeps the board where it was: the next run writes its pages again.
-    if (failures === 0) await recordProgress(db, board, last >= end ? { nextPage: 0, publishedAt: now, holders: ranking.size } : { nextPage: last });
+    if (failures === 0)
+      await recordProgress(db, board, last >= end ? { nextPage: 0, publishedAt: now, holders: ranking.size } : { nextPage: last });
   }
   return { boards, written, failed };
 }

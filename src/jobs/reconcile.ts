@@ -50,7 +50,12 @@ type HostLink = typeof amHostLinks.$inferSelect;
  * The credit each linked host was granted on days first … last, read in the database its
  * project lives in (the links are in the registry, the history with the project's rows).
  */
-async function grantedToLinkedHosts(links: readonly HostLink[], linkedProjects: LinkedProjects, first: number, last: number): Promise<GrantedDay[]> {
+async function grantedToLinkedHosts(
+  links: readonly HostLink[],
+  linkedProjects: LinkedProjects,
+  first: number,
+  last: number,
+): Promise<GrantedDay[]> {
   const hostsOfProject = new Map<number, number[]>();
   for (const l of links) {
     const ids = hostsOfProject.get(l.projectId) ?? [];
@@ -80,22 +85,36 @@ async function reconcileAccountManager(
   linkedProjects: LinkedProjects,
 ): Promise<{ hosts: number; users: number }> {
   const { first, last } = reconcileWindow(day);
-  const links = (await registry.select().from(amHostLinks).where(eq(amHostLinks.amId, amId))).filter((l) => linkedProjects.has(l.projectId));
+  const links = (await registry.select().from(amHostLinks).where(eq(amHostLinks.amId, amId))).filter((l) =>
+    linkedProjects.has(l.projectId),
+  );
   const linked = new Set(links.map((l) => linkKey(l.amHostId, linkedProjects.get(l.projectId)!.urlKey)));
   const amHostIds = [...new Set(links.map((l) => l.amHostId))];
   const [estimatedRows, granted] = await Promise.all([
     registry
       .select({ hostId: d.entityId, url: d.url, day: d.day, userId: d.userId, ec: d.ec })
       .from(d)
-      .where(and(eq(d.amId, amId), eq(d.subject, "host_project"), between(d.day, first, last), sql`${d.entityId} IN ${jsonList(amHostIds)}`)),
+      .where(
+        and(eq(d.amId, amId), eq(d.subject, "host_project"), between(d.day, first, last), sql`${d.entityId} IN ${jsonList(amHostIds)}`),
+      ),
     grantedToLinkedHosts(links, linkedProjects, first, last),
   ]);
   const result = reconcileDay(day, estimatedRows as EstimatedDay[], granted, linked);
   const rows = <T extends { factor: number; granted: number; estimated: number; url: string }>(xs: T[], id: (x: T) => number) =>
     xs.map((x) => ({ entityId: id(x), url: x.url, factor: x.factor, granted: x.granted, estimated: x.estimated }));
   await runBatch(registry, [
-    ...factorWrites(amId, day, "host_project", rows(result.hosts, (h) => h.hostId)),
-    ...factorWrites(amId, day, "user_project", rows(result.users, (u) => u.userId)),
+    ...factorWrites(
+      amId,
+      day,
+      "host_project",
+      rows(result.hosts, (h) => h.hostId),
+    ),
+    ...factorWrites(
+      amId,
+      day,
+      "user_project",
+      rows(result.users, (u) => u.userId),
+    ),
     confirmedSum(amId, day, "host", "host_project", sql`part.${name(d.entityId)} = ${d}.${name(d.entityId)}`),
     confirmedSum(amId, day, "user", "user_project", sql`part.${name(d.entityId)} = ${d}.${name(d.entityId)}`),
     confirmedSum(amId, day, "project", "user_project", sql`part.${name(d.url)} = ${d}.${name(d.url)}`),
@@ -121,15 +140,18 @@ export async function reconcileAllAccountManagers(env: object, day: number): Pro
   // A database that does not answer (or was never migrated) is logged and its projects left
   // out; the reconciliation is idempotent and catches the days up once it answers again.
   const usable = new Set(
-    (await inEachProjectDatabase(env, "reconcile-account-managers", async (db, binding) => {
-      await db.select({ id: projects.id }).from(projects).limit(1);
-      return binding;
-    })).values,
+    (
+      await inEachProjectDatabase(env, "reconcile-account-managers", async (db, binding) => {
+        await db.select({ id: projects.id }).from(projects).limit(1);
+        return binding;
+      })
+    ).values,
   );
   const linkedProjects = new Map<number, { urlKey: string; db: Db; history: Db[] }>();
   for (const p of projectRows) {
     const urlKey = projectUrlKey(p.url!);
-    if (urlKey !== null && usable.has(p.database ?? DEFAULT_BINDING)) linkedProjects.set(p.id, { urlKey, db: projectDatabase(env, p.database), history: historyDatabases(env, p.historyDatabases) });
+    if (urlKey !== null && usable.has(p.database ?? DEFAULT_BINDING))
+      linkedProjects.set(p.id, { urlKey, db: projectDatabase(env, p.database), history: historyDatabases(env, p.historyDatabases) });
   }
   let hosts = 0;
   // The days before yesterday again too: a day the cron missed is caught up (it is idempotent).

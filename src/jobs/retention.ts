@@ -14,10 +14,25 @@
  * below it that is not stored is refused (410).
  */
 import { SECONDS_PER_DAY } from "../credit/constants";
-import { DEFAULT_AM_RPC_RETENTION_DAYS, DEFAULT_AUDIT_RETENTION_DAYS, MAX_CLOCK_SKEW_SECONDS, PURGE_CHUNK_ROWS, PURGE_MAX_CHUNKS } from "../config";
+import {
+  DEFAULT_AM_RPC_RETENTION_DAYS,
+  DEFAULT_AUDIT_RETENTION_DAYS,
+  MAX_CLOCK_SKEW_SECONDS,
+  PURGE_CHUNK_ROWS,
+  PURGE_MAX_CHUNKS,
+} from "../config";
 import { runBatch } from "../db/batch";
 import type { Db } from "../db/client";
-import { purgeAmRpcs, purgeAudit, purgeResults, purgeTrickles, purgeWorkunits, raiseHorizon, recordPurgedWorkunits, raiseTrickleHorizon } from "../db/retention";
+import {
+  purgeAmRpcs,
+  purgeAudit,
+  purgeResults,
+  purgeTrickles,
+  purgeWorkunits,
+  raiseHorizon,
+  recordPurgedWorkunits,
+  raiseTrickleHorizon,
+} from "../db/retention";
 import { and, gt, not } from "drizzle-orm";
 import { projects } from "../db/schema";
 import { livesHere } from "../db/project-db";
@@ -125,7 +140,12 @@ export async function runRetention(db: Db, now: number, settings: RetentionSetti
   // A history database holds copies of the rows of projects that keep their history there
   // (src/db/history-queue.ts): they roll their months up here, on the copy's clock.
   const copies = await db
-    .select({ id: projects.id, dailyHistoryDays: projects.dailyHistoryDays, historyRolledBefore: projects.historyRolledBefore, clock: projects.expavgTime })
+    .select({
+      id: projects.id,
+      dailyHistoryDays: projects.dailyHistoryDays,
+      historyRolledBefore: projects.historyRolledBefore,
+      clock: projects.expavgTime,
+    })
     .from(projects)
     .where(and(not(livesHere), gt(projects.historyMovedThrough, 0)));
   for (const copy of copies) counts.historyDays += await rollUpProject(db, copy, now, settings);

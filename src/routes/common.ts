@@ -65,7 +65,6 @@ export function resolveNow(given: number | undefined): number {
   return given;
 }
 
-
 /**
  * Time never runs backwards (SECURITY.md): credit is granted at the request's `now` or, if that
  * is earlier, at the project's clock (the time of its latest grant; 0 before its first), as

@@ -33,7 +33,10 @@ export interface AppRescale {
 export async function rescaleProject(db: Db, registry: Db, projectId: number): Promise<AppRescale[]> {
   const [appRows, versionRows] = await db.batch([
     // Like BOINC's feeder (sched_shmem.cpp), only apps in service: deprecated = 0.
-    db.select().from(apps).where(and(eq(apps.projectId, projectId), eq(apps.deprecated, false))),
+    db
+      .select()
+      .from(apps)
+      .where(and(eq(apps.projectId, projectId), eq(apps.deprecated, false))),
     db.select().from(appVersions).where(eq(appVersions.projectId, projectId)),
   ]);
   // The registry is read only when an app asks for it (most apps keep BOINC's 0.1), each
@@ -47,9 +50,7 @@ export async function rescaleProject(db: Db, registry: Db, projectId: number): P
   const statements = [];
   let changed = false;
   for (const app of appRows.sort((a, b) => a.id - b.id)) {
-    const versions = versionRows
-      .filter((v) => v.appId === app.id)
-      .map((v) => ({ ...v, pfc: { n: v.pfcN, avg: v.pfcAvg } }));
+    const versions = versionRows.filter((v) => v.appId === app.id).map((v) => ({ ...v, pfc: { n: v.pfcN, avg: v.pfcAvg } }));
     const inService = versionsInService(versions);
     const fair = computeFairScales(
       versions.filter((v) => !v.deprecated).map((v) => ({ id: v.id, planClass: v.planClass, fair: fairVersionState(v) })),
@@ -117,7 +118,9 @@ function fairScaleWrites(projectId: number, appId: number, fair: FairScales) {
         ]),
     ...(level === null
       ? []
-      : [sql`UPDATE ${apps} SET ${name(apps.fairLevel)} = ${level} WHERE ${name(apps.projectId)} = ${projectId} AND ${name(apps.id)} = ${appId}`]),
+      : [
+          sql`UPDATE ${apps} SET ${name(apps.fairLevel)} = ${level} WHERE ${name(apps.projectId)} = ${projectId} AND ${name(apps.id)} = ${appId}`,
+        ]),
   ];
 }
 
@@ -127,4 +130,3 @@ export async function rescaleAllProjects(db: Db, registry: Db): Promise<number> 
   for (const p of rows) await rescaleProject(db, registry, p.id);
   return rows.length;
 }
-

@@ -33,7 +33,7 @@ async function* valuesOf(stream: ReadableStream<Uint8Array>, limit: number): Asy
   let part = new Uint8Array(limit);
   let size = 0;
   for await (const chunk of stream) {
-    for (let at = 0; at < chunk.byteLength; ) {
+    for (let at = 0; at < chunk.byteLength;) {
       const take = Math.min(limit - size, chunk.byteLength - at);
       part.set(chunk.subarray(at, at + take), size);
       size += take;

@@ -101,20 +101,33 @@ export function historyQueries(db: Db, projectId: number | SQL, subject: CreditS
       .from(h)
       .innerJoin(lastBefore, and(eq(h.entityId, lastBefore.entityId), eq(h.day, lastBefore.day)))
       .where(of),
-    db.select(bucket).from(h).where(and(of, gte(h.day, fromDay))).orderBy(asc(h.entityId), asc(h.day)),
+    db
+      .select(bucket)
+      .from(h)
+      .where(and(of, gte(h.day, fromDay)))
+      .orderBy(asc(h.entityId), asc(h.day)),
     db
       .select(monthBucket)
       .from(m)
       .innerJoin(lastMonthBefore, and(eq(m.entityId, lastMonthBefore.entityId), eq(m.month, lastMonthBefore.month)))
       .where(ofMonths),
-    db.select(monthBucket).from(m).where(and(ofMonths, gte(m.month, fromMonth))),
-    db.select({ monthlyBefore: projects.historyMonthlyBefore }).from(projects).where(eq(projects.id, projectId as number)),
+    db
+      .select(monthBucket)
+      .from(m)
+      .where(and(ofMonths, gte(m.month, fromMonth))),
+    db
+      .select({ monthlyBefore: projects.historyMonthlyBefore })
+      .from(projects)
+      .where(eq(projects.id, projectId as number)),
   ] as const;
 }
 
 /** Where a project's history is kept besides its ledger (null: nowhere else), read in the loader's batch. */
 function historyDatabasesQuery(db: Db, projectId: number | SQL) {
-  return db.select({ list: projects.historyDatabases }).from(projects).where(eq(projects.id, projectId as number));
+  return db
+    .select({ list: projects.historyDatabases })
+    .from(projects)
+    .where(eq(projects.id, projectId as number));
 }
 
 export interface Histories {
@@ -145,7 +158,10 @@ export async function withHistoryDatabases(
   );
   const buckets = new Map<number, DayBucket[]>();
   for (const id of ids) {
-    buckets.set(id, [ledger, ...parts].flatMap((p) => p.buckets.get(id) ?? []).sort((a, b) => a.day - b.day));
+    buckets.set(
+      id,
+      [ledger, ...parts].flatMap((p) => p.buckets.get(id) ?? []).sort((a, b) => a.day - b.day),
+    );
   }
   return { buckets, monthlyBefore: Math.max(ledger.monthlyBefore, ...parts.map((p) => p.monthlyBefore)) };
 }
@@ -225,10 +241,23 @@ export async function loadHolderSnapshots(
     [rows, elsewhere, ...historyRows] = await db.batch([holderRows, historyDatabasesQuery(db, projectId), ...history]);
   } else {
     let creditRows: AppCreditRow[];
-    [rows, creditRows, elsewhere, ...historyRows] = await db.batch([holderRows, appCreditQuery(db, projectId, kind, ids), historyDatabasesQuery(db, projectId), ...history]);
+    [rows, creditRows, elsewhere, ...historyRows] = await db.batch([
+      holderRows,
+      appCreditQuery(db, projectId, kind, ids),
+      historyDatabasesQuery(db, projectId),
+      ...history,
+    ]);
     appCredit = appCreditFrom(ids, creditRows);
   }
-  const histories = await withHistoryDatabases(historiesFrom(ids, historyRows), elsewhere[0]?.list, open, projectId, SUBJECT_OF_KIND[kind], ids, start);
+  const histories = await withHistoryDatabases(
+    historiesFrom(ids, historyRows),
+    elsewhere[0]?.list,
+    open,
+    projectId,
+    SUBJECT_OF_KIND[kind],
+    ids,
+    start,
+  );
   const out = new Map<number, HolderSnapshot>();
   for (const row of rows) {
     out.set(row.id, {

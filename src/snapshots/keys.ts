@@ -11,7 +11,6 @@ export const KIND_OF_SUBJECT: Record<Exclude<CreditSubject, "project">, HolderKi
   team: "teams",
 };
 
-
 export const kvKeys = {
   projects: () => "projects",
   project: (slug: string) => `p/${slug}`,

@@ -8,7 +8,8 @@ import type { ClassIndex } from "../credit/neutrality-fit";
 const ProjectIndexSchema = z.object({
   slug: z.string(),
   status: z.enum(["fitted", "insufficient overlap"]).openapi({
-    description: "insufficient overlap: fewer than 20 hosts connect the project to the other fitted projects (then index, low and high are null)",
+    description:
+      "insufficient overlap: fewer than 20 hosts connect the project to the other fitted projects (then index, low and high are null)",
   }),
   index: z.number().nullable().openapi({
     description: "Credit per device-hour relative to the median project, on the same hosts: 2.0 pays twice the median project",

@@ -46,9 +46,7 @@ export function scaleTableBody(table: PublishedTable | null): ScaleTableBody {
     stale_after_days: CENTRAL_STALE_AFTER / SECONDS_PER_DAY,
     min_pfc_n: MIN_VERSION_SAMPLES,
     default_gpu_scale: DEFAULT_GPU_SCALE,
-    plan_classes: rows
-      .filter((r) => r.kind === "plan_class")
-      .map((r) => ({ plan_class: r.name, proc_type: r.procType, ...fields(r) })),
+    plan_classes: rows.filter((r) => r.kind === "plan_class").map((r) => ({ plan_class: r.name, proc_type: r.procType, ...fields(r) })),
     proc_types: rows.filter((r) => r.kind === "proc_type").map((r) => ({ proc_type: r.name, ...fields(r) })),
   };
 }

@@ -56,7 +56,15 @@ export async function loadProjectSnapshot(db: Db, slug: string, fromDay: number,
     ...historyQueries(db, projectId, "project", [0], start),
   ]);
   if (!row) return null;
-  const histories = await withHistoryDatabases(historiesFrom([0], historyRows as HistoryRows), row.historyDatabases, open, row.id, "project", [0], start);
+  const histories = await withHistoryDatabases(
+    historiesFrom([0], historyRows as HistoryRows),
+    row.historyDatabases,
+    open,
+    row.id,
+    "project",
+    [0],
+    start,
+  );
   return {
     ...summary(row),
     history: { from_day: start, buckets: withOpenDay(histories.buckets.get(0) ?? [], row), monthly_before: histories.monthlyBefore },
@@ -73,6 +81,9 @@ export async function loadProjectListOf(env: object): ReturnType<typeof loadProj
 
 async function loadProjectList(dbs: readonly Db[]): Promise<{ projects: ProjectSummary[] }> {
   const lists = await Promise.all(dbs.map((db) => db.select().from(projects).where(livesHere).orderBy(asc(projects.slug))));
-  const all = lists.flat().map(summary).sort((a, b) => (a.slug < b.slug ? -1 : a.slug > b.slug ? 1 : 0));
+  const all = lists
+    .flat()
+    .map(summary)
+    .sort((a, b) => (a.slug < b.slug ? -1 : a.slug > b.slug ? 1 : 0));
   return { projects: all.map(({ id: _id, ...shown }) => shown) };
 }

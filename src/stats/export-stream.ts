@@ -7,28 +7,9 @@
 import { and, asc, count, eq, gt, isNull, or, sql, sum } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { apps, hosts, teams, users } from "../db/schema";
-import {
-  type StatsTable,
-  fileHead,
-  fileTail,
-  hostJson,
-  hostXml,
-  tablesXml,
-  teamJson,
-  teamXml,
-  userJson,
-  userXml,
-} from "./db-dump-format";
+import { type StatsTable, fileHead, fileTail, hostJson, hostXml, tablesXml, teamJson, teamXml, userJson, userXml } from "./db-dump-format";
 
-export const STATS_FILES = [
-  "user.gz",
-  "team.gz",
-  "host.gz",
-  "user.ndjson.gz",
-  "team.ndjson.gz",
-  "host.ndjson.gz",
-  "tables.xml",
-] as const;
+export const STATS_FILES = ["user.gz", "team.gz", "host.gz", "user.ndjson.gz", "team.ndjson.gz", "host.ndjson.gz", "tables.xml"] as const;
 export type StatsFile = (typeof STATS_FILES)[number];
 
 export function contentTypeOf(file: StatsFile): string {
@@ -65,9 +46,7 @@ async function hostPage(db: Db, projectId: number, afterId: number) {
     .select({ h: hosts })
     .from(hosts)
     .leftJoin(users, and(eq(users.projectId, hosts.projectId), eq(users.id, hosts.userId)))
-    .where(
-      and(eq(hosts.projectId, projectId), gt(hosts.id, afterId), gt(hosts.totalCredit, 0), sql`${hosts.userId} != 0`, ownerExported),
-    )
+    .where(and(eq(hosts.projectId, projectId), gt(hosts.id, afterId), gt(hosts.totalCredit, 0), sql`${hosts.userId} != 0`, ownerExported))
     .orderBy(asc(hosts.id))
     .limit(PAGE_ROWS);
   return rows.map((r) => r.h);
@@ -143,7 +122,5 @@ export async function statsFileStream(db: Db, projectId: number, file: StatsFile
   if (file === "tables.xml") return new Response(await tablesFile(db, projectId, now)).body!;
   const [table, ...rest] = file.split(".") as [StatsTable, ...string[]];
   const format = rest.length === 2 ? "ndjson" : "xml";
-  return recordStream(db, projectId, table, format)
-    .pipeThrough(new TextEncoderStream())
-    .pipeThrough(new CompressionStream("gzip"));
+  return recordStream(db, projectId, table, format).pipeThrough(new TextEncoderStream()).pipeThrough(new CompressionStream("gzip"));
 }

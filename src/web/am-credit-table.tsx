@@ -42,9 +42,7 @@ export function AmCreditTable(props: { rows: readonly LinkedAmCredit[]; days: nu
                     <Num name="confirmed" value={r.confirmed} text={formatCredit(r.confirmed)} />
                   )}
                 </td>
-                <td class="num">
-                  {r.confirmed === null || r.estimated <= 0 ? "–" : formatStatistic(r.confirmed / r.estimated)}
-                </td>
+                <td class="num">{r.confirmed === null || r.estimated <= 0 ? "–" : formatStatistic(r.confirmed / r.estimated)}</td>
               </tr>
             ))}
           </tbody>

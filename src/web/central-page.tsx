@@ -14,9 +14,9 @@ export function CentralPage(props: { table: ScaleTableBody }) {
   return (
     <Layout title="Plan-class scales" snapshotTime={t.version ?? undefined} showsRac={false}>
       <p>
-        The average <code>pfc_scale</code> of app versions per plan class and processor type, over every project that
-        reports here, each version weighted by its recent credit. An app with only GPU versions may be scaled by it
-        (<code>gpu_only_scale: "cross-project"</code>) instead of BOINC's constant {formatStatistic(t.default_gpu_scale)}.
+        The average <code>pfc_scale</code> of app versions per plan class and processor type, over every project that reports here, each
+        version weighted by its recent credit. An app with only GPU versions may be scaled by it (
+        <code>gpu_only_scale: "cross-project"</code>) instead of BOINC's constant {formatStatistic(t.default_gpu_scale)}.
       </p>
       {t.version === null ? (
         <p id="no-table">No table has been published yet: BOINC's {formatStatistic(t.default_gpu_scale)} applies.</p>
@@ -33,8 +33,8 @@ export function CentralPage(props: { table: ScaleTableBody }) {
       )}
       <p class="muted">
         As JSON: <a href="/v1/plan-classes">/v1/plan-classes</a>; in the shape of BOINC's gpu_ratios.php:{" "}
-        <a href="/v1/plan-classes?format=xml">?format=xml</a>. What each project pays per device-hour on shared
-        hosts: <a href="/central/neutrality">project neutrality</a>.
+        <a href="/v1/plan-classes?format=xml">?format=xml</a>. What each project pays per device-hour on shared hosts:{" "}
+        <a href="/central/neutrality">project neutrality</a>.
       </p>
     </Layout>
   );

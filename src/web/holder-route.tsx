@@ -72,7 +72,13 @@ export async function holderPage(c: Ctx, kind: HolderKind) {
  * A user's account-manager credit over the chart's window: read from D1 (account managers'
  * bookings have no KV snapshot), and only for a project whose url can match the clients'.
  */
-async function userAmCredit(c: Ctx, project: { id: number; url: string | null }, userId: number, days: number, now: number): Promise<LinkedAmCredit[]> {
+async function userAmCredit(
+  c: Ctx,
+  project: { id: number; url: string | null },
+  userId: number,
+  days: number,
+  now: number,
+): Promise<LinkedAmCredit[]> {
   const urlKey = project.url === null ? null : projectUrlKey(project.url);
   if (urlKey === null) return [];
   const w = historyWindow({ days }, now);

@@ -47,15 +47,18 @@ export function Layout(props: {
           <h1>{props.title}</h1>
           {props.snapshotTime === undefined ? null : (
             <p class="taken">
-              Data as of <time datetime={new Date(props.snapshotTime * 1000).toISOString()} data-snapshot-time={String(props.snapshotTime)}>{formatTime(props.snapshotTime)}</time>
+              Data as of{" "}
+              <time datetime={new Date(props.snapshotTime * 1000).toISOString()} data-snapshot-time={String(props.snapshotTime)}>
+                {formatTime(props.snapshotTime)}
+              </time>
               {props.showsRac === false ? "." : "; RAC decayed to the time of this page."}
             </p>
           )}
           {props.children}
         </main>
         <footer>
-          Credit in Cobblestones (1/200 of a day of a 1 GFLOPS processor), granted the way BOINC's CreditNew grants it.
-          The same numbers as JSON: <a href="/openapi.json">the API</a>.
+          Credit in Cobblestones (1/200 of a day of a 1 GFLOPS processor), granted the way BOINC's CreditNew grants it. The same numbers as
+          JSON: <a href="/openapi.json">the API</a>.
         </footer>
       </body>
     </html>

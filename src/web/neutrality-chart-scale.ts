@@ -25,7 +25,14 @@ export interface IndexChartLayout {
   /** Where 1 (the median project) is. */
   readonly centre: number;
   readonly ticks: readonly { readonly value: number; readonly x: number }[];
-  readonly rows: readonly { readonly row: IndexRow; readonly y: number; readonly barX: number; readonly barWidth: number; readonly lowX: number; readonly highX: number }[];
+  readonly rows: readonly {
+    readonly row: IndexRow;
+    readonly y: number;
+    readonly barX: number;
+    readonly barWidth: number;
+    readonly lowX: number;
+    readonly highX: number;
+  }[];
 }
 
 const r1 = (x: number) => Math.round(x * 10) / 10;

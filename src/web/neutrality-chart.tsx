@@ -33,8 +33,8 @@ export function IndexChart(props: { rows: readonly IndexRow[]; label: string }) 
         <line class="centre" x1={l.centre} x2={l.centre} y1={BOX.padTop} y2={bottom} />
       </svg>
       <figcaption>
-        Credit per device-hour over the median project's, on the same hosts (log scale). Bars from 1 to the index; the line
-        across each bar is its 90% interval.
+        Credit per device-hour over the median project's, on the same hosts (log scale). Bars from 1 to the index; the line across each bar
+        is its 90% interval.
       </figcaption>
     </figure>
   );

@@ -21,9 +21,9 @@ export function NeutralityPage(props: { body: NeutralityBody }) {
   return (
     <Layout title="Project neutrality" snapshotTime={b.as_of ?? undefined} showsRac={false}>
       <p>
-        What each project of this deployment pays per device-hour, relative to the median project, measured on the same
-        hosts (joined by <code>host_cpid</code>) over the last {b.window_days} days. 2.00 means twice the median project
-        for the same hardware. Nothing here changes anyone's credit.
+        What each project of this deployment pays per device-hour, relative to the median project, measured on the same hosts (joined by{" "}
+        <code>host_cpid</code>) over the last {b.window_days} days. 2.00 means twice the median project for the same hardware. Nothing here
+        changes anyone's credit.
       </p>
       {b.classes.length === 0 ? (
         <p id="no-index">No index yet: it needs hosts attached to two projects or more, with enough results in each.</p>
@@ -39,11 +39,15 @@ export function NeutralityPage(props: { body: NeutralityBody }) {
 
 function ClassSection(props: { cls: NeutralityClass }) {
   const c = props.cls;
-  const fitted = c.projects.flatMap((p) => (p.index !== null && p.low !== null && p.high !== null ? [{ slug: p.slug, index: p.index, low: p.low, high: p.high }] : []));
+  const fitted = c.projects.flatMap((p) =>
+    p.index !== null && p.low !== null && p.high !== null ? [{ slug: p.slug, index: p.index, low: p.low, high: p.high }] : [],
+  );
   return (
     <section id={`class-${c.class}`}>
       <h2>{className(c.class)}</h2>
-      {fitted.length > 0 ? <IndexChart rows={fitted} label={`${className(c.class)}: credit per device-hour relative to the median project`} /> : null}
+      {fitted.length > 0 ? (
+        <IndexChart rows={fitted} label={`${className(c.class)}: credit per device-hour relative to the median project`} />
+      ) : null}
       <Scroll>
         <table>
           <thead>
@@ -87,7 +91,13 @@ function ClassSection(props: { cls: NeutralityClass }) {
                   <tr>
                     <td>{x.a}</td>
                     <td>{x.b}</td>
-                    <td class="num">{x.ratio === null ? <span class="muted">insufficient overlap</span> : <Num name="ratio" value={x.ratio} text={formatIndex(x.ratio)} />}</td>
+                    <td class="num">
+                      {x.ratio === null ? (
+                        <span class="muted">insufficient overlap</span>
+                      ) : (
+                        <Num name="ratio" value={x.ratio} text={formatIndex(x.ratio)} />
+                      )}
+                    </td>
                     <td class="num">{formatCount(x.hosts)}</td>
                   </tr>
                 ))}

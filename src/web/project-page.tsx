@@ -110,7 +110,9 @@ export function ProjectPage(p: ProjectPageProps) {
               <th>Platform</th>
               <th>Plan class</th>
               <th class="num">Version</th>
-              <th class="num" title="PFC samples (pfc_n)">Samples</th>
+              <th class="num" title="PFC samples (pfc_n)">
+                Samples
+              </th>
               <th class="num">pfc_avg</th>
               <th class="num">pfc_scale</th>
               <th class="num">RAC</th>

@@ -29,7 +29,8 @@ export async function projectPage(c: Ctx) {
     ...HOLDER_KINDS.map((kind) => readTopPage(c, ref, kind, by)),
   ]);
   const versionParts = [project, apps, versions, ...boards].map((r) => r.version);
-  if (setCacheValidators(c, [MARKUP_VERSION, ...versionParts, by, `${days}`, `${dayOf(now)}`, `n${neutrality.as_of}`])) return c.body(null, 304);
+  if (setCacheValidators(c, [MARKUP_VERSION, ...versionParts, by, `${days}`, `${dayOf(now)}`, `n${neutrality.as_of}`]))
+    return c.body(null, 304);
   const shown: Board[] = HOLDER_KINDS.map((kind, i) => ({
     kind,
     total: boards[i]!.data.total,

@@ -52,13 +52,21 @@ describe("the client's <acct_mgr_request> on POST /v1/am/{am}/hosts/{host_id}/rp
     // A GPU-less host: 200 GPU seconds are clipped to 0 × 3,600.
     const gpu = later.replace("<gpu_time>0.000000</gpu_time>", "<gpu_time>200.000000</gpu_time>");
     const third = await postXml(am, 4, gpu, `?user_id=7&now=${T0 + 2 * HOUR}`);
-    expect(third.body.projects[0].clips).toEqual([{ field: "gpu_time", claimed: 200, booked: 0, rule: "device_time_over_interval", limit: 0 }]);
+    expect(third.body.projects[0].clips).toEqual([
+      { field: "gpu_time", claimed: 200, booked: 0, rule: "device_time_over_interval", limit: 0 },
+    ]);
   });
 
   it("answers Accept: application/xml with the host's <account> accounting elements", async () => {
     const am = await createAm();
     await postXml(am, 4, dynamicXml, `?user_id=7&now=${T0}`);
-    const res = await postXml(am, 4, withTotals(dynamicXml, { cpu_ec: 600, cpu_time: 7200, njobs_success: 3 }), `?user_id=7&now=${T0 + 11 * HOUR}`, "application/xml");
+    const res = await postXml(
+      am,
+      4,
+      withTotals(dynamicXml, { cpu_ec: 600, cpu_time: 7200, njobs_success: 3 }),
+      `?user_id=7&now=${T0 + 11 * HOUR}`,
+      "application/xml",
+    );
     expect(res.status).toBe(200);
     expect(res.headers!.get("content-type")).toMatch(/^application\/xml/);
     // user_avg_ec: BOINC's update_average with nothing before: the 600 credits booked today
@@ -115,7 +123,11 @@ describe("the client's <acct_mgr_request> on POST /v1/am/{am}/hosts/{host_id}/rp
     const manyProjects = dynamicXml.replace(project, Array.from({ length: 101 }, (_, i) => project.replace("/proj/", `/p${i}/`)).join(""));
     const huge = dynamicXml.replace("<domain_name>vm</domain_name>", `<domain_name>${"x".repeat(600 * 1024)}</domain_name>`);
     const cases: [string, string, string][] = [
-      [`<?xml version="1.0"?>\n<!DOCTYPE acct_mgr_request [<!ELEMENT a ANY>]>\n${dynamicXml.slice(dynamicXml.indexOf("<acct_mgr_request>"))}`, "xml_doctype", "DOCTYPE"],
+      [
+        `<?xml version="1.0"?>\n<!DOCTYPE acct_mgr_request [<!ELEMENT a ANY>]>\n${dynamicXml.slice(dynamicXml.indexOf("<acct_mgr_request>"))}`,
+        "xml_doctype",
+        "DOCTYPE",
+      ],
       [dynamicXml.replace("<acct_mgr_request>", '<!ENTITY lol "lol"><acct_mgr_request>'), "xml_entities", "entity"],
       [manyProjects, "too_many_projects", "101 <project>"],
       [huge, "xml_too_large", "over the limit"],
@@ -145,7 +157,14 @@ describe("the client's <acct_mgr_request> on POST /v1/am/{am}/hosts/{host_id}/rp
       );
     await postXml(am, 8, gpus(dynamicXml), `?user_id=7&now=${T0}`);
     // One hour: 3 GPUs allow 3 × 3,600 = 10,800 GPU seconds; 12,000 are clipped to that.
-    const res = await postXml(am, 8, gpus(dynamicXml.replace("<gpu_time>0.000000</gpu_time>", "<gpu_time>12000.000000</gpu_time>")), `?user_id=7&now=${T0 + HOUR}`);
-    expect(res.body.projects[0].clips).toEqual([{ field: "gpu_time", claimed: 12000, booked: 10800, rule: "device_time_over_interval", limit: 10800 }]);
+    const res = await postXml(
+      am,
+      8,
+      gpus(dynamicXml.replace("<gpu_time>0.000000</gpu_time>", "<gpu_time>12000.000000</gpu_time>")),
+      `?user_id=7&now=${T0 + HOUR}`,
+    );
+    expect(res.body.projects[0].clips).toEqual([
+      { field: "gpu_time", claimed: 12000, booked: 10800, rule: "device_time_over_interval", limit: 10800 },
+    ]);
   });
 });

@@ -63,7 +63,11 @@ describe("account-manager bad input", () => {
     expectError(await request("POST", path, { body: good(), token: other.token }), 403, "forbidden");
     expectError(await request("GET", path, { token: other.token }), 403, "forbidden");
     expectError(await request("POST", "/v1/account-managers", { body: { slug: "x", name: "x" }, token: project.token }), 401);
-    expectError(await request("POST", "/v1/account-managers", { body: { slug: am.slug, name: "again" }, token: ADMIN_TOKEN }), 409, "conflict");
+    expectError(
+      await request("POST", "/v1/account-managers", { body: { slug: am.slug, name: "again" }, token: ADMIN_TOKEN }),
+      409,
+      "conflict",
+    );
     expectError(await request("POST", "/v1/account-managers", { body: { slug: "Bad Slug", name: "x" }, token: ADMIN_TOKEN }), 400);
     // The token is stored only as its SHA-256.
     const row = await env.DB.prepare("SELECT * FROM account_managers WHERE slug = ?").bind(am.slug).first<Record<string, unknown>>();

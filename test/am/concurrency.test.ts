@@ -13,7 +13,9 @@ describe("concurrent account-manager RPCs", () => {
     const am = await createAm();
     await am.rpc(1, rpcBody(T0, [totals(EINSTEIN, { cpu_ec: 1000 })]));
     // RPC k at T0 + k hours reports 1000 + 10k credits.
-    const bodies = Array.from({ length: RPCS }, (_, i) => rpcBody(T0 + (i + 1) * HOUR, [totals(EINSTEIN, { cpu_ec: 1000 + 10 * (i + 1) })]));
+    const bodies = Array.from({ length: RPCS }, (_, i) =>
+      rpcBody(T0 + (i + 1) * HOUR, [totals(EINSTEIN, { cpu_ec: 1000 + 10 * (i + 1) })]),
+    );
     const responses = await Promise.all([...bodies, ...bodies].map((b) => am.rpcRaw(1, b)));
     // An RPC older than one already booked is refused (its totals are inside the newer one's);
     // one that kept colliding asks for a retry. Neither booked anything.

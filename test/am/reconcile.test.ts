@@ -32,7 +32,11 @@ describe("reconciliation of estimated with granted credit", () => {
     await project.ok("PUT", "/hosts/501", { account_manager: am.slug, am_host_id: 11 });
     await project.ok("PUT", "/hosts/502", { account_manager: am.slug, am_host_id: 12 });
 
-    for (const [host, user, ec] of [[11, 7, 300], [12, 8, 2000], [13, 9, 50]] as const) {
+    for (const [host, user, ec] of [
+      [11, 7, 300],
+      [12, 8, 2000],
+      [13, 9, 50],
+    ] as const) {
       await am.rpc(host, rpcBody(T0 + HOUR, [totals(url)], { user_id: user }));
       // 2,000 in one hour is within 4 CPUs' 3,333.33…: nothing clipped; the factor must catch it.
       await am.rpc(host, rpcBody(T0 + 2 * HOUR, [totals(url, { cpu_ec: ec })], { user_id: user }));
@@ -50,10 +54,18 @@ describe("reconciliation of estimated with granted credit", () => {
     await runDailyCron(T0 + 86_400 + 1800);
 
     expect((await am.series("hosts/11", { ...q, url }))[0]).toMatchObject({
-      ec: 300, factor: 1, window_granted: 300, window_estimated: 300, confirmed_ec: 300,
+      ec: 300,
+      factor: 1,
+      window_granted: 300,
+      window_estimated: 300,
+      confirmed_ec: 300,
     });
     expect((await am.series("hosts/12", { ...q, url }))[0]).toMatchObject({
-      ec: 2000, factor: 0.05, window_granted: 100, window_estimated: 2000, confirmed_ec: 100,
+      ec: 2000,
+      factor: 0.05,
+      window_granted: 100,
+      window_estimated: 2000,
+      confirmed_ec: 100,
     });
     expect((await am.series("hosts/13", { ...q, url }))[0]).toMatchObject({ ec: 50, factor: null, confirmed_ec: null });
     expect((await am.series("users/7", { ...q, url }))[0]).toMatchObject({ factor: 1, confirmed_ec: 300 });
@@ -86,7 +98,11 @@ describe("reconciliation of estimated with granted credit", () => {
     const days = await am.series("hosts/21", { end: "2024-11-03", days: 31, url });
     expect([days[0].date, days[0].factor, days[0].confirmed_ec]).toEqual(["2024-10-04", 1, 100]);
     expect([days[30].date, days[30].ec, days[30].factor, days[30].window_granted, days[30].confirmed_ec]).toEqual([
-      "2024-11-03", 100, 0, 0, 0,
+      "2024-11-03",
+      100,
+      0,
+      0,
+      0,
     ]);
   });
 

@@ -23,7 +23,14 @@ describe("account-manager RPCs", () => {
     const second = await am.rpc(3, rpcBody(T0 + 11 * HOUR, [totals(EINSTEIN, einstein), totals(ROSETTA, { cpu_ec: 42 })]));
     expect(second).toMatchObject({ replayed: false, host_id: 3, user_id: 7, day: "2024-10-04" });
     expect(second.projects[0]).toMatchObject({ baseline: false, interval: HOUR, clips: [] });
-    expect(second.projects[0].booked).toEqual({ cpu_ec: 600, cpu_time: 7200, gpu_ec: 1000, gpu_time: 1800, njobs_success: 3, njobs_error: 1 });
+    expect(second.projects[0].booked).toEqual({
+      cpu_ec: 600,
+      cpu_time: 7200,
+      gpu_ec: 1000,
+      gpu_time: 1800,
+      njobs_success: 3,
+      njobs_error: 1,
+    });
     expect(second.projects[1].baseline).toBe(true);
 
     // Booked estimated credit: 600 + 1,000 = 1,600, on 2024-10-04.

@@ -215,9 +215,7 @@ describe("POST /passes: size limits → 413", () => {
   it("exactly 1000 workunits is accepted", { timeout: 120_000 }, async () => {
     const { typed: api } = await setupProject();
     const body = pass(
-      ...Array.from({ length: 1000 }, (_, i) =>
-        workunit(i + 1, [result(i + 1, { host_id: 10 + (i % 50), user_id: 10 + (i % 50) })]),
-      ),
+      ...Array.from({ length: 1000 }, (_, i) => workunit(i + 1, [result(i + 1, { host_id: 10 + (i % 50), user_id: 10 + (i % 50) })])),
     );
     await expectProcessedFresh(api, body);
   });
@@ -336,9 +334,7 @@ describe("POST /passes: malformed or unexpected bodies → 400", () => {
     delete bad.workunits[0].app;
     bad.workunits.push(workunit(2, []));
     const error = expectError(await api.raw("POST", "/passes", bad), 400);
-    expect(issuePaths(error).sort()).toEqual(
-      ["workunits[0].app", "workunits[0].results[0].host_id", "workunits[1].results"].sort(),
-    );
+    expect(issuePaths(error).sort()).toEqual(["workunits[0].app", "workunits[0].results[0].host_id", "workunits[1].results"].sort());
     expectError(await api.raw("POST", "/passes", { now: 6000, workunits: [] }), 400);
     expectError(await api.raw("POST", "/passes", { now: 6000 }), 400);
     await expectNothingWritten(api, validPass());

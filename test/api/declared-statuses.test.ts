@@ -66,37 +66,45 @@ describe("OpenAPI declares every status", () => {
     expect(undeclared).toEqual([]);
   });
 
-  it("an operation declaring `security` answers 401 without a token; one that does not, answers without one", { timeout: 120_000 }, async () => {
-    const project = await setupProject("declared-auth");
-    const am = await createAm("declared-auth");
-    const { body: doc } = await request("GET", "/openapi.json");
-    // Each path parameter filled with something that exists (the project, the account manager,
-    // app "a" of setupProject), else the example or first allowed value the document gives.
-    const known: Record<string, string> = { slug: project.slug, am: am.slug, app: "a" };
-    const valueOf = (p: Parameter | undefined, name: string) =>
-      known[name] ?? String(p?.schema?.example ?? p?.schema?.enum?.[0] ?? "1");
-    const wrong: string[] = [];
-    let secured = 0;
-    let open = 0;
-    for (const [path, methods] of Object.entries<Record<string, Operation>>(doc.paths)) {
-      for (const [method, op] of Object.entries(methods)) {
-        const url = path.replace(/\{([^}]+)\}/g, (_, name: string) =>
-          encodeURIComponent(valueOf(op.parameters?.find((p) => p.in === "path" && p.name === name), name)),
-        );
-        // A body a valid caller might send: only the token is missing.
-        const jsonBody = op.requestBody?.content["application/json"] !== undefined;
-        const res = await request(method.toUpperCase(), url, jsonBody ? { body: {} } : {});
-        const declaresSecurity = (op.security?.length ?? 0) > 0;
-        if (declaresSecurity) secured++;
-        else open++;
-        if (declaresSecurity !== (res.status === 401)) {
-          wrong.push(`${method.toUpperCase()} ${url} (security ${declaresSecurity ? "declared" : "not declared"}): ${res.status}`);
+  it(
+    "an operation declaring `security` answers 401 without a token; one that does not, answers without one",
+    { timeout: 120_000 },
+    async () => {
+      const project = await setupProject("declared-auth");
+      const am = await createAm("declared-auth");
+      const { body: doc } = await request("GET", "/openapi.json");
+      // Each path parameter filled with something that exists (the project, the account manager,
+      // app "a" of setupProject), else the example or first allowed value the document gives.
+      const known: Record<string, string> = { slug: project.slug, am: am.slug, app: "a" };
+      const valueOf = (p: Parameter | undefined, name: string) => known[name] ?? String(p?.schema?.example ?? p?.schema?.enum?.[0] ?? "1");
+      const wrong: string[] = [];
+      let secured = 0;
+      let open = 0;
+      for (const [path, methods] of Object.entries<Record<string, Operation>>(doc.paths)) {
+        for (const [method, op] of Object.entries(methods)) {
+          const url = path.replace(/\{([^}]+)\}/g, (_, name: string) =>
+            encodeURIComponent(
+              valueOf(
+                op.parameters?.find((p) => p.in === "path" && p.name === name),
+                name,
+              ),
+            ),
+          );
+          // A body a valid caller might send: only the token is missing.
+          const jsonBody = op.requestBody?.content["application/json"] !== undefined;
+          const res = await request(method.toUpperCase(), url, jsonBody ? { body: {} } : {});
+          const declaresSecurity = (op.security?.length ?? 0) > 0;
+          if (declaresSecurity) secured++;
+          else open++;
+          if (declaresSecurity !== (res.status === 401)) {
+            wrong.push(`${method.toUpperCase()} ${url} (security ${declaresSecurity ? "declared" : "not declared"}): ${res.status}`);
+          }
         }
       }
-    }
-    expect(wrong).toEqual([]);
-    // Both kinds exist, so neither half of the check is vacuous.
-    expect(secured).toBeGreaterThan(0);
-    expect(open).toBeGreaterThan(0);
-  });
+      expect(wrong).toEqual([]);
+      // Both kinds exist, so neither half of the check is vacuous.
+      expect(secured).toBeGreaterThan(0);
+      expect(open).toBeGreaterThan(0);
+    },
+  );
 });

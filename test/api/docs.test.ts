@@ -35,8 +35,11 @@ describe("API documentation", () => {
       expect(paths).toContain(p);
     }
     const post = res.body.paths["/v1/projects/{slug}/passes"]!.post!;
-    expect(Object.keys(post.responses)).toEqual(expect.arrayContaining(["200", "400", "401", "403", "404", "409", "413", "422", "429", "503"]));
-    for (const p of ["/v1/projects/{slug}/tokens", "/v1/projects/{slug}/tokens/{id}", "/v1/projects/{slug}/audit"]) expect(paths).toContain(p);
+    expect(Object.keys(post.responses)).toEqual(
+      expect.arrayContaining(["200", "400", "401", "403", "404", "409", "413", "422", "429", "503"]),
+    );
+    for (const p of ["/v1/projects/{slug}/tokens", "/v1/projects/{slug}/tokens/{id}", "/v1/projects/{slug}/audit"])
+      expect(paths).toContain(p);
     expect(res.body.components.schemas.Workunit?.properties?.rsc_fpops_est).toBeDefined();
     expect(res.body.components.schemas.Error?.properties?.error).toBeDefined();
     const top = res.body.paths["/v1/projects/{slug}/top/users"]!.get!;

@@ -24,7 +24,12 @@ describe("POST /v1/projects/:slug/holders", () => {
       expect(host[f], f).toEqual(viaPut[f]);
     }
     expect(host).toMatchObject({ create_time: 3000, expavg_time: 3000, user_id: 3, host_cpid: "host-cpid" });
-    expect(await api.ok("GET", "/users/3")).toMatchObject({ create_time: 2000, team_id: 5, name: "Ada", cpid: "0123456789abcdef0123456789abcdef" });
+    expect(await api.ok("GET", "/users/3")).toMatchObject({
+      create_time: 2000,
+      team_id: 5,
+      name: "Ada",
+      cpid: "0123456789abcdef0123456789abcdef",
+    });
     expect(await api.ok("GET", "/teams/5")).toMatchObject({ create_time: 1000, name: "Five" });
     // Again with other details: updated in place (a PUT's semantics), counted again.
     expect(await api.ok("POST", "/holders", { teams: [{ id: 5, name: "Five!" }] })).toEqual({ hosts: 0, users: 0, teams: 1 });
@@ -39,7 +44,9 @@ describe("POST /v1/projects/:slug/holders", () => {
       token,
       body: { teams: [{ id: 1, create_time: 100 }], hosts: [{ id: 2, create_time: future }] },
     });
-    expect(expectError(res, 422, "create_time_in_future").issues).toEqual([{ path: "hosts[0].create_time", message: "must not be in the future" }]);
+    expect(expectError(res, 422, "create_time_in_future").issues).toEqual([
+      { path: "hosts[0].create_time", message: "must not be in the future" },
+    ]);
     expect((await request("GET", `/v1/projects/${slug}/teams/1`, { token })).status).toBe(404);
 
     const twice = await request("POST", `/v1/projects/${slug}/holders`, { token, body: { users: [{ id: 4 }, { id: 4 }] } });

@@ -14,7 +14,11 @@ const who = { host: 10, user: 10 };
 /** What is stored, without what depends on the moment of reading. */
 const READ_TIME = new Set(["as_of", "snapshot_time", "recent_average_credit"]);
 const stored = (body: unknown) => JSON.parse(JSON.stringify(body, (k, v) => (READ_TIME.has(k) ? undefined : v)));
-const ledger = (h: { total_credit: number; expavg_credit: number; expavg_time: number }) => ({ total_credit: h.total_credit, expavg_credit: h.expavg_credit, expavg_time: h.expavg_time });
+const ledger = (h: { total_credit: number; expavg_credit: number; expavg_time: number }) => ({
+  total_credit: h.total_credit,
+  expavg_credit: h.expavg_credit,
+  expavg_time: h.expavg_time,
+});
 
 describe("POST /pass-batches", () => {
   it("applies its passes in order, each with its own now, exactly as posted one by one", async () => {
@@ -59,7 +63,9 @@ describe("POST /pass-batches", () => {
     const batched = await setupProject("apps-batch");
     await batched.typed.ok("POST", "/pass-batches", { passes });
     const queueRows = async (slug: string) =>
-      (await env.DB.prepare("SELECT count(*) AS n FROM app_credit_queue WHERE project_id = (SELECT id FROM projects WHERE slug = ?)").bind(slug).first<{ n: number }>())!.n;
+      (await env.DB.prepare("SELECT count(*) AS n FROM app_credit_queue WHERE project_id = (SELECT id FROM projects WHERE slug = ?)")
+        .bind(slug)
+        .first<{ n: number }>())!.n;
     expect(await queueRows(single.slug)).toBe(4);
     expect(await queueRows(batched.slug)).toBe(1);
     const versions = await batched.typed.ok("GET", "/app-versions");

@@ -6,7 +6,15 @@ import { describe, expect, it } from "vitest";
 import type { CostSummary } from "../../bench/cost-summary";
 import { capacity, measured } from "../../bench/capacity-model";
 
-const row = { size: 100, passes: 10, validResults: 1000, rowsWrittenPerResult: 5, rowsReadPerResult: 50, bytesPerResult: 0, writtenByTarget: {} };
+const row = {
+  size: 100,
+  passes: 10,
+  validResults: 1000,
+  rowsWrittenPerResult: 5,
+  rowsReadPerResult: 50,
+  bytesPerResult: 0,
+  writtenByTarget: {},
+};
 const cost: CostSummary = {
   rows: [{ ...row, bytesByTable: {} }],
   // Per validated result on the second day: 40 + 10 bytes of results and workunits, 30 of history.
@@ -15,7 +23,17 @@ const cost: CostSummary = {
   accounts: { hosts: 100, users: 80, teams: 20 },
   retainedRows: { results: 0, workunits: 0, creditHistory: 0 },
   // Accounts' tables 30000 + 20000 + 5000 + 25000 = 80000 bytes; the rest is no account's.
-  tableBytes: { hosts: 30000, users: 20000, teams: 5000, host_app_versions: 25000, results: 9999, workunits: 999, credit_history: 99999, sqlite_schema: 4096, _cf_KV: 4096 },
+  tableBytes: {
+    hosts: 30000,
+    users: 20000,
+    teams: 5000,
+    host_app_versions: 25000,
+    results: 9999,
+    workunits: 999,
+    credit_history: 99999,
+    sqlite_schema: 4096,
+    _cf_KV: 4096,
+  },
 };
 const profile = { resultsPerDay: 1_000_000, hosts: 1_000_000, retentionDays: 10, hostReportsPerDay: 24, dailyHistoryDays: 365 };
 const MONTH = 365.2425 / 12;
@@ -45,7 +63,15 @@ describe("capacity model", () => {
     expect(history1).toBeCloseTo(43.8, 9);
     expect(history2).toBeCloseTo(48.7715, 3);
     // Filled in order, 9 GB each: 48.77 GB needs six databases.
-    expect(c.databases.map((d) => d.name)).toEqual(["ledger", "history-1", "history-2", "history-3", "history-4", "history-5", "history-6"]);
+    expect(c.databases.map((d) => d.name)).toEqual([
+      "ledger",
+      "history-1",
+      "history-2",
+      "history-3",
+      "history-4",
+      "history-5",
+      "history-6",
+    ]);
     const sizes = (y: string) => c.databases.map((d) => d.size_gb[y]!);
     expect(sizes("1")).toEqual([ledgerGb, 9, 9, 9, 9, history1 - 36, 0].map((x) => expect.closeTo(x, 9)));
     expect(sizes("2")).toEqual([ledgerGb, 9, 9, 9, 9, 9, history2 - 45].map((x) => expect.closeTo(x, 9)));
@@ -82,11 +108,14 @@ describe("capacity model", () => {
     expect(c.dollars_per_month).toBeCloseTo(100 + c.month.dollars.d1Storage + 4.936, 9);
 
     // Chosen by hand, snapshots are priced as the cron's cap; a small project keeps snapshots by itself.
-    expect(capacity(cost, { ...profile, holderReads: "snapshots" }, 2).holder_reads).toMatchObject({ mode: "snapshots", chosen: "by --holder-reads" });
+    expect(capacity(cost, { ...profile, holderReads: "snapshots" }, 2).holder_reads).toMatchObject({
+      mode: "snapshots",
+      chosen: "by --holder-reads",
+    });
     const small = capacity(cost, { ...profile, hosts: 1000 }, 2);
     // 2,000 accounts × 24 / 1440 = 33.3 changed a minute + 4 + 2 × (1 + 1 + 1) = 43.3 ≤ 900.
     expect(small.holder_reads.mode).toBe("snapshots");
-    expect(small.month.kvWrites).toBeCloseTo((2000 * 24 / 1440 + 10) * 1440 * 30, 6);
+    expect(small.month.kvWrites).toBeCloseTo(((2000 * 24) / 1440 + 10) * 1440 * 30, 6);
   });
 
   it("a history that fits in one database needs one, and reports years 1, 2, 5 and the last", () => {

@@ -126,7 +126,8 @@ describe.skipIf(!hasClient)("the BOINC client's account-manager RPC, booked by t
       stdio: "ignore",
     });
     boinccmd = async (...args: string[]) =>
-      (await promisify(execFile)(BOINCCMD, ["--host", `127.0.0.1:${guiPort}`, "--passwd", GUI_PASSWORD, ...args], { timeout: 60_000 })).stdout;
+      (await promisify(execFile)(BOINCCMD, ["--host", `127.0.0.1:${guiPort}`, "--passwd", GUI_PASSWORD, ...args], { timeout: 60_000 }))
+        .stdout;
     // Ready once the GUI RPC port answers.
     const deadline = Date.now() + 30_000;
     for (;;) {
@@ -156,7 +157,10 @@ describe.skipIf(!hasClient)("the BOINC client's account-manager RPC, booked by t
 
   it("joins: the first request has no totals (422, nothing booked); after <dynamic> the totals are booked as the baseline", async () => {
     await untilDone(() => boinccmd("--join_acct_mgr", `http://127.0.0.1:${(stub.address() as AddressInfo).port}/`, "someone", "password"));
-    expect(seen.map((s) => s.status), JSON.stringify(seen)).toHaveLength(1);
+    expect(
+      seen.map((s) => s.status),
+      JSON.stringify(seen),
+    ).toHaveLength(1);
     expect(seen[0]!.status).toBe(422);
     expect(seen[0]!.body).toContain("no_accounting_fields");
 
@@ -168,7 +172,8 @@ describe.skipIf(!hasClient)("the BOINC client's account-manager RPC, booked by t
     expect(seen[1]!.body).toContain("<cpu_ec>0</cpu_ec>");
 
     const rpcs = await fetch(`${dev.base}/v1/am/${amSlug}/hosts/${HOST_ID}/rpcs`, { headers: { Authorization: `Bearer ${amToken}` } });
-    const booked = ((await rpcs.json()) as { rpcs: { user_id: number; projects: { url: string; baseline: boolean; booked: unknown }[] }[] }).rpcs;
+    const booked = ((await rpcs.json()) as { rpcs: { user_id: number; projects: { url: string; baseline: boolean; booked: unknown }[] }[] })
+      .rpcs;
     expect(booked).toHaveLength(1);
     expect(booked[0]!.user_id).toBe(USER_ID);
     expect(booked[0]!.projects).toEqual([

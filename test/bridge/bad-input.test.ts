@@ -39,7 +39,8 @@ describe.skipIf(!available)("the bridge with bad input", () => {
       { db, url: server.base, project: slug, token, stateFile: join(work, `${slug}.json`) },
       { log: () => undefined, retry: { maxAttempts: 2, baseDelayMs: 10, maxDelayMs: 10 }, ...extra },
     );
-  const get = async (path: string, token: string) => (await fetch(`${server.base}${path}`, { headers: { Authorization: `Bearer ${token}` } })).json();
+  const get = async (path: string, token: string) =>
+    (await fetch(`${server.base}${path}`, { headers: { Authorization: `Bearer ${token}` } })).json();
 
   const smallDb = (name: string, results: Record<string, unknown>[]) => smallBoincDb(maria, name, T, results);
 
@@ -119,8 +120,12 @@ describe.skipIf(!available)("the bridge with bad input", () => {
   it("a bad token, a wrong project and a service that is down stop it with a clear message", async () => {
     const dsn = await smallDb("service_checks", [{}]);
     const token = await createProject(server.base, ADMIN, "svc");
-    expect((await runBridge(options(dsn, "svc", "not-the-token")).catch((e) => e)).message).toMatch(/refused the token .*check --token or COBBLESTONE_TOKEN/);
-    expect((await runBridge(options(dsn, "no-such-project", token)).catch((e) => e)).message).toMatch(/refused the token|is --project right/);
+    expect((await runBridge(options(dsn, "svc", "not-the-token")).catch((e) => e)).message).toMatch(
+      /refused the token .*check --token or COBBLESTONE_TOKEN/,
+    );
+    expect((await runBridge(options(dsn, "no-such-project", token)).catch((e) => e)).message).toMatch(
+      /refused the token|is --project right/,
+    );
     const nobody = `http://127.0.0.1:${await freePort()}`;
     const down = await runBridge(options(dsn, "svc", token, { url: nobody })).catch((e) => e);
     expect(down).toBeInstanceOf(BridgeError);

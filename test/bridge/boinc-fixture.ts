@@ -52,12 +52,28 @@ export async function smallBoincDb(maria: MariaDb, name: string, T: number, resu
     ALTER TABLE result MODIFY flops_estimate double NULL;`);
   for (const [i, r] of results.entries()) {
     const row = {
-      id: i + 1, workunitid: i + 1, outcome: OUTCOME.success, hostid: 7, userid: 3, teamid: 5, sent_time: T - 5000, received_time: T - 100,
-      cpu_time: 900, validate_state: VALIDATE_STATE.valid, granted_credit: 1, elapsed_time: 1000, flops_estimate: 1e10, app_version_id: 1,
-      mod_time: sqlTime(T + i), ...r,
+      id: i + 1,
+      workunitid: i + 1,
+      outcome: OUTCOME.success,
+      hostid: 7,
+      userid: 3,
+      teamid: 5,
+      sent_time: T - 5000,
+      received_time: T - 100,
+      cpu_time: 900,
+      validate_state: VALIDATE_STATE.valid,
+      granted_credit: 1,
+      elapsed_time: 1000,
+      flops_estimate: 1e10,
+      app_version_id: 1,
+      mod_time: sqlTime(T + i),
+      ...r,
     };
     if (row.workunitid === i + 1) {
-      await conn.query("INSERT INTO workunit (id, appid, name, rsc_fpops_est, rsc_fpops_bound, target_nresults) VALUES (?, 1, ?, 1e13, 1e14, 1)", [row.workunitid, `wu${i + 1}`]);
+      await conn.query(
+        "INSERT INTO workunit (id, appid, name, rsc_fpops_est, rsc_fpops_bound, target_nresults) VALUES (?, 1, ?, 1e13, 1e14, 1)",
+        [row.workunitid, `wu${i + 1}`],
+      );
     }
     await conn.query("INSERT INTO result SET ?", [row]);
   }

@@ -59,7 +59,15 @@ describe.skipIf(!available)("the bridge from a BOINC database into wrangler dev"
     const traceErrors = boinc.ops.filter((o) => o.op === "error").length;
     // bridge-11 has 80 passes and 43 rescales, one second each: the bridge rebuilds exactly those,
     // sending the passes between two rescales (or error reports) together.
-    expect(report).toMatchObject({ passes: 80, rescales: 43, errors: traceErrors, skipped: 0, results: traceResults.length, error_outcomes: traceErrors, replayed: 0 });
+    expect(report).toMatchObject({
+      passes: 80,
+      rescales: 43,
+      errors: traceErrors,
+      skipped: 0,
+      results: traceResults.length,
+      error_outcomes: traceErrors,
+      replayed: 0,
+    });
     expect(report.requests).toBeLessThan(report.passes);
 
     expect(await traceMismatches(server.base, "full", token, boinc.expected, boinc.appNumbers)).toEqual([]);
@@ -85,7 +93,20 @@ describe.skipIf(!available)("the bridge from a BOINC database into wrangler dev"
     const state = join(work, "killed.state.json");
     const passTimes = boinc.ops.filter((o) => o.op === "pass").map((o) => o.now);
     const halfway = passTimes[Math.floor(passTimes.length / 2)]!;
-    const args = ["--import", "tsx", "bridge/cli.ts", "--db", boinc.dsn, "--url", server.base, "--project", "killed", "--state", state, "--no-progress"];
+    const args = [
+      "--import",
+      "tsx",
+      "bridge/cli.ts",
+      "--db",
+      boinc.dsn,
+      "--url",
+      server.base,
+      "--project",
+      "killed",
+      "--state",
+      state,
+      "--no-progress",
+    ];
     const child = spawn("node", args, {
       cwd: ROOT,
       env: { ...process.env, PATH: `${join(ROOT, "node_modules/.bin")}:${process.env.PATH}`, COBBLESTONE_TOKEN: token },
@@ -94,7 +115,10 @@ describe.skipIf(!available)("the bridge from a BOINC database into wrangler dev"
     const exited = new Promise<number | null>((r) => child.once("exit", (code) => r(code)));
     // Kill it (no chance to clean up) once its state shows it is past half the history.
     for (;;) {
-      const cursor = await readFile(state, "utf8").then((t) => JSON.parse(t).cursor.mod_time as number, () => 0);
+      const cursor = await readFile(state, "utf8").then(
+        (t) => JSON.parse(t).cursor.mod_time as number,
+        () => 0,
+      );
       if (cursor >= halfway || child.exitCode !== null) break;
       await new Promise((r) => setTimeout(r, 20));
     }

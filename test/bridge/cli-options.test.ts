@@ -26,7 +26,7 @@ describe("bridge command line", () => {
     const o = await parseOptions(base, env);
     expect(o.stateFile).toBe("/home/admin/.local/state/cobblestone/bridge-demo.json");
     expect(o.stateFile.startsWith(ROOT)).toBe(false);
-    expect((await parseOptions([...base, "--state", "st.json", "--compare", "out.csv"], env))).toMatchObject({
+    expect(await parseOptions([...base, "--state", "st.json", "--compare", "out.csv"], env)).toMatchObject({
       stateFile: "/srv/boinc/st.json",
       compare: "/srv/boinc/out.csv",
     });
@@ -37,7 +37,9 @@ describe("bridge command line", () => {
     const env = { COBBLESTONE_TOKEN: "t" };
     expect((await parseOptions(base, { ...env, BOINC_DB_URL: "mysql://u:p@h:3306/boinc" })).db).toBe("mysql://u:p@h:3306/boinc");
     // --db wins over the environment.
-    expect((await parseOptions([...base, "--db", "mysql://a:b@c/d"], { ...env, BOINC_DB_URL: "mysql://u:p@h/x" })).db).toBe("mysql://a:b@c/d");
+    expect((await parseOptions([...base, "--db", "mysql://a:b@c/d"], { ...env, BOINC_DB_URL: "mysql://u:p@h/x" })).db).toBe(
+      "mysql://a:b@c/d",
+    );
     const config = join(work, "config.xml");
     await writeFile(
       config,

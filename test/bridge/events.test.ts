@@ -34,7 +34,10 @@ function row(id: number, workunitId: number, extra: Partial<ResultRow> = {}): Re
   };
 }
 
-const known = new Map([[1, "alpha"], [2, "beta"]]);
+const known = new Map([
+  [1, "alpha"],
+  [2, "beta"],
+]);
 
 describe("callsForSecond", () => {
   it("groups a second's results by workunit in workunit-id order, whatever order the rows came in", () => {
@@ -42,8 +45,20 @@ describe("callsForSecond", () => {
     expect(calls.passes).toHaveLength(1);
     expect(calls.passes[0]!.now).toBe(T);
     expect(calls.passes[0]!.workunits.map((w) => [w.id, w.results.map((r) => [r.id, r.validate_state])])).toEqual([
-      [2, [[10, "valid"], [11, "invalid"]]],
-      [9, [[30, "valid"], [31, "valid"]]],
+      [
+        2,
+        [
+          [10, "valid"],
+          [11, "invalid"],
+        ],
+      ],
+      [
+        9,
+        [
+          [30, "valid"],
+          [31, "valid"],
+        ],
+      ],
     ]);
     expect(calls.errors).toEqual([]);
   });
@@ -104,7 +119,11 @@ describe("callsForSecond", () => {
   });
 
   it("never posts results still waiting for validation (validate_state INIT) or inconclusive", () => {
-    const calls = callsForSecond(T, [row(1, 1, { validate_state: VALIDATE_STATE.init }), row(2, 2, { validate_state: VALIDATE_STATE.inconclusive })], known);
+    const calls = callsForSecond(
+      T,
+      [row(1, 1, { validate_state: VALIDATE_STATE.init }), row(2, 2, { validate_state: VALIDATE_STATE.inconclusive })],
+      known,
+    );
     expect(calls).toMatchObject({ passes: [], errors: [], skipped: [] });
   });
 });

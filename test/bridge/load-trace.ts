@@ -26,7 +26,11 @@ async function insert(conn: mysql.Connection, table: string, columns: string[], 
   }
 }
 
-export async function loadTrace(conn: mysql.Connection, ops: TraceOp[], expected: Pick<TraceExpected, "results" | "workunits">): Promise<void> {
+export async function loadTrace(
+  conn: mysql.Connection,
+  ops: TraceOp[],
+  expected: Pick<TraceExpected, "results" | "workunits">,
+): Promise<void> {
   await conn.query("SET time_zone = '+00:00'");
   const granted = new Map(expected.results.map((r) => [r.id, r.granted_credit]));
   const credit = new Map(expected.workunits.map((w) => [w.id, w.credit]));
@@ -55,16 +59,40 @@ export async function loadTrace(conn: mysql.Connection, ops: TraceOp[], expected
       for (const w of op.workunits) {
         if (!workunits.has(w.id)) {
           const canonical = w.results.find((r) => r.validate_state === "valid")?.id ?? 0;
-          workunits.set(w.id, [w.id, apps.get(w.app), `wu_${w.id}`, w.rsc_fpops_est, w.rsc_fpops_bound, w.target_nresults, canonical, credit.get(w.id) ?? 0, 86400]);
+          workunits.set(w.id, [
+            w.id,
+            apps.get(w.app),
+            `wu_${w.id}`,
+            w.rsc_fpops_est,
+            w.rsc_fpops_bound,
+            w.target_nresults,
+            canonical,
+            credit.get(w.id) ?? 0,
+            86400,
+          ]);
         }
         for (const r of w.results) {
           if (!hosts.get(r.host_id)?.fromPass) hosts.set(r.host_id, { create: op.now, user: r.user_id ?? 0, fromPass: true });
           if (r.user_id && !users.has(r.user_id)) users.set(r.user_id, { create: op.now, team: r.team_id ?? 0 });
           if (r.team_id && !teams.has(r.team_id)) teams.set(r.team_id, op.now);
           results.push([
-            r.id, w.id, OUTCOME.success, r.host_id, r.user_id ?? 0, r.team_id ?? 0, r.sent_time, r.received_time, r.cpu_time,
-            r.validate_state === "valid" ? VALIDATE_STATE.valid : VALIDATE_STATE.invalid, granted.get(r.id) ?? 0, 0,
-            sqlTime(op.now), r.elapsed_time, r.flops_estimate, r.app_version_id, r.runtime_outlier ? 1 : 0,
+            r.id,
+            w.id,
+            OUTCOME.success,
+            r.host_id,
+            r.user_id ?? 0,
+            r.team_id ?? 0,
+            r.sent_time,
+            r.received_time,
+            r.cpu_time,
+            r.validate_state === "valid" ? VALIDATE_STATE.valid : VALIDATE_STATE.invalid,
+            granted.get(r.id) ?? 0,
+            0,
+            sqlTime(op.now),
+            r.elapsed_time,
+            r.flops_estimate,
+            r.app_version_id,
+            r.runtime_outlier ? 1 : 0,
           ]);
         }
       }
@@ -74,15 +102,40 @@ export async function loadTrace(conn: mysql.Connection, ops: TraceOp[], expected
       workunits.set(wu, [wu, appId, `wu_${wu}`, 1e12, 1e13, 1, 0, 0, op.delay_bound ?? 86400]);
       if (!hosts.has(op.host_id)) hosts.set(op.host_id, { create: op.now, user: 0, fromPass: false });
       results.push([
-        ++errorIds, wu, op.kind === "timeout" ? OUTCOME.noReply : OUTCOME.clientError, op.host_id, 0, 0, op.now - 3600, op.kind === "timeout" ? 0 : op.now, 0,
-        VALIDATE_STATE.init, 0, op.kind === "timeout" ? 0 : -1, sqlTime(op.now), 0, 0, op.app_version_id, 0,
+        ++errorIds,
+        wu,
+        op.kind === "timeout" ? OUTCOME.noReply : OUTCOME.clientError,
+        op.host_id,
+        0,
+        0,
+        op.now - 3600,
+        op.kind === "timeout" ? 0 : op.now,
+        0,
+        VALIDATE_STATE.init,
+        0,
+        op.kind === "timeout" ? 0 : -1,
+        sqlTime(op.now),
+        0,
+        0,
+        op.app_version_id,
+        0,
       ]);
     }
   }
-  await insert(conn, "platform", ["id", "name"], [...platforms].map(([name, id]) => [id, name]));
+  await insert(
+    conn,
+    "platform",
+    ["id", "name"],
+    [...platforms].map(([name, id]) => [id, name]),
+  );
   await insert(conn, "app", ["id", "name", "host_scale_check", "target_nresults"], appRows);
   await insert(conn, "app_version", ["id", "appid", "version_num", "platformid", "plan_class"], versionRows);
-  await insert(conn, "team", ["id", "create_time", "name"], [...teams].map(([id, t]) => [id, t, `Team ${id}`]));
+  await insert(
+    conn,
+    "team",
+    ["id", "create_time", "name"],
+    [...teams].map(([id, t]) => [id, t, `Team ${id}`]),
+  );
   await insert(
     conn,
     "user",
@@ -105,8 +158,23 @@ export async function loadTrace(conn: mysql.Connection, ops: TraceOp[], expected
     conn,
     "result",
     [
-      "id", "workunitid", "outcome", "hostid", "userid", "teamid", "sent_time", "received_time", "cpu_time",
-      "validate_state", "granted_credit", "exit_status", "mod_time", "elapsed_time", "flops_estimate", "app_version_id", "runtime_outlier",
+      "id",
+      "workunitid",
+      "outcome",
+      "hostid",
+      "userid",
+      "teamid",
+      "sent_time",
+      "received_time",
+      "cpu_time",
+      "validate_state",
+      "granted_credit",
+      "exit_status",
+      "mod_time",
+      "elapsed_time",
+      "flops_estimate",
+      "app_version_id",
+      "runtime_outlier",
     ],
     results,
   );

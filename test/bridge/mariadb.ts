@@ -64,7 +64,8 @@ export async function startMariaDb(timeoutMs = 60_000): Promise<MariaDb> {
   child.stdout!.on("data", (d) => (output += d));
   child.stderr!.on("data", (d) => (output += d));
 
-  const root = (database?: string) => mysql.createConnection({ socketPath: socket, user: "root", password: "", database, multipleStatements: true });
+  const root = (database?: string) =>
+    mysql.createConnection({ socketPath: socket, user: "root", password: "", database, multipleStatements: true });
   const stop = async () => {
     if (child.exitCode === null && child.signalCode === null) {
       const exited = new Promise((r) => child.once("exit", r));

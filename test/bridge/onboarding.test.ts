@@ -63,7 +63,10 @@ describe.skipIf(!available)("a project admin's first backfill", () => {
   });
 
   const options = (db: string, slug: string, token: string, extra: Partial<BridgeOptions> = {}): BridgeOptions =>
-    bridgeOptions({ db, url: server.base, project: slug, token, stateFile: join(work, `${slug}.json`) }, { log: () => undefined, ...extra });
+    bridgeOptions(
+      { db, url: server.base, project: slug, token, stateFile: join(work, `${slug}.json`) },
+      { log: () => undefined, ...extra },
+    );
 
   it("every cron job run between creating the project and the first bridge run: the backfill of old history goes through", async () => {
     const token = await createProject(server.base, ADMIN, "jobs-first");
@@ -88,10 +91,15 @@ describe.skipIf(!available)("a project admin's first backfill", () => {
     const exit = await run.done;
     expect(exit.code).toBe(130);
     const saved = JSON.parse(await readFile(state, "utf8")).cursor.mod_time as number;
-    expect(exit.stderr).toContain(`interrupted; everything up to ${new Date(saved * 1000).toISOString()} (mod_time ${saved}) is posted and saved in ${state}; run the same command again to resume`);
+    expect(exit.stderr).toContain(
+      `interrupted; everything up to ${new Date(saved * 1000).toISOString()} (mod_time ${saved}) is posted and saved in ${state}; run the same command again to resume`,
+    );
     expect(exit.stderr).not.toMatch(/\n\s+at /); // no stack trace
     // The same command (the URL spelled without the slash this time: the same service) finishes the job.
-    const rest = cli(["--url", server.base, "--project", "ctrl-c", "--state", state], { COBBLESTONE_TOKEN: token, BOINC_DB_URL: boinc.dsn });
+    const rest = cli(["--url", server.base, "--project", "ctrl-c", "--state", state], {
+      COBBLESTONE_TOKEN: token,
+      BOINC_DB_URL: boinc.dsn,
+    });
     const done = await rest.done;
     expect(done.code, done.stderr).toBe(0);
     expect(done.stdout).toMatch(/^posted \d+ validated results/);
@@ -103,9 +111,14 @@ describe.skipIf(!available)("a project admin's first backfill", () => {
     const token = await createProject(server.base, ADMIN, "overlap");
     const state = join(work, "overlap.json");
     const held = await lockState(state); // a long run in progress
-    const second = await cli(["--url", server.base, "--project", "overlap", "--state", state], { COBBLESTONE_TOKEN: token, BOINC_DB_URL: dsn }).done;
+    const second = await cli(["--url", server.base, "--project", "overlap", "--state", state], {
+      COBBLESTONE_TOKEN: token,
+      BOINC_DB_URL: dsn,
+    }).done;
     expect(second.code).toBe(2);
-    expect(second.stderr.trim().split("\n")).toEqual([`bridge: another bridge run (pid ${process.pid}) is using ${state}; this one exits (a run every minute overlaps a long one: that is fine)`]);
+    expect(second.stderr.trim().split("\n")).toEqual([
+      `bridge: another bridge run (pid ${process.pid}) is using ${state}; this one exits (a run every minute overlaps a long one: that is fine)`,
+    ]);
     await held.release();
     const report = await runBridge(options(dsn, "overlap", token, { stateFile: state }));
     expect(report.results).toBe(1);
@@ -181,7 +194,8 @@ describe.skipIf(!available)("a project admin's first backfill", () => {
   it("--dry-run checks the token, the project and the app versions, reads everything and posts nothing", async () => {
     const dsn = await smallBoincDb(maria, "dry_checks", T, [{}, {}]);
     const token = await createProject(server.base, ADMIN, "dry-checks");
-    const dry = (extra: Partial<BridgeOptions>) => runBridge(options(dsn, "dry-checks", token, { dryRun: true, ...extra })).catch((e) => e as Error);
+    const dry = (extra: Partial<BridgeOptions>) =>
+      runBridge(options(dsn, "dry-checks", token, { dryRun: true, ...extra })).catch((e) => e as Error);
     expect(((await dry({ token: "cbp_wrong" })) as Error).message).toMatch(/refused the token/);
     expect(((await dry({ project: "no-such-project" })) as Error).message).toMatch(/refused the token|is --project right/);
     expect(((await dry({ url: `http://127.0.0.1:${await freePort()}` })) as Error).message).toMatch(/cannot reach the service/);
@@ -189,10 +203,16 @@ describe.skipIf(!available)("a project admin's first backfill", () => {
     const report = await dry({ log: (l) => lines.push(l) });
     expect(report).toMatchObject({ rows: 2, results: 2, passes: 2 });
     expect(lines).toEqual(["would register 2 apps (2 new) and 2 app versions (2 new)"]);
-    const apps = await (await fetch(`${server.base}/v1/projects/dry-checks/apps`, { headers: { Authorization: `Bearer ${token}` } })).json();
+    const apps = await (
+      await fetch(`${server.base}/v1/projects/dry-checks/apps`, { headers: { Authorization: `Bearer ${token}` } })
+    ).json();
     expect(apps.apps).toEqual([]);
     // An app version the service has under another app: the real run would be refused, so the dry run says so.
-    await fetch(`${server.base}/v1/projects/dry-checks/apps/other`, { method: "PUT", headers: { Authorization: `Bearer ${token}`, "content-type": "application/json" }, body: "{}" });
+    await fetch(`${server.base}/v1/projects/dry-checks/apps/other`, {
+      method: "PUT",
+      headers: { Authorization: `Bearer ${token}`, "content-type": "application/json" },
+      body: "{}",
+    });
     await fetch(`${server.base}/v1/projects/dry-checks/app-versions/2`, {
       method: "PUT",
       headers: { Authorization: `Bearer ${token}`, "content-type": "application/json" },
@@ -206,7 +226,9 @@ describe.skipIf(!available)("a project admin's first backfill", () => {
     const conn = await maria.root("db_clock");
     // Result 2 decided in the database's current second (its clock, not ours, stamps mod_time).
     const [[{ now }]] = (await conn.query("SELECT UNIX_TIMESTAMP() AS now")) as unknown as [[{ now: number }]];
-    await conn.query("INSERT INTO workunit (id, appid, name, rsc_fpops_est, rsc_fpops_bound, target_nresults) VALUES (2, 1, 'wu2', 1e13, 1e14, 1)");
+    await conn.query(
+      "INSERT INTO workunit (id, appid, name, rsc_fpops_est, rsc_fpops_bound, target_nresults) VALUES (2, 1, 'wu2', 1e13, 1e14, 1)",
+    );
     await conn.query(
       `INSERT INTO result (id, workunitid, outcome, hostid, userid, teamid, sent_time, received_time, cpu_time, validate_state, mod_time, elapsed_time, flops_estimate, app_version_id)
        VALUES (2, 2, 1, 7, 3, 5, ${now - 5000}, ${now - 100}, 900, 1, '${sqlTime(now)}', 1000, 1e10, 1)`,

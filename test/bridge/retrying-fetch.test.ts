@@ -46,7 +46,11 @@ describe("retryingFetch", () => {
       sleep: async (ms) => void waits.push(ms),
       onRetry: (why, _ms, next, max) => told.push(`${why} → attempt ${next} of ${max}`),
     });
-    const res = await f(`${base}/v1/projects/p/passes`, { method: "POST", body: '{"now":1}', headers: { "content-type": "application/json" } });
+    const res = await f(`${base}/v1/projects/p/passes`, {
+      method: "POST",
+      body: '{"now":1}',
+      headers: { "content-type": "application/json" },
+    });
     expect(res.status).toBe(200);
     // 3 s and 7 s as the server asked; the bare 503 (third attempt) backs off within [200, 400) ms.
     expect(waits.slice(0, 2)).toEqual([3000, 7000]);
@@ -65,7 +69,10 @@ describe("retryingFetch", () => {
       const { server: broken, bodies: got } = scriptedServer([{ status }, { status: 200 }]);
       const url = await listen(broken);
       const waits: number[] = [];
-      const res = await retryingFetch({ maxAttempts: 12, baseDelayMs: 1, maxDelayMs: 1, sleep: async (ms) => void waits.push(ms) })(`${url}/x`, { method: "POST", body: "{}" });
+      const res = await retryingFetch({ maxAttempts: 12, baseDelayMs: 1, maxDelayMs: 1, sleep: async (ms) => void waits.push(ms) })(
+        `${url}/x`,
+        { method: "POST", body: "{}" },
+      );
       expect(res.status).toBe(status);
       expect(got).toHaveLength(1);
       expect(waits).toEqual([]);

@@ -30,14 +30,16 @@ export async function traceMismatches(
   const { app_versions } = await get("/app-versions");
   for (const v of expected.app_versions) {
     const got = app_versions.find((x: any) => x.id === v.id);
-    for (const f of ["pfc_n", "pfc_avg", "pfc_scale", "expavg_credit", "expavg_time"] as const) check(`app_version ${v.id} ${f}`, got?.[f], v[f]);
+    for (const f of ["pfc_n", "pfc_avg", "pfc_scale", "expavg_credit", "expavg_time"] as const)
+      check(`app_version ${v.id} ${f}`, got?.[f], v[f]);
   }
   const rows = new Map<string, any>();
   for (const hostId of new Set(expected.host_app_versions.map((h) => h.host_id))) {
     const { host_app_versions } = await get(`/host-app-versions?host_id=${hostId}`);
     for (const h of host_app_versions) rows.set(`${h.host_id}/${foldAnonymousId(appNumbers.get(h.app)!, h.app_version_id)}`, h);
   }
-  if (rows.size !== expected.host_app_versions.length) mismatches.push(`${rows.size} host_app_versions, expected ${expected.host_app_versions.length}`);
+  if (rows.size !== expected.host_app_versions.length)
+    mismatches.push(`${rows.size} host_app_versions, expected ${expected.host_app_versions.length}`);
   for (const h of expected.host_app_versions) {
     const got = rows.get(`${h.host_id}/${h.app_version_id}`);
     for (const f of ["pfc_n", "pfc_avg", "et_n", "et_avg", "et_var", "turnaround_n", "turnaround_avg", "consecutive_valid"] as const) {

@@ -63,7 +63,8 @@ describe.skipIf(!hasChromium)("the web pages in chromium, served by wrangler dev
     });
     const watch = (page: Page) => {
       page.on("console", (m) => {
-        if (m.type() === "error" && !expectedErrors.some((re) => re.test(m.text()))) problems.push(`console error on ${page.url()}: ${m.text()}`);
+        if (m.type() === "error" && !expectedErrors.some((re) => re.test(m.text())))
+          problems.push(`console error on ${page.url()}: ${m.text()}`);
       });
       page.on("pageerror", (e) => problems.push(`page error on ${page.url()}: ${e.message}`));
       page.on("dialog", async (d) => {
@@ -89,7 +90,9 @@ describe.skipIf(!hasChromium)("the web pages in chromium, served by wrangler dev
       await dev.stop();
       await writeFile(join(ARTIFACTS, "wrangler-dev.log"), dev.log());
       // A measurement for the reader, not a test: wrangler's own timing of each page.
-      const pages = [...dev.log().matchAll(/GET (\/(?:p\/\S*|central)?) (\d{3})[^(\n]*\((\d+)ms\)/g)].map((m) => `${m[1]} ${m[2]} ${m[3]} ms`);
+      const pages = [...dev.log().matchAll(/GET (\/(?:p\/\S*|central)?) (\d{3})[^(\n]*\((\d+)ms\)/g)].map(
+        (m) => `${m[1]} ${m[2]} ${m[3]} ms`,
+      );
       if (pages.length > 0) console.log(`page responses timed by wrangler dev:\n  ${pages.join("\n  ")}`);
     }
   });
@@ -105,10 +108,12 @@ describe.skipIf(!hasChromium)("the web pages in chromium, served by wrangler dev
   }
 
   const value = async (page: Page, selector: string) => Number(await page.locator(selector).first().getAttribute("value"));
-  const values = async (page: Page, selector: string) => (await page.locator(selector).evaluateAll((els) => els.map((e) => Number(e.getAttribute("value")))));
+  const values = async (page: Page, selector: string) =>
+    await page.locator(selector).evaluateAll((els) => els.map((e) => Number(e.getAttribute("value"))));
   const shot = (page: Page, name: string) => page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
   /** How many days the RAC line of the page's chart has. */
-  const chartDays = async (page: Page) => ((await page.locator("svg.chart-svg path.rac").getAttribute("d")) ?? "").split(/[ML]/).filter(Boolean).length;
+  const chartDays = async (page: Page) =>
+    ((await page.locator("svg.chart-svg path.rac").getAttribute("d")) ?? "").split(/[ML]/).filter(Boolean).length;
 
   it("/ lists the project with the API's total, without any script", async () => {
     const page = await open("/");
@@ -190,7 +195,10 @@ describe.skipIf(!hasChromium)("the web pages in chromium, served by wrangler dev
   });
 
   it("fits a phone's screen: nothing wider than the viewport", async () => {
-    for (const [path, name] of [[`/p/${slug}`, "project-phone"], [`/p/${slug}/users/7`, "user-phone"]] as const) {
+    for (const [path, name] of [
+      [`/p/${slug}`, "project-phone"],
+      [`/p/${slug}/users/7`, "user-phone"],
+    ] as const) {
       const page = await open(path, 200, { width: 375, height: 812 });
       expect(await page.evaluate(() => document.documentElement.scrollWidth), path).toBeLessThanOrEqual(375);
       expect((await page.locator("svg.chart-svg").boundingBox())!.width, path).toBeLessThanOrEqual(375);

@@ -51,8 +51,18 @@ export async function postTrace(base: string, adminToken: string): Promise<strin
   const token: string = created.token;
   const p = `/v1/projects/${slug}`;
   await send(base, "PUT", `${p}/apps/gw_search`, token, {});
-  await send(base, "PUT", `${p}/app-versions/1`, token, { app: "gw_search", platform: "x86_64-pc-linux-gnu", plan_class: "", version_num: 106 });
-  await send(base, "PUT", `${p}/app-versions/2`, token, { app: "gw_search", platform: "x86_64-pc-linux-gnu", plan_class: "avx2", version_num: 106 });
+  await send(base, "PUT", `${p}/app-versions/1`, token, {
+    app: "gw_search",
+    platform: "x86_64-pc-linux-gnu",
+    plan_class: "",
+    version_num: 106,
+  });
+  await send(base, "PUT", `${p}/app-versions/2`, token, {
+    app: "gw_search",
+    platform: "x86_64-pc-linux-gnu",
+    plan_class: "avx2",
+    version_num: 106,
+  });
   await send(base, "PUT", `${p}/teams/3`, token, { name: EVIL_TEAM });
   await send(base, "PUT", `${p}/users/7`, token, { name: "Ada", team_id: 3 });
   await send(base, "PUT", `${p}/hosts/10`, token, { name: "lab-pc", user_id: 7 });

@@ -109,9 +109,32 @@ describe("GET /v1/central/neutrality", () => {
     const p = await project("neutral-bad");
     for (const devices of [0, -1, "2"]) {
       const res = await p.api.raw("POST", "/passes", {
-        workunits: [{ id: 1, app: "a", rsc_fpops_est: 3e12, rsc_fpops_bound: 3e13, target_nresults: 1, canonical_credit: 1,
-          results: [{ id: 1, host_id: 1, user_id: 0, team_id: 0, app_version_id: 1, elapsed_time: 100, cpu_time: 100, flops_estimate: 3e9,
-            sent_time: 1000, received_time: 2000, validate_state: "valid", devices }] }],
+        workunits: [
+          {
+            id: 1,
+            app: "a",
+            rsc_fpops_est: 3e12,
+            rsc_fpops_bound: 3e13,
+            target_nresults: 1,
+            canonical_credit: 1,
+            results: [
+              {
+                id: 1,
+                host_id: 1,
+                user_id: 0,
+                team_id: 0,
+                app_version_id: 1,
+                elapsed_time: 100,
+                cpu_time: 100,
+                flops_estimate: 3e9,
+                sent_time: 1000,
+                received_time: 2000,
+                validate_state: "valid",
+                devices,
+              },
+            ],
+          },
+        ],
       });
       const err = expectError(res, 400, "validation_failed");
       expect(err.issues?.map((i) => i.path)).toEqual(["workunits[0].results[0].devices"]);
@@ -120,91 +143,116 @@ describe("GET /v1/central/neutrality", () => {
     expect(hav.host_app_versions).toEqual([]);
   });
 
-  it("three projects on 40 shared hosts, one paying twice per CPU-hour: 2.0 and 1.0; a fourth on 5 hosts: insufficient overlap; GPU apart", { timeout: 180_000 }, async () => {
-    // Mid-period (the previous 30-day period's middle, in the past): the window holds it whole.
-    const T = 30 * 86400;
-    const now = Math.floor((Math.floor(clockNow() / T) - 0.5) * T);
-    const A = await project("neutral-a");
-    const B = await project("neutral-b");
-    const C = await project("neutral-c", "DB_LARGE");
-    const D = await project("neutral-d");
-    const forty = range(1, 40);
-    await attach(A.api, 100, [...forty]);
-    await attach(B.api, 200, [...forty]);
-    await attach(C.api, 300, [...forty]);
-    await attach(D.api, 400, range(1, 5));
-    // Host 41 reports BOINC's default benchmark in every project and would make B pay 50 × A.
-    for (const [p, offset] of [[A, 100], [B, 200], [C, 300]] as const) await attach(p.api, offset, [41], 1e9);
+  it(
+    "three projects on 40 shared hosts, one paying twice per CPU-hour: 2.0 and 1.0; a fourth on 5 hosts: insufficient overlap; GPU apart",
+    { timeout: 180_000 },
+    async () => {
+      // Mid-period (the previous 30-day period's middle, in the past): the window holds it whole.
+      const T = 30 * 86400;
+      const now = Math.floor((Math.floor(clockNow() / T) - 0.5) * T);
+      const A = await project("neutral-a");
+      const B = await project("neutral-b");
+      const C = await project("neutral-c", "DB_LARGE");
+      const D = await project("neutral-d");
+      const forty = range(1, 40);
+      await attach(A.api, 100, [...forty]);
+      await attach(B.api, 200, [...forty]);
+      await attach(C.api, 300, [...forty]);
+      await attach(D.api, 400, range(1, 5));
+      // Host 41 reports BOINC's default benchmark in every project and would make B pay 50 × A.
+      for (const [p, offset] of [
+        [A, 100],
+        [B, 200],
+        [C, 300],
+      ] as const)
+        await attach(p.api, offset, [41], 1e9);
 
-    await run(A.api, 1, { offset: 100, hosts: forty, credit: 10 }, now);
-    await run(A.api, 10_001, { offset: 100, hosts: [41], credit: 10 }, now);
-    await run(A.api, 20_001, { offset: 100, hosts: range(1, 20), credit: 40, version: 2, elapsed: () => 1800 }, now);
-    await run(B.api, 1, { offset: 200, hosts: forty, credit: 40, devices: 2 }, now);
-    await run(B.api, 10_001, { offset: 200, hosts: [41], credit: 1000, devices: 2 }, now);
-    await run(B.api, 20_001, { offset: 200, hosts: range(1, 20), credit: 10, version: 2, elapsed: () => 1800 }, now);
-    // Anonymous platform (-2, CPU): its own build, left out.
-    await run(B.api, 30_001, { offset: 200, hosts: forty, credit: 1000, version: -2 }, now);
-    await run(C.api, 1, { offset: 300, hosts: forty, credit: 10 }, now);
-    await run(C.api, 10_001, { offset: 300, hosts: [41], credit: 10 }, now);
-    await run(D.api, 1, { offset: 400, hosts: range(1, 5), credit: 30 }, now);
+      await run(A.api, 1, { offset: 100, hosts: forty, credit: 10 }, now);
+      await run(A.api, 10_001, { offset: 100, hosts: [41], credit: 10 }, now);
+      await run(A.api, 20_001, { offset: 100, hosts: range(1, 20), credit: 40, version: 2, elapsed: () => 1800 }, now);
+      await run(B.api, 1, { offset: 200, hosts: forty, credit: 40, devices: 2 }, now);
+      await run(B.api, 10_001, { offset: 200, hosts: [41], credit: 1000, devices: 2 }, now);
+      await run(B.api, 20_001, { offset: 200, hosts: range(1, 20), credit: 10, version: 2, elapsed: () => 1800 }, now);
+      // Anonymous platform (-2, CPU): its own build, left out.
+      await run(B.api, 30_001, { offset: 200, hosts: forty, credit: 1000, version: -2 }, now);
+      await run(C.api, 1, { offset: 300, hosts: forty, credit: 10 }, now);
+      await run(C.api, 10_001, { offset: 300, hosts: [41], credit: 10 }, now);
+      await run(D.api, 1, { offset: 400, hosts: range(1, 5), credit: 30 }, now);
 
-    await runCron(NEUTRALITY_CRON, now);
-    const res = await call("GET", "/v1/central/neutrality");
-    expect(res.status, JSON.stringify(res.body)).toBe(200);
-    expect(res.body.as_of).toBe(now);
-    expect(res.body.classes.map((c: any) => c.class)).toEqual(["cpu", "nvidia"]);
-    const [cpu, gpu] = res.body.classes;
-    const of = (cls: any, p: { slug: string }) => cls.projects.find((x: any) => x.slug === p.slug);
-    expect(cpu.projects.map((x: any) => x.slug).sort()).toEqual([A.slug, B.slug, C.slug, D.slug].sort());
+      await runCron(NEUTRALITY_CRON, now);
+      const res = await call("GET", "/v1/central/neutrality");
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      expect(res.body.as_of).toBe(now);
+      expect(res.body.classes.map((c: any) => c.class)).toEqual(["cpu", "nvidia"]);
+      const [cpu, gpu] = res.body.classes;
+      const of = (cls: any, p: { slug: string }) => cls.projects.find((x: any) => x.slug === p.slug);
+      expect(cpu.projects.map((x: any) => x.slug).sort()).toEqual([A.slug, B.slug, C.slug, D.slug].sort());
 
-    for (const [p, want] of [[A, 1], [B, 2], [C, 1]] as const) {
-      const x = of(cpu, p);
-      expect(x.status).toBe("fitted");
-      expect(Math.abs(x.index / want - 1)).toBeLessThanOrEqual(0.05);
-      expect(x.low).toBeLessThanOrEqual(x.index);
-      expect(x.high).toBeGreaterThanOrEqual(x.index);
-      expect(x.hosts).toBe(40); // not host 41
-    }
-    // Exact, as computed above (no noise in these jobs).
-    expectRel(of(cpu, A).index, 1, 1e-9);
-    expectRel(of(cpu, B).index, 2, 1e-9);
-    expectRel(of(cpu, A).device_hours, 1_212_000 / 3600, 1e-12);
-    // B's jobs used 2 CPUs each: twice the device-hours of A's on the same hosts.
-    expectRel(of(cpu, B).device_hours, (2 * 1_212_000) / 3600, 1e-12);
-    expect(of(cpu, D)).toEqual({ slug: D.slug, status: "insufficient overlap", index: null, low: null, high: null, hosts: 5, device_hours: expect.any(Number) });
+      for (const [p, want] of [
+        [A, 1],
+        [B, 2],
+        [C, 1],
+      ] as const) {
+        const x = of(cpu, p);
+        expect(x.status).toBe("fitted");
+        expect(Math.abs(x.index / want - 1)).toBeLessThanOrEqual(0.05);
+        expect(x.low).toBeLessThanOrEqual(x.index);
+        expect(x.high).toBeGreaterThanOrEqual(x.index);
+        expect(x.hosts).toBe(40); // not host 41
+      }
+      // Exact, as computed above (no noise in these jobs).
+      expectRel(of(cpu, A).index, 1, 1e-9);
+      expectRel(of(cpu, B).index, 2, 1e-9);
+      expectRel(of(cpu, A).device_hours, 1_212_000 / 3600, 1e-12);
+      // B's jobs used 2 CPUs each: twice the device-hours of A's on the same hosts.
+      expectRel(of(cpu, B).device_hours, (2 * 1_212_000) / 3600, 1e-12);
+      expect(of(cpu, D)).toEqual({
+        slug: D.slug,
+        status: "insufficient overlap",
+        index: null,
+        low: null,
+        high: null,
+        hosts: 5,
+        device_hours: expect.any(Number),
+      });
 
-    const pair = (cls: any, x: { slug: string }, y: { slug: string }) => {
-      const found = cls.pairs.find((p: any) => (p.a === x.slug && p.b === y.slug) || (p.a === y.slug && p.b === x.slug));
-      return found.a === x.slug ? found : { ...found, ratio: found.ratio === null ? null : 1 / found.ratio };
-    };
-    for (const [x, y, want] of [[A, B, 0.5], [A, C, 1], [B, C, 2]] as const) {
-      const p = pair(cpu, x, y);
-      expect(p.hosts).toBe(40);
-      expect(Math.abs(p.ratio / want - 1)).toBeLessThanOrEqual(0.05);
-    }
-    for (const x of [A, B, C]) expect(pair(cpu, x, D)).toMatchObject({ ratio: null, hosts: 5 });
+      const pair = (cls: any, x: { slug: string }, y: { slug: string }) => {
+        const found = cls.pairs.find((p: any) => (p.a === x.slug && p.b === y.slug) || (p.a === y.slug && p.b === x.slug));
+        return found.a === x.slug ? found : { ...found, ratio: found.ratio === null ? null : 1 / found.ratio };
+      };
+      for (const [x, y, want] of [
+        [A, B, 0.5],
+        [A, C, 1],
+        [B, C, 2],
+      ] as const) {
+        const p = pair(cpu, x, y);
+        expect(p.hosts).toBe(40);
+        expect(Math.abs(p.ratio / want - 1)).toBeLessThanOrEqual(0.05);
+      }
+      for (const x of [A, B, C]) expect(pair(cpu, x, D)).toMatchObject({ ratio: null, hosts: 5 });
 
-    // The GPU class: only A and B, their own indices, on their 20 hosts.
-    expect(gpu.projects.map((x: any) => x.slug).sort()).toEqual([A.slug, B.slug].sort());
-    expectRel(of(gpu, A).index, 2, 1e-9);
-    expectRel(of(gpu, B).index, 0.5, 1e-9);
-    expect(of(gpu, A).hosts).toBe(20);
-    expectRel(pair(gpu, A, B).ratio, 4, 1e-9);
+      // The GPU class: only A and B, their own indices, on their 20 hosts.
+      expect(gpu.projects.map((x: any) => x.slug).sort()).toEqual([A.slug, B.slug].sort());
+      expectRel(of(gpu, A).index, 2, 1e-9);
+      expectRel(of(gpu, B).index, 0.5, 1e-9);
+      expect(of(gpu, A).hosts).toBe(20);
+      expectRel(pair(gpu, A, B).ratio, 4, 1e-9);
 
-    // Served with cache validators; the same ETag answers 304.
-    const first = await getRaw("/v1/central/neutrality");
-    const again = await exportsFetch("/v1/central/neutrality", { "If-None-Match": first.headers.get("ETag")! });
-    expect(again.status).toBe(304);
+      // Served with cache validators; the same ETag answers 304.
+      const first = await getRaw("/v1/central/neutrality");
+      const again = await exportsFetch("/v1/central/neutrality", { "If-None-Match": first.headers.get("ETag")! });
+      expect(again.status).toBe(304);
 
-    // The central page draws a bar per project with its interval; each project page shows its own index.
-    const page = await getPage("/central/neutrality");
-    expect(page.status).toBe(200);
-    expect(page.html).toContain(`data-project="${B.slug}"`);
-    expect(page.html).toContain("insufficient overlap");
-    const own = await getPage(`/p/${B.slug}`);
-    expect(own.html).toContain('id="neutrality"');
-    expect(own.html).toMatch(/data-name="neutrality_index">2\.00</);
-  });
+      // The central page draws a bar per project with its interval; each project page shows its own index.
+      const page = await getPage("/central/neutrality");
+      expect(page.status).toBe(200);
+      expect(page.html).toContain(`data-project="${B.slug}"`);
+      expect(page.html).toContain("insufficient overlap");
+      const own = await getPage(`/p/${B.slug}`);
+      expect(own.html).toContain('id="neutrality"');
+      expect(own.html).toMatch(/data-name="neutrality_index">2\.00</);
+    },
+  );
 });
 
 async function exportsFetch(path: string, headers: Record<string, string>): Promise<Response> {

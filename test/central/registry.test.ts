@@ -50,9 +50,7 @@ const planClassRow = (table: any, name: string) => table.plan_classes.find((r: a
 /** What a failed push must leave as it was. */
 async function centralState() {
   const contributors = await call("GET", "/v1/central/contributors", { token: ADMIN_TOKEN });
-  const { results } = await env.DB.prepare(
-    "SELECT * FROM central_contributions ORDER BY contributor_id, project, app_version_id",
-  ).all();
+  const { results } = await env.DB.prepare("SELECT * FROM central_contributions ORDER BY contributor_id, project, app_version_id").all();
   return { contributors: contributors.body, rows: results };
 }
 
@@ -76,7 +74,9 @@ describe("central tokens", () => {
     expect(res.status).toBe(200);
     expect((await call("DELETE", `/v1/central/contributors/${id}`, { token: ADMIN_TOKEN })).body).toEqual({ id, revoked: true });
     expectError(await push(token, json({ app_versions: [reported(1, "a", "")] })), 401, "unauthorized");
-    const left = await env.DB.prepare("SELECT count(*) AS n FROM central_contributions WHERE contributor_id = ?").bind(id).first<{ n: number }>();
+    const left = await env.DB.prepare("SELECT count(*) AS n FROM central_contributions WHERE contributor_id = ?")
+      .bind(id)
+      .first<{ n: number }>();
     expect(left!.n).toBe(0);
     expectError(await call("DELETE", `/v1/central/contributors/${id}`, { token: ADMIN_TOKEN }), 404, "not_found");
   });
@@ -263,7 +263,9 @@ describe("push size", () => {
     expectError(await push(token, json({ app_versions: versions(10_001) })), 413, "too_large");
     expectError(await push(token, appVersionsPhp(versions(10_001)), "application/xml"), 413, "too_large");
     expect(await centralState()).toEqual(before);
-    const n = await env.DB.prepare("SELECT count(*) AS n FROM central_contributions WHERE contributor_id = ?").bind(id).first<{ n: number }>();
+    const n = await env.DB.prepare("SELECT count(*) AS n FROM central_contributions WHERE contributor_id = ?")
+      .bind(id)
+      .first<{ n: number }>();
     expect(n!.n).toBe(10_000);
   });
 });

@@ -33,7 +33,11 @@ function expectPrinted(printed: string, stored: number): void {
 }
 
 async function rows(sql: string, ...binds: unknown[]): Promise<Record<string, any>[]> {
-  return (await env.DB.prepare(sql).bind(...binds).all()).results;
+  return (
+    await env.DB.prepare(sql)
+      .bind(...binds)
+      .all()
+  ).results;
 }
 
 /** A project whose users cover every rule: credit, none, opted out, a team, a name to escape. */
@@ -46,7 +50,7 @@ async function projectWithVolunteers() {
   await api.ok("PUT", "/users/1", { name: "Ann & <Bob>", cpid: "0123456789abcdef0123456789abcdef" });
   await api.ok("PUT", "/users/2", { name: "Private", stats_export: false });
   await api.ok("PUT", "/users/3", { name: "No credit yet" });
-  await api.ok("PUT", "/teams/5", { name: "Team \"Five\"" });
+  await api.ok("PUT", "/teams/5", { name: 'Team "Five"' });
   await api.ok("PUT", "/hosts/14", { cpid: "fedcba9876543210fedcba9876543210", user_id: 4 });
   const r = (id: number, host: number, user: number, team: number, elapsed: number) =>
     result(id, { host_id: host, user_id: user, team_id: team, elapsed_time: elapsed });
@@ -88,7 +92,16 @@ describe("stats exports (BOINC db_dump)", () => {
       expect(u.teamid).toBe(d.team_id === 0 ? undefined : String(d.team_id));
     });
     expect(exportedUsers[0].name).toBe("Ann & <Bob>");
-    expect(Object.keys(exportedUsers[0])).toEqual(["id", "name", "create_time", "total_credit", "expavg_credit", "expavg_time", "cpid", "teamid"]);
+    expect(Object.keys(exportedUsers[0])).toEqual([
+      "id",
+      "name",
+      "create_time",
+      "total_credit",
+      "expavg_credit",
+      "expavg_time",
+      "cpid",
+      "teamid",
+    ]);
 
     // Hosts: with credit and an owner who did not opt out (11 and 14; 12 belongs to user 2).
     const hosts = parser.parse((await file(slug, "host.gz")).text).hosts.host;
@@ -106,7 +119,10 @@ describe("stats exports (BOINC db_dump)", () => {
     expect(teams.map((t: any) => Number(t.id))).toEqual([5]);
     expect(teams[0].name).toBe('Team "Five"');
     expectPrinted(teams[0].total_credit, team5!.total_credit);
-    expect(team5!.total_credit).toBeCloseTo((await rows("SELECT total_credit FROM users WHERE project_id = ? AND id = 1", id))[0]!.total_credit, 9);
+    expect(team5!.total_credit).toBeCloseTo(
+      (await rows("SELECT total_credit FROM users WHERE project_id = ? AND id = 1", id))[0]!.total_credit,
+      9,
+    );
 
     // tables.xml: counts and credit ignore consent, as db_dump's do (users 1, 2, 4; hosts 11, 12, 14).
     const tables = parser.parse((await file(slug, "tables.xml")).text).tables;
@@ -141,7 +157,10 @@ describe("stats exports (BOINC db_dump)", () => {
   it("the .ndjson.gz siblings carry the same records with unrounded numbers", async () => {
     const { slug, id } = await projectWithVolunteers();
     await runCron(STATS_CRON, clockNow());
-    const lines = (await file(slug, "user.ndjson.gz")).text.trimEnd().split("\n").map((l) => JSON.parse(l));
+    const lines = (await file(slug, "user.ndjson.gz")).text
+      .trimEnd()
+      .split("\n")
+      .map((l) => JSON.parse(l));
     const d1Users = await rows("SELECT * FROM users WHERE project_id = ? AND total_credit > 0 AND stats_export = 1 ORDER BY id", id);
     expect(lines).toEqual(
       d1Users.map((u) => ({
@@ -155,7 +174,10 @@ describe("stats exports (BOINC db_dump)", () => {
         teamid: u.team_id,
       })),
     );
-    const hostIds = (await file(slug, "host.ndjson.gz")).text.trimEnd().split("\n").map((l) => JSON.parse(l).id);
+    const hostIds = (await file(slug, "host.ndjson.gz")).text
+      .trimEnd()
+      .split("\n")
+      .map((l) => JSON.parse(l).id);
     expect(hostIds).toEqual([11, 14]);
   });
 

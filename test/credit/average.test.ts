@@ -1,12 +1,5 @@
 import { describe, expect, it } from "vitest";
-import {
-  type Average,
-  EMPTY_AVERAGE,
-  EMPTY_AVERAGE_VAR,
-  truncatedSample,
-  updateAverage,
-  updateAverageVar,
-} from "../../src/credit/average";
+import { type Average, EMPTY_AVERAGE, EMPTY_AVERAGE_VAR, truncatedSample, updateAverage, updateAverageVar } from "../../src/credit/average";
 import { AV_AVERAGE, HAV_AVERAGE } from "../../src/credit/constants";
 import { expectRel } from "./close";
 
@@ -89,8 +82,7 @@ describe("AVERAGE edge rules (docs/spec/credit.md#average, docs/spec/edge-cases.
 });
 
 describe("AVERAGE_VAR with (20, 0.01, 10) — docs/spec/credit.md#reference-values vectors", () => {
-  const feedVar = (samples: readonly number[]) =>
-    samples.reduce((acc, x) => updateAverageVar(acc, x, HAV_AVERAGE), EMPTY_AVERAGE_VAR);
+  const feedVar = (samples: readonly number[]) => samples.reduce((acc, x) => updateAverageVar(acc, x, HAV_AVERAGE), EMPTY_AVERAGE_VAR);
 
   it("{2,4,4,4,5,5,7,9}: avg=5, var=4, q=32 (population variance)", () => {
     // mean 40/8 = 5; squared deviations 9+1+1+1+0+0+4+16 = 32; 32/8 = 4

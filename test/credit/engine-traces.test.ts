@@ -8,7 +8,6 @@ import { replayEngine } from "../support/engine-replay";
 import { BOINC_TRACE_ROWS, FAIR_TRACE_ROWS } from "../support/trace-fixtures";
 import { foldAnonymousId, relativeError } from "../support/trace";
 
-
 describe.each(BOINC_TRACE_ROWS)("trace %s through the pure engine", (_name, text, expected) => {
   it("gives every expected number to 1e-9 relative", () => {
     const { ledger, granted, credit } = replayEngine(text);
@@ -47,7 +46,11 @@ describe.each(BOINC_TRACE_ROWS)("trace %s through the pure engine", (_name, text
       check(`${k} turnaround_avg`, got?.turnaround.avg, h.turnaround_avg);
       check(`${k} consecutive_valid`, got?.consecutiveValid, h.consecutive_valid);
     }
-    for (const [kind, table] of [["hosts", ledger.hosts], ["users", ledger.users], ["teams", ledger.teams]] as const) {
+    for (const [kind, table] of [
+      ["hosts", ledger.hosts],
+      ["users", ledger.users],
+      ["teams", ledger.teams],
+    ] as const) {
       expect(table.size).toBe(expected[kind].length);
       for (const e of expected[kind]) {
         const got = table.get(e.id);

@@ -10,7 +10,16 @@ import type { FairHostState, FairVersionState } from "../../src/credit/fair-stat
 export const EST = 1e12;
 export const E = 1e12;
 // Its z band ln 3 − ln ⅓ = ln 9 is wider than ln 4: w_v = 1, the whole z is paid (as version 1).
-export const VERSION: FairVersionState = { n: 100, level: 2, buf: [], tHi: Math.log(3), tLo: Math.log(1 / 3), zn: 300, fv: 0.02, scale: 0.5 };
+export const VERSION: FairVersionState = {
+  n: 100,
+  level: 2,
+  buf: [],
+  tHi: Math.log(3),
+  tLo: Math.log(1 / 3),
+  zn: 300,
+  fv: 0.02,
+  scale: 0.5,
+};
 export const HOST: FairHostState = { n: 10, q: Math.log(2), buf: [], run: 0, err: 0, f: null };
 
 /** A result whose claim is r × est. */

@@ -36,9 +36,14 @@ describe("median polish", () => {
   it("recovers the column effects of an additive table with a missing cell", () => {
     // Rows 0, 10, 20; columns 0, 1, 5; cell (2, 2) missing: the sweeps converge to the additive fit.
     const cells = [
-      { row: 0, col: 0, y: 0 }, { row: 0, col: 1, y: 1 }, { row: 0, col: 2, y: 5 },
-      { row: 1, col: 0, y: 10 }, { row: 1, col: 1, y: 11 }, { row: 1, col: 2, y: 15 },
-      { row: 2, col: 0, y: 20 }, { row: 2, col: 1, y: 21 },
+      { row: 0, col: 0, y: 0 },
+      { row: 0, col: 1, y: 1 },
+      { row: 0, col: 2, y: 5 },
+      { row: 1, col: 0, y: 10 },
+      { row: 1, col: 1, y: 11 },
+      { row: 1, col: 2, y: 15 },
+      { row: 2, col: 0, y: 20 },
+      { row: 2, col: 1, y: 21 },
     ];
     const e = medianPolish(cells, 3, 3);
     // Centred differences are what the index uses: 1 − 0 and 5 − 0.
@@ -51,7 +56,11 @@ describe("the neutrality index of one class", () => {
   it("three projects on 20 shared hosts, B paying twice: B 2, A and C 1, intervals collapsed (no noise)", () => {
     const r = neutralityIndex(hosts(1, 20, { A: 10, B: 20, C: 10 }));
     const p = byProject(r);
-    for (const [name, want] of [["A", 1], ["B", 2], ["C", 1]] as const) {
+    for (const [name, want] of [
+      ["A", 1],
+      ["B", 2],
+      ["C", 1],
+    ] as const) {
       expect(p[name]!.status).toBe("fitted");
       expectRel(p[name]!.index!, want, 1e-9);
       expectRel(p[name]!.low!, want, 1e-9);
@@ -59,14 +68,20 @@ describe("the neutrality index of one class", () => {
       expect(p[name]!.hosts).toBe(20);
       expect(p[name]!.deviceHours).toBe(100); // 20 hosts × 5 device-hours
     }
-    expect(r.pairs.map((x) => [x.a, x.b, x.hosts])).toEqual([["A", "B", 20], ["A", "C", 20], ["B", "C", 20]]);
+    expect(r.pairs.map((x) => [x.a, x.b, x.hosts])).toEqual([
+      ["A", "B", 20],
+      ["A", "C", 20],
+      ["B", "C", 20],
+    ]);
     expectRel(r.pairs[0]!.ratio!, 0.5, 1e-12);
     expectRel(r.pairs[1]!.ratio!, 1, 1e-12);
     expectRel(r.pairs[2]!.ratio!, 2, 1e-12);
   });
 
   it("one wild cell does not move the index (a mean would)", () => {
-    const cells = hosts(1, 20, { A: 10, B: 20, C: 10 }).map((c) => (c.host === "h1" && c.project === "C" ? { ...c, credit: c.credit * 100 } : c));
+    const cells = hosts(1, 20, { A: 10, B: 20, C: 10 }).map((c) =>
+      c.host === "h1" && c.project === "C" ? { ...c, credit: c.credit * 100 } : c,
+    );
     const p = byProject(neutralityIndex(cells));
     // By hand: host 1's row is (0, ln2, ln100) + its effect; the first row sweep leaves it
     // (−ln2, 0, ln50), column medians over 20 hosts are 0, ln2, 0; the second row sweep
@@ -85,7 +100,11 @@ describe("the neutrality index of one class", () => {
     expectRel(p.B!.index!, 2, 1e-9);
     expectRel(p.A!.index!, 1, 1e-9);
     // Pairs with D have their host count but no ratio below the floor of 20.
-    expect(r.pairs.filter((x) => x.b === "D").map((x) => [x.a, x.ratio, x.hosts])).toEqual([["A", null, 5], ["B", null, 5], ["C", null, 5]]);
+    expect(r.pairs.filter((x) => x.b === "D").map((x) => [x.a, x.ratio, x.hosts])).toEqual([
+      ["A", null, 5],
+      ["B", null, 5],
+      ["C", null, 5],
+    ]);
   });
 
   it("two projects: centred on their median (the geometric middle), A paying 4 × B gives 2 and 0.5", () => {
@@ -121,7 +140,12 @@ describe("the neutrality index of one class", () => {
   it("groups of projects that share no host are not compared: the larger group is fitted", () => {
     const cells = [...hosts(1, 25, { A: 10, B: 20 }), ...hosts(101, 120, { C: 10, D: 10 })];
     const p = byProject(neutralityIndex(cells));
-    expect([p.A!.status, p.B!.status, p.C!.status, p.D!.status]).toEqual(["fitted", "fitted", "insufficient overlap", "insufficient overlap"]);
+    expect([p.A!.status, p.B!.status, p.C!.status, p.D!.status]).toEqual([
+      "fitted",
+      "fitted",
+      "insufficient overlap",
+      "insufficient overlap",
+    ]);
     expect(p.C!.hosts).toBe(20);
   });
 

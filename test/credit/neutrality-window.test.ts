@@ -9,7 +9,12 @@ import {
 } from "../../src/credit/neutrality-window";
 
 const T = NEUTRALITY.periodSeconds; // 30 days = 2,592,000 s
-const at = (period: number, credit: number, deviceSeconds: number, results: number): NeutralSample => ({ period, credit, deviceSeconds, results });
+const at = (period: number, credit: number, deviceSeconds: number, results: number): NeutralSample => ({
+  period,
+  credit,
+  deviceSeconds,
+  results,
+});
 
 describe("the neutrality window: two 30-day buckets on the host_app_versions row", () => {
   it("a period is 30 days of Unix time", () => {
@@ -20,11 +25,19 @@ describe("the neutrality window: two 30-day buckets on the host_app_versions row
 
   it("adds to the current period, rolls over to the next, files late samples under the previous, drops older ones", () => {
     let w = addNeutralSample(EMPTY_NEUTRAL_WINDOW, at(100, 10, 3600, 1));
-    expect(w).toEqual({ period: 100, current: { credit: 10, deviceSeconds: 3600, results: 1 }, previous: { credit: 0, deviceSeconds: 0, results: 0 } });
+    expect(w).toEqual({
+      period: 100,
+      current: { credit: 10, deviceSeconds: 3600, results: 1 },
+      previous: { credit: 0, deviceSeconds: 0, results: 0 },
+    });
     w = addNeutralSample(w, at(100, 5, 1800, 1));
     expect(w.current).toEqual({ credit: 15, deviceSeconds: 5400, results: 2 });
     w = addNeutralSample(w, at(101, 2, 100, 1));
-    expect(w).toEqual({ period: 101, current: { credit: 2, deviceSeconds: 100, results: 1 }, previous: { credit: 15, deviceSeconds: 5400, results: 2 } });
+    expect(w).toEqual({
+      period: 101,
+      current: { credit: 2, deviceSeconds: 100, results: 1 },
+      previous: { credit: 15, deviceSeconds: 5400, results: 2 },
+    });
     w = addNeutralSample(w, at(100, 1, 1, 1));
     expect(w.previous).toEqual({ credit: 16, deviceSeconds: 5401, results: 3 });
     expect(addNeutralSample(w, at(99, 7, 7, 7))).toEqual(w);
@@ -37,7 +50,11 @@ describe("the neutrality window: two 30-day buckets on the host_app_versions row
   });
 
   it("reads the current period whole and the previous one by the share still inside the window", () => {
-    const w = { period: 101, current: { credit: 2, deviceSeconds: 100, results: 1 }, previous: { credit: 16, deviceSeconds: 5400, results: 4 } };
+    const w = {
+      period: 101,
+      current: { credit: 2, deviceSeconds: 100, results: 1 },
+      previous: { credit: 16, deviceSeconds: 5400, results: 4 },
+    };
     // A quarter into period 101: 2 + 16 × 0.75 = 14; 100 + 5400 × 0.75 = 4150; 1 + 4 × 0.75 = 4.
     expect(neutralWindowAt(w, 101.25 * T)).toEqual({ credit: 14, deviceSeconds: 4150, results: 4 });
     // Half into period 102: the stored current is the previous period now, half of it inside.

@@ -41,9 +41,7 @@ function snapshot(s: Setup = {}): PassSnapshot {
   return {
     apps: new Map([["alpha", { ...ALPHA, ...s.app }]]),
     versions: new Map([[10, { ...VERSION, ...s.version }]]),
-    hostAppVersions: new Map(
-      (s.havs ?? []).map(([hostId, h]) => [havKey(key(hostId)), { ...ZERO_HOST_APP_VERSION, ...h }]),
-    ),
+    hostAppVersions: new Map((s.havs ?? []).map(([hostId, h]) => [havKey(key(hostId)), { ...ZERO_HOST_APP_VERSION, ...h }])),
     creditedWorkunits: new Map(s.credited ?? []),
     finalResults: new Map(s.finals ?? []),
   };
@@ -119,8 +117,18 @@ describe("a fresh workunit with two valid results on new hosts (docs/spec/credit
     expect(out.effects.hostAppVersionsSeen).toEqual([key(101), key(102)]);
     expect(out.effects.hostAppVersionChanges).toEqual([
       // The neutrality window: each valid result's granted credit and elapsed × 1 device, received in period 0.
-      { ...key(101), samples: { pfc: 1, et: 100 / 1e12, turnaround: 1000 }, consecutiveValid: "increment", neutral: { period: 0, credit: wu.credit, deviceSeconds: 100, results: 1 } },
-      { ...key(102), samples: { pfc: 2, et: 200 / 1e12, turnaround: 1000 }, consecutiveValid: "increment", neutral: { period: 0, credit: wu.credit, deviceSeconds: 200, results: 1 } },
+      {
+        ...key(101),
+        samples: { pfc: 1, et: 100 / 1e12, turnaround: 1000 },
+        consecutiveValid: "increment",
+        neutral: { period: 0, credit: wu.credit, deviceSeconds: 100, results: 1 },
+      },
+      {
+        ...key(102),
+        samples: { pfc: 2, et: 200 / 1e12, turnaround: 1000 },
+        consecutiveValid: "increment",
+        neutral: { period: 0, credit: wu.credit, deviceSeconds: 200, results: 1 },
+      },
     ]);
   });
 
@@ -156,7 +164,12 @@ describe("fresh workunits: other claims", () => {
     expect(out.effects.versionPfcSamples.size).toBe(0);
     expect(out.effects.versionCreditSamples.get(10)).toHaveLength(1);
     expect(out.effects.hostAppVersionChanges).toEqual([
-      { ...key(101), samples: {}, consecutiveValid: "increment", neutral: { period: 0, credit: out.workunits[0]!.credit, deviceSeconds: 100, results: 1 } },
+      {
+        ...key(101),
+        samples: {},
+        consecutiveValid: "increment",
+        neutral: { period: 0, credit: out.workunits[0]!.credit, deviceSeconds: 100, results: 1 },
+      },
     ]);
   });
 });
@@ -180,9 +193,7 @@ describe("invalid and inconclusive results (docs/spec/credit.md#verdicts)", () =
   });
 
   it("an invalid result on a host_app_version already at consecutive_valid 0 writes nothing", () => {
-    const out = runPass(snapshot({ havs: [[102, {}]] }), [
-      workunit(1, [result(1), result(2, { validateState: "invalid" })]),
-    ]);
+    const out = runPass(snapshot({ havs: [[102, {}]] }), [workunit(1, [result(1), result(2, { validateState: "invalid" })])]);
     expect(out.effects.hostAppVersionChanges.map((c) => c.hostId)).toEqual([101]);
   });
 
@@ -223,9 +234,7 @@ describe("late results of a credited workunit (docs/spec/credit.md#re-posts-and-
   };
 
   it("grants the stored credit, after consecutive_valid + 1 lets host scaling in", () => {
-    const out = runPass(snapshot({ ...setup, credited: [[1, 3.5]], finals: [[1, stored()]] }), [
-      workunit(1, [result(1), result(3)]),
-    ]);
+    const out = runPass(snapshot({ ...setup, credited: [[1, 3.5]], finals: [[1, stored()]] }), [workunit(1, [result(1), result(3)])]);
     const wu = out.workunits[0]!;
     expect(wu.path).toBe("late");
     expect(wu.credit).toBe(3.5);
@@ -238,7 +247,12 @@ describe("late results of a credited workunit (docs/spec/credit.md#re-posts-and-
     expect(out.effects.grants.map((g) => [g.resultId, g.credit])).toEqual([[3, 3.5]]);
     expect(out.effects.workunits).toEqual([]);
     expect(out.effects.hostAppVersionChanges).toEqual([
-      { ...key(103), samples: { pfc: 1, et: 100 / 1e12, turnaround: 1000 }, consecutiveValid: "increment", neutral: { period: 0, credit: 3.5, deviceSeconds: 100, results: 1 } },
+      {
+        ...key(103),
+        samples: { pfc: 1, et: 100 / 1e12, turnaround: 1000 },
+        consecutiveValid: "increment",
+        neutral: { period: 0, credit: 3.5, deviceSeconds: 100, results: 1 },
+      },
     ]);
   });
 
@@ -248,10 +262,7 @@ describe("late results of a credited workunit (docs/spec/credit.md#re-posts-and-
   });
 
   it("a later workunit in the same pass sees the consecutive_valid an earlier one wrote", () => {
-    const out = runPass(snapshot(setup), [
-      workunit(1, [result(3)]),
-      workunit(2, [result(4, { hostId: 103 })]),
-    ]);
+    const out = runPass(snapshot(setup), [workunit(1, [result(3)]), workunit(2, [result(4, { hostId: 103 })])]);
     expect(out.workunits.map((w) => w.results[0]!.pfcMode)).toEqual(["approx", "normal"]);
   });
 
@@ -261,9 +272,7 @@ describe("late results of a credited workunit (docs/spec/credit.md#re-posts-and-
   });
 
   it("a late invalid result resets consecutive_valid and gets nothing", () => {
-    const out = runPass(snapshot({ ...setup, credited: [[1, 3.5]] }), [
-      workunit(1, [result(3, { validateState: "invalid" })]),
-    ]);
+    const out = runPass(snapshot({ ...setup, credited: [[1, 3.5]] }), [workunit(1, [result(3, { validateState: "invalid" })])]);
     expect(out.workunits[0]!.results[0]!.grantedCredit).toBe(0);
     expect(out.effects.grants).toEqual([]);
     expect(out.effects.hostAppVersionChanges).toEqual([{ ...key(103), samples: {}, consecutiveValid: "reset" }]);
@@ -276,9 +285,7 @@ describe("re-posts (docs/spec/credit.md#re-posts-and-late-results)", () => {
       [1, stored()],
       [2, stored({ fingerprint: "fp-2", validateState: "invalid", grantedCredit: 0, claimedCredit: null, pfcMode: null })],
     ];
-    const out = runPass(snapshot({ credited: [[1, 3.5]], finals }), [
-      workunit(1, [result(1), result(2, { validateState: "invalid" })]),
-    ]);
+    const out = runPass(snapshot({ credited: [[1, 3.5]], finals }), [workunit(1, [result(1), result(2, { validateState: "invalid" })])]);
     expect(out.conflicts).toEqual([]);
     const wu = out.workunits[0]!;
     expect(wu.replayed).toBe(true);
@@ -382,16 +389,18 @@ describe("credit modes (docs/spec/credit.md#credit-mode, docs/spec/credit.md#val
 
   it("runtime takes low_average over valid and invalid results and skips all statistics (docs/spec/edge-cases.md#e22)", () => {
     // r1 valid 100 s → 1e12; r2 invalid 300 s → 3e12; low_average: 2·1·3/(1 + 3) = 1.5 (units 1e12)
-    const out = runPass(
-      snapshot({ app: { creditMode: "runtime" } }),
-      two({}, { validateState: "invalid", elapsedTime: 300 }),
-    );
+    const out = runPass(snapshot({ app: { creditMode: "runtime" } }), two({}, { validateState: "invalid", elapsedTime: 300 }));
     const [r1, r2] = out.workunits[0]!.results;
     expectRel(r1!.grantedCredit, credit(1.5e12));
     expect(r2!.grantedCredit).toBe(0);
     expect([r1!.claimedCredit, r1!.pfcMode]).toEqual([null, null]);
     expect(out.effects.hostAppVersionChanges).toEqual([
-      { ...key(101), samples: {}, consecutiveValid: "increment", neutral: { period: 0, credit: r1!.grantedCredit, deviceSeconds: 100, results: 1 } },
+      {
+        ...key(101),
+        samples: {},
+        consecutiveValid: "increment",
+        neutral: { period: 0, credit: r1!.grantedCredit, deviceSeconds: 100, results: 1 },
+      },
     ]);
     expect(out.effects.versionPfcSamples.size + out.effects.versionCreditSamples.size).toBe(0);
   });

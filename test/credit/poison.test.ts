@@ -40,7 +40,13 @@ describe("poison input stays finite in the engine", () => {
   });
 
   it("a negative flops_estimate is BOINC's 'unknown': 4.3e9 FLOPS, and the result is no statistics sample", () => {
-    const out = getPfc({ ...RESULT, anonymous: false, elapsedTime: 100, flopsEstimate: -1 }, WU, { minAvgPfc: 1, hostScaleCheck: false }, { pfc: EMPTY_AVERAGE, pfcScale: 0 }, SCALED_HAV);
+    const out = getPfc(
+      { ...RESULT, anonymous: false, elapsedTime: 100, flopsEstimate: -1 },
+      WU,
+      { minAvgPfc: 1, hostScaleCheck: false },
+      { pfc: EMPTY_AVERAGE, pfcScale: 0 },
+      SCALED_HAV,
+    );
     expect(out.rawPfc).toBe(100 * AVG_CPU_FPOPS);
     expect(out.runtimeOutlier).toBe(true);
     expect(out.havSamples).toEqual({});

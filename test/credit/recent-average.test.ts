@@ -1,10 +1,5 @@
 import { describe, expect, it } from "vitest";
-import {
-  TAYLOR_RATE,
-  decayWeight,
-  decayedRecentAverage,
-  updateRecentAverage,
-} from "../../src/credit/recent-average";
+import { TAYLOR_RATE, decayWeight, decayedRecentAverage, updateRecentAverage } from "../../src/credit/recent-average";
 import { expectRel } from "./close";
 
 const DAY = 86400;
@@ -51,8 +46,7 @@ describe("update_average Case C: never updated, no work", () => {
 });
 
 describe("update_average Case A: decay, then the new work — docs/spec/credit.md#reference-values", () => {
-  const at = (gap: number, avg: number, work: number) =>
-    updateRecentAverage({ expavgCredit: avg, expavgTime: T0 }, T0 + gap, T0, work);
+  const at = (gap: number, avg: number, work: number) => updateRecentAverage({ expavgCredit: avg, expavgTime: T0 }, T0 + gap, T0, work);
 
   it("decays 1000 over 7 days (one half-life) to 500", () => {
     expectRel(at(7 * DAY, 1000, 0).expavgCredit, 500);
@@ -112,8 +106,7 @@ describe("update_average: the Taylor/exact switch at 1 − w = 1e-6 (≈ 0.87254
   const w = (d: number) => Math.pow(2, -d / 604800);
   const taylor = (d: number) => 100 * w(d) + 50 * (Math.LN2 / 7);
   const exact = (d: number) => 100 * w(d) + (1 - w(d)) * (50 / (d / 86400));
-  const at = (gap: number) =>
-    updateRecentAverage({ expavgCredit: 100, expavgTime: T0 }, T0 + gap, T0, 50).expavgCredit;
+  const at = (gap: number) => updateRecentAverage({ expavgCredit: 100, expavgTime: T0 }, T0 + gap, T0, 50).expavgCredit;
 
   it("puts the switch between 0.872 s and 0.873 s", () => {
     expect(switchGap).toBeGreaterThan(0.872);

@@ -18,7 +18,9 @@ describe("trickle credit (sched/trickle_credit.cpp)", () => {
     const paid = trickleCredit({ runtime: 10_000, hostPFpops: 3e9, maxRuntime: 7200, percentiles: PERCENTILES });
     expect(paid).toEqual({ credit: 50, runtime: 7200, runtimeCut: true, flops: 3e9, flopsSource: "host" });
     // Exactly max_runtime is not cut.
-    expect(trickleCredit({ runtime: 7200, hostPFpops: 3e9, maxRuntime: 7200, percentiles: PERCENTILES })).toMatchObject({ runtimeCut: false });
+    expect(trickleCredit({ runtime: 7200, hostPFpops: 3e9, maxRuntime: 7200, percentiles: PERCENTILES })).toMatchObject({
+      runtimeCut: false,
+    });
   });
 
   it("replaces a negative or unknown p_fpops by the 50th percentile: 3,600 s × 2e9 → 50/3", () => {

@@ -18,7 +18,11 @@ describe("migration 0015 (compact rows)", () => {
   it("converts stored rows: fingerprints to the integer the code computes, enums to codes, times to whole seconds; tables WITHOUT ROWID", async () => {
     // What the old code hashed (sha256Hex of the JSON) for two results and one trickle.
     const contents = { valid: [1, "a", 7], error: [7, 3, 1, "timeout", null], trickle: ["a", 7, null, 90] };
-    const hex = { valid: await sha256Hex(JSON.stringify(contents.valid)), error: await sha256Hex(JSON.stringify(contents.error)), trickle: await sha256Hex(JSON.stringify(contents.trickle)) };
+    const hex = {
+      valid: await sha256Hex(JSON.stringify(contents.valid)),
+      error: await sha256Hex(JSON.stringify(contents.error)),
+      trickle: await sha256Hex(JSON.stringify(contents.trickle)),
+    };
     await migrateRenamedTo(PREFIX, "0015", async () => {
       await env.DB.prepare(`INSERT INTO ${PREFIX}projects (id, slug, name, created_at) VALUES (1, 'old', 'Old', 1700000000)`).run();
       await env.DB.batch([
@@ -31,7 +35,9 @@ describe("migration 0015 (compact rows)", () => {
                   (1, 14, 7, 1, 7, 3, 'success', 'valid', 6, NULL, NULL, ?, 1700000300, NULL, NULL, NULL),
                   (1, 15, 8, 1, 7, 3, 'success', 'valid', 9.5, 10, 'normal', ?, 1700000300, 12.5, 9.5, 'young_host')`,
         ).bind(hex.valid, hex.valid, hex.valid, hex.error, hex.valid, hex.valid),
-        env.DB.prepare(`INSERT INTO ${PREFIX}workunits (project_id, id, app_id, credit, canonical_result_id, credited_at) VALUES (1, 5, 1, 12.5, 10, 1700000100.75)`),
+        env.DB.prepare(
+          `INSERT INTO ${PREFIX}workunits (project_id, id, app_id, credit, canonical_result_id, credited_at) VALUES (1, 5, 1, 12.5, 10, 1700000100.75)`,
+        ),
         env.DB.prepare(
           `INSERT INTO ${PREFIX}trickles (project_id, id, app_id, host_id, result_id, fingerprint, credit, runtime, runtime_cut, flops, flops_source, granted_at)
            VALUES (1, 1, 1, 7, NULL, ?, 2.5, 90, 0, 1e9, 'host', 1700000400.5),
@@ -48,19 +54,119 @@ describe("migration 0015 (compact rows)", () => {
       // outcome: 0 valid, 1 invalid, 3 timeout, 5 valid without a claim; pfc_mode approx = 1,
       // normal = 0; fair_rule outlier_low = 3, normalized = 0, young_host = 1. A boinc credit
       // equal to the granted one, and a fair credit equal to the boinc one, are stored as NULL.
-      { id: 10, app_id: 1, host_id: 7, outcome: 0, granted_credit: 12.5, claimed_credit: 11.25, pfc_mode: 1, boinc_credit: null, fair_credit: 9.5, fair_rule: 3, fp: await fingerprint64(contents.valid), decided_at: 1700000100 },
-      { id: 11, app_id: 1, host_id: 8, outcome: 1, granted_credit: 0, claimed_credit: null, pfc_mode: null, boinc_credit: null, fair_credit: null, fair_rule: null, fp: await fingerprint64(contents.valid), decided_at: 1700000100 },
-      { id: 12, app_id: 1, host_id: 8, outcome: 0, granted_credit: 4, claimed_credit: 4, pfc_mode: 0, boinc_credit: null, fair_credit: null, fair_rule: 0, fp: await fingerprint64(contents.valid), decided_at: 1700000200 },
-      { id: 13, app_id: 1, host_id: 7, outcome: 3, granted_credit: 0, claimed_credit: null, pfc_mode: null, boinc_credit: null, fair_credit: null, fair_rule: null, fp: await fingerprint64(contents.error), decided_at: 1700000300 },
-      { id: 14, app_id: 1, host_id: 7, outcome: 5, granted_credit: 6, claimed_credit: null, pfc_mode: null, boinc_credit: null, fair_credit: null, fair_rule: null, fp: await fingerprint64(contents.valid), decided_at: 1700000300 },
+      {
+        id: 10,
+        app_id: 1,
+        host_id: 7,
+        outcome: 0,
+        granted_credit: 12.5,
+        claimed_credit: 11.25,
+        pfc_mode: 1,
+        boinc_credit: null,
+        fair_credit: 9.5,
+        fair_rule: 3,
+        fp: await fingerprint64(contents.valid),
+        decided_at: 1700000100,
+      },
+      {
+        id: 11,
+        app_id: 1,
+        host_id: 8,
+        outcome: 1,
+        granted_credit: 0,
+        claimed_credit: null,
+        pfc_mode: null,
+        boinc_credit: null,
+        fair_credit: null,
+        fair_rule: null,
+        fp: await fingerprint64(contents.valid),
+        decided_at: 1700000100,
+      },
+      {
+        id: 12,
+        app_id: 1,
+        host_id: 8,
+        outcome: 0,
+        granted_credit: 4,
+        claimed_credit: 4,
+        pfc_mode: 0,
+        boinc_credit: null,
+        fair_credit: null,
+        fair_rule: 0,
+        fp: await fingerprint64(contents.valid),
+        decided_at: 1700000200,
+      },
+      {
+        id: 13,
+        app_id: 1,
+        host_id: 7,
+        outcome: 3,
+        granted_credit: 0,
+        claimed_credit: null,
+        pfc_mode: null,
+        boinc_credit: null,
+        fair_credit: null,
+        fair_rule: null,
+        fp: await fingerprint64(contents.error),
+        decided_at: 1700000300,
+      },
+      {
+        id: 14,
+        app_id: 1,
+        host_id: 7,
+        outcome: 5,
+        granted_credit: 6,
+        claimed_credit: null,
+        pfc_mode: null,
+        boinc_credit: null,
+        fair_credit: null,
+        fair_rule: null,
+        fp: await fingerprint64(contents.valid),
+        decided_at: 1700000300,
+      },
       // Paid by the fair policy: boinc differs from the granted credit, fair equals it.
-      { id: 15, app_id: 1, host_id: 7, outcome: 0, granted_credit: 9.5, claimed_credit: 10, pfc_mode: 0, boinc_credit: 12.5, fair_credit: 9.5, fair_rule: 1, fp: await fingerprint64(contents.valid), decided_at: 1700000300 },
+      {
+        id: 15,
+        app_id: 1,
+        host_id: 7,
+        outcome: 0,
+        granted_credit: 9.5,
+        claimed_credit: 10,
+        pfc_mode: 0,
+        boinc_credit: 12.5,
+        fair_credit: 9.5,
+        fair_rule: 1,
+        fp: await fingerprint64(contents.valid),
+        decided_at: 1700000300,
+      },
     ]);
-    expect(await all(`SELECT * FROM ${PREFIX}workunits`)).toEqual([{ project_id: 1, id: 5, app_id: 1, credit: 12.5, credited_at: 1700000100 }]);
-    expect(await all(`SELECT id, CAST(fingerprint AS TEXT) AS fp, credit, cut_runtime, flops, flops_source, granted_at FROM ${PREFIX}trickles ORDER BY id`)).toEqual([
-      { id: 1, fp: await fingerprint64(contents.trickle), credit: 2.5, cut_runtime: null, flops: 1e9, flops_source: 0, granted_at: 1700000400 },
+    expect(await all(`SELECT * FROM ${PREFIX}workunits`)).toEqual([
+      { project_id: 1, id: 5, app_id: 1, credit: 12.5, credited_at: 1700000100 },
+    ]);
+    expect(
+      await all(
+        `SELECT id, CAST(fingerprint AS TEXT) AS fp, credit, cut_runtime, flops, flops_source, granted_at FROM ${PREFIX}trickles ORDER BY id`,
+      ),
+    ).toEqual([
+      {
+        id: 1,
+        fp: await fingerprint64(contents.trickle),
+        credit: 2.5,
+        cut_runtime: null,
+        flops: 1e9,
+        flops_source: 0,
+        granted_at: 1700000400,
+      },
       // Cut: the runtime paid is kept; p95 = 2.
-      { id: 2, fp: await fingerprint64(contents.trickle), credit: 3.5, cut_runtime: 3600, flops: 2e9, flops_source: 2, granted_at: 1700000500 },
+      {
+        id: 2,
+        fp: await fingerprint64(contents.trickle),
+        credit: 3.5,
+        cut_runtime: 3600,
+        flops: 2e9,
+        flops_source: 2,
+        granted_at: 1700000500,
+      },
     ]);
     for (const table of ["results", "workunits", "trickles"]) {
       const { sql } = (await env.DB.prepare(`SELECT sql FROM sqlite_master WHERE name = '${PREFIX}${table}'`).first<{ sql: string }>())!;

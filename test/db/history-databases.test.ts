@@ -57,7 +57,10 @@ async function postPass(api: Api, d: number, k: number) {
         received_time: now - 600,
       }),
     );
-  await api.ok("POST", "/passes", { now, workunits: [workunit(wu + 1, results(wu + 1, 1)), workunit(wu + 2, results(wu + 2, 2), { app: "b" })] });
+  await api.ok("POST", "/passes", {
+    now,
+    workunits: [workunit(wu + 1, results(wu + 1, 1)), workunit(wu + 2, results(wu + 2, 2), { app: "b" })],
+  });
 }
 
 /** What the public sees of a project, read fresh from D1 with its token (KV would lag a minute). */
@@ -79,7 +82,14 @@ const count = (d1: D1Database, table: string, id: number) =>
   d1.prepare(`SELECT count(*) AS n FROM ${table} WHERE project_id = ?`).bind(id).first<number>("n");
 
 async function historyDump(d1: D1Database, id: number) {
-  return (await d1.prepare("SELECT subject, entity_id, day, credit, expavg_credit, expavg_time FROM credit_history WHERE project_id = ? ORDER BY subject, entity_id, day").bind(id).all()).results;
+  return (
+    await d1
+      .prepare(
+        "SELECT subject, entity_id, day, credit, expavg_credit, expavg_time FROM credit_history WHERE project_id = ? ORDER BY subject, entity_id, day",
+      )
+      .bind(id)
+      .all()
+  ).results;
 }
 
 describe("history in databases of its own", () => {
@@ -99,7 +109,10 @@ describe("history in databases of its own", () => {
       await runCron("* * * * *", Date.now());
       await runCron("50 * * * *", Date.now());
       if (d === ADD_SECOND_AFTER_DAY) {
-        const added = await request("POST", `/v1/projects/${two.slug}/history-databases`, { token: ADMIN_TOKEN, body: { database: "DB_HISTORY_2" } });
+        const added = await request("POST", `/v1/projects/${two.slug}/history-databases`, {
+          token: ADMIN_TOKEN,
+          body: { database: "DB_HISTORY_2" },
+        });
         expect(added.status).toBe(200);
         // From the project's next day on: its clock (the server's here, ahead of the passes) is on day d + 1.
         secondFrom = dayOfDate(added.body.history_databases[1]!.from_date);
@@ -117,13 +130,26 @@ describe("history in databases of its own", () => {
     const row = (await env.DB.prepare("SELECT slug, name, created_at, daily_history_days, history_databases FROM projects WHERE id = ?")
       .bind(two.id)
       .first<{ slug: string; name: string; created_at: number; daily_history_days: number; history_databases: string }>())!;
-    const copy = { id: two.id, slug: row.slug, name: row.name, createdAt: row.created_at, dailyHistoryDays: row.daily_history_days, ledger: "DB" };
+    const copy = {
+      id: two.id,
+      slug: row.slug,
+      name: row.name,
+      createdAt: row.created_at,
+      dailyHistoryDays: row.daily_history_days,
+      ledger: "DB",
+    };
     const targets = parseHistoryDatabases(row.history_databases);
     await expect(
-      moveHistory(ledger, copy, targets, (b) => {
-        if (b === "DB_HISTORY_2") throw new Error("the run dies here");
-        return projectDatabase(env, b);
-      }, 200),
+      moveHistory(
+        ledger,
+        copy,
+        targets,
+        (b) => {
+          if (b === "DB_HISTORY_2") throw new Error("the run dies here");
+          return projectDatabase(env, b);
+        },
+        200,
+      ),
     ).rejects.toThrow("the run dies here");
     expect(await count(env.DB, "history_queue", two.id)).toBeGreaterThan(0);
 
@@ -155,18 +181,29 @@ describe("history in databases of its own", () => {
     const before = [await historyDump(env.DB_HISTORY_1, two.id), await historyDump(env.DB_HISTORY_2, two.id), await answers(two.api)];
     await runCron("", Date.now() + 1000);
     await runCron("", Date.now() + 2000);
-    expect([await historyDump(env.DB_HISTORY_1, two.id), await historyDump(env.DB_HISTORY_2, two.id), await answers(two.api)]).toEqual(before);
+    expect([await historyDump(env.DB_HISTORY_1, two.id), await historyDump(env.DB_HISTORY_2, two.id), await answers(two.api)]).toEqual(
+      before,
+    );
   }, 300_000);
 
   it("refuses a history database that is not bound, is the ledger, or is listed already, with 422 naming the field", async () => {
-    const unknown = await request("POST", "/v1/projects", { token: ADMIN_TOKEN, body: { slug: "hist-bad-1", name: "x", history_database: "DB_NOPE" } });
+    const unknown = await request("POST", "/v1/projects", {
+      token: ADMIN_TOKEN,
+      body: { slug: "hist-bad-1", name: "x", history_database: "DB_NOPE" },
+    });
     expect(unknown.status).toBe(422);
     expect(expectError(unknown, 422).issues?.[0]?.path).toBe("history_database");
-    const ledger = await request("POST", "/v1/projects", { token: ADMIN_TOKEN, body: { slug: "hist-bad-2", name: "x", database: "DB_LARGE", history_database: "DB_LARGE" } });
+    const ledger = await request("POST", "/v1/projects", {
+      token: ADMIN_TOKEN,
+      body: { slug: "hist-bad-2", name: "x", database: "DB_LARGE", history_database: "DB_LARGE" },
+    });
     expect(ledger.status).toBe(422);
     expect((await request("GET", "/v1/projects/hist-bad-1")).status).toBe(404);
     const { slug } = await createProject("hist-ok", { history_database: "DB_HISTORY_1" });
-    const again = await request("POST", `/v1/projects/${slug}/history-databases`, { token: ADMIN_TOKEN, body: { database: "DB_HISTORY_1" } });
+    const again = await request("POST", `/v1/projects/${slug}/history-databases`, {
+      token: ADMIN_TOKEN,
+      body: { database: "DB_HISTORY_1" },
+    });
     expect(again.status).toBe(422);
     expect(expectError(again, 422).message).toContain("already holds");
   });

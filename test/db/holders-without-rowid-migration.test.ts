@@ -25,15 +25,47 @@ describe("migration 0019 (hosts, users and teams WITHOUT ROWID)", () => {
           `INSERT INTO ${PREFIX}users (project_id, id, name, create_time, total_credit, expavg_credit, expavg_time, team_id, cpid, stats_export, day_credit)
            VALUES (1, 2, 'Ann', 1700000000, 12.5, 3.25, 1700000100, 4, 'def', 0, 1.5)`,
         ),
-        env.DB.prepare(`INSERT INTO ${PREFIX}teams (project_id, id, name, create_time, total_credit, expavg_credit, expavg_time, day_credit) VALUES (1, 4, 'T', 1700000000, 12.5, 3.25, 1700000100, 1.5)`),
+        env.DB.prepare(
+          `INSERT INTO ${PREFIX}teams (project_id, id, name, create_time, total_credit, expavg_credit, expavg_time, day_credit) VALUES (1, 4, 'T', 1700000000, 12.5, 3.25, 1700000100, 1.5)`,
+        ),
       ]);
     });
 
-    expect(await all(`SELECT project_id, id, name, create_time, total_credit, expavg_credit, expavg_time, user_id, host_cpid, p_fpops, day_credit FROM ${PREFIX}hosts ORDER BY id`)).toEqual([
-      { project_id: 1, id: 7, name: "h7", create_time: 1700000000, total_credit: 12.5, expavg_credit: 3.25, expavg_time: 1700000100, user_id: 2, host_cpid: "abc", p_fpops: 1e9, day_credit: 1.5 },
-      { project_id: 1, id: 8, name: null, create_time: 1700000001, total_credit: 0, expavg_credit: 0, expavg_time: 0, user_id: 0, host_cpid: null, p_fpops: null, day_credit: 0 },
+    expect(
+      await all(
+        `SELECT project_id, id, name, create_time, total_credit, expavg_credit, expavg_time, user_id, host_cpid, p_fpops, day_credit FROM ${PREFIX}hosts ORDER BY id`,
+      ),
+    ).toEqual([
+      {
+        project_id: 1,
+        id: 7,
+        name: "h7",
+        create_time: 1700000000,
+        total_credit: 12.5,
+        expavg_credit: 3.25,
+        expavg_time: 1700000100,
+        user_id: 2,
+        host_cpid: "abc",
+        p_fpops: 1e9,
+        day_credit: 1.5,
+      },
+      {
+        project_id: 1,
+        id: 8,
+        name: null,
+        create_time: 1700000001,
+        total_credit: 0,
+        expavg_credit: 0,
+        expavg_time: 0,
+        user_id: 0,
+        host_cpid: null,
+        p_fpops: null,
+        day_credit: 0,
+      },
     ]);
-    expect(await all(`SELECT id, name, team_id, cpid, stats_export, day_credit FROM ${PREFIX}users`)).toEqual([{ id: 2, name: "Ann", team_id: 4, cpid: "def", stats_export: 0, day_credit: 1.5 }]);
+    expect(await all(`SELECT id, name, team_id, cpid, stats_export, day_credit FROM ${PREFIX}users`)).toEqual([
+      { id: 2, name: "Ann", team_id: 4, cpid: "def", stats_export: 0, day_credit: 1.5 },
+    ]);
     expect(await all(`SELECT id, name, total_credit FROM ${PREFIX}teams`)).toEqual([{ id: 4, name: "T", total_credit: 12.5 }]);
     // The generated leaderboard key is computed for the rebuilt rows too: ln(3.25) + t·ln2/week.
     const rank = await env.DB.prepare(`SELECT rac_rank FROM ${PREFIX}hosts WHERE id = 7`).first<number>("rac_rank");
@@ -43,7 +75,9 @@ describe("migration 0019 (hosts, users and teams WITHOUT ROWID)", () => {
       const { sql } = (await env.DB.prepare(`SELECT sql FROM sqlite_master WHERE name = '${PREFIX}${table}'`).first<{ sql: string }>())!;
       expect(sql).toMatch(/WITHOUT ROWID$/);
     }
-    const extras = await all(`SELECT type, tbl_name FROM sqlite_master WHERE type IN ('index', 'trigger') AND tbl_name IN ('${PREFIX}hosts', '${PREFIX}users', '${PREFIX}teams') ORDER BY tbl_name, type`);
+    const extras = await all(
+      `SELECT type, tbl_name FROM sqlite_master WHERE type IN ('index', 'trigger') AND tbl_name IN ('${PREFIX}hosts', '${PREFIX}users', '${PREFIX}teams') ORDER BY tbl_name, type`,
+    );
     expect(extras).toEqual([
       { type: "index", tbl_name: `${PREFIX}hosts` },
       { type: "trigger", tbl_name: `${PREFIX}hosts` },

@@ -24,7 +24,9 @@ let nextHost = 500_000;
 async function freshRow(): Promise<number> {
   await env.DB.prepare("INSERT OR IGNORE INTO projects (id, slug, name, created_at) VALUES (?, 'twins', 'twins', 0)").bind(PROJECT).run();
   const hostId = ++nextHost;
-  await env.DB.prepare("INSERT INTO host_app_versions (project_id, host_id, app_id, app_version_id) VALUES (?, ?, 1, 1)").bind(PROJECT, hostId).run();
+  await env.DB.prepare("INSERT INTO host_app_versions (project_id, host_id, app_id, app_version_id) VALUES (?, ?, 1, 1)")
+    .bind(PROJECT, hostId)
+    .run();
   return hostId;
 }
 
@@ -80,7 +82,9 @@ describe("neutrality window: the job's read agrees with neutralWindowAt", () => 
     await env.DB.prepare(
       `UPDATE host_app_versions SET neutral_period = 700, neutral_credit = 12.5, neutral_device_seconds = 3600, neutral_results = 3,
         neutral_prev_credit = 40, neutral_prev_device_seconds = 7200, neutral_prev_results = 8 WHERE host_id = ?`,
-    ).bind(id).run();
+    )
+      .bind(id)
+      .run();
     const w = toWindow(await env.DB.prepare("SELECT * FROM host_app_versions WHERE host_id = ?").bind(id).first());
     for (const t of [699.5, 700, 700.1, 700.999, 701, 701.4, 702, 703.2].map((p) => p * NEUTRALITY.periodSeconds)) {
       const r = neutralWindowRead.sql(neutralColumnRefs(), t);

@@ -87,7 +87,10 @@ describe("a project in its own database", () => {
 
     const id = (await env.DB.prepare("SELECT id FROM projects WHERE slug = ?").bind(large.slug).first<number>("id"))!;
     const inDefault = await rowsOf(env.DB, id);
-    expect(Object.values(inDefault).every((n) => n === 0), JSON.stringify(inDefault)).toBe(true);
+    expect(
+      Object.values(inDefault).every((n) => n === 0),
+      JSON.stringify(inDefault),
+    ).toBe(true);
     const inOwn = await rowsOf(env.DB_LARGE, id);
     for (const table of ["apps", "hosts", "users", "results", "workunits", "audit_log"]) {
       expect(inOwn[table], table).toBeGreaterThan(0);

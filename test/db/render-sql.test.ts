@@ -40,7 +40,10 @@ describe("the batch's SQL renderer", () => {
       ...grantWrites(9, 1000.5, groups),
       ...grantWrites(9, 1000.5, groups, fresh),
       ...projectCreditWrite(9, 1000.5, grants),
-      ...appCreditQueueWrites(9, [{ now: 999, groups }, { now: 1000.5, groups }]),
+      ...appCreditQueueWrites(9, [
+        { now: 999, groups },
+        { now: 1000.5, groups },
+      ]),
       ...markSubjects(9, [PROJECT_SUBJECT, { subject: "host", id: 1 }]),
       ...attributionCountWrites(9, attributions),
       ...workunitInserts(9, [{ id: 5, appId: 2, credit: 12.5, at: 1000 }]),
@@ -55,7 +58,10 @@ describe("the batch's SQL renderer", () => {
 
   it("takes text, identifiers, tables, columns, bound values and nesting exactly as drizzle", () => {
     const nested = sql`UPDATE ${hosts} SET ${setClause([[hosts.totalCredit.name, sql`${name(hosts.totalCredit)} + ${1.5}`]])}
-      WHERE ${eq(hosts.projectId, 3)} AND ${hosts.id} IN (${sql.join([1, 2, 3].map((n) => sql`${n}`), sql`, `)})`;
+      WHERE ${eq(hosts.projectId, 3)} AND ${hosts.id} IN (${sql.join(
+        [1, 2, 3].map((n) => sql`${n}`),
+        sql`, `,
+      )})`;
     const cases: SQL[] = [
       nested,
       sql`SELECT ${null}, ${true}, ${false}, ${"it's"}, ${10n}, ${-0.1}, ${col('odd"name')} FROM ${projects}`,

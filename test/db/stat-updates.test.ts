@@ -24,11 +24,7 @@ const PROJECT = 1;
 let nextId = 0;
 
 async function ensureProject(): Promise<void> {
-  await env.DB.prepare(
-    "INSERT OR IGNORE INTO projects (id, slug, name, created_at) VALUES (?, 'twins', 'twins', 0)",
-  )
-    .bind(PROJECT)
-    .run();
+  await env.DB.prepare("INSERT OR IGNORE INTO projects (id, slug, name, created_at) VALUES (?, 'twins', 'twins', 0)").bind(PROJECT).run();
 }
 
 async function freshHostAppVersion(): Promise<number> {
@@ -43,14 +39,13 @@ async function freshHostAppVersion(): Promise<number> {
 const close = (a: number, b: number) => relativeError(a, b) <= 1e-12;
 
 /** Non-negative samples, with zeros and outliers that trigger truncation at 10 × avg. */
-const sample = fc.oneof(
-  fc.double({ min: 0, max: 10, noNaN: true }),
-  fc.constant(0),
-  fc.double({ min: 10, max: 1e6, noNaN: true }),
-);
+const sample = fc.oneof(fc.double({ min: 0, max: 10, noNaN: true }), fc.constant(0), fc.double({ min: 10, max: 1e6, noNaN: true }));
 
 describe("AVERAGE: the one-statement walk agrees with TypeScript", () => {
-  for (const [label, params] of [["HAV params", HAV_AVERAGE], ["AV params", AV_AVERAGE]] as const) {
+  for (const [label, params] of [
+    ["HAV params", HAV_AVERAGE],
+    ["AV params", AV_AVERAGE],
+  ] as const) {
     it(`on random sequences across the running-mean/exponential switch (${label})`, async () => {
       await fc.assert(
         fc.asyncProperty(
@@ -96,7 +91,12 @@ describe("host_app_version changes (AVERAGE and AVERAGE_VAR, consecutive_valid):
             };
             const before = expected.get(hostId)!;
             const after = applyHostAppVersionSamples(before, samples);
-            const cv = c.consecutiveValid === "increment" ? before.consecutiveValid + 1 : c.consecutiveValid === "reset" ? 0 : before.consecutiveValid;
+            const cv =
+              c.consecutiveValid === "increment"
+                ? before.consecutiveValid + 1
+                : c.consecutiveValid === "reset"
+                  ? 0
+                  : before.consecutiveValid;
             expected.set(hostId, { ...after, consecutiveValid: cv });
             return { hostId, appId: 1, appVersionId: 1, samples, ...(c.consecutiveValid ? { consecutiveValid: c.consecutiveValid } : {}) };
           });
@@ -137,7 +137,9 @@ describe("recent average credit: one collapsed update per row and pass agrees wi
         await ensureProject();
         const ids = rows.map(() => ++nextId);
         for (const [i, r] of rows.entries()) {
-          await env.DB.prepare("INSERT INTO hosts (project_id, id, create_time, total_credit, expavg_credit, expavg_time) VALUES (?, ?, 0, ?, ?, ?)")
+          await env.DB.prepare(
+            "INSERT INTO hosts (project_id, id, create_time, total_credit, expavg_credit, expavg_time) VALUES (?, ?, 0, ?, ?, ?)",
+          )
             .bind(PROJECT, ids[i], r.total, r.avg, r.time)
             .run();
         }
@@ -152,7 +154,12 @@ describe("recent average credit: one collapsed update per row and pass agrees wi
             .first<{ total_credit: number; expavg_credit: number; expavg_time: number }>();
           expect(got!.expavg_time).toBe(want.expavgTime);
           expect(close(got!.expavg_credit, want.expavgCredit)).toBe(true);
-          expect(close(got!.total_credit, parts.reduce((s, p) => s + p.credit, r.total))).toBe(true);
+          expect(
+            close(
+              got!.total_credit,
+              parts.reduce((s, p) => s + p.credit, r.total),
+            ),
+          ).toBe(true);
         }
       }),
       { numRuns: 40 },

@@ -21,7 +21,10 @@ describe("npm run predeploy", () => {
 
   it("follows wrangler.jsonc: a database added is migrated, one removed is not", () => {
     const more = { ...config, d1_databases: [...config.d1_databases, { binding: "DB_THIRD", database_name: "third", database_id: "x" }] };
-    expect(migrationCommands(JSON.stringify(more)).map((args) => args[3])).toEqual([...config.d1_databases.map((d) => d.binding), "DB_THIRD"]);
+    expect(migrationCommands(JSON.stringify(more)).map((args) => args[3])).toEqual([
+      ...config.d1_databases.map((d) => d.binding),
+      "DB_THIRD",
+    ]);
     const one = { ...config, d1_databases: config.d1_databases.slice(0, 1) };
     expect(migrationCommands(JSON.stringify(one))).toEqual([["d1", "migrations", "apply", "DB", "--remote"]]);
     expect(migrationCommands(JSON.stringify({ name: "x" }))).toEqual([]);

@@ -20,7 +20,9 @@ function switchedTrace(switchAt: number) {
   const at = passes[switchAt]!;
   const lines = ops.map((op) => JSON.stringify(op.op === "app" ? { ...APP, credit_policy: "boinc" } : op));
   lines.splice(at, 0, JSON.stringify({ ...APP, credit_policy: "fair" }));
-  const before = new Set(ops.slice(0, at).flatMap((op) => (op.op === "pass" ? op.workunits.flatMap((w) => w.results.map((r) => r.id)) : [])));
+  const before = new Set(
+    ops.slice(0, at).flatMap((op) => (op.op === "pass" ? op.workunits.flatMap((w) => w.results.map((r) => r.id)) : [])),
+  );
   const last = ops[passes[passes.length - 1]!] as { now: number };
   return { text: lines.join("\n"), before, lastNow: last.now };
 }
@@ -41,9 +43,12 @@ describe("switching credit_policy from boinc to fair mid-trace", () => {
       } else {
         if (credit !== byPolicy.fair) mismatches.push(`result ${id} after: ${credit} ≠ fair ${byPolicy.fair}`);
         // The fair statistics were kept all along: the same numbers as fair from the first job.
-        if (!(relativeError(credit, fairExpected.get(id)!) <= 1e-9)) mismatches.push(`result ${id} after: ${credit} ≠ model ${fairExpected.get(id)}`);
+        if (!(relativeError(credit, fairExpected.get(id)!) <= 1e-9))
+          mismatches.push(`result ${id} after: ${credit} ≠ model ${fairExpected.get(id)}`);
       }
-      expect(explained.get(id).fair.rule).toMatch(/^(normalized|young_host|outlier_high|outlier_low|insane|bad_standing|host_scale_check)$/);
+      expect(explained.get(id).fair.rule).toMatch(
+        /^(normalized|young_host|outlier_high|outlier_low|insane|bad_standing|host_scale_check)$/,
+      );
     }
     expect(mismatches.slice(0, 10)).toEqual([]);
     expect(before.size).toBeGreaterThan(100);
@@ -94,7 +99,12 @@ describe("switching credit_policy from boinc to fair mid-trace", () => {
 
 describe("the fairness report's input", () => {
   it("needs the project token and a known app", async () => {
-    const { api } = await replay(parseTrace(fairA).slice(0, 4).map((op) => JSON.stringify(op)).join("\n"));
+    const { api } = await replay(
+      parseTrace(fairA)
+        .slice(0, 4)
+        .map((op) => JSON.stringify(op))
+        .join("\n"),
+    );
     expect((await api.raw("GET", "/apps/nope/fairness")).status).toBe(404);
     expect((await api.raw("GET", "/apps/sci/fairness", undefined, "wrong-token")).status).toBe(401);
     expect((await api.raw("GET", "/apps/sci/fairness?limit=0")).status).toBe(400);

@@ -26,7 +26,15 @@ describe("an error outcome for a host × version without a row", () => {
 
     const [row, ...others] = await rows(50);
     expect(others).toEqual([]);
-    expect(row).toMatchObject({ app_version_id: 1, app: "a", fair_error_rate: 0.05, fair_n: 0, fair_high_z_share: null, pfc_n: 0, consecutive_valid: 0 });
+    expect(row).toMatchObject({
+      app_version_id: 1,
+      app: "a",
+      fair_error_rate: 0.05,
+      fair_n: 0,
+      fair_high_z_share: null,
+      pfc_n: 0,
+      consecutive_valid: 0,
+    });
     // An abort by the project neither counts nor creates a row.
     expect(await rows(52)).toEqual([]);
 
@@ -35,7 +43,8 @@ describe("an error outcome for a host × version without a row", () => {
     expectRel((await rows(51))[0]!.fair_error_rate, 0.0975);
 
     // The next pass reads the row: a valid result lowers the rate to 0.05 × 0.95.
-    const valid = (wuId: number, hostId: number) => workunit(wuId, [result(wuId * 10 + 1, { host_id: hostId, user_id: hostId })], { target_nresults: 1 });
+    const valid = (wuId: number, hostId: number) =>
+      workunit(wuId, [result(wuId * 10 + 1, { host_id: hostId, user_id: hostId })], { target_nresults: 1 });
     await api.ok("POST", "/passes", { now: NOW + 10, workunits: [valid(1, 50), valid(2, 53)] });
     const [after] = await rows(50);
     expectRel(after!.fair_error_rate, 0.0475);
@@ -52,8 +61,10 @@ describe("an error outcome for a host × version without a row", () => {
 describe("w_v and the gate in the explanation and the fairness report", () => {
   // Hosts 1 and 2 each validate ten jobs of r = 1 (est 3e12, 1000 s at 3e9 FLOPS): young, their
   // typical ln r is 0 and the version's level exp(median of twenty ln 1) = 1, scale 1 (CPU seed).
-  const young = (host: number, k: number) => workunit(host * 100 + k, [result(host * 1000 + k, { host_id: host, user_id: host })], { target_nresults: 1 });
-  const job = (host: number, flops: number): ResultBody => result(host * 1000 + 99, { host_id: host, user_id: host, flops_estimate: flops });
+  const young = (host: number, k: number) =>
+    workunit(host * 100 + k, [result(host * 1000 + k, { host_id: host, user_id: host })], { target_nresults: 1 });
+  const job = (host: number, flops: number): ResultBody =>
+    result(host * 1000 + 99, { host_id: host, user_id: host, flops_estimate: flops });
 
   it("shows w_v, which results fed the quantiles, and the host the gate holds out", async () => {
     const { typed: api } = await setupProject("fairgate");
@@ -91,7 +102,12 @@ describe("w_v and the gate in the explanation and the fairness report", () => {
     expectRel(held!.high_z_share, 0.1376);
     expectRel(held!.gate, 0.12191608);
     const flags = new Map(report.hosts.map((h) => [h.host_id, h.held_out_by_gate]));
-    expect(flags).toEqual(new Map([[1, true], [2, false]]));
+    expect(flags).toEqual(
+      new Map([
+        [1, true],
+        [2, false],
+      ]),
+    );
     const version = (await api.ok("GET", "/app-versions")).app_versions.find((v) => v.id === 1);
     expectRel(version!.fair_high_z_share, 0.02191608);
     expect(version!.fair_w_v).toBe(1);

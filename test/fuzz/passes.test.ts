@@ -33,29 +33,37 @@ async function postAndCheck(p: Fuzzed, rawBody: string): Promise<number> {
 }
 
 describe("fuzz: POST /passes", () => {
-  it("a pass spoiled anywhere with an adversarial value: no 5xx, errors in shape and write nothing, totals = grants", { timeout: 300_000 }, async () => {
-    const p = await fuzzProject("fz-pass");
-    const statuses = new Map<number, number>();
-    await fc.assert(
-      fc.asyncProperty(passArb(400), fc.nat(), mutationArb, weirdArb, fc.boolean(), async (pass, pick, how, value, spoil) => {
-        const body = spoil ? mutate(pass, pick, how, value) : pass;
-        const status = await postAndCheck(p, JSON.stringify(body));
-        statuses.set(status, (statuses.get(status) ?? 0) + 1);
-      }),
-      { seed: seed(7001), numRuns: runs(300) },
-    );
-    // The run exercised both sides: passes accepted and refused.
-    expect(statuses.get(200) ?? 0).toBeGreaterThan(0);
-    expect(statuses.get(400) ?? 0).toBeGreaterThan(0);
-  });
+  it(
+    "a pass spoiled anywhere with an adversarial value: no 5xx, errors in shape and write nothing, totals = grants",
+    { timeout: 300_000 },
+    async () => {
+      const p = await fuzzProject("fz-pass");
+      const statuses = new Map<number, number>();
+      await fc.assert(
+        fc.asyncProperty(passArb(400), fc.nat(), mutationArb, weirdArb, fc.boolean(), async (pass, pick, how, value, spoil) => {
+          const body = spoil ? mutate(pass, pick, how, value) : pass;
+          const status = await postAndCheck(p, JSON.stringify(body));
+          statuses.set(status, (statuses.get(status) ?? 0) + 1);
+        }),
+        { seed: seed(7001), numRuns: runs(300) },
+      );
+      // The run exercised both sides: passes accepted and refused.
+      expect(statuses.get(200) ?? 0).toBeGreaterThan(0);
+      expect(statuses.get(400) ?? 0).toBeGreaterThan(0);
+    },
+  );
 
-  it("broken JSON text (truncated, 1e400, ids beyond 2^53, 20,000-deep nesting, garbage): no 5xx, nothing written", { timeout: 300_000 }, async () => {
-    const p = await fuzzProject("fz-text");
-    await fc.assert(
-      fc.asyncProperty(passArb(400), fc.nat(), textMutationArb, async (pass, pick, how) => {
-        await postAndCheck(p, mutateText(JSON.stringify(pass), pick, how));
-      }),
-      { seed: seed(7002), numRuns: runs(150) },
-    );
-  });
+  it(
+    "broken JSON text (truncated, 1e400, ids beyond 2^53, 20,000-deep nesting, garbage): no 5xx, nothing written",
+    { timeout: 300_000 },
+    async () => {
+      const p = await fuzzProject("fz-text");
+      await fc.assert(
+        fc.asyncProperty(passArb(400), fc.nat(), textMutationArb, async (pass, pick, how) => {
+          await postAndCheck(p, mutateText(JSON.stringify(pass), pick, how));
+        }),
+        { seed: seed(7002), numRuns: runs(150) },
+      );
+    },
+  );
 });

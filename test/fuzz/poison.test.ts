@@ -174,51 +174,71 @@ async function expectOrdinaryPassCredited(
 const tally = { cases: 0, fiveXX: 0 };
 
 describe("fuzz: poison input never wedges a project", () => {
-  const cases: [CreditMode, CreditPolicy][] = [...CREDIT_MODES.map((m) => [m, "boinc"] as [CreditMode, CreditPolicy]), ["adaptive", "fair"]];
+  const cases: [CreditMode, CreditPolicy][] = [
+    ...CREDIT_MODES.map((m) => [m, "boinc"] as [CreditMode, CreditPolicy]),
+    ["adaptive", "fair"],
+  ];
   for (const [mode, policy] of cases) {
-    it(`credit_mode ${mode}, policy ${policy}: extreme passes get 2xx/4xx, nothing non-finite is stored or served, the next ordinary pass is credited`, { timeout: 300_000 }, async () => {
-      const { slug, token } = await setupProject(`poison-${mode.replace("_", "-")}-${policy}`);
-      const projectId = await projectIdOf(slug);
-      let nextWu = 1;
-      const statuses = new Map<number, number>();
-      await fc.assert(
-        fc.asyncProperty(appArb, fc.integer({ min: 1, max: 3 }), fc.boolean(), async (app, nWu, emptyPass) => {
-          const ids = Array.from({ length: nWu }, () => nextWu++);
-          const workunits = emptyPass ? [] : fc.sample(fc.tuple(...ids.map(workunitArb)), { numRuns: 1, seed: ids[0]! })[0]!;
-          const settings = await request("PUT", `/v1/projects/${slug}/apps/a`, { token, body: { credit_mode: mode, credit_policy: policy, ...app } });
-          // runtime credit needs a cap (422 without one): a refusal, not a failure.
-          expect([200, 422], JSON.stringify(settings.body)).toContain(settings.status);
-          const res = await request("POST", `/v1/projects/${slug}/passes`, { token, body: { now: T, workunits } });
-          tally.cases++;
-          if (res.status >= 500) tally.fiveXX++;
-          statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
-          expect(res.status < 500, `${res.status} ${JSON.stringify(res.body)} with app ${JSON.stringify(app)} for ${JSON.stringify(workunits)}`).toBe(true);
-          if (res.status === 200) expectFiniteNumbers(res.body, "POST /passes");
-          await expectNothingNonFiniteStored(projectId);
-          await expectReadsFinite(slug, token);
-        }),
-        { seed: seed(7101 + cases.findIndex((c) => c[0] === mode && c[1] === policy)), numRuns: runs(25) },
-      );
-      // Extreme passes were accepted, not just refused.
-      expect(statuses.get(200) ?? 0).toBeGreaterThan(0);
-      await expectOrdinaryPassCredited(slug, token, mode, nextWu++, policy);
-    });
+    it(
+      `credit_mode ${mode}, policy ${policy}: extreme passes get 2xx/4xx, nothing non-finite is stored or served, the next ordinary pass is credited`,
+      { timeout: 300_000 },
+      async () => {
+        const { slug, token } = await setupProject(`poison-${mode.replace("_", "-")}-${policy}`);
+        const projectId = await projectIdOf(slug);
+        let nextWu = 1;
+        const statuses = new Map<number, number>();
+        await fc.assert(
+          fc.asyncProperty(appArb, fc.integer({ min: 1, max: 3 }), fc.boolean(), async (app, nWu, emptyPass) => {
+            const ids = Array.from({ length: nWu }, () => nextWu++);
+            const workunits = emptyPass ? [] : fc.sample(fc.tuple(...ids.map(workunitArb)), { numRuns: 1, seed: ids[0]! })[0]!;
+            const settings = await request("PUT", `/v1/projects/${slug}/apps/a`, {
+              token,
+              body: { credit_mode: mode, credit_policy: policy, ...app },
+            });
+            // runtime credit needs a cap (422 without one): a refusal, not a failure.
+            expect([200, 422], JSON.stringify(settings.body)).toContain(settings.status);
+            const res = await request("POST", `/v1/projects/${slug}/passes`, { token, body: { now: T, workunits } });
+            tally.cases++;
+            if (res.status >= 500) tally.fiveXX++;
+            statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
+            expect(
+              res.status < 500,
+              `${res.status} ${JSON.stringify(res.body)} with app ${JSON.stringify(app)} for ${JSON.stringify(workunits)}`,
+            ).toBe(true);
+            if (res.status === 200) expectFiniteNumbers(res.body, "POST /passes");
+            await expectNothingNonFiniteStored(projectId);
+            await expectReadsFinite(slug, token);
+          }),
+          { seed: seed(7101 + cases.findIndex((c) => c[0] === mode && c[1] === policy)), numRuns: runs(25) },
+        );
+        // Extreme passes were accepted, not just refused.
+        expect(statuses.get(200) ?? 0).toBeGreaterThan(0);
+        await expectOrdinaryPassCredited(slug, token, mode, nextWu++, policy);
+      },
+    );
   }
 
-  it("a 1,000-workunit pass of extreme values under every mode: 2xx/4xx, and the next ordinary pass is credited", { timeout: 300_000 }, async () => {
-    const { slug, token } = await setupProject("poison-big");
-    let nextWu = 1;
-    for (const mode of CREDIT_MODES) {
-      const ids = Array.from({ length: 1000 }, () => nextWu++);
-      const workunits = fc.sample(fc.tuple(...ids.map(workunitArb)), { numRuns: 1, seed: 7200 })[0]!;
-      await request("PUT", `/v1/projects/${slug}/apps/a`, { token, body: { credit_mode: mode, min_avg_pfc: 0, max_granted_credit: 1e15 } });
-      const res = await request("POST", `/v1/projects/${slug}/passes`, { token, body: { now: T, workunits } });
-      tally.cases++;
-      if (res.status >= 500) tally.fiveXX++;
-      expect(res.status, `${mode}: ${JSON.stringify(res.body).slice(0, 500)}`).toBe(200);
-      await expectNothingNonFiniteStored(await projectIdOf(slug));
-      await expectOrdinaryPassCredited(slug, token, mode, nextWu++);
-    }
-    console.log(`poison fuzz: ${tally.cases} cases, ${tally.fiveXX} answered 5xx`);
-  });
+  it(
+    "a 1,000-workunit pass of extreme values under every mode: 2xx/4xx, and the next ordinary pass is credited",
+    { timeout: 300_000 },
+    async () => {
+      const { slug, token } = await setupProject("poison-big");
+      let nextWu = 1;
+      for (const mode of CREDIT_MODES) {
+        const ids = Array.from({ length: 1000 }, () => nextWu++);
+        const workunits = fc.sample(fc.tuple(...ids.map(workunitArb)), { numRuns: 1, seed: 7200 })[0]!;
+        await request("PUT", `/v1/projects/${slug}/apps/a`, {
+          token,
+          body: { credit_mode: mode, min_avg_pfc: 0, max_granted_credit: 1e15 },
+        });
+        const res = await request("POST", `/v1/projects/${slug}/passes`, { token, body: { now: T, workunits } });
+        tally.cases++;
+        if (res.status >= 500) tally.fiveXX++;
+        expect(res.status, `${mode}: ${JSON.stringify(res.body).slice(0, 500)}`).toBe(200);
+        await expectNothingNonFiniteStored(await projectIdOf(slug));
+        await expectOrdinaryPassCredited(slug, token, mode, nextWu++);
+      }
+      console.log(`poison fuzz: ${tally.cases} cases, ${tally.fiveXX} answered 5xx`);
+    },
+  );
 });

@@ -37,7 +37,11 @@ const stepArb: fc.Arbitrary<Step> = fc.oneof(
   },
   {
     weight: 1,
-    arbitrary: fc.record({ kind: fc.constant("read" as const), what: fc.constantFrom("hosts" as const, "users" as const, "teams" as const), id: fc.integer({ min: 0, max: 7 }) }),
+    arbitrary: fc.record({
+      kind: fc.constant("read" as const),
+      what: fc.constantFrom("hosts" as const, "users" as const, "teams" as const),
+      id: fc.integer({ min: 0, max: 7 }),
+    }),
   },
 );
 
@@ -62,7 +66,10 @@ describe("fuzz: request sequences", () => {
             if (step.kind === "repost_changed") body.workunits[0].results[0].elapsed_time = step.elapsed;
           } else if (step.kind === "errors") {
             path = `/v1/projects/${slug}/errors`;
-            body = { now: T, results: step.ids.map((r) => ({ id: r, host_id: step.host, app_version_id: 1, outcome: step.outcome, delay_bound: 3600 })) };
+            body = {
+              now: T,
+              results: step.ids.map((r) => ({ id: r, host_id: step.host, app_version_id: 1, outcome: step.outcome, delay_bound: 3600 })),
+            };
           } else {
             method = "GET";
             path = `/v1/projects/${slug}/${step.what}/${step.id}`;

@@ -62,67 +62,84 @@ async function clocks(projectId: number): Promise<Map<string, number>> {
 }
 
 describe("fuzz: time never runs backwards", () => {
-  it("trickle batches with a now in the past, at 1 or in the future: no 5xx, paid at the project's clock or later, no clock back, no history before its day", { timeout: 300_000 }, async () => {
-    const messageArb = fc.record({ host: fc.integer({ min: 1, max: 4 }), runtime: fc.integer({ min: 1, max: 20_000 }) });
-    await fc.assert(
-      fc.asyncProperty(fc.array(fc.tuple(fc.array(messageArb, { minLength: 1, maxLength: 4 }), nowShiftArb), { minLength: 2, maxLength: 6 }), async (steps) => {
-        const { slug, api } = await setupProject("fz-trickle-time");
-        const id = await projectIdOf(slug);
-        await api.ok("PUT", "/apps/climate", { credit_mode: "trickle", trickle_max_runtime: 7200 });
-        // Hosts 1-4, owned by users 1-2, created a day before the start: clocks set only by creation.
-        for (const host of [1, 2, 3, 4]) await api.ok("PUT", `/hosts/${host}`, { create_time: T - DAY, user_id: 1 + (host % 2), p_fpops: 3e9 });
-        let last = T;
-        let nextId = 1;
-        let before = { clocks: await clocks(id), days: await historyDays(env.DB, id) };
-        for (const [messages, shift] of steps) {
-          const now = nowOf(shift, last);
-          const body = { now, messages: messages.map((m) => ({ id: nextId++, app: "climate", host_id: m.host, runtime: m.runtime })) };
-          const res = await api.raw("POST", "/trickles", body);
-          expectWellFormed(res.status, res.body, `trickles at now ${now}`);
-          expect(res.status).toBe(shift === "future" ? 422 : 200);
-          if (res.status === 200) {
-            expect(res.body.now).toBe(Math.max(now, before.clocks.get("project") ?? 0));
-            last = Math.max(last, now);
-          }
-          before = await expectTimeKept(id, before, `trickles at now ${now}`);
-        }
-        // Totals = payments: each host's and the project's total is the sum of its paid messages.
-        const paid = await env.DB.prepare(
-          `SELECT h.id, h.total_credit AS total, (SELECT total(t.credit) FROM trickles t WHERE t.project_id = h.project_id AND t.host_id = h.id) AS paid
+  it(
+    "trickle batches with a now in the past, at 1 or in the future: no 5xx, paid at the project's clock or later, no clock back, no history before its day",
+    { timeout: 300_000 },
+    async () => {
+      const messageArb = fc.record({ host: fc.integer({ min: 1, max: 4 }), runtime: fc.integer({ min: 1, max: 20_000 }) });
+      await fc.assert(
+        fc.asyncProperty(
+          fc.array(fc.tuple(fc.array(messageArb, { minLength: 1, maxLength: 4 }), nowShiftArb), { minLength: 2, maxLength: 6 }),
+          async (steps) => {
+            const { slug, api } = await setupProject("fz-trickle-time");
+            const id = await projectIdOf(slug);
+            await api.ok("PUT", "/apps/climate", { credit_mode: "trickle", trickle_max_runtime: 7200 });
+            // Hosts 1-4, owned by users 1-2, created a day before the start: clocks set only by creation.
+            for (const host of [1, 2, 3, 4])
+              await api.ok("PUT", `/hosts/${host}`, { create_time: T - DAY, user_id: 1 + (host % 2), p_fpops: 3e9 });
+            let last = T;
+            let nextId = 1;
+            let before = { clocks: await clocks(id), days: await historyDays(env.DB, id) };
+            for (const [messages, shift] of steps) {
+              const now = nowOf(shift, last);
+              const body = { now, messages: messages.map((m) => ({ id: nextId++, app: "climate", host_id: m.host, runtime: m.runtime })) };
+              const res = await api.raw("POST", "/trickles", body);
+              expectWellFormed(res.status, res.body, `trickles at now ${now}`);
+              expect(res.status).toBe(shift === "future" ? 422 : 200);
+              if (res.status === 200) {
+                expect(res.body.now).toBe(Math.max(now, before.clocks.get("project") ?? 0));
+                last = Math.max(last, now);
+              }
+              before = await expectTimeKept(id, before, `trickles at now ${now}`);
+            }
+            // Totals = payments: each host's and the project's total is the sum of its paid messages.
+            const paid = await env.DB.prepare(
+              `SELECT h.id, h.total_credit AS total, (SELECT total(t.credit) FROM trickles t WHERE t.project_id = h.project_id AND t.host_id = h.id) AS paid
            FROM hosts h WHERE h.project_id = ?`,
-        ).bind(id).all<{ id: number; total: number; paid: number }>();
-        for (const h of paid.results) expect(h.total, `host ${h.id}`).toBeCloseTo(h.paid, 9);
-        const project = await env.DB.prepare("SELECT total_credit AS t FROM projects WHERE id = ?").bind(id).first<number>("t");
-        expect(project).toBeCloseTo(paid.results.reduce((sum, h) => sum + h.paid, 0), 9);
-      }),
-      { numRuns: runs(6), seed: seed(2403) },
-    );
-  });
+            )
+              .bind(id)
+              .all<{ id: number; total: number; paid: number }>();
+            for (const h of paid.results) expect(h.total, `host ${h.id}`).toBeCloseTo(h.paid, 9);
+            const project = await env.DB.prepare("SELECT total_credit AS t FROM projects WHERE id = ?").bind(id).first<number>("t");
+            expect(project).toBeCloseTo(
+              paid.results.reduce((sum, h) => sum + h.paid, 0),
+              9,
+            );
+          },
+        ),
+        { numRuns: runs(6), seed: seed(2403) },
+      );
+    },
+  );
 
-  it("passes with a now in the past, at 1 or in the future: no 5xx, granted at the project's clock or later, no clock back, no history before its day, totals = grants", { timeout: 300_000 }, async () => {
-    await fc.assert(
-      fc.asyncProperty(fc.array(fc.tuple(passArb(12), nowShiftArb), { minLength: 2, maxLength: 6 }), async (steps) => {
-        const { slug, api } = await setupProject("fz-time");
-        const id = await projectIdOf(slug);
-        let last = T;
-        let before = { clocks: await clocks(id), days: await historyDays(env.DB, id) };
-        for (const [body, shift] of steps) {
-          const now = nowOf(shift, last);
-          const res = await api.raw("POST", "/passes", { ...body, now });
-          expectWellFormed(res.status, res.body, `pass at now ${now}`);
-          if (shift === "future") expect(res.status).toBe(422);
-          const clock = before.clocks.get("project") ?? 0;
-          if (res.status === 200) {
-            expect(res.body.now).toBe(Math.max(now, clock));
-            last = Math.max(last, now);
+  it(
+    "passes with a now in the past, at 1 or in the future: no 5xx, granted at the project's clock or later, no clock back, no history before its day, totals = grants",
+    { timeout: 300_000 },
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(fc.array(fc.tuple(passArb(12), nowShiftArb), { minLength: 2, maxLength: 6 }), async (steps) => {
+          const { slug, api } = await setupProject("fz-time");
+          const id = await projectIdOf(slug);
+          let last = T;
+          let before = { clocks: await clocks(id), days: await historyDays(env.DB, id) };
+          for (const [body, shift] of steps) {
+            const now = nowOf(shift, last);
+            const res = await api.raw("POST", "/passes", { ...body, now });
+            expectWellFormed(res.status, res.body, `pass at now ${now}`);
+            if (shift === "future") expect(res.status).toBe(422);
+            const clock = before.clocks.get("project") ?? 0;
+            if (res.status === 200) {
+              expect(res.body.now).toBe(Math.max(now, clock));
+              last = Math.max(last, now);
+            }
+            before = await expectTimeKept(id, before, `pass at now ${now}`);
           }
-          before = await expectTimeKept(id, before, `pass at now ${now}`);
-        }
-        await expectLedgerConsistent(id);
-      }),
-      { numRuns: runs(8), seed: seed(2401) },
-    );
-  });
+          await expectLedgerConsistent(id);
+        }),
+        { numRuns: runs(8), seed: seed(2401) },
+      );
+    },
+  );
 });
 
 /** XML nested `depth` deep inside the element `at`, with entity references and cuts. */
@@ -139,19 +156,35 @@ function xmlOf(x: { depth: number; entity: string; cut: number | undefined; tag:
 }
 
 describe("fuzz: hostile XML", () => {
-  it("any depth, entity references and cuts, on both XML routes: no 5xx, errors in shape and at most 8 KB", { timeout: 300_000 }, async () => {
-    const am = await createAm("fz-xml");
-    const contributor = await call("POST", "/v1/central/contributors", { token: "test-admin-token", body: { name: `fz-xml-${Math.random()}` } });
-    await fc.assert(
-      fc.asyncProperty(xmlArb, fc.boolean(), async (x, central) => {
-        const res = central
-          ? await call("POST", "/v1/central/app-versions", { token: contributor.body.token, rawBody: xmlOf(x, "app_versions"), contentType: "application/xml" })
-          : await call("POST", `/v1/am/${am.slug}/hosts/4/rpcs?user_id=7&now=${T0}`, { token: am.token, rawBody: xmlOf(x, "acct_mgr_request"), contentType: "application/xml" });
-        expectWellFormed(res.status, res.body, `depth ${x.depth} ${x.entity} cut ${x.cut}`);
-        expect(JSON.stringify(res.body).length).toBeLessThanOrEqual(8 * 1024);
-        if (x.depth > 100 && x.cut === undefined && res.status === 400) expect(["xml_too_deep", "xml_entities", "bad_request"]).toContain(res.body.error.code);
-      }),
-      { numRuns: runs(60), seed: seed(2402) },
-    );
-  });
+  it(
+    "any depth, entity references and cuts, on both XML routes: no 5xx, errors in shape and at most 8 KB",
+    { timeout: 300_000 },
+    async () => {
+      const am = await createAm("fz-xml");
+      const contributor = await call("POST", "/v1/central/contributors", {
+        token: "test-admin-token",
+        body: { name: `fz-xml-${Math.random()}` },
+      });
+      await fc.assert(
+        fc.asyncProperty(xmlArb, fc.boolean(), async (x, central) => {
+          const res = central
+            ? await call("POST", "/v1/central/app-versions", {
+                token: contributor.body.token,
+                rawBody: xmlOf(x, "app_versions"),
+                contentType: "application/xml",
+              })
+            : await call("POST", `/v1/am/${am.slug}/hosts/4/rpcs?user_id=7&now=${T0}`, {
+                token: am.token,
+                rawBody: xmlOf(x, "acct_mgr_request"),
+                contentType: "application/xml",
+              });
+          expectWellFormed(res.status, res.body, `depth ${x.depth} ${x.entity} cut ${x.cut}`);
+          expect(JSON.stringify(res.body).length).toBeLessThanOrEqual(8 * 1024);
+          if (x.depth > 100 && x.cut === undefined && res.status === 400)
+            expect(["xml_too_deep", "xml_entities", "bad_request"]).toContain(res.body.error.code);
+        }),
+        { numRuns: runs(60), seed: seed(2402) },
+      );
+    },
+  );
 });

@@ -23,26 +23,38 @@ async function setups(): Promise<Record<string, Post>> {
   const at = (path: string) => `/v1/projects/${p.slug}${path}`;
   return {
     passes: { path: at("/passes"), token: p.token, body: validPass(1, 10) },
-    trickles: { path: at("/trickles"), token: p.token, body: { now: 6000, messages: [{ id: 1, app: "climate", host_id: 1, runtime: 3600 }] } },
-    errors: { path: at("/errors"), token: p.token, body: { now: 6000, results: [{ id: 99, host_id: 10, app_version_id: 1, outcome: "error" }] } },
+    trickles: {
+      path: at("/trickles"),
+      token: p.token,
+      body: { now: 6000, messages: [{ id: 1, app: "climate", host_id: 1, runtime: 3600 }] },
+    },
+    errors: {
+      path: at("/errors"),
+      token: p.token,
+      body: { now: 6000, results: [{ id: 99, host_id: 10, app_version_id: 1, outcome: "error" }] },
+    },
     rpcs: { path: `/v1/am/${am.slug}/hosts/4/rpcs`, token: am.token, body: rpcBody(T0, [totals("https://race.example/")]) },
   };
 }
 
 describe("a write that keeps losing a race on a UNIQUE key", () => {
-  it("passes, trickles, errors and RPCs: 409 concurrent_write with Retry-After after the same number of tries, nothing written", { timeout: 60_000 }, async () => {
-    const posts = await setups();
-    for (const [route, post] of Object.entries(posts)) {
-      const before = await dbState();
-      const faulty = faultyD1(env.DB, { conflicts: 1000 });
-      const res = await callWith({ DB: faulty.db }, "POST", post.path, { token: post.token, body: post.body });
-      const error = expectError(res, 409, "concurrent_write");
-      expect(error.message, route).toContain("retry");
-      expect(res.headers?.get("Retry-After"), route).toBe("1");
-      expect(faulty.fired, route).toHaveLength(CONFLICT_ATTEMPTS);
-      expect(await dbState(), route).toEqual(before);
-    }
-  });
+  it(
+    "passes, trickles, errors and RPCs: 409 concurrent_write with Retry-After after the same number of tries, nothing written",
+    { timeout: 60_000 },
+    async () => {
+      const posts = await setups();
+      for (const [route, post] of Object.entries(posts)) {
+        const before = await dbState();
+        const faulty = faultyD1(env.DB, { conflicts: 1000 });
+        const res = await callWith({ DB: faulty.db }, "POST", post.path, { token: post.token, body: post.body });
+        const error = expectError(res, 409, "concurrent_write");
+        expect(error.message, route).toContain("retry");
+        expect(res.headers?.get("Retry-After"), route).toBe("1");
+        expect(faulty.fired, route).toHaveLength(CONFLICT_ATTEMPTS);
+        expect(await dbState(), route).toEqual(before);
+      }
+    },
+  );
 
   it("a race lost fewer times than the tries allow is answered 200, written once", { timeout: 60_000 }, async () => {
     const posts = await setups();

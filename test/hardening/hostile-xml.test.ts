@@ -22,7 +22,11 @@ function nested(depth: number, inner = "x"): string {
 const clientXml = (extra: string) => dynamicXml.replace("<project>", `${extra}\n<project>`);
 
 async function rpcXml(am: { slug: string; token: string }, xml: string) {
-  return request("POST", `/v1/am/${am.slug}/hosts/4/rpcs?user_id=7&now=${T0}`, { token: am.token, rawBody: xml, contentType: "application/xml" });
+  return request("POST", `/v1/am/${am.slug}/hosts/4/rpcs?user_id=7&now=${T0}`, {
+    token: am.token,
+    rawBody: xml,
+    contentType: "application/xml",
+  });
 }
 
 function expectBounded(error: ErrorDetail, raw: unknown) {

@@ -31,7 +31,10 @@ describe("ids beyond 2^53", () => {
   it("body ids beyond 2^53 (result id, host id, app version id) → 400", async () => {
     const p = await setupProject("ids");
     for (const field of ["id", "host_id", "app_version_id", "user_id"]) {
-      const json = JSON.stringify(validPass(1, 10)).replace(`"${field}":${field === "id" ? 11 : field === "app_version_id" ? 1 : 10},`, `"${field}":${BEYOND},`);
+      const json = JSON.stringify(validPass(1, 10)).replace(
+        `"${field}":${field === "id" ? 11 : field === "app_version_id" ? 1 : 10},`,
+        `"${field}":${BEYOND},`,
+      );
       expect(json).toContain(BEYOND);
       expectError(await p.postRaw("/passes", json), 400, "validation_failed");
     }

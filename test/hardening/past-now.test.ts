@@ -32,7 +32,8 @@ async function projectId(p: TestProject): Promise<number> {
 }
 
 /** The days (UTC) that hold credit in any of the project's history buckets, stored or current. */
-const creditedDays = async (p: TestProject) => [...new Set((await historyDays(env.DB, await projectId(p))).filter((d) => d.credit !== 0).map((d) => d.day))].sort();
+const creditedDays = async (p: TestProject) =>
+  [...new Set((await historyDays(env.DB, await projectId(p))).filter((d) => d.credit !== 0).map((d) => d.day))].sort();
 
 const clocks = async (p: TestProject) => ({
   host: await holder(p, "/hosts/10"),
@@ -96,11 +97,20 @@ describe("a trickle batch with now: 1", () => {
     for (const q of [p, control]) {
       await q.typed.ok("PUT", "/apps/climate", { credit_mode: "trickle", trickle_max_runtime: 7200 });
       await q.typed.ok("PUT", "/users/6", { create_time: T - DAY });
-      for (const [host, user] of [[1, 5], [2, 6]]) await q.typed.ok("PUT", `/hosts/${host}`, { create_time: T - DAY, user_id: user, p_fpops: 3e9 });
+      for (const [host, user] of [
+        [1, 5],
+        [2, 6],
+      ])
+        await q.typed.ok("PUT", `/hosts/${host}`, { create_time: T - DAY, user_id: user, p_fpops: 3e9 });
       await q.typed.ok("POST", "/trickles", { now: T, messages: [{ id: 1, app: "climate", host_id: 1, runtime: 3600 }] });
     }
     // Host 2 and user 6 have no credit: their clocks are their creation (T − 1 day).
-    const late = { messages: [{ id: 2, app: "climate", host_id: 1, runtime: 3600 }, { id: 3, app: "climate", host_id: 2, runtime: 3600 }] };
+    const late = {
+      messages: [
+        { id: 2, app: "climate", host_id: 1, runtime: 3600 },
+        { id: 3, app: "climate", host_id: 2, runtime: 3600 },
+      ],
+    };
     expect((await p.typed.ok("POST", "/trickles", { now: 1, ...late })).now).toBe(T);
     await control.typed.ok("POST", "/trickles", { now: T, ...late });
     for (const path of ["/hosts/2", "/users/6", "/hosts/1", ""]) {

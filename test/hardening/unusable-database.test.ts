@@ -23,27 +23,31 @@ async function projectInUnmigratedDatabase() {
 }
 
 describe("a bound database without the migrations", () => {
-  it("every job still runs in the other databases, GET /v1/cpid answers from them, and each failure is logged with the binding", { timeout: 60_000 }, async () => {
-    const p = await setupProject("healthy");
-    await p.api.ok("PUT", "/users/10", { cpid: CPID, stats_export: true });
-    await p.api.ok("POST", "/passes", validPass());
-    await projectInUnmigratedDatabase();
-    const logged = vi.spyOn(console, "error");
+  it(
+    "every job still runs in the other databases, GET /v1/cpid answers from them, and each failure is logged with the binding",
+    { timeout: 60_000 },
+    async () => {
+      const p = await setupProject("healthy");
+      await p.api.ok("PUT", "/users/10", { cpid: CPID, stats_export: true });
+      await p.api.ok("POST", "/passes", validPass());
+      await projectInUnmigratedDatabase();
+      const logged = vi.spyOn(console, "error");
 
-    const cpid = await call("GET", `/v1/cpid/${CPID}`);
-    expect(cpid.status, JSON.stringify(cpid.body)).toBe(200);
-    expect(cpid.body.projects.map((x: { project: string }) => x.project)).toEqual([p.slug]);
+      const cpid = await call("GET", `/v1/cpid/${CPID}`);
+      expect(cpid.status, JSON.stringify(cpid.body)).toBe(200);
+      expect(cpid.body.projects.map((x: { project: string }) => x.project)).toEqual([p.slug]);
 
-    const at = clockNow();
-    for (const cron of EVERY_CRON) await runCron(cron, at);
-    // The plan-class table was published (version = the run's time), the minute refresh wrote
-    // the healthy project's snapshot, and the daily export ran for it.
-    const table = await call("GET", "/v1/plan-classes");
-    expect(table.status, JSON.stringify(table.body)).toBe(200);
-    expect(table.body.version).toBe(at);
-    expect(await env.KV.get(kvKeys.project(p.slug))).not.toBeNull();
-    expect(logged.mock.calls.map((c) => c.join(" ")).join("\n")).toContain("database DB_UNMIGRATED failed, skipped");
-  });
+      const at = clockNow();
+      for (const cron of EVERY_CRON) await runCron(cron, at);
+      // The plan-class table was published (version = the run's time), the minute refresh wrote
+      // the healthy project's snapshot, and the daily export ran for it.
+      const table = await call("GET", "/v1/plan-classes");
+      expect(table.status, JSON.stringify(table.body)).toBe(200);
+      expect(table.body.version).toBe(at);
+      expect(await env.KV.get(kvKeys.project(p.slug))).not.toBeNull();
+      expect(logged.mock.calls.map((c) => c.join(" ")).join("\n")).toContain("database DB_UNMIGRATED failed, skipped");
+    },
+  );
 });
 
 describe("GET /health", () => {

@@ -64,13 +64,28 @@ describe("concurrent passes", () => {
     const sum = (pred: (g: { host: number }) => boolean) => credited.filter(pred).reduce((s, g) => s + g.credit, 0);
     for (const host of HOSTS) {
       const h = await api.ok("GET", `/hosts/${host}`);
-      expect(relativeError(h.total_credit, sum((g) => g.host === host))).toBeLessThan(1e-12);
+      expect(
+        relativeError(
+          h.total_credit,
+          sum((g) => g.host === host),
+        ),
+      ).toBeLessThan(1e-12);
     }
     for (const user of [1, 2]) {
       const u = await api.ok("GET", `/users/${user}`);
-      expect(relativeError(u.total_credit, sum((g) => userOf(g.host) === user))).toBeLessThan(1e-12);
+      expect(
+        relativeError(
+          u.total_credit,
+          sum((g) => userOf(g.host) === user),
+        ),
+      ).toBeLessThan(1e-12);
       const t = await api.ok("GET", `/teams/${teamOf(user)}`);
-      expect(relativeError(t.total_credit, sum((g) => userOf(g.host) === user))).toBeLessThan(1e-12);
+      expect(
+        relativeError(
+          t.total_credit,
+          sum((g) => userOf(g.host) === user),
+        ),
+      ).toBeLessThan(1e-12);
     }
 
     // Every valid result here is a sane PFC sample: app versions 1 and 2 each took one per pass,
@@ -130,9 +145,7 @@ describe("concurrent identical error reports", () => {
       ],
     };
     const DB = racingD1(env.DB, 2);
-    const responses = await Promise.all(
-      [1, 2].map(() => callWith({ DB }, "POST", `/v1/projects/${slug}/errors`, { token, body })),
-    );
+    const responses = await Promise.all([1, 2].map(() => callWith({ DB }, "POST", `/v1/projects/${slug}/errors`, { token, body })));
     for (const res of responses) {
       expect(res.status, JSON.stringify(res.body)).toBe(200);
       expect(res.body.results.map((r: any) => [r.id, r.outcome])).toEqual([

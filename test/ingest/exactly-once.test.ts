@@ -98,4 +98,3 @@ describe("exactly once", () => {
     expect((await api.ok("GET", "/hosts/21")).total_credit).toBeCloseTo(2 * CREDIT, 12);
   });
 });
-

@@ -57,7 +57,9 @@ async function postThirtyMonths(api: Api) {
 /** Both history tables of a project, as stored (days: with each holder's current day, kept on its row). */
 async function stored(id: number) {
   const days = { results: (await historyDays(env.DB, id)).map(({ entity_id: _e, ...d }) => d) };
-  const months = await env.DB.prepare("SELECT subject, month, credit, expavg_credit, expavg_time FROM credit_history_monthly WHERE project_id = ? ORDER BY subject, month")
+  const months = await env.DB.prepare(
+    "SELECT subject, month, credit, expavg_credit, expavg_time FROM credit_history_monthly WHERE project_id = ? ORDER BY subject, month",
+  )
     .bind(id)
     .all();
   return { days: days.results as any[], months: months.results as any[] };
@@ -100,7 +102,9 @@ describe("history roll-up", () => {
       const h = await historyOf(api, path);
       expect(h.monthly_before).toBe("2024-06-01");
       const months = h.days.filter((d) => d.period === "month");
-      expect(months.map((d) => [d.date, d.credit])).toEqual(["2024-01-01", "2024-02-01", "2024-03-01", "2024-04-01", "2024-05-01"].map((d) => [d, 150]));
+      expect(months.map((d) => [d.date, d.credit])).toEqual(
+        ["2024-01-01", "2024-02-01", "2024-03-01", "2024-04-01", "2024-05-01"].map((d) => [d, 150]),
+      );
       // The buckets add up to the total, from nothing before the first.
       expect(h.days.reduce((s, d) => s + d.credit, 0)).toBe(4500);
       expect(h.days[0].total_credit - h.days[0].credit).toBe(0);
@@ -125,82 +129,98 @@ describe("history roll-up", () => {
     expect((await historyOf(api, "/users/10/history")).days).toEqual(now.days);
   });
 
-  it("is crash-safe: a cut-short roll-up reads the same, a failed batch changes nothing, and a late pass is granted at the project's clock", { timeout: 120_000 }, async () => {
-    const { api, id } = await fixedProject({ result_retention_days: 3650 });
-    await postThirtyMonths(api);
-    const db = database(env.DB);
-    const project = { id, dailyHistoryDays: 730, clock: LAST_PASS, historyRolledBefore: 0 };
+  it(
+    "is crash-safe: a cut-short roll-up reads the same, a failed batch changes nothing, and a late pass is granted at the project's clock",
+    { timeout: 120_000 },
+    async () => {
+      const { api, id } = await fixedProject({ result_retention_days: 3650 });
+      await postThirtyMonths(api);
+      const db = database(env.DB);
+      const project = { id, dailyHistoryDays: 730, clock: LAST_PASS, historyRolledBefore: 0 };
 
-    // A batch that fails part-way (its last statement) leaves no trace: the days are all still there.
-    const args = [id, BOUNDARY, CURSOR_START, 4] as const;
-    const failing = [raiseMonthlyBefore(id, BOUNDARY), chunkEnd(...args), foldChunk(...args), deleteChunk(...args), sql`INSERT INTO no_such_table VALUES (1)`];
-    await expect(runBatch(db, failing)).rejects.toThrow();
-    const untouched = await stored(id);
-    expect(untouched.months).toEqual([]);
-    expect(untouched.days).toHaveLength(MONTHS * 2 * 3);
+      // A batch that fails part-way (its last statement) leaves no trace: the days are all still there.
+      const args = [id, BOUNDARY, CURSOR_START, 4] as const;
+      const failing = [
+        raiseMonthlyBefore(id, BOUNDARY),
+        chunkEnd(...args),
+        foldChunk(...args),
+        deleteChunk(...args),
+        sql`INSERT INTO no_such_table VALUES (1)`,
+      ];
+      await expect(runBatch(db, failing)).rejects.toThrow();
+      const untouched = await stored(id);
+      expect(untouched.months).toEqual([]);
+      expect(untouched.days).toHaveLength(MONTHS * 2 * 3);
 
-    // Chunks of 4 day rows, one chunk a run: 30 rows to fold take 8 runs (7 × 4 + 2).
-    const tight = { chunkRows: 4, maxChunks: 1 };
-    expect(await rollUpProject(db, project, SERVER_NOW, tight)).toBe(4);
-    const half = await historyOf(api, "/users/10/history");
-    expect(half.monthly_before).toBe("2024-06-01");
-    const runs = [4];
-    for (let i = 0; i < 10 && runs.at(-1) === 4; i++) runs.push(await rollUpProject(db, project, SERVER_NOW, tight));
-    expect(runs).toEqual([4, 4, 4, 4, 4, 4, 4, 2]);
-    const whole = await historyOf(api, "/users/10/history");
-    expect(whole).toEqual(half);
-    const rolled = await stored(id);
-    expect(rolled.months.map((m) => m.credit)).toEqual(Array(15).fill(150));
-    // Done: a later run skips the project until the boundary moves.
-    const done = (await env.DB.prepare("SELECT history_rolled_before AS b FROM projects WHERE id = ?").bind(id).first<number>("b"))!;
-    expect(done).toBe(BOUNDARY);
-    expect(await rollUpProject(db, { ...project, historyRolledBefore: done }, SERVER_NOW, tight)).toBe(0);
+      // Chunks of 4 day rows, one chunk a run: 30 rows to fold take 8 runs (7 × 4 + 2).
+      const tight = { chunkRows: 4, maxChunks: 1 };
+      expect(await rollUpProject(db, project, SERVER_NOW, tight)).toBe(4);
+      const half = await historyOf(api, "/users/10/history");
+      expect(half.monthly_before).toBe("2024-06-01");
+      const runs = [4];
+      for (let i = 0; i < 10 && runs.at(-1) === 4; i++) runs.push(await rollUpProject(db, project, SERVER_NOW, tight));
+      expect(runs).toEqual([4, 4, 4, 4, 4, 4, 4, 2]);
+      const whole = await historyOf(api, "/users/10/history");
+      expect(whole).toEqual(half);
+      const rolled = await stored(id);
+      expect(rolled.months.map((m) => m.credit)).toEqual(Array(15).fill(150));
+      // Done: a later run skips the project until the boundary moves.
+      const done = (await env.DB.prepare("SELECT history_rolled_before AS b FROM projects WHERE id = ?").bind(id).first<number>("b"))!;
+      expect(done).toBe(BOUNDARY);
+      expect(await rollUpProject(db, { ...project, historyRolledBefore: done }, SERVER_NOW, tight)).toBe(0);
 
-    // A pass dated March 2024, after the project's clock reached 2026-06-15: time never runs
-    // backwards (SECURITY.md), so it is granted at the clock, and its 100 credits are the
-    // clock's day's, not a day in a month already rolled up.
-    await grant(api, 1000, 100, Date.UTC(2024, 2, 10, 12) / 1000);
-    const late = await historyOf(api, "/users/10/history");
-    expect(late.days.find((d) => d.date === "2024-03-01")).toMatchObject({ period: "month", credit: 150 });
-    expect(late.days.find((d) => d.date === "2026-06-15")).toMatchObject({ period: "day", credit: 150 });
-    expect(late.days.reduce((s, d) => s + d.credit, 0)).toBe(4600);
-    expect((await api.ok("GET", "/users/10")).total_credit).toBe(4600);
-    // When the clock reaches 2026-07-15, 2024-06 rolls up too.
-    const july = Date.UTC(2026, 6, 15, 12) / 1000;
-    // Folded: June 2024 (2 rows × 3 subjects).
-    expect(await rollUpProject(db, { ...project, clock: july, historyRolledBefore: done }, july, { chunkRows: 100, maxChunks: 5 })).toBe(6);
-    const user = (await stored(id)).months.filter((m) => m.subject === "user");
-    expect(user.map((m) => [m.month, m.credit])).toEqual([
-      [648, 150],
-      [649, 150],
-      [650, 150],
-      [651, 150],
-      [652, 150],
-      [653, 150],
-    ]);
-  });
+      // A pass dated March 2024, after the project's clock reached 2026-06-15: time never runs
+      // backwards (SECURITY.md), so it is granted at the clock, and its 100 credits are the
+      // clock's day's, not a day in a month already rolled up.
+      await grant(api, 1000, 100, Date.UTC(2024, 2, 10, 12) / 1000);
+      const late = await historyOf(api, "/users/10/history");
+      expect(late.days.find((d) => d.date === "2024-03-01")).toMatchObject({ period: "month", credit: 150 });
+      expect(late.days.find((d) => d.date === "2026-06-15")).toMatchObject({ period: "day", credit: 150 });
+      expect(late.days.reduce((s, d) => s + d.credit, 0)).toBe(4600);
+      expect((await api.ok("GET", "/users/10")).total_credit).toBe(4600);
+      // When the clock reaches 2026-07-15, 2024-06 rolls up too.
+      const july = Date.UTC(2026, 6, 15, 12) / 1000;
+      // Folded: June 2024 (2 rows × 3 subjects).
+      expect(await rollUpProject(db, { ...project, clock: july, historyRolledBefore: done }, july, { chunkRows: 100, maxChunks: 5 })).toBe(
+        6,
+      );
+      const user = (await stored(id)).months.filter((m) => m.subject === "user");
+      expect(user.map((m) => [m.month, m.credit])).toEqual([
+        [648, 150],
+        [649, 150],
+        [650, 150],
+        [651, 150],
+        [652, 150],
+        [653, 150],
+      ]);
+    },
+  );
 
-  it("keeps the project's own span: daily_history_days 62 rolls up all but two months, and the page says so", { timeout: 120_000 }, async () => {
-    const { slug, api, id } = await fixedProject({ daily_history_days: 62 });
-    await postThirtyMonths(api);
-    await runCron(RETENTION_CRON, SERVER_NOW * 1000);
-    // 62 days before 2026-06-15 is 2026-04-14: days from 2026-04-01 stay.
-    const h = await historyOf(api, "/users/10/history");
-    expect(h.monthly_before).toBe("2026-04-01");
-    expect(h.days.filter((d) => d.period === "month")).toHaveLength(27);
-    expect(h.days.reduce((s, d) => s + d.credit, 0)).toBe(4500);
-    const days = (await stored(id)).days.filter((d) => d.subject === "user");
-    expect(days.map((d) => d.day)).toEqual(
-      ["2026-04-05", "2026-04-15", "2026-05-05", "2026-05-15", "2026-06-05", "2026-06-15"].map(dayOfDate),
-    );
+  it(
+    "keeps the project's own span: daily_history_days 62 rolls up all but two months, and the page says so",
+    { timeout: 120_000 },
+    async () => {
+      const { slug, api, id } = await fixedProject({ daily_history_days: 62 });
+      await postThirtyMonths(api);
+      await runCron(RETENTION_CRON, SERVER_NOW * 1000);
+      // 62 days before 2026-06-15 is 2026-04-14: days from 2026-04-01 stay.
+      const h = await historyOf(api, "/users/10/history");
+      expect(h.monthly_before).toBe("2026-04-01");
+      expect(h.days.filter((d) => d.period === "month")).toHaveLength(27);
+      expect(h.days.reduce((s, d) => s + d.credit, 0)).toBe(4500);
+      const days = (await stored(id)).days.filter((d) => d.subject === "user");
+      expect(days.map((d) => d.day)).toEqual(
+        ["2026-04-05", "2026-04-15", "2026-05-05", "2026-05-15", "2026-06-05", "2026-06-15"].map(dayOfDate),
+      );
 
-    await runCron("* * * * *", SERVER_NOW * 1000);
-    const page = await getPage(`/p/${slug}/users/10?days=365`);
-    expect(page.status).toBe(200);
-    expect(page.html).toContain("Before 2026-04-01, history is kept as monthly totals");
-    const recent = await getPage(`/p/${slug}/users/10?days=30`);
-    expect(recent.html).not.toContain("monthly totals");
-  });
+      await runCron("* * * * *", SERVER_NOW * 1000);
+      const page = await getPage(`/p/${slug}/users/10?days=365`);
+      expect(page.status).toBe(200);
+      expect(page.html).toContain("Before 2026-04-01, history is kept as monthly totals");
+      const recent = await getPage(`/p/${slug}/users/10?days=30`);
+      expect(recent.html).not.toContain("monthly totals");
+    },
+  );
 
   it("runs in every database: a project in its own (DB_LARGE) has its months there", { timeout: 60_000 }, async () => {
     const { api, id } = await fixedProject({ database: "DB_LARGE" });
@@ -208,12 +228,16 @@ describe("history roll-up", () => {
     await grant(api, 2, 50, LAST_PASS);
     await runCron(RETENTION_CRON, SERVER_NOW * 1000);
     // January 2024 (month 648) is past the span; June 2026 is not.
-    const months = await env.DB_LARGE.prepare("SELECT subject, month, credit FROM credit_history_monthly WHERE project_id = ? ORDER BY subject")
+    const months = await env.DB_LARGE.prepare(
+      "SELECT subject, month, credit FROM credit_history_monthly WHERE project_id = ? ORDER BY subject",
+    )
       .bind(id)
       .all();
     expect(months.results).toEqual(["host", "project", "user"].map((subject) => ({ subject, month: 648, credit: 100 })));
     expect(await historyDays(env.DB_LARGE, id)).toHaveLength(3);
-    expect(await env.DB.prepare("SELECT count(*) AS n FROM credit_history_monthly WHERE project_id = ?").bind(id).first<number>("n")).toBe(0);
+    expect(await env.DB.prepare("SELECT count(*) AS n FROM credit_history_monthly WHERE project_id = ?").bind(id).first<number>("n")).toBe(
+      0,
+    );
   });
 
   it("refuses a span outside 31 … 36,600 days with a 400 in the error shape, creating nothing", async () => {

@@ -76,13 +76,11 @@ describe("rescale", () => {
   it("a rescale that changes no scale marks nothing dirty for the KV refresh", async () => {
     const { api, slug } = await projectWithSampledVersions();
     const projectMarks = async () =>
-      (
-        await env.DB.prepare(
-          "SELECT count(DISTINCT project_id) AS n FROM kv_marks, json_each(kv_marks.subjects) AS j WHERE json_extract(j.value, '$[0]') = 'project' AND project_id = (SELECT id FROM projects WHERE slug = ?)",
-        )
-          .bind(slug)
-          .first<{ n: number }>()
-      )!.n;
+      (await env.DB.prepare(
+        "SELECT count(DISTINCT project_id) AS n FROM kv_marks, json_each(kv_marks.subjects) AS j WHERE json_extract(j.value, '$[0]') = 'project' AND project_id = (SELECT id FROM projects WHERE slug = ?)",
+      )
+        .bind(slug)
+        .first<{ n: number }>())!.n;
     await api.ok("POST", "/rescale", {});
     expect(await projectMarks()).toBe(1); // the first rescale changed the scales
     await refreshSnapshots(env, Date.now() / 1000);

@@ -12,7 +12,6 @@ import { foldAnonymousId, relativeError } from "../support/trace";
 
 const TOLERANCE = 1e-9;
 
-
 /**
  * Each BOINC trace twice: a pass per request, and consecutive passes together through
  * POST /pass-batches (one snapshot read and one write batch for all of them).
@@ -58,16 +57,7 @@ describe.each(BOINC_REPLAYS)("trace %s replayed through the API, %i passes a req
     expect(rows.size).toBe(expected.host_app_versions.length);
     for (const h of expected.host_app_versions) {
       const got = rows.get(`${h.host_id}/${h.app_version_id}`);
-      for (const f of [
-        "pfc_n",
-        "pfc_avg",
-        "et_n",
-        "et_avg",
-        "et_var",
-        "turnaround_n",
-        "turnaround_avg",
-        "consecutive_valid",
-      ] as const) {
+      for (const f of ["pfc_n", "pfc_avg", "et_n", "et_avg", "et_var", "turnaround_n", "turnaround_avg", "consecutive_valid"] as const) {
         check(`host_app_version ${h.host_id}/${h.app_version_id} ${f}`, got?.[f], h[f]);
       }
     }
@@ -90,7 +80,9 @@ describe.each(BOINC_REPLAYS)("trace %s replayed through the API, %i passes a req
 /** The fair traces a pass per request, and the shortest of them batched as well (fair-d1-* alone take 10 minutes). */
 const FAIR_REPLAYS = [
   ...FAIR_TRACE_ROWS.map(([name, text, expected]) => [name, 1, text, expected] as const),
-  ...FAIR_TRACE_ROWS.filter(([name]) => name === "fair-a-1" || name === "fair-e-1").map(([name, text, expected]) => [name, MAX_PASSES_PER_BATCH, text, expected] as const),
+  ...FAIR_TRACE_ROWS.filter(([name]) => name === "fair-a-1" || name === "fair-e-1").map(
+    ([name, text, expected]) => [name, MAX_PASSES_PER_BATCH, text, expected] as const,
+  ),
 ];
 
 // The reference model: the fair policy's, whose output the fair traces hold (test/fixtures/traces/README.md#fair-policy-traces).

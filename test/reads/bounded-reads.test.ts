@@ -101,9 +101,7 @@ describe("every anonymous GET reads a bounded number of D1 rows and writes no KV
       .all<{ id: number; expavg_credit: number; expavg_time: number }>();
     const now = Date.now() / 1000;
     // Hand-made order: BOINC's decay of each pair to now, highest first, ties by id.
-    const expected = [...results]
-      .sort((a, b) => decayed(b, now) - decayed(a, now) || a.id - b.id)
-      .map((u) => u.id);
+    const expected = [...results].sort((a, b) => decayed(b, now) - decayed(a, now) || a.id - b.id).map((u) => u.id);
     const seen: number[] = [];
     const costs: number[] = [];
     // 700 a page, so requests span two stored pages, the 10th (minute cron) and 11th (deep job) among them.
@@ -141,7 +139,12 @@ describe("every anonymous GET reads a bounded number of D1 rows and writes no KV
 
       // The project's own token ranks from a scan of the board: the same entries, read from D1.
       const meter: Meter = { rowsRead: 0, kvWrites: 0 };
-      const fresh = await callWith({ DB: meteredD1(env.DB, meter) }, "GET", `/v1/projects/${slug}/top/hosts?by=total_credit&limit=1000&cursor=${cursor}`, { token });
+      const fresh = await callWith(
+        { DB: meteredD1(env.DB, meter) },
+        "GET",
+        `/v1/projects/${slug}/top/hosts?by=total_credit&limit=1000&cursor=${cursor}`,
+        { token },
+      );
       expect(fresh.status).toBe(200);
       expect(fresh.body.hosts.map((h: { id: number }) => h.id)).toEqual(JSON.parse(stored).data.entries.map((e: { id: number }) => e.id));
       // A scan of the board and a sort of what lies below the cursor (docs/public-reads.md): at most 2 × holders + the project row + the token.
@@ -161,7 +164,9 @@ describe("every anonymous GET reads a bounded number of D1 rows and writes no KV
     const statuses = new Set<number>();
     for (let i = 0; i < UNKNOWN_READS; i += 20) {
       const kinds = Array.from({ length: Math.min(20, UNKNOWN_READS - i) }, (_, k) => ["users", "hosts", "teams"][(i + k) % 3]);
-      const answers = await Promise.all(kinds.map((kind, k) => callWith(bindings, "GET", `/v1/projects/${slug}/${kind}/${1_000_000 + i + k}`)));
+      const answers = await Promise.all(
+        kinds.map((kind, k) => callWith(bindings, "GET", `/v1/projects/${slug}/${kind}/${1_000_000 + i + k}`)),
+      );
       for (const a of answers) statuses.add(a.status);
     }
     expect([...statuses]).toEqual([404]);

@@ -16,8 +16,7 @@ import { DAY, daysAgo, decayed, passFor } from "./fixtures";
 
 const publicGet = (slug: string, path: string) => call("GET", `/v1/projects/${slug}${path}`);
 /** What a pass granted in all (each pass here credits one user). */
-const creditOf = (res: any): number =>
-  res.workunits.flatMap((w: any) => w.results).reduce((s: number, r: any) => s + r.granted_credit, 0);
+const creditOf = (res: any): number => res.workunits.flatMap((w: any) => w.results).reduce((s: number, r: any) => s + r.granted_credit, 0);
 
 describe.each([
   ["at noon mid-month", ORDINARY_NOW],
@@ -83,50 +82,60 @@ describe.each([
 const STRETCH = 20;
 
 describe("history over a replayed trace spanning several days (small-11, clock stretched)", () => {
-  it("every user's, host's and team's days add up to their total_credit, and the project's to all credit", { timeout: 120_000 }, async () => {
-    const times = parseTrace(small11).flatMap((op) => (op.op === "pass" ? [op.now] : []));
-    const origin = Math.min(...times);
-    const retime = (t: number) => origin + (t - origin) * STRETCH;
-    const { api, slug, granted: grants } = await replay(small11, retime);
-    const firstDay = Math.floor(origin / DAY);
-    const lastDay = Math.floor(retime(Math.max(...times)) / DAY);
-    expect(lastDay - firstDay).toBeGreaterThanOrEqual(5);
-    const window = `days=${lastDay - firstDay + 1}&end=${dateOfDay(lastDay)}`;
-    const expected = small11Expected as TraceExpected;
+  it(
+    "every user's, host's and team's days add up to their total_credit, and the project's to all credit",
+    { timeout: 120_000 },
+    async () => {
+      const times = parseTrace(small11).flatMap((op) => (op.op === "pass" ? [op.now] : []));
+      const origin = Math.min(...times);
+      const retime = (t: number) => origin + (t - origin) * STRETCH;
+      const { api, slug, granted: grants } = await replay(small11, retime);
+      const firstDay = Math.floor(origin / DAY);
+      const lastDay = Math.floor(retime(Math.max(...times)) / DAY);
+      expect(lastDay - firstDay).toBeGreaterThanOrEqual(5);
+      const window = `days=${lastDay - firstDay + 1}&end=${dateOfDay(lastDay)}`;
+      const expected = small11Expected as TraceExpected;
 
-    const checkSeries = (what: string, days: any[], total: number) => {
-      const sum = days.reduce((s, d) => s + d.credit, 0);
-      expect(relativeError(sum, total), `${what}: days sum ${sum} vs total ${total}`).toBeLessThanOrEqual(1e-9);
-      expect(days.at(-1).total_credit, what).toBe(total);
-      let running = days[0].total_credit - days[0].credit;
-      for (const d of days) {
-        running += d.credit;
-        expect(Math.abs(d.total_credit - running), `${what} ${d.date}`).toBeLessThanOrEqual(1e-9 * Math.max(1, running));
+      const checkSeries = (what: string, days: any[], total: number) => {
+        const sum = days.reduce((s, d) => s + d.credit, 0);
+        expect(relativeError(sum, total), `${what}: days sum ${sum} vs total ${total}`).toBeLessThanOrEqual(1e-9);
+        expect(days.at(-1).total_credit, what).toBe(total);
+        let running = days[0].total_credit - days[0].credit;
+        for (const d of days) {
+          running += d.credit;
+          expect(Math.abs(d.total_credit - running), `${what} ${d.date}`).toBeLessThanOrEqual(1e-9 * Math.max(1, running));
+        }
+        expect(
+          days.some((d) => d.credit > 0),
+          `${what} has credit in the window`,
+        ).toBe(true);
+      };
+
+      for (const [kind, rows] of [
+        ["users", expected.users],
+        ["hosts", expected.hosts],
+        ["teams", expected.teams],
+      ] as const) {
+        for (const row of rows) {
+          const [{ days }, holder] = [
+            await api.ok("GET", `/${kind}/${row.id}/history?${window}`),
+            await api.ok("GET", `/${kind}/${row.id}`),
+          ];
+          checkSeries(`${kind} ${row.id}`, days, holder.total_credit);
+        }
       }
-      expect(days.some((d) => d.credit > 0), `${what} has credit in the window`).toBe(true);
-    };
+      const allCredit = [...grants.values()].reduce((s, c) => s + c, 0);
+      const project = (await api.ok("GET", `/history?${window}`)).days;
+      const spread = project.filter((d: any) => d.credit > 0).length;
+      expect(spread).toBeGreaterThanOrEqual(3);
+      expect(relativeError(project.at(-1).total_credit, allCredit)).toBeLessThanOrEqual(1e-9);
+      checkSeries("project", project, project.at(-1).total_credit);
 
-    for (const [kind, rows] of [
-      ["users", expected.users],
-      ["hosts", expected.hosts],
-      ["teams", expected.teams],
-    ] as const) {
-      for (const row of rows) {
-        const [{ days }, holder] = [await api.ok("GET", `/${kind}/${row.id}/history?${window}`), await api.ok("GET", `/${kind}/${row.id}`)];
-        checkSeries(`${kind} ${row.id}`, days, holder.total_credit);
-      }
-    }
-    const allCredit = [...grants.values()].reduce((s, c) => s + c, 0);
-    const project = (await api.ok("GET", `/history?${window}`)).days;
-    const spread = project.filter((d: any) => d.credit > 0).length;
-    expect(spread).toBeGreaterThanOrEqual(3);
-    expect(relativeError(project.at(-1).total_credit, allCredit)).toBeLessThanOrEqual(1e-9);
-    checkSeries("project", project, project.at(-1).total_credit);
-
-    // The public answer (KV, after the cron) is the same series.
-    await runCron();
-    const user = expected.users[0]!;
-    const pub = await publicGet(slug, `/users/${user.id}/history?${window}`);
-    expect(pub.body.days).toEqual((await api.ok("GET", `/users/${user.id}/history?${window}`)).days);
-  });
+      // The public answer (KV, after the cron) is the same series.
+      await runCron();
+      const user = expected.users[0]!;
+      const pub = await publicGet(slug, `/users/${user.id}/history?${window}`);
+      expect(pub.body.days).toEqual((await api.ok("GET", `/users/${user.id}/history?${window}`)).days);
+    },
+  );
 });

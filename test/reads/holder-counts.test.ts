@@ -15,7 +15,8 @@ async function counts(slug: string) {
     user_count: number;
     team_count: number;
   }>())!;
-  const stored = async (table: string) => (await env.DB.prepare(`SELECT count(*) AS n FROM ${table} WHERE project_id = ?`).bind(row.id).first<number>("n"))!;
+  const stored = async (table: string) =>
+    (await env.DB.prepare(`SELECT count(*) AS n FROM ${table} WHERE project_id = ?`).bind(row.id).first<number>("n"))!;
   return {
     counted: { hosts: row.host_count, users: row.user_count, teams: row.team_count },
     stored: { hosts: await stored("hosts"), users: await stored("users"), teams: await stored("teams") },
@@ -53,7 +54,10 @@ describe("holder counts", () => {
     expect((await counts(slug)).counted).toEqual({ hosts: 5, users: 3, teams: 3 });
 
     // A pass batch whose two passes both name new host 20 (user 5) and existing host 1.
-    const batchPass = (wu: number, now: number) => ({ now, workunits: [workunit(wu, [result(wu * 10 + 1, by(20, 5, 9)), result(wu * 10 + 2, by(1, 5, 9))])] });
+    const batchPass = (wu: number, now: number) => ({
+      now,
+      workunits: [workunit(wu, [result(wu * 10 + 1, by(20, 5, 9)), result(wu * 10 + 2, by(1, 5, 9))])],
+    });
     await api.ok("POST", "/pass-batches", { passes: [batchPass(3, NOW + 10), batchPass(4, NOW + 20)] });
     expect((await counts(slug)).counted).toEqual({ hosts: 6, users: 3, teams: 3 });
 

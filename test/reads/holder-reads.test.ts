@@ -106,11 +106,17 @@ describe("holder reads: KV snapshots or live from D1", () => {
     const unknown = expectError(await setReads(slug, "sometimes"), 400);
     expect(unknown.issues?.map((i) => i.path)).toEqual(["holder_reads"]);
     expectError(await setReads(slug, "snapshots", token), 401);
-    expectError(await request("PUT", `/v1/projects/${slug}/holder-reads`, { token: ADMIN_TOKEN, body: { holder_reads: "live", extra: 1 } }), 400);
+    expectError(
+      await request("PUT", `/v1/projects/${slug}/holder-reads`, { token: ADMIN_TOKEN, body: { holder_reads: "live", extra: 1 } }),
+      400,
+    );
     expectError(await setReads("no-such-project", "live"), 404);
     // Nothing of the refused requests was applied.
     expect((await request("GET", `/v1/projects/${slug}/holder-reads`, { token })).body).toEqual(read.body);
 
-    expectError(await request("POST", "/v1/projects", { token: ADMIN_TOKEN, body: { slug: "born-odd", name: "x", holder_reads: "kv" } }), 400);
+    expectError(
+      await request("POST", "/v1/projects", { token: ADMIN_TOKEN, body: { slug: "born-odd", name: "x", holder_reads: "kv" } }),
+      400,
+    );
   });
 });

@@ -84,9 +84,7 @@ describe("GET /v1/projects/:slug/top/users", () => {
   it("hosts and teams have leaderboards too", async () => {
     const { slug, ledger } = await fiveUsers();
     const hosts = await call("GET", `/v1/projects/${slug}/top/hosts?by=total_credit`);
-    expect(hosts.body.hosts.map((h: any) => h.total_credit)).toEqual(
-      ledger.map((u) => u.total_credit).sort((a, b) => b - a),
-    );
+    expect(hosts.body.hosts.map((h: any) => h.total_credit)).toEqual(ledger.map((u) => u.total_credit).sort((a, b) => b - a));
     const teams = await call("GET", `/v1/projects/${slug}/top/teams`);
     expect(teams.body).toMatchObject({ teams: [], total: 0, next_cursor: null });
   });

@@ -5,8 +5,7 @@ import { call } from "../support/api";
 import { runCron } from "../support/cron";
 import { daysAgo, decayed, passFor } from "./fixtures";
 
-const creditOf = (res: any): number =>
-  res.workunits.flatMap((w: any) => w.results).reduce((s: number, r: any) => s + r.granted_credit, 0);
+const creditOf = (res: any): number => res.workunits.flatMap((w: any) => w.results).reduce((s: number, r: any) => s + r.granted_credit, 0);
 
 describe("public project reads", () => {
   it("a project's totals: all credit granted, and a RAC kept like a user's", async () => {

@@ -93,12 +93,17 @@ describe("audit log", () => {
 
   it("account-manager and admin writes are recorded too, outside any project", async () => {
     const am = await createAm("audam");
-    const res = await call("POST", `/v1/am/${am.slug}/hosts/42/rpcs`, { token: am.token, body: rpcBody(Date.now() / 1000 - 60, [totals(EINSTEIN)]) });
+    const res = await call("POST", `/v1/am/${am.slug}/hosts/42/rpcs`, {
+      token: am.token,
+      body: rpcBody(Date.now() / 1000 - 60, [totals(EINSTEIN)]),
+    });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     const row = await env.DB.prepare("SELECT * FROM audit_log WHERE request_id = ?").bind(res.headers!.get("X-Request-Id")).first();
     expect(row).toMatchObject({ project_id: null, actor: expect.stringMatching(/^am:\d+$/), route: "/v1/am/:am/hosts/:host_id/rpcs" });
     const created = await call("POST", "/v1/account-managers", { token: ADMIN_TOKEN, body: { slug: "audited-am", name: "x" } });
-    const adminRow = await env.DB.prepare("SELECT actor, route FROM audit_log WHERE request_id = ?").bind(created.headers!.get("X-Request-Id")).first();
+    const adminRow = await env.DB.prepare("SELECT actor, route FROM audit_log WHERE request_id = ?")
+      .bind(created.headers!.get("X-Request-Id"))
+      .first();
     expect(adminRow).toEqual({ actor: "admin", route: "/v1/account-managers" });
   });
 });

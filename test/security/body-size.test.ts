@@ -82,7 +82,18 @@ describe("array lengths", () => {
     const workunits = Array.from({ length: 1001 }, (_, i) => workunit(i + 1, [result(i + 1)]));
     const errors = Array.from({ length: 1001 }, (_, i) => ({ id: i + 1, host_id: 1, app_version_id: 1, outcome: "error" }));
     const projects = Array.from({ length: 101 }, (_, i) => totals(`https://p${i}.example/`));
-    const version = { id: 1, app: "a", platform: "p", plan_class: "", version_num: 1, pfc_n: 0, pfc_avg: 0, pfc_scale: 0, expavg_credit: 0, expavg_time: 0 };
+    const version = {
+      id: 1,
+      app: "a",
+      platform: "p",
+      plan_class: "",
+      version_num: 1,
+      pfc_n: 0,
+      pfc_avg: 0,
+      pfc_scale: 0,
+      expavg_credit: 0,
+      expavg_time: 0,
+    };
     const versions = Array.from({ length: 10_001 }, (_, i) => ({ ...version, id: i + 1 }));
     const cases: [string, string, string, unknown][] = [
       ["POST", `/v1/projects/${slug}/passes`, token, { workunits: [workunit(1, results)] }],

@@ -39,6 +39,8 @@ describe("a project's budget is shared by its tokens", () => {
     // Within one window exactly the budget gets through; a run straddling k windows, k budgets.
     if (windows === 1) expect(through).toBe(LIMIT);
     else expect(through).toBeLessThanOrEqual(LIMIT * windows);
-    console.log(`project budget: ${through} of ${statuses.length} requests with ${TOKENS} tokens got through; budget ${LIMIT} per window, ${windows} window(s)`);
+    console.log(
+      `project budget: ${through} of ${statuses.length} requests with ${TOKENS} tokens got through; budget ${LIMIT} per window, ${windows} window(s)`,
+    );
   });
 });

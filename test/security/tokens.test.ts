@@ -17,7 +17,8 @@ async function rotate(slug: string, token: string) {
   return res.body as { id: number; token: string; created_at: number; expires_at: null; others_expire_at: number };
 }
 
-const canRead = async (slug: string, token: string) => (await request("GET", `/v1/projects/${slug}/host-app-versions?host_id=1`, { token })).status;
+const canRead = async (slug: string, token: string) =>
+  (await request("GET", `/v1/projects/${slug}/host-app-versions?host_id=1`, { token })).status;
 
 describe("project token rotation", () => {
   it("a new token works at once, the old one keeps working with a deadline 24 h away", async () => {
@@ -65,7 +66,9 @@ describe("project token rotation", () => {
   it("a second rotation does not extend an earlier deadline", async () => {
     const { slug, token: first } = await createProject("rot2");
     const a = await rotate(slug, first);
-    await env.DB.prepare("UPDATE project_tokens SET expires_at = expires_at - 3600 WHERE token_hash = ?").bind(await sha256Hex(first)).run();
+    await env.DB.prepare("UPDATE project_tokens SET expires_at = expires_at - 3600 WHERE token_hash = ?")
+      .bind(await sha256Hex(first))
+      .run();
     const before = (await request("GET", `/v1/projects/${slug}/tokens`, { token: a.token })).body.tokens[0]!.expires_at;
     const b = await rotate(slug, a.token);
     const tokens = (await request("GET", `/v1/projects/${slug}/tokens`, { token: b.token })).body.tokens;

@@ -23,16 +23,17 @@ type Matching<P extends string> = { [K in Template]: WithoutQuery<P> extends Pat
 type Narrower<K extends Template, All extends Template> = All extends K ? never : Pattern<All> extends Pattern<K> ? All : never;
 
 /** The most specific of the matching templates: `/v1/projects/{slug}/hosts/{id}/history` over `/v1/projects/{slug}/history`. */
-type MostSpecific<M extends Template, All extends Template = M> = M extends unknown ? ([Narrower<M, All>] extends [never] ? M : never) : never;
+type MostSpecific<M extends Template, All extends Template = M> = M extends unknown
+  ? [Narrower<M, All>] extends [never]
+    ? M
+    : never
+  : never;
 
 /** The documented path template that `P` (a path as the test writes it) is an instance of. */
 export type TemplateOf<P extends string> = MostSpecific<Matching<P>>;
 
-type Operation<M extends string, P extends string> = TemplateOf<P> extends infer K extends Template
-  ? Lowercase<M> extends keyof paths[K]
-    ? paths[K][Lowercase<M>]
-    : never
-  : never;
+type Operation<M extends string, P extends string> =
+  TemplateOf<P> extends infer K extends Template ? (Lowercase<M> extends keyof paths[K] ? paths[K][Lowercase<M>] : never) : never;
 
 type JsonOf<R> = R extends { content: { "application/json": infer B } } ? B : R extends { content: infer C } ? C[keyof C] : undefined;
 
@@ -57,10 +58,10 @@ export interface OpenApiDocument {
 export type SuccessBody<M extends string, P extends string> = P extends "/openapi.json"
   ? OpenApiDocument
   : [Operation<M, P>] extends [never]
-  ? unknown
-  : Operation<M, P> extends { responses: infer R }
-    ? { [S in keyof R]: S extends 200 | 201 | 202 | 204 ? JsonOf<R[S]> : never }[keyof R]
-    : unknown;
+    ? unknown
+    : Operation<M, P> extends { responses: infer R }
+      ? { [S in keyof R]: S extends 200 | 201 | 202 | 204 ? JsonOf<R[S]> : never }[keyof R]
+      : unknown;
 
 /** The JSON request body the operation documents (`unknown` where it has none). */
 export type RequestBody<M extends string, P extends string> =

@@ -54,11 +54,7 @@ export interface CallOptions {
  * Untyped (`body: any`): the tests outside test/api still call this; new tests use `request`
  * (or `typedClient`), typed by the OpenAPI document.
  */
-export async function call<T = any>(
-  method: string,
-  path: string,
-  opts: CallOptions = {},
-): Promise<ApiResponse<T>> {
+export async function call<T = any>(method: string, path: string, opts: CallOptions = {}): Promise<ApiResponse<T>> {
   const headers: Record<string, string> = { ...opts.headers };
   if (opts.token) headers.Authorization = `Bearer ${opts.token}`;
   let body: string | undefined;

@@ -9,4 +9,3 @@ export async function runCron(cron = "* * * * *", scheduledTime = Date.now()): P
   await worker.scheduled(createScheduledController({ cron, scheduledTime }), env, ctx);
   await waitOnExecutionContext(ctx);
 }
-

@@ -44,4 +44,3 @@ export function replayEngine(text: string) {
   }
   return { ledger, granted, credit };
 }
-

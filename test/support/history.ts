@@ -13,12 +13,24 @@ export interface DayRow {
 }
 
 export async function historyDays(d1: D1Database, projectId: number): Promise<DayRow[]> {
-  const stored = (await d1.prepare("SELECT subject, entity_id, day, credit, expavg_credit, expavg_time FROM credit_history WHERE project_id = ?").bind(projectId).all<DayRow>()).results;
+  const stored = (
+    await d1
+      .prepare("SELECT subject, entity_id, day, credit, expavg_credit, expavg_time FROM credit_history WHERE project_id = ?")
+      .bind(projectId)
+      .all<DayRow>()
+  ).results;
   const live: DayRow[] = [];
-  for (const [subject, table, id] of [["host", "hosts", "id"], ["user", "users", "id"], ["team", "teams", "id"], ["project", "projects", "0"]] as const) {
+  for (const [subject, table, id] of [
+    ["host", "hosts", "id"],
+    ["user", "users", "id"],
+    ["team", "teams", "id"],
+    ["project", "projects", "0"],
+  ] as const) {
     const key = table === "projects" ? "id" : "project_id";
     const rows = await d1
-      .prepare(`SELECT ${id} AS entity_id, CAST(expavg_time / 86400.0 AS INTEGER) AS day, day_credit AS credit, expavg_credit, expavg_time FROM ${table} WHERE ${key} = ? AND day_credit <> 0`)
+      .prepare(
+        `SELECT ${id} AS entity_id, CAST(expavg_time / 86400.0 AS INTEGER) AS day, day_credit AS credit, expavg_credit, expavg_time FROM ${table} WHERE ${key} = ? AND day_credit <> 0`,
+      )
       .bind(projectId)
       .all<Omit<DayRow, "subject">>();
     live.push(...rows.results.map((r) => ({ subject, ...r })));

@@ -8,7 +8,14 @@ import { type Average, EMPTY_AVERAGE, updateAverage } from "../../src/credit/ave
 import { DEFAULT_MAX_GRANTED_CREDIT, DEFAULT_MIN_AVG_PFC } from "../../src/credit/constants";
 import { type CreditPolicy } from "../../src/credit/parameters";
 import { computeFairScales } from "../../src/credit/fair-scales";
-import { type FairHostState, type FairVersionState, NEW_FAIR_HOST, NEW_FAIR_VERSION, afterError, fairErrorEffect } from "../../src/credit/fair-state";
+import {
+  type FairHostState,
+  type FairVersionState,
+  NEW_FAIR_HOST,
+  NEW_FAIR_VERSION,
+  afterError,
+  fairErrorEffect,
+} from "../../src/credit/fair-state";
 import type { CreditMode } from "../../src/credit/credit-mode";
 import { errorEffect, type ErrorOutcome } from "../../src/credit/error-outcome";
 import { havKey, isAnonymousPlatform } from "../../src/credit/host-app-version-key";
@@ -121,11 +128,7 @@ export class MemoryLedger {
       const hav = this.hostAppVersions.get(key) ?? ZERO_HOST_APP_VERSION;
       const next = applyHostAppVersionSamples(hav, c.samples);
       const consecutiveValid =
-        c.consecutiveValid === "increment"
-          ? hav.consecutiveValid + 1
-          : c.consecutiveValid === "reset"
-            ? 0
-            : hav.consecutiveValid;
+        c.consecutiveValid === "increment" ? hav.consecutiveValid + 1 : c.consecutiveValid === "reset" ? 0 : hav.consecutiveValid;
       this.hostAppVersions.set(key, { ...next, consecutiveValid });
     }
     for (const a of e.attributions) {
@@ -161,20 +164,15 @@ export class MemoryLedger {
     return e;
   }
 
-  private grant(
-    table: Map<number, LedgerEntity>,
-    id: number,
-    now: number,
-    start: number,
-    credit: number,
-  ): void {
+  private grant(table: Map<number, LedgerEntity>, id: number, now: number, start: number, credit: number): void {
     const e = this.ensure(table, id, now);
     e.totalCredit += credit;
     e.rac = updateRecentAverage(e.rac, now, start, credit);
   }
 
   error(hostId: number, appVersionId: number, app: string | undefined, outcome: ErrorOutcome, delayBound?: number): void {
-    const appRow = appVersionId < 0 ? this.apps.get(app!)! : [...this.apps.values()].find((a) => a.id === this.versions.get(appVersionId)!.appId)!;
+    const appRow =
+      appVersionId < 0 ? this.apps.get(app!)! : [...this.apps.values()].find((a) => a.id === this.versions.get(appVersionId)!.appId)!;
     const key = havKey({ hostId, appId: appRow.id, appVersionId });
     const hav = this.hostAppVersions.get(key);
     const effect = errorEffect(outcome, hav !== undefined, delayBound);

@@ -8,7 +8,8 @@ import { env } from "cloudflare:workers";
 function createdNames(): Set<string> {
   const names = new Set<string>();
   for (const m of env.TEST_MIGRATIONS) {
-    for (const q of m.queries) for (const [, name] of q.matchAll(/CREATE (?:UNIQUE )?(?:TABLE|INDEX|TRIGGER) `([a-z_0-9]+)`/g)) names.add(name!);
+    for (const q of m.queries)
+      for (const [, name] of q.matchAll(/CREATE (?:UNIQUE )?(?:TABLE|INDEX|TRIGGER) `([a-z_0-9]+)`/g)) names.add(name!);
   }
   return names;
 }

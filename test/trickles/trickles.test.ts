@@ -49,7 +49,9 @@ describe("POST /v1/projects/{slug}/trickles", () => {
       expect(holder.expavg_credit).toBeCloseTo(rac, 12);
       expect(holder.expavg_time).toBe(NOW);
     }
-    const history = (await historyDays(env.DB, projectId)).filter((d) => d.day === dayOf(NOW)).map(({ subject, credit }) => ({ subject, credit }));
+    const history = (await historyDays(env.DB, projectId))
+      .filter((d) => d.day === dayOf(NOW))
+      .map(({ subject, credit }) => ({ subject, credit }));
     expect(history).toEqual([
       { subject: "host", credit: 25 },
       { subject: "project", credit: 25 },
@@ -97,7 +99,9 @@ describe("POST /v1/projects/{slug}/trickles", () => {
     await api.ok("PUT", "/hosts/201", { create_time: DAY_BEFORE, user_id: 5 });
     await api.ok("PUT", "/hosts/202", { create_time: DAY_BEFORE, user_id: 5, p_fpops: -1 });
     await api.ok("PUT", "/hosts/203", { create_time: DAY_BEFORE, user_id: 5, p_fpops: 50e9 });
-    await env.DB.prepare("UPDATE hosts SET expavg_credit = CASE WHEN id = 200 THEN 5 ELSE 20 END WHERE project_id = ? AND (id BETWEEN 101 AND 121 OR id = 200)")
+    await env.DB.prepare(
+      "UPDATE hosts SET expavg_credit = CASE WHEN id = 200 THEN 5 ELSE 20 END WHERE project_id = ? AND (id BETWEEN 101 AND 121 OR id = 200)",
+    )
       .bind(projectId)
       .run();
 
@@ -185,7 +189,19 @@ describe("POST /v1/projects/{slug}/trickles", () => {
           rsc_fpops_bound: 3e13,
           target_nresults: 1,
           results: [
-            { id: 11, host_id: 1, user_id: 5, team_id: 9, app_version_id: -2, elapsed_time: 1000, cpu_time: 900, flops_estimate: 3e9, sent_time: DAY_BEFORE, received_time: NOW - 10, validate_state: "valid" },
+            {
+              id: 11,
+              host_id: 1,
+              user_id: 5,
+              team_id: 9,
+              app_version_id: -2,
+              elapsed_time: 1000,
+              cpu_time: 900,
+              flops_estimate: 3e9,
+              sent_time: DAY_BEFORE,
+              received_time: NOW - 10,
+              validate_state: "valid",
+            },
           ],
         },
       ],

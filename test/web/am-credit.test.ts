@@ -31,7 +31,10 @@ describe("account-manager credit on a user's page", () => {
     await project.ok("PUT", "/hosts/502", { user_id: 7, account_manager: am.slug, am_host_id: 12 });
 
     const T = daysAgo(2);
-    for (const [host, ec] of [[11, 300], [12, 2000]] as const) {
+    for (const [host, ec] of [
+      [11, 300],
+      [12, 2000],
+    ] as const) {
       await am.rpc(host, rpcBody(T, [totals(url)], { user_id: 70 }));
       await am.rpc(host, rpcBody(T + HOUR, [totals(url, { cpu_ec: ec })], { user_id: 70 }));
     }

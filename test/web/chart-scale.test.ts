@@ -58,7 +58,10 @@ describe("layoutChart", () => {
 
   it("draws the RAC through every day's centre", () => {
     const l = layoutChart(days, BOX);
-    const points = l.racPath.split(/[ML]/).filter(Boolean).map((p) => p.trim().split(" ").map(Number));
+    const points = l.racPath
+      .split(/[ML]/)
+      .filter(Boolean)
+      .map((p) => p.trim().split(" ").map(Number));
     expect(points).toEqual([
       [83.8, 190], // 40 + 43.75, rounded to 0.1
       [171.3, 172],

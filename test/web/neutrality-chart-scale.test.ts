@@ -21,7 +21,11 @@ describe("neutrality chart geometry (log₂ axis centred on 1)", () => {
     );
     // k = 1: ½ at 100, 1 at 300, 2 at 500; log₂ 1.5 = 0.585 → 300 + 200 × 0.585 = 417.0.
     expect(l.centre).toBe(300);
-    expect(l.ticks).toEqual([{ value: 0.5, x: 100 }, { value: 1, x: 300 }, { value: 2, x: 500 }]);
+    expect(l.ticks).toEqual([
+      { value: 0.5, x: 100 },
+      { value: 1, x: 300 },
+      { value: 2, x: 500 },
+    ]);
     expect(l.rows[0]).toMatchObject({ y: 10, barX: 300, barWidth: 200, lowX: 417, highX: 500 });
     expect(l.rows[1]).toMatchObject({ y: 40, barX: 100, barWidth: 200, lowX: 100, highX: 300 });
     expect(l.height).toBe(10 + 2 * 30 + 20);

@@ -175,14 +175,19 @@ describe("escaping", () => {
     // The API may refuse such a url; then only the name is tried.
     if (created.status !== 201) {
       expect(created.status).toBe(400);
-      expect((await call("POST", "/v1/projects", { token: ADMIN_TOKEN, body: { slug: evilSlug, name: "<img src=x onerror=alert(1)>" } })).status).toBe(201);
+      expect(
+        (await call("POST", "/v1/projects", { token: ADMIN_TOKEN, body: { slug: evilSlug, name: "<img src=x onerror=alert(1)>" } })).status,
+      ).toBe(201);
     }
     await runCron(); // the list of projects is a snapshot too
     for (const path of ["/", `/p/${evilSlug}`]) {
       const { html } = await getPage(path);
       expect(html, path).toContain("&lt;img src=x onerror=alert(1)&gt;");
       expect(html, path).not.toContain("<img");
-      expect(hrefs(html).some((h) => h.toLowerCase().startsWith("javascript:")), path).toBe(false);
+      expect(
+        hrefs(html).some((h) => h.toLowerCase().startsWith("javascript:")),
+        path,
+      ).toBe(false);
     }
   });
 });
@@ -231,7 +236,10 @@ describe("caching", () => {
       if (path !== "/") expect(other.headers.get("ETag"), path).not.toBe(etag);
     }
     const before = (await getPage(`/p/${slug}/users/10`)).headers.get("ETag")!;
-    const post = await call("POST", `/v1/projects/${slug}/passes`, { token, body: passFor(Math.floor(Date.now() / 1000) - 60, 9, { host: 10, user: 10, team: 3 }) });
+    const post = await call("POST", `/v1/projects/${slug}/passes`, {
+      token,
+      body: passFor(Math.floor(Date.now() / 1000) - 60, 9, { host: 10, user: 10, team: 3 }),
+    });
     expect(post.status).toBe(200);
     await runCron();
     const after = await getPage(`/p/${slug}/users/10`, { "If-None-Match": before });

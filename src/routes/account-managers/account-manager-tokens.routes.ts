@@ -21,7 +21,10 @@ export const rotateRoute = createRoute({
             .object({
               slug: z.string(),
               token: z.string().openapi({ description: "The new bearer token. Shown only this once; store it." }),
-              previous_expires_at: z.number().nullable().openapi({ description: "The token it replaces stops working then (null: it was revoked)" }),
+              previous_expires_at: z
+                .number()
+                .nullable()
+                .openapi({ description: "The token it replaces stops working then (null: it was revoked)" }),
             })
             .openapi("RotatedAccountManagerToken"),
         },

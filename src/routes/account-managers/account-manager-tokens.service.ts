@@ -32,5 +32,8 @@ export async function rotateAccountManagerToken(db: Db, am: AccountManager, toke
 
 /** Stops every token of the account manager at once, until the next rotation. */
 export async function revokeAccountManagerTokens(db: Db, amId: number, now: number): Promise<void> {
-  await db.update(accountManagers).set({ revokedAt: now, previousTokenHash: null, previousExpiresAt: null }).where(eq(accountManagers.id, amId));
+  await db
+    .update(accountManagers)
+    .set({ revokedAt: now, previousTokenHash: null, previousExpiresAt: null })
+    .where(eq(accountManagers.id, amId));
 }

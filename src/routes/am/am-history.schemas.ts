@@ -15,8 +15,14 @@ const PointSchema = z
     njobs_error: z.number(),
     total_ec: z.number().openapi({ description: "Estimated credit booked up to the end of the day" }),
     claimed_ec: z.number().openapi({ description: "Estimated credit the clients claimed that day, before clipping" }),
-    confirmed_ec: z.number().nullable().openapi({ description: "The day's estimated credit confirmed by granted credit; null until reconciled" }),
-    factor: z.number().nullable().openapi({ description: "user × project and host × project series: min(1, window_granted / window_estimated)" }),
+    confirmed_ec: z
+      .number()
+      .nullable()
+      .openapi({ description: "The day's estimated credit confirmed by granted credit; null until reconciled" }),
+    factor: z
+      .number()
+      .nullable()
+      .openapi({ description: "user × project and host × project series: min(1, window_granted / window_estimated)" }),
     window_granted: z.number().nullable().openapi({ description: "Credit granted over the 30 days ending this day" }),
     window_estimated: z.number().nullable().openapi({ description: "Estimated credit over the same 30 days" }),
   })

@@ -16,9 +16,7 @@ import { IdSchema, SlugSchema } from "../common";
 /** The fields PUT …/hosts/:id takes for the link. */
 export const amHostLinkFields = {
   account_manager: SlugSchema.optional().openapi({ description: "The account manager (slug) that also reports this host" }),
-  am_host_id: IdSchema.nullable()
-    .optional()
-    .openapi({ description: "The account manager's id of this host; null removes the link" }),
+  am_host_id: IdSchema.nullable().optional().openapi({ description: "The account manager's id of this host; null removes the link" }),
 };
 
 type LinkFields = { account_manager?: string | undefined; am_host_id?: number | null | undefined };
@@ -42,7 +40,10 @@ export async function amHostLinkWrite(registry: Db, projectId: number, hostId: n
       { path: "account_manager", message: "required with am_host_id" },
     ]);
   }
-  const [am] = await registry.select({ id: accountManagers.id }).from(accountManagers).where(eq(accountManagers.slug, body.account_manager));
+  const [am] = await registry
+    .select({ id: accountManagers.id })
+    .from(accountManagers)
+    .where(eq(accountManagers.slug, body.account_manager));
   if (!am) throw new ApiError(404, "not_found", `no account manager '${body.account_manager}'`);
   return {
     write: registry

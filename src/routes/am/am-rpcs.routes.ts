@@ -30,8 +30,15 @@ export const postRpcRoute = createRoute({
   request: {
     params: HostParams,
     query: z.object({
-      user_id: IdParam.optional().openapi({ param: { name: "user_id", in: "query" }, description: "XML only: the host's owner (the JSON body's user_id)" }),
-      now: z.coerce.number().pipe(TimeSchema).optional().openapi({ param: { name: "now", in: "query" }, description: "XML only: the JSON body's now" }),
+      user_id: IdParam.optional().openapi({
+        param: { name: "user_id", in: "query" },
+        description: "XML only: the host's owner (the JSON body's user_id)",
+      }),
+      now: z.coerce
+        .number()
+        .pipe(TimeSchema)
+        .optional()
+        .openapi({ param: { name: "now", in: "query" }, description: "XML only: the JSON body's now" }),
     }),
     body: {
       required: false,

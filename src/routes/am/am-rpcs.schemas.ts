@@ -55,7 +55,9 @@ export const RpcRequestSchema = z
 
 export type RpcRequest = z.infer<typeof RpcRequestSchema>;
 
-const TotalsSchema = z.object(Object.fromEntries(TOTALS_FIELDS.map((f) => [f, z.number()])) as Record<(typeof TOTALS_FIELDS)[number], z.ZodNumber>);
+const TotalsSchema = z.object(
+  Object.fromEntries(TOTALS_FIELDS.map((f) => [f, z.number()])) as Record<(typeof TOTALS_FIELDS)[number], z.ZodNumber>,
+);
 
 const ClipSchema = z
   .object({

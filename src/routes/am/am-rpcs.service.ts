@@ -36,7 +36,10 @@ async function loadHostState(db: Db, amId: number, hostId: number, now: number, 
   const host = and(eq(amRpcs.amId, amId), eq(amRpcs.hostId, hostId));
   const [last, atNow, baselines] = await db.batch([
     db.select({ seq: amRpcs.seq, rpcTime: amRpcs.rpcTime }).from(amRpcs).where(host).orderBy(desc(amRpcs.seq)).limit(1),
-    db.select({ fingerprint: amRpcs.fingerprint, outcome: amRpcs.outcome }).from(amRpcs).where(and(host, eq(amRpcs.rpcTime, now))),
+    db
+      .select({ fingerprint: amRpcs.fingerprint, outcome: amRpcs.outcome })
+      .from(amRpcs)
+      .where(and(host, eq(amRpcs.rpcTime, now))),
     db
       .select()
       .from(amHostProjects)
@@ -149,9 +152,12 @@ export async function ingestRpc(db: Db, amId: number, hostId: number, now: numbe
       return { ...(JSON.parse(state.atNow.outcome) as RpcResponse), replayed: true };
     }
     if (state.last && now < state.last.rpcTime) {
-      throw new ApiError(409, "rpc_out_of_order", `host ${hostId} already reported at ${state.last.rpcTime}, after now = ${now}; nothing was booked`, [
-        { path: "now", message: "must not be earlier than the host's last RPC" },
-      ]);
+      throw new ApiError(
+        409,
+        "rpc_out_of_order",
+        `host ${hostId} already reported at ${state.last.rpcTime}, after now = ${now}; nothing was booked`,
+        [{ path: "now", message: "must not be earlier than the host's last RPC" }],
+      );
     }
     const { response, statements } = planRpc(amId, hostId, now, body, { urlKeys, fingerprint, state });
     await runBatch(db, statements);

@@ -63,9 +63,12 @@ export function clientRpcFromXml(xml: string): ClientRpc {
   const request = asElement(root);
   const projects = (request.project as unknown[] | undefined) ?? [];
   if (projects.length > MAX_PROJECTS_PER_RPC) {
-    throw new ApiError(400, "too_many_projects", `the request has ${projects.length} <project> elements, over the limit of ${MAX_PROJECTS_PER_RPC}`, [
-      { path: "acct_mgr_request.project", message: `at most ${MAX_PROJECTS_PER_RPC}` },
-    ]);
+    throw new ApiError(
+      400,
+      "too_many_projects",
+      `the request has ${projects.length} <project> elements, over the limit of ${MAX_PROJECTS_PER_RPC}`,
+      [{ path: "acct_mgr_request.project", message: `at most ${MAX_PROJECTS_PER_RPC}` }],
+    );
   }
   const missing: Issue[] = [];
   const read = projects.map((p, i) => {

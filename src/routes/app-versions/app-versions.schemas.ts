@@ -28,7 +28,8 @@ export const AppVersionSchema = z
     fair_level: z.number().nullable().openapi({ description: "The fair policy's version level L_v (typical PFC/est of its hosts)" }),
     fair_scale: z.number().nullable().openapi({ description: "The fair policy's version scale (null: the default seed, 1 CPU / 0.1 GPU)" }),
     fair_w_v: z.number().openapi({
-      description: "The fair policy's paid share of a job's z now: 0 where the version's z band is that of noise around rsc_fpops_est, 1 where est hides job sizes",
+      description:
+        "The fair policy's paid share of a job's z now: 0 where the version's z band is that of noise around rsc_fpops_est, 1 where est hides job sizes",
     }),
     fair_high_z_share: z.number().openapi({
       description:

@@ -7,7 +7,10 @@ import type { PutAppVersion } from "./app-versions.schemas";
 
 /** Registers app version `id` of app `b.app` or changes it (404 for an unknown app, 409 if it belongs to another); answers the stored row and its app's name. */
 export async function putAppVersion(db: Db, projectId: number, id: number, b: PutAppVersion) {
-  const [appRow] = await db.select().from(apps).where(and(eq(apps.projectId, projectId), eq(apps.name, b.app)));
+  const [appRow] = await db
+    .select()
+    .from(apps)
+    .where(and(eq(apps.projectId, projectId), eq(apps.name, b.app)));
   if (!appRow) {
     throw new ApiError(404, "not_found", `unknown app '${b.app}'`, [{ path: "app", message: `unknown app '${b.app}'` }]);
   }

@@ -19,26 +19,43 @@ export const PutAppSchema = z
     }),
     credit_mode: z.enum(CREDIT_MODES).optional(),
     max_granted_credit: CreditSchema.optional().openapi({ description: "Cap per workunit; 0 = no cap" }),
-    min_avg_pfc: z.number().nonnegative().max(LIMITS.maxFpops).optional().openapi({ description: "Set by rescale; an admin may set it, as in BOINC" }),
-    gpu_only_scale: z.enum(GPU_ONLY_SCALES).optional().openapi({
-      description:
-        "How a GPU-only app is scaled: 'boinc' = 0.1 × the GPU average; 'cross-project' = the plan-class registry's " +
-        "factor for its GPU versions' plan class (else their processor type's, else 0.1) × the GPU average",
-    }),
+    min_avg_pfc: z
+      .number()
+      .nonnegative()
+      .max(LIMITS.maxFpops)
+      .optional()
+      .openapi({ description: "Set by rescale; an admin may set it, as in BOINC" }),
+    gpu_only_scale: z
+      .enum(GPU_ONLY_SCALES)
+      .optional()
+      .openapi({
+        description:
+          "How a GPU-only app is scaled: 'boinc' = 0.1 × the GPU average; 'cross-project' = the plan-class registry's " +
+          "factor for its GPU versions' plan class (else their processor type's, else 0.1) × the GPU average",
+      }),
     cross_project_version: z.number().positive().nullable().optional().openapi({
       description: "Pin the plan-class table version (its `version` in GET /v1/plan-classes) that 'cross-project' reads; null: the latest",
     }),
-    trickle_max_runtime: z.number().positive().max(LIMITS.maxDuration).nullable().optional().openapi({
-      description:
-        "Seconds: a trickle's runtime above this is cut to it (BOINC's trickle handler --max_runtime, usually the app's " +
-        "trickle interval). Required before the app's trickles are accepted; null removes it",
-    }),
+    trickle_max_runtime: z
+      .number()
+      .positive()
+      .max(LIMITS.maxDuration)
+      .nullable()
+      .optional()
+      .openapi({
+        description:
+          "Seconds: a trickle's runtime above this is cut to it (BOINC's trickle handler --max_runtime, usually the app's " +
+          "trickle interval). Required before the app's trickles are accepted; null removes it",
+      }),
     deprecated: z.boolean().optional(),
-    credit_policy: z.enum(CREDIT_POLICIES).optional().openapi({
-      description:
-        "Which rules pay an adaptive app's claims: 'boinc' (CreditNew, BOINC's exact numbers) or 'fair' (docs/fair-credit.md). " +
-        "Both sets of statistics are always kept, so a switch takes effect at the next pass, warm",
-    }),
+    credit_policy: z
+      .enum(CREDIT_POLICIES)
+      .optional()
+      .openapi({
+        description:
+          "Which rules pay an adaptive app's claims: 'boinc' (CreditNew, BOINC's exact numbers) or 'fair' (docs/fair-credit.md). " +
+          "Both sets of statistics are always kept, so a switch takes effect at the next pass, warm",
+      }),
   })
   .openapi("PutApp");
 export type PutApp = z.infer<typeof PutAppSchema>;
@@ -56,7 +73,10 @@ export const AppSchema = z
     trickle_max_runtime: z.number().nullable(),
     deprecated: z.boolean(),
     credit_policy: z.enum(CREDIT_POLICIES),
-    fair_level: z.number().nullable().openapi({ description: "The fair policy's app level S (set by rescale); null before a version is mature" }),
+    fair_level: z
+      .number()
+      .nullable()
+      .openapi({ description: "The fair policy's app level S (set by rescale); null before a version is mature" }),
   })
   .openapi("App");
 

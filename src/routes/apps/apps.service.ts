@@ -8,7 +8,10 @@ import type { PutApp } from "./apps.schemas";
 
 /** Registers an app or changes the settings the body names; answers the stored row. */
 export async function putApp(db: Db, registry: Db, projectId: number, appName: string, body: PutApp) {
-  const [held] = await db.select().from(apps).where(and(eq(apps.projectId, projectId), eq(apps.name, appName)));
+  const [held] = await db
+    .select()
+    .from(apps)
+    .where(and(eq(apps.projectId, projectId), eq(apps.name, appName)));
   const creditMode = body.credit_mode ?? held?.creditMode ?? "adaptive";
   const maxGranted = body.max_granted_credit ?? held?.maxGrantedCredit;
   if (creditMode === "runtime" && maxGranted === 0) {

@@ -14,7 +14,10 @@ import { ApiError } from "../../http/errors";
  * FAIRNESS_WINDOW_DAYS, and the hosts the quantile gate holds out now (404 for an unknown app).
  */
 export async function fairnessReport(db: Db, projectId: number, appName: string, now: number, limit: number) {
-  const [appRow] = await db.select().from(apps).where(and(eq(apps.projectId, projectId), eq(apps.name, appName)));
+  const [appRow] = await db
+    .select()
+    .from(apps)
+    .where(and(eq(apps.projectId, projectId), eq(apps.name, appName)));
   if (!appRow) throw new ApiError(404, "not_found", `unknown app '${appName}'`);
   const since = now - FAIRNESS_WINDOW_DAYS * SECONDS_PER_DAY;
   const r = results;

@@ -2,7 +2,13 @@ import { z } from "@hono/zod-openapi";
 import { idText } from "../common";
 
 export const AuditQuery = z.object({
-  limit: z.coerce.number().int().min(1).max(1000).default(100).openapi({ param: { name: "limit", in: "query" } }),
+  limit: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(1000)
+    .default(100)
+    .openapi({ param: { name: "limit", in: "query" } }),
   cursor: idText("a cursor from next_cursor")
     .optional()
     .openapi({ param: { name: "cursor", in: "query" } }),

@@ -37,7 +37,10 @@ export const deleteContributorRoute = createRoute({
   ...access("admin"),
   request: { params: z.object({ id: IdParam }) },
   responses: {
-    200: { description: "Revoked", content: { "application/json": { schema: z.object({ id: z.number().int(), revoked: z.literal(true) }) } } },
+    200: {
+      description: "Revoked",
+      content: { "application/json": { schema: z.object({ id: z.number().int(), revoked: z.literal(true) }) } },
+    },
     ...errorResponses(401, 404, 503),
   },
 });

@@ -14,7 +14,10 @@ export const route = createRoute({
     "effect over a 30-day window, centred on the median project, with a bootstrap 90% interval, and the pairwise " +
     "ratios with their shared hosts. Read-only: no credit is changed by it. See docs/central-registry.md.",
   responses: {
-    200: { description: "The latest index (as_of null and no classes before the first run)", content: { "application/json": { schema: NeutralityBodySchema } } },
+    200: {
+      description: "The latest index (as_of null and no classes before the first run)",
+      content: { "application/json": { schema: NeutralityBodySchema } },
+    },
     ...NOT_MODIFIED,
     ...errorResponses(),
   },

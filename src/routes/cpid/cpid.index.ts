@@ -27,7 +27,10 @@ export function mountCpid(app: OpenAPIHono<AppEnv>): void {
       expavg_time: r.expavgTime,
       recent_average_credit: decayedRecentAverage(r, asOf),
     });
-    const totals = sumRecentAverages(userRows.map((r) => r.u), asOf);
+    const totals = sumRecentAverages(
+      userRows.map((r) => r.u),
+      asOf,
+    );
     return c.json(
       {
         cpid,

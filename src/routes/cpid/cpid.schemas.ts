@@ -21,7 +21,14 @@ export const CpidSchema = z
     total_credit: z.number().openapi({ description: "Summed over the users with this cpid" }),
     recent_average_credit: z.number().openapi({ description: "Their RACs, each decayed to as_of, summed" }),
     projects: z.array(
-      z.object({ project: z.string(), project_name: z.string(), url: z.string().nullable(), user_id: z.number().int(), name: z.string().nullable(), ...Credit }),
+      z.object({
+        project: z.string(),
+        project_name: z.string(),
+        url: z.string().nullable(),
+        user_id: z.number().int(),
+        name: z.string().nullable(),
+        ...Credit,
+      }),
     ),
     hosts: z.array(z.object({ project: z.string(), host_id: z.number().int(), name: z.string().nullable(), ...Credit })),
   })

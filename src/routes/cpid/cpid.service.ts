@@ -15,21 +15,23 @@ export async function loadCpidRows(env: Env, cpid: string) {
   // tables' equal column names (id, name) would overwrite each other.
   // Every database that holds projects: a cpid's projects may live in any of them. One that
   // fails is logged and left out; the others are answered.
-  const { values: perDatabase } = await inEachProjectDatabase(env, "GET /v1/cpid", (db) => Promise.all([
-    db
-      .select({ p: projects, u: users })
-      .from(users)
-      .innerJoin(projects, eq(projects.id, users.projectId))
-      .where(and(eq(users.cpid, cpid), eq(users.statsExport, true)))
-      .orderBy(asc(projects.slug), asc(users.id)),
-    db
-      .select({ slug: projects.slug, h: hosts })
-      .from(hosts)
-      .innerJoin(projects, eq(projects.id, hosts.projectId))
-      .leftJoin(users, and(eq(users.projectId, hosts.projectId), eq(users.id, hosts.userId)))
-      .where(and(eq(hosts.hostCpid, cpid), exported))
-      .orderBy(asc(projects.slug), asc(hosts.id)),
-  ]));
+  const { values: perDatabase } = await inEachProjectDatabase(env, "GET /v1/cpid", (db) =>
+    Promise.all([
+      db
+        .select({ p: projects, u: users })
+        .from(users)
+        .innerJoin(projects, eq(projects.id, users.projectId))
+        .where(and(eq(users.cpid, cpid), eq(users.statsExport, true)))
+        .orderBy(asc(projects.slug), asc(users.id)),
+      db
+        .select({ slug: projects.slug, h: hosts })
+        .from(hosts)
+        .innerJoin(projects, eq(projects.id, hosts.projectId))
+        .leftJoin(users, and(eq(users.projectId, hosts.projectId), eq(users.id, hosts.userId)))
+        .where(and(eq(hosts.hostCpid, cpid), exported))
+        .orderBy(asc(projects.slug), asc(hosts.id)),
+    ]),
+  );
   const userRows = perDatabase.flatMap(([u]) => u).sort((a, b) => bySlugThenId.compare(a.p.slug, a.u.id, b.p.slug, b.u.id));
   const hostRows = perDatabase.flatMap(([, h]) => h).sort((a, b) => bySlugThenId.compare(a.slug, a.h.id, b.slug, b.h.id));
   return { userRows, hostRows };

@@ -31,8 +31,7 @@ export function holderRoutes(kind: HolderKind) {
     path: `/v1/projects/{slug}/${kind}/{id}`,
     tags: ["Credit"],
     summary: `A ${one}'s credit: total, BOINC's stored RAC pair, the RAC decayed to now${kind === "hosts" ? "" : ", credit per app"}`,
-    description:
-      "Served from a KV snapshot that the minute cron refreshes after each pass; with the project's token, from the ledger.",
+    description: "Served from a KV snapshot that the minute cron refreshes after each pass; with the project's token, from the ledger.",
     ...access("publicProject"),
     request: { params },
     responses: {

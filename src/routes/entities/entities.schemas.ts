@@ -28,7 +28,10 @@ export const putSchemas = {
         .regex(/^[0-9a-fA-F]{32}$/, "BOINC's exported cpid: 32 hex digits, md5(cross_project_id + email); never the email")
         .transform((cpid) => cpid.toLowerCase())
         .optional(),
-      stats_export: z.boolean().optional().openapi({ description: "false: left out of stats exports and cross-project totals (default true)" }),
+      stats_export: z
+        .boolean()
+        .optional()
+        .openapi({ description: "false: left out of stats exports and cross-project totals (default true)" }),
     })
     .openapi("PutUser"),
   teams: z.strictObject({ ...PutBase }).openapi("PutTeam"),

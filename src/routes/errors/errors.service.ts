@@ -23,7 +23,9 @@ export async function recordErrors(db: Db, projectId: number, body: z.infer<type
     db
       .select({ hostId: hostAppVersions.hostId, appId: hostAppVersions.appId, appVersionId: hostAppVersions.appVersionId })
       .from(hostAppVersions)
-      .where(and(eq(hostAppVersions.projectId, projectId), sql`${hostAppVersions.hostId} IN ${jsonList(body.results.map((r) => r.host_id))}`)),
+      .where(
+        and(eq(hostAppVersions.projectId, projectId), sql`${hostAppVersions.hostId} IN ${jsonList(body.results.map((r) => r.host_id))}`),
+      ),
     db
       .select({ id: results.id, fingerprint: int64Text(results.fingerprint) })
       .from(results)

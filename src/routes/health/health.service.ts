@@ -7,7 +7,9 @@ const TABLES = (Object.values(schema) as unknown[]).flatMap((t) => (is(t, SQLite
 /** Undefined when the database answers and holds every table; else what is wrong. */
 export async function checkDatabase(d1: D1Database): Promise<string | undefined> {
   const row = await d1
-    .prepare("SELECT json_group_array(name) AS present FROM sqlite_master WHERE type = 'table' AND name IN (SELECT value FROM json_each(?))")
+    .prepare(
+      "SELECT json_group_array(name) AS present FROM sqlite_master WHERE type = 'table' AND name IN (SELECT value FROM json_each(?))",
+    )
     .bind(JSON.stringify(TABLES))
     .first<{ present: string }>();
   const present = new Set(JSON.parse(row?.present ?? "[]") as string[]);

@@ -11,7 +11,11 @@ export const HistoryQuery = z.object({
     .transform(Number)
     .pipe(z.number().int().min(1).max(SNAPSHOT_LIMITS.maxHistoryDays))
     .optional()
-    .openapi({ param: { name: "days", in: "query" }, description: `How many days, up to ${SNAPSHOT_LIMITS.maxHistoryDays} (default 30)`, example: "90" }),
+    .openapi({
+      param: { name: "days", in: "query" },
+      description: `How many days, up to ${SNAPSHOT_LIMITS.maxHistoryDays} (default 30)`,
+      example: "90",
+    }),
   end: z
     .string()
     .regex(/^[0-9]{4}-[0-9]{2}-[0-9]{2}$/, "a date YYYY-MM-DD")

@@ -15,11 +15,17 @@ export const HostAppVersionSchema = z
     turnaround_var: z.number(),
     consecutive_valid: z.number().int(),
     fair_n: z.number().int().openapi({ description: "Fair policy: samples while young (the host is normalised from 10)" }),
-    fair_typical: z.number().nullable().openapi({ description: "Fair policy: the host's typical PFC/est (running median); null while young" }),
+    fair_typical: z
+      .number()
+      .nullable()
+      .openapi({ description: "Fair policy: the host's typical PFC/est (running median); null while young" }),
     fair_run: z.number().int().openapi({ description: "Fair policy: outliers in a row (+ high, - low); 5 re-learns the host" }),
-    fair_error_rate: z.number().openapi({ description: "Fair policy: EMA of client errors and timeouts; above 0.1 the host is in bad standing" }),
+    fair_error_rate: z
+      .number()
+      .openapi({ description: "Fair policy: EMA of client errors and timeouts; above 0.1 the host is in bad standing" }),
     fair_high_z_share: z.number().nullable().openapi({
-      description: "Fair policy: the host's share of results with z above its version's 98% quantile (EMA, weight 0.02); above the version's gate its z feeds no quantile. Null until its first established result",
+      description:
+        "Fair policy: the host's share of results with z above its version's 98% quantile (EMA, weight 0.02); above the version's gate its z feeds no quantile. Null until its first established result",
     }),
   })
   .openapi("HostAppVersion");

@@ -18,7 +18,10 @@ import { readEntries } from "./leaderboards.service";
 
 /** An opaque cursor: the last entry given (its rank, keyset key and id). */
 const encodeCursor = (p: LeaderboardPosition) =>
-  btoa(JSON.stringify([p.rank, p.key, p.id])).replace(/=+$/, "").replaceAll("+", "-").replaceAll("/", "_");
+  btoa(JSON.stringify([p.rank, p.key, p.id]))
+    .replace(/=+$/, "")
+    .replaceAll("+", "-")
+    .replaceAll("/", "_");
 
 function mountKind(app: OpenAPIHono<AppEnv>, kind: HolderKind): void {
   const route = topRoute(kind);

@@ -22,7 +22,10 @@ export function topRoute(kind: HolderKind) {
           "application/json": {
             schema: z.object({
               [kind]: z.array(EntrySchema),
-              total: z.number().int().openapi({ description: `How many ${kind} the whole leaderboard has` }),
+              total: z
+                .number()
+                .int()
+                .openapi({ description: `How many ${kind} the whole leaderboard has` }),
               next_cursor: z.string().nullable(),
               as_of: z.number(),
               snapshot_time: z.number(),

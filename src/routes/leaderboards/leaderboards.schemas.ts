@@ -19,7 +19,10 @@ export function decodeCursor(cursor: string): LeaderboardPosition | null {
 }
 
 export const Query = z.object({
-  by: z.enum(LEADERBOARD_ORDERS).optional().openapi({ param: { name: "by", in: "query" }, description: "Default expavg_credit (RAC)" }),
+  by: z
+    .enum(LEADERBOARD_ORDERS)
+    .optional()
+    .openapi({ param: { name: "by", in: "query" }, description: "Default expavg_credit (RAC)" }),
   limit: z
     .string()
     .regex(/^[0-9]{1,5}$/, "a whole number")

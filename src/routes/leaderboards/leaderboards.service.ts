@@ -39,7 +39,9 @@ export async function readEntries(
     if (offset >= total) return { entries: [], total, takenAt: serverNow(), versions: [`end-${total}`] };
     if (total > SNAPSHOT_LIMITS.leaderboardScanOnMiss) {
       const retry = `${SNAPSHOT_LIMITS.maxAgeSeconds}`;
-      throw new ApiError(503, "not_published", "This leaderboard page is not published yet: retry shortly", undefined, { "Retry-After": retry });
+      throw new ApiError(503, "not_published", "This leaderboard page is not published yet: retry shortly", undefined, {
+        "Retry-After": retry,
+      });
     }
   }
   const read = await readLeaderboardAfter(c, c.var.project, kind, by, after, limit);

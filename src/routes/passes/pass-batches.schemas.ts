@@ -22,7 +22,11 @@ export const PassBatchRequestSchema = z
     // A batch does at most one big pass's work.
     const workunits = batch.passes.reduce((n, p) => n + p.workunits.length, 0);
     if (workunits > MAX_WORKUNITS_PER_PASS) {
-      ctx.addIssue({ code: "custom", path: ["passes"], message: `${workunits} workunits in all; at most ${MAX_WORKUNITS_PER_PASS} per batch` });
+      ctx.addIssue({
+        code: "custom",
+        path: ["passes"],
+        message: `${workunits} workunits in all; at most ${MAX_WORKUNITS_PER_PASS} per batch`,
+      });
     }
   })
   .openapi("PassBatchRequest");

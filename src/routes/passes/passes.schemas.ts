@@ -9,7 +9,6 @@ const MAX_RESULTS_PER_WORKUNIT = 1000;
 /** Devices one job can use: well above any host's CPU count, so no real job is refused. */
 const MAX_DEVICES_PER_JOB = 100_000;
 
-
 export const AppVersionRefSchema = z
   .number()
   .int()
@@ -28,19 +27,25 @@ export const ResultSchema = z
     elapsed_time: DurationSchema,
     cpu_time: DurationSchema,
     flops_estimate: z.number().openapi({
-      description: "Peak FLOPS of the devices used; ≤ 0 or exactly 1e9 means unknown (4.3e9 is used and the result is no statistics sample, as in BOINC)",
+      description:
+        "Peak FLOPS of the devices used; ≤ 0 or exactly 1e9 means unknown (4.3e9 is used and the result is no statistics sample, as in BOINC)",
     }),
     sent_time: TimeSchema.openapi({ description: "Unix seconds; truncated to whole seconds as BOINC stores it" }),
     received_time: TimeSchema,
     validate_state: z.enum(["valid", "invalid", "inconclusive"]),
     runtime_outlier: z.boolean().optional(),
     claimed_credit: CreditSchema.optional().openapi({ description: "The credit to grant under credit_mode post_assigned" }),
-    devices: z.number().positive().max(MAX_DEVICES_PER_JOB).optional().openapi({
-      description:
-        "CPUs (a CPU version: BOINC's avg_ncpus) or GPUs (a GPU plan class: its GPU usage) the job used; default 1. " +
-        "Only the project-neutrality index reads it (device-hours = elapsed_time × devices); not part of the result's fingerprint",
-      example: 4,
-    }),
+    devices: z
+      .number()
+      .positive()
+      .max(MAX_DEVICES_PER_JOB)
+      .optional()
+      .openapi({
+        description:
+          "CPUs (a CPU version: BOINC's avg_ncpus) or GPUs (a GPU plan class: its GPU usage) the job used; default 1. " +
+          "Only the project-neutrality index reads it (device-hours = elapsed_time × devices); not part of the result's fingerprint",
+        example: 4,
+      }),
   })
   .superRefine((r, ctx) => {
     if (Math.trunc(r.sent_time) > Math.trunc(r.received_time)) {
@@ -83,7 +88,11 @@ export const PassRequestSchema = z
     pass.workunits.forEach((w, i) =>
       w.results.forEach((r, j) => {
         if (seen.has(r.id)) {
-          ctx.addIssue({ code: "custom", path: ["workunits", i, "results", j, "id"], message: `result ${r.id} appears twice in this pass` });
+          ctx.addIssue({
+            code: "custom",
+            path: ["workunits", i, "results", j, "id"],
+            message: `result ${r.id} appears twice in this pass`,
+          });
         }
         seen.add(r.id);
       }),
@@ -102,7 +111,10 @@ const ResultOutcomeSchema = z
     id: z.number().int(),
     validate_state: z.enum(["valid", "invalid", "inconclusive"]),
     granted_credit: z.number(),
-    claimed_credit: z.number().nullable().openapi({ description: "This result's own claim (scaled PFC, capped at rsc_fpops_bound, in credit)" }),
+    claimed_credit: z
+      .number()
+      .nullable()
+      .openapi({ description: "This result's own claim (scaled PFC, capped at rsc_fpops_bound, in credit)" }),
     pfc_mode: PfcModeSchema.nullable(),
     replayed: z.boolean(),
     explain: z
@@ -117,13 +129,16 @@ const ResultOutcomeSchema = z
         fair: z
           .object({
             rule: z.enum(FAIR_RULES).openapi({ description: "The fair rule that decided this claim (docs/fair-credit.md)" }),
-            claimed_credit: z.number().openapi({ description: "This result's claim under the fair policy (capped at rsc_fpops_bound, in credit)" }),
+            claimed_credit: z
+              .number()
+              .openapi({ description: "This result's claim under the fair policy (capped at rsc_fpops_bound, in credit)" }),
             w_v: z.number().openapi({
               description:
                 "The share of the job's z (its PFC/est against the host's typical one, in log) that a non-outlier is paid: 0 where the version's z band is that of noise around rsc_fpops_est (paid the expected credit), 1 where est hides job sizes",
             }),
             feeds_quantiles: z.boolean().openapi({
-              description: "Whether this result's z went into its version's outlier quantiles (only established hosts in good standing within the gate)",
+              description:
+                "Whether this result's z went into its version's outlier quantiles (only established hosts in good standing within the gate)",
             }),
             held_out_by_gate: z.boolean().openapi({
               description: "Whether the gate left this result's z out: the host's share of high z is far above its version's",

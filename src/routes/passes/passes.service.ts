@@ -17,7 +17,6 @@ import { fingerprint64 } from "../../http/fingerprint";
 import { MAX_CLOCK_SKEW_SECONDS, grantTime } from "../common";
 import type { PassRequest, PassResponse } from "./passes.schemas";
 
-
 export type WorkunitBody = PassRequest["workunits"][number];
 type ResultBody = WorkunitBody["results"][number];
 
@@ -53,26 +52,24 @@ export function engineWorkunits(workunits: readonly WorkunitBody[], fingerprints
     rscFpopsBound: w.rsc_fpops_bound,
     targetNresults: w.target_nresults,
     ...(w.canonical_credit === undefined ? {} : { canonicalCredit: w.canonical_credit }),
-    results: w.results.map(
-      (r, j): ResultInput => ({
-        id: r.id,
-        hostId: r.host_id,
-        userId: r.user_id,
-        teamId: r.team_id,
-        appVersionId: r.app_version_id,
-        elapsedTime: r.elapsed_time,
-        cpuTime: r.cpu_time,
-        flopsEstimate: r.flops_estimate,
-        // BOINC stores these as integers (docs/spec/credit.md#whole-second-times).
-        sentTime: Math.trunc(r.sent_time),
-        receivedTime: Math.trunc(r.received_time),
-        validateState: r.validate_state,
-        runtimeOutlier: r.runtime_outlier ?? false,
-        ...(r.claimed_credit === undefined ? {} : { claimedCredit: r.claimed_credit }),
-        ...(r.devices === undefined ? {} : { devices: r.devices }),
-        fingerprint: fingerprints[i]![j]!,
-      }),
-    ),
+    results: w.results.map((r, j): ResultInput => ({
+      id: r.id,
+      hostId: r.host_id,
+      userId: r.user_id,
+      teamId: r.team_id,
+      appVersionId: r.app_version_id,
+      elapsedTime: r.elapsed_time,
+      cpuTime: r.cpu_time,
+      flopsEstimate: r.flops_estimate,
+      // BOINC stores these as integers (docs/spec/credit.md#whole-second-times).
+      sentTime: Math.trunc(r.sent_time),
+      receivedTime: Math.trunc(r.received_time),
+      validateState: r.validate_state,
+      runtimeOutlier: r.runtime_outlier ?? false,
+      ...(r.claimed_credit === undefined ? {} : { claimedCredit: r.claimed_credit }),
+      ...(r.devices === undefined ? {} : { devices: r.devices }),
+      fingerprint: fingerprints[i]![j]!,
+    })),
   }));
 }
 
@@ -127,7 +124,10 @@ function checkPurgedWorkunits(body: PassRequest, snapshot: LoadedSnapshot): void
     w.results.forEach((r, j) => {
       if (snapshot.finalResults.has(r.id)) return;
       purged.add(w.id);
-      issues.push({ path: `workunits[${i}].results[${j}]`, message: `result ${r.id} is new, and workunit ${w.id} was credited and purged by retention` });
+      issues.push({
+        path: `workunits[${i}].results[${j}]`,
+        message: `result ${r.id} is new, and workunit ${w.id} was credited and purged by retention`,
+      });
     });
   });
   if (issues.length > 0) {
@@ -238,7 +238,9 @@ export async function preparePass(now: number, body: PassRequest): Promise<Prepa
     input: engineWorkunits(body.workunits, fingerprints),
     keys: {
       hostVersions: [
-        ...new Map(body.workunits.flatMap((w) => w.results.map((r) => [`${r.host_id}/${r.app_version_id}`, [r.host_id, r.app_version_id] as const]))).values(),
+        ...new Map(
+          body.workunits.flatMap((w) => w.results.map((r) => [`${r.host_id}/${r.app_version_id}`, [r.host_id, r.app_version_id] as const])),
+        ).values(),
       ],
       workunitIds: [...new Set(body.workunits.map((w) => w.id))],
       resultIds: body.workunits.flatMap((w) => w.results.map((r) => r.id)),
@@ -269,7 +271,8 @@ export function decidePass(pass: PreparedPass, snapshot: LoadedSnapshot): Decide
   for (const w of outcome.effects.workunits) workunitApps.set(w.id, w.appId);
   const at = grantTime(pass.now, snapshot.clock);
   // A grant moves the project's clock to its time (the next pass of a batch is granted no earlier).
-  const clock = outcome.effects.grants.some((g) => g.credit > 0) || (snapshot.clock > 0 && outcome.effects.grants.length > 0) ? at : snapshot.clock;
+  const clock =
+    outcome.effects.grants.some((g) => g.credit > 0) || (snapshot.clock > 0 && outcome.effects.grants.length > 0) ? at : snapshot.clock;
   return {
     at,
     answer: response(at, outcome),

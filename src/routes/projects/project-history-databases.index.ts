@@ -31,7 +31,12 @@ export function mountProjectHistoryDatabases(app: OpenAPIHono<AppEnv>): void {
   app.openapi(postRoute, async (c) => {
     const { database } = c.req.valid("json");
     const held = await loadHistoryDatabases(c.var.registry, c.var.project.id);
-    checkHistoryBinding(c.env, database, held.ledger, held.list.map((h) => h.binding));
+    checkHistoryBinding(
+      c.env,
+      database,
+      held.ledger,
+      held.list.map((h) => h.binding),
+    );
     await checkMigrated(c.env, database);
     const list = await addHistoryDatabase(c.var.registry, c.var.db, c.var.project.id, held.list, held.createdClock, database, serverNow());
     return c.json(answer(c.var.project.slug, held.ledger, list), 200);

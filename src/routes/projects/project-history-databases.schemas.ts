@@ -9,7 +9,9 @@ export const HistoryDatabasesSchema = z
       .array(
         z.object({
           database: z.string().openapi({ example: "DB_HISTORY_1" }),
-          from_date: z.string().openapi({ description: "The first day (UTC) whose history buckets go to this database", example: "2026-11-25" }),
+          from_date: z
+            .string()
+            .openapi({ description: "The first day (UTC) whose history buckets go to this database", example: "2026-11-25" }),
         }),
       )
       .openapi({ description: "Oldest first; empty: the history is kept in the ledger" }),

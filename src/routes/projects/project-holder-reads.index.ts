@@ -12,7 +12,8 @@ import { serverNow } from "../common";
 import { getRoute, putRoute } from "./project-holder-reads.routes";
 import { type HolderReads, setSnapshotsSince, snapshotsSince, snapshotsSinceFor } from "./project-holder-reads.service";
 
-const answer = (slug: string, since: number | null) => ({ slug, holder_reads: since === null ? "live" : "snapshots", snapshots_since: since }) as const;
+const answer = (slug: string, since: number | null) =>
+  ({ slug, holder_reads: since === null ? "live" : "snapshots", snapshots_since: since }) as const;
 
 export function mountProjectHolderReads(app: OpenAPIHono<AppEnv>): void {
   app.openapi(getRoute, async (c) => {

@@ -13,14 +13,25 @@ export const BindingNameSchema = z
  * A history database is a bound database (DB_<NAME>) other than the default one, the project's
  * ledger and its history databases so far: 422 naming the field otherwise.
  */
-export function checkHistoryBinding(env: object, binding: string, ledger: string | null, current: readonly string[], path = "database"): void {
+export function checkHistoryBinding(
+  env: object,
+  binding: string,
+  ledger: string | null,
+  current: readonly string[],
+  path = "database",
+): void {
   const bound = databaseBindings(env).filter((b) => b !== DEFAULT_BINDING);
-  const why =
-    !databaseBindings(env).includes(binding) ? `no D1 binding '${binding}' on this deployment (wrangler.jsonc d1_databases)`
-    : binding === DEFAULT_BINDING || binding === (ledger ?? DEFAULT_BINDING) ? `'${binding}' holds the project's ledger; history goes to a database of its own`
-    : current.includes(binding) ? `'${binding}' already holds the project's history`
-    : null;
-  if (why !== null) throw new ApiError(422, "unknown_database", why, [{ path, message: `one of ${bound.join(", ") || "(none bound)"}, other than the ledger` }]);
+  const why = !databaseBindings(env).includes(binding)
+    ? `no D1 binding '${binding}' on this deployment (wrangler.jsonc d1_databases)`
+    : binding === DEFAULT_BINDING || binding === (ledger ?? DEFAULT_BINDING)
+      ? `'${binding}' holds the project's ledger; history goes to a database of its own`
+      : current.includes(binding)
+        ? `'${binding}' already holds the project's history`
+        : null;
+  if (why !== null)
+    throw new ApiError(422, "unknown_database", why, [
+      { path, message: `one of ${bound.join(", ") || "(none bound)"}, other than the ledger` },
+    ]);
 }
 
 /** The database must hold the schema (the migrations applied): 422 now rather than a failing job later. */
@@ -28,8 +39,11 @@ export async function checkMigrated(env: object, binding: string, path = "databa
   try {
     await projectDatabase(env, binding).select({ id: projects.id }).from(projects).limit(1);
   } catch {
-    throw new ApiError(422, "unknown_database", `'${binding}' has no Cobblestone tables: apply the migrations to it first (wrangler d1 migrations apply ${binding})`, [
-      { path, message: "a migrated D1 database" },
-    ]);
+    throw new ApiError(
+      422,
+      "unknown_database",
+      `'${binding}' has no Cobblestone tables: apply the migrations to it first (wrangler d1 migrations apply ${binding})`,
+      [{ path, message: "a migrated D1 database" }],
+    );
   }
 }

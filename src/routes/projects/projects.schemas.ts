@@ -32,7 +32,8 @@ export const CreateProjectSchema = z
       .regex(/^[A-Za-z_][A-Za-z0-9_]{0,62}$/, "a D1 binding name")
       .optional()
       .openapi({
-        description: "The D1 binding (wrangler.jsonc d1_databases) that holds the project's rows: for a large project. Default: the default database.",
+        description:
+          "The D1 binding (wrangler.jsonc d1_databases) that holds the project's rows: for a large project. Default: the default database.",
         example: "DB_LARGE",
       }),
     history_database: BindingNameSchema.optional().openapi({
@@ -41,7 +42,8 @@ export const CreateProjectSchema = z
       example: "DB_HISTORY_1",
     }),
     holder_reads: HolderReadsField.optional().openapi({
-      description: "Where public reads of its hosts, users and teams come from (default snapshots); change it later with PUT /v1/projects/{slug}/holder-reads.",
+      description:
+        "Where public reads of its hosts, users and teams come from (default snapshots); change it later with PUT /v1/projects/{slug}/holder-reads.",
     }),
   })
   .openapi("CreateProject");

@@ -18,10 +18,7 @@ import type { CreateProject } from "./projects.schemas";
  */
 async function placeInDatabase(registry: Db, home: Db, row: typeof projects.$inferInsert & { id: number }): Promise<void> {
   try {
-    await home.batch([
-      home.insert(projects).values({ ...row, database: null }),
-      markOne(home, row.id, PROJECT_SUBJECT),
-    ]);
+    await home.batch([home.insert(projects).values({ ...row, database: null }), markOne(home, row.id, PROJECT_SUBJECT)]);
   } catch (e) {
     await registry.batch([
       registry.delete(projectTokens).where(eq(projectTokens.projectId, row.id)),
@@ -32,7 +29,14 @@ async function placeInDatabase(registry: Db, home: Db, row: typeof projects.$inf
 }
 
 /** Creates the project with its first token (`token`, stored hashed) in the registry, and in database `binding` if one is named. */
-export async function createProject(env: Env, db: Db, body: CreateProject, binding: string | null, token: string, now: number): Promise<void> {
+export async function createProject(
+  env: Env,
+  db: Db,
+  body: CreateProject,
+  binding: string | null,
+  token: string,
+  now: number,
+): Promise<void> {
   const row = {
     slug: body.slug,
     name: body.name,
@@ -50,7 +54,10 @@ export async function createProject(env: Env, db: Db, body: CreateProject, bindi
     // The project, its first token and its KV mark in one atomic batch: never a project
     // without a token, and a failure part-way leaves nothing to conflict with on a retry.
     const [[created]] = await db.batch([
-      db.insert(projects).values({ ...row, database: binding }).returning({ id: projects.id }),
+      db
+        .insert(projects)
+        .values({ ...row, database: binding })
+        .returning({ id: projects.id }),
       db.insert(projectTokens).select(
         db
           .select({

@@ -23,7 +23,9 @@ const TokenInfoSchema = z
 
 const IssuedTokenSchema = TokenInfoSchema.extend({
   token: z.string().openapi({ description: "The new bearer token. Shown only this once; store it." }),
-  others_expire_at: z.number().openapi({ description: "The project's other tokens stop working at this time (24 h from now) unless revoked sooner" }),
+  others_expire_at: z
+    .number()
+    .openapi({ description: "The project's other tokens stop working at this time (24 h from now) unless revoked sooner" }),
 }).openapi("IssuedToken");
 
 export const issueTokenRoute = createRoute({
@@ -31,8 +33,7 @@ export const issueTokenRoute = createRoute({
   path: "/v1/projects/{slug}/tokens",
   tags: ["Tokens"],
   summary: "Rotate: issue a new project token; the others keep working for 24 hours",
-  description:
-    `At most ${MAX_LIVE_TOKENS} live tokens per project (409 beyond: revoke one first); at most ${TOKEN_ISSUE_LIMIT.limit} issued per ${TOKEN_ISSUE_LIMIT.periodSeconds} s per project (429).`,
+  description: `At most ${MAX_LIVE_TOKENS} live tokens per project (409 beyond: revoke one first); at most ${TOKEN_ISSUE_LIMIT.limit} issued per ${TOKEN_ISSUE_LIMIT.periodSeconds} s per project (429).`,
   ...access("projectTokenOrAdmin"),
   request: { params: SlugParams },
   responses: {

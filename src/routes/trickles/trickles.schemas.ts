@@ -25,7 +25,8 @@ export const TrickleRequestSchema = z
   .superRefine((body, ctx) => {
     const seen = new Set<number>();
     body.messages.forEach((m, i) => {
-      if (seen.has(m.id)) ctx.addIssue({ code: "custom", path: ["messages", i, "id"], message: `message ${m.id} appears twice in this batch` });
+      if (seen.has(m.id))
+        ctx.addIssue({ code: "custom", path: ["messages", i, "id"], message: `message ${m.id} appears twice in this batch` });
       seen.add(m.id);
     });
   })
@@ -53,9 +54,7 @@ const TrickleOutcomeSchema = z
   })
   .openapi("TrickleOutcome");
 
-export const TrickleResponseSchema = z
-  .object({ now: GrantedAtSchema, messages: z.array(TrickleOutcomeSchema) })
-  .openapi("TrickleResponse");
+export const TrickleResponseSchema = z.object({ now: GrantedAtSchema, messages: z.array(TrickleOutcomeSchema) }).openapi("TrickleResponse");
 
 export type TrickleResponse = z.infer<typeof TrickleResponseSchema>;
 export type TrickleOutcome = z.infer<typeof TrickleOutcomeSchema>;

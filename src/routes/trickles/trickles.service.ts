@@ -18,7 +18,6 @@ import { fingerprint64 } from "../../http/fingerprint";
 import { grantTime } from "../common";
 import type { TrickleMessage, TrickleOutcome, TrickleRequest, TrickleResponse } from "./trickles.schemas";
 
-
 /** Identifies a message's content; `now` is not part of it, so a retried batch replays. */
 function fingerprint(m: TrickleMessage): Promise<string> {
   return fingerprint64([m.app, m.host_id, m.result_id ?? null, m.runtime]);
@@ -78,10 +77,18 @@ function payBatch(body: TrickleRequest, prints: readonly string[], snap: Trickle
     if (!host) missing.push({ path: `${path}.host_id`, message: `unknown host ${m.host_id} (register it with PUT …/hosts/{id})` });
     if (!app || !host) return null;
     if (app.trickleMaxRuntime === null) {
-      unpayable.push({ path: `${path}.app`, message: `app '${m.app}' has no trickle_max_runtime (BOINC's trickle handler needs --max_runtime)` });
+      unpayable.push({
+        path: `${path}.app`,
+        message: `app '${m.app}' has no trickle_max_runtime (BOINC's trickle handler needs --max_runtime)`,
+      });
       return null;
     }
-    const credit = trickleCredit({ runtime: m.runtime, hostPFpops: host.pFpops, maxRuntime: app.trickleMaxRuntime, percentiles: snap.percentiles });
+    const credit = trickleCredit({
+      runtime: m.runtime,
+      hostPFpops: host.pFpops,
+      maxRuntime: app.trickleMaxRuntime,
+      percentiles: snap.percentiles,
+    });
     if (credit === "nonpositive_runtime") throw new Error("the schema admits only a positive runtime");
     if (credit === "no_percentiles") {
       unpayable.push({
