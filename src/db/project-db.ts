@@ -9,7 +9,7 @@
  * copy of a moved project names its binding, the copy in its own database does not. So a
  * job run on one database handles exactly the projects that live in it (`livesHere`).
  */
-import { isNotNull, isNull, or } from "drizzle-orm";
+import { eq, isNotNull, isNull, or } from "drizzle-orm";
 import { type Db, database } from "./client";
 import { projects } from "./schema";
 
@@ -47,6 +47,23 @@ export function allDatabases(env: object): Db[] {
 /** Whether two handles reach the same D1 database (a project of the default one and the registry). */
 export function sameDatabase(a: Db, b: Db): boolean {
   return a.$client === b.$client;
+}
+
+/**
+ * Sets columns on both copies of a project's row: the ledger's (what passes and jobs in it
+ * follow) and the registry's (what routes and cross-database jobs are told). One write when
+ * the project lives in the registry's database. Two databases share no transaction: a failure
+ * between the two leaves them apart, and the caller's retry (the same PUT or POST) sets both.
+ */
+export async function setOnProjectCopies(
+  registry: Db,
+  ledger: Db,
+  projectId: number,
+  values: Partial<typeof projects.$inferInsert>,
+): Promise<void> {
+  const set = (db: Db) => db.update(projects).set(values).where(eq(projects.id, projectId));
+  if (sameDatabase(ledger, registry)) await registry.batch([set(registry)]);
+  else await Promise.all([ledger.batch([set(ledger)]), registry.batch([set(registry)])]);
 }
 
 /** The projects whose rows live in the database being queried. */

@@ -2,7 +2,7 @@ import { eq } from "drizzle-orm";
 import { dayOf } from "../../credit/history";
 import type { Db } from "../../db/client";
 import { type HistoryDatabase, parseHistoryDatabases, storeHistoryDatabases } from "../../db/history-databases";
-import { sameDatabase } from "../../db/project-db";
+import { setOnProjectCopies } from "../../db/project-db";
 import { projects } from "../../db/schema";
 
 /** Where the project's ledger lives (null: the registry) and its history databases, from the registry. */
@@ -33,8 +33,6 @@ export async function addHistoryDatabase(
   const fromDay = dayOf(Math.max(now, ledgerRow?.clock ?? createdClock)) + 1;
   const list = [...current, { binding, from_day: current.length === 0 ? 0 : fromDay }];
   const stored = storeHistoryDatabases(list);
-  const set = (db: Db) => db.update(projects).set({ historyDatabases: stored }).where(eq(projects.id, projectId));
-  if (sameDatabase(ledger, registry)) await registry.batch([set(registry)]);
-  else await Promise.all([ledger.batch([set(ledger)]), registry.batch([set(registry)])]);
+  await setOnProjectCopies(registry, ledger, projectId, { historyDatabases: stored });
   return list;
 }

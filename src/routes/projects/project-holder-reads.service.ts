@@ -1,6 +1,6 @@
 import { eq } from "drizzle-orm";
 import type { Db } from "../../db/client";
-import { sameDatabase } from "../../db/project-db";
+import { setOnProjectCopies } from "../../db/project-db";
 import { projects } from "../../db/schema";
 import type { HOLDER_READS } from "./project-holder-reads.schemas";
 
@@ -17,7 +17,5 @@ export async function snapshotsSince(registry: Db, projectId: number): Promise<n
 
 /** Stores `since` in the ledger's copy of the project (steers the passes' marks and the cron) and the registry's (the public reads). */
 export async function setSnapshotsSince(registry: Db, ledger: Db, projectId: number, since: number | null): Promise<void> {
-  const set = (db: Db) => db.update(projects).set({ holderSnapshotsSince: since }).where(eq(projects.id, projectId));
-  if (sameDatabase(ledger, registry)) await registry.batch([set(registry)]);
-  else await Promise.all([ledger.batch([set(ledger)]), registry.batch([set(registry)])]);
+  await setOnProjectCopies(registry, ledger, projectId, { holderSnapshotsSince: since });
 }
