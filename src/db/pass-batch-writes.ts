@@ -51,8 +51,9 @@ export function passBatchWrites(
   // Holders a pass both creates and credits are inserted by its grant statement (as for a pass
   // alone); a holder exists for every later pass once a pass has named it.
   const known = { hosts: new Set(existing.hosts), users: new Set(existing.users), teams: new Set(existing.teams) };
-  const fresh: FreshHolders[] = passes.map(({ effects }) => {
-    const f = freshHolders(effects, grantGroups(effects.grants), known);
+  const groups = passes.map(({ now, effects }) => ({ now, groups: grantGroups(effects.grants) }));
+  const fresh: FreshHolders[] = passes.map(({ effects }, k) => {
+    const f = freshHolders(effects, groups[k]!.groups, known);
     for (const a of effects.attributions) {
       known.hosts.add(a.hostId);
       if (a.userId !== 0) known.users.add(a.userId);
@@ -75,7 +76,6 @@ export function passBatchWrites(
     for (const [key, change] of effects.fairHostAppVersions) fairHosts.set(key, change);
   }
   const attributions = passes.map((p) => ({ now: p.now, attributions: p.effects.attributions }));
-  const groups = passes.map(({ now, effects }) => ({ now, groups: grantGroups(effects.grants) }));
   // The batch's per-app credit is one queue row, numbered by the last pass that updates the
   // project row (every pass with per-app runs grants, and every granting pass updates it).
   const lastGranting = passes.reduce((last, p, k) => (p.effects.grants.length > 0 ? k : last), -1);
