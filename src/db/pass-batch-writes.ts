@@ -32,7 +32,7 @@ import {
 } from "./pass-writes";
 import { dirtySubjects, projectCreditWrite } from "./read-model-writes";
 import { appVersions } from "./schema";
-import { jsonList, name, wholeSeconds } from "./sql-helpers";
+import { jsonList, jsonRowsTable, name, wholeSeconds } from "./sql-helpers";
 import { grantRun, recentAverageRun } from "./stat-updates";
 
 /** One pass's effects and the `now` it was decided at. */
@@ -142,13 +142,11 @@ function versionCreditWalk(projectId: number, passes: readonly TimedEffects[]): 
     { avg: sql.raw("w.avg"), time: sql.raw("w.time") },
     { now: sql.raw("s.now"), credit: sql.raw("s.credit"), start: sql.raw("s.start"), rest: sql.raw("s.rest") },
   );
-  const field = (f: string) => sql`json_extract(j.value, ${`$.${f}`})`;
   const ids = [...taken.keys()];
   const mine = sql`${name(av.projectId)} = ${projectId} AND ${name(av.id)} IN ${jsonList(ids)}`;
   return [
     sql`WITH RECURSIVE
-      s(v, i, now, credit, start, rest) AS MATERIALIZED (
-        SELECT ${field("v")}, ${field("i")}, ${field("now")}, ${field("credit")}, ${field("start")}, ${field("rest")} FROM json_each(${JSON.stringify(steps)}) AS j),
+      ${jsonRowsTable("s", ["v", "i", "now", "credit", "start", "rest"], steps)},
       w(v, i, avg, time) AS (
         SELECT ${name(av.id)}, 0, ${name(av.expavgCredit)}, ${name(av.expavgTime)} FROM ${av} WHERE ${mine}
         UNION ALL

@@ -71,11 +71,16 @@ export function chunks<T>(rows: readonly T[], size = 500): T[][] {
  * table holds tens of thousands of rows).
  */
 export function withJsonRows(alias: string, fields: readonly string[], rows: readonly object[]): SQL {
+  return sql`WITH ${jsonRowsTable(alias, fields, rows)}`;
+}
+
+/** withJsonRows' table without its WITH: `alias AS MATERIALIZED (…)`, one of several (a recursive walk's, say). */
+export function jsonRowsTable(alias: string, fields: readonly string[], rows: readonly object[]): SQL {
   const columns = sql.join(
     fields.map((f) => sql`json_extract(j.value, ${`$.${f}`}) AS ${sql.identifier(f)}`),
     sql`, `,
   );
-  return sql`WITH ${sql.identifier(alias)} AS MATERIALIZED (SELECT ${columns} FROM json_each(${JSON.stringify(rows)}) AS j)`;
+  return sql`${sql.identifier(alias)} AS MATERIALIZED (SELECT ${columns} FROM json_each(${JSON.stringify(rows)}) AS j)`;
 }
 
 /** A column of a table of JSON rows: `alias."field"`. */
