@@ -2,7 +2,8 @@
  * Per-app credit through a queue (schema.ts app_credit_queue): a pass appends ONE row with its
  * grant runs per (user, app) and (team, app), numbered by the project's queue_seq (raised by
  * the same pass's update of the project row); a batch of passes appends one row for all of
- * them, each run with its pass's `now`, numbered by the last granting pass. The hourly job folds
+ * them, each run with its pass's `now`, numbered like the batch's history queue row: before
+ * the project's walk raises queue_seq (src/db/holder-walks.ts). The hourly job folds
  * the queue in order (src/credit/app-credit-fold.ts) and writes each per-app row once.
  *
  * Exactly once: a fold's batch writes its rows only while the project's
@@ -53,9 +54,9 @@ export interface TimedGroups {
 
 /**
  * The per-app credit of passes decided in order, as ONE queue row dated at the last one's
- * `now`: it must go into the batch just before the update of the project row that raises
- * queue_seq for the last granting pass (every pass with runs grants), so its number is that
- * pass's. Runs of earlier passes carry their own `now`.
+ * `now`: it must go into the batch before the update of the project row that raises
+ * queue_seq (every pass with runs grants, and every granting pass raises it), so that its
+ * number is one no other row takes. Runs of earlier passes carry their own `now`.
  */
 export function appCreditQueueWrites(projectId: number, passes: readonly TimedGroups[]): SQL[] {
   if (passes.length === 0) return [];

@@ -36,8 +36,11 @@ export function bucketMerge(t: typeof creditHistory | typeof creditHistoryMonthl
 
 type Holder = typeof hosts | typeof users | typeof teams | typeof projects;
 
-/** The day (UTC) of a holder's last grant, as dayOf computes it in TypeScript. */
-const currentDay = (t: { expavgTime: AnySQLiteColumn }) => sql`CAST(${name(t.expavgTime)} / ${sql.raw(`${SECONDS_PER_DAY}.0`)} AS INTEGER)`;
+/** The day (UTC) of a time, as dayOf computes it in TypeScript. */
+export const dayAt = (time: SQL) => sql`CAST(${time} / ${sql.raw(`${SECONDS_PER_DAY}.0`)} AS INTEGER)`;
+
+/** The day (UTC) of a holder's last grant. */
+const currentDay = (t: { expavgTime: AnySQLiteColumn }) => dayAt(name(t.expavgTime));
 
 /**
  * The UPDATE that grants `credit` at `now` adds it to the holder's day, or starts a new day
@@ -83,16 +86,24 @@ export function historyTransitionWrites(projectId: number, now: number, groups: 
     ...parts.map((p) => finishedDays(projectId, now, p.subject, p.table, p.ids)),
     finishedDays(projectId, now, "project", projects, null),
   ];
-  const h = creditHistory;
-  const here = historyElsewhere === undefined ? sql`${HISTORY_HERE}${projectId}) IS NULL` : sql`${historyElsewhere ? 0 : 1}`;
   // One statement for every subject (a pass's statements are what a pass batch is limited by);
   // the selects name distinct rows, so no two rows of it meet in the merge.
-  const finished = sql.join(selects, sql` UNION ALL `);
-  const direct = sql`INSERT INTO ${h} (${name(h.projectId)}, ${name(h.subject)}, ${name(h.entityId)}, ${name(h.day)}, ${name(h.credit)}, ${name(h.expavgCredit)}, ${name(h.expavgTime)})
+  return finishedBucketWrites(projectId, sql.join(selects, sql` UNION ALL `), historyElsewhere);
+}
+
+/**
+ * Finished buckets (`finished`: rows of subject, entity_id, day, credit, avg, time, each
+ * bucket at most once) into credit_history, or as one history_queue row numbered by the
+ * project's queue_seq as the statement finds it. `ctes`: a WITH clause `finished` reads.
+ */
+export function finishedBucketWrites(projectId: number, finished: SQL, historyElsewhere?: boolean, ctes: SQL = sql``): SQL[] {
+  const h = creditHistory;
+  const here = historyElsewhere === undefined ? sql`${HISTORY_HERE}${projectId}) IS NULL` : sql`${historyElsewhere ? 0 : 1}`;
+  const direct = sql`${ctes} INSERT INTO ${h} (${name(h.projectId)}, ${name(h.subject)}, ${name(h.entityId)}, ${name(h.day)}, ${name(h.credit)}, ${name(h.expavgCredit)}, ${name(h.expavgTime)})
       SELECT ${projectId}, f.subject, f.entity_id, f.day, f.credit, f.avg, f.time FROM (${finished}) AS f WHERE ${here} ${bucketMerge(h)}`;
   // Numbers as text with 17 digits (the '!' flag: SQLite stops at 16 without it), so they read back exact.
   const exact = (x: string) => sql.raw(`printf('%!.17g', f.${x})`);
-  const queued = sql`INSERT INTO ${historyQueue} (${name(historyQueue.projectId)}, ${name(historyQueue.id)}, ${name(historyQueue.entries)})
+  const queued = sql`${ctes} INSERT INTO ${historyQueue} (${name(historyQueue.projectId)}, ${name(historyQueue.id)}, ${name(historyQueue.entries)})
     SELECT ${projectId}, (SELECT ${name(projects.queueSeq)} + 1 FROM ${projects} WHERE ${name(projects.id)} = ${projectId}),
       json_group_array(json_array(f.subject, f.entity_id, f.day, ${exact("credit")}, ${exact("avg")}, ${exact("time")}))
     FROM (${finished}) AS f WHERE NOT ${here} HAVING count(*) > 0`;

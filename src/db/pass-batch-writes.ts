@@ -1,12 +1,13 @@
 /**
  * The writes of passes decided one after another (POST /pass-batches), for ONE atomic D1
- * batch. What updates rows relative to their values and takes the pass's `now` (RAC, totals,
- * history, queues, the project row) stays one set of statements per pass, in pass order,
- * exactly as pass-writes.ts writes a pass alone. What only inserts rows or sets values the
- * last pass decides is written once for the batch: results and workunits (each row with its
- * own pass's time), new hosts, users and teams (the first naming pass's `now`; the last
- * owner and team: no statement of a pass reads them), the host_app_version rounds of all the
- * passes (their updates take no `now`: a row's k-th change in round k, in pass order), the
+ * batch whose size does not grow with the number of passes (docs/storage.md#pass-batches).
+ * The hosts, users, teams and the project row walk every pass's grant runs in order, each at
+ * its pass's `now`, after one statement for the day buckets the walks finish (holder-walks.ts).
+ * The app versions' RAC walks the same way (versionCreditWalk). What only inserts rows or sets
+ * values the last pass decides is written once for the batch: results and workunits (each row
+ * with its own pass's time), new hosts, users and teams (the first naming pass's `now`; the
+ * last owner and team: no statement of a pass reads them), the host_app_version rounds of all
+ * the passes (their updates take no `now`: a row's k-th change in round k, in pass order), the
  * app versions' PFC walks over every pass's samples in order (the same steps) with their final
  * fair states, one statement per version, one per-app credit queue row (each run with its
  * pass's `now`), and one KV mark row.
@@ -24,13 +25,13 @@ import {
   type FreshHolders,
   freshHolders,
   grantGroups,
-  holderGrantWrites,
   hostAppVersionWrites,
   outcomeInserts,
   versionStateWrites,
   workunitInserts,
 } from "./pass-writes";
-import { dirtySubjects, projectCreditWrite } from "./read-model-writes";
+import { holderWalkWrites } from "./holder-walks";
+import { dirtySubjects } from "./read-model-writes";
 import { appVersions } from "./schema";
 import { jsonList, jsonRowsTable, name, wholeSeconds } from "./sql-helpers";
 import { grantRun, recentAverageRun } from "./stat-updates";
@@ -76,9 +77,11 @@ export function passBatchWrites(
     for (const [key, change] of effects.fairHostAppVersions) fairHosts.set(key, change);
   }
   const attributions = passes.map((p) => ({ now: p.now, attributions: p.effects.attributions }));
-  // The batch's per-app credit is one queue row, numbered by the last pass that updates the
-  // project row (every pass with per-app runs grants, and every granting pass updates it).
-  const lastGranting = passes.reduce((last, p, k) => (p.effects.grants.length > 0 ? k : last), -1);
+  const walks = holderWalkWrites(
+    projectId,
+    passes.map(({ now, effects }, k) => ({ now, groups: groups[k]!.groups, grants: effects.grants, fresh: fresh[k]! })),
+    historyElsewhere,
+  );
   return [
     // Before any insert of a holder: it counts the ones not stored yet.
     ...attributionCountWrites(
@@ -103,11 +106,11 @@ export function passBatchWrites(
       all((e) => e.hostAppVersionChanges),
       fairHosts,
     ),
-    ...passes.flatMap(({ now, effects }, k) => [
-      ...holderGrantWrites(projectId, now, groups[k]!.groups, fresh[k], historyElsewhere),
-      ...(k === lastGranting ? appCreditQueueWrites(projectId, groups) : []),
-      ...projectCreditWrite(projectId, now, effects.grants),
-    ]),
+    ...walks.history,
+    ...walks.holders,
+    // Numbered by queue_seq as the batch found it, as the history queue row is: before the project's walk raises it.
+    ...appCreditQueueWrites(projectId, groups),
+    ...walks.projectRow,
     ...versionCreditWalk(projectId, passes),
     // A holder a grant inserted takes the owner or team the batch's last pass gives it (written only if another).
     ...attributionWrites(projectId, attributions, (kind, id) => kind !== "teams" && insertedByGrants[kind].has(id)),

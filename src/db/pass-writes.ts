@@ -380,7 +380,7 @@ export function hostAppVersionChangeWrites(
  * `(SELECT default AS column, …) AS z`: a new row of `table` as an insert of its key alone
  * would create it (each column at its schema default, or at `values`).
  */
-function zeroedRow(table: SQLiteTable, columns: readonly string[], values: Readonly<Record<string, number>> = {}): SQL {
+export function zeroedRow(table: SQLiteTable, columns: readonly string[], values: Readonly<Record<string, number>> = {}): SQL {
   const byName = new Map(Object.values(getTableColumns(table)).map((c) => [c.name, c] as const));
   const fields = columns.map((c) => {
     const column = byName.get(c);
@@ -523,14 +523,8 @@ export function grantWrites(projectId: number, now: number, groups: GrantGroups,
   return [...holderGrantWrites(projectId, now, groups, fresh, historyElsewhere), ...appCreditQueueWrites(projectId, [{ now, groups }])];
 }
 
-/** grantWrites without the per-app credit (a pass batch queues it once for all its passes). */
-export function holderGrantWrites(
-  projectId: number,
-  now: number,
-  groups: GrantGroups,
-  fresh?: FreshHolders,
-  historyElsewhere?: boolean,
-): SQL[] {
+/** One pass's holders: the day buckets its grants finish, then each host's, user's and team's run. */
+function holderGrantWrites(projectId: number, now: number, groups: GrantGroups, fresh?: FreshHolders, historyElsewhere?: boolean): SQL[] {
   const holder = (t: typeof hosts | typeof users | typeof teams) => ({
     total: t.totalCredit,
     avg: t.expavgCredit,

@@ -11,6 +11,7 @@ import type { Attribution, Grant } from "../../src/credit/pass";
 import { appCreditQueueWrites } from "../../src/db/app-credit-queue";
 import { database } from "../../src/db/client";
 import { attributionCountWrites } from "../../src/db/holder-counts";
+import { holderWalkWrites } from "../../src/db/holder-walks";
 import { PROJECT_SUBJECT, markSubjects } from "../../src/db/kv-marks";
 import { grantGroups, grantWrites, workunitInserts } from "../../src/db/pass-writes";
 import { projectCreditWrite } from "../../src/db/read-model-writes";
@@ -47,6 +48,14 @@ describe("the batch's SQL renderer", () => {
       ...markSubjects(9, [PROJECT_SUBJECT, { subject: "host", id: 1 }]),
       ...attributionCountWrites(9, attributions),
       ...workunitInserts(9, [{ id: 5, appId: 2, credit: 12.5, at: 1000 }]),
+      ...[undefined, false, true].flatMap((historyElsewhere) => {
+        const passes = [
+          { now: 999, groups, grants, fresh },
+          { now: 1000.5, groups, grants, fresh: { hosts: new Map(), users: new Map(), teams: new Map() } },
+        ];
+        const walks = holderWalkWrites(9, passes, historyElsewhere);
+        return [...walks.history, ...walks.holders, ...walks.projectRow];
+      }),
     ];
     expect(statements.length).toBeGreaterThan(8);
     for (const s of statements) {

@@ -2,15 +2,12 @@ import { z } from "@hono/zod-openapi";
 import { MAX_WORKUNITS_PER_PASS, PassRequestSchema, PassResponseSchema } from "./passes.schemas";
 
 /**
- * Passes per batch. A batch is one snapshot read (6 statements) and one write batch: about
- * 11 statements per pass that grants (each holder's RAC and history, the project row, the
- * queues: they update rows relative to their values and take the pass's `now`), and about 8
- * for the whole batch (results, workunits, new holders, host_app_version rounds, app version
- * walks, marks). 50 passes are about 570 statements, well inside the 1,000 D1 queries a
- * Worker invocation may make on the paid plan, with room for the rounds of hosts that return
- * several results of the batch; the 1000 workunits in all keep the body far below the 5 MiB
- * bound. It lets a backfill of sparse history (a pass per second, a workunit each) carry 50
- * seconds a request.
+ * Passes per batch. A batch is one snapshot read (6 statements) and one write batch of about
+ * 20 statements whatever the number of passes (docs/storage.md#pass-batches), plus one per app
+ * version and per 500 rows of a kind, far inside the 1,000 D1 queries a Worker invocation may
+ * make. What bounds it is that the write is one transaction holding the database while it
+ * runs: 50 passes of sparse history (a pass per second, a workunit each) write in 10-25 ms
+ * locally, and the 1000 workunits in all keep the body far below the 5 MiB bound.
  */
 export const MAX_PASSES_PER_BATCH = 50;
 

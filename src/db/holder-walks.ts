@@ -1,0 +1,293 @@
+/**
+ * The credit of a batch of passes (POST /pass-batches) on hosts, users, teams and the project
+ * row, in a few statements whatever the number of passes (docs/storage.md#pass-batches).
+ * Each row walks its grant runs in pass order, each step the update a pass alone makes at its
+ * own `now` (creditRunWrites, projectCreditWrite: total, RAC, the day's credit), and only the
+ * last step is written. The day buckets the steps finish (a grant on a later day than the
+ * row's last, as historyTransitionWrites finds them for a pass alone) are written first, by
+ * ONE statement that walks the same rows from their stored values: each bucket is finished
+ * once, so they need no order among themselves.
+ */
+import { type SQL, sql } from "drizzle-orm";
+import type { AnySQLiteColumn } from "drizzle-orm/sqlite-core";
+import { dayOf } from "../credit/history";
+import type { Grant } from "../credit/pass";
+import type { GrantGroups, GrantPart } from "./grant-groups";
+import { dayAt, finishedBucketWrites } from "./history-transitions";
+import { type FreshHolders, zeroedRow } from "./pass-writes";
+import { type CreditSubject, hosts, projects, teams, users } from "./schema";
+import { jsonList, jsonRowsTable, name } from "./sql-helpers";
+import { grantRun, recentAverageRun, setClause } from "./stat-updates";
+
+/** A pass of the batch as the walks need it: its `now`, grant groups, grants and fresh holders. */
+export interface WalkedPass {
+  readonly now: number;
+  readonly groups: GrantGroups;
+  readonly grants: readonly Grant[];
+  readonly fresh: FreshHolders;
+}
+
+/** One grant run on one row: the row's `i`-th step in the batch; `fin` marks its last. */
+interface Step {
+  k: number;
+  i: number;
+  fin: 0 | 1;
+  now: number;
+  day: number;
+  credit: number;
+  start: number;
+  rest: number;
+  /** The run's credit summed in pass order: what the day's credit adds. */
+  sum: number;
+  /** The project's total adds the run's credit summed before it is added (projectCreditWrite). */
+  add?: number;
+}
+
+const STEP_FIELDS = ["k", "i", "fin", "now", "day", "credit", "start", "rest", "sum", "add"];
+
+type HolderTable = typeof hosts | typeof users | typeof teams;
+
+interface HolderWalk {
+  readonly subject: CreditSubject;
+  readonly table: HolderTable;
+  /** The column a fresh row is inserted with (a host's owner, a user's team). */
+  readonly attribution?: AnySQLiteColumn;
+  readonly steps: Step[];
+  /** Rows the batch inserts: key → the `now` of the pass that creates it, and its attribution. */
+  readonly fresh: Map<number, { created: number; attribution: number | null }>;
+}
+
+function step(k: number, i: number, now: number, parts: readonly GrantPart[]): Step {
+  const run = grantRun(now, parts);
+  return {
+    k,
+    i,
+    fin: 0,
+    now,
+    day: dayOf(now),
+    credit: run.first.credit,
+    start: run.first.start,
+    rest: run.restCredit,
+    sum: parts.reduce((s, p) => s + p.credit, 0),
+  };
+}
+
+/** Marks each row's last step. */
+function finish(steps: Step[]): Step[] {
+  const last = new Map(steps.map((s) => [s.k, s]));
+  for (const s of last.values()) s.fin = 1;
+  return steps;
+}
+
+const HOLDERS = {
+  hosts: { subject: "host", table: hosts, attribution: hosts.userId },
+  users: { subject: "user", table: users, attribution: users.teamId },
+  teams: { subject: "team", table: teams, attribution: undefined },
+} as const;
+
+function holderWalk(kind: keyof typeof HOLDERS, passes: readonly WalkedPass[]): HolderWalk {
+  const steps: Step[] = [];
+  const taken = new Map<number, number>();
+  const fresh = new Map<number, { created: number; attribution: number | null }>();
+  for (const { now, groups, fresh: created } of passes) {
+    for (const [key, parts] of groups[kind]) {
+      const k = Number(key);
+      const i = (taken.get(k) ?? 0) + 1;
+      taken.set(k, i);
+      steps.push(step(k, i, now, parts));
+    }
+    for (const [k, value] of created[kind]) fresh.set(k, { created: now, attribution: value });
+  }
+  return { ...HOLDERS[kind], steps: finish(steps), fresh };
+}
+
+const w = (field: string) => sql.raw(`w."${field}"`);
+const s = (field: string) => sql.raw(`s."${field}"`);
+
+/** The step's RAC pair and day's credit, from the walk's previous row `w` and the step `s`. */
+function stepValues(): { avg: SQL; time: SQL; dc: SQL } {
+  const rac = recentAverageRun.sql(
+    { avg: w("avg"), time: w("time") },
+    { now: s("now"), credit: s("credit"), start: s("start"), rest: s("rest") },
+  );
+  // As dayCreditAssignment: a step on a later day than the row's last grant starts a new day.
+  return { ...rac, dc: sql`CASE WHEN ${dayAt(w("time"))} < ${s("day")} THEN ${s("sum")} ELSE ${w("dc")} + ${s("sum")} END` };
+}
+
+/** Columns the project's walk carries besides the credit ones. */
+interface Extra {
+  readonly column: AnySQLiteColumn;
+  readonly as: string;
+  readonly step: SQL;
+}
+
+/**
+ * `p_s` (the steps), `p_b` (`base`: each row's stored or zeroed values, as
+ * k, total, avg, time, dc, extras) and `p_w` (the walk: step 0 is the base).
+ */
+function walkCtes(p: string, base: SQL, steps: readonly Step[], total: SQL, extras: readonly Extra[] = []): SQL {
+  const v = stepValues();
+  const extraNames = extras.map((e) => `, ${e.as}`).join("");
+  const extraSteps = sql.join(
+    extras.map((e) => sql`, ${e.step}`),
+    sql``,
+  );
+  return sql`${jsonRowsTable(`${p}_s`, STEP_FIELDS, steps)},
+    ${sql.raw(`${p}_b`)} AS (${base}),
+    ${sql.raw(`${p}_w(k, i, fin, total, avg, time, dc${extraNames})`)} AS (
+      SELECT k, 0, 0, total, avg, time, dc${sql.raw(extraNames)} FROM ${sql.raw(`${p}_b`)}
+      UNION ALL
+      SELECT w.k, s.i, s.fin, ${total}, ${v.avg}, ${v.time}, ${v.dc}${extraSteps}
+      FROM ${sql.raw(`${p}_w`)} AS w JOIN ${sql.raw(`${p}_s`)} AS s ON s.k = w.k AND s.i = w.i + 1)`;
+}
+
+/** The buckets a walk finishes: the row as it was before each step that begins a later day. */
+function finishedBy(p: string, subject: CreditSubject, entityId: SQL): SQL {
+  return sql`SELECT ${subject} AS subject, ${entityId} AS entity_id, ${dayAt(w("time"))} AS day, w.dc AS credit, w.avg AS avg, w.time AS time
+    FROM ${sql.raw(`${p}_w`)} AS w JOIN ${sql.raw(`${p}_s`)} AS s ON s.k = w.k AND s.i = w.i + 1
+    WHERE ${dayAt(w("time"))} < s.day AND w.dc <> 0`;
+}
+
+const HOLDER_TOTAL = sql`w.total + s.credit + s.rest`;
+
+function storedBase(t: HolderTable, projectId: number, keys: readonly number[]): SQL {
+  return sql`SELECT ${name(t.id)} AS k, ${name(t.totalCredit)} AS total, ${name(t.expavgCredit)} AS avg, ${name(t.expavgTime)} AS time,
+    ${name(t.dayCredit)} AS dc FROM ${t} WHERE ${name(t.projectId)} = ${projectId} AND ${name(t.id)} IN ${jsonList(keys)}`;
+}
+
+/** Fresh rows as an insert of their key alone would create them, their RAC clock at their creating pass's `now`. */
+function freshBase(p: string, t: HolderTable): SQL {
+  const zero = (c: AnySQLiteColumn) => sql.raw(`z."${c.name}"`);
+  return sql`SELECT f.k AS k, ${zero(t.totalCredit)} AS total, ${zero(t.expavgCredit)} AS avg, f.created AS time, ${zero(t.dayCredit)} AS dc
+    FROM ${sql.raw(`${p}_f`)} AS f, ${zeroedRow(t, [t.totalCredit.name, t.expavgCredit.name, t.dayCredit.name])}`;
+}
+
+function freshRows(p: string, walk: HolderWalk): SQL {
+  return jsonRowsTable(
+    `${p}_f`,
+    ["k", "created", "attribution"],
+    [...walk.fresh].map(([k, f]) => ({ k, ...f })),
+  );
+}
+
+const PREFIX: Record<string, string> = { host: "h", user: "u", team: "t", project: "p" };
+
+/** The walk over stored rows and fresh ones together (for the finished buckets). */
+function wholeWalk(projectId: number, walk: HolderWalk): SQL {
+  const p = PREFIX[walk.subject]!;
+  const stored = [...new Set(walk.steps.filter((x) => !walk.fresh.has(x.k)).map((x) => x.k))];
+  const bases = [
+    ...(stored.length > 0 ? [storedBase(walk.table, projectId, stored)] : []),
+    ...(walk.fresh.size > 0 ? [freshBase(p, walk.table)] : []),
+  ];
+  return sql`${walk.fresh.size > 0 ? sql`${freshRows(p, walk)}, ` : sql``}${walkCtes(p, sql.join(bases, sql` UNION ALL `), walk.steps, HOLDER_TOTAL)}`;
+}
+
+/** The stored rows' walk, written back: one UPDATE. */
+function storedUpdate(projectId: number, walk: HolderWalk): SQL[] {
+  const steps = walk.steps.filter((x) => !walk.fresh.has(x.k));
+  if (steps.length === 0) return [];
+  const t = walk.table;
+  const p = PREFIX[walk.subject]!;
+  const keys = [...new Set(steps.map((x) => x.k))];
+  // The last steps materialized once, each row then found by its key (a subquery per row would walk again).
+  return [
+    sql`WITH RECURSIVE ${walkCtes(p, storedBase(t, projectId, keys), steps, HOLDER_TOTAL)},
+        ${sql.raw(`${p}_z`)} AS MATERIALIZED (SELECT k, total, avg, time, dc FROM ${sql.raw(`${p}_w`)} WHERE fin = 1)
+      UPDATE ${t} SET ${setClause([
+        [t.totalCredit.name, sql`z.total`],
+        [t.expavgCredit.name, sql`z.avg`],
+        [t.expavgTime.name, sql`z.time`],
+        [t.dayCredit.name, sql`z.dc`],
+      ])}
+      FROM ${sql.raw(`${p}_z`)} AS z WHERE ${name(t.projectId)} = ${projectId} AND ${name(t.id)} = z.k`,
+  ];
+}
+
+/**
+ * The fresh rows' walk, inserted: one row written per new holder. A plain INSERT: if a
+ * concurrent pass created the row first, the batch fails on the key and runs again from a
+ * fresh snapshot (src/http/conflict-retry.ts).
+ */
+function freshInsert(projectId: number, walk: HolderWalk): SQL[] {
+  if (walk.fresh.size === 0) return [];
+  const t = walk.table;
+  const p = PREFIX[walk.subject]!;
+  const steps = walk.steps.filter((x) => walk.fresh.has(x.k));
+  const attribution = walk.attribution;
+  return [
+    sql`WITH RECURSIVE ${freshRows(p, walk)}, ${walkCtes(p, freshBase(p, t), steps, HOLDER_TOTAL)}
+      INSERT INTO ${t} (${name(t.projectId)}, ${name(t.id)}, ${name(t.createTime)}, ${attribution ? sql`${name(attribution)}, ` : sql``}${name(t.totalCredit)},
+        ${name(t.expavgCredit)}, ${name(t.expavgTime)}, ${name(t.dayCredit)})
+      SELECT ${projectId}, w.k, f.created, ${attribution ? sql`f.attribution, ` : sql``}w.total, w.avg, w.time, w.dc
+      FROM ${sql.raw(`${p}_w`)} AS w JOIN ${sql.raw(`${p}_f`)} AS f ON f.k = w.k WHERE w.fin = 1`,
+  ];
+}
+
+/** The project row: a step per granting pass, also numbering the pass's queue rows and moving its first credit back. */
+function projectWalk(projectId: number, passes: readonly WalkedPass[]) {
+  const steps = finish(
+    passes
+      .filter((x) => x.grants.length > 0)
+      .map(({ now, grants }, n) => {
+        const st = step(
+          projectId,
+          n + 1,
+          now,
+          grants.map((g) => ({ credit: g.credit, start: g.startTime })),
+        );
+        return { ...st, add: st.credit + st.rest };
+      }),
+  );
+  const pr = projects;
+  const extras: Extra[] = [
+    { column: pr.queueSeq, as: "qs", step: sql`w.qs + 1` },
+    { column: pr.firstCreditTime, as: "fct", step: sql`min(coalesce(w.fct, s.now), s.now)` },
+  ];
+  const base = sql`SELECT ${name(pr.id)} AS k, ${name(pr.totalCredit)} AS total, ${name(pr.expavgCredit)} AS avg, ${name(pr.expavgTime)} AS time,
+    ${name(pr.dayCredit)} AS dc, ${name(pr.queueSeq)} AS qs, ${name(pr.firstCreditTime)} AS fct FROM ${pr} WHERE ${name(pr.id)} = ${projectId}`;
+  const ctes = walkCtes("p", base, steps, sql`w.total + s."add"`, extras);
+  const columns: string[] = [
+    pr.totalCredit.name,
+    pr.expavgCredit.name,
+    pr.expavgTime.name,
+    pr.dayCredit.name,
+    ...extras.map((e) => e.column.name),
+  ];
+  const update =
+    steps.length === 0
+      ? []
+      : [
+          sql`WITH RECURSIVE ${ctes}
+            UPDATE ${pr} SET (${sql.raw(columns.map((c) => `"${c}"`).join(", "))}) =
+              (SELECT w.total, w.avg, w.time, w.dc, w.qs, w.fct FROM p_w AS w WHERE w.fin = 1)
+            WHERE ${name(pr.id)} = ${projectId}`,
+        ];
+  return { steps, ctes, update };
+}
+
+/**
+ * The batch's credit on its holders and project row, in this order: the finished buckets (one
+ * statement, or both guarded ones when `historyElsewhere` is unknown), each table's stored
+ * rows, its fresh rows, then (`projectRow`) the project's walk, which must come after anything
+ * that numbers itself by the project's queue_seq as the batch found it.
+ */
+export function holderWalkWrites(
+  projectId: number,
+  passes: readonly WalkedPass[],
+  historyElsewhere?: boolean,
+): { history: SQL[]; holders: SQL[]; projectRow: SQL[] } {
+  const walks = [holderWalk("hosts", passes), holderWalk("users", passes), holderWalk("teams", passes)].filter((x) => x.steps.length > 0);
+  const project = projectWalk(projectId, passes);
+  if (project.steps.length === 0) return { history: [], holders: [], projectRow: [] };
+  const ctes = sql.join([...walks.map((x) => wholeWalk(projectId, x)), project.ctes], sql`, `);
+  const finished = sql.join(
+    [...walks.map((x) => finishedBy(PREFIX[x.subject]!, x.subject, sql.raw("w.k"))), finishedBy("p", "project", sql`0`)],
+    sql` UNION ALL `,
+  );
+  return {
+    history: finishedBucketWrites(projectId, finished, historyElsewhere, sql`WITH RECURSIVE ${ctes}`),
+    holders: walks.flatMap((x) => [...storedUpdate(projectId, x), ...freshInsert(projectId, x)]),
+    projectRow: project.update,
+  };
+}

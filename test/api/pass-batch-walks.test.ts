@@ -1,0 +1,103 @@
+/**
+ * A batch of passes walks each host, user, team and the project row through its passes (one
+ * statement per table, src/db/holder-walks.ts). The claim: the rows and the finished day
+ * buckets are exactly those of the same passes posted one by one, so the project posted one
+ * by one is the expected value, in both places a project keeps its history (its ledger, or
+ * the queue to its history databases).
+ */
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { DAY, daysAgo, passFor } from "../reads/fixtures";
+import { type PassBody, type TestProject, setupProject } from "./helpers";
+
+/** Host h, its owner 20 + h, the owner's team 30 + h (team 0 for host 3: no team). */
+const who = (h: number) => ({ host: h, user: 20 + h, team: h === 3 ? 0 : 30 + h });
+
+/** Each holder's credit columns, as stored. */
+async function rows(project: TestProject) {
+  const id = (await env.DB.prepare("SELECT id FROM projects WHERE slug = ?").bind(project.slug).first<number>("id"))!;
+  const all = async (q: string) => (await env.DB.prepare(q).bind(id).all()).results;
+  const credit = "total_credit, expavg_credit, expavg_time, day_credit, create_time";
+  return {
+    hosts: await all(`SELECT id, user_id, ${credit} FROM hosts WHERE project_id = ? ORDER BY id`),
+    users: await all(`SELECT id, team_id, ${credit} FROM users WHERE project_id = ? ORDER BY id`),
+    teams: await all(`SELECT id, ${credit} FROM teams WHERE project_id = ? ORDER BY id`),
+    project: await all(
+      "SELECT total_credit, expavg_credit, expavg_time, day_credit, first_credit_time, queue_seq FROM projects WHERE id = ?",
+    ),
+    history: await all(
+      "SELECT subject, entity_id, day, credit, expavg_credit, expavg_time FROM credit_history WHERE project_id = ? ORDER BY subject, entity_id, day",
+    ),
+    // Each queued bucket once, whichever row (a pass's, or the batch's one) carries it.
+    queued: (await all("SELECT entries FROM history_queue WHERE project_id = ? ORDER BY id"))
+      .flatMap((r) => JSON.parse(String(r.entries)) as unknown[][])
+      .sort((a, b) => String(a.slice(0, 3)).localeCompare(String(b.slice(0, 3)))),
+  };
+}
+
+/**
+ * Six days of passes: host 1 on most of them (its day finished mid-batch, twice); host 2
+ * first credited inside the batch, then again on a later day (a fresh row's day finished in
+ * the same batch); host 3 with no team; host 4 named by an invalid result before it is
+ * credited (stored by the batch's attribution, walked from there); user 21 owning hosts 1 and 5.
+ */
+function history(t: number): { before: PassBody[]; batch: PassBody[] } {
+  let wu = 1;
+  const on = (now: number, ...hosts: number[]) => {
+    const p = passFor(now, wu, who(hosts[0]!), 1);
+    for (const h of hosts.slice(1)) p.workunits.push(...passFor(now, wu + p.workunits.length, who(h), 1).workunits);
+    wu += p.workunits.length;
+    return p;
+  };
+  const invalidFirst = on(t + 2 * DAY + 50, 4, 1);
+  // Host 4's results in that pass are invalid: it is named, not credited.
+  for (const r of invalidFirst.workunits[0]!.results) r.validate_state = "invalid";
+  const fiveOfUser21 = on(t + 3 * DAY + 7.25, 5);
+  for (const r of fiveOfUser21.workunits[0]!.results) Object.assign(r, { user_id: 21, team_id: 31 });
+  return {
+    before: [on(t, 1, 3), on(t + 600.5, 1)],
+    batch: [
+      on(t + 1200, 1),
+      on(t + DAY + 10, 2, 3),
+      on(t + DAY + 20 + 1 / 3, 1, 2),
+      invalidFirst,
+      on(t + 2 * DAY + 3600, 2, 4),
+      fiveOfUser21,
+      on(t + 3 * DAY + 99, 1, 4, 3),
+      on(t + 5 * DAY + 1, 2, 1),
+    ],
+  };
+}
+
+describe("a batch walks its holders and project row", () => {
+  for (const settings of [{}, { history_database: "DB_HISTORY_1" }]) {
+    const where = "history_database" in settings ? "history queued for its history database" : "history in its ledger";
+    it(`leaves every holder, the project row and the finished days as its passes one by one (${where})`, async () => {
+      // An hour into a day, so that the days below are the days the passes fall on.
+      const { before, batch } = history(Math.floor(daysAgo(12) / DAY) * DAY + 3600);
+      const single = await setupProject("walk-single", settings);
+      const batched = await setupProject("walk-batch", settings);
+      for (const p of before) {
+        await single.typed.ok("POST", "/passes", p);
+        await batched.typed.ok("POST", "/passes", p);
+      }
+      for (const p of batch) await single.typed.ok("POST", "/passes", p);
+      await batched.typed.ok("POST", "/pass-batches", { passes: batch });
+
+      const [one, many] = [await rows(single), await rows(batched)];
+      expect(many).toEqual(one);
+      // What the comparison covers: five hosts, four users, three teams, and days finished by
+      // the batch itself (host 1's days 0 to 3, host 2's days 1 and 2 from its fresh row, the
+      // project's days 0 to 3), in the place the project keeps them.
+      expect(one.hosts.map((h) => h.id)).toEqual([1, 2, 3, 4, 5]);
+      expect(one.users.map((h) => h.id)).toEqual([21, 22, 23, 24]);
+      expect(one.teams.map((h) => h.id)).toEqual([31, 32, 34]);
+      const finished =
+        "history_database" in settings ? one.queued.map((e) => `${e[0]} ${e[1]}`) : one.history.map((h) => `${h.subject} ${h.entity_id}`);
+      expect(finished.filter((f) => f === "host 1")).toHaveLength(4);
+      expect(finished.filter((f) => f === "host 2")).toHaveLength(2);
+      expect(finished.filter((f) => f === "project 0")).toHaveLength(4);
+      expect("history_database" in settings ? one.history : one.queued).toEqual([]);
+    });
+  }
+});
