@@ -32,9 +32,8 @@ async function versionOf(text: string): Promise<string> {
 }
 
 /** A stored snapshot's text read back (null: "no such thing"). */
-export async function snapshotOf<T>(held: string): Promise<SnapshotRead<T> | null> {
-  const s = JSON.parse(held) as StoredSnapshot<T>;
-  return s.data === null ? null : { data: s.data, takenAt: s.taken_at, version: await versionOf(held) };
+export async function snapshotOf<T>(held: string, parsed = JSON.parse(held) as StoredSnapshot<T>): Promise<SnapshotRead<T> | null> {
+  return parsed.data === null ? null : { data: parsed.data, takenAt: parsed.taken_at, version: await versionOf(held) };
 }
 
 /** The Cache API's key for a snapshot key (never fetched: only a name in this colo's cache). */
@@ -58,9 +57,11 @@ export async function readThrough<T>(
     return data === null ? null : { data, takenAt: serverNow(), version: await versionOf(text) };
   }
   const inKv = kv ? await c.env.KV.get(key) : null;
-  const usable = inKv !== null && (takenFrom <= 0 || (JSON.parse(inKv) as StoredSnapshot<T>).taken_at >= takenFrom) ? inKv : null;
-  const held = usable ?? (await (await caches.default.match(cacheUrl(key)))?.text()) ?? null;
-  if (held !== null) return snapshotOf<T>(held);
+  // Parsed once, for its time and for the answer.
+  const parsed = inKv === null ? null : (JSON.parse(inKv) as StoredSnapshot<T>);
+  if (inKv !== null && parsed!.taken_at >= takenFrom) return snapshotOf<T>(inKv, parsed!);
+  const cached = await (await caches.default.match(cacheUrl(key)))?.text();
+  if (cached !== undefined) return snapshotOf<T>(cached);
   const data = await load();
   const takenAt = serverNow();
   const text = storedText(data, takenAt);
