@@ -6,7 +6,7 @@
 import { describe, expect, it } from "vitest";
 import { expectRel } from "../credit/close";
 import { expectError, pass, result, workunit } from "../api/helpers";
-import { call, createProject, projectClient } from "../support/api";
+import { request, createProject, typedClient } from "../support/api";
 import { WEEK, clockNow } from "./helpers";
 
 /** What a BOINC project exports as a user's cpid (workerd's crypto.subtle has MD5). */
@@ -17,7 +17,7 @@ async function exportedCpid(crossProjectId: string, email: string): Promise<stri
 
 async function project(prefix: string) {
   const { slug, token } = await createProject(prefix);
-  const api = projectClient(slug, token);
+  const api = typedClient(slug, token);
   await api.ok("PUT", "/apps/a", {});
   await api.ok("PUT", "/app-versions/1", { app: "a", platform: "linux", plan_class: "", version_num: 1 });
   return { slug, api };
@@ -46,7 +46,7 @@ describe("volunteer totals by cpid", () => {
     const c1 = await credit(p1.api, 1, 70, 7, 1000);
     const c2 = (await credit(p2.api, 1, 30, 3, 2000)) + (await credit(p2.api, 2, 30, 3, 500));
 
-    const res = await call("GET", `/v1/cpid/${cpid}`);
+    const res = await request("GET", `/v1/cpid/${cpid}`);
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     const body = res.body;
     expect(body.projects.map((r: any) => [r.project, r.user_id])).toEqual(
@@ -68,7 +68,7 @@ describe("volunteer totals by cpid", () => {
     expect(body.hosts).toEqual([]);
 
     // The host's cpid finds the host.
-    const host = await call("GET", `/v1/cpid/${hostCpid}`);
+    const host = await request("GET", `/v1/cpid/${hostCpid}`);
     expect(host.body.projects).toEqual([]);
     expect(host.body.hosts).toMatchObject([{ project: p1.slug, host_id: 70 }]);
     expectRel(host.body.hosts[0].total_credit, c1);
@@ -81,11 +81,11 @@ describe("volunteer totals by cpid", () => {
     await p.api.ok("PUT", "/users/9", { cpid, stats_export: false });
     await p.api.ok("PUT", "/hosts/90", { cpid: hostCpid, user_id: 9 });
     await credit(p.api, 1, 90, 9, 1000);
-    expectError(await call("GET", `/v1/cpid/${cpid}`), 404, "not_found");
-    expectError(await call("GET", `/v1/cpid/${hostCpid}`), 404, "not_found");
+    expectError(await request("GET", `/v1/cpid/${cpid}`), 404, "not_found");
+    expectError(await request("GET", `/v1/cpid/${hostCpid}`), 404, "not_found");
     // Opting back in shows them again.
     await p.api.ok("PUT", "/users/9", { stats_export: true });
-    expect((await call("GET", `/v1/cpid/${cpid}`)).body.projects).toHaveLength(1);
+    expect((await request("GET", `/v1/cpid/${cpid}`)).body.projects).toHaveLength(1);
   });
 
   it("a project sends the hashed cpid, never the email; hex digits are stored lowercase", async () => {
@@ -95,12 +95,12 @@ describe("volunteer totals by cpid", () => {
     const cpid = await exportedCpid("upper", "upper@example.org");
     await p.api.ok("PUT", "/users/1", { cpid: cpid.toUpperCase() });
     await credit(p.api, 1, 10, 1, 1000);
-    expect((await call("GET", `/v1/cpid/${cpid}`)).body.projects).toMatchObject([{ project: p.slug, user_id: 1 }]);
+    expect((await request("GET", `/v1/cpid/${cpid}`)).body.projects).toMatchObject([{ project: p.slug, user_id: 1 }]);
   });
 
   it("a cpid is 32 lowercase hex digits", async () => {
-    expectError(await call("GET", "/v1/cpid/not-a-cpid"), 400, "validation_failed");
-    expectError(await call("GET", `/v1/cpid/${"A".repeat(32)}`), 400, "validation_failed");
-    expectError(await call("GET", `/v1/cpid/${"0".repeat(32)}`), 404, "not_found");
+    expectError(await request("GET", "/v1/cpid/not-a-cpid"), 400, "validation_failed");
+    expectError(await request("GET", `/v1/cpid/${"A".repeat(32)}`), 400, "validation_failed");
+    expectError(await request("GET", `/v1/cpid/${"0".repeat(32)}`), 404, "not_found");
   });
 });

@@ -19,7 +19,7 @@
 import { describe, expect, it } from "vitest";
 import { expectRel } from "../credit/close";
 import { expectError, pass, result, workunit } from "../api/helpers";
-import { createProject, projectClient } from "../support/api";
+import { createProject, typedClient } from "../support/api";
 import { PLAN_CLASS_CRON, clockNow, issueCentralToken, push, reported, runCron } from "./helpers";
 
 interface GpuOnlyApp {
@@ -39,7 +39,7 @@ const APPS: readonly GpuOnlyApp[] = [
 /** A project whose apps have one GPU version each, with 101 samples of 2.0. */
 async function gpuOnlyProject(apps: readonly GpuOnlyApp[] = APPS) {
   const { slug, token } = await createProject("gpu-only");
-  const api = projectClient(slug, token);
+  const api = typedClient(slug, token);
   for (const a of apps) {
     const stored = await api.ok("PUT", `/apps/${a.app}`, { gpu_only_scale: a.setting });
     expect(stored.gpu_only_scale).toBe(a.setting);
@@ -63,7 +63,7 @@ const appOf = (res: any, name: string) => res.apps.find((a: any) => a.name === n
 describe('gpu_only_scale "cross-project"', () => {
   it("PUT apps takes it; anything else is 400", async () => {
     const { slug, token } = await createProject("setting");
-    const api = projectClient(slug, token);
+    const api = typedClient(slug, token);
     expect((await api.ok("PUT", "/apps/x", {})).gpu_only_scale).toBe("boinc");
     expect((await api.ok("PUT", "/apps/x", { gpu_only_scale: "cross-project" })).gpu_only_scale).toBe("cross-project");
     expect((await api.ok("PUT", "/apps/x", {})).gpu_only_scale).toBe("cross-project");

@@ -20,7 +20,7 @@
 import { describe, expect, it } from "vitest";
 import { expectRel } from "../credit/close";
 import { expectError } from "../api/helpers";
-import { call, createProject, projectClient } from "../support/api";
+import { request, createProject, typedClient } from "../support/api";
 import { clockNow, getRaw, runCron } from "./helpers";
 import { getPage } from "../web/html";
 
@@ -29,7 +29,7 @@ type Api = ReturnType<typeof projectClient>;
 
 async function project(prefix: string, database?: string) {
   const { slug, token } = await createProject(prefix, database ? { database } : {});
-  const api = projectClient(slug, token);
+  const api = typedClient(slug, token);
   await api.ok("PUT", "/apps/a", { credit_mode: "fixed" });
   await api.ok("PUT", "/app-versions/1", { app: "a", platform: "linux", plan_class: "", version_num: 1 });
   await api.ok("PUT", "/app-versions/2", { app: "a", platform: "linux", plan_class: "cuda", version_num: 1 });
@@ -91,13 +91,13 @@ const range = (from: number, to: number) => Array.from({ length: to - from + 1 }
 
 describe("GET /v1/central/neutrality", () => {
   it("before the job's first run: no classes", async () => {
-    const res = await call("GET", "/v1/central/neutrality");
+    const res = await request("GET", "/v1/central/neutrality");
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ as_of: null, window_days: 30, classes: [] });
   });
 
   it("is declared in /openapi.json, with a result's devices", async () => {
-    const { body } = await call("GET", "/openapi.json");
+    const { body } = await request("GET", "/openapi.json");
     const get = body.paths["/v1/central/neutrality"].get;
     expect(get.security ?? []).toEqual([]);
     expect(Object.keys(get.responses)).toEqual(expect.arrayContaining(["200", "304"]));
@@ -180,7 +180,7 @@ describe("GET /v1/central/neutrality", () => {
       await run(D.api, 1, { offset: 400, hosts: range(1, 5), credit: 30 }, now);
 
       await runCron(NEUTRALITY_CRON, now);
-      const res = await call("GET", "/v1/central/neutrality");
+      const res = await request("GET", "/v1/central/neutrality");
       expect(res.status, JSON.stringify(res.body)).toBe(200);
       expect(res.body.as_of).toBe(now);
       expect(res.body.classes.map((c: any) => c.class)).toEqual(["cpu", "nvidia"]);

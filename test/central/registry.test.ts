@@ -10,7 +10,7 @@ import { describe, expect, it } from "vitest";
 import { sha256Hex } from "../../src/http/tokens";
 import { expectRel } from "../credit/close";
 import { expectError, pass, result, workunit } from "../api/helpers";
-import { ADMIN_TOKEN, call, createProject, projectClient } from "../support/api";
+import { ADMIN_TOKEN, request, createProject, typedClient } from "../support/api";
 import { PLAN_CLASS_CRON, WEEK, clockNow, getRaw, issueCentralToken, push, reported, runCron } from "./helpers";
 
 const json = (body: unknown) => JSON.stringify(body);
@@ -40,7 +40,7 @@ function appVersionsPhp(versions: ReturnType<typeof reported>[]): string {
 }
 
 async function planClasses(query = ""): Promise<any> {
-  const res = await call("GET", `/v1/plan-classes${query}`);
+  const res = await request("GET", `/v1/plan-classes${query}`);
   expect(res.status, JSON.stringify(res.body)).toBe(200);
   return res.body;
 }
@@ -49,20 +49,20 @@ const planClassRow = (table: any, name: string) => table.plan_classes.find((r: a
 
 /** What a failed push must leave as it was. */
 async function centralState() {
-  const contributors = await call("GET", "/v1/central/contributors", { token: ADMIN_TOKEN });
+  const contributors = await request("GET", "/v1/central/contributors", { token: ADMIN_TOKEN });
   const { results } = await env.DB.prepare("SELECT * FROM central_contributions ORDER BY contributor_id, project, app_version_id").all();
   return { contributors: contributors.body, rows: results };
 }
 
 describe("central tokens", () => {
   it("the operator issues one; it is shown once and stored only as its SHA-256", async () => {
-    expectError(await call("POST", "/v1/central/contributors", { body: { name: "x" } }), 401, "unauthorized");
+    expectError(await request("POST", "/v1/central/contributors", { body: { name: "x" } }), 401, "unauthorized");
     const { id, token } = await issueCentralToken("SETI@home");
     expect(token).toMatch(/^cbc_[A-Za-z0-9_-]{43}$/);
     const row = await env.DB.prepare("SELECT * FROM central_contributors WHERE id = ?").bind(id).first<Record<string, unknown>>();
     expect(row!.token_hash).toBe(await sha256Hex(token));
     expect(Object.values(row!)).not.toContain(token);
-    const list = await call("GET", "/v1/central/contributors", { token: ADMIN_TOKEN });
+    const list = await request("GET", "/v1/central/contributors", { token: ADMIN_TOKEN });
     const listed = list.body.contributors.find((c: any) => c.id === id);
     expect(listed).toMatchObject({ name: "SETI@home", last_report: null, projects: 0, app_versions: 0 });
     expect(JSON.stringify(list.body)).not.toContain(token);
@@ -72,13 +72,13 @@ describe("central tokens", () => {
     const { id, token } = await issueCentralToken("gone");
     const res = await push(token, json({ app_versions: [reported(1, "a", "")] }));
     expect(res.status).toBe(200);
-    expect((await call("DELETE", `/v1/central/contributors/${id}`, { token: ADMIN_TOKEN })).body).toEqual({ id, revoked: true });
+    expect((await request("DELETE", `/v1/central/contributors/${id}`, { token: ADMIN_TOKEN })).body).toEqual({ id, revoked: true });
     expectError(await push(token, json({ app_versions: [reported(1, "a", "")] })), 401, "unauthorized");
     const left = await env.DB.prepare("SELECT count(*) AS n FROM central_contributions WHERE contributor_id = ?")
       .bind(id)
       .first<{ n: number }>();
     expect(left!.n).toBe(0);
-    expectError(await call("DELETE", `/v1/central/contributors/${id}`, { token: ADMIN_TOKEN }), 404, "not_found");
+    expectError(await request("DELETE", `/v1/central/contributors/${id}`, { token: ADMIN_TOKEN }), 404, "not_found");
   });
 });
 
@@ -140,12 +140,12 @@ describe("the plan-class table", () => {
     expectRel(after.scale, 0.1);
     // The earlier version stays pinnable.
     expectRel(planClassRow(await planClasses(`?version=${T}`), "cuda_reg").scale, 0.175);
-    expectError(await call("GET", "/v1/plan-classes?version=12345"), 404, "not_found");
+    expectError(await request("GET", "/v1/plan-classes?version=12345"), 404, "not_found");
   });
 
   it("a project of this deployment counts without a token", async () => {
     const { slug, token } = await createProject("local");
-    const api = projectClient(slug, token);
+    const api = typedClient(slug, token);
     await api.ok("PUT", "/apps/mixed", {});
     await api.ok("PUT", "/app-versions/1", { app: "mixed", platform: "linux", plan_class: "", version_num: 1 });
     await api.ok("PUT", "/app-versions/2", { app: "mixed", platform: "linux", plan_class: "cuda_local_reg", version_num: 1 });
@@ -181,7 +181,7 @@ describe("many deployments, one central server", () => {
   it("another Cobblestone deployment pushes each project's GET /app-versions output as it is", async () => {
     // A project of "deployment B" (here the same Worker stands in for it).
     const { slug, token } = await createProject("deployment-b");
-    const api = projectClient(slug, token);
+    const api = typedClient(slug, token);
     await api.ok("PUT", "/apps/x", {});
     await api.ok("PUT", "/app-versions/5", { app: "x", platform: "linux", plan_class: "cuda_b", version_num: 3 });
     await api.ok("PUT", "/app-versions/6", { app: "x", platform: "linux", plan_class: "", version_num: 3, deprecated: true });

@@ -9,7 +9,7 @@ import { describe, expect, it } from "vitest";
 import { database } from "../../src/db/client";
 import { exportProjectStats } from "../../src/services/stats-export";
 import { expectError, pass, result, workunit } from "../api/helpers";
-import { call, createProject, projectClient } from "../support/api";
+import { request, createProject, typedClient } from "../support/api";
 import { STATS_CRON, clockNow, getRaw, runCron } from "./helpers";
 
 /** Every element's text as a string (so that a cpid of digits stays a string), lists where BOINC repeats. */
@@ -43,7 +43,7 @@ async function rows(sql: string, ...binds: unknown[]): Promise<Record<string, an
 /** A project whose users cover every rule: credit, none, opted out, a team, a name to escape. */
 async function projectWithVolunteers() {
   const { slug, token } = await createProject("stats");
-  const api = projectClient(slug, token);
+  const api = typedClient(slug, token);
   await api.ok("PUT", "/apps/a", {});
   await api.ok("PUT", "/apps/b", {});
   await api.ok("PUT", "/app-versions/1", { app: "a", platform: "linux", plan_class: "", version_num: 1 });
@@ -204,8 +204,8 @@ describe("stats exports (BOINC db_dump)", () => {
 
   it("a project without a job run yet has no files (404, never built from D1); unknown files and projects are errors", async () => {
     const { slug } = await projectWithVolunteers();
-    expectError(await call("GET", `/v1/projects/${slug}/stats/user.gz`), 404, "not_found");
-    expectError(await call("GET", `/v1/projects/${slug}/stats/user.xml`), 400, "validation_failed");
-    expectError(await call("GET", "/v1/projects/no-such-project/stats/user.gz"), 404, "not_found");
+    expectError(await request("GET", `/v1/projects/${slug}/stats/user.gz`), 404, "not_found");
+    expectError(await request("GET", `/v1/projects/${slug}/stats/user.xml`), 400, "validation_failed");
+    expectError(await request("GET", "/v1/projects/no-such-project/stats/user.gz"), 404, "not_found");
   });
 });

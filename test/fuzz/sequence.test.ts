@@ -6,7 +6,7 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { call } from "../support/api";
+import { request } from "../support/api";
 import { setupProject } from "../api/helpers";
 import { T, passArb } from "./arbitraries";
 import { runs, seed } from "./config";
@@ -75,7 +75,7 @@ describe("fuzz: request sequences", () => {
             path = `/v1/projects/${slug}/${step.what}/${step.id}`;
           }
           const before = await projectRows(id);
-          const res = await call(method, path, { token, body });
+          const res = await request(method, path, { token, body });
           const what = `${method} ${path} ${JSON.stringify(body)?.slice(0, 300)}`;
           expectWellFormed(res.status, res.body, what);
           if (res.status >= 400 || method === "GET") {

@@ -34,7 +34,7 @@ function concurrentPass(i: number) {
 
 describe("concurrent passes", () => {
   it(`${PASSES} passes at once (plus 4 duplicates) lose no update and credit each result once`, { timeout: 120_000 }, async () => {
-    const { typed: api, slug } = await setupProject("conc");
+    const { api, slug } = await setupProject("conc");
     const bodies = Array.from({ length: PASSES }, (_, i) => concurrentPass(i));
     // Four passes are also posted a second time, right beside the first.
     const posted = bodies.flatMap((b, i) => (i < 4 ? [b, b] : [b]));

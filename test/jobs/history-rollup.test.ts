@@ -16,7 +16,7 @@ import { database } from "../../src/db/client";
 import { CURSOR_START, chunkEnd, deleteChunk, foldChunk, raiseMonthlyBefore } from "../../src/db/history-rollup";
 import { rollUpProject } from "../../src/jobs/history-rollup";
 import { expectError, result, workunit } from "../api/helpers";
-import { ADMIN_TOKEN, request, createProject, projectClient } from "../support/api";
+import { ADMIN_TOKEN, request, createProject, typedClient } from "../support/api";
 import { withFixedClock } from "../support/clock";
 import { runCron } from "../support/cron";
 import { getPage } from "../web/html";
@@ -31,7 +31,7 @@ const WHOLE = `end=2026-06-15&days=${dayOfDate("2026-06-15") - dayOfDate("2024-0
 
 async function fixedProject(settings: Record<string, unknown> = {}) {
   const { slug, token } = await createProject("rollup", settings);
-  const api = projectClient(slug, token);
+  const api = typedClient(slug, token);
   await api.ok("PUT", "/apps/a", { credit_mode: "fixed" });
   await api.ok("PUT", "/app-versions/1", { app: "a", platform: "linux", plan_class: "", version_num: 1 });
   const id = (await env.DB.prepare("SELECT id FROM projects WHERE slug = ?").bind(slug).first<number>("id"))!;

@@ -15,7 +15,7 @@ import {
 import { database } from "../../src/db/client";
 import { purgeProject, retentionSettings, runRetention } from "../../src/jobs/retention";
 import { expectError, result, setupProject, workunit } from "../api/helpers";
-import { ADMIN_TOKEN, call, createProject, projectClient } from "../support/api";
+import { ADMIN_TOKEN, request, createProject, typedClient } from "../support/api";
 import { runCron } from "../support/cron";
 import { EINSTEIN, T0, createAm, rpcBody, totals } from "../am/support";
 import { DAY, daysAgo, passFor } from "../reads/fixtures";
@@ -149,7 +149,7 @@ describe("retention purge", () => {
   );
 
   it("a project created with its own window keeps it", async () => {
-    const created = await call("POST", "/v1/projects", {
+    const created = await request("POST", "/v1/projects", {
       token: ADMIN_TOKEN,
       body: { slug: `long-${Math.random().toString(36).slice(2, 8)}`, name: "Long", result_retention_days: 60 },
     });
@@ -233,7 +233,7 @@ describe("trickle retention", () => {
   /** A project with app "climate" and host 1 (3 GFLOPS, user 5), created before T. */
   async function trickleProject() {
     const { slug, token } = await createProject("trickle-retention");
-    const api = projectClient(slug, token);
+    const api = typedClient(slug, token);
     await api.ok("PUT", "/apps/climate", { credit_mode: "trickle", trickle_max_runtime: 7200 });
     await api.ok("PUT", "/hosts/1", { create_time: T - 100 * DAY, user_id: 5, p_fpops: 3e9 });
     const id = (await env.DB.prepare("SELECT id FROM projects WHERE slug = ?").bind(slug).first<number>("id"))!;

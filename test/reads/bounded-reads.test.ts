@@ -36,7 +36,7 @@ beforeAll(async () => {
   const project = await setupProject("bounded");
   slug = project.slug;
   token = project.token;
-  await project.typed.ok("POST", "/passes", passFor(daysAgo(3), 1, { host: 10, user: 10, team: 3 }));
+  await project.api.ok("POST", "/passes", passFor(daysAgo(3), 1, { host: 10, user: 10, team: 3 }));
   const { id } = (await env.DB.prepare("SELECT id FROM projects WHERE slug = ?").bind(slug).first<{ id: number }>())!;
   // Many holders at once, straight into D1, counted on the project row as the batches that
   // insert holders count them: every third has no RAC (a tie across page boundaries), the rest

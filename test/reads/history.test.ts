@@ -7,14 +7,14 @@ import small11 from "../fixtures/traces/small-11.jsonl?raw";
 import small11Expected from "../fixtures/traces/small-11.expected.json";
 import { dateOfDay } from "../../src/credit/history";
 import { expectError, setupProject } from "../api/helpers";
-import { call } from "../support/api";
+import { request } from "../support/api";
 import { runCron } from "../support/cron";
 import { MONTH_END_NOW, ORDINARY_NOW, withFixedClock } from "../support/clock";
 import { replay } from "../support/replay";
 import { type TraceExpected, parseTrace, relativeError } from "../support/trace";
 import { DAY, daysAgo, decayed, passFor } from "./fixtures";
 
-const publicGet = (slug: string, path: string) => call("GET", `/v1/projects/${slug}${path}`);
+const publicGet = (slug: string, path: string) => request("GET", `/v1/projects/${slug}${path}`);
 /** What a pass granted in all (each pass here credits one user). */
 const creditOf = (res: any): number => res.workunits.flatMap((w: any) => w.results).reduce((s: number, r: any) => s + r.granted_credit, 0);
 

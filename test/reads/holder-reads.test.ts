@@ -7,11 +7,11 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { expectError, setupProject } from "../api/helpers";
-import { ADMIN_TOKEN, call, createProject, request } from "../support/api";
+import { ADMIN_TOKEN, createProject, request } from "../support/api";
 import { runCron } from "../support/cron";
 import { daysAgo, passFor } from "./fixtures";
 
-const publicGet = (slug: string, path: string) => call("GET", `/v1/projects/${slug}${path}`);
+const publicGet = (slug: string, path: string) => request("GET", `/v1/projects/${slug}${path}`);
 const setReads = (slug: string, holder_reads: unknown, token = ADMIN_TOKEN) =>
   request("PUT", `/v1/projects/${slug}/holder-reads`, { token, body: { holder_reads } });
 

@@ -7,12 +7,12 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { refreshSnapshots } from "../../src/jobs/kv-refresh";
 import { expectError, setupProject } from "../api/helpers";
-import { call } from "../support/api";
+import { request } from "../support/api";
 import { runCron } from "../support/cron";
 import { daysAgo, decayed, passFor } from "./fixtures";
 
 const publicGet = (slug: string, path: string, headers: Record<string, string> = {}) =>
-  call("GET", `/v1/projects/${slug}${path}`, { headers });
+  request("GET", `/v1/projects/${slug}${path}`, { headers });
 const REL = 1e-12;
 
 async function marksOf(slug: string) {
@@ -137,7 +137,7 @@ describe("HTTP caching of public reads", () => {
 
   it("a read with the project's token comes from D1 and is not publicly cacheable", async () => {
     const { slug, token } = await setupProject("etag");
-    const res = await call("GET", `/v1/projects/${slug}/apps`, { token });
+    const res = await request("GET", `/v1/projects/${slug}/apps`, { token });
     expect(res.status).toBe(200);
     expect(res.headers!.get("Cache-Control")).toBe("private, no-cache");
     expect(await env.KV.get(`p/${slug}/apps`)).toBeNull();

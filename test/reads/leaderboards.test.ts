@@ -9,7 +9,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { expectError, setupProject } from "../api/helpers";
-import { call } from "../support/api";
+import { request } from "../support/api";
 import { runCron } from "../support/cron";
 import { daysAgo, decayed, passFor } from "./fixtures";
 
@@ -25,7 +25,7 @@ async function fiveUsers() {
   return { ...project, ledger };
 }
 
-const top = (slug: string, query: string) => call("GET", `/v1/projects/${slug}/top/users${query}`);
+const top = (slug: string, query: string) => request("GET", `/v1/projects/${slug}/top/users${query}`);
 
 describe("GET /v1/projects/:slug/top/users", () => {
   it("ranks by RAC decayed to now, and by total credit", async () => {
@@ -83,9 +83,9 @@ describe("GET /v1/projects/:slug/top/users", () => {
 
   it("hosts and teams have leaderboards too", async () => {
     const { slug, ledger } = await fiveUsers();
-    const hosts = await call("GET", `/v1/projects/${slug}/top/hosts?by=total_credit`);
+    const hosts = await request("GET", `/v1/projects/${slug}/top/hosts?by=total_credit`);
     expect(hosts.body.hosts.map((h: any) => h.total_credit)).toEqual(ledger.map((u) => u.total_credit).sort((a, b) => b - a));
-    const teams = await call("GET", `/v1/projects/${slug}/top/teams`);
+    const teams = await request("GET", `/v1/projects/${slug}/top/teams`);
     expect(teams.body).toMatchObject({ teams: [], total: 0, next_cursor: null });
   });
 
@@ -105,7 +105,7 @@ describe("GET /v1/projects/:slug/top/users", () => {
     expectError(before, 503, "not_published");
     expect(before.headers!.get("Retry-After")).toBe("60");
     // The project's own token ranks from D1 at once.
-    const fresh = await call("GET", `/v1/projects/${slug}/top/users?by=total_credit&limit=3`, { token });
+    const fresh = await request("GET", `/v1/projects/${slug}/top/users?by=total_credit&limit=3`, { token });
     expect(fresh.body.users.map((u: any) => u.id)).toEqual([1500, 1499, 1498]);
     // The registration marked the project: the minute cron publishes its top pages.
     await runCron();
@@ -130,6 +130,6 @@ describe("GET /v1/projects/:slug/top/users", () => {
     for (const q of ["?limit=0", "?limit=1001", "?limit=ten", "?by=rac", "?cursor=nonsense", `?cursor=${btoa("x:1")}`]) {
       expectError(await top(slug, q), 400, "validation_failed");
     }
-    expectError(await call("GET", "/v1/projects/nope/top/users"), 404, "not_found");
+    expectError(await request("GET", "/v1/projects/nope/top/users"), 404, "not_found");
   });
 });

@@ -8,7 +8,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { expectError, setupProject, validPass } from "../api/helpers";
-import { ADMIN_TOKEN, call } from "../support/api";
+import { ADMIN_TOKEN, request } from "../support/api";
 import { EINSTEIN, createAm, rpcBody, totals } from "../am/support";
 import { dbState } from "./db-state";
 import { type Fault, faultyD1 } from "./faulty-d1";
@@ -105,7 +105,7 @@ describe("D1 fails during a pass", () => {
           expectError(res, 503, "unavailable");
           expect(await dbState(), `${method} ${path}`).toEqual(before);
         }
-        const retried = await call(method, path, { token: auth, body });
+        const retried = await request(method, path, { token: auth, body });
         expect(retried.status, `${method} ${path}: ${JSON.stringify(retried.body)}`).toBeLessThan(300);
       }
       expect((await api.ok("GET", "/apps")).apps.map((a: any) => a.name)).toContain("late");

@@ -11,7 +11,7 @@ const snapshotOf = async (key: string) => JSON.parse((await env.KV.get(key))!) a
 
 describe("KV refresh fence", () => {
   it("a run that loaded before a newer run wrote does not write its older snapshots over the newer ones", async () => {
-    const { slug, typed: api } = await setupProject("fence");
+    const { slug, api } = await setupProject("fence");
     const key = `p/${slug}/hosts/10`;
     await api.ok("POST", "/passes", validPass(1, 10));
     const older = Date.now() / 1000;
@@ -64,7 +64,7 @@ describe("KV refresh fence", () => {
   });
 
   it("a run older than the last one writes nothing and keeps its marks for the next current run", async () => {
-    const { slug, typed: api } = await setupProject("late");
+    const { slug, api } = await setupProject("late");
     const key = `p/${slug}/hosts/10`;
     const t = Date.now() / 1000;
     await refreshSnapshots(env, t);
@@ -80,7 +80,7 @@ describe("KV refresh fence", () => {
   });
 
   it("a fence left far in the future by a hand-run with a made-up time does not stop the real runs", async () => {
-    const { slug, typed: api } = await setupProject("future");
+    const { slug, api } = await setupProject("future");
     const t = Date.now() / 1000;
     await refreshSnapshots(env, t + 86400);
     await api.ok("POST", "/passes", validPass(1, 10));

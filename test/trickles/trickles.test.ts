@@ -8,7 +8,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { SECONDS_PER_DAY } from "../../src/credit/constants";
 import { dayOf } from "../../src/credit/history";
-import { request, createProject, projectClient } from "../support/api";
+import { request, createProject, typedClient } from "../support/api";
 import { runCron } from "../support/cron";
 
 const NOW = 1_700_000_000;
@@ -17,7 +17,7 @@ const DAY_BEFORE = NOW - SECONDS_PER_DAY;
 /** A project with app "climate" (trickle_max_runtime 7,200 s) and host 1 (3 GFLOPS) of user 5 in team 9, all created a day before NOW. */
 async function setup() {
   const { slug, token } = await createProject("trickle");
-  const api = projectClient(slug, token);
+  const api = typedClient(slug, token);
   await api.ok("PUT", "/apps/climate", { credit_mode: "trickle", trickle_max_runtime: 7200 });
   await api.ok("PUT", "/teams/9", { create_time: DAY_BEFORE });
   await api.ok("PUT", "/users/5", { create_time: DAY_BEFORE, team_id: 9 });

@@ -10,7 +10,7 @@ import { formatCredit } from "../../src/web/format";
 import { result, workunit } from "../api/helpers";
 import { HOUR, createAm, rpcBody, totals } from "../am/support";
 import { daysAgo } from "../reads/fixtures";
-import { ADMIN_TOKEN, request, projectClient } from "../support/api";
+import { ADMIN_TOKEN, request, typedClient } from "../support/api";
 import { runCron } from "../support/cron";
 import { firstData, getPage, section } from "./html";
 
@@ -23,7 +23,7 @@ describe("account-manager credit on a user's page", () => {
     const slug = `am-web-${Math.random().toString(36).slice(2, 8)}`;
     const created = await request("POST", "/v1/projects", { token: ADMIN_TOKEN, body: { slug, name: "AM Project", url } });
     expect(created.status).toBe(201);
-    const project = projectClient(slug, created.body.token);
+    const project = typedClient(slug, created.body.token);
     await project.ok("PUT", "/apps/a", { credit_mode: "fixed" });
     await project.ok("PUT", "/app-versions/1", { app: "a", platform: "linux", plan_class: "", version_num: 1 });
     const am = await createAm("web");

@@ -6,14 +6,14 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { setupProject } from "../api/helpers";
 import { decayed, daysAgo, passFor } from "../reads/fixtures";
-import { ADMIN_TOKEN, call } from "../support/api";
+import { ADMIN_TOKEN, request } from "../support/api";
 import { ORDINARY_NOW, withFixedClock } from "../support/clock";
 import { runCron } from "../support/cron";
 import { formatCount, formatCredit, formatRate, formatStatistic } from "../../src/web/format";
 import { dataOf, firstData, getPage, hrefs, section } from "./html";
 
 const EVIL = "<script>alert(1)</script>";
-const api = (path: string) => call("GET", `/v1${path}`).then((r) => r.body);
+const api = (path: string) => request("GET", `/v1${path}`).then((r) => r.body);
 
 /** A project with user 10 (team 3, named EVIL) on host 10, credited three days ago and yesterday. */
 let slug: string;
@@ -57,7 +57,7 @@ describe("/ (the projects)", () => {
 describe("/ after a project is created", () => {
   it("lists it once the minute cron ran, before it has any app or pass (creating it marks it)", async () => {
     const fresh = `fresh-${Math.random().toString(36).slice(2, 8)}`;
-    expect((await call("POST", "/v1/projects", { token: ADMIN_TOKEN, body: { slug: fresh, name: "Fresh@Home" } })).status).toBe(201);
+    expect((await request("POST", "/v1/projects", { token: ADMIN_TOKEN, body: { slug: fresh, name: "Fresh@Home" } })).status).toBe(201);
     await runCron();
     const page = await getPage("/");
     expect(hrefs(page.html)).toContain(`/p/${fresh}`);
@@ -168,7 +168,7 @@ describe("escaping", () => {
 
   it("a project's name is text and a javascript: url is not made a link", async () => {
     const evilSlug = `evil-${Math.random().toString(36).slice(2, 8)}`;
-    const created = await call("POST", "/v1/projects", {
+    const created = await request("POST", "/v1/projects", {
       token: ADMIN_TOKEN,
       body: { slug: evilSlug, name: `<img src=x onerror=alert(1)>`, url: "javascript:alert(1)" },
     });
@@ -176,7 +176,7 @@ describe("escaping", () => {
     if (created.status !== 201) {
       expect(created.status).toBe(400);
       expect(
-        (await call("POST", "/v1/projects", { token: ADMIN_TOKEN, body: { slug: evilSlug, name: "<img src=x onerror=alert(1)>" } })).status,
+        (await request("POST", "/v1/projects", { token: ADMIN_TOKEN, body: { slug: evilSlug, name: "<img src=x onerror=alert(1)>" } })).status,
       ).toBe(201);
     }
     await runCron(); // the list of projects is a snapshot too
@@ -215,7 +215,7 @@ describe("404 pages", () => {
   });
 
   it("the API's own 404 stays JSON", async () => {
-    const res = await call("GET", `/v1/projects/${slug}/users/999`);
+    const res = await request("GET", `/v1/projects/${slug}/users/999`);
     expect(res.status).toBe(404);
     expect(res.body.error.code).toBe("not_found");
   });
@@ -236,7 +236,7 @@ describe("caching", () => {
       if (path !== "/") expect(other.headers.get("ETag"), path).not.toBe(etag);
     }
     const before = (await getPage(`/p/${slug}/users/10`)).headers.get("ETag")!;
-    const post = await call("POST", `/v1/projects/${slug}/passes`, {
+    const post = await request("POST", `/v1/projects/${slug}/passes`, {
       token,
       body: passFor(Math.floor(Date.now() / 1000) - 60, 9, { host: 10, user: 10, team: 3 }),
     });
@@ -249,7 +249,7 @@ describe("caching", () => {
 
   it("the HTML and the JSON of the same snapshot have different ETags", async () => {
     const page = await getPage(`/p/${slug}/users/10`);
-    const json = await call("GET", `/v1/projects/${slug}/users/10`);
+    const json = await request("GET", `/v1/projects/${slug}/users/10`);
     expect(page.headers.get("ETag")).not.toBe(json.headers!.get("ETag"));
   });
 });
