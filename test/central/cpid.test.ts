@@ -24,12 +24,12 @@ async function project(prefix: string) {
 }
 
 /** One workunit with one valid result of `user` on `host`; returns the credit granted. */
-async function credit(api: ReturnType<typeof projectClient>, wuId: number, host: number, user: number, elapsed: number) {
+async function credit(api: ReturnType<typeof typedClient>, wuId: number, host: number, user: number, elapsed: number) {
   const res = await api.ok("POST", "/passes", {
     ...pass(workunit(wuId, [result(wuId, { host_id: host, user_id: user, elapsed_time: elapsed })])),
     now: clockNow(),
   });
-  return res.workunits[0].credit as number;
+  return res.workunits[0]!.credit;
 }
 
 describe("volunteer totals by cpid", () => {
@@ -49,7 +49,7 @@ describe("volunteer totals by cpid", () => {
     const res = await request("GET", `/v1/cpid/${cpid}`);
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     const body = res.body;
-    expect(body.projects.map((r: any) => [r.project, r.user_id])).toEqual(
+    expect(body.projects.map((r) => [r.project, r.user_id])).toEqual(
       [
         [p1.slug, 7],
         [p2.slug, 3],
@@ -63,15 +63,15 @@ describe("volunteer totals by cpid", () => {
       expect(row).toMatchObject({ total_credit: user.total_credit, expavg_credit: user.expavg_credit, expavg_time: user.expavg_time });
     }
     // … and the RAC total is each stored pair decayed to as_of (half-life a week), summed.
-    const decayed = body.projects.map((r: any) => r.expavg_credit * 2 ** (-(body.as_of - r.expavg_time) / WEEK));
-    expectRel(body.recent_average_credit, decayed[0] + decayed[1], 1e-12);
+    const decayed = body.projects.map((r) => r.expavg_credit * 2 ** (-(body.as_of - r.expavg_time) / WEEK));
+    expectRel(body.recent_average_credit, decayed[0]! + decayed[1]!, 1e-12);
     expect(body.hosts).toEqual([]);
 
     // The host's cpid finds the host.
     const host = await request("GET", `/v1/cpid/${hostCpid}`);
     expect(host.body.projects).toEqual([]);
     expect(host.body.hosts).toMatchObject([{ project: p1.slug, host_id: 70 }]);
-    expectRel(host.body.hosts[0].total_credit, c1);
+    expectRel(host.body.hosts[0]!.total_credit, c1);
   });
 
   it("a user who opted out of stats export is left out, with their hosts", async () => {

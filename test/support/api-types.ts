@@ -42,6 +42,8 @@ export interface JsonSchemaView {
   type?: string;
   enum?: unknown[];
   example?: unknown;
+  minimum?: number;
+  exclusiveMinimum?: number;
   properties?: Record<string, JsonSchemaView>;
   items?: JsonSchemaView;
   $ref?: string;
