@@ -2,10 +2,12 @@
 import { describe, expect, it } from "vitest";
 import { expectError, setupProject } from "../api/helpers";
 import { request } from "../support/api";
+import type { components } from "../support/api-types";
 import { runCron } from "../support/cron";
 import { daysAgo, decayed, passFor } from "./fixtures";
 
-const creditOf = (res: any): number => res.workunits.flatMap((w: any) => w.results).reduce((s: number, r: any) => s + r.granted_credit, 0);
+const creditOf = (res: components["schemas"]["PassResponse"]): number =>
+  res.workunits.flatMap((w) => w.results).reduce((s, r) => s + r.granted_credit, 0);
 
 describe("public project reads", () => {
   it("a project's totals: all credit granted, and a RAC kept like a user's", async () => {
@@ -26,8 +28,8 @@ describe("public project reads", () => {
     expect(res.body.recent_average_credit).toBeCloseTo(decayed(res.body, res.body.as_of), 9);
 
     const list = await request("GET", "/v1/projects");
-    const mine = list.body.projects.find((p: any) => p.slug === slug);
-    expect(mine.total_credit).toBe(res.body.total_credit);
+    const mine = list.body.projects.find((p) => p.slug === slug);
+    expect(mine!.total_credit).toBe(res.body.total_credit);
     expect(mine).not.toHaveProperty("id");
     expect(res.body).not.toHaveProperty("id");
   });
@@ -35,13 +37,13 @@ describe("public project reads", () => {
   it("apps and app versions are public, refreshed by the cron after a pass changed them", async () => {
     const { slug, api } = await setupProject("proj");
     const before = await request("GET", `/v1/projects/${slug}/app-versions`);
-    expect(before.body.app_versions.find((v: any) => v.id === 1).pfc_n).toBe(0);
+    expect(before.body.app_versions.find((v) => v.id === 1)!.pfc_n).toBe(0);
     await api.ok("POST", "/passes", passFor(daysAgo(1), 1, { host: 1, user: 1 }));
     expect((await request("GET", `/v1/projects/${slug}/app-versions`)).body).toEqual(before.body);
     await runCron();
     const after = await request("GET", `/v1/projects/${slug}/app-versions`);
     expect(after.body).toEqual(await api.ok("GET", "/app-versions"));
-    expect(after.body.app_versions.find((v: any) => v.id === 1).pfc_n).toBeGreaterThan(0);
+    expect(after.body.app_versions.find((v) => v.id === 1)!.pfc_n).toBeGreaterThan(0);
     expect((await request("GET", `/v1/projects/${slug}/apps`)).body).toEqual(await api.ok("GET", "/apps"));
   });
 
@@ -68,8 +70,8 @@ describe("public project reads", () => {
     await api.ok("POST", "/passes", pending);
     await runCron();
     expect((await request("GET", `/v1/projects/${slug}`)).body.first_credit_time).toBe(t);
-    const listed = (await request("GET", "/v1/projects")).body.projects.find((p: any) => p.slug === slug);
-    expect(listed.first_credit_time).toBe(t);
+    const listed = (await request("GET", "/v1/projects")).body.projects.find((p) => p.slug === slug);
+    expect(listed!.first_credit_time).toBe(t);
   });
 
   it("an unknown project is 404", async () => {

@@ -54,7 +54,7 @@ describe("account-manager credit on a user's page", () => {
     // The cron of the next day, 00:30 UTC, reconciles the day of the bookings.
     await runCron("30 0 * * *", ((dayOf(T) + 1) * 86400 + 1800) * 1000);
     const q = { end: dateOfDay(dayOf(T)), days: 1, url };
-    const confirmed = (await am.series("hosts/11", q))[0].confirmed_ec + (await am.series("hosts/12", q))[0].confirmed_ec;
+    const confirmed = (await am.series("hosts/11", q))[0]!.confirmed_ec! + (await am.series("hosts/12", q))[0]!.confirmed_ec!;
     expect(confirmed).toBe(400);
     const after = await getPage(`/p/${slug}/users/7`, { "If-None-Match": before.headers.get("ETag")! });
     expect(after.status).toBe(200); // the same snapshot, but new account-manager numbers
