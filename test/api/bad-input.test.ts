@@ -124,12 +124,15 @@ describe("POST /passes: numbers out of range → 400 naming the field", () => {
   it("non-integer and non-positive ids, wrong types, bad enum → 400 at each path", async () => {
     const { api } = await setupProject();
     const bad = validPass(1, 10, (p) => {
-      const [r0, r1] = p.workunits[0]!.results as [any, any];
+      // Spoiled on purpose: any field may take any JSON value here.
+      const r0: Record<string, unknown> = p.workunits[0]!.results[0]!;
+      const r1: Record<string, unknown> = p.workunits[0]!.results[1]!;
       r0.id = 1.5;
       r0.host_id = 0;
       r1.validate_state = "maybe";
       r1.app_version_id = -1; // only -2 … -6 are anonymous platforms
-      (p.workunits[0] as any).target_nresults = "2";
+      const w0: Record<string, unknown> = p.workunits[0]!;
+      w0.target_nresults = "2";
     });
     const error = expectError(await api.raw("POST", "/passes", bad), 400);
     expect(issuePaths(error).sort()).toEqual(
@@ -266,7 +269,7 @@ describe("POST /passes: size limits → 413", () => {
     expect(new TextEncoder().encode(padded).length).toBe(FIVE_MB);
     const res = await postRaw("/passes", padded);
     expect(res.status, JSON.stringify(res.body)).toBe(200);
-    expect(res.body.workunits[0].replayed).toBe(false);
+    expect(res.body.workunits[0]!.replayed).toBe(false);
   });
 });
 
@@ -329,9 +332,10 @@ describe("POST /passes: malformed or unexpected bodies → 400", () => {
 
   it("missing required fields and empty arrays → 400 at each path", async () => {
     const { api } = await setupProject();
-    const bad: any = validPass();
-    delete bad.workunits[0].results[0].host_id;
-    delete bad.workunits[0].app;
+    const bad = validPass();
+    // Required fields, so removed through Reflect (the type says they are always there).
+    Reflect.deleteProperty(bad.workunits[0]!.results[0]!, "host_id");
+    Reflect.deleteProperty(bad.workunits[0]!, "app");
     bad.workunits.push(workunit(2, []));
     const error = expectError(await api.raw("POST", "/passes", bad), 400);
     expect(issuePaths(error).sort()).toEqual(["workunits[0].app", "workunits[0].results[0].host_id", "workunits[1].results"].sort());

@@ -3,7 +3,8 @@
  * builder for minimal valid passes, the error-shape check, and "nothing was written" checks.
  */
 import { expect } from "vitest";
-import { type ApiResponse, createProject, rawRequest, typedClient } from "../support/api";
+import { type ApiResponse, createProject, request, typedClient } from "../support/api";
+import type { SuccessBody } from "../support/api-types";
 import type { TraceResult, TraceWorkunit } from "../support/trace";
 
 /** The `now` of edge.jsonl's first pass. */
@@ -69,8 +70,8 @@ export interface TestProject {
   token: string;
   /** The project's calls, typed by the OpenAPI document. */
   api: Api;
-  /** POST with a raw (already serialised) JSON body and the project's token; the answer is `unknown`. */
-  postRaw: (path: string, json: string) => Promise<ApiResponse>;
+  /** POST with a raw (already serialised, maybe malformed) JSON body and the project's token. */
+  postRaw: <P extends string>(path: P, json: string) => Promise<ApiResponse<SuccessBody<"POST", `/v1/projects/${string}${P}`>>>;
 }
 
 /** A fresh project with edge.jsonl's setup: apps "a" and "g", app versions 1, 2 (a) and 3 (g). */
@@ -82,7 +83,7 @@ export async function setupProject(prefix = "api", settings: Record<string, unkn
   await api.ok("PUT", "/app-versions/1", { app: "a", platform: "linux", plan_class: "", version_num: 1 });
   await api.ok("PUT", "/app-versions/2", { app: "a", platform: "linux", plan_class: "intel", version_num: 1 });
   await api.ok("PUT", "/app-versions/3", { app: "g", platform: "linux", plan_class: "", version_num: 5 });
-  const postRaw = (path: string, json: string) => rawRequest("POST", `/v1/projects/${slug}${path}`, { token, rawBody: json });
+  const postRaw = <P extends string>(path: P, json: string) => request("POST", `/v1/projects/${slug}${path}`, { token, rawBody: json });
   return { slug, token, api, postRaw };
 }
 

@@ -74,7 +74,7 @@ describe("POST /pass-batches", () => {
 
     await runCron("50 * * * *"); // the hourly fold
     expect(await queueRows(batched.slug)).toBe(0);
-    for (const path of ["/users/21", "/users/22", "/teams/31", "/teams/32"]) {
+    for (const path of ["/users/21", "/users/22", "/teams/31", "/teams/32"] as const) {
       const [one, many] = [await single.api.ok("GET", path), await batched.api.ok("GET", path)];
       expect(many.apps.length).toBeGreaterThan(0);
       expect(stored(many.apps)).toEqual(stored(one.apps));

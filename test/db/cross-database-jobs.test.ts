@@ -139,8 +139,8 @@ describe("the plan-class registry across databases", () => {
       // Each version weighs its RAC decayed to the run (half-life a week). With two sources the
       // weight cap (10 × the lower one) does not bind while they are within a factor 10:
       // scale = (0.5·w_large + 0.25·w_small) / (w_large + w_small).
-      const weight = (v: any) => v.expavg_credit * 2 ** (-(at - v.expavg_time) / WEEK);
-      const [wLarge, wSmall] = [weight(large.gpu), weight(small.gpu)];
+      const weight = (v: { expavg_credit: number; expavg_time: number }) => v.expavg_credit * 2 ** (-(at - v.expavg_time) / WEEK);
+      const [wLarge, wSmall] = [weight(large.gpu!), weight(small.gpu!)];
       expect(Math.max(wLarge, wSmall) / Math.min(wLarge, wSmall)).toBeLessThan(10);
       expect(row).toMatchObject({ nprojects: 2, nversions: 2 });
       expectRel(row!.scale, (0.5 * wLarge + 0.25 * wSmall) / (wLarge + wSmall), 1e-9);

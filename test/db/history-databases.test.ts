@@ -25,7 +25,7 @@ const ADD_SECOND_AFTER_DAY = 5;
 const HOSTS = [10, 11, 12];
 const teamOf = (host: number) => (host === 12 ? 0 : 5);
 
-type Api = ReturnType<typeof projectClient>;
+type Api = ReturnType<typeof typedClient>;
 
 async function setup(prefix: string, settings: Record<string, unknown>) {
   const { slug, token } = await createProject(prefix, { result_retention_days: 3, ...settings });

@@ -55,17 +55,17 @@ describe("GET /health", () => {
     const res = await request("GET", "/health");
     expect(res.status, JSON.stringify(res.body)).toBe(503);
     expect(res.body.ok).toBe(false);
-    const byName = Object.fromEntries(res.body.checks.map((c: { name: string }) => [c.name, c]));
+    const byName = Object.fromEntries(res.body.checks.map((c) => [c.name, c]));
     expect(Object.keys(byName).sort()).toEqual(["DB", "DB_HISTORY_1", "DB_HISTORY_2", "DB_LARGE", "DB_UNMIGRATED", "KV"]);
     expect(byName.DB).toEqual({ name: "DB", ok: true });
     expect(byName.DB_LARGE).toEqual({ name: "DB_LARGE", ok: true });
     expect(byName.KV).toEqual({ name: "KV", ok: true });
-    expect(byName.DB_UNMIGRATED.ok).toBe(false);
-    expect(byName.DB_UNMIGRATED.error).toContain("apply the migrations");
+    expect(byName.DB_UNMIGRATED!.ok).toBe(false);
+    expect(byName.DB_UNMIGRATED!.error).toContain("apply the migrations");
   });
 
   it("is declared in the OpenAPI document with both answers", async () => {
     const doc = await request("GET", "/openapi.json");
-    expect(Object.keys(doc.body.paths["/health"].get.responses)).toEqual(expect.arrayContaining(["200", "503"]));
+    expect(Object.keys(doc.body.paths["/health"]!.get!.responses)).toEqual(expect.arrayContaining(["200", "503"]));
   });
 });

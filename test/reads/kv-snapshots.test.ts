@@ -196,7 +196,9 @@ describe("the KV refresh job", () => {
       get(target, prop) {
         if (prop === "put") {
           return (key: string, ...rest: unknown[]) =>
-            key === failing ? Promise.reject(new Error("injected KV failure")) : (target.put as (key: string, ...rest: unknown[]) => Promise<void>)(key, ...rest);
+            key === failing
+              ? Promise.reject(new Error("injected KV failure"))
+              : (target.put as (key: string, ...rest: unknown[]) => Promise<void>)(key, ...rest);
         }
         const value = Reflect.get(target, prop);
         return typeof value === "function" ? value.bind(target) : value;

@@ -9,14 +9,14 @@ import { ADMIN_TOKEN, request, createProject } from "../support/api";
 import { expectError, setupProject, validPass } from "../api/helpers";
 import { createAm, rpcBody, totals, EINSTEIN } from "../am/support";
 
-async function auditOf(slug: string, token: string, query = "") {
+async function auditOf(slug: string, token: string, query: "" | `?${string}` = "") {
   const res = await request("GET", `/v1/projects/${slug}/audit${query}`, { token });
   expect(res.status, JSON.stringify(res.body)).toBe(200);
-  return res.body as { entries: any[]; next_cursor: string | null };
+  return res.body;
 }
 
 const tokenIdOf = async (slug: string, token: string) =>
-  (await request("GET", `/v1/projects/${slug}/tokens`, { token })).body.tokens.at(-1).id as number;
+  (await request("GET", `/v1/projects/${slug}/tokens`, { token })).body.tokens.at(-1)!.id as number;
 
 describe("audit log", () => {
   it("records each successful write with the token id, route, target and the response's request id", async () => {
@@ -40,9 +40,9 @@ describe("audit log", () => {
       status: 200,
       request_id: requestId,
     });
-    expect(Math.abs(entries[0].at - Date.now() / 1000)).toBeLessThan(600);
+    expect(Math.abs(entries[0]!.at - Date.now() / 1000)).toBeLessThan(600);
     // setupProject's registrations came before, newest first.
-    expect(entries.slice(1).map((e: any) => `${e.method} ${e.route}`)).toContain("PUT /v1/projects/:slug/app-versions/:id");
+    expect(entries.slice(1).map((e) => `${e.method} ${e.route}`)).toContain("PUT /v1/projects/:slug/app-versions/:id");
     await api.ok("GET", "/apps");
   });
 
@@ -61,7 +61,7 @@ describe("audit log", () => {
     const { slug, token } = await createProject("ray");
     const res = await request("PUT", `/v1/projects/${slug}/apps/a`, { token, body: {}, headers: { "cf-ray": "8e1f2a3b4c5d6e7f-FRA" } });
     expect(res.headers!.get("X-Request-Id")).toBe("8e1f2a3b4c5d6e7f-FRA");
-    expect((await auditOf(slug, token)).entries[0].request_id).toBe("8e1f2a3b4c5d6e7f-FRA");
+    expect((await auditOf(slug, token)).entries[0]!.request_id).toBe("8e1f2a3b4c5d6e7f-FRA");
     // Something else in cf-ray (here: text meant for a log) is not trusted.
     const odd = await request("GET", "/health", { headers: { "cf-ray": "forged; DROP TABLE projects" } });
     expect(odd.headers!.get("X-Request-Id")).toMatch(/^[0-9a-f-]{36}$/);

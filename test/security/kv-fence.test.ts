@@ -36,14 +36,14 @@ describe("KV refresh fence", () => {
               s.bind = (...v: unknown[]) => hook(bind(...v));
               for (const m of ["first", "all", "raw", "run"] as const) {
                 const original = (s[m] as (...a: unknown[]) => Promise<unknown>).bind(s);
-                (s as any)[m] = async (...a: unknown[]) => (await race(), original(...a));
+                Reflect.set(s, m, async (...a: unknown[]) => (await race(), original(...a)));
               }
               return s;
             };
             return hook(stmt);
           };
         }
-        const value = (target as any)[prop];
+        const value = Reflect.get(target, prop);
         return typeof value === "function" ? value.bind(target) : value;
       },
     });
@@ -59,7 +59,7 @@ describe("KV refresh fence", () => {
     expect(held.data.total_credit).toBe(credited.body.total_credit);
     const first = (await api.ok("POST", "/passes", validPass(1, 10))).workunits[0]!.results;
     const second = (await api.ok("POST", "/passes", validPass(2, 10))).workunits[0]!.results;
-    const sum = [...first, ...second].reduce((s: number, r: any) => s + r.granted_credit, 0);
+    const sum = [...first, ...second].reduce((s: number, r) => s + r.granted_credit, 0);
     expect(held.data.total_credit).toBeCloseTo(sum, 9);
   });
 
