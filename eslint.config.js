@@ -33,12 +33,6 @@ export default defineConfig(
     },
   },
   {
-    // Off for tests and benchmarks: their untyped clients (`call`, `projectClient`) answer `body: any`,
-    // moving to the typed client (test/support/api.ts) as they are touched (docs/development.md). src/ and bridge/ keep it.
-    files: ["test/**", "bench/**"],
-    rules: { "@typescript-eslint/no-explicit-any": "off" },
-  },
-  {
     files: ["public/**/*.js"],
     // SwaggerUIBundle: the global of swagger-ui-bundle.js, loaded before docs.js by docs.html.
     languageOptions: { globals: { ...globals.browser, SwaggerUIBundle: "readonly" } },

@@ -1,4 +1,5 @@
 /** A small load driver: many concurrent clients, each timing its own requests. */
+import type { SuccessBody } from "../test/support/api-types";
 
 export interface RunStats {
   readonly requests: number;
@@ -14,7 +15,7 @@ export function percentile(sorted: readonly number[], p: number): number {
 }
 
 /** Sends every item with `concurrency` clients; latencies in milliseconds. */
-export async function drive<T>(items: Iterable<T>, concurrency: number, send: (item: T) => Promise<void>): Promise<RunStats> {
+export async function drive<T>(items: Iterable<T>, concurrency: number, send: (item: T) => Promise<unknown>): Promise<RunStats> {
   const iterator = items[Symbol.iterator]();
   const latencies: number[] = [];
   const start = performance.now();
@@ -37,7 +38,15 @@ export async function drive<T>(items: Iterable<T>, concurrency: number, send: (i
   };
 }
 
-export async function postJson(url: string, token: string, body: unknown, method = "POST"): Promise<any> {
+/** A JSON call that must succeed; the answer is typed by the OpenAPI document, by its method and path. */
+export async function postJson<P extends string, M extends string = "POST">(
+  base: string,
+  path: P,
+  token: string,
+  body: unknown,
+  method: M = "POST" as M,
+): Promise<SuccessBody<M, P>> {
+  const url = `${base}${path}`;
   const res = await fetch(url, {
     method,
     headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" },
@@ -45,7 +54,7 @@ export async function postJson(url: string, token: string, body: unknown, method
   });
   const text = await res.text();
   if (!res.ok) throw new Error(`${method} ${url}: ${res.status} ${text.slice(0, 500)}`);
-  return JSON.parse(text);
+  return JSON.parse(text) as SuccessBody<M, P>;
 }
 
 export async function getOk(url: string): Promise<void> {

@@ -23,11 +23,11 @@ export interface PolicyRow {
 /** Each project's own token: the rate limit is per project, whatever the number of tokens. */
 async function setup(url: string, policy: string): Promise<string> {
   const slug = `bench-${policy}`;
-  const { token } = await postJson(`${url}/v1/projects`, ADMIN_TOKEN, { slug, name: `Bench ${policy}` });
-  for (const a of APPS) await postJson(`${url}/v1/projects/${slug}/apps/${a.name}`, token, { credit_policy: policy }, "PUT");
+  const { token } = await postJson(url, `/v1/projects`, ADMIN_TOKEN, { slug, name: `Bench ${policy}` });
+  for (const a of APPS) await postJson(url, `/v1/projects/${slug}/apps/${a.name}`, token, { credit_policy: policy }, "PUT");
   for (const v of versions()) {
     const { flops: _f, id, ...body } = v;
-    await postJson(`${url}/v1/projects/${slug}/app-versions/${id}`, token, body, "PUT");
+    await postJson(url, `/v1/projects/${slug}/app-versions/${id}`, token, body, "PUT");
   }
   return token;
 }
@@ -47,7 +47,7 @@ export async function ingestByPolicy(
     const firstWu = 50_000_000 + round * n * SIZE;
     for (const policy of round % 2 === 0 ? POLICIES : [...POLICIES].reverse()) {
       const bodies = passes(Array(n).fill(SIZE), { seed: 700 + round, firstWu, now });
-      const run = await drive(bodies, clients, (body) => postJson(`${url}/v1/projects/bench-${policy}/passes`, tokens[policy]!, body));
+      const run = await drive(bodies, clients, (body) => postJson(url, `/v1/projects/bench-${policy}/passes`, tokens[policy]!, body));
       stats[policy]!.push(run);
       log(`  round ${round + 1}, ${policy}: ${Math.round((n * SIZE * 2) / run.seconds)} results/s, p50 ${run.p50.toFixed(1)} ms`);
     }

@@ -34,11 +34,11 @@ const round = (x: number, digits = 1) => Number(x.toFixed(digits));
 
 /** Sets up the project; returns its one token, which posts every pass as a real validator does. */
 async function setupProject(url: string): Promise<string> {
-  const { token } = await postJson(`${url}/v1/projects`, ADMIN_TOKEN, { slug: "bench", name: "Bench@Home" });
-  for (const a of APPS) await postJson(`${url}/v1/projects/bench/apps/${a.name}`, token, {}, "PUT");
+  const { token } = await postJson(url, `/v1/projects`, ADMIN_TOKEN, { slug: "bench", name: "Bench@Home" });
+  for (const a of APPS) await postJson(url, `/v1/projects/bench/apps/${a.name}`, token, {}, "PUT");
   for (const v of versions()) {
     const { flops: _f, id, ...body } = v;
-    await postJson(`${url}/v1/projects/bench/app-versions/${id}`, token, body, "PUT");
+    await postJson(url, `/v1/projects/bench/app-versions/${id}`, token, body, "PUT");
   }
   return token;
 }
@@ -53,14 +53,14 @@ async function ingest(url: string, token: string): Promise<{ rows: IngestRow[]; 
   const rows: IngestRow[] = [];
   for (const phase of phaseBodies(quick, NOW)) {
     log(`ingest: ${phase.passes} passes of ${phase.size} workunits, ${CLIENTS} clients`);
-    const stats = await drive(phase.bodies(), CLIENTS, (body) => postJson(`${url}/v1/projects/bench/passes`, token, body));
+    const stats = await drive(phase.bodies(), CLIENTS, (body) => postJson(url, `/v1/projects/bench/passes`, token, body));
     const results = phase.passes * phase.size * 2;
     rows.push({ ...stats, size: phase.size, results, resultsPerSecond: results / stats.seconds });
     log(`  ${Math.round(results / stats.seconds)} results/s, p50 ${round(stats.p50)} ms, p99 ${round(stats.p99)} ms`);
   }
   // One 1,000-workunit pass at a time: the latency of a big pass on its own.
   const solo = passes(Array(quick ? 2 : 5).fill(1000), { seed: 9, firstWu: 10_000_000, now: NOW });
-  const single1000 = await drive(solo, 1, (body) => postJson(`${url}/v1/projects/bench/passes`, token, body));
+  const single1000 = await drive(solo, 1, (body) => postJson(url, `/v1/projects/bench/passes`, token, body));
   log(`  a lone 1,000-workunit pass: p50 ${round(single1000.p50)} ms, max ${round(single1000.max)} ms`);
   return { rows, single1000 };
 }
@@ -108,8 +108,14 @@ async function limit(): Promise<{ node: string; rows: LimitRow[] }> {
 async function reads(url: string): Promise<Record<string, { latency: RunStats; throughput: RunStats }>> {
   log("reads: the minute cron writes the snapshots, then every key is read once (fills), then measured");
   for (let i = 0; i < 5; i++) await getOk(`${url}/cdn-cgi/handler/scheduled?cron=*+*+*+*+*`);
-  const ids = async (kind: string) =>
-    (await (await fetch(`${url}/v1/projects/bench/top/${kind}?by=total_credit&limit=300`)).json())[kind].map((e: any) => e.id);
+  // The leaderboard's answer as far as read here: `{ users | hosts | teams: [{ id, … }] }`.
+  const ids = async (kind: "users" | "hosts" | "teams") => {
+    const board = (await (await fetch(`${url}/v1/projects/bench/top/${kind}?by=total_credit&limit=300`)).json()) as Record<
+      typeof kind,
+      { id: number }[]
+    >;
+    return board[kind].map((e) => e.id);
+  };
   const targets: Record<string, string[]> = {
     // The floor: a route that reads nothing (wrangler dev's own cost per request).
     health: ["/health"],
@@ -155,7 +161,7 @@ async function rescale(): Promise<{ versions: number; ms: number[] }[]> {
       const ms: number[] = [];
       for (let i = 0; i < 5; i++) {
         const t = performance.now();
-        await postJson(`${server.url}/v1/projects/rescale-${n}/rescale`, rescaleToken(n), {});
+        await postJson(server.url, `/v1/projects/rescale-${n}/rescale`, rescaleToken(n), {});
         ms.push(performance.now() - t);
       }
       ms.sort((a, b) => a - b);

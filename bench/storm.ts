@@ -7,6 +7,7 @@
  * A client retries a 503 (D1 busy) or 429 (rate limit) after Retry-After, as a real one must.
  */
 import { createServer } from "node:net";
+import type { SuccessBody, components } from "../test/support/api-types";
 import { percentile } from "./client";
 import { ADMIN_TOKEN, freshStateDir, prepareState, startServer } from "./server";
 import { APP, HOSTS, USERS, VERSIONS, type StormPass, stormPasses, userOf } from "./storm-workload";
@@ -31,30 +32,42 @@ async function freePort(): Promise<number> {
 }
 const isReserved = (port: number) => RESERVED_PORTS.has(port);
 
-async function request(
-  url: string,
+/**
+ * One call; `json` is typed by the OpenAPI document as the documented success answer of
+ * `method` and `path` (on any other status it is the error body, or the text, only printed).
+ */
+async function request<M extends string, P extends string>(
+  base: string,
+  path: P,
   token: string,
-  method: string,
+  method: M,
   body?: unknown,
-): Promise<{ status: number; json: any; retryAfter: number }> {
-  const res = await fetch(url, {
+): Promise<{ status: number; json: SuccessBody<M, P>; retryAfter: number }> {
+  const res = await fetch(`${base}${path}`, {
     method,
     headers: { Authorization: `Bearer ${token}`, ...(body === undefined ? {} : { "Content-Type": "application/json" }) },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const text = await res.text();
-  let json: any;
+  let json: unknown;
   try {
     json = JSON.parse(text);
   } catch {
     json = text;
   }
-  return { status: res.status, json, retryAfter: Number(res.headers.get("Retry-After") ?? "1") };
+  return { status: res.status, json: json as SuccessBody<M, P>, retryAfter: Number(res.headers.get("Retry-After") ?? "1") };
 }
 
-async function must(url: string, token: string, method: string, body?: unknown, status = 200): Promise<any> {
-  const res = await request(url, token, method, body);
-  if (res.status !== status) throw new Error(`${method} ${url}: ${res.status} ${JSON.stringify(res.json).slice(0, 400)}`);
+async function must<M extends string, P extends string>(
+  base: string,
+  path: P,
+  token: string,
+  method: M,
+  body?: unknown,
+  status = 200,
+): Promise<SuccessBody<M, P>> {
+  const res = await request(base, path, token, method, body);
+  if (res.status !== status) throw new Error(`${method} ${base}${path}: ${res.status} ${JSON.stringify(res.json).slice(0, 400)}`);
   return res.json;
 }
 
@@ -68,18 +81,23 @@ async function main(): Promise<void> {
   const server = await startServer(port, stateDir);
   try {
     const base = server.url;
-    const created = await must(`${base}/v1/projects`, ADMIN_TOKEN, "POST", { slug: "storm", name: "Storm" }, 201);
-    const project = `${base}/v1/projects/storm`;
-    await must(`${project}/apps/${APP}`, created.token, "PUT", {});
+    const created = await must(base, "/v1/projects", ADMIN_TOKEN, "POST", { slug: "storm", name: "Storm" }, 201);
+    const project = "/v1/projects/storm";
+    await must(base, `${project}/apps/${APP}`, created.token, "PUT", {});
     for (const id of VERSIONS) {
-      await must(`${project}/app-versions/${id}`, created.token, "PUT", { app: APP, platform: `p${id}`, plan_class: "", version_num: 1 });
+      await must(base, `${project}/app-versions/${id}`, created.token, "PUT", {
+        app: APP,
+        platform: `p${id}`,
+        plan_class: "",
+        version_num: 1,
+      });
     }
     // Every validator posts with the project's one token: the rate limit is the project's,
     // whatever the number of tokens (and a project holds at most 20).
     const tokens: string[] = Array(CLIENTS).fill(created.token);
 
     const bodies = stormPasses(DISTINCT, DUPLICATES);
-    const answers: { body: StormPass; json: any }[] = [];
+    const answers: { body: StormPass; json: components["schemas"]["PassResponse"] }[] = [];
     const latencies: number[] = [];
     let attempts = 0;
     let retried503 = 0;
@@ -92,7 +110,7 @@ async function main(): Promise<void> {
           const t = performance.now();
           for (;;) {
             attempts++;
-            const res = await request(`${project}/passes`, token, "POST", bodies[i]);
+            const res = await request(base, `${project}/passes`, token, "POST", bodies[i]);
             if (res.status === 200) {
               answers.push({ body: bodies[i]!, json: res.json });
               break;
@@ -118,7 +136,7 @@ async function main(): Promise<void> {
       body.workunits.forEach((w, i) =>
         w.results.forEach((r, j) => {
           posted.add(r.id);
-          const answer = json.workunits[i].results[j];
+          const answer = json.workunits[i]!.results[j]!;
           if (answer.id !== r.id) throw new Error(`answer out of order for result ${r.id}`);
           if (answer.replayed) return;
           if (fresh.has(r.id)) doubled++;
@@ -137,7 +155,7 @@ async function main(): Promise<void> {
     for (let h = 1; h <= HOSTS; h++) {
       const want = expectedHost.get(h) ?? 0;
       expectedUser.set(userOf(h), (expectedUser.get(userOf(h)) ?? 0) + want);
-      const res = await request(`${project}/hosts/${h}`, created.token, "GET");
+      const res = await request(base, `${project}/hosts/${h}`, created.token, "GET");
       const got = res.status === 200 ? res.json.total_credit : 0;
       if (!close(got, want)) {
         hostMismatches++;
@@ -146,7 +164,7 @@ async function main(): Promise<void> {
     }
     for (let u = 1; u <= USERS; u++) {
       const want = expectedUser.get(u) ?? 0;
-      const res = await request(`${project}/users/${u}`, created.token, "GET");
+      const res = await request(base, `${project}/users/${u}`, created.token, "GET");
       const got = res.status === 200 ? res.json.total_credit : 0;
       if (!close(got, want)) {
         userMismatches++;
@@ -154,7 +172,7 @@ async function main(): Promise<void> {
       }
     }
     const all = [...fresh.values()].reduce((s, r) => s + r.credit, 0);
-    const projectTotal = (await must(project, created.token, "GET")).total_credit;
+    const projectTotal = (await must(base, project, created.token, "GET")).total_credit;
 
     const report = {
       clients: CLIENTS,

@@ -8,7 +8,8 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import dynamicXml from "../fixtures/acct-mgr/boinc-7.20.5-dynamic.xml?raw";
 import staticXml from "../fixtures/acct-mgr/boinc-7.20.5-static.xml?raw";
-import { call } from "../support/api";
+import { errorOf } from "../api/helpers";
+import { request } from "../support/api";
 import { HOUR, T0, createAm } from "./support";
 
 const PROJECT = "http://127.0.0.1:18765/proj/";
@@ -22,8 +23,8 @@ function withTotals(xml: string, t: { cpu_ec: number; cpu_time: number; njobs_su
     .replace("<njobs_success>0</njobs_success>", `<njobs_success>${t.njobs_success}</njobs_success>`);
 }
 
-async function postXml(am: { slug: string; token: string }, hostId: number, xml: string, query: string, accept = "application/json") {
-  return call("POST", `/v1/am/${am.slug}/hosts/${hostId}/rpcs${query}`, {
+async function postXml(am: { slug: string; token: string }, hostId: number, xml: string, query: `?${string}`, accept = "application/json") {
+  return request("POST", `/v1/am/${am.slug}/hosts/${hostId}/rpcs${query}`, {
     token: am.token,
     rawBody: xml,
     contentType: "application/xml",
@@ -52,7 +53,7 @@ describe("the client's <acct_mgr_request> on POST /v1/am/{am}/hosts/{host_id}/rp
     // A GPU-less host: 200 GPU seconds are clipped to 0 × 3,600.
     const gpu = later.replace("<gpu_time>0.000000</gpu_time>", "<gpu_time>200.000000</gpu_time>");
     const third = await postXml(am, 4, gpu, `?user_id=7&now=${T0 + 2 * HOUR}`);
-    expect(third.body.projects[0].clips).toEqual([
+    expect(third.body.projects[0]!.clips).toEqual([
       { field: "gpu_time", claimed: 200, booked: 0, rule: "device_time_over_interval", limit: 0 },
     ]);
   });
@@ -94,10 +95,11 @@ describe("the client's <acct_mgr_request> on POST /v1/am/{am}/hosts/{host_id}/rp
     const am = await createAm();
     const res = await postXml(am, 5, staticXml, `?user_id=7&now=${T0}`);
     expect(res.status).toBe(422);
-    expect(res.body.error.code).toBe("no_accounting_fields");
-    expect(res.body.error.message).toContain("<dynamic>1</dynamic>");
-    expect(res.body.error.issues[0].path).toBe("acct_mgr_request.project[0]");
-    const rpcs = await call("GET", `/v1/am/${am.slug}/hosts/5/rpcs`, { token: am.token });
+    const error = errorOf(res);
+    expect(error.code).toBe("no_accounting_fields");
+    expect(error.message).toContain("<dynamic>1</dynamic>");
+    expect(error.issues![0]!.path).toBe("acct_mgr_request.project[0]");
+    const rpcs = await request("GET", `/v1/am/${am.slug}/hosts/5/rpcs`, { token: am.token });
     expect(rpcs.body.rpcs).toEqual([]);
   });
 
@@ -137,13 +139,14 @@ describe("the client's <acct_mgr_request> on POST /v1/am/{am}/hosts/{host_id}/rp
     for (const [xml, code, says] of cases) {
       const res = await postXml(am, 7, xml, `?user_id=7&now=${T0}`);
       expect(res.status, code).toBe(400);
-      expect(res.body.error.code).toBe(code);
-      expect(res.body.error.message).toContain(says);
+      const error = errorOf(res);
+      expect(error.code).toBe(code);
+      expect(error.message).toContain(says);
     }
     const noUser = await postXml(am, 7, dynamicXml, `?now=${T0}`);
     expect(noUser.status).toBe(400);
-    expect(noUser.body.error.issues[0].path).toBe("user_id");
-    const rpcs = await call("GET", `/v1/am/${am.slug}/hosts/7/rpcs`, { token: am.token });
+    expect(errorOf(noUser).issues![0]!.path).toBe("user_id");
+    const rpcs = await request("GET", `/v1/am/${am.slug}/hosts/7/rpcs`, { token: am.token });
     expect(rpcs.body.rpcs).toEqual([]);
   });
 
@@ -163,7 +166,7 @@ describe("the client's <acct_mgr_request> on POST /v1/am/{am}/hosts/{host_id}/rp
       gpus(dynamicXml.replace("<gpu_time>0.000000</gpu_time>", "<gpu_time>12000.000000</gpu_time>")),
       `?user_id=7&now=${T0 + HOUR}`,
     );
-    expect(res.body.projects[0].clips).toEqual([
+    expect(res.body.projects[0]!.clips).toEqual([
       { field: "gpu_time", claimed: 12000, booked: 10800, rule: "device_time_over_interval", limit: 10800 },
     ]);
   });

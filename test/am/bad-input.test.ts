@@ -11,19 +11,26 @@ import { EINSTEIN, HOUR, T0, createAm, rpcBody, totals } from "./support";
 
 const good = () => rpcBody(T0 + HOUR, [totals(EINSTEIN, { cpu_ec: 200 })]);
 
+/** A good RPC as JSON, which `edit` may spoil in any way. */
+interface Rpc {
+  user_id?: number;
+  host: Record<string, unknown>;
+  projects: Record<string, unknown>[];
+}
+
 /** A good RPC spoiled by `edit`, and the issue path it must report. */
-const spoiled: [string, (b: any) => void, string][] = [
-  ["negative total", (b) => (b.projects[0].cpu_ec = -1), "projects[0].cpu_ec"],
-  ["NaN as a string", (b) => (b.projects[0].cpu_time = "NaN"), "projects[0].cpu_time"],
-  ["fractional job count", (b) => (b.projects[0].njobs_success = 1.5), "projects[0].njobs_success"],
-  ["URL without scheme", (b) => (b.projects[0].url = "einstein.example"), "projects[0].url"],
-  ["URL with a query", (b) => (b.projects[0].url = "https://einstein.example/?x=1"), "projects[0].url"],
-  ["not http(s)", (b) => (b.projects[0].url = "ftp://einstein.example/"), "projects[0].url"],
-  ["one project twice", (b) => b.projects.push({ ...b.projects[0], url: "http://EINSTEIN.example" }), "projects[1].url"],
-  ["unknown field", (b) => (b.projects[0].credit = 5), "projects[0]"],
+const spoiled: [string, (b: Rpc) => void, string][] = [
+  ["negative total", (b) => (b.projects[0]!.cpu_ec = -1), "projects[0].cpu_ec"],
+  ["NaN as a string", (b) => (b.projects[0]!.cpu_time = "NaN"), "projects[0].cpu_time"],
+  ["fractional job count", (b) => (b.projects[0]!.njobs_success = 1.5), "projects[0].njobs_success"],
+  ["URL without scheme", (b) => (b.projects[0]!.url = "einstein.example"), "projects[0].url"],
+  ["URL with a query", (b) => (b.projects[0]!.url = "https://einstein.example/?x=1"), "projects[0].url"],
+  ["not http(s)", (b) => (b.projects[0]!.url = "ftp://einstein.example/"), "projects[0].url"],
+  ["one project twice", (b) => b.projects.push({ ...b.projects[0]!, url: "http://EINSTEIN.example" }), "projects[1].url"],
+  ["unknown field", (b) => (b.projects[0]!.credit = 5), "projects[0]"],
   ["no user", (b) => delete b.user_id, "user_id"],
   ["negative CPU count", (b) => (b.host.p_ncpus = -4), "host.p_ncpus"],
-  ["missing total", (b) => delete b.projects[0].gpu_ec, "projects[0].gpu_ec"],
+  ["missing total", (b) => delete b.projects[0]!.gpu_ec, "projects[0].gpu_ec"],
 ];
 
 describe("account-manager bad input", () => {
@@ -46,10 +53,10 @@ describe("account-manager bad input", () => {
     expectError(await am.rpcRaw(0, good()), 400, "validation_failed");
 
     // Nothing was booked or logged; the good RPC then books its +100.
-    expect((await am.series("totals", { end: "2024-10-04", days: 1 }))[0].ec).toBe(0);
+    expect((await am.series("totals", { end: "2024-10-04", days: 1 }))[0]!.ec).toBe(0);
     expect(await am.rpcs(9)).toHaveLength(1);
     await am.rpc(9, good());
-    expect((await am.series("totals", { end: "2024-10-04", days: 1 }))[0].ec).toBe(100);
+    expect((await am.series("totals", { end: "2024-10-04", days: 1 }))[0]!.ec).toBe(100);
   });
 
   it("tokens: admin creates (409 on a taken slug), an RPC needs its own account manager's token", async () => {

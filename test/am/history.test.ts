@@ -1,6 +1,7 @@
 /** Daily series: running totals when days are booked out of order, and CSV for spreadsheets. */
 import { exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { request } from "../support/api";
 import { EINSTEIN, HOUR, T0, createAm, rpcBody, totals } from "./support";
 
 const DAY = 86_400;
@@ -44,7 +45,7 @@ describe("account-manager history", () => {
   });
 
   it("the OpenAPI document declares the account-manager routes, the AM token and the CSV answer", async () => {
-    const doc = (await (await exports.default.fetch("http://cobblestone.test/openapi.json")).json()) as any;
+    const { body: doc } = await request("GET", "/openapi.json");
     expect(Object.keys(doc.paths)).toEqual(
       expect.arrayContaining([
         "/v1/account-managers",
@@ -55,8 +56,8 @@ describe("account-manager history", () => {
         "/v1/am/{am}/totals/history",
       ]),
     );
-    expect(doc.paths["/v1/am/{am}/hosts/{host_id}/rpcs"].post.security).toEqual([{ amToken: [] }]);
-    expect(Object.keys(doc.paths["/v1/am/{am}/totals/history"].get.responses["200"].content)).toEqual(["application/json", "text/csv"]);
-    expect(doc.components.schemas.PutHost.properties).toHaveProperty("am_host_id");
+    expect(doc.paths["/v1/am/{am}/hosts/{host_id}/rpcs"]!.post!.security).toEqual([{ amToken: [] }]);
+    expect(Object.keys(doc.paths["/v1/am/{am}/totals/history"]!.get!.responses["200"]!.content!)).toEqual(["application/json", "text/csv"]);
+    expect(doc.components.schemas.PutHost!.properties).toHaveProperty("am_host_id");
   });
 });

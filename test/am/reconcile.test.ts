@@ -45,7 +45,7 @@ describe("reconciliation of estimated with granted credit", () => {
       now: T0 + 3 * HOUR,
       workunits: [fixedWorkunit(1, 501, 100), fixedWorkunit(2, 501, 100), fixedWorkunit(3, 501, 100), fixedWorkunit(4, 502, 100)],
     });
-    expect(granted.workunits.map((w: any) => w.results[0].granted_credit)).toEqual([100, 100, 100, 100]);
+    expect(granted.workunits.map((w) => w.results[0]!.granted_credit)).toEqual([100, 100, 100, 100]);
 
     // Before the cron: nothing is confirmed yet.
     const q = { end: "2024-10-04", days: 1 };
@@ -96,8 +96,8 @@ describe("reconciliation of estimated with granted credit", () => {
     await runDailyCron(T0 + 86_400 + 1800);
     await runDailyCron(T0 + D + 86_400 + 1800);
     const days = await am.series("hosts/21", { end: "2024-11-03", days: 31, url });
-    expect([days[0].date, days[0].factor, days[0].confirmed_ec]).toEqual(["2024-10-04", 1, 100]);
-    expect([days[30].date, days[30].ec, days[30].factor, days[30].window_granted, days[30].confirmed_ec]).toEqual([
+    expect([days[0]!.date, days[0]!.factor, days[0]!.confirmed_ec]).toEqual(["2024-10-04", 1, 100]);
+    expect([days[30]!.date, days[30]!.ec, days[30]!.factor, days[30]!.window_granted, days[30]!.confirmed_ec]).toEqual([
       "2024-11-03",
       100,
       0,

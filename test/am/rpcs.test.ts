@@ -6,6 +6,7 @@
  * 2e7 / 24, jobs 5,000.
  */
 import { describe, expect, it } from "vitest";
+import { errorOf } from "../api/helpers";
 import { EINSTEIN, HOUR, ROSETTA, T0, createAm, dayNumbers, rpcBody, totals } from "./support";
 
 const CPU_CREDIT_PER_HOUR = (4 * 20_000) / 24;
@@ -15,7 +16,7 @@ describe("account-manager RPCs", () => {
     const am = await createAm();
     const first = await am.rpc(3, rpcBody(T0 + 10 * HOUR, [totals(EINSTEIN, { cpu_ec: 500, cpu_time: 10_000, njobs_success: 5 })]));
     expect(first.projects[0]).toMatchObject({ baseline: true, url_key: "einstein.example/", clips: [] });
-    expect(first.projects[0].booked).toEqual({ cpu_ec: 0, cpu_time: 0, gpu_ec: 0, gpu_time: 0, njobs_success: 0, njobs_error: 0 });
+    expect(first.projects[0]!.booked).toEqual({ cpu_ec: 0, cpu_time: 0, gpu_ec: 0, gpu_time: 0, njobs_success: 0, njobs_error: 0 });
 
     // One hour later: CPU credit +600, CPU time +7,200 s, GPU credit +1,000, GPU time +1,800 s,
     // 3 successes and 1 error; all within the limits. Rosetta is new: its baseline only.
@@ -23,7 +24,7 @@ describe("account-manager RPCs", () => {
     const second = await am.rpc(3, rpcBody(T0 + 11 * HOUR, [totals(EINSTEIN, einstein), totals(ROSETTA, { cpu_ec: 42 })]));
     expect(second).toMatchObject({ replayed: false, host_id: 3, user_id: 7, day: "2024-10-04" });
     expect(second.projects[0]).toMatchObject({ baseline: false, interval: HOUR, clips: [] });
-    expect(second.projects[0].booked).toEqual({
+    expect(second.projects[0]!.booked).toEqual({
       cpu_ec: 600,
       cpu_time: 7200,
       gpu_ec: 1000,
@@ -31,7 +32,7 @@ describe("account-manager RPCs", () => {
       njobs_success: 3,
       njobs_error: 1,
     });
-    expect(second.projects[1].baseline).toBe(true);
+    expect(second.projects[1]!.baseline).toBe(true);
 
     // Booked estimated credit: 600 + 1,000 = 1,600, on 2024-10-04.
     const expected = { date: "2024-10-04", ec: 1600, cpu_time: 7200, gpu_time: 1800, njobs_success: 3, njobs_error: 1, total_ec: 1600 };
@@ -45,7 +46,7 @@ describe("account-manager RPCs", () => {
     expect((await am.series("hosts/3", { ...q, url: EINSTEIN }))[0]).toMatchObject(expected);
     expect(dayNumbers((await am.series("projects", { ...q, url: ROSETTA }))[0])).toEqual([0, 0, 0, 0]);
     // Another user saw nothing.
-    expect((await am.series("users/8", q))[0].ec).toBe(0);
+    expect((await am.series("users/8", q))[0]!.ec).toBe(0);
   });
 
   it("each clip rule books the limit and records what was claimed, booked and why", async () => {
@@ -55,12 +56,12 @@ describe("account-manager RPCs", () => {
     // GPU credit 1e6 > 833,333.33…; 6,000 successes and 5,001 errors > 5,000.
     const claimed = { cpu_ec: 5000, cpu_time: 20_000, gpu_ec: 1e6, gpu_time: 7200, njobs_success: 6000, njobs_error: 5001 };
     const res = await am.rpc(4, rpcBody(T0 + HOUR, [totals(EINSTEIN, claimed)]));
-    const p = res.projects[0];
+    const p = res.projects[0]!;
     expect(p.claimed).toEqual(claimed);
     expect(p.booked.cpu_ec).toBeCloseTo(CPU_CREDIT_PER_HOUR, 9);
     expect(p.booked.gpu_ec).toBeCloseTo(2e7 / 24, 6);
     expect([p.booked.cpu_time, p.booked.gpu_time, p.booked.njobs_success, p.booked.njobs_error]).toEqual([14_400, 3600, 5000, 5000]);
-    expect(p.clips.map((c: any) => [c.field, c.rule])).toEqual([
+    expect(p.clips.map((c) => [c.field, c.rule])).toEqual([
       ["cpu_ec", "credit_over_peak"],
       ["cpu_time", "device_time_over_interval"],
       ["gpu_ec", "credit_over_peak"],
@@ -69,13 +70,13 @@ describe("account-manager RPCs", () => {
       ["njobs_error", "jobs_over_limit"],
     ]);
     const [day] = await am.series("hosts/4", { end: "2024-10-04", days: 1 });
-    expect(day.ec).toBeCloseTo(CPU_CREDIT_PER_HOUR + 2e7 / 24, 6);
-    expect(day.claimed_ec).toBe(1_005_000);
-    expect([day.cpu_time, day.gpu_time, day.njobs_success, day.njobs_error]).toEqual([14_400, 3600, 5000, 5000]);
+    expect(day!.ec).toBeCloseTo(CPU_CREDIT_PER_HOUR + 2e7 / 24, 6);
+    expect(day!.claimed_ec).toBe(1_005_000);
+    expect([day!.cpu_time, day!.gpu_time, day!.njobs_success, day!.njobs_error]).toEqual([14_400, 3600, 5000, 5000]);
     // The RPC log keeps the clips (newest first).
     const log = await am.rpcs(4);
     expect(log).toHaveLength(2);
-    expect(log[0].projects[0].clips).toEqual(p.clips);
+    expect(log[0]!.projects[0]!.clips).toEqual(p.clips);
   });
 
   it("a delta is booked on the UTC day of the RPC; the running total carries over midnight", async () => {
@@ -100,7 +101,7 @@ describe("account-manager RPCs", () => {
     const am = await createAm();
     await am.rpc(6, rpcBody(T0, [totals(EINSTEIN, { cpu_ec: 1000, cpu_time: 50_000, njobs_success: 100 })]));
     const reset = await am.rpc(6, rpcBody(T0 + HOUR, [totals(EINSTEIN, { cpu_ec: 30, cpu_time: 600, njobs_success: 2 })]));
-    expect(reset.projects[0].clips).toEqual([
+    expect(reset.projects[0]!.clips).toEqual([
       { field: "cpu_ec", claimed: -970, booked: 0, rule: "client_reset", limit: 0 },
       { field: "cpu_time", claimed: -49_400, booked: 0, rule: "client_reset", limit: 0 },
       { field: "njobs_success", claimed: -98, booked: 0, rule: "client_reset", limit: 0 },
@@ -109,7 +110,7 @@ describe("account-manager RPCs", () => {
     await am.rpc(6, rpcBody(T0 + 2 * HOUR, [totals(EINSTEIN, { cpu_ec: 230, cpu_time: 4200, njobs_success: 5 })]));
     const [day] = await am.series("hosts/6", { end: "2024-10-04", days: 1 });
     expect(dayNumbers(day)).toEqual([200, 200, 3600, 3]);
-    expect(day.claimed_ec).toBe(200);
+    expect(day!.claimed_ec).toBe(200);
   });
 
   it("exactly once: a replayed RPC books nothing; other totals at the same time, or an older RPC, are 409", async () => {
@@ -121,10 +122,10 @@ describe("account-manager RPCs", () => {
     expect(again).toEqual({ ...first, replayed: true });
     const conflict = await am.rpcRaw(8, rpcBody(T0 + HOUR, [totals(EINSTEIN, { cpu_ec: 120 })]));
     expect(conflict.status).toBe(409);
-    expect(conflict.body.error.code).toBe("conflict");
+    expect(errorOf(conflict).code).toBe("conflict");
     const older = await am.rpcRaw(8, rpcBody(T0 + HOUR / 2, [totals(EINSTEIN, { cpu_ec: 60 })]));
     expect(older.status).toBe(409);
-    expect(older.body.error.code).toBe("rpc_out_of_order");
+    expect(errorOf(older).code).toBe("rpc_out_of_order");
     // Only the first post was booked (+100), and the baseline is still 110: +50 more.
     await am.rpc(8, rpcBody(T0 + 2 * HOUR, [totals(EINSTEIN, { cpu_ec: 160 })]));
     expect(dayNumbers((await am.series("totals", { end: "2024-10-04", days: 1 }))[0])).toEqual([150, 150, 0, 0]);

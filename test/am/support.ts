@@ -1,6 +1,7 @@
 /** Account-manager test helpers: an account manager with its token, RPC bodies, series reads. */
 import { expect } from "vitest";
-import { ADMIN_TOKEN, call, projectClient } from "../support/api";
+import { ADMIN_TOKEN, request, typedClient } from "../support/api";
+import type { components } from "../support/api-types";
 
 /** 2024-10-04 00:00:00 UTC: day 20,000. */
 export const DAY0 = 20_000;
@@ -35,10 +36,10 @@ let count = 0;
 
 export async function createAm(prefix = "am") {
   const slug = `${prefix}-${++count}-${Math.random().toString(36).slice(2, 8)}`;
-  const res = await call("POST", "/v1/account-managers", { token: ADMIN_TOKEN, body: { slug, name: `AM ${slug}` } });
+  const res = await request("POST", "/v1/account-managers", { token: ADMIN_TOKEN, body: { slug, name: `AM ${slug}` } });
   if (res.status !== 201) throw new Error(`create account manager: ${res.status} ${JSON.stringify(res.body)}`);
-  const token: string = res.body.token;
-  const rpcRaw = (hostId: number, body: unknown) => call("POST", `/v1/am/${slug}/hosts/${hostId}/rpcs`, { token, body });
+  const { token } = res.body;
+  const rpcRaw = (hostId: number, body: unknown) => request("POST", `/v1/am/${slug}/hosts/${hostId}/rpcs`, { token, body });
   return {
     slug,
     token,
@@ -50,22 +51,28 @@ export async function createAm(prefix = "am") {
       return res.body;
     },
     /** A daily series (JSON): `what` is e.g. "users/7", "projects", "totals", "hosts/3". */
-    async series(what: string, query: Record<string, string | number>) {
+    async series(what: SeriesOf, query: Record<string, string | number>) {
       const q = new URLSearchParams(Object.entries(query).map(([k, v]) => [k, String(v)]));
-      const res = await call("GET", `/v1/am/${slug}/${what}/history?${q}`);
+      const res = await request("GET", `/v1/am/${slug}/${what}/history?${q}`);
       expect(res.status, JSON.stringify(res.body)).toBe(200);
-      return res.body.days as any[];
+      return res.body.days;
     },
     async rpcs(hostId: number) {
-      const res = await call("GET", `/v1/am/${slug}/hosts/${hostId}/rpcs`, { token });
+      const res = await request("GET", `/v1/am/${slug}/hosts/${hostId}/rpcs`, { token });
       expect(res.status, JSON.stringify(res.body)).toBe(200);
-      return res.body.rpcs as any[];
+      return res.body.rpcs;
     },
   };
 }
 
+/** The account manager's daily series: a user's, a host's, per project, or its totals. */
+type SeriesOf = "totals" | "projects" | `users/${number}` | `hosts/${number}`;
+
 /** The series' numbers of one day: [ec, total_ec, cpu_time, njobs_success]. */
-export const dayNumbers = (p: any) => [p.ec, p.total_ec, p.cpu_time, p.njobs_success];
+export function dayNumbers(p: components["schemas"]["AmDay"] | undefined): number[] {
+  if (p === undefined) throw new Error("no such day in the series");
+  return [p.ec, p.total_ec, p.cpu_time, p.njobs_success];
+}
 
 /**
  * A project of this deployment at master URL `url`, with app "a" in credit_mode "fixed" (each
@@ -74,9 +81,9 @@ export const dayNumbers = (p: any) => [p.ec, p.total_ec, p.cpu_time, p.njobs_suc
  */
 export async function projectAt(url: string) {
   const slug = `proj-${Math.random().toString(36).slice(2, 10)}`;
-  const res = await call("POST", "/v1/projects", { token: ADMIN_TOKEN, body: { slug, name: slug, url } });
+  const res = await request("POST", "/v1/projects", { token: ADMIN_TOKEN, body: { slug, name: slug, url } });
   if (res.status !== 201) throw new Error(`create project: ${res.status} ${JSON.stringify(res.body)}`);
-  const api = projectClient(slug, res.body.token);
+  const api = typedClient(slug, res.body.token);
   await api.ok("PUT", "/apps/a", { credit_mode: "fixed" });
   await api.ok("PUT", "/app-versions/1", { app: "a", platform: "linux", plan_class: "", version_num: 1 });
   return api;

@@ -6,12 +6,12 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { ROTATION_GRACE_SECONDS } from "../../src/limits";
-import { ADMIN_TOKEN, call, createProject } from "../support/api";
+import { ADMIN_TOKEN, request, createProject } from "../support/api";
 import { expectError } from "../api/helpers";
 import { createAm } from "./support";
 
 /** A route that needs the account manager's own token. */
-const rpcs = (slug: string, token: string) => call("GET", `/v1/am/${slug}/hosts/1/rpcs`, { token });
+const rpcs = (slug: string, token: string) => request("GET", `/v1/am/${slug}/hosts/1/rpcs`, { token });
 
 describe("account-manager tokens", () => {
   it("a new account manager's token says what it opens", async () => {
@@ -21,15 +21,15 @@ describe("account-manager tokens", () => {
 
   it("rotate: the new token works at once, the old one until the grace ends", async () => {
     const am = await createAm("amr");
-    const res = await call("POST", `/v1/account-managers/${am.slug}/token`, { token: ADMIN_TOKEN });
+    const res = await request("POST", `/v1/account-managers/${am.slug}/token`, { token: ADMIN_TOKEN });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     expect(res.body.token).toMatch(/^cbm_/);
     expect(res.body.token).not.toBe(am.token);
     expect((await rpcs(am.slug, res.body.token)).status).toBe(200);
     expect((await rpcs(am.slug, am.token)).status).toBe(200);
     // The grace is 24 h from the rotation (the server's clock is the wall clock).
-    expect(res.body.previous_expires_at - Date.now() / 1000).toBeGreaterThan(ROTATION_GRACE_SECONDS - 60);
-    expect(res.body.previous_expires_at - Date.now() / 1000).toBeLessThanOrEqual(ROTATION_GRACE_SECONDS);
+    expect(res.body.previous_expires_at! - Date.now() / 1000).toBeGreaterThan(ROTATION_GRACE_SECONDS - 60);
+    expect(res.body.previous_expires_at! - Date.now() / 1000).toBeLessThanOrEqual(ROTATION_GRACE_SECONDS);
     // The grace over (moved into the past), the old token stops; the new one goes on.
     await env.DB.prepare("UPDATE account_managers SET previous_expires_at = 1 WHERE slug = ?").bind(am.slug).run();
     expectError(await rpcs(am.slug, am.token), 401, "unauthorized");
@@ -38,12 +38,12 @@ describe("account-manager tokens", () => {
 
   it("revoke: every token of the account manager stops at once; a rotation then issues one that works", async () => {
     const am = await createAm("amv");
-    const rotated = await call("POST", `/v1/account-managers/${am.slug}/token`, { token: ADMIN_TOKEN });
-    const revoked = await call("DELETE", `/v1/account-managers/${am.slug}/token`, { token: ADMIN_TOKEN });
+    const rotated = await request("POST", `/v1/account-managers/${am.slug}/token`, { token: ADMIN_TOKEN });
+    const revoked = await request("DELETE", `/v1/account-managers/${am.slug}/token`, { token: ADMIN_TOKEN });
     expect(revoked.body).toEqual({ slug: am.slug, revoked: true });
     expectError(await rpcs(am.slug, am.token), 401);
     expectError(await rpcs(am.slug, rotated.body.token), 401);
-    const fresh = await call("POST", `/v1/account-managers/${am.slug}/token`, { token: ADMIN_TOKEN });
+    const fresh = await request("POST", `/v1/account-managers/${am.slug}/token`, { token: ADMIN_TOKEN });
     expect(fresh.body.previous_expires_at).toBeNull();
     expect((await rpcs(am.slug, fresh.body.token)).status).toBe(200);
     expectError(await rpcs(am.slug, rotated.body.token), 401);
@@ -53,10 +53,10 @@ describe("account-manager tokens", () => {
     const am = await createAm("amo");
     const project = await createProject("amo");
     for (const token of [am.token, project.token]) {
-      expectError(await call("POST", `/v1/account-managers/${am.slug}/token`, { token }), 401, "unauthorized");
-      expectError(await call("DELETE", `/v1/account-managers/${am.slug}/token`, { token }), 401, "unauthorized");
+      expectError(await request("POST", `/v1/account-managers/${am.slug}/token`, { token }), 401, "unauthorized");
+      expectError(await request("DELETE", `/v1/account-managers/${am.slug}/token`, { token }), 401, "unauthorized");
     }
     expect((await rpcs(am.slug, am.token)).status).toBe(200);
-    expectError(await call("POST", `/v1/account-managers/no-such-am/token`, { token: ADMIN_TOKEN }), 404, "not_found");
+    expectError(await request("POST", `/v1/account-managers/no-such-am/token`, { token: ADMIN_TOKEN }), 404, "not_found");
   });
 });

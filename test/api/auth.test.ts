@@ -16,7 +16,7 @@ import {
 
 describe("POST /v1/projects/:slug/passes auth", () => {
   it("missing token → 401, nothing written", async () => {
-    const { slug, typed: api } = await setupProject();
+    const { slug, api } = await setupProject();
     const body = validPass();
     const res = await request("POST", `/v1/projects/${slug}/passes`, { body });
     const error = expectError(res, 401, "unauthorized");
@@ -25,7 +25,7 @@ describe("POST /v1/projects/:slug/passes auth", () => {
   });
 
   it("unknown token → 401, nothing written", async () => {
-    const { slug, typed: api } = await setupProject();
+    const { slug, api } = await setupProject();
     const body = validPass();
     const res = await request("POST", `/v1/projects/${slug}/passes`, { body, token: "cbl_not-a-real-token" });
     expectError(res, 401, "unauthorized");
@@ -33,7 +33,7 @@ describe("POST /v1/projects/:slug/passes auth", () => {
   });
 
   it("a non-Bearer Authorization header → 401, nothing written", async () => {
-    const { slug, token, typed: api } = await setupProject();
+    const { slug, token, api } = await setupProject();
     const body = validPass();
     for (const authorization of [`Basic ${token}`, "Bearer", "Bearer ", token]) {
       const res = await postWithAuthorization(`/v1/projects/${slug}/passes`, authorization, body);
@@ -43,7 +43,7 @@ describe("POST /v1/projects/:slug/passes auth", () => {
   });
 
   it("the admin token on a project route → 401", async () => {
-    const { slug, typed: api } = await setupProject();
+    const { slug, api } = await setupProject();
     const body = validPass();
     expectError(await request("POST", `/v1/projects/${slug}/passes`, { body, token: ADMIN_TOKEN }), 401, "unauthorized");
     await expectNothingWritten(api, body);
@@ -88,7 +88,7 @@ describe("POST /v1/projects (admin)", () => {
   });
 
   it("an existing slug → 409, the first project's token keeps working", async () => {
-    const { slug, token, typed: api } = await setupProject();
+    const { slug, token, api } = await setupProject();
     const res = await request("POST", "/v1/projects", { token: ADMIN_TOKEN, body: { slug, name: "Again" } });
     expectError(res, 409, "conflict");
     await expectProcessedFresh(api, validPass());
@@ -104,7 +104,7 @@ describe("POST /v1/projects (admin)", () => {
 
 describe("other project routes need the project's token", () => {
   it("PUT /apps/:app without a token → 401, app not created", async () => {
-    const { slug, typed: api } = await setupProject();
+    const { slug, api } = await setupProject();
     const before = await ledgerState(api, []);
     expectError(await request("PUT", `/v1/projects/${slug}/apps/newapp`, { body: { host_scale_check: true } }), 401);
     expect(await ledgerState(api, [])).toEqual(before);
@@ -120,17 +120,17 @@ describe("other project routes need the project's token", () => {
     });
     expectError(res, 403, "forbidden");
     expect(await ledgerState(mine.api, [])).toEqual(before);
-    expect((await theirs.typed.ok("GET", "/app-versions")).app_versions.map((v) => v.id)).toEqual([1, 2, 3]);
+    expect((await theirs.api.ok("GET", "/app-versions")).app_versions.map((v) => v.id)).toEqual([1, 2, 3]);
   });
 
   it("PUT /hosts/:id without a token → 401, host not created", async () => {
-    const { slug, typed: api } = await setupProject();
+    const { slug, api } = await setupProject();
     expectError(await request("PUT", `/v1/projects/${slug}/hosts/77`, { body: { name: "h" } }), 401);
     expect((await api.raw("GET", "/hosts/77")).status).toBe(404);
   });
 
   it("POST /errors without a token → 401, host_app_version not created", async () => {
-    const { slug, typed: api } = await setupProject();
+    const { slug, api } = await setupProject();
     const res = await request("POST", `/v1/projects/${slug}/errors`, {
       body: { now: 6000, results: [{ id: 1, host_id: 10, app_version_id: 1, outcome: "timeout", delay_bound: 100 }] },
     });

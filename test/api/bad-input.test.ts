@@ -28,7 +28,7 @@ const FIVE_MB = 5 * 1024 * 1024;
 
 describe("POST /passes: unknown or mismatched references", () => {
   it("unknown app → 404 naming the app, nothing written", async () => {
-    const { typed: api } = await setupProject();
+    const { api } = await setupProject();
     const bad = validPass(1, 10, (p) => (p.workunits[0]!.app = "nosuchapp"));
     const error = expectError(await api.raw("POST", "/passes", bad), 404, "not_found");
     expect(error.message).toContain("nosuchapp");
@@ -37,7 +37,7 @@ describe("POST /passes: unknown or mismatched references", () => {
   });
 
   it("unknown app version → 404 naming it, nothing written", async () => {
-    const { typed: api } = await setupProject();
+    const { api } = await setupProject();
     const bad = validPass(1, 10, (p) => (p.workunits[0]!.results[1]!.app_version_id = 4242));
     const error = expectError(await api.raw("POST", "/passes", bad), 404, "not_found");
     expect(error.message).toContain("4242");
@@ -46,7 +46,7 @@ describe("POST /passes: unknown or mismatched references", () => {
   });
 
   it("app version of another app → 422, nothing written", async () => {
-    const { typed: api } = await setupProject();
+    const { api } = await setupProject();
     // Version 3 belongs to app "g"; the workunit is of app "a".
     const bad = validPass(1, 10, (p) => (p.workunits[0]!.results[0]!.app_version_id = 3));
     const error = expectError(await api.raw("POST", "/passes", bad), 422);
@@ -55,7 +55,7 @@ describe("POST /passes: unknown or mismatched references", () => {
   });
 
   it("one unknown app among valid workunits → 404, the valid ones not credited either", async () => {
-    const { typed: api } = await setupProject();
+    const { api } = await setupProject();
     const good = pass(
       workunit(1, [result(11, { host_id: 10 }), result(12, { host_id: 11, user_id: 11 })]),
       workunit(2, [result(21, { host_id: 12, user_id: 12, app_version_id: 3 })], { app: "g" }),
@@ -71,7 +71,7 @@ describe("POST /passes: unknown or mismatched references", () => {
 
 describe("POST /passes: numbers out of range → 400 naming the field", () => {
   it("elapsed_time 1e999 (Infinity once parsed) → 400 at workunits[0].results[0].elapsed_time", async () => {
-    const { typed: api, postRaw } = await setupProject();
+    const { api, postRaw } = await setupProject();
     const json = JSON.stringify(validPass()).replace('"elapsed_time":1000', '"elapsed_time":1e999');
     expect(json).toContain("1e999");
     const error = expectError(await postRaw("/passes", json), 400, "validation_failed");
@@ -80,7 +80,7 @@ describe("POST /passes: numbers out of range → 400 naming the field", () => {
   });
 
   it("-1e999 and 1e999 elsewhere (flops_estimate, now) → 400 at each path", async () => {
-    const { typed: api, postRaw } = await setupProject();
+    const { api, postRaw } = await setupProject();
     const json = JSON.stringify(validPass())
       .replace('"now":6000.25', '"now":1e999')
       .replace('"flops_estimate":3000000000', '"flops_estimate":-1e999');
@@ -90,7 +90,7 @@ describe("POST /passes: numbers out of range → 400 naming the field", () => {
   });
 
   it("cpu_time -1 → 400 at workunits[0].results[0].cpu_time", async () => {
-    const { typed: api } = await setupProject();
+    const { api } = await setupProject();
     const bad = validPass(1, 10, (p) => (p.workunits[0]!.results[0]!.cpu_time = -1));
     const error = expectError(await api.raw("POST", "/passes", bad), 400, "validation_failed");
     expect(issuePaths(error)).toEqual(["workunits[0].results[0].cpu_time"]);
@@ -98,7 +98,7 @@ describe("POST /passes: numbers out of range → 400 naming the field", () => {
   });
 
   it("rsc_fpops_est 0 → 400 at workunits[0].rsc_fpops_est", async () => {
-    const { typed: api } = await setupProject();
+    const { api } = await setupProject();
     const bad = validPass(1, 10, (p) => (p.workunits[0]!.rsc_fpops_est = 0));
     const error = expectError(await api.raw("POST", "/passes", bad), 400);
     expect(issuePaths(error)).toContain("workunits[0].rsc_fpops_est");
@@ -106,7 +106,7 @@ describe("POST /passes: numbers out of range → 400 naming the field", () => {
   });
 
   it("rsc_fpops_bound < rsc_fpops_est → 400 at workunits[0].rsc_fpops_bound", async () => {
-    const { typed: api } = await setupProject();
+    const { api } = await setupProject();
     const bad = validPass(1, 10, (p) => (p.workunits[0]!.rsc_fpops_bound = 1e12));
     const error = expectError(await api.raw("POST", "/passes", bad), 400);
     expect(issuePaths(error)).toEqual(["workunits[0].rsc_fpops_bound"]);
@@ -114,7 +114,7 @@ describe("POST /passes: numbers out of range → 400 naming the field", () => {
   });
 
   it("sent_time later than received_time → 400 at workunits[0].results[1].sent_time", async () => {
-    const { typed: api } = await setupProject();
+    const { api } = await setupProject();
     const bad = validPass(1, 10, (p) => (p.workunits[0]!.results[1]!.sent_time = 5001));
     const error = expectError(await api.raw("POST", "/passes", bad), 400);
     expect(issuePaths(error)).toEqual(["workunits[0].results[1].sent_time"]);
@@ -122,14 +122,17 @@ describe("POST /passes: numbers out of range → 400 naming the field", () => {
   });
 
   it("non-integer and non-positive ids, wrong types, bad enum → 400 at each path", async () => {
-    const { typed: api } = await setupProject();
+    const { api } = await setupProject();
     const bad = validPass(1, 10, (p) => {
-      const [r0, r1] = p.workunits[0]!.results as [any, any];
+      // Spoiled on purpose: any field may take any JSON value here.
+      const r0: Record<string, unknown> = p.workunits[0]!.results[0]!;
+      const r1: Record<string, unknown> = p.workunits[0]!.results[1]!;
       r0.id = 1.5;
       r0.host_id = 0;
       r1.validate_state = "maybe";
       r1.app_version_id = -1; // only -2 … -6 are anonymous platforms
-      (p.workunits[0] as any).target_nresults = "2";
+      const w0: Record<string, unknown> = p.workunits[0]!;
+      w0.target_nresults = "2";
     });
     const error = expectError(await api.raw("POST", "/passes", bad), 400);
     expect(issuePaths(error).sort()).toEqual(
@@ -145,7 +148,7 @@ describe("POST /passes: numbers out of range → 400 naming the field", () => {
   });
 
   it("several bad fields across workunits → ONE 400 listing every path, valid workunits not written", async () => {
-    const { typed: api } = await setupProject();
+    const { api } = await setupProject();
     const good = pass(
       workunit(1, [result(11, { host_id: 10 }), result(12, { host_id: 11, user_id: 11 })]),
       workunit(2, [result(21, { host_id: 12, user_id: 12 }), result(22, { host_id: 13, user_id: 13 })]),
@@ -175,7 +178,7 @@ describe("POST /passes: numbers out of range → 400 naming the field", () => {
 
 describe("POST /passes: times against now → 422", () => {
   it("now an hour in the future → 422 at now, nothing written", async () => {
-    const { typed: api } = await setupProject();
+    const { api } = await setupProject();
     const bad = validPass(1, 10, (p) => (p.now = Date.now() / 1000 + 3600));
     const error = expectError(await api.raw("POST", "/passes", bad), 422, "now_in_future");
     expect(issuePaths(error)).toEqual(["now"]);
@@ -183,7 +186,7 @@ describe("POST /passes: times against now → 422", () => {
   });
 
   it("received_time later than now → 422 at its path, nothing written", async () => {
-    const { typed: api } = await setupProject();
+    const { api } = await setupProject();
     const bad = validPass(1, 10, (p) => (p.workunits[0]!.results[1]!.received_time = 7000));
     const error = expectError(await api.raw("POST", "/passes", bad), 422, "received_after_now");
     expect(issuePaths(error)).toEqual(["workunits[0].results[1].received_time"]);
@@ -191,7 +194,7 @@ describe("POST /passes: times against now → 422", () => {
   });
 
   it("no now and a received_time an hour ahead of the server clock → 422", async () => {
-    const { typed: api } = await setupProject();
+    const { api } = await setupProject();
     const later = Math.floor(Date.now() / 1000) + 3600;
     const bad = validPass(1, 10, (p) => {
       delete p.now;
@@ -205,7 +208,7 @@ describe("POST /passes: times against now → 422", () => {
 
 describe("POST /passes: size limits → 413", () => {
   it("1001 workunits → 413 too_large, nothing written", async () => {
-    const { typed: api } = await setupProject();
+    const { api } = await setupProject();
     const bad = pass(...Array.from({ length: 1001 }, (_, i) => workunit(i + 1, [result(i + 1, { host_id: 10 })])));
     const error = expectError(await api.raw("POST", "/passes", bad), 413, "too_large");
     expect(error.message).toMatch(/1000/);
@@ -213,7 +216,7 @@ describe("POST /passes: size limits → 413", () => {
   });
 
   it("exactly 1000 workunits is accepted", { timeout: 120_000 }, async () => {
-    const { typed: api } = await setupProject();
+    const { api } = await setupProject();
     const body = pass(
       ...Array.from({ length: 1000 }, (_, i) => workunit(i + 1, [result(i + 1, { host_id: 10 + (i % 50), user_id: 10 + (i % 50) })])),
     );
@@ -221,7 +224,7 @@ describe("POST /passes: size limits → 413", () => {
   });
 
   it("a valid pass padded with whitespace to over 5 MB → 413, nothing written", async () => {
-    const { typed: api, postRaw } = await setupProject();
+    const { api, postRaw } = await setupProject();
     const json = JSON.stringify(validPass());
     const padded = `${json.slice(0, -1)}${" ".repeat(FIVE_MB + 100_000)}}`;
     expect(JSON.parse(padded)).toEqual(validPass()); // the body itself is fine
@@ -231,14 +234,14 @@ describe("POST /passes: size limits → 413", () => {
   });
 
   it("a huge padding field (over 5 MB) → 413, not 400", async () => {
-    const { typed: api } = await setupProject();
+    const { api } = await setupProject();
     const bad = validPass(1, 10, (p) => (p.padding = "x".repeat(FIVE_MB + 1)));
     expectError(await api.raw("POST", "/passes", bad), 413, "too_large");
     await expectNothingWritten(api, validPass());
   });
 
   it("over 5 MB streamed without Content-Length → 413, nothing written", async () => {
-    const { slug, token, typed: api } = await setupProject();
+    const { slug, token, api } = await setupProject();
     const json = JSON.stringify(validPass());
     const padded = new TextEncoder().encode(`${json.slice(0, -1)}${" ".repeat(FIVE_MB + 1)}}`);
     const chunk = 256 * 1024;
@@ -266,13 +269,13 @@ describe("POST /passes: size limits → 413", () => {
     expect(new TextEncoder().encode(padded).length).toBe(FIVE_MB);
     const res = await postRaw("/passes", padded);
     expect(res.status, JSON.stringify(res.body)).toBe(200);
-    expect(res.body.workunits[0].replayed).toBe(false);
+    expect(res.body.workunits[0]!.replayed).toBe(false);
   });
 });
 
 describe("POST /passes: malformed or unexpected bodies → 400", () => {
   it("the same result id twice in one workunit → 400 at the duplicate, nothing written", async () => {
-    const { typed: api } = await setupProject();
+    const { api } = await setupProject();
     const bad = validPass(1, 10, (p) => (p.workunits[0]!.results[1]!.id = 11));
     const error = expectError(await api.raw("POST", "/passes", bad), 400);
     expect(issuePaths(error)).toEqual(["workunits[0].results[1].id"]);
@@ -281,7 +284,7 @@ describe("POST /passes: malformed or unexpected bodies → 400", () => {
   });
 
   it("the same result id in two workunits → 400 at the second, nothing written", async () => {
-    const { typed: api } = await setupProject();
+    const { api } = await setupProject();
     const good = pass(
       workunit(1, [result(11, { host_id: 10 }), result(12, { host_id: 11, user_id: 11 })]),
       workunit(2, [result(21, { host_id: 12, user_id: 12 }), result(22, { host_id: 13, user_id: 13 })]),
@@ -295,7 +298,7 @@ describe("POST /passes: malformed or unexpected bodies → 400", () => {
   });
 
   it("malformed JSON → 400 in the error shape, nothing written", async () => {
-    const { typed: api, postRaw } = await setupProject();
+    const { api, postRaw } = await setupProject();
     const json = JSON.stringify(validPass());
     for (const broken of [json.slice(0, -5), `${json},`, "{workunits: []}", "", "null"]) {
       const res = await postRaw("/passes", broken);
@@ -305,7 +308,7 @@ describe("POST /passes: malformed or unexpected bodies → 400", () => {
   });
 
   it("a JSON value that is not an object (array, number, string) → 400", async () => {
-    const { typed: api, postRaw } = await setupProject();
+    const { api, postRaw } = await setupProject();
     for (const body of ["[]", "42", '"pass"', "true"]) {
       const error = expectError(await postRaw("/passes", body), 400, "validation_failed");
       expect(issuePaths(error)).toEqual(["(body)"]);
@@ -314,7 +317,7 @@ describe("POST /passes: malformed or unexpected bodies → 400", () => {
   });
 
   it("unknown extra fields (pass, workunit, result) → 400 naming each, nothing written", async () => {
-    const { typed: api } = await setupProject();
+    const { api } = await setupProject();
     const bad = validPass(1, 10, (p) => {
       p.validator = "v1";
       p.workunits[0]!.priority = 3;
@@ -328,10 +331,11 @@ describe("POST /passes: malformed or unexpected bodies → 400", () => {
   });
 
   it("missing required fields and empty arrays → 400 at each path", async () => {
-    const { typed: api } = await setupProject();
-    const bad: any = validPass();
-    delete bad.workunits[0].results[0].host_id;
-    delete bad.workunits[0].app;
+    const { api } = await setupProject();
+    const bad = validPass();
+    // Required fields, so removed through Reflect (the type says they are always there).
+    Reflect.deleteProperty(bad.workunits[0]!.results[0]!, "host_id");
+    Reflect.deleteProperty(bad.workunits[0]!, "app");
     bad.workunits.push(workunit(2, []));
     const error = expectError(await api.raw("POST", "/passes", bad), 400);
     expect(issuePaths(error).sort()).toEqual(["workunits[0].app", "workunits[0].results[0].host_id", "workunits[1].results"].sort());
@@ -341,7 +345,7 @@ describe("POST /passes: malformed or unexpected bodies → 400", () => {
   });
 
   it("a body that is not declared JSON → 4xx in the error shape, nothing written", async () => {
-    const { slug, token, typed: api } = await setupProject();
+    const { slug, token, api } = await setupProject();
     const res = await exports.default.fetch(`http://cobblestone.test/v1/projects/${slug}/passes`, {
       method: "POST",
       headers: { Authorization: `Bearer ${token}`, "Content-Type": "text/plain" },
@@ -356,7 +360,7 @@ describe("POST /passes: malformed or unexpected bodies → 400", () => {
 
 describe("POST /passes: a decided result posted again with other numbers → 409", () => {
   it("409 naming the result; the pass's other workunits not credited either", async () => {
-    const { typed: api } = await setupProject();
+    const { api } = await setupProject();
     const first = validPass(1, 10);
     await expectProcessedFresh(api, first);
 
@@ -379,7 +383,7 @@ describe("POST /passes: a decided result posted again with other numbers → 409
   });
 
   it("another host or verdict for a decided result is a conflict too", async () => {
-    const { typed: api } = await setupProject();
+    const { api } = await setupProject();
     const first = validPass(1, 10);
     await expectProcessedFresh(api, first);
     const before = await ledgerState(api, [10, 99], [10]);
@@ -399,7 +403,7 @@ describe("POST /passes: a decided result posted again with other numbers → 409
 
 describe("configuration routes", () => {
   it("PUT /apps/:app credit_mode runtime with max_granted_credit 0 → 422, app not created", async () => {
-    const { typed: api } = await setupProject();
+    const { api } = await setupProject();
     const before = await ledgerState(api, []);
     const res = await api.raw("PUT", "/apps/rt", { credit_mode: "runtime", max_granted_credit: 0 });
     const error = expectError(res, 422);
@@ -409,7 +413,7 @@ describe("configuration routes", () => {
   });
 
   it("PUT /apps/:app runtime on an app already capped at 0 → 422, app unchanged", async () => {
-    const { typed: api } = await setupProject();
+    const { api } = await setupProject();
     await api.ok("PUT", "/apps/a", { max_granted_credit: 0 });
     const before = await ledgerState(api, []);
     expectError(await api.raw("PUT", "/apps/a", { credit_mode: "runtime" }), 422);
@@ -420,7 +424,7 @@ describe("configuration routes", () => {
   });
 
   it("PUT /apps/:app with an unknown credit_mode or field → 400, app not created", async () => {
-    const { typed: api } = await setupProject();
+    const { api } = await setupProject();
     const before = await ledgerState(api, []);
     const error = expectError(await api.raw("PUT", "/apps/x", { credit_mode: "generous", colour: "red" }), 400);
     expect(issuePaths(error).sort()).toEqual(["(body)", "credit_mode"]);
@@ -429,7 +433,7 @@ describe("configuration routes", () => {
   });
 
   it("PUT /app-versions/:id with an unknown app → 404, version not created", async () => {
-    const { typed: api } = await setupProject();
+    const { api } = await setupProject();
     const before = await ledgerState(api, []);
     const res = await api.raw("PUT", "/app-versions/9", { app: "nosuchapp", platform: "linux", plan_class: "", version_num: 1 });
     const error = expectError(res, 404, "not_found");
@@ -440,7 +444,7 @@ describe("configuration routes", () => {
   });
 
   it("PUT /app-versions/:id moving a version to another app → 409, version unchanged", async () => {
-    const { typed: api } = await setupProject();
+    const { api } = await setupProject();
     const before = await ledgerState(api, []);
     const res = await api.raw("PUT", "/app-versions/1", { app: "g", platform: "win", plan_class: "x", version_num: 7 });
     const error = expectError(res, 409, "conflict");
@@ -451,7 +455,7 @@ describe("configuration routes", () => {
   });
 
   it("PUT /app-versions/:id with a bad id → 400", async () => {
-    const { typed: api } = await setupProject();
+    const { api } = await setupProject();
     const body = { app: "a", platform: "linux", plan_class: "", version_num: 1 };
     for (const id of ["0", "-1", "abc", "1.5"]) expectError(await api.raw("PUT", `/app-versions/${id}`, body), 400);
     await expectUntouchedVersions(api);
@@ -461,7 +465,7 @@ describe("configuration routes", () => {
 
 describe("POST /errors", () => {
   it("an anonymous-platform result (app_version_id -2) without app → 400 at results[0].app", async () => {
-    const { typed: api } = await setupProject();
+    const { api } = await setupProject();
     const res = await api.raw("POST", "/errors", {
       now: 6000,
       results: [{ id: 1, host_id: 10, app_version_id: -2, outcome: "timeout", delay_bound: 100 }],
@@ -478,7 +482,7 @@ describe("POST /errors", () => {
   });
 
   it("an unknown app version → 404 naming it, nothing recorded (not even the valid results)", async () => {
-    const { typed: api } = await setupProject();
+    const { api } = await setupProject();
     const good = { id: 1, host_id: 10, app_version_id: 1, outcome: "timeout", delay_bound: 100 };
     const res = await api.raw("POST", "/errors", {
       now: 6000,
@@ -493,7 +497,7 @@ describe("POST /errors", () => {
   });
 
   it("an unknown app for an anonymous-platform result → 404 naming it", async () => {
-    const { typed: api } = await setupProject();
+    const { api } = await setupProject();
     const res = await api.raw("POST", "/errors", {
       now: 6000,
       results: [{ id: 1, host_id: 10, app_version_id: -3, app: "ghost", outcome: "error" }],
@@ -505,7 +509,7 @@ describe("POST /errors", () => {
   });
 
   it("the same result id twice → 400 at the duplicate, nothing recorded", async () => {
-    const { typed: api } = await setupProject();
+    const { api } = await setupProject();
     const one = { id: 1, host_id: 10, app_version_id: 1, outcome: "timeout", delay_bound: 100 };
     const res = await api.raw("POST", "/errors", { now: 6000, results: [one, { ...one, outcome: "error" }] });
     const error = expectError(res, 400, "validation_failed");
@@ -514,7 +518,7 @@ describe("POST /errors", () => {
   });
 
   it("now in the future → 422, nothing recorded", async () => {
-    const { typed: api } = await setupProject();
+    const { api } = await setupProject();
     const res = await api.raw("POST", "/errors", {
       now: Date.now() / 1000 + 3600,
       results: [{ id: 1, host_id: 10, app_version_id: 1, outcome: "timeout", delay_bound: 100 }],
@@ -531,14 +535,14 @@ describe("reads", () => {
   });
 
   it("GET /hosts/:id of a host never seen → 404; a bad id → 400", async () => {
-    const { typed: api } = await setupProject();
+    const { api } = await setupProject();
     expectError(await api.raw("GET", "/hosts/123"), 404, "not_found");
     expectError(await api.raw("GET", "/hosts/abc"), 400);
     expectError(await api.raw("GET", "/users/0"), 400);
   });
 
   it("GET /host-app-versions without host_id → 400 at host_id; a bad host_id → 400", async () => {
-    const { typed: api } = await setupProject();
+    const { api } = await setupProject();
     const error = expectError(await api.raw("GET", "/host-app-versions"), 400, "validation_failed");
     expect(issuePaths(error)).toEqual(["host_id"]);
     expectError(await api.raw("GET", "/host-app-versions?host_id=-4"), 400);

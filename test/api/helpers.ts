@@ -3,7 +3,8 @@
  * builder for minimal valid passes, the error-shape check, and "nothing was written" checks.
  */
 import { expect } from "vitest";
-import { type ApiResponse, call, createProject, projectClient, typedClient } from "../support/api";
+import { type ApiResponse, createProject, request, typedClient } from "../support/api";
+import type { SuccessBody } from "../support/api-types";
 import type { TraceResult, TraceWorkunit } from "../support/trace";
 
 /** The `now` of edge.jsonl's first pass. */
@@ -62,32 +63,28 @@ export function validPass(wuId = 1, hostId = 10, edit: (p: PassBody) => void = (
   return p;
 }
 
-export type Api = ReturnType<typeof projectClient>;
-export type TypedApi = ReturnType<typeof typedClient>;
-/** What the checks below need of a client: either kind. */
-type AnyApi = { ok(method: string, path: string, body?: unknown): Promise<any>; raw(method: string, path: string): Promise<ApiResponse> };
+export type Api = ReturnType<typeof typedClient>;
 
 export interface TestProject {
   slug: string;
   token: string;
-  /** Untyped (the tests outside test/api); `typed` is the same client typed by the OpenAPI document. */
+  /** The project's calls, typed by the OpenAPI document. */
   api: Api;
-  typed: TypedApi;
-  /** POST with a raw (already serialised) JSON body and the project's token. */
-  postRaw: (path: string, json: string) => Promise<ApiResponse>;
+  /** POST with a raw (already serialised, maybe malformed) JSON body and the project's token. */
+  postRaw: <P extends string>(path: P, json: string) => Promise<ApiResponse<SuccessBody<"POST", `/v1/projects/${string}${P}`>>>;
 }
 
 /** A fresh project with edge.jsonl's setup: apps "a" and "g", app versions 1, 2 (a) and 3 (g). */
 export async function setupProject(prefix = "api", settings: Record<string, unknown> = {}): Promise<TestProject> {
   const { slug, token } = await createProject(prefix, settings);
-  const api = projectClient(slug, token);
+  const api = typedClient(slug, token);
   await api.ok("PUT", "/apps/a", { host_scale_check: false });
   await api.ok("PUT", "/apps/g", { host_scale_check: true, min_avg_pfc: 1.5, target_nresults: 2 });
   await api.ok("PUT", "/app-versions/1", { app: "a", platform: "linux", plan_class: "", version_num: 1 });
   await api.ok("PUT", "/app-versions/2", { app: "a", platform: "linux", plan_class: "intel", version_num: 1 });
   await api.ok("PUT", "/app-versions/3", { app: "g", platform: "linux", plan_class: "", version_num: 5 });
-  const postRaw = (path: string, json: string) => call("POST", `/v1/projects/${slug}${path}`, { token, rawBody: json });
-  return { slug, token, api, typed: typedClient(slug, token), postRaw };
+  const postRaw = <P extends string>(path: P, json: string) => request("POST", `/v1/projects/${slug}${path}`, { token, rawBody: json });
+  return { slug, token, api, postRaw };
 }
 
 export interface ErrorDetail {
@@ -102,6 +99,13 @@ export interface ErrorDetail {
  */
 export function expectError(res: ApiResponse, status: number, code?: string): ErrorDetail {
   expect(res.status, JSON.stringify(res.body)).toBe(status);
+  const error = errorOf(res);
+  if (code !== undefined) expect(error.code).toBe(code);
+  return error;
+}
+
+/** The `error` of an answer the test already knows is one (any status), checked to be in the documented shape. */
+export function errorOf(res: ApiResponse): ErrorDetail {
   const body = res.body as Record<string, unknown>;
   expect(typeof body, `body is not JSON: ${String(res.body)}`).toBe("object");
   expect(Object.keys(body)).toEqual(["error"]);
@@ -119,7 +123,7 @@ export function expectError(res: ApiResponse, status: number, code?: string): Er
       expect(typeof issue.message).toBe("string");
     }
   }
-  if (code !== undefined) expect(error.code).toBe(code);
+  // Checked above, field by field.
   return error as unknown as ErrorDetail;
 }
 
@@ -144,13 +148,13 @@ function entityIds(body: PassBody): { hosts: number[]; users: number[] } {
 }
 
 /** A holder as read, without what changes with the moment of reading. */
-function stored(body: any) {
+function stored(body: Record<string, unknown> & { apps?: Record<string, unknown>[] }) {
   const { as_of: _a, recent_average_credit: _r, snapshot_time: _s, apps, ...rest } = body;
-  return apps ? { ...rest, apps: apps.map(({ recent_average_credit: _x, ...a }: any) => a) } : rest;
+  return apps ? { ...rest, apps: apps.map(({ recent_average_credit: _x, ...a }) => a) } : rest;
 }
 
 /** What a failed request must leave untouched: apps, app-version statistics, hosts and users. */
-export async function ledgerState(api: AnyApi, hostIds: number[], userIds: number[] = []) {
+export async function ledgerState(api: Api, hostIds: number[], userIds: number[] = []) {
   const apps = await api.raw("GET", "/apps");
   const versions = await api.raw("GET", "/app-versions");
   const hosts: Record<number, unknown> = {};
@@ -167,14 +171,14 @@ export async function ledgerState(api: AnyApi, hostIds: number[], userIds: numbe
 }
 
 /** No host or user the pass names exists yet (a processed pass creates them all). */
-export async function expectNoEntitiesOf(api: AnyApi, body: PassBody): Promise<void> {
+export async function expectNoEntitiesOf(api: Api, body: PassBody): Promise<void> {
   const { hosts, users } = entityIds(body);
   for (const id of hosts) expect((await api.raw("GET", `/hosts/${id}`)).status, `host ${id}`).toBe(404);
   for (const id of users) expect((await api.raw("GET", `/users/${id}`)).status, `user ${id}`).toBe(404);
 }
 
 /** App-version statistics of a project as seen before any pass: nothing counted. */
-export async function expectUntouchedVersions(api: AnyApi): Promise<void> {
+export async function expectUntouchedVersions(api: Api): Promise<void> {
   const { app_versions } = await api.ok("GET", "/app-versions");
   for (const v of app_versions) {
     expect({ id: v.id, pfc_n: v.pfc_n, pfc_avg: v.pfc_avg, expavg_credit: v.expavg_credit }).toEqual({
@@ -187,14 +191,14 @@ export async function expectUntouchedVersions(api: AnyApi): Promise<void> {
 }
 
 /** Posting `body` now processes every workunit and result for the first time. */
-export async function expectProcessedFresh(api: AnyApi, body: PassBody): Promise<void> {
+export async function expectProcessedFresh(api: Api, body: PassBody): Promise<void> {
   const res = await api.ok("POST", "/passes", body);
-  expect(res.workunits.map((w: any) => w.id)).toEqual(body.workunits.map((w) => w.id));
+  expect(res.workunits.map((w) => w.id)).toEqual(body.workunits.map((w) => w.id));
   for (const w of res.workunits) {
     expect(w.replayed, `workunit ${w.id} replayed`).toBe(false);
     for (const r of w.results) expect(r.replayed, `result ${r.id} replayed`).toBe(false);
   }
-  const results = res.workunits.flatMap((w: any) => w.results.map((r: any) => r.id));
+  const results = res.workunits.flatMap((w) => w.results.map((r) => r.id));
   expect(results).toEqual(body.workunits.flatMap((w) => w.results.map((r) => r.id)));
   // And the pass really was written: its hosts exist now.
   for (const id of entityIds(body).hosts) expect((await api.raw("GET", `/hosts/${id}`)).status).toBe(200);
@@ -205,7 +209,7 @@ export async function expectProcessedFresh(api: AnyApi, body: PassBody): Promise
  * no host or user of the pass exists, app versions have no statistics, and the same pass made
  * valid (`fixed`) is processed for the first time.
  */
-export async function expectNothingWritten(api: AnyApi, fixed: PassBody): Promise<void> {
+export async function expectNothingWritten(api: Api, fixed: PassBody): Promise<void> {
   await expectNoEntitiesOf(api, fixed);
   await expectUntouchedVersions(api);
   await expectProcessedFresh(api, fixed);

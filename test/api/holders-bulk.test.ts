@@ -8,7 +8,7 @@ import { expectError, setupProject } from "./helpers";
 
 describe("POST /v1/projects/:slug/holders", () => {
   it("stores each holder exactly as its own PUT would", async () => {
-    const { slug, token, typed: api } = await setupProject("bulk");
+    const { slug, token, api } = await setupProject("bulk");
     const body = {
       teams: [{ id: 5, create_time: 1000, name: "Five" }],
       users: [{ id: 3, create_time: 2000, team_id: 5, name: "Ada", cpid: "0123456789ABCDEF0123456789abcdef" }],

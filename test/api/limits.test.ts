@@ -7,7 +7,7 @@ import { expectError, expectNothingWritten, pass, result, setupProject, validPas
 
 describe("limits", () => {
   it("rsc_fpops_est below 1 FLOP (5e-324 would make elapsed/est infinite) → 400, nothing written", async () => {
-    const { typed: api } = await setupProject();
+    const { api } = await setupProject();
     const bad = validPass(1, 10, (p) => {
       p.workunits[0]!.rsc_fpops_est = 5e-324;
     });
@@ -17,7 +17,7 @@ describe("limits", () => {
   });
 
   it("an elapsed_time over 1e12 s → 400 at its path", async () => {
-    const { typed: api } = await setupProject();
+    const { api } = await setupProject();
     const bad = validPass(1, 10, (p) => {
       p.workunits[0]!.results[0]!.elapsed_time = 1e13;
     });
@@ -26,7 +26,7 @@ describe("limits", () => {
   });
 
   it("an absurd claim whose elapsed × FLOPS overflows is capped at the bound and explains itself with raw_pfc the largest double", async () => {
-    const { typed: api } = await setupProject();
+    const { api } = await setupProject();
     const res = await api.ok(
       "POST",
       "/passes",
@@ -41,7 +41,7 @@ describe("limits", () => {
   });
 
   it("a negative flops_estimate is accepted as BOINC does: 4.3e9 FLOPS, no statistics sample", async () => {
-    const { typed: api } = await setupProject();
+    const { api } = await setupProject();
     const res = await api.ok("POST", "/passes", pass(workunit(1, [result(11, { host_id: 10, elapsed_time: 1000, flops_estimate: -5 })])));
     const r = res.workunits[0]!.results[0]!;
     // 1000 s × 4.3e9 FLOPS (sched/credit.cpp: flops_estimate <= 0 → 4.3e9, the result skips statistics).
@@ -50,20 +50,20 @@ describe("limits", () => {
   });
 
   it("1001 error results → 413 too_large", async () => {
-    const { typed: api } = await setupProject();
+    const { api } = await setupProject();
     const results = Array.from({ length: 1001 }, (_, i) => ({ id: i + 1, host_id: 10, app_version_id: 1, outcome: "error" }));
     expectError(await api.raw("POST", "/errors", { results }), 413, "too_large");
   });
 
   it("the same workunit twice in one pass → 400 at the second", async () => {
-    const { typed: api } = await setupProject();
+    const { api } = await setupProject();
     const bad = pass(workunit(1, [result(11)]), workunit(1, [result(12)]));
     const error = expectError(await api.raw("POST", "/passes", bad), 400, "validation_failed");
     expect(error.issues!.map((i) => i.path)).toEqual(["workunits[1].id"]);
   });
 
   it("a credited workunit posted again under another app → 409, nothing written", async () => {
-    const { typed: api } = await setupProject();
+    const { api } = await setupProject();
     await api.ok("POST", "/passes", pass(workunit(1, [result(11)])));
     const moved = pass(workunit(1, [result(12, { host_id: 11, user_id: 11, app_version_id: 3 })], { app: "g" }));
     expectError(await api.raw("POST", "/passes", moved), 409, "conflict");
@@ -71,7 +71,7 @@ describe("limits", () => {
   });
 
   it("a path id beyond 2^53 → 400 rather than a silently rounded id", async () => {
-    const { typed: api } = await setupProject();
+    const { api } = await setupProject();
     expectError(await api.raw("PUT", "/hosts/9007199254740993", {}), 400, "validation_failed");
     expectError(await api.raw("GET", "/hosts/9999999999999999"), 400, "validation_failed");
   });

@@ -26,19 +26,19 @@ describe("POST /pass-batches", () => {
     const passes = [passFor(t, 1, who, 2), passFor(t + DAY, 3, who, 1), passFor(t + 2 * DAY, 4, who, 3)];
     const single = await setupProject("batch-single");
     const answers = [];
-    for (const p of passes) answers.push(await single.typed.ok("POST", "/passes", p));
+    for (const p of passes) answers.push(await single.api.ok("POST", "/passes", p));
     const batched = await setupProject("batch-many");
-    const answer = await batched.typed.ok("POST", "/pass-batches", { passes });
+    const answer = await batched.api.ok("POST", "/pass-batches", { passes });
     expect(answer).toEqual({ passes: answers });
     expect(answer.passes.map((p) => p.now)).toEqual([t, t + DAY, t + 2 * DAY]);
     for (const path of ["/hosts/10", "/users/10", "/app-versions", "/host-app-versions?host_id=10"]) {
-      expect(stored(await batched.typed.ok("GET", path))).toEqual(stored(await single.typed.ok("GET", path)));
+      expect(stored(await batched.api.ok("GET", path))).toEqual(stored(await single.api.ok("GET", path)));
     }
     // The same batch again: every result replayed, nothing credited twice.
-    const before = ledger(await batched.typed.ok("GET", "/users/10"));
-    const again = await batched.typed.ok("POST", "/pass-batches", { passes });
+    const before = ledger(await batched.api.ok("GET", "/users/10"));
+    const again = await batched.api.ok("POST", "/pass-batches", { passes });
     expect(again.passes.flatMap((p) => p.workunits.map((w) => w.path))).toEqual(Array(6).fill("replayed"));
-    expect(ledger(await batched.typed.ok("GET", "/users/10"))).toEqual(before);
+    expect(ledger(await batched.api.ok("GET", "/users/10"))).toEqual(before);
   });
 
   it("queues a batch's per-app credit as one row and walks each app version's RAC once: the numbers of a pass each", async () => {
@@ -59,22 +59,22 @@ describe("POST /pass-batches", () => {
       onApp(passFor(t + DAY + 5 + 1 / 3, 5, { host: 13, user: 21, team: 32 }), 1),
     ];
     const single = await setupProject("apps-single");
-    for (const p of passes) await single.typed.ok("POST", "/passes", p);
+    for (const p of passes) await single.api.ok("POST", "/passes", p);
     const batched = await setupProject("apps-batch");
-    await batched.typed.ok("POST", "/pass-batches", { passes });
+    await batched.api.ok("POST", "/pass-batches", { passes });
     const queueRows = async (slug: string) =>
       (await env.DB.prepare("SELECT count(*) AS n FROM app_credit_queue WHERE project_id = (SELECT id FROM projects WHERE slug = ?)")
         .bind(slug)
         .first<{ n: number }>())!.n;
     expect(await queueRows(single.slug)).toBe(4);
     expect(await queueRows(batched.slug)).toBe(1);
-    const versions = await batched.typed.ok("GET", "/app-versions");
+    const versions = await batched.api.ok("GET", "/app-versions");
     expect(versions.app_versions.filter((v) => v.expavg_credit > 0).map((v) => v.id)).toEqual([1, 3]);
-    expect(stored(versions)).toEqual(stored(await single.typed.ok("GET", "/app-versions")));
+    expect(stored(versions)).toEqual(stored(await single.api.ok("GET", "/app-versions")));
 
     await runCron("50 * * * *"); // the hourly fold
     expect(await queueRows(batched.slug)).toBe(0);
-    for (const path of ["/users/21", "/users/22", "/teams/31", "/teams/32"]) {
+    for (const path of ["/users/21", "/users/22", "/teams/31", "/teams/32"] as const) {
       const [one, many] = [await single.api.ok("GET", path), await batched.api.ok("GET", path)];
       expect(many.apps.length).toBeGreaterThan(0);
       expect(stored(many.apps)).toEqual(stored(one.apps));
@@ -82,7 +82,7 @@ describe("POST /pass-batches", () => {
   });
 
   it("checks every pass's shape and times before writing any: a bad later pass writes nothing", async () => {
-    const { typed: api } = await setupProject("batch-bad");
+    const { api } = await setupProject("batch-bad");
     const t = daysAgo(5);
     const late = passFor(t + 10, 2, who, 1);
     late.workunits[0]!.results[0]!.received_time = t + 10 + 3600;
@@ -95,7 +95,7 @@ describe("POST /pass-batches", () => {
   });
 
   it("a pass refused by what is stored keeps the passes before it; the same batch, mended, replays them and goes on", async () => {
-    const { typed: api } = await setupProject("batch-partial");
+    const { api } = await setupProject("batch-partial");
     const t = daysAgo(5);
     const unknownApp = passFor(t + 20, 3, who, 1);
     unknownApp.workunits[0]!.app = "nope";
@@ -113,7 +113,7 @@ describe("POST /pass-batches", () => {
   });
 
   it("a later pass sees what the earlier ones of its batch decided: a repeat is replayed, other content a 409 for that pass", async () => {
-    const { typed: api } = await setupProject("batch-inner");
+    const { api } = await setupProject("batch-inner");
     const t = daysAgo(5);
     const first = passFor(t, 1, who, 1);
     // Result 11 again at t + 20 with another elapsed time: other content.
@@ -131,12 +131,12 @@ describe("POST /pass-batches", () => {
     expect(ledger(await api.ok("GET", "/hosts/10"))).toEqual(ledger(host));
     // The same three passes posted one by one into another project leave the same host.
     const single = await setupProject("batch-inner-single");
-    for (const p of [first, passes[1], first]) await single.typed.ok("POST", "/passes", p);
-    expect(stored(await single.typed.ok("GET", "/hosts/10"))).toEqual(stored(host));
+    for (const p of [first, passes[1], first]) await single.api.ok("POST", "/passes", p);
+    expect(stored(await single.api.ok("GET", "/hosts/10"))).toEqual(stored(host));
   });
 
   it(`bounds a batch: at most ${MAX_PASSES_PER_BATCH} passes and 1000 workunits in all`, async () => {
-    const { typed: api } = await setupProject("batch-bounds");
+    const { api } = await setupProject("batch-bounds");
     const t = daysAgo(5);
     const many = Array.from({ length: MAX_PASSES_PER_BATCH + 1 }, (_, i) => passFor(t + i, 1 + i, who, 1));
     // Past an array's bound is "too large", as for every list of the API.

@@ -6,7 +6,7 @@ import { pass, result, setupProject, workunit } from "./helpers";
 
 describe("reading state back", () => {
   it("a new app starts with BOINC's defaults: min_avg_pfc 1, adaptive credit, the 1 TeraFLOP-year cap", async () => {
-    const { typed: api } = await setupProject();
+    const { api } = await setupProject();
     await api.ok("PUT", "/apps/fresh", {});
     const { apps } = await api.ok("GET", "/apps");
     expect(apps.find((a) => a.name === "fresh")).toMatchObject({
@@ -19,7 +19,7 @@ describe("reading state back", () => {
   });
 
   it("a host reports BOINC's stored pair and the RAC decayed to as_of", async () => {
-    const { typed: api } = await setupProject();
+    const { api } = await setupProject();
     // Registered 10 days before the pass: its first grant takes the decay branch (docs/spec/edge-cases.md#e14).
     await api.ok("PUT", "/hosts/70", { create_time: 1000, user_id: 70 });
     await api.ok("POST", "/passes", { now: 1000 + 10 * 86400, workunits: [workunit(1, [result(11, { host_id: 70, user_id: 70 })])] });
@@ -35,7 +35,7 @@ describe("reading state back", () => {
   });
 
   it("an anonymous-platform host_app_version is listed with its negative id and its app's name", async () => {
-    const { typed: api } = await setupProject();
+    const { api } = await setupProject();
     await api.ok("POST", "/passes", pass(workunit(2, [result(21, { host_id: 80, user_id: 80, app_version_id: -3 })], { app: "g" })));
     const { host_app_versions } = await api.ok("GET", "/host-app-versions?host_id=80");
     expect(host_app_versions).toEqual([
@@ -44,7 +44,7 @@ describe("reading state back", () => {
   });
 
   it("a result names its host's owner and the owner's team; the latest pass wins", async () => {
-    const { typed: api } = await setupProject();
+    const { api } = await setupProject();
     await api.ok("POST", "/passes", pass(workunit(3, [result(31, { host_id: 90, user_id: 91, team_id: 5 })])));
     await api.ok("POST", "/passes", pass(workunit(4, [result(41, { host_id: 90, user_id: 92, team_id: 6 })])));
     expect((await api.ok("GET", "/hosts/90")).user_id).toBe(92);
@@ -55,13 +55,13 @@ describe("reading state back", () => {
 
 describe("registering credit holders", () => {
   it("PUT /hosts/:id takes the contract's cpid and returns it as BOINC's host_cpid", async () => {
-    const { typed: api } = await setupProject();
+    const { api } = await setupProject();
     const host = await api.ok("PUT", "/hosts/71", { create_time: 5000, user_id: 3, cpid: "0123abcd", name: "box" });
     expect(host).toMatchObject({ id: 71, user_id: 3, host_cpid: "0123abcd", name: "box", create_time: 5000, expavg_time: 5000 });
   });
 
   it("per-app credit rows (BOINC's credit_user) count jobs and credit; a new row's first grant adds credit·ln2/7", async () => {
-    const { typed: api, slug } = await setupProject();
+    const { api, slug } = await setupProject();
     // Two workunits for user 72 (two hosts) in one pass, each 3e12 FLOPs = 6.944… credits.
     await api.ok(
       "POST",

@@ -1,12 +1,13 @@
 /** The service side of the bridge tests: projects on a running `wrangler dev`, and its numbers against a trace's. */
 import { foldAnonymousId, relativeError, type TraceExpected } from "./trace-types";
+import type { components } from "../support/api-types";
 import { send } from "../support/send";
 
 export const TOLERANCE = 1e-9;
 
 export async function createProject(base: string, adminToken: string, slug: string): Promise<string> {
   const created = await send(base, "POST", "/v1/projects", adminToken, { slug, name: slug });
-  return created.token as string;
+  return created.token;
 }
 
 /**
@@ -20,20 +21,20 @@ export async function traceMismatches(
   expected: TraceExpected,
   appNumbers: Map<string, number>,
 ): Promise<string[]> {
-  const get = (path: string) => send(base, "GET", `/v1/projects/${slug}${path}`, token);
+  const get = <P extends string>(path: P) => send(base, "GET", `/v1/projects/${slug}${path}`, token);
   const mismatches: string[] = [];
   const check = (what: string, actual: number | undefined, want: number) => {
     if (actual === undefined || !(relativeError(actual, want) <= TOLERANCE)) mismatches.push(`${what}: got ${actual}, expected ${want}`);
   };
   const { apps } = await get("/apps");
-  for (const a of expected.apps) check(`app ${a.name} min_avg_pfc`, apps.find((x: any) => x.name === a.name)?.min_avg_pfc, a.min_avg_pfc);
+  for (const a of expected.apps) check(`app ${a.name} min_avg_pfc`, apps.find((x) => x.name === a.name)?.min_avg_pfc, a.min_avg_pfc);
   const { app_versions } = await get("/app-versions");
   for (const v of expected.app_versions) {
-    const got = app_versions.find((x: any) => x.id === v.id);
+    const got = app_versions.find((x) => x.id === v.id);
     for (const f of ["pfc_n", "pfc_avg", "pfc_scale", "expavg_credit", "expavg_time"] as const)
       check(`app_version ${v.id} ${f}`, got?.[f], v[f]);
   }
-  const rows = new Map<string, any>();
+  const rows = new Map<string, components["schemas"]["HostAppVersion"]>();
   for (const hostId of new Set(expected.host_app_versions.map((h) => h.host_id))) {
     const { host_app_versions } = await get(`/host-app-versions?host_id=${hostId}`);
     for (const h of host_app_versions) rows.set(`${h.host_id}/${foldAnonymousId(appNumbers.get(h.app)!, h.app_version_id)}`, h);

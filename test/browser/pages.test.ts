@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { type BrowserContext, type Page, chromium } from "playwright-core";
 import { suiteNeeds } from "../../scripts/skipped-suites";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { SuccessBody } from "../support/api-types";
 import { EVIL_TEAM, postTrace } from "./trace";
 import { type WranglerDev, startWranglerDev } from "./wrangler-dev";
 
@@ -32,10 +33,11 @@ describe.skipIf(!hasChromium)("the web pages in chromium, served by wrangler dev
   /** Console errors a test expects (the 404 page's own status is logged as one). */
   let expectedErrors: RegExp[] = [];
 
-  const api = async (path: string) => {
+  /** A public read, typed by the OpenAPI document like `request` (test/support/api.ts). */
+  const api = async <P extends string>(path: P) => {
     const res = await fetch(`${dev.base}${path}`);
     expect(res.status, path).toBe(200);
-    return res.json() as Promise<any>;
+    return (await res.json()) as SuccessBody<"GET", P>;
   };
 
   beforeAll(async () => {
@@ -43,7 +45,7 @@ describe.skipIf(!hasChromium)("the web pages in chromium, served by wrangler dev
     slug = await postTrace(dev.base, ADMIN_TOKEN);
     // Every job once (rescale, then the KV snapshots), as in the README's walk-through.
     expect(await (await fetch(`${dev.base}/cdn-cgi/handler/scheduled`)).text()).toBe("ok");
-    await until(async () => (await api("/v1/projects")).projects.some((p: any) => p.slug === slug && p.total_credit > 0));
+    await until(async () => (await api("/v1/projects")).projects.some((p) => p.slug === slug && p.total_credit > 0));
 
     await mkdir(SCREENSHOTS, { recursive: true });
     userDataDir = await mkdtemp(join(tmpdir(), "cobblestone-chromium-"));
@@ -118,9 +120,9 @@ describe.skipIf(!hasChromium)("the web pages in chromium, served by wrangler dev
   it("/ lists the project with the API's total, without any script", async () => {
     const page = await open("/");
     const list = await api("/v1/projects");
-    const demo = list.projects.find((p: any) => p.slug === slug);
+    const demo = list.projects.find((p) => p.slug === slug);
     const row = `tr[data-slug="${slug}"]`;
-    expect(await value(page, `${row} data[data-name="total_credit"]`)).toBe(demo.total_credit);
+    expect(await value(page, `${row} data[data-name="total_credit"]`)).toBe(demo!.total_credit);
     expect(await page.locator(`${row} a`).textContent()).toBe("Demo@Home");
     expect(await page.locator("time[data-snapshot-time]").textContent()).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d UTC$/);
     expect(await page.evaluate(() => document.scripts.length)).toBe(0);
@@ -133,10 +135,10 @@ describe.skipIf(!hasChromium)("the web pages in chromium, served by wrangler dev
     const project = await api(`/v1/projects/${slug}`);
     expect(await value(page, '.facts data[data-name="total_credit"]')).toBe(project.total_credit);
     const versions = (await api(`/v1/projects/${slug}/app-versions`)).app_versions;
-    expect(await values(page, '#app-versions data[data-name="pfc_n"]')).toEqual(versions.map((v: any) => v.pfc_n));
-    expect(await values(page, '#app-versions data[data-name="pfc_scale"]')).toEqual(versions.map((v: any) => v.pfc_scale));
+    expect(await values(page, '#app-versions data[data-name="pfc_n"]')).toEqual(versions.map((v) => v.pfc_n));
+    expect(await values(page, '#app-versions data[data-name="pfc_scale"]')).toEqual(versions.map((v) => v.pfc_scale));
     const top = await api(`/v1/projects/${slug}/top/users?limit=10`);
-    expect(await values(page, '#top-users data[data-name="total_credit"]')).toEqual(top.users.map((u: any) => u.total_credit));
+    expect(await values(page, '#top-users data[data-name="total_credit"]')).toEqual(top.users.map((u) => u.total_credit));
     const chart = page.locator("svg.chart-svg");
     const box = await chart.boundingBox();
     expect(box!.width).toBeGreaterThan(500);
@@ -147,7 +149,7 @@ describe.skipIf(!hasChromium)("the web pages in chromium, served by wrangler dev
     await page.getByRole("link", { name: "by total" }).click();
     expect(page.url()).toContain("by=total_credit");
     const byTotal = await api(`/v1/projects/${slug}/top/hosts?by=total_credit&limit=10`);
-    expect(await values(page, '#top-hosts data[data-name="total_credit"]')).toEqual(byTotal.hosts.map((h: any) => h.total_credit));
+    expect(await values(page, '#top-hosts data[data-name="total_credit"]')).toEqual(byTotal.hosts.map((h) => h.total_credit));
     await page.getByRole("link", { name: "365", exact: true }).click();
     expect(await chartDays(page)).toBe(365);
     expect(problems).toEqual([]);
@@ -163,7 +165,7 @@ describe.skipIf(!hasChromium)("the web pages in chromium, served by wrangler dev
     expect(await value(page, '.facts data[data-name="total_credit"]')).toBe(user.total_credit);
     const rac = await value(page, '.facts data[data-name="recent_average_credit"]');
     expect(rac).toBeCloseTo(user.recent_average_credit, 3);
-    expect(await values(page, '#app-credit data[data-name="total_credit"]')).toEqual(user.apps.map((a: any) => a.total_credit));
+    expect(await values(page, '#app-credit data[data-name="total_credit"]')).toEqual(user.apps.map((a) => a.total_credit));
     expect(await chartDays(page)).toBe(90);
     await shot(page, "user");
 
@@ -171,7 +173,7 @@ describe.skipIf(!hasChromium)("the web pages in chromium, served by wrangler dev
     expect(page.url()).toContain("days=30");
     expect(await chartDays(page)).toBe(30);
     const history = await api(`/v1/projects/${slug}/users/7/history?days=30`);
-    expect(await page.locator("svg.chart-svg .bars rect").count()).toBe(history.days.filter((d: any) => d.credit > 0).length);
+    expect(await page.locator("svg.chart-svg .bars rect").count()).toBe(history.days.filter((d) => d.credit > 0).length);
 
     await page.locator("#owner").click();
     expect(new URL(page.url()).pathname).toBe(`/p/${slug}/teams/3`);
@@ -211,7 +213,7 @@ describe.skipIf(!hasChromium)("the web pages in chromium, served by wrangler dev
     const page = await open("/central");
     const table = await api("/v1/plan-classes");
     if (table.version === null) expect(await page.locator("#no-table").textContent()).toContain("0.1 applies");
-    else expect(await values(page, '#plan-classes data[data-name="scale"]')).toEqual(table.plan_classes.map((r: any) => r.scale));
+    else expect(await values(page, '#plan-classes data[data-name="scale"]')).toEqual(table.plan_classes.map((r) => r.scale));
     await shot(page, "central");
     await page.close();
   });

@@ -48,7 +48,7 @@ function pass(now: number, firstWu: number, who: { host: number; user: number; t
 export async function postTrace(base: string, adminToken: string): Promise<string> {
   const slug = "demo";
   const created = await send(base, "POST", "/v1/projects", adminToken, { slug, name: "Demo@Home", url: "https://demo.example.org" });
-  const token: string = created.token;
+  const { token } = created;
   const p = `/v1/projects/${slug}`;
   await send(base, "PUT", `${p}/apps/gw_search`, token, {});
   await send(base, "PUT", `${p}/app-versions/1`, token, {

@@ -6,7 +6,7 @@
 import { describe, expect, it } from "vitest";
 import { expectRel } from "../credit/close";
 import { expectError, pass, result, workunit } from "../api/helpers";
-import { call, createProject, projectClient } from "../support/api";
+import { request, createProject, typedClient } from "../support/api";
 import { WEEK, clockNow } from "./helpers";
 
 /** What a BOINC project exports as a user's cpid (workerd's crypto.subtle has MD5). */
@@ -17,19 +17,19 @@ async function exportedCpid(crossProjectId: string, email: string): Promise<stri
 
 async function project(prefix: string) {
   const { slug, token } = await createProject(prefix);
-  const api = projectClient(slug, token);
+  const api = typedClient(slug, token);
   await api.ok("PUT", "/apps/a", {});
   await api.ok("PUT", "/app-versions/1", { app: "a", platform: "linux", plan_class: "", version_num: 1 });
   return { slug, api };
 }
 
 /** One workunit with one valid result of `user` on `host`; returns the credit granted. */
-async function credit(api: ReturnType<typeof projectClient>, wuId: number, host: number, user: number, elapsed: number) {
+async function credit(api: ReturnType<typeof typedClient>, wuId: number, host: number, user: number, elapsed: number) {
   const res = await api.ok("POST", "/passes", {
     ...pass(workunit(wuId, [result(wuId, { host_id: host, user_id: user, elapsed_time: elapsed })])),
     now: clockNow(),
   });
-  return res.workunits[0].credit as number;
+  return res.workunits[0]!.credit;
 }
 
 describe("volunteer totals by cpid", () => {
@@ -46,10 +46,10 @@ describe("volunteer totals by cpid", () => {
     const c1 = await credit(p1.api, 1, 70, 7, 1000);
     const c2 = (await credit(p2.api, 1, 30, 3, 2000)) + (await credit(p2.api, 2, 30, 3, 500));
 
-    const res = await call("GET", `/v1/cpid/${cpid}`);
+    const res = await request("GET", `/v1/cpid/${cpid}`);
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     const body = res.body;
-    expect(body.projects.map((r: any) => [r.project, r.user_id])).toEqual(
+    expect(body.projects.map((r) => [r.project, r.user_id])).toEqual(
       [
         [p1.slug, 7],
         [p2.slug, 3],
@@ -63,15 +63,15 @@ describe("volunteer totals by cpid", () => {
       expect(row).toMatchObject({ total_credit: user.total_credit, expavg_credit: user.expavg_credit, expavg_time: user.expavg_time });
     }
     // … and the RAC total is each stored pair decayed to as_of (half-life a week), summed.
-    const decayed = body.projects.map((r: any) => r.expavg_credit * 2 ** (-(body.as_of - r.expavg_time) / WEEK));
-    expectRel(body.recent_average_credit, decayed[0] + decayed[1], 1e-12);
+    const decayed = body.projects.map((r) => r.expavg_credit * 2 ** (-(body.as_of - r.expavg_time) / WEEK));
+    expectRel(body.recent_average_credit, decayed[0]! + decayed[1]!, 1e-12);
     expect(body.hosts).toEqual([]);
 
     // The host's cpid finds the host.
-    const host = await call("GET", `/v1/cpid/${hostCpid}`);
+    const host = await request("GET", `/v1/cpid/${hostCpid}`);
     expect(host.body.projects).toEqual([]);
     expect(host.body.hosts).toMatchObject([{ project: p1.slug, host_id: 70 }]);
-    expectRel(host.body.hosts[0].total_credit, c1);
+    expectRel(host.body.hosts[0]!.total_credit, c1);
   });
 
   it("a user who opted out of stats export is left out, with their hosts", async () => {
@@ -81,11 +81,11 @@ describe("volunteer totals by cpid", () => {
     await p.api.ok("PUT", "/users/9", { cpid, stats_export: false });
     await p.api.ok("PUT", "/hosts/90", { cpid: hostCpid, user_id: 9 });
     await credit(p.api, 1, 90, 9, 1000);
-    expectError(await call("GET", `/v1/cpid/${cpid}`), 404, "not_found");
-    expectError(await call("GET", `/v1/cpid/${hostCpid}`), 404, "not_found");
+    expectError(await request("GET", `/v1/cpid/${cpid}`), 404, "not_found");
+    expectError(await request("GET", `/v1/cpid/${hostCpid}`), 404, "not_found");
     // Opting back in shows them again.
     await p.api.ok("PUT", "/users/9", { stats_export: true });
-    expect((await call("GET", `/v1/cpid/${cpid}`)).body.projects).toHaveLength(1);
+    expect((await request("GET", `/v1/cpid/${cpid}`)).body.projects).toHaveLength(1);
   });
 
   it("a project sends the hashed cpid, never the email; hex digits are stored lowercase", async () => {
@@ -95,12 +95,12 @@ describe("volunteer totals by cpid", () => {
     const cpid = await exportedCpid("upper", "upper@example.org");
     await p.api.ok("PUT", "/users/1", { cpid: cpid.toUpperCase() });
     await credit(p.api, 1, 10, 1, 1000);
-    expect((await call("GET", `/v1/cpid/${cpid}`)).body.projects).toMatchObject([{ project: p.slug, user_id: 1 }]);
+    expect((await request("GET", `/v1/cpid/${cpid}`)).body.projects).toMatchObject([{ project: p.slug, user_id: 1 }]);
   });
 
   it("a cpid is 32 lowercase hex digits", async () => {
-    expectError(await call("GET", "/v1/cpid/not-a-cpid"), 400, "validation_failed");
-    expectError(await call("GET", `/v1/cpid/${"A".repeat(32)}`), 400, "validation_failed");
-    expectError(await call("GET", `/v1/cpid/${"0".repeat(32)}`), 404, "not_found");
+    expectError(await request("GET", "/v1/cpid/not-a-cpid"), 400, "validation_failed");
+    expectError(await request("GET", `/v1/cpid/${"A".repeat(32)}`), 400, "validation_failed");
+    expectError(await request("GET", `/v1/cpid/${"0".repeat(32)}`), 404, "not_found");
   });
 });

@@ -19,7 +19,8 @@
 import { describe, expect, it } from "vitest";
 import { expectRel } from "../credit/close";
 import { expectError, pass, result, workunit } from "../api/helpers";
-import { createProject, projectClient } from "../support/api";
+import { createProject, typedClient } from "../support/api";
+import type { components } from "../support/api-types";
 import { PLAN_CLASS_CRON, clockNow, issueCentralToken, push, reported, runCron } from "./helpers";
 
 interface GpuOnlyApp {
@@ -39,7 +40,7 @@ const APPS: readonly GpuOnlyApp[] = [
 /** A project whose apps have one GPU version each, with 101 samples of 2.0. */
 async function gpuOnlyProject(apps: readonly GpuOnlyApp[] = APPS) {
   const { slug, token } = await createProject("gpu-only");
-  const api = projectClient(slug, token);
+  const api = typedClient(slug, token);
   for (const a of apps) {
     const stored = await api.ok("PUT", `/apps/${a.app}`, { gpu_only_scale: a.setting });
     expect(stored.gpu_only_scale).toBe(a.setting);
@@ -58,12 +59,12 @@ async function gpuOnlyProject(apps: readonly GpuOnlyApp[] = APPS) {
   return api;
 }
 
-const appOf = (res: any, name: string) => res.apps.find((a: any) => a.name === name);
+const appOf = (res: components["schemas"]["RescaleResponse"], name: string) => res.apps.find((a) => a.name === name);
 
 describe('gpu_only_scale "cross-project"', () => {
   it("PUT apps takes it; anything else is 400", async () => {
     const { slug, token } = await createProject("setting");
-    const api = projectClient(slug, token);
+    const api = typedClient(slug, token);
     expect((await api.ok("PUT", "/apps/x", {})).gpu_only_scale).toBe("boinc");
     expect((await api.ok("PUT", "/apps/x", { gpu_only_scale: "cross-project" })).gpu_only_scale).toBe("cross-project");
     expect((await api.ok("PUT", "/apps/x", {})).gpu_only_scale).toBe("cross-project");
@@ -76,7 +77,7 @@ describe('gpu_only_scale "cross-project"', () => {
     // Before any table is published, cross-project falls back to BOINC's 0.1 everywhere.
     const early = await api.ok("POST", "/rescale", {});
     expect(appOf(early, "g_plan")).toMatchObject({ basis: "gpu_only", min_avg_pfc: 0.2 });
-    expect(appOf(early, "g_plan").cross_project).toMatchObject({ factor: 0.1, registry_version: null });
+    expect(appOf(early, "g_plan")!.cross_project).toMatchObject({ factor: 0.1, registry_version: null });
 
     const T = clockNow();
     const { token } = await issueCentralToken("elsewhere");
@@ -96,29 +97,29 @@ describe('gpu_only_scale "cross-project"', () => {
     const res = await api.ok("POST", "/rescale", {});
     const plan = appOf(res, "g_plan");
     expect(plan).toMatchObject({ basis: "gpu_only", min_avg_pfc: 0.5, scaled_versions: [{ id: 11, pfc_scale: 0.25 }] });
-    expect(plan.cross_project).toEqual({
+    expect(plan!.cross_project).toEqual({
       factor: 0.25,
       registry_version: T,
       plan_classes: [{ plan_class: "cuda_cp", factor: 0.25, source: "plan_class" }],
     });
 
     const type = appOf(res, "g_type");
-    expectRel(type.min_avg_pfc, 0.45);
-    expectRel(type.scaled_versions[0].pfc_scale, 0.225);
-    expect(type.cross_project.plan_classes).toMatchObject([{ plan_class: "cuda_other", source: "proc_type" }]);
+    expectRel(type!.min_avg_pfc, 0.45);
+    expectRel(type!.scaled_versions[0]!.pfc_scale, 0.225);
+    expect(type!.cross_project!.plan_classes).toMatchObject([{ plan_class: "cuda_other", source: "proc_type" }]);
 
     const none = appOf(res, "g_none");
     expect(none).toMatchObject({ min_avg_pfc: 0.2, scaled_versions: [{ id: 13, pfc_scale: 0.1 }] });
-    expect(none.cross_project.plan_classes).toEqual([{ plan_class: "ati_cp", factor: 0.1, source: "boinc_default" }]);
+    expect(none!.cross_project!.plan_classes).toEqual([{ plan_class: "ati_cp", factor: 0.1, source: "boinc_default" }]);
 
     const boinc = appOf(res, "g_boinc");
     expect(boinc).toMatchObject({ basis: "gpu_only", min_avg_pfc: 0.2, scaled_versions: [{ id: 14, pfc_scale: 0.1 }] });
-    expect(boinc.cross_project).toBeUndefined();
+    expect(boinc!.cross_project).toBeUndefined();
 
     // And the stored state says the same.
     const { apps } = await api.ok("GET", "/apps");
-    expect(apps.find((a: any) => a.name === "g_plan").min_avg_pfc).toBe(0.5);
-    expect(apps.find((a: any) => a.name === "g_boinc").min_avg_pfc).toBe(0.2);
+    expect(apps.find((a) => a.name === "g_plan")!.min_avg_pfc).toBe(0.5);
+    expect(apps.find((a) => a.name === "g_boinc")!.min_avg_pfc).toBe(0.2);
 
     // The credit follows: host 50 has 15 samples of 2.0 per version, so its host scale is
     // 2.0 / 2.0 = 1 (NORMAL mode). A job of raw PFC 1000 s × 6e9 = 6e12 claims
@@ -131,10 +132,10 @@ describe('gpu_only_scale "cross-project"', () => {
       ),
       now: clockNow(),
     });
-    const [crossProject, boincCredit] = credit.workunits.map((w: any) => w.results[0]);
-    expect(crossProject.pfc_mode).toBe("normal");
-    expectRel(crossProject.granted_credit, (1.5e12 * 200) / 86400e9, 1e-12);
-    expectRel(boincCredit.granted_credit, (6e11 * 200) / 86400e9, 1e-12);
+    const [crossProject, boincCredit] = credit.workunits.map((w) => w.results[0]);
+    expect(crossProject!.pfc_mode).toBe("normal");
+    expectRel(crossProject!.granted_credit, (1.5e12 * 200) / 86400e9, 1e-12);
+    expectRel(boincCredit!.granted_credit, (6e11 * 200) / 86400e9, 1e-12);
   });
 
   it("an app may pin a table version; unpinned, it reads the latest", async () => {
@@ -163,6 +164,6 @@ describe('gpu_only_scale "cross-project"', () => {
     await api.ok("PUT", "/apps/g_pin", { cross_project_version: null });
     const latest = appOf(await api.ok("POST", "/rescale", {}), "g_pin");
     expect(latest).toMatchObject({ min_avg_pfc: 1, scaled_versions: [{ id: 21, pfc_scale: 0.5 }] });
-    expect(latest.cross_project).toMatchObject({ factor: 0.5, registry_version: T1 + 60 });
+    expect(latest!.cross_project).toMatchObject({ factor: 0.5, registry_version: T1 + 60 });
   });
 });

@@ -20,16 +20,18 @@
 import { describe, expect, it } from "vitest";
 import { expectRel } from "../credit/close";
 import { expectError } from "../api/helpers";
-import { call, createProject, projectClient } from "../support/api";
+import { request, createProject, typedClient } from "../support/api";
+import type { components } from "../support/api-types";
 import { clockNow, getRaw, runCron } from "./helpers";
 import { getPage } from "../web/html";
 
 const NEUTRALITY_CRON = "25 0 * * *";
-type Api = ReturnType<typeof projectClient>;
+type Api = ReturnType<typeof typedClient>;
+type NeutralityClass = components["schemas"]["Neutrality"]["classes"][number];
 
 async function project(prefix: string, database?: string) {
   const { slug, token } = await createProject(prefix, database ? { database } : {});
-  const api = projectClient(slug, token);
+  const api = typedClient(slug, token);
   await api.ok("PUT", "/apps/a", { credit_mode: "fixed" });
   await api.ok("PUT", "/app-versions/1", { app: "a", platform: "linux", plan_class: "", version_num: 1 });
   await api.ok("PUT", "/app-versions/2", { app: "a", platform: "linux", plan_class: "cuda", version_num: 1 });
@@ -91,18 +93,18 @@ const range = (from: number, to: number) => Array.from({ length: to - from + 1 }
 
 describe("GET /v1/central/neutrality", () => {
   it("before the job's first run: no classes", async () => {
-    const res = await call("GET", "/v1/central/neutrality");
+    const res = await request("GET", "/v1/central/neutrality");
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ as_of: null, window_days: 30, classes: [] });
   });
 
   it("is declared in /openapi.json, with a result's devices", async () => {
-    const { body } = await call("GET", "/openapi.json");
-    const get = body.paths["/v1/central/neutrality"].get;
-    expect(get.security ?? []).toEqual([]);
-    expect(Object.keys(get.responses)).toEqual(expect.arrayContaining(["200", "304"]));
-    expect(Object.keys(body.components.schemas.Neutrality.properties)).toEqual(["as_of", "window_days", "classes"]);
-    expect(body.components.schemas.Result.properties.devices.exclusiveMinimum).toBe(0);
+    const { body } = await request("GET", "/openapi.json");
+    const get = body.paths["/v1/central/neutrality"]!.get;
+    expect(get!.security ?? []).toEqual([]);
+    expect(Object.keys(get!.responses)).toEqual(expect.arrayContaining(["200", "304"]));
+    expect(Object.keys(body.components.schemas.Neutrality!.properties!)).toEqual(["as_of", "window_days", "classes"]);
+    expect(body.components.schemas.Result!.properties!.devices!.exclusiveMinimum).toBe(0);
   });
 
   it("a result's devices must be a positive number: 400, nothing written", async () => {
@@ -180,13 +182,14 @@ describe("GET /v1/central/neutrality", () => {
       await run(D.api, 1, { offset: 400, hosts: range(1, 5), credit: 30 }, now);
 
       await runCron(NEUTRALITY_CRON, now);
-      const res = await call("GET", "/v1/central/neutrality");
+      const res = await request("GET", "/v1/central/neutrality");
       expect(res.status, JSON.stringify(res.body)).toBe(200);
       expect(res.body.as_of).toBe(now);
-      expect(res.body.classes.map((c: any) => c.class)).toEqual(["cpu", "nvidia"]);
-      const [cpu, gpu] = res.body.classes;
-      const of = (cls: any, p: { slug: string }) => cls.projects.find((x: any) => x.slug === p.slug);
-      expect(cpu.projects.map((x: any) => x.slug).sort()).toEqual([A.slug, B.slug, C.slug, D.slug].sort());
+      expect(res.body.classes.map((c) => c.class)).toEqual(["cpu", "nvidia"]);
+      // Exactly these two, as just checked.
+      const [cpu, gpu] = res.body.classes as [NeutralityClass, NeutralityClass];
+      const of = (cls: NeutralityClass, p: { slug: string }) => cls.projects.find((x) => x.slug === p.slug);
+      expect(cpu.projects.map((x) => x.slug).sort()).toEqual([A.slug, B.slug, C.slug, D.slug].sort());
 
       for (const [p, want] of [
         [A, 1],
@@ -194,18 +197,18 @@ describe("GET /v1/central/neutrality", () => {
         [C, 1],
       ] as const) {
         const x = of(cpu, p);
-        expect(x.status).toBe("fitted");
-        expect(Math.abs(x.index / want - 1)).toBeLessThanOrEqual(0.05);
-        expect(x.low).toBeLessThanOrEqual(x.index);
-        expect(x.high).toBeGreaterThanOrEqual(x.index);
-        expect(x.hosts).toBe(40); // not host 41
+        expect(x!.status).toBe("fitted");
+        expect(Math.abs(x!.index! / want - 1)).toBeLessThanOrEqual(0.05);
+        expect(x!.low).toBeLessThanOrEqual(x!.index!);
+        expect(x!.high).toBeGreaterThanOrEqual(x!.index!);
+        expect(x!.hosts).toBe(40); // not host 41
       }
       // Exact, as computed above (no noise in these jobs).
-      expectRel(of(cpu, A).index, 1, 1e-9);
-      expectRel(of(cpu, B).index, 2, 1e-9);
-      expectRel(of(cpu, A).device_hours, 1_212_000 / 3600, 1e-12);
+      expectRel(of(cpu, A)!.index!, 1, 1e-9);
+      expectRel(of(cpu, B)!.index!, 2, 1e-9);
+      expectRel(of(cpu, A)!.device_hours, 1_212_000 / 3600, 1e-12);
       // B's jobs used 2 CPUs each: twice the device-hours of A's on the same hosts.
-      expectRel(of(cpu, B).device_hours, (2 * 1_212_000) / 3600, 1e-12);
+      expectRel(of(cpu, B)!.device_hours, (2 * 1_212_000) / 3600, 1e-12);
       expect(of(cpu, D)).toEqual({
         slug: D.slug,
         status: "insufficient overlap",
@@ -216,9 +219,9 @@ describe("GET /v1/central/neutrality", () => {
         device_hours: expect.any(Number),
       });
 
-      const pair = (cls: any, x: { slug: string }, y: { slug: string }) => {
-        const found = cls.pairs.find((p: any) => (p.a === x.slug && p.b === y.slug) || (p.a === y.slug && p.b === x.slug));
-        return found.a === x.slug ? found : { ...found, ratio: found.ratio === null ? null : 1 / found.ratio };
+      const pair = (cls: NeutralityClass, x: { slug: string }, y: { slug: string }) => {
+        const found = cls.pairs.find((p) => (p.a === x.slug && p.b === y.slug) || (p.a === y.slug && p.b === x.slug));
+        return found!.a === x.slug ? found : { ...found, ratio: found!.ratio === null ? null : 1 / found!.ratio };
       };
       for (const [x, y, want] of [
         [A, B, 0.5],
@@ -226,17 +229,17 @@ describe("GET /v1/central/neutrality", () => {
         [B, C, 2],
       ] as const) {
         const p = pair(cpu, x, y);
-        expect(p.hosts).toBe(40);
-        expect(Math.abs(p.ratio / want - 1)).toBeLessThanOrEqual(0.05);
+        expect(p!.hosts).toBe(40);
+        expect(Math.abs(p!.ratio! / want - 1)).toBeLessThanOrEqual(0.05);
       }
       for (const x of [A, B, C]) expect(pair(cpu, x, D)).toMatchObject({ ratio: null, hosts: 5 });
 
       // The GPU class: only A and B, their own indices, on their 20 hosts.
-      expect(gpu.projects.map((x: any) => x.slug).sort()).toEqual([A.slug, B.slug].sort());
-      expectRel(of(gpu, A).index, 2, 1e-9);
-      expectRel(of(gpu, B).index, 0.5, 1e-9);
-      expect(of(gpu, A).hosts).toBe(20);
-      expectRel(pair(gpu, A, B).ratio, 4, 1e-9);
+      expect(gpu.projects.map((x) => x.slug).sort()).toEqual([A.slug, B.slug].sort());
+      expectRel(of(gpu, A)!.index!, 2, 1e-9);
+      expectRel(of(gpu, B)!.index!, 0.5, 1e-9);
+      expect(of(gpu, A)!.hosts).toBe(20);
+      expectRel(pair(gpu, A, B)!.ratio!, 4, 1e-9);
 
       // Served with cache validators; the same ETag answers 304.
       const first = await getRaw("/v1/central/neutrality");

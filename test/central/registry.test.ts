@@ -10,7 +10,8 @@ import { describe, expect, it } from "vitest";
 import { sha256Hex } from "../../src/http/tokens";
 import { expectRel } from "../credit/close";
 import { expectError, pass, result, workunit } from "../api/helpers";
-import { ADMIN_TOKEN, call, createProject, projectClient } from "../support/api";
+import { ADMIN_TOKEN, request, createProject, typedClient } from "../support/api";
+import type { components } from "../support/api-types";
 import { PLAN_CLASS_CRON, WEEK, clockNow, getRaw, issueCentralToken, push, reported, runCron } from "./helpers";
 
 const json = (body: unknown) => JSON.stringify(body);
@@ -39,31 +40,32 @@ function appVersionsPhp(versions: ReturnType<typeof reported>[]): string {
   return `<?xml version="1.0" encoding="ISO-8859-1" ?>\n<app_versions>\n${items}</app_versions>\n`;
 }
 
-async function planClasses(query = ""): Promise<any> {
-  const res = await call("GET", `/v1/plan-classes${query}`);
+async function planClasses(query: "" | `?${string}` = "") {
+  const res = await request("GET", `/v1/plan-classes${query}`);
   expect(res.status, JSON.stringify(res.body)).toBe(200);
   return res.body;
 }
 
-const planClassRow = (table: any, name: string) => table.plan_classes.find((r: any) => r.plan_class === name);
+const planClassRow = (table: components["schemas"]["PlanClassScales"], name: string) =>
+  table.plan_classes.find((r) => r.plan_class === name);
 
 /** What a failed push must leave as it was. */
 async function centralState() {
-  const contributors = await call("GET", "/v1/central/contributors", { token: ADMIN_TOKEN });
+  const contributors = await request("GET", "/v1/central/contributors", { token: ADMIN_TOKEN });
   const { results } = await env.DB.prepare("SELECT * FROM central_contributions ORDER BY contributor_id, project, app_version_id").all();
   return { contributors: contributors.body, rows: results };
 }
 
 describe("central tokens", () => {
   it("the operator issues one; it is shown once and stored only as its SHA-256", async () => {
-    expectError(await call("POST", "/v1/central/contributors", { body: { name: "x" } }), 401, "unauthorized");
+    expectError(await request("POST", "/v1/central/contributors", { body: { name: "x" } }), 401, "unauthorized");
     const { id, token } = await issueCentralToken("SETI@home");
     expect(token).toMatch(/^cbc_[A-Za-z0-9_-]{43}$/);
     const row = await env.DB.prepare("SELECT * FROM central_contributors WHERE id = ?").bind(id).first<Record<string, unknown>>();
     expect(row!.token_hash).toBe(await sha256Hex(token));
     expect(Object.values(row!)).not.toContain(token);
-    const list = await call("GET", "/v1/central/contributors", { token: ADMIN_TOKEN });
-    const listed = list.body.contributors.find((c: any) => c.id === id);
+    const list = await request("GET", "/v1/central/contributors", { token: ADMIN_TOKEN });
+    const listed = list.body.contributors.find((c) => c.id === id);
     expect(listed).toMatchObject({ name: "SETI@home", last_report: null, projects: 0, app_versions: 0 });
     expect(JSON.stringify(list.body)).not.toContain(token);
   });
@@ -72,13 +74,13 @@ describe("central tokens", () => {
     const { id, token } = await issueCentralToken("gone");
     const res = await push(token, json({ app_versions: [reported(1, "a", "")] }));
     expect(res.status).toBe(200);
-    expect((await call("DELETE", `/v1/central/contributors/${id}`, { token: ADMIN_TOKEN })).body).toEqual({ id, revoked: true });
+    expect((await request("DELETE", `/v1/central/contributors/${id}`, { token: ADMIN_TOKEN })).body).toEqual({ id, revoked: true });
     expectError(await push(token, json({ app_versions: [reported(1, "a", "")] })), 401, "unauthorized");
     const left = await env.DB.prepare("SELECT count(*) AS n FROM central_contributions WHERE contributor_id = ?")
       .bind(id)
       .first<{ n: number }>();
     expect(left!.n).toBe(0);
-    expectError(await call("DELETE", `/v1/central/contributors/${id}`, { token: ADMIN_TOKEN }), 404, "not_found");
+    expectError(await request("DELETE", `/v1/central/contributors/${id}`, { token: ADMIN_TOKEN }), 404, "not_found");
   });
 });
 
@@ -115,8 +117,8 @@ describe("the plan-class table", () => {
     expect(table.version).toBe(T);
     const row = planClassRow(table, "cuda_reg");
     expect(row).toMatchObject({ proc_type: "nvidia", nprojects: 2, nversions: 2, computed_time: T });
-    expectRel(row.scale, 0.175);
-    expectRel(row.recent_credit, 400);
+    expectRel(row!.scale, 0.175);
+    expectRel(row!.recent_credit, 400);
     expect(await planClasses(`?version=${T}`)).toEqual(table);
     // Without the job's KV copy, the latest is read from D1.
     await env.KV.delete("central/plan-classes");
@@ -127,9 +129,10 @@ describe("the plan-class table", () => {
     const doc = new XMLParser({ isArray: (name) => name === "plan_class" }).parse(await res.text());
     expect(doc.scale_factors.version).toBe(T);
     expect(doc.scale_factors.nvidia).toBeTypeOf("number");
-    const xmlRow = doc.scale_factors.plan_class.find((r: any) => r.name === "cuda_reg");
+    const xmlRows: { name: string; scale: number }[] = doc.scale_factors.plan_class;
+    const xmlRow = xmlRows.find((r) => r.name === "cuda_reg");
     expect(xmlRow).toMatchObject({ proc_type: "nvidia", nprojects: 2, nversions: 2 });
-    expectRel(xmlRow.scale, 0.175);
+    expectRel(xmlRow!.scale, 0.175);
 
     // A push replaces the set: A keeps only its CPU version, so its app is no longer mixed
     // and only B's cuda_reg (0.1) is left.
@@ -137,15 +140,15 @@ describe("the plan-class table", () => {
     await runCron(PLAN_CLASS_CRON, T + 1);
     const after = planClassRow(await planClasses(), "cuda_reg");
     expect(after).toMatchObject({ nprojects: 1, nversions: 1 });
-    expectRel(after.scale, 0.1);
+    expectRel(after!.scale, 0.1);
     // The earlier version stays pinnable.
-    expectRel(planClassRow(await planClasses(`?version=${T}`), "cuda_reg").scale, 0.175);
-    expectError(await call("GET", "/v1/plan-classes?version=12345"), 404, "not_found");
+    expectRel(planClassRow(await planClasses(`?version=${T}`), "cuda_reg")!.scale, 0.175);
+    expectError(await request("GET", "/v1/plan-classes?version=12345"), 404, "not_found");
   });
 
   it("a project of this deployment counts without a token", async () => {
     const { slug, token } = await createProject("local");
-    const api = projectClient(slug, token);
+    const api = typedClient(slug, token);
     await api.ok("PUT", "/apps/mixed", {});
     await api.ok("PUT", "/app-versions/1", { app: "mixed", platform: "linux", plan_class: "", version_num: 1 });
     await api.ok("PUT", "/app-versions/2", { app: "mixed", platform: "linux", plan_class: "cuda_local_reg", version_num: 1 });
@@ -165,15 +168,15 @@ describe("the plan-class table", () => {
     await api.ok("POST", "/passes", { ...pass(...wus), now });
     await api.ok("POST", "/rescale", {});
     const { app_versions } = await api.ok("GET", "/app-versions");
-    const gpu = app_versions.find((v: any) => v.id === 2);
-    expect(gpu.pfc_scale).toBe(0.5);
+    const gpu = app_versions.find((v) => v.id === 2);
+    expect(gpu!.pfc_scale).toBe(0.5);
 
     const at = now + 3600;
     await runCron(PLAN_CLASS_CRON, at);
     // One version: the table's scale is its scale; its weight its RAC decayed to the run.
     const row = planClassRow(await planClasses(), "cuda_local_reg");
     expect(row).toMatchObject({ scale: 0.5, nprojects: 1, nversions: 1 });
-    expectRel(row.recent_credit, gpu.expavg_credit * 2 ** (-(at - gpu.expavg_time) / WEEK), 1e-9);
+    expectRel(row!.recent_credit, gpu!.expavg_credit * 2 ** (-(at - gpu!.expavg_time) / WEEK), 1e-9);
   });
 });
 
@@ -181,7 +184,7 @@ describe("many deployments, one central server", () => {
   it("another Cobblestone deployment pushes each project's GET /app-versions output as it is", async () => {
     // A project of "deployment B" (here the same Worker stands in for it).
     const { slug, token } = await createProject("deployment-b");
-    const api = projectClient(slug, token);
+    const api = typedClient(slug, token);
     await api.ok("PUT", "/apps/x", {});
     await api.ok("PUT", "/app-versions/5", { app: "x", platform: "linux", plan_class: "cuda_b", version_num: 3 });
     await api.ok("PUT", "/app-versions/6", { app: "x", platform: "linux", plan_class: "", version_num: 3, deprecated: true });

@@ -9,7 +9,7 @@ import { describe, expect, it } from "vitest";
 import { database } from "../../src/db/client";
 import { exportProjectStats } from "../../src/services/stats-export";
 import { expectError, pass, result, workunit } from "../api/helpers";
-import { call, createProject, projectClient } from "../support/api";
+import { request, createProject, typedClient } from "../support/api";
 import { STATS_CRON, clockNow, getRaw, runCron } from "./helpers";
 
 /** Every element's text as a string (so that a cpid of digits stays a string), lists where BOINC repeats. */
@@ -32,18 +32,65 @@ function expectPrinted(printed: string, stored: number): void {
   expect(Math.abs(Number(printed) - stored)).toBeLessThanOrEqual(5e-7);
 }
 
-async function rows(sql: string, ...binds: unknown[]): Promise<Record<string, any>[]> {
+/** The D1 columns the checks compare with the files. */
+interface UserRow {
+  id: number;
+  name: string | null;
+  create_time: number;
+  total_credit: number;
+  expavg_credit: number;
+  expavg_time: number;
+  cpid: string | null;
+  team_id: number;
+}
+interface HostRow {
+  total_credit: number;
+  expavg_credit: number;
+  host_cpid: string | null;
+}
+
+/** Records of the XML files as the parser reads them: every value a string. */
+interface ExportedUser {
+  id: string;
+  name: string;
+  create_time: string;
+  total_credit: string;
+  expavg_credit: string;
+  expavg_time: string;
+  cpid: string;
+  teamid?: string;
+}
+interface ExportedHost {
+  id: string;
+  total_credit: string;
+  expavg_credit: string;
+  host_cpid: string;
+}
+interface ExportedTeam {
+  id: string;
+  name: string;
+  total_credit: string;
+}
+interface ExportedTables {
+  nusers_total: string;
+  nhosts_total: string;
+  nteams_total: string;
+  total_credit: string;
+  applications: { application: { name: string }[] };
+}
+
+async function rows<T>(sql: string, ...binds: unknown[]): Promise<T[]> {
   return (
     await env.DB.prepare(sql)
       .bind(...binds)
-      .all()
+      .all<T>()
   ).results;
 }
 
 /** A project whose users cover every rule: credit, none, opted out, a team, a name to escape. */
 async function projectWithVolunteers() {
   const { slug, token } = await createProject("stats");
-  const api = projectClient(slug, token);
+  const api = typedClient(slug, token);
   await api.ok("PUT", "/apps/a", {});
   await api.ok("PUT", "/apps/b", {});
   await api.ok("PUT", "/app-versions/1", { app: "a", platform: "linux", plan_class: "", version_num: 1 });
@@ -63,7 +110,7 @@ async function projectWithVolunteers() {
     ),
     now: clockNow(),
   });
-  const [{ id }] = (await rows("SELECT id FROM projects WHERE slug = ?", slug)) as [{ id: number }];
+  const [{ id }] = (await rows<{ id: number }>("SELECT id FROM projects WHERE slug = ?", slug)) as [{ id: number }];
   return { slug, id, api };
 }
 
@@ -76,11 +123,14 @@ describe("stats exports (BOINC db_dump)", () => {
     const users = await file(slug, "user.gz");
     expect(users.source).toBe("kv");
     expect(users.text.startsWith('<?xml version="1.0" encoding="utf-8"?>\n<users>\n')).toBe(true);
-    const exportedUsers = parser.parse(users.text).users.user;
-    const d1Users = await rows("SELECT * FROM users WHERE project_id = ? AND total_credit > 0 AND stats_export = 1 ORDER BY id", id);
-    expect(exportedUsers.map((u: any) => Number(u.id))).toEqual([1, 4]);
+    const exportedUsers: ExportedUser[] = parser.parse(users.text).users.user;
+    const d1Users = await rows<UserRow>(
+      "SELECT * FROM users WHERE project_id = ? AND total_credit > 0 AND stats_export = 1 ORDER BY id",
+      id,
+    );
+    expect(exportedUsers.map((u) => Number(u.id))).toEqual([1, 4]);
     expect(d1Users.map((u) => u.id)).toEqual([1, 4]);
-    exportedUsers.forEach((u: any, i: number) => {
+    exportedUsers.forEach((u, i) => {
       const d = d1Users[i]!;
       expect(u.name).toBe(d.name ?? "");
       expect(u.create_time).toBe(String(Math.trunc(d.create_time)));
@@ -91,8 +141,8 @@ describe("stats exports (BOINC db_dump)", () => {
       // teamid only when not 0, as db_dump writes it.
       expect(u.teamid).toBe(d.team_id === 0 ? undefined : String(d.team_id));
     });
-    expect(exportedUsers[0].name).toBe("Ann & <Bob>");
-    expect(Object.keys(exportedUsers[0])).toEqual([
+    expect(exportedUsers[0]!.name).toBe("Ann & <Bob>");
+    expect(Object.keys(exportedUsers[0]!)).toEqual([
       "id",
       "name",
       "create_time",
@@ -104,35 +154,38 @@ describe("stats exports (BOINC db_dump)", () => {
     ]);
 
     // Hosts: with credit and an owner who did not opt out (11 and 14; 12 belongs to user 2).
-    const hosts = parser.parse((await file(slug, "host.gz")).text).hosts.host;
-    const d1Hosts = await rows("SELECT * FROM hosts WHERE project_id = ? AND id IN (11, 14) ORDER BY id", id);
-    expect(hosts.map((h: any) => Number(h.id))).toEqual([11, 14]);
-    hosts.forEach((h: any, i: number) => {
+    const hosts: ExportedHost[] = parser.parse((await file(slug, "host.gz")).text).hosts.host;
+    const d1Hosts = await rows<HostRow>("SELECT * FROM hosts WHERE project_id = ? AND id IN (11, 14) ORDER BY id", id);
+    expect(hosts.map((h) => Number(h.id))).toEqual([11, 14]);
+    hosts.forEach((h, i) => {
       expectPrinted(h.total_credit, d1Hosts[i]!.total_credit);
       expectPrinted(h.expavg_credit, d1Hosts[i]!.expavg_credit);
       expect(h.host_cpid).toBe(d1Hosts[i]!.host_cpid ?? "");
     });
 
     // Teams with credit: team 5 (user 1's two jobs).
-    const teams = parser.parse((await file(slug, "team.gz")).text).teams.team;
-    const [team5] = await rows("SELECT * FROM teams WHERE project_id = ? AND id = 5", id);
-    expect(teams.map((t: any) => Number(t.id))).toEqual([5]);
-    expect(teams[0].name).toBe('Team "Five"');
-    expectPrinted(teams[0].total_credit, team5!.total_credit);
+    const teams: ExportedTeam[] = parser.parse((await file(slug, "team.gz")).text).teams.team;
+    const [team5] = await rows<{ total_credit: number }>("SELECT * FROM teams WHERE project_id = ? AND id = 5", id);
+    expect(teams.map((t) => Number(t.id))).toEqual([5]);
+    expect(teams[0]!.name).toBe('Team "Five"');
+    expectPrinted(teams[0]!.total_credit, team5!.total_credit);
     expect(team5!.total_credit).toBeCloseTo(
-      (await rows("SELECT total_credit FROM users WHERE project_id = ? AND id = 1", id))[0]!.total_credit,
+      (await rows<{ total_credit: number }>("SELECT total_credit FROM users WHERE project_id = ? AND id = 1", id))[0]!.total_credit,
       9,
     );
 
     // tables.xml: counts and credit ignore consent, as db_dump's do (users 1, 2, 4; hosts 11, 12, 14).
-    const tables = parser.parse((await file(slug, "tables.xml")).text).tables;
-    const [sums] = await rows("SELECT count(*) AS n, sum(total_credit) AS credit FROM users WHERE project_id = ? AND total_credit > 0", id);
+    const tables: ExportedTables = parser.parse((await file(slug, "tables.xml")).text).tables;
+    const [sums] = await rows<{ n: number; credit: number }>(
+      "SELECT count(*) AS n, sum(total_credit) AS credit FROM users WHERE project_id = ? AND total_credit > 0",
+      id,
+    );
     expect(tables.nusers_total).toBe("3");
     expect(tables.nhosts_total).toBe("3");
     expect(tables.nteams_total).toBe("1");
     expect(sums!.n).toBe(3);
     expectPrinted(tables.total_credit, sums!.credit);
-    expect(tables.applications.application.map((a: any) => a.name)).toEqual(["a", "b"]);
+    expect(tables.applications.application.map((a) => a.name)).toEqual(["a", "b"]);
   });
 
   it("a file served from KV has an ETag: a stats site polling daily gets 304 until the next run", async () => {
@@ -161,7 +214,10 @@ describe("stats exports (BOINC db_dump)", () => {
       .trimEnd()
       .split("\n")
       .map((l) => JSON.parse(l));
-    const d1Users = await rows("SELECT * FROM users WHERE project_id = ? AND total_credit > 0 AND stats_export = 1 ORDER BY id", id);
+    const d1Users = await rows<UserRow>(
+      "SELECT * FROM users WHERE project_id = ? AND total_credit > 0 AND stats_export = 1 ORDER BY id",
+      id,
+    );
     expect(lines).toEqual(
       d1Users.map((u) => ({
         id: u.id,
@@ -204,8 +260,8 @@ describe("stats exports (BOINC db_dump)", () => {
 
   it("a project without a job run yet has no files (404, never built from D1); unknown files and projects are errors", async () => {
     const { slug } = await projectWithVolunteers();
-    expectError(await call("GET", `/v1/projects/${slug}/stats/user.gz`), 404, "not_found");
-    expectError(await call("GET", `/v1/projects/${slug}/stats/user.xml`), 400, "validation_failed");
-    expectError(await call("GET", "/v1/projects/no-such-project/stats/user.gz"), 404, "not_found");
+    expectError(await request("GET", `/v1/projects/${slug}/stats/user.gz`), 404, "not_found");
+    expectError(await request("GET", `/v1/projects/${slug}/stats/user.xml`), 400, "validation_failed");
+    expectError(await request("GET", "/v1/projects/no-such-project/stats/user.gz"), 404, "not_found");
   });
 });

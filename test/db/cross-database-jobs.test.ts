@@ -22,7 +22,7 @@ const uniqueUrl = (name: string) => `https://${name}-${Math.random().toString(36
 /** A project in `database` (default: the default one) at `url`, app "a" in credit_mode "fixed". */
 async function fixedCreditProject(prefix: string, url: string, database?: string) {
   const p = await setupProject(prefix, { url, ...(database ? { database } : {}) });
-  await p.typed.ok("PUT", "/apps/a", { credit_mode: "fixed" });
+  await p.api.ok("PUT", "/apps/a", { credit_mode: "fixed" });
   return p;
 }
 
@@ -42,8 +42,8 @@ describe("account-manager reconciliation across databases", () => {
     const large = await fixedCreditProject("am-large", largeUrl, "DB_LARGE");
     const small = await fixedCreditProject("am-small", smallUrl);
     const am = await createAm("xdb");
-    await large.typed.ok("PUT", "/hosts/501", { user_id: 7, account_manager: am.slug, am_host_id: 11 });
-    await small.typed.ok("PUT", "/hosts/601", { user_id: 7, account_manager: am.slug, am_host_id: 12 });
+    await large.api.ok("PUT", "/hosts/501", { user_id: 7, account_manager: am.slug, am_host_id: 11 });
+    await small.api.ok("PUT", "/hosts/601", { user_id: 7, account_manager: am.slug, am_host_id: 12 });
 
     const T = daysAgo(2);
     for (const [host, url, ec] of [
@@ -53,8 +53,8 @@ describe("account-manager reconciliation across databases", () => {
       await am.rpc(host, rpcBody(T, [totals(url)], { user_id: 70 }));
       await am.rpc(host, rpcBody(T + HOUR, [totals(url, { cpu_ec: ec })], { user_id: 70 }));
     }
-    await large.typed.ok("POST", "/passes", { now: T + 2 * HOUR, workunits: [granting(1, 501, 100), granting(2, 501, 100)] });
-    await small.typed.ok("POST", "/passes", { now: T + 2 * HOUR, workunits: [granting(1, 601, 100)] });
+    await large.api.ok("POST", "/passes", { now: T + 2 * HOUR, workunits: [granting(1, 501, 100), granting(2, 501, 100)] });
+    await small.api.ok("POST", "/passes", { now: T + 2 * HOUR, workunits: [granting(1, 601, 100)] });
 
     await runCron(RECONCILE_CRON, (dayOf(T) + 1) * 86400 + 1800);
 
@@ -100,9 +100,9 @@ describe("account-manager reconciliation across databases", () => {
  */
 async function mixedAppProject(prefix: string, planClass: string, gpuFlops: number, database?: string) {
   const p = await setupProject(prefix, database ? { database } : {});
-  await p.typed.ok("PUT", "/apps/mixed", {});
-  await p.typed.ok("PUT", "/app-versions/11", { app: "mixed", platform: "linux", plan_class: "", version_num: 1 });
-  await p.typed.ok("PUT", "/app-versions/12", { app: "mixed", platform: "linux", plan_class: planClass, version_num: 1 });
+  await p.api.ok("PUT", "/apps/mixed", {});
+  await p.api.ok("PUT", "/app-versions/11", { app: "mixed", platform: "linux", plan_class: "", version_num: 1 });
+  await p.api.ok("PUT", "/app-versions/12", { app: "mixed", platform: "linux", plan_class: planClass, version_num: 1 });
   const wus = Array.from({ length: 101 }, (_, i) =>
     workunit(
       100 + i,
@@ -113,9 +113,9 @@ async function mixedAppProject(prefix: string, planClass: string, gpuFlops: numb
       { app: "mixed" },
     ),
   );
-  await p.typed.ok("POST", "/passes", { now: clockNow(), workunits: wus });
-  await p.typed.ok("POST", "/rescale", {});
-  const { app_versions } = await p.typed.ok("GET", "/app-versions");
+  await p.api.ok("POST", "/passes", { now: clockNow(), workunits: wus });
+  await p.api.ok("POST", "/rescale", {});
+  const { app_versions } = await p.api.ok("GET", "/app-versions");
   return { ...p, gpu: app_versions.find((v) => v.id === 12) };
 }
 
@@ -139,8 +139,8 @@ describe("the plan-class registry across databases", () => {
       // Each version weighs its RAC decayed to the run (half-life a week). With two sources the
       // weight cap (10 × the lower one) does not bind while they are within a factor 10:
       // scale = (0.5·w_large + 0.25·w_small) / (w_large + w_small).
-      const weight = (v: any) => v.expavg_credit * 2 ** (-(at - v.expavg_time) / WEEK);
-      const [wLarge, wSmall] = [weight(large.gpu), weight(small.gpu)];
+      const weight = (v: { expavg_credit: number; expavg_time: number }) => v.expavg_credit * 2 ** (-(at - v.expavg_time) / WEEK);
+      const [wLarge, wSmall] = [weight(large.gpu!), weight(small.gpu!)];
       expect(Math.max(wLarge, wSmall) / Math.min(wLarge, wSmall)).toBeLessThan(10);
       expect(row).toMatchObject({ nprojects: 2, nversions: 2 });
       expectRel(row!.scale, (0.5 * wLarge + 0.25 * wSmall) / (wLarge + wSmall), 1e-9);
@@ -149,13 +149,13 @@ describe("the plan-class registry across databases", () => {
       // The large project pins that version (the registry is in the default database) and a
       // GPU-only app of its rescales from it: 101 samples of PFC 2.0 (6e9 FLOPS), factor =
       // the table's cuda_xdb scale, so min_avg_pfc = 2.0 × scale and pfc_scale = scale.
-      await large.typed.ok("PUT", "/apps/solo", { gpu_only_scale: "cross-project", cross_project_version: at });
-      await large.typed.ok("PUT", "/app-versions/21", { app: "solo", platform: "linux", plan_class: "cuda_xdb", version_num: 1 });
+      await large.api.ok("PUT", "/apps/solo", { gpu_only_scale: "cross-project", cross_project_version: at });
+      await large.api.ok("PUT", "/app-versions/21", { app: "solo", platform: "linux", plan_class: "cuda_xdb", version_num: 1 });
       const solo = Array.from({ length: 101 }, (_, i) =>
         workunit(5000 + i, [result(50_000 + i, { host_id: 30, user_id: 4, app_version_id: 21, flops_estimate: 6e9 })], { app: "solo" }),
       );
-      await large.typed.ok("POST", "/passes", { now: clockNow(), workunits: solo });
-      const rescaled = (await large.typed.ok("POST", "/rescale", {})).apps.find((a) => a.name === "solo");
+      await large.api.ok("POST", "/passes", { now: clockNow(), workunits: solo });
+      const rescaled = (await large.api.ok("POST", "/rescale", {})).apps.find((a) => a.name === "solo");
       expect(rescaled!.cross_project).toMatchObject({ registry_version: at });
       expectRel(rescaled!.cross_project!.factor, row!.scale, 1e-12);
       expectRel(rescaled!.min_avg_pfc, 2.0 * row!.scale, 1e-9);

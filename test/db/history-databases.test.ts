@@ -14,7 +14,7 @@ import { moveHistory } from "../../src/db/history-queue";
 import { parseHistoryDatabases } from "../../src/db/history-databases";
 import { projectDatabase } from "../../src/db/project-db";
 import { result, workunit } from "../api/helpers";
-import { ADMIN_TOKEN, request, createProject, projectClient } from "../support/api";
+import { ADMIN_TOKEN, request, createProject, typedClient } from "../support/api";
 import { fixClock, restoreClock } from "../support/clock";
 import { runCron } from "../support/cron";
 
@@ -25,11 +25,11 @@ const ADD_SECOND_AFTER_DAY = 5;
 const HOSTS = [10, 11, 12];
 const teamOf = (host: number) => (host === 12 ? 0 : 5);
 
-type Api = ReturnType<typeof projectClient>;
+type Api = ReturnType<typeof typedClient>;
 
 async function setup(prefix: string, settings: Record<string, unknown>) {
   const { slug, token } = await createProject(prefix, { result_retention_days: 3, ...settings });
-  const api = projectClient(slug, token);
+  const api = typedClient(slug, token);
   await api.ok("PUT", "/apps/a", {});
   await api.ok("PUT", "/apps/b", {});
   await api.ok("PUT", "/app-versions/1", { app: "a", platform: "linux", plan_class: "", version_num: 1 });

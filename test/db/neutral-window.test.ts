@@ -30,11 +30,25 @@ async function freshRow(): Promise<number> {
   return hostId;
 }
 
-const toWindow = (r: any): NeutralWindow => ({
-  period: r.neutral_period,
-  current: { credit: r.neutral_credit, deviceSeconds: r.neutral_device_seconds, results: r.neutral_results },
-  previous: { credit: r.neutral_prev_credit, deviceSeconds: r.neutral_prev_device_seconds, results: r.neutral_prev_results },
-});
+/** The neutral-window columns of a host_app_versions row, as `SELECT *` reads them. */
+interface NeutralRow {
+  neutral_period: number;
+  neutral_credit: number;
+  neutral_device_seconds: number;
+  neutral_results: number;
+  neutral_prev_credit: number;
+  neutral_prev_device_seconds: number;
+  neutral_prev_results: number;
+}
+
+function toWindow(r: NeutralRow | null): NeutralWindow {
+  if (r === null) throw new Error("no host_app_versions row");
+  return {
+    period: r.neutral_period,
+    current: { credit: r.neutral_credit, deviceSeconds: r.neutral_device_seconds, results: r.neutral_results },
+    previous: { credit: r.neutral_prev_credit, deviceSeconds: r.neutral_prev_device_seconds, results: r.neutral_prev_results },
+  };
+}
 
 const close = (a: number, b: number) => a === b || relativeError(a, b) <= 1e-12;
 
@@ -61,7 +75,7 @@ describe("neutrality window: the pass's UPDATE agrees with addNeutralSample", ()
         });
         await runBatch(db, hostAppVersionChangeWrites(PROJECT, changes));
         for (const id of ids) {
-          const got = toWindow(await env.DB.prepare("SELECT * FROM host_app_versions WHERE host_id = ?").bind(id).first());
+          const got = toWindow(await env.DB.prepare("SELECT * FROM host_app_versions WHERE host_id = ?").bind(id).first<NeutralRow>());
           const want = expected.get(id)!;
           expect(got.period).toBe(want.period);
           for (const bucket of ["current", "previous"] as const) {
@@ -85,7 +99,7 @@ describe("neutrality window: the job's read agrees with neutralWindowAt", () => 
     )
       .bind(id)
       .run();
-    const w = toWindow(await env.DB.prepare("SELECT * FROM host_app_versions WHERE host_id = ?").bind(id).first());
+    const w = toWindow(await env.DB.prepare("SELECT * FROM host_app_versions WHERE host_id = ?").bind(id).first<NeutralRow>());
     for (const t of [699.5, 700, 700.1, 700.999, 701, 701.4, 702, 703.2].map((p) => p * NEUTRALITY.periodSeconds)) {
       const r = neutralWindowRead.sql(neutralColumnRefs(), t);
       const q = db.all<{ c: number; d: number; n: number }>(

@@ -46,13 +46,13 @@ describe("a project in its own database", () => {
   it("works end to end while the default database holds none of its rows", { timeout: 60_000 }, async () => {
     const large = await setupProject("large", { database: "DB_LARGE" });
     const small = await setupProject("small");
-    for (const p of [large, small]) await p.typed.ok("PUT", "/users/10", { name: "Vol", cpid: CPID });
+    for (const p of [large, small]) await p.api.ok("PUT", "/users/10", { name: "Vol", cpid: CPID });
     const now = daysAgo(1);
-    const credited = await large.typed.ok("POST", "/passes", passFor(now, 1, { host: 10, user: 10 }, 2));
-    await small.typed.ok("POST", "/passes", passFor(now, 1, { host: 10, user: 10 }, 1));
-    const largeUser = await large.typed.ok("GET", "/users/10");
-    const smallUser = await small.typed.ok("GET", "/users/10");
-    const granted = credited.workunits.flatMap((w) => w.results).reduce((s: number, r: any) => s + r.granted_credit, 0);
+    const credited = await large.api.ok("POST", "/passes", passFor(now, 1, { host: 10, user: 10 }, 2));
+    await small.api.ok("POST", "/passes", passFor(now, 1, { host: 10, user: 10 }, 1));
+    const largeUser = await large.api.ok("GET", "/users/10");
+    const smallUser = await small.api.ok("GET", "/users/10");
+    const granted = credited.workunits.flatMap((w) => w.results).reduce((s: number, r) => s + r.granted_credit, 0);
     expect(largeUser.total_credit).toBeCloseTo(granted, 9);
 
     // Public reads (no token): from D1 on a KV miss, then from the snapshots the cron writes.
@@ -61,7 +61,7 @@ describe("a project in its own database", () => {
     expect(user.status).toBe(200);
     expect(user.body.total_credit).toBe(largeUser.total_credit);
     const history = await publicGet(`/v1/projects/${large.slug}/users/10/history?days=3`);
-    expect(history.body.days.reduce((s: number, d: any) => s + d.credit, 0)).toBeCloseTo(granted, 9);
+    expect(history.body.days.reduce((s: number, d) => s + d.credit, 0)).toBeCloseTo(granted, 9);
     const top = await publicGet(`/v1/projects/${large.slug}/top/users`);
     expect(top.status).toBe(200);
     expect(JSON.stringify(top.body)).toContain(`"total_credit":${largeUser.total_credit}`);

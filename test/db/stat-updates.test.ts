@@ -41,6 +41,20 @@ const close = (a: number, b: number) => relativeError(a, b) <= 1e-12;
 /** Non-negative samples, with zeros and outliers that trigger truncation at 10 × avg. */
 const sample = fc.oneof(fc.double({ min: 0, max: 10, noNaN: true }), fc.constant(0), fc.double({ min: 10, max: 1e6, noNaN: true }));
 
+/** The statistics columns of a host_app_versions row, as `SELECT *` reads them. */
+interface StatRow {
+  pfc_n: number;
+  pfc_avg: number;
+  et_n: number;
+  et_avg: number;
+  et_var: number;
+  et_q: number;
+  turnaround_n: number;
+  turnaround_avg: number;
+  turnaround_var: number;
+  consecutive_valid: number;
+}
+
 describe("AVERAGE: the one-statement walk agrees with TypeScript", () => {
   for (const [label, params] of [
     ["HAV params", HAV_AVERAGE],
@@ -102,8 +116,9 @@ describe("host_app_version changes (AVERAGE and AVERAGE_VAR, consecutive_valid):
           });
           await runBatch(db, hostAppVersionChangeWrites(PROJECT, changes));
           for (const id of ids) {
-            const row = await env.DB.prepare("SELECT * FROM host_app_versions WHERE host_id = ?").bind(id).first<any>();
+            const row = await env.DB.prepare("SELECT * FROM host_app_versions WHERE host_id = ?").bind(id).first<StatRow>();
             const want = expected.get(id)!;
+            if (row === null) throw new Error(`no host_app_versions row of host ${id}`);
             expect(row.pfc_n).toBe(want.pfc.n);
             expect(close(row.pfc_avg, want.pfc.avg)).toBe(true);
             expect(row.et_n).toBe(want.et.n);

@@ -36,17 +36,17 @@ describe("switching credit_policy from boinc to fair mid-trace", () => {
     let differ = 0;
     const mismatches: string[] = [];
     for (const [id, credit] of granted) {
-      const byPolicy = explained.get(id).credit_by_policy;
+      const byPolicy = explained.get(id)!.credit_by_policy;
       if (before.has(id)) {
-        if (credit !== byPolicy.boinc) mismatches.push(`result ${id} before: ${credit} ≠ boinc ${byPolicy.boinc}`);
-        if (relativeError(byPolicy.boinc, byPolicy.fair) > 1e-9) differ++;
+        if (credit !== byPolicy!.boinc) mismatches.push(`result ${id} before: ${credit} ≠ boinc ${byPolicy!.boinc}`);
+        if (relativeError(byPolicy!.boinc, byPolicy!.fair) > 1e-9) differ++;
       } else {
-        if (credit !== byPolicy.fair) mismatches.push(`result ${id} after: ${credit} ≠ fair ${byPolicy.fair}`);
+        if (credit !== byPolicy!.fair) mismatches.push(`result ${id} after: ${credit} ≠ fair ${byPolicy!.fair}`);
         // The fair statistics were kept all along: the same numbers as fair from the first job.
         if (!(relativeError(credit, fairExpected.get(id)!) <= 1e-9))
           mismatches.push(`result ${id} after: ${credit} ≠ model ${fairExpected.get(id)}`);
       }
-      expect(explained.get(id).fair.rule).toMatch(
+      expect(explained.get(id)!.fair!.rule).toMatch(
         /^(normalized|young_host|outlier_high|outlier_low|insane|bad_standing|host_scale_check)$/,
       );
     }
@@ -76,8 +76,8 @@ describe("switching credit_policy from boinc to fair mid-trace", () => {
       for (const w of op.workunits) {
         for (const r of w.results) {
           const s = sums.get(r.host_id) ?? { boinc: 0, fair: 0, n: 0 };
-          const byPolicy = explained.get(r.id).credit_by_policy;
-          sums.set(r.host_id, { boinc: s.boinc + byPolicy.boinc, fair: s.fair + byPolicy.fair, n: s.n + 1 });
+          const byPolicy = explained.get(r.id)!.credit_by_policy;
+          sums.set(r.host_id, { boinc: s.boinc + byPolicy!.boinc, fair: s.fair + byPolicy!.fair, n: s.n + 1 });
         }
       }
     }
@@ -87,13 +87,13 @@ describe("switching credit_policy from boinc to fair mid-trace", () => {
       expect(h.results).toBe(s.n);
       expect(relativeError(h.boinc_credit, s.boinc)).toBeLessThanOrEqual(1e-9);
       expect(relativeError(h.fair_credit, s.fair)).toBeLessThanOrEqual(1e-9);
-      expect(relativeError(h.ratio, s.boinc / s.fair)).toBeLessThanOrEqual(1e-9);
+      expect(relativeError(h.ratio!, s.boinc / s.fair)).toBeLessThanOrEqual(1e-9);
     }
-    const ratios = report.hosts.map((h: any) => h.ratio);
-    expect(ratios).toEqual([...ratios].sort((a, b) => b - a));
+    const ratios = report.hosts.map((h) => h.ratio);
+    expect(ratios).toEqual([...ratios].sort((a, b) => b! - a!));
     // The host claiming 10× its FLOPS is the one BOINC overpays most.
-    expect(report.hosts[0].ratio).toBeGreaterThan(2);
-    expect(report.hosts[report.hosts.length - 1].ratio).toBeLessThan(report.hosts[0].ratio / 2);
+    expect(report.hosts[0]!.ratio).toBeGreaterThan(2);
+    expect(report.hosts[report.hosts.length - 1]!.ratio).toBeLessThan(report.hosts[0]!.ratio! / 2);
   });
 });
 

@@ -13,7 +13,7 @@ const COBBLESTONE = 200 / 86400e9;
 describe("an error outcome for a host × version without a row", () => {
   it("creates the row and counts under fair (err = 0.05), and changes nothing under boinc", async () => {
     // App "a" (versions 1, 2) on fair, app "g" (version 3) on boinc.
-    const { typed: api } = await setupProject("fairerr");
+    const { api } = await setupProject("fairerr");
     await api.ok("PUT", "/apps/a", { host_scale_check: false, credit_policy: "fair" });
     const error = (id: number, hostId: number, appVersionId: number, outcome = "error") => ({
       id,
@@ -67,7 +67,7 @@ describe("w_v and the gate in the explanation and the fairness report", () => {
     result(host * 1000 + 99, { host_id: host, user_id: host, flops_estimate: flops });
 
   it("shows w_v, which results fed the quantiles, and the host the gate holds out", async () => {
-    const { typed: api } = await setupProject("fairgate");
+    const { api } = await setupProject("fairgate");
     await api.ok("PUT", "/apps/a", { host_scale_check: false, credit_policy: "fair" });
     const warmUp = [1, 2].flatMap((host) => Array.from({ length: 10 }, (_, k) => young(host, k)));
     const first = await api.ok("POST", "/passes", { now: NOW, workunits: warmUp });

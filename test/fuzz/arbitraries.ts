@@ -96,6 +96,9 @@ function pathsOf(value: unknown, prefix: Path = [], out: Path[] = []): Path[] {
   return out;
 }
 
+/** An object or array inside a JSON body, indexed by key or position. */
+type Container = Record<string | number, unknown>;
+
 export type Mutation = "replace" | "delete" | "unknown_key" | "duplicate" | "empty";
 
 /** Applies one mutation at the `pick`-th path of a copy of `body`. */
@@ -104,7 +107,8 @@ export function mutate(body: unknown, pick: number, how: Mutation, value: unknow
   const paths = pathsOf(copy).slice(1);
   if (paths.length === 0) return value;
   const path = paths[pick % paths.length]!;
-  const parent = path.slice(0, -1).reduce<any>((node, key) => node[key], copy);
+  // Every path but the last step leads through objects and arrays (pathsOf walked them).
+  const parent = path.slice(0, -1).reduce<Container>((node, key) => node[key] as Container, copy as Container);
   const key = path[path.length - 1]!;
   const target = parent[key];
   switch (how) {
@@ -116,7 +120,7 @@ export function mutate(body: unknown, pick: number, how: Mutation, value: unknow
       else delete parent[key];
       break;
     case "unknown_key":
-      if (target !== null && typeof target === "object" && !Array.isArray(target)) target.sneaky = value;
+      if (target !== null && typeof target === "object" && !Array.isArray(target)) (target as Container).sneaky = value;
       else parent[key] = { sneaky: value };
       break;
     case "duplicate":

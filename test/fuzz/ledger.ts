@@ -4,6 +4,7 @@
  */
 import { env } from "cloudflare:workers";
 import { expect } from "vitest";
+import type { components } from "../support/api-types";
 
 let tables: string[] | undefined;
 
@@ -86,7 +87,7 @@ export function expectWellFormed(status: number, body: unknown, what: string): v
 export class GrantBook {
   private readonly fresh = new Map<number, number>();
 
-  record(body: any): void {
+  record(body: components["schemas"]["PassResponse"]): void {
     for (const w of body?.workunits ?? []) {
       for (const r of w.results ?? []) {
         if (r.replayed || r.validate_state === "inconclusive") continue;

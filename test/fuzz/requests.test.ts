@@ -62,7 +62,7 @@ const readArb = fc.tuple(
 
 describe("fuzz: reads and registrations", () => {
   it("random reads: no 5xx, errors in shape, nothing written", { timeout: 300_000 }, async () => {
-    const { slug, token, typed: api } = await setupProject("fz-read");
+    const { slug, token, api } = await setupProject("fz-read");
     await api.ok("POST", "/passes", {
       now: T,
       workunits: [

@@ -6,8 +6,9 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { call } from "../support/api";
-import { setupProject } from "../api/helpers";
+import { rawRequest } from "../support/api";
+import { type PassBody, setupProject } from "../api/helpers";
+import type { components } from "../support/api-types";
 import { T, passArb } from "./arbitraries";
 import { runs, seed } from "./config";
 import { GrantBook, expectLedgerConsistent, expectWellFormed, projectIdOf, projectRows } from "./ledger";
@@ -54,16 +55,17 @@ describe("fuzz: request sequences", () => {
         const { slug, token } = await setupProject("fz-seq");
         const id = await projectIdOf(slug);
         const book = new GrantBook();
-        const posted: any[] = [];
+        const posted: PassBody[] = [];
         for (const step of steps) {
           let method = "POST";
           let path = `/v1/projects/${slug}/passes`;
-          let body: any;
+          let body: unknown;
           if (step.kind === "pass") body = step.body;
           else if (step.kind === "repost" || step.kind === "repost_changed") {
             if (posted.length === 0) continue;
-            body = structuredClone(posted[step.index % posted.length]);
-            if (step.kind === "repost_changed") body.workunits[0].results[0].elapsed_time = step.elapsed;
+            const again = structuredClone(posted[step.index % posted.length]!);
+            if (step.kind === "repost_changed") again.workunits[0]!.results[0]!.elapsed_time = step.elapsed;
+            body = again;
           } else if (step.kind === "errors") {
             path = `/v1/projects/${slug}/errors`;
             body = {
@@ -75,7 +77,7 @@ describe("fuzz: request sequences", () => {
             path = `/v1/projects/${slug}/${step.what}/${step.id}`;
           }
           const before = await projectRows(id);
-          const res = await call(method, path, { token, body });
+          const res = await rawRequest(method, path, { token, body });
           const what = `${method} ${path} ${JSON.stringify(body)?.slice(0, 300)}`;
           expectWellFormed(res.status, res.body, what);
           if (res.status >= 400 || method === "GET") {
@@ -83,10 +85,12 @@ describe("fuzz: request sequences", () => {
           }
           if (res.status === 200 && path.endsWith("/passes")) {
             accepted++;
-            book.record(res.body);
-            posted.push(body);
-            const all = res.body.workunits.flatMap((w: any) => w.results);
-            if (all.every((r: any) => r.replayed)) {
+            // A 200 of POST …/passes: the documented answer, and the body was a pass.
+            const answer = res.body as components["schemas"]["PassResponse"];
+            book.record(answer);
+            posted.push(body as PassBody);
+            const all = answer.workunits.flatMap((w) => w.results);
+            if (all.every((r) => r.replayed)) {
               replayed++;
               // A pure replay changes no row of the ledger (the audit log records the request).
               const { audit_log: _a, ...after } = await projectRows(id);

@@ -22,7 +22,7 @@ describe("an error outcome re-posted after the purge", () => {
     "is replayed inside the window and refused with 410 once purged; the host's statistics are reset once",
     { timeout: 60_000 },
     async () => {
-      const { typed: api } = await setupProject("errors-purge");
+      const { api } = await setupProject("errors-purge");
       const start = daysAgo(100);
       await api.ok("POST", "/passes", passFor(start, 1, who));
       const first = await api.ok("POST", "/errors", errorReport(start));
@@ -60,7 +60,7 @@ describe("a new result for a workunit retention purged", () => {
     "→ 410 workunit_purged naming it, nothing written; a never-stored id between purged ones is credited; the record extends run by run",
     { timeout: 60_000 },
     async () => {
-      const { slug, typed: api } = await setupProject("wu-purged");
+      const { slug, api } = await setupProject("wu-purged");
       const id = (await env.DB.prepare("SELECT id FROM projects WHERE slug = ?").bind(slug).first<number>("id"))!;
       const runs = async () =>
         (await env.DB.prepare("SELECT first_id, last_id FROM purged_workunits WHERE project_id = ? ORDER BY first_id").bind(id).all())

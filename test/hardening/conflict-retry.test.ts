@@ -17,8 +17,8 @@ type Post = { path: string; token: string; body: unknown };
 
 async function setups(): Promise<Record<string, Post>> {
   const p = await setupProject("race");
-  await p.typed.ok("PUT", "/apps/climate", { credit_mode: "trickle", trickle_max_runtime: 7200 });
-  await p.typed.ok("PUT", "/hosts/1", { user_id: 0, p_fpops: 3e9 });
+  await p.api.ok("PUT", "/apps/climate", { credit_mode: "trickle", trickle_max_runtime: 7200 });
+  await p.api.ok("PUT", "/hosts/1", { user_id: 0, p_fpops: 3e9 });
   const am = await createAm("race");
   const at = (path: string) => `/v1/projects/${p.slug}${path}`;
   return {

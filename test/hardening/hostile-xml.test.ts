@@ -93,17 +93,17 @@ describe("error answers are bounded", () => {
     const p = await setupProject("big");
     const name = "n".repeat(200_000);
     // A well-formed pass naming an unknown app: the 404 names the app (a prefix of it).
-    const res = await p.typed.raw("POST", "/passes", { now: NOW, workunits: [workunit(1, [result(11)], { app: name })] });
+    const res = await p.api.raw("POST", "/passes", { now: NOW, workunits: [workunit(1, [result(11)], { app: name })] });
     const error = expectError(res, 404, "not_found");
     expect(error.message).toContain("nnnn");
     expectBounded(error, res.body);
-    const res2 = await p.typed.raw("PUT", `/apps/${"m".repeat(20_000)}`, {});
+    const res2 = await p.api.raw("PUT", `/apps/${"m".repeat(20_000)}`, {});
     expectBounded(expectError(res2, res2.status), res2.body);
   });
 
   it("a thousand bad fields → at most a few KB of issues, saying how many were left out", async () => {
     const p = await setupProject("big");
-    const res = await p.typed.raw("POST", "/errors", {
+    const res = await p.api.raw("POST", "/errors", {
       results: Array.from({ length: 1000 }, (_, i) => ({ id: i + 1, host_id: -1, app_version_id: 1, outcome: "error" })),
     });
     const error = expectError(res, 400, "validation_failed");

@@ -13,18 +13,18 @@ describe("ids beyond 2^53", () => {
   it("a query id (host-app-versions?host_id=2^53+1) → 400, not another host's rows", async () => {
     const p = await setupProject("ids");
     // Host 2^53 (the rounded value) has rows only if a rounded id got through somewhere.
-    const err = expectError(await p.typed.raw("GET", `/host-app-versions?host_id=${BEYOND}`), 400, "validation_failed");
+    const err = expectError(await p.api.raw("GET", `/host-app-versions?host_id=${BEYOND}`), 400, "validation_failed");
     expect(err.issues?.[0]?.path).toBe("host_id");
   });
 
   it("the audit cursor beyond 2^53 → 400", async () => {
     const p = await setupProject("ids");
-    expectError(await p.typed.raw("GET", `/audit?cursor=${BEYOND}`), 400, "validation_failed");
+    expectError(await p.api.raw("GET", `/audit?cursor=${BEYOND}`), 400, "validation_failed");
   });
 
   it("a path id and an account-manager query user_id beyond 2^53 → 400", async () => {
     const p = await setupProject("ids");
-    expectError(await p.typed.raw("GET", `/hosts/${BEYOND}`), 400, "validation_failed");
+    expectError(await p.api.raw("GET", `/hosts/${BEYOND}`), 400, "validation_failed");
     expectError(await request("GET", `/v1/projects/${p.slug}/users/${BEYOND}`), 400, "validation_failed");
   });
 

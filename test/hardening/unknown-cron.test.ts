@@ -16,7 +16,7 @@ describe("an unknown cron", () => {
   it("runs no job (the minute refresh writes no snapshot) and logs the expression it did not know", async () => {
     const warn = vi.spyOn(console, "warn");
     const p = await setupProject("cron");
-    await p.typed.ok("POST", "/passes", validPass());
+    await p.api.ok("POST", "/passes", validPass());
     await runCron("*/5 * * * *");
     expect(await env.KV.get(kvKeys.project(p.slug))).toBeNull();
     expect(warn.mock.calls.map((c) => c.join(" ")).join("\n")).toContain('"*/5 * * * *" names no job');

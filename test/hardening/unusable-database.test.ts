@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { kvKeys } from "../../src/snapshots/keys";
 import { setupProject, validPass } from "../api/helpers";
 import { PLAN_CLASS_CRON, STATS_CRON, clockNow, runCron } from "../central/helpers";
-import { call } from "../support/api";
+import { request } from "../support/api";
 
 const CPID = "0123456789abcdef0123456789abcdef";
 const EVERY_CRON = ["*/10 * * * *", "* * * * *", "30 0 * * *", PLAN_CLASS_CRON, STATS_CRON, "50 * * * *"];
@@ -33,7 +33,7 @@ describe("a bound database without the migrations", () => {
       await projectInUnmigratedDatabase();
       const logged = vi.spyOn(console, "error");
 
-      const cpid = await call("GET", `/v1/cpid/${CPID}`);
+      const cpid = await request("GET", `/v1/cpid/${CPID}`);
       expect(cpid.status, JSON.stringify(cpid.body)).toBe(200);
       expect(cpid.body.projects.map((x: { project: string }) => x.project)).toEqual([p.slug]);
 
@@ -41,7 +41,7 @@ describe("a bound database without the migrations", () => {
       for (const cron of EVERY_CRON) await runCron(cron, at);
       // The plan-class table was published (version = the run's time), the minute refresh wrote
       // the healthy project's snapshot, and the daily export ran for it.
-      const table = await call("GET", "/v1/plan-classes");
+      const table = await request("GET", "/v1/plan-classes");
       expect(table.status, JSON.stringify(table.body)).toBe(200);
       expect(table.body.version).toBe(at);
       expect(await env.KV.get(kvKeys.project(p.slug))).not.toBeNull();
@@ -52,20 +52,20 @@ describe("a bound database without the migrations", () => {
 
 describe("GET /health", () => {
   it("checks every bound database and KV: 503 naming the database without the schema, the others ok", async () => {
-    const res = await call("GET", "/health");
+    const res = await request("GET", "/health");
     expect(res.status, JSON.stringify(res.body)).toBe(503);
     expect(res.body.ok).toBe(false);
-    const byName = Object.fromEntries(res.body.checks.map((c: { name: string }) => [c.name, c]));
+    const byName = Object.fromEntries(res.body.checks.map((c) => [c.name, c]));
     expect(Object.keys(byName).sort()).toEqual(["DB", "DB_HISTORY_1", "DB_HISTORY_2", "DB_LARGE", "DB_UNMIGRATED", "KV"]);
     expect(byName.DB).toEqual({ name: "DB", ok: true });
     expect(byName.DB_LARGE).toEqual({ name: "DB_LARGE", ok: true });
     expect(byName.KV).toEqual({ name: "KV", ok: true });
-    expect(byName.DB_UNMIGRATED.ok).toBe(false);
-    expect(byName.DB_UNMIGRATED.error).toContain("apply the migrations");
+    expect(byName.DB_UNMIGRATED!.ok).toBe(false);
+    expect(byName.DB_UNMIGRATED!.error).toContain("apply the migrations");
   });
 
   it("is declared in the OpenAPI document with both answers", async () => {
-    const doc = await call("GET", "/openapi.json");
-    expect(Object.keys(doc.body.paths["/health"].get.responses)).toEqual(expect.arrayContaining(["200", "503"]));
+    const doc = await request("GET", "/openapi.json");
+    expect(Object.keys(doc.body.paths["/health"]!.get!.responses)).toEqual(expect.arrayContaining(["200", "503"]));
   });
 });

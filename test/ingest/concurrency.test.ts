@@ -34,7 +34,7 @@ function concurrentPass(i: number) {
 
 describe("concurrent passes", () => {
   it(`${PASSES} passes at once (plus 4 duplicates) lose no update and credit each result once`, { timeout: 120_000 }, async () => {
-    const { typed: api, slug } = await setupProject("conc");
+    const { api, slug } = await setupProject("conc");
     const bodies = Array.from({ length: PASSES }, (_, i) => concurrentPass(i));
     // Four passes are also posted a second time, right beside the first.
     const posted = bodies.flatMap((b, i) => (i < 4 ? [b, b] : [b]));
@@ -43,7 +43,7 @@ describe("concurrent passes", () => {
     const grants = new Map<number, { host: number; credit: number; replayed: boolean }[]>();
     responses.forEach((res, k) => {
       const body = posted[k]!;
-      res.workunits[0]!.results.forEach((r: any, j: number) => {
+      res.workunits[0]!.results.forEach((r, j) => {
         const list = grants.get(r.id) ?? [];
         list.push({ host: body.workunits[0]!.results[j]!.host_id, credit: r.granted_credit, replayed: r.replayed });
         grants.set(r.id, list);
@@ -96,7 +96,7 @@ describe("concurrent passes", () => {
     for (const host of HOSTS) {
       const { host_app_versions } = await api.ok("GET", `/host-app-versions?host_id=${host}`);
       const returned = credited.filter((g) => g.host === host).length;
-      const samples = host_app_versions.reduce((s: number, h: any) => s + h.pfc_n, 0);
+      const samples = host_app_versions.reduce((s: number, h) => s + h.pfc_n, 0);
       expect(samples).toBe(returned);
     }
   });
@@ -129,7 +129,7 @@ function racingD1(real: D1Database, parties: number): D1Database {
           return target.batch(statements);
         };
       }
-      const value = (target as any)[prop];
+      const value = Reflect.get(target, prop);
       return typeof value === "function" ? value.bind(target) : value;
     },
   });
@@ -148,13 +148,13 @@ describe("concurrent identical error reports", () => {
     const responses = await Promise.all([1, 2].map(() => callWith({ DB }, "POST", `/v1/projects/${slug}/errors`, { token, body })));
     for (const res of responses) {
       expect(res.status, JSON.stringify(res.body)).toBe(200);
-      expect(res.body.results.map((r: any) => [r.id, r.outcome])).toEqual([
+      expect(res.body.results.map((r) => [r.id, r.outcome])).toEqual([
         [7001, "error"],
         [7002, "timeout"],
       ]);
     }
     // Exactly one of them recorded the results; the other is answered as its replay.
-    expect(responses.map((r) => r.body.results[0].replayed).sort()).toEqual([false, true]);
+    expect(responses.map((r) => r.body.results[0]!.replayed).sort()).toEqual([false, true]);
     const { results } = await env.DB.prepare(
       "SELECT id FROM results WHERE project_id = (SELECT id FROM projects WHERE slug = ?) ORDER BY id",
     )

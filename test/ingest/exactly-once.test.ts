@@ -21,7 +21,7 @@ function twoHostWorkunit(id: number, state: "valid" | "inconclusive" = "valid") 
 
 describe("exactly once", () => {
   it("an identical re-post is replayed with the stored outcome and changes nothing", async () => {
-    const { typed: api } = await setupProject();
+    const { api } = await setupProject();
     const first = await api.ok("POST", "/passes", pass(twoHostWorkunit(1)));
     expect(first.workunits[0]!.credit).toBeCloseTo(CREDIT, 12);
     const hostBefore = await api.ok("GET", "/hosts/21");
@@ -39,7 +39,7 @@ describe("exactly once", () => {
   });
 
   it("a decided result re-posted with another verdict or other numbers is a 409 and the pass writes nothing", async () => {
-    const { typed: api } = await setupProject();
+    const { api } = await setupProject();
     await api.ok("POST", "/passes", pass(twoHostWorkunit(1)));
     const changed = pass(twoHostWorkunit(2), twoHostWorkunit(1));
     changed.workunits[1]!.results[0]!.validate_state = "invalid";
@@ -52,7 +52,7 @@ describe("exactly once", () => {
   });
 
   it("an inconclusive result earns nothing, and is processed once when it comes back valid", async () => {
-    const { typed: api } = await setupProject();
+    const { api } = await setupProject();
     const pending = await api.ok("POST", "/passes", pass(twoHostWorkunit(3, "inconclusive")));
     expect(pending.workunits[0]).toMatchObject({ credit: 0, path: "pending" });
     // It names its host (docs/spec/credit.md#first-seen), which exists from now on, with nothing credited yet.
@@ -69,7 +69,7 @@ describe("exactly once", () => {
   });
 
   it("a late valid result gets the workunit's stored credit and counts toward consecutive_valid; a late invalid one resets it", async () => {
-    const { typed: api } = await setupProject();
+    const { api } = await setupProject();
     await api.ok("POST", "/passes", pass(twoHostWorkunit(4)));
     // The late result claims twice as much (2000 s); it still gets the stored credit.
     const late = await api.ok(
@@ -90,7 +90,7 @@ describe("exactly once", () => {
   });
 
   it("the same pass posted twice at once credits each result once", async () => {
-    const { typed: api } = await setupProject();
+    const { api } = await setupProject();
     const body = pass(twoHostWorkunit(5), twoHostWorkunit(6));
     const [a, b] = await Promise.all([api.ok("POST", "/passes", body), api.ok("POST", "/passes", body)]);
     const replayedCounts = [a, b].map((r) => r.workunits.flatMap((w) => w.results).filter((x) => x.replayed).length);

@@ -25,7 +25,7 @@ function accountWorkunit(r: ResultBody) {
 
 describe("accounts first seen through an undecided result", () => {
   it("start their RAC clock at that pass and are credited two passes later with the decay written out", async () => {
-    const { typed: api } = await setupProject("firstseen");
+    const { api } = await setupProject("firstseen");
     await api.ok("PUT", "/apps/a", { host_scale_check: false, credit_mode: "fixed" });
 
     await api.ok("POST", "/passes", { now: T1, workunits: [accountWorkunit(accountResult("inconclusive"))] });
@@ -62,7 +62,7 @@ describe("accounts first seen through an undecided result", () => {
   });
 
   it("move the host's owner and the user's team as decided results do (latest pass wins)", async () => {
-    const { typed: api } = await setupProject("firstseen-move");
+    const { api } = await setupProject("firstseen-move");
     await api.ok("POST", "/passes", {
       now: T1,
       workunits: [workunit(9, [result(901, { host_id: 80, user_id: 81, team_id: 82 })])],

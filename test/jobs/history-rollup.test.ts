@@ -16,7 +16,7 @@ import { database } from "../../src/db/client";
 import { CURSOR_START, chunkEnd, deleteChunk, foldChunk, raiseMonthlyBefore } from "../../src/db/history-rollup";
 import { rollUpProject } from "../../src/jobs/history-rollup";
 import { expectError, result, workunit } from "../api/helpers";
-import { ADMIN_TOKEN, request, createProject, projectClient } from "../support/api";
+import { ADMIN_TOKEN, request, createProject, typedClient } from "../support/api";
 import { withFixedClock } from "../support/clock";
 import { runCron } from "../support/cron";
 import { getPage } from "../web/html";
@@ -31,20 +31,20 @@ const WHOLE = `end=2026-06-15&days=${dayOfDate("2026-06-15") - dayOfDate("2024-0
 
 async function fixedProject(settings: Record<string, unknown> = {}) {
   const { slug, token } = await createProject("rollup", settings);
-  const api = projectClient(slug, token);
+  const api = typedClient(slug, token);
   await api.ok("PUT", "/apps/a", { credit_mode: "fixed" });
   await api.ok("PUT", "/app-versions/1", { app: "a", platform: "linux", plan_class: "", version_num: 1 });
   const id = (await env.DB.prepare("SELECT id FROM projects WHERE slug = ?").bind(slug).first<number>("id"))!;
   return { slug, api, id };
 }
 
-type Api = ReturnType<typeof projectClient>;
+type Api = ReturnType<typeof typedClient>;
 
 /** One workunit granting `credit` to host 10 / user 10 in a pass at `now`. */
 async function grant(api: Api, wu: number, credit: number, now: number) {
   const r = result(wu * 10, { host_id: 10, user_id: 10, sent_time: now - 5000, received_time: now - 1000 });
   const out = await api.ok("POST", "/passes", { now, workunits: [workunit(wu, [r], { canonical_credit: credit, target_nresults: 1 })] });
-  expect(out.workunits[0].results[0].granted_credit).toBe(credit);
+  expect(out.workunits[0]!.results[0]!.granted_credit).toBe(credit);
 }
 
 async function postThirtyMonths(api: Api) {
@@ -62,14 +62,14 @@ async function stored(id: number) {
   )
     .bind(id)
     .all();
-  return { days: days.results as any[], months: months.results as any[] };
+  return { days: days.results, months: months.results };
 }
 
 /** The whole history; today's RAC (decayed to the moment of reading, the clock running) left out. */
-const historyOf = async (api: Api, path: string) => {
+const historyOf = async (api: Api, path: "/history" | `/${"users" | "hosts" | "teams"}/${number}/history`) => {
   const body = await api.ok("GET", `${path}?${WHOLE}`);
-  const days = (body.days as any[]).map((d, i, all) => (i === all.length - 1 ? { ...d, expavg_credit: "today" } : d));
-  return { days, monthly_before: body.monthly_before as string | null };
+  const days = body.days.map((d, i, all) => (i === all.length - 1 ? { ...d, expavg_credit: "today" } : d));
+  return { days, monthly_before: body.monthly_before };
 };
 
 describe("history roll-up", () => {
@@ -98,7 +98,7 @@ describe("history roll-up", () => {
 
     const user = await api.ok("GET", "/users/10");
     expect(user.total_credit).toBe(MONTHS * 150);
-    for (const path of ["/users/10/history", "/hosts/10/history", "/history"]) {
+    for (const path of ["/users/10/history", "/hosts/10/history", "/history"] as const) {
       const h = await historyOf(api, path);
       expect(h.monthly_before).toBe("2024-06-01");
       const months = h.days.filter((d) => d.period === "month");
@@ -107,8 +107,8 @@ describe("history roll-up", () => {
       );
       // The buckets add up to the total, from nothing before the first.
       expect(h.days.reduce((s, d) => s + d.credit, 0)).toBe(4500);
-      expect(h.days[0].total_credit - h.days[0].credit).toBe(0);
-      expect(h.days.at(-1).total_credit).toBe(4500);
+      expect(h.days[0]!.total_credit - h.days[0]!.credit).toBe(0);
+      expect(h.days.at(-1)!.total_credit).toBe(4500);
     }
     // Days from the boundary on read as before; May's RAC is the RAC at the end of 2024-05-31.
     const now = await historyOf(api, "/users/10/history");
@@ -116,7 +116,7 @@ describe("history roll-up", () => {
     const may = now.days.find((d) => d.date === "2024-05-01")!;
     const may31 = before.days.find((d) => d.date === "2024-05-31")!;
     expect(may).toMatchObject({ total_credit: may31.total_credit });
-    expect(may.expavg_credit).toBeCloseTo(may31.expavg_credit, 9);
+    expect(may.expavg_credit).toBeCloseTo(may31.expavg_credit as number, 9); // not the last day: a number
 
     // The public read (KV, D1 beyond the snapshot's year) says the same.
     await runCron("* * * * *", SERVER_NOW * 1000);

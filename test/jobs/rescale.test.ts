@@ -11,6 +11,7 @@ import { describe, expect, it } from "vitest";
 import worker from "../../src/index";
 import { refreshSnapshots } from "../../src/jobs/kv-refresh";
 import { pass, result, setupProject, workunit } from "../api/helpers";
+import type { components } from "../support/api-types";
 
 const SAMPLES = 101;
 
@@ -26,26 +27,26 @@ async function projectWithSampledVersions() {
   return project;
 }
 
-function expectScaled(apps: any[], versions: any[]) {
-  expect(apps.find((a) => a.name === "a").min_avg_pfc).toBe(1.5);
-  expect(versions.find((v) => v.id === 1).pfc_scale).toBe(1.5);
-  expect(versions.find((v) => v.id === 2).pfc_scale).toBe(0.75);
+function expectScaled(apps: components["schemas"]["App"][], versions: components["schemas"]["AppVersion"][]) {
+  expect(apps.find((a) => a.name === "a")!.min_avg_pfc).toBe(1.5);
+  expect(versions.find((v) => v.id === 1)!.pfc_scale).toBe(1.5);
+  expect(versions.find((v) => v.id === 2)!.pfc_scale).toBe(0.75);
   // App "g" has no samples: BOINC changes nothing, min_avg_pfc keeps its registered 1.5.
-  expect(apps.find((a) => a.name === "g").min_avg_pfc).toBe(1.5);
-  expect(versions.find((v) => v.id === 3).pfc_scale).toBe(0);
+  expect(apps.find((a) => a.name === "g")!.min_avg_pfc).toBe(1.5);
+  expect(versions.find((v) => v.id === 3)!.pfc_scale).toBe(0);
 }
 
 describe("rescale", () => {
   it("POST /rescale sets min_avg_pfc and pfc_scale from the sample-weighted CPU average, and says why", async () => {
     const { api } = await projectWithSampledVersions();
     const res = await api.ok("POST", "/rescale", {});
-    const a = res.apps.find((x: any) => x.name === "a");
-    expect(a.basis).toBe("cpu_average");
-    expect(a.scaled_versions).toEqual([
+    const a = res.apps.find((x) => x.name === "a");
+    expect(a!.basis).toBe("cpu_average");
+    expect(a!.scaled_versions).toEqual([
       { id: 1, pfc_scale: 1.5 },
       { id: 2, pfc_scale: 0.75 },
     ]);
-    expect(res.apps.find((x: any) => x.name === "g").basis).toBeNull();
+    expect(res.apps.find((x) => x.name === "g")!.basis).toBeNull();
     expectScaled((await api.ok("GET", "/apps")).apps, (await api.ok("GET", "/app-versions")).app_versions);
   });
 
@@ -67,10 +68,10 @@ describe("rescale", () => {
       "/passes",
       pass(workunit(900, [result(9001, { host_id: 50, user_id: 5 }), result(9002, { host_id: 51, user_id: 5 })])),
     );
-    const r = res.workunits[0].results[0];
-    expect(r.pfc_mode).toBe("normal");
-    expect(r.explain).toMatchObject({ pfc_scale: 1.5, host_scale: 1 });
-    expect(r.claimed_credit).toBeCloseTo((4.5e12 * 200) / 86400e9, 12);
+    const r = res.workunits[0]!.results[0];
+    expect(r!.pfc_mode).toBe("normal");
+    expect(r!.explain).toMatchObject({ pfc_scale: 1.5, host_scale: 1 });
+    expect(r!.claimed_credit).toBeCloseTo((4.5e12 * 200) / 86400e9, 12);
   });
 
   it("a rescale that changes no scale marks nothing dirty for the KV refresh", async () => {
@@ -94,10 +95,10 @@ describe("rescale", () => {
     const { api } = await projectWithSampledVersions();
     await api.ok("PUT", "/apps/a", { deprecated: true });
     const res = await api.ok("POST", "/rescale", {});
-    expect(res.apps.map((x: any) => x.name)).not.toContain("a");
+    expect(res.apps.map((x) => x.name)).not.toContain("a");
     // Version 1 keeps its unscaled 0 (it would be 1.5 if app "a" were rescaled).
     const versions = (await api.ok("GET", "/app-versions")).app_versions;
-    expect(versions.find((v: any) => v.id === 1).pfc_scale).toBe(0);
-    expect(versions.find((v: any) => v.id === 2).pfc_scale).toBe(0);
+    expect(versions.find((v) => v.id === 1)!.pfc_scale).toBe(0);
+    expect(versions.find((v) => v.id === 2)!.pfc_scale).toBe(0);
   });
 });

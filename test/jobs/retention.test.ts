@@ -15,7 +15,7 @@ import {
 import { database } from "../../src/db/client";
 import { purgeProject, retentionSettings, runRetention } from "../../src/jobs/retention";
 import { expectError, result, setupProject, workunit } from "../api/helpers";
-import { ADMIN_TOKEN, call, createProject, projectClient } from "../support/api";
+import { ADMIN_TOKEN, request, createProject, typedClient } from "../support/api";
 import { runCron } from "../support/cron";
 import { EINSTEIN, T0, createAm, rpcBody, totals } from "../am/support";
 import { DAY, daysAgo, passFor } from "../reads/fixtures";
@@ -35,9 +35,16 @@ async function storedRows(slug: string): Promise<{ results: number; workunits: n
   return { results: (await count("results"))!, workunits: (await count("workunits"))! };
 }
 
+/** A holder's stored credit. */
+interface Ledger {
+  total_credit: number;
+  expavg_credit: number;
+  expavg_time: number;
+}
+
 /** What a purge must not change: the user's and host's ledger and the user's daily history. */
 async function ledger(api: Awaited<ReturnType<typeof setupProject>>["api"]) {
-  const pick = (h: any) => ({ total_credit: h.total_credit, expavg_credit: h.expavg_credit, expavg_time: h.expavg_time });
+  const pick = (h: Ledger) => ({ total_credit: h.total_credit, expavg_credit: h.expavg_credit, expavg_time: h.expavg_time });
   // Up to yesterday: today's RAC is decayed to the moment of reading.
   const end = new Date(Date.now() - DAY * 1000).toISOString().slice(0, 10);
   return {
@@ -87,7 +94,7 @@ describe("retention purge", () => {
       // The newest pass, still within the window, is replayed as before.
       const lastNow = start + (STEPS - 1) * STEP_DAYS * DAY;
       const replay = await api.ok("POST", "/passes", passFor(lastNow, 1 + (STEPS - 1) * WU_PER_STEP, who, WU_PER_STEP));
-      expect(replay.workunits.every((w: any) => w.replayed)).toBe(true);
+      expect(replay.workunits.every((w) => w.replayed)).toBe(true);
       const after = await api.ok("GET", "/users/10");
       expect(after.total_credit).toBe(credited.total_credit);
       expect(after.expavg_credit).toBe(credited.expavg_credit);
@@ -117,7 +124,7 @@ describe("retention purge", () => {
       const body = passFor(next, 100, who, 1);
       body.workunits[0]!.results[0]!.sent_time = next - 7 * DAY;
       const credited = await api.ok("POST", "/passes", body);
-      expect(credited.workunits[0].results[0].granted_credit).toBeGreaterThan(0);
+      expect(credited.workunits[0]!.results[0]!.granted_credit).toBeGreaterThan(0);
     },
   );
 
@@ -138,7 +145,7 @@ describe("retention purge", () => {
       expect(await horizon()).toBe(0);
       expect(await storedRows(slug)).toEqual({ results: 1, workunits: 0 });
       const first = await api.ok("POST", "/passes", passFor(start + 60, 1, who, 1));
-      expect(first.workunits[0].path).toBe("fresh");
+      expect(first.workunits[0]!.path).toBe("fresh");
       // From the first grant on, the window is measured on the project's clock as before: 40
       // days of history later the cutoff is start + 10 days, past the error and the first pass.
       await api.ok("POST", "/passes", passFor(start + 40 * DAY, 2, who, 1));
@@ -149,7 +156,7 @@ describe("retention purge", () => {
   );
 
   it("a project created with its own window keeps it", async () => {
-    const created = await call("POST", "/v1/projects", {
+    const created = await request("POST", "/v1/projects", {
       token: ADMIN_TOKEN,
       body: { slug: `long-${Math.random().toString(36).slice(2, 8)}`, name: "Long", result_retention_days: 60 },
     });
@@ -228,12 +235,12 @@ describe("trickle retention", () => {
   const T = 1_700_000_000;
   const message = (id: number) => ({ id, app: "climate", host_id: 1, runtime: 3600 });
   /** What a purge must not change: the stored ledger, not the RAC decayed to the moment of reading. */
-  const credit = (h: any) => ({ total_credit: h.total_credit, expavg_credit: h.expavg_credit, expavg_time: h.expavg_time });
+  const credit = (h: Ledger) => ({ total_credit: h.total_credit, expavg_credit: h.expavg_credit, expavg_time: h.expavg_time });
 
   /** A project with app "climate" and host 1 (3 GFLOPS, user 5), created before T. */
   async function trickleProject() {
     const { slug, token } = await createProject("trickle-retention");
-    const api = projectClient(slug, token);
+    const api = typedClient(slug, token);
     await api.ok("PUT", "/apps/climate", { credit_mode: "trickle", trickle_max_runtime: 7200 });
     await api.ok("PUT", "/hosts/1", { create_time: T - 100 * DAY, user_id: 5, p_fpops: 3e9 });
     const id = (await env.DB.prepare("SELECT id FROM projects WHERE slug = ?").bind(slug).first<number>("id"))!;

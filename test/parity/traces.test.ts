@@ -6,6 +6,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { MAX_PASSES_PER_BATCH } from "../../src/routes/passes/pass-batches.schemas";
+import type { components } from "../support/api-types";
 import { replay } from "../support/replay";
 import { BOINC_TRACE_ROWS, FAIR_TRACE_ROWS } from "../support/trace-fixtures";
 import { foldAnonymousId, relativeError } from "../support/trace";
@@ -35,19 +36,19 @@ describe.each(BOINC_REPLAYS)("trace %s replayed through the API, %i passes a req
 
     const { apps } = await api.ok("GET", "/apps");
     for (const a of expected.apps) {
-      check(`app ${a.name} min_avg_pfc`, apps.find((x: any) => x.name === a.name)?.min_avg_pfc, a.min_avg_pfc);
+      check(`app ${a.name} min_avg_pfc`, apps.find((x) => x.name === a.name)?.min_avg_pfc, a.min_avg_pfc);
     }
 
     const { app_versions } = await api.ok("GET", "/app-versions");
     for (const v of expected.app_versions) {
-      const got = app_versions.find((x: any) => x.id === v.id);
+      const got = app_versions.find((x) => x.id === v.id);
       for (const f of ["pfc_n", "pfc_avg", "pfc_scale", "expavg_credit", "expavg_time"] as const) {
         check(`app_version ${v.id} ${f}`, got?.[f], v[f]);
       }
     }
 
     const hostIds = [...new Set(expected.host_app_versions.map((h) => h.host_id))];
-    const rows = new Map<string, any>();
+    const rows = new Map<string, components["schemas"]["HostAppVersion"]>();
     for (const hostId of hostIds) {
       const { host_app_versions } = await api.ok("GET", `/host-app-versions?host_id=${hostId}`);
       for (const h of host_app_versions) {
@@ -99,6 +100,6 @@ describe.each(FAIR_REPLAYS)("fair trace %s replayed through the API, %i passes a
     expect(mismatches.slice(0, 20)).toEqual([]);
     expect(granted.size).toBe(expected.results.length);
     const { apps } = await api.ok("GET", "/apps");
-    expect(apps.every((a: any) => a.credit_policy === "fair")).toBe(true);
+    expect(apps.every((a) => a.credit_policy === "fair")).toBe(true);
   });
 });

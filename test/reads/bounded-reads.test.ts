@@ -8,7 +8,7 @@
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { SNAPSHOT_LIMITS } from "../../src/snapshots/limits";
-import { setupProject } from "../api/helpers";
+import { errorOf, setupProject } from "../api/helpers";
 import { runs } from "../fuzz/config";
 import { runCron } from "../support/cron";
 import { JOBS } from "../../src/jobs/schedule";
@@ -23,7 +23,12 @@ const HOLDERS = 12_500;
 const PAGE = SNAPSHOT_LIMITS.leaderboardPageSize;
 const DEEP_JOB = JOBS.find((j) => j.name === "leaderboard-pages")!.cron;
 
-async function anonymous(path: string) {
+/** A stored leaderboard page in KV, as far as these checks read it. */
+interface LeaderboardPage {
+  data: { entries: { id: number; rank: number; sort_key: unknown }[] };
+}
+
+async function anonymous<P extends string>(path: P) {
   const meter: Meter = { rowsRead: 0, kvWrites: 0 };
   const res = await callWith({ DB: meteredD1(env.DB, meter), KV: meteredKv(env.KV, meter) }, "GET", path);
   return { res, meter };
@@ -36,7 +41,7 @@ beforeAll(async () => {
   const project = await setupProject("bounded");
   slug = project.slug;
   token = project.token;
-  await project.typed.ok("POST", "/passes", passFor(daysAgo(3), 1, { host: 10, user: 10, team: 3 }));
+  await project.api.ok("POST", "/passes", passFor(daysAgo(3), 1, { host: 10, user: 10, team: 3 }));
   const { id } = (await env.DB.prepare("SELECT id FROM projects WHERE slug = ?").bind(slug).first<{ id: number }>())!;
   // Many holders at once, straight into D1, counted on the project row as the batches that
   // insert holders count them: every third has no RAC (a tie across page boundaries), the rest
@@ -105,12 +110,12 @@ describe("every anonymous GET reads a bounded number of D1 rows and writes no KV
     const seen: number[] = [];
     const costs: number[] = [];
     // 700 a page, so requests span two stored pages, the 10th (minute cron) and 11th (deep job) among them.
-    let query = "?limit=700";
+    let query: `?${string}` = "?limit=700";
     for (;;) {
       const { res, meter } = await anonymous(`/v1/projects/${slug}/top/users${query}`);
       expect(res.status, JSON.stringify(res.body)).toBe(200);
       costs.push(meter.rowsRead);
-      seen.push(...res.body.users.map((u: { id: number }) => u.id));
+      seen.push(...res.body.users.map((u) => u.id));
       if (res.body.next_cursor === null) break;
       query = `?limit=700&cursor=${res.body.next_cursor}`;
     }
@@ -128,11 +133,12 @@ describe("every anonymous GET reads a bounded number of D1 rows and writes no KV
     await env.KV.delete(key);
     try {
       // A cursor at the end of page `deep − 1`, made as the API makes one (rank, key, id).
-      const before = JSON.parse((await env.KV.get(`p/${slug}/top2/hosts/total_credit/${deep - 1}`))!).data.entries.at(-1);
+      const page: LeaderboardPage = JSON.parse((await env.KV.get(`p/${slug}/top2/hosts/total_credit/${deep - 1}`))!);
+      const before = page.data.entries.at(-1)!;
       const cursor = btoa(JSON.stringify([before.rank, before.sort_key, before.id])).replace(/=+$/, "");
       const missing = await anonymous(`/v1/projects/${slug}/top/hosts?by=total_credit&limit=1000&cursor=${cursor}`);
       expect(missing.res.status).toBe(503);
-      expect(missing.res.body.error.code).toBe("not_published");
+      expect(errorOf(missing.res).code).toBe("not_published");
       expect(missing.res.headers!.get("Retry-After")).toBe(`${SNAPSHOT_LIMITS.maxAgeSeconds}`);
       // The project row's count and at most the registry row: never the board.
       expect(missing.meter.rowsRead).toBeLessThanOrEqual(2);
@@ -146,7 +152,7 @@ describe("every anonymous GET reads a bounded number of D1 rows and writes no KV
         { token },
       );
       expect(fresh.status).toBe(200);
-      expect(fresh.body.hosts.map((h: { id: number }) => h.id)).toEqual(JSON.parse(stored).data.entries.map((e: { id: number }) => e.id));
+      expect(fresh.body.hosts.map((h) => h.id)).toEqual((JSON.parse(stored) as LeaderboardPage).data.entries.map((e) => e.id));
       // A scan of the board and a sort of what lies below the cursor (docs/public-reads.md): at most 2 × holders + the project row + the token.
       expect(meter.rowsRead).toBeLessThanOrEqual(2 * (HOLDERS + 1) + 2);
       console.log(`token read of a deep page: ${meter.rowsRead} rows read; anonymous from KV: ${first.meter.rowsRead}`);

@@ -7,16 +7,18 @@ import small11 from "../fixtures/traces/small-11.jsonl?raw";
 import small11Expected from "../fixtures/traces/small-11.expected.json";
 import { dateOfDay } from "../../src/credit/history";
 import { expectError, setupProject } from "../api/helpers";
-import { call } from "../support/api";
+import { request } from "../support/api";
+import type { components } from "../support/api-types";
 import { runCron } from "../support/cron";
 import { MONTH_END_NOW, ORDINARY_NOW, withFixedClock } from "../support/clock";
 import { replay } from "../support/replay";
 import { type TraceExpected, parseTrace, relativeError } from "../support/trace";
 import { DAY, daysAgo, decayed, passFor } from "./fixtures";
 
-const publicGet = (slug: string, path: string) => call("GET", `/v1/projects/${slug}${path}`);
+const publicGet = <P extends string>(slug: string, path: P) => request("GET", `/v1/projects/${slug}${path}`);
 /** What a pass granted in all (each pass here credits one user). */
-const creditOf = (res: any): number => res.workunits.flatMap((w: any) => w.results).reduce((s: number, r: any) => s + r.granted_credit, 0);
+const creditOf = (res: components["schemas"]["PassResponse"]): number =>
+  res.workunits.flatMap((w) => w.results).reduce((s, r) => s + r.granted_credit, 0);
 
 describe.each([
   ["at noon mid-month", ORDINARY_NOW],
@@ -37,9 +39,9 @@ describe.each([
     const res = await publicGet(slug, `/users/10/history?days=5&end=${dateOfDay(t2 / DAY + 1)}`);
     expect(res.status).toBe(200);
     const day1 = Math.floor(t1 / DAY);
-    expect(res.body.days.map((d: any) => d.date)).toEqual([day1 - 1, day1, day1 + 1, day1 + 2, day1 + 3].map(dateOfDay));
-    expect(res.body.days.map((d: any) => d.credit)).toEqual([0, c1, 0, c2, 0]);
-    const totals = res.body.days.map((d: any) => d.total_credit);
+    expect(res.body.days.map((d) => d.date)).toEqual([day1 - 1, day1, day1 + 1, day1 + 2, day1 + 3].map(dateOfDay));
+    expect(res.body.days.map((d) => d.credit)).toEqual([0, c1, 0, c2, 0]);
+    const totals = res.body.days.map((d) => d.total_credit);
     expect(totals[0]).toBeCloseTo(0, 9); // counted back from the total: zero up to rounding
     expect(totals[1]).toBeCloseTo(c1, 9);
     expect(totals[2]).toBeCloseTo(c1, 9);
@@ -47,7 +49,7 @@ describe.each([
     expect(totals[4]).toBe(pair2.total_credit);
     // Each day's RAC: the pair after that day's last pass, decayed to midnight at the day's end.
     const endOf = (day: number) => (day + 1) * DAY;
-    const racs = res.body.days.map((d: any) => d.expavg_credit);
+    const racs = res.body.days.map((d) => d.expavg_credit);
     expect(racs[0]).toBe(0);
     expect(racs[1]).toBeCloseTo(decayed(pair1, endOf(day1)), 9);
     expect(racs[2]).toBeCloseTo(decayed(pair1, endOf(day1 + 1)), 9);
@@ -57,13 +59,13 @@ describe.each([
     // Default: the 30 days up to today, today's RAC at now.
     const recent = await publicGet(slug, "/users/10/history");
     expect(recent.body.days).toHaveLength(30);
-    expect(recent.body.days.at(-1).date).toBe(dateOfDay(Math.floor(now / DAY)));
-    expect(recent.body.days.at(-1).expavg_credit).toBeCloseTo(decayed(pair2, recent.body.as_of), 6);
+    expect(recent.body.days.at(-1)!.date).toBe(dateOfDay(Math.floor(now / DAY)));
+    expect(recent.body.days.at(-1)!.expavg_credit).toBeCloseTo(decayed(pair2, recent.body.as_of), 6);
 
     // A window older than the snapshot's year comes from D1 with the same numbers.
     const long = await publicGet(slug, "/users/10/history?days=500");
     expect(long.body.days).toHaveLength(500);
-    expect(long.body.days.reduce((s: number, d: any) => s + d.credit, 0)).toBeCloseTo(pair2.total_credit, 9);
+    expect(long.body.days.reduce((s: number, d) => s + d.credit, 0)).toBeCloseTo(pair2.total_credit, 9);
   });
 
   it("rejects a bad window with 400", async () => {
@@ -96,11 +98,11 @@ describe("history over a replayed trace spanning several days (small-11, clock s
       const window = `days=${lastDay - firstDay + 1}&end=${dateOfDay(lastDay)}`;
       const expected = small11Expected as TraceExpected;
 
-      const checkSeries = (what: string, days: any[], total: number) => {
+      const checkSeries = (what: string, days: components["schemas"]["HistoryDay"][], total: number) => {
         const sum = days.reduce((s, d) => s + d.credit, 0);
         expect(relativeError(sum, total), `${what}: days sum ${sum} vs total ${total}`).toBeLessThanOrEqual(1e-9);
-        expect(days.at(-1).total_credit, what).toBe(total);
-        let running = days[0].total_credit - days[0].credit;
+        expect(days.at(-1)!.total_credit, what).toBe(total);
+        let running = days[0]!.total_credit - days[0]!.credit;
         for (const d of days) {
           running += d.credit;
           expect(Math.abs(d.total_credit - running), `${what} ${d.date}`).toBeLessThanOrEqual(1e-9 * Math.max(1, running));
@@ -126,10 +128,10 @@ describe("history over a replayed trace spanning several days (small-11, clock s
       }
       const allCredit = [...grants.values()].reduce((s, c) => s + c, 0);
       const project = (await api.ok("GET", `/history?${window}`)).days;
-      const spread = project.filter((d: any) => d.credit > 0).length;
+      const spread = project.filter((d) => d.credit > 0).length;
       expect(spread).toBeGreaterThanOrEqual(3);
-      expect(relativeError(project.at(-1).total_credit, allCredit)).toBeLessThanOrEqual(1e-9);
-      checkSeries("project", project, project.at(-1).total_credit);
+      expect(relativeError(project.at(-1)!.total_credit, allCredit)).toBeLessThanOrEqual(1e-9);
+      checkSeries("project", project, project.at(-1)!.total_credit);
 
       // The public answer (KV, after the cron) is the same series.
       await runCron();

@@ -7,11 +7,11 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { expectError, setupProject } from "../api/helpers";
-import { ADMIN_TOKEN, call, createProject, request } from "../support/api";
+import { ADMIN_TOKEN, createProject, request } from "../support/api";
 import { runCron } from "../support/cron";
 import { daysAgo, passFor } from "./fixtures";
 
-const publicGet = (slug: string, path: string) => call("GET", `/v1/projects/${slug}${path}`);
+const publicGet = <P extends string>(slug: string, path: P) => request("GET", `/v1/projects/${slug}${path}`);
 const setReads = (slug: string, holder_reads: unknown, token = ADMIN_TOKEN) =>
   request("PUT", `/v1/projects/${slug}/holder-reads`, { token, body: { holder_reads } });
 
@@ -55,10 +55,10 @@ describe("holder reads: KV snapshots or live from D1", () => {
     for (const path of ["/hosts/20", "/users/20", "/teams/4"]) expect(await env.KV.get(`p/${slug}${path}`)).toBeNull();
     expect(await env.KV.get(`p/${slug}`)).not.toBeNull(); // the project's own snapshot is still written
 
-    for (const path of ["/hosts/20", "/users/20", "/teams/4"]) {
+    for (const path of ["/hosts/20", "/users/20", "/teams/4"] as const) {
       const [live, ledger] = [await publicGet(slug, path), await api.ok("GET", path)];
       expect(live.status).toBe(200);
-      for (const f of ["total_credit", "expavg_credit", "expavg_time"]) expect(live.body[f]).toBe(ledger[f]);
+      for (const f of ["total_credit", "expavg_credit", "expavg_time"] as const) expect(live.body[f]).toBe(ledger[f]);
     }
   });
 

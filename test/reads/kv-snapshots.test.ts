@@ -7,13 +7,18 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { refreshSnapshots } from "../../src/jobs/kv-refresh";
 import { expectError, setupProject } from "../api/helpers";
-import { call } from "../support/api";
+import { request } from "../support/api";
 import { runCron } from "../support/cron";
 import { daysAgo, decayed, passFor } from "./fixtures";
 
-const publicGet = (slug: string, path: string, headers: Record<string, string> = {}) =>
-  call("GET", `/v1/projects/${slug}${path}`, { headers });
+const publicGet = <P extends string>(slug: string, path: P, headers: Record<string, string> = {}) =>
+  request("GET", `/v1/projects/${slug}${path}`, { headers });
 const REL = 1e-12;
+
+/** A holder's KV snapshot, as far as these checks read it. */
+interface HolderSnapshot {
+  data: { total_credit: number };
+}
 
 async function marksOf(slug: string) {
   const { results } = await env.DB.prepare(
@@ -53,13 +58,13 @@ describe("KV snapshots of hosts, users and teams", () => {
 
     await runCron();
     const fresh = await publicGet(slug, "/users/10");
-    for (const f of ["total_credit", "expavg_credit", "expavg_time"]) expect(fresh.body[f]).toBe(ledger[f]);
-    expect(fresh.body.apps).toEqual(ledger.apps.map((a: any) => ({ ...a, recent_average_credit: expect.any(Number) })));
+    for (const f of ["total_credit", "expavg_credit", "expavg_time"] as const) expect(fresh.body[f]).toBe(ledger[f]);
+    expect(fresh.body.apps).toEqual(ledger.apps.map((a) => ({ ...a, recent_average_credit: expect.any(Number) })));
     expect(fresh.body.snapshot_time).toBeGreaterThan(first.body.snapshot_time);
     expect(await marksOf(slug)).toEqual([]);
 
     // The team and host were written by the same cron run.
-    for (const path of ["/teams/3", "/hosts/10"]) {
+    for (const path of ["/teams/3", "/hosts/10"] as const) {
       const [kv, d1] = [await publicGet(slug, path), await api.ok("GET", path)];
       expect(kv.body.total_credit).toBe(d1.total_credit);
       expect(kv.body.total_credit).toBe(ledger.total_credit);
@@ -74,7 +79,7 @@ describe("KV snapshots of hosts, users and teams", () => {
     const res = await publicGet(slug, "/hosts/11");
     const ledger = await api.ok("GET", "/hosts/11");
     expect(res.status).toBe(200);
-    for (const f of ["total_credit", "expavg_credit", "expavg_time", "user_id"]) expect(res.body[f]).toBe(ledger[f]);
+    for (const f of ["total_credit", "expavg_credit", "expavg_time", "user_id"] as const) expect(res.body[f]).toBe(ledger[f]);
     expect(await env.KV.get(`p/${slug}/hosts/11`)).toBeNull();
   });
 
@@ -137,7 +142,7 @@ describe("HTTP caching of public reads", () => {
 
   it("a read with the project's token comes from D1 and is not publicly cacheable", async () => {
     const { slug, token } = await setupProject("etag");
-    const res = await call("GET", `/v1/projects/${slug}/apps`, { token });
+    const res = await request("GET", `/v1/projects/${slug}/apps`, { token });
     expect(res.status).toBe(200);
     expect(res.headers!.get("Cache-Control")).toBe("private, no-cache");
     expect(await env.KV.get(`p/${slug}/apps`)).toBeNull();
@@ -191,9 +196,11 @@ describe("the KV refresh job", () => {
       get(target, prop) {
         if (prop === "put") {
           return (key: string, ...rest: unknown[]) =>
-            key === failing ? Promise.reject(new Error("injected KV failure")) : (target.put as any)(key, ...rest);
+            key === failing
+              ? Promise.reject(new Error("injected KV failure"))
+              : (target.put as (key: string, ...rest: unknown[]) => Promise<void>)(key, ...rest);
         }
-        const value = (target as any)[prop];
+        const value = Reflect.get(target, prop);
         return typeof value === "function" ? value.bind(target) : value;
       },
     });
@@ -204,7 +211,9 @@ describe("the KV refresh job", () => {
 
     await refreshSnapshots(env, Date.now() / 1000);
     expect(await marksOf(slug)).toEqual([]);
-    expect(JSON.parse((await env.KV.get(failing))!).data.total_credit).toBe((await api.ok("GET", "/users/40")).total_credit);
+    expect((JSON.parse((await env.KV.get(failing))!) as HolderSnapshot).data.total_credit).toBe(
+      (await api.ok("GET", "/users/40")).total_credit,
+    );
   });
 
   it("queues one row per pass, and a pass that marks while the cron writes keeps its mark", async () => {
@@ -232,10 +241,10 @@ describe("the KV refresh job", () => {
               passed = true;
               await api.ok("POST", "/passes", passFor(daysAgo(0), 73, { host: 70, user: 70, team: 7 }));
             }
-            return (target.put as any)(key, ...rest);
+            return (target.put as (key: string, ...rest: unknown[]) => Promise<void>)(key, ...rest);
           };
         }
-        const value = (target as any)[prop];
+        const value = Reflect.get(target, prop);
         return typeof value === "function" ? value.bind(target) : value;
       },
     });
@@ -249,6 +258,8 @@ describe("the KV refresh job", () => {
       { subject: "user", entity_id: 70 },
     ]);
     await refreshSnapshots(env, Date.now() / 1000);
-    expect(JSON.parse((await env.KV.get(`p/${slug}/hosts/70`))!).data.total_credit).toBe((await api.ok("GET", "/hosts/70")).total_credit);
+    expect((JSON.parse((await env.KV.get(`p/${slug}/hosts/70`))!) as HolderSnapshot).data.total_credit).toBe(
+      (await api.ok("GET", "/hosts/70")).total_credit,
+    );
   });
 });

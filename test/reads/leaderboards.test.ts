@@ -9,7 +9,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { expectError, setupProject } from "../api/helpers";
-import { call } from "../support/api";
+import { request } from "../support/api";
 import { runCron } from "../support/cron";
 import { daysAgo, decayed, passFor } from "./fixtures";
 
@@ -25,7 +25,7 @@ async function fiveUsers() {
   return { ...project, ledger };
 }
 
-const top = (slug: string, query: string) => call("GET", `/v1/projects/${slug}/top/users${query}`);
+const top = (slug: string, query: "" | `?${string}`) => request("GET", `/v1/projects/${slug}/top/users${query}`);
 
 describe("GET /v1/projects/:slug/top/users", () => {
   it("ranks by RAC decayed to now, and by total credit", async () => {
@@ -38,29 +38,29 @@ describe("GET /v1/projects/:slug/top/users", () => {
     expect(expectedRac).toEqual([2, 3, 1, 4, 5]);
     expect(expectedTotal).toEqual([5, 4, 3, 2, 1]);
 
-    expect(byRac.body.users.map((u: any) => u.id)).toEqual(expectedRac);
-    expect(byRac.body.users.map((u: any) => u.rank)).toEqual([1, 2, 3, 4, 5]);
+    expect(byRac.body.users.map((u) => u.id)).toEqual(expectedRac);
+    expect(byRac.body.users.map((u) => u.rank)).toEqual([1, 2, 3, 4, 5]);
     for (const u of byRac.body.users) expect(u.recent_average_credit).toBeCloseTo(decayed(u, asOf), 9);
     expect(byRac.body).toMatchObject({ total: 5, next_cursor: null });
 
     const byTotal = await top(slug, "?by=total_credit");
-    expect(byTotal.body.users.map((u: any) => u.id)).toEqual(expectedTotal);
-    expect(byTotal.body.users.map((u: any) => u.total_credit)).toEqual(expectedTotal.map((id) => ledger[id - 1].total_credit));
+    expect(byTotal.body.users.map((u) => u.id)).toEqual(expectedTotal);
+    expect(byTotal.body.users.map((u) => u.total_credit)).toEqual(expectedTotal.map((id) => ledger[id - 1]!.total_credit));
     // RAC is the default order.
-    expect((await top(slug, "")).body.users.map((u: any) => u.id)).toEqual(expectedRac);
+    expect((await top(slug, "")).body.users.map((u) => u.id)).toEqual(expectedRac);
   });
 
   it("pages with limit and next_cursor until the end", async () => {
     const { slug } = await fiveUsers();
     const seen: number[] = [];
     const ranks: number[] = [];
-    let query = "?by=total_credit&limit=2";
+    let query: `?${string}` = "?by=total_credit&limit=2";
     for (let page = 0; page < 5; page++) {
       const res = await top(slug, query);
       expect(res.status, JSON.stringify(res.body)).toBe(200);
       expect(res.body.users.length).toBe(page < 2 ? 2 : 1);
-      seen.push(...res.body.users.map((u: any) => u.id));
-      ranks.push(...res.body.users.map((u: any) => u.rank));
+      seen.push(...res.body.users.map((u) => u.id));
+      ranks.push(...res.body.users.map((u) => u.rank));
       if (res.body.next_cursor === null) break;
       query = `?by=total_credit&limit=2&cursor=${res.body.next_cursor}`;
     }
@@ -72,20 +72,20 @@ describe("GET /v1/projects/:slug/top/users", () => {
     const { slug, api } = await fiveUsers();
     await runCron();
     const key = `p/${slug}/top2/users/total_credit/0`;
-    const stored = JSON.parse((await env.KV.get(key))!);
-    expect(stored.data.entries.map((e: any) => e.id)).toEqual((await top(slug, "?by=total_credit")).body.users.map((u: any) => u.id));
+    const stored: { data: { entries: { id: number }[] } } = JSON.parse((await env.KV.get(key))!);
+    expect(stored.data.entries.map((e) => e.id)).toEqual((await top(slug, "?by=total_credit")).body.users.map((u) => u.id));
     // A new pass changes D1 at once, the public leaderboard only after the next cron run.
     await api.ok("POST", "/passes", passFor(daysAgo(0), 900, { host: 1, user: 1 }, 20));
-    expect((await top(slug, "?by=total_credit")).body.users[0].id).toBe(5);
+    expect((await top(slug, "?by=total_credit")).body.users[0]!.id).toBe(5);
     await runCron();
-    expect((await top(slug, "?by=total_credit")).body.users[0].id).toBe(1);
+    expect((await top(slug, "?by=total_credit")).body.users[0]!.id).toBe(1);
   });
 
   it("hosts and teams have leaderboards too", async () => {
     const { slug, ledger } = await fiveUsers();
-    const hosts = await call("GET", `/v1/projects/${slug}/top/hosts?by=total_credit`);
-    expect(hosts.body.hosts.map((h: any) => h.total_credit)).toEqual(ledger.map((u) => u.total_credit).sort((a, b) => b - a));
-    const teams = await call("GET", `/v1/projects/${slug}/top/teams`);
+    const hosts = await request("GET", `/v1/projects/${slug}/top/hosts?by=total_credit`);
+    expect(hosts.body.hosts.map((h) => h.total_credit)).toEqual(ledger.map((u) => u.total_credit).sort((a, b) => b - a));
+    const teams = await request("GET", `/v1/projects/${slug}/top/teams`);
     expect(teams.body).toMatchObject({ teams: [], total: 0, next_cursor: null });
   });
 
@@ -105,15 +105,15 @@ describe("GET /v1/projects/:slug/top/users", () => {
     expectError(before, 503, "not_published");
     expect(before.headers!.get("Retry-After")).toBe("60");
     // The project's own token ranks from D1 at once.
-    const fresh = await call("GET", `/v1/projects/${slug}/top/users?by=total_credit&limit=3`, { token });
-    expect(fresh.body.users.map((u: any) => u.id)).toEqual([1500, 1499, 1498]);
+    const fresh = await request("GET", `/v1/projects/${slug}/top/users?by=total_credit&limit=3`, { token });
+    expect(fresh.body.users.map((u) => u.id)).toEqual([1500, 1499, 1498]);
     // The registration marked the project: the minute cron publishes its top pages.
     await runCron();
     const after = await top(slug, "?by=total_credit&limit=1000");
-    expect(after.body.users.map((u: any) => u.id)).toEqual(Array.from({ length: 1000 }, (_, i) => 1500 - i));
+    expect(after.body.users.map((u) => u.id)).toEqual(Array.from({ length: 1000 }, (_, i) => 1500 - i));
     expect(after.body.total).toBe(1500);
     const next = await top(slug, `?by=total_credit&limit=1000&cursor=${after.body.next_cursor}`);
-    expect(next.body.users.map((u: any) => u.id)).toEqual(Array.from({ length: 500 }, (_, i) => 500 - i));
+    expect(next.body.users.map((u) => u.id)).toEqual(Array.from({ length: 500 }, (_, i) => 500 - i));
     expect(next.body).toMatchObject({ total: 1500, next_cursor: null });
     // Pages of 700: the third request spans stored page 1 and page 2, past the board's end.
     const first = await top(slug, "?by=total_credit&limit=700");
@@ -121,15 +121,15 @@ describe("GET /v1/projects/:slug/top/users", () => {
     const third = await top(slug, `?by=total_credit&limit=700&cursor=${second.body.next_cursor}`);
     expect(third.status).toBe(200);
     // Ranks 1,401 to 1,500: users 100 down to 1.
-    expect(third.body.users.map((u: any) => u.id)).toEqual(Array.from({ length: 100 }, (_, i) => 100 - i));
+    expect(third.body.users.map((u) => u.id)).toEqual(Array.from({ length: 100 }, (_, i) => 100 - i));
     expect(third.body).toMatchObject({ total: 1500, next_cursor: null });
   });
 
   it("rejects a bad query with 400 and an unknown project with 404", async () => {
     const { slug } = await setupProject("top");
-    for (const q of ["?limit=0", "?limit=1001", "?limit=ten", "?by=rac", "?cursor=nonsense", `?cursor=${btoa("x:1")}`]) {
+    for (const q of ["?limit=0", "?limit=1001", "?limit=ten", "?by=rac", "?cursor=nonsense", `?cursor=${btoa("x:1")}`] as const) {
       expectError(await top(slug, q), 400, "validation_failed");
     }
-    expectError(await call("GET", "/v1/projects/nope/top/users"), 404, "not_found");
+    expectError(await request("GET", "/v1/projects/nope/top/users"), 404, "not_found");
   });
 });

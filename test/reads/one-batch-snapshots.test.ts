@@ -54,7 +54,7 @@ function countingD1(real: D1Database) {
 
 describe("snapshots are read in one D1 batch", () => {
   it("a host's, a user's, a team's and the project's snapshot each cost exactly one batch and no other statement", async () => {
-    const { slug, typed: api } = await setupProject("onebatch");
+    const { slug, api } = await setupProject("onebatch");
     await api.ok("POST", "/passes", passFor(daysAgo(2), 1, { host: 70, user: 70, team: 7 }));
     await api.ok("POST", "/passes", passFor(daysAgo(0), 2, { host: 70, user: 70, team: 7 }));
     const { id: projectId } = (await env.DB.prepare("SELECT id FROM projects WHERE slug = ?").bind(slug).first<{ id: number }>())!;

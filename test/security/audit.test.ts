@@ -5,25 +5,25 @@
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { ADMIN_TOKEN, call, createProject } from "../support/api";
+import { ADMIN_TOKEN, request, createProject } from "../support/api";
 import { expectError, setupProject, validPass } from "../api/helpers";
 import { createAm, rpcBody, totals, EINSTEIN } from "../am/support";
 
-async function auditOf(slug: string, token: string, query = "") {
-  const res = await call("GET", `/v1/projects/${slug}/audit${query}`, { token });
+async function auditOf(slug: string, token: string, query: "" | `?${string}` = "") {
+  const res = await request("GET", `/v1/projects/${slug}/audit${query}`, { token });
   expect(res.status, JSON.stringify(res.body)).toBe(200);
-  return res.body as { entries: any[]; next_cursor: string | null };
+  return res.body;
 }
 
 const tokenIdOf = async (slug: string, token: string) =>
-  (await call("GET", `/v1/projects/${slug}/tokens`, { token })).body.tokens.at(-1).id as number;
+  (await request("GET", `/v1/projects/${slug}/tokens`, { token })).body.tokens.at(-1)!.id as number;
 
 describe("audit log", () => {
   it("records each successful write with the token id, route, target and the response's request id", async () => {
     const { slug, token, api } = await setupProject("aud");
     const tokenId = await tokenIdOf(slug, token);
     const before = (await auditOf(slug, token)).entries.length;
-    const res = await call("POST", `/v1/projects/${slug}/passes`, { token, body: validPass() });
+    const res = await request("POST", `/v1/projects/${slug}/passes`, { token, body: validPass() });
     expect(res.status).toBe(200);
     const requestId = res.headers!.get("X-Request-Id");
     expect(requestId).toMatch(/^[0-9a-f-]{36}$/);
@@ -40,67 +40,67 @@ describe("audit log", () => {
       status: 200,
       request_id: requestId,
     });
-    expect(Math.abs(entries[0].at - Date.now() / 1000)).toBeLessThan(600);
+    expect(Math.abs(entries[0]!.at - Date.now() / 1000)).toBeLessThan(600);
     // setupProject's registrations came before, newest first.
-    expect(entries.slice(1).map((e: any) => `${e.method} ${e.route}`)).toContain("PUT /v1/projects/:slug/app-versions/:id");
+    expect(entries.slice(1).map((e) => `${e.method} ${e.route}`)).toContain("PUT /v1/projects/:slug/app-versions/:id");
     await api.ok("GET", "/apps");
   });
 
   it("reads and rejected writes are not recorded; a rejected write still has a request id", async () => {
     const { slug, token } = await setupProject("aud2");
     const before = (await auditOf(slug, token)).entries;
-    await call("GET", `/v1/projects/${slug}/apps`, { token });
-    const rejected = await call("POST", `/v1/projects/${slug}/passes`, { token, body: { workunits: "no" } });
+    await request("GET", `/v1/projects/${slug}/apps`, { token });
+    const rejected = await request("POST", `/v1/projects/${slug}/passes`, { token, body: { workunits: "no" } });
     expectError(rejected, 400, "validation_failed");
     expect(rejected.headers!.get("X-Request-Id")).toMatch(/^[0-9a-f-]{36}$/);
-    expectError(await call("POST", `/v1/projects/${slug}/passes`, { body: validPass() }), 401);
+    expectError(await request("POST", `/v1/projects/${slug}/passes`, { body: validPass() }), 401);
     expect((await auditOf(slug, token)).entries).toEqual(before);
   });
 
   it("uses Cloudflare's cf-ray as the request id", async () => {
     const { slug, token } = await createProject("ray");
-    const res = await call("PUT", `/v1/projects/${slug}/apps/a`, { token, body: {}, headers: { "cf-ray": "8e1f2a3b4c5d6e7f-FRA" } });
+    const res = await request("PUT", `/v1/projects/${slug}/apps/a`, { token, body: {}, headers: { "cf-ray": "8e1f2a3b4c5d6e7f-FRA" } });
     expect(res.headers!.get("X-Request-Id")).toBe("8e1f2a3b4c5d6e7f-FRA");
-    expect((await auditOf(slug, token)).entries[0].request_id).toBe("8e1f2a3b4c5d6e7f-FRA");
+    expect((await auditOf(slug, token)).entries[0]!.request_id).toBe("8e1f2a3b4c5d6e7f-FRA");
     // Something else in cf-ray (here: text meant for a log) is not trusted.
-    const odd = await call("GET", "/health", { headers: { "cf-ray": "forged; DROP TABLE projects" } });
+    const odd = await request("GET", "/health", { headers: { "cf-ray": "forged; DROP TABLE projects" } });
     expect(odd.headers!.get("X-Request-Id")).toMatch(/^[0-9a-f-]{36}$/);
   });
 
   it("an admin rotation is recorded as admin; a project can't read another's log", async () => {
     const { slug, token } = await createProject("aud3");
     const other = await createProject("aud4");
-    await call("POST", `/v1/projects/${slug}/tokens`, { token: ADMIN_TOKEN });
+    await request("POST", `/v1/projects/${slug}/tokens`, { token: ADMIN_TOKEN });
     const { entries } = await auditOf(slug, token);
     expect(entries[0]).toMatchObject({ actor: "admin", method: "POST", route: "/v1/projects/:slug/tokens" });
-    expectError(await call("GET", `/v1/projects/${slug}/audit`, { token: other.token }), 403, "forbidden");
-    expectError(await call("GET", `/v1/projects/${slug}/audit`), 401, "unauthorized");
+    expectError(await request("GET", `/v1/projects/${slug}/audit`, { token: other.token }), 403, "forbidden");
+    expectError(await request("GET", `/v1/projects/${slug}/audit`), 401, "unauthorized");
     expect((await auditOf(other.slug, other.token)).entries).toEqual([]);
   });
 
   it("pages newest first with an opaque cursor", async () => {
     const { slug, token } = await createProject("page");
-    for (const app of ["a", "b", "c", "d", "e"]) await call("PUT", `/v1/projects/${slug}/apps/${app}`, { token, body: {} });
+    for (const app of ["a", "b", "c", "d", "e"]) await request("PUT", `/v1/projects/${slug}/apps/${app}`, { token, body: {} });
     const first = await auditOf(slug, token, "?limit=2");
     const second = await auditOf(slug, token, `?limit=2&cursor=${first.next_cursor}`);
     const third = await auditOf(slug, token, `?limit=2&cursor=${second.next_cursor}`);
     const targets = [...first.entries, ...second.entries, ...third.entries].map((e) => e.target.split("/").pop());
     expect(targets).toEqual(["e", "d", "c", "b", "a"]);
     expect(third.next_cursor).toBeNull();
-    expectError(await call("GET", `/v1/projects/${slug}/audit?limit=0`, { token }), 400, "validation_failed");
-    expectError(await call("GET", `/v1/projects/${slug}/audit?cursor=abc`, { token }), 400, "validation_failed");
+    expectError(await request("GET", `/v1/projects/${slug}/audit?limit=0`, { token }), 400, "validation_failed");
+    expectError(await request("GET", `/v1/projects/${slug}/audit?cursor=abc`, { token }), 400, "validation_failed");
   });
 
   it("account-manager and admin writes are recorded too, outside any project", async () => {
     const am = await createAm("audam");
-    const res = await call("POST", `/v1/am/${am.slug}/hosts/42/rpcs`, {
+    const res = await request("POST", `/v1/am/${am.slug}/hosts/42/rpcs`, {
       token: am.token,
       body: rpcBody(Date.now() / 1000 - 60, [totals(EINSTEIN)]),
     });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     const row = await env.DB.prepare("SELECT * FROM audit_log WHERE request_id = ?").bind(res.headers!.get("X-Request-Id")).first();
     expect(row).toMatchObject({ project_id: null, actor: expect.stringMatching(/^am:\d+$/), route: "/v1/am/:am/hosts/:host_id/rpcs" });
-    const created = await call("POST", "/v1/account-managers", { token: ADMIN_TOKEN, body: { slug: "audited-am", name: "x" } });
+    const created = await request("POST", "/v1/account-managers", { token: ADMIN_TOKEN, body: { slug: "audited-am", name: "x" } });
     const adminRow = await env.DB.prepare("SELECT actor, route FROM audit_log WHERE request_id = ?")
       .bind(created.headers!.get("X-Request-Id"))
       .first();

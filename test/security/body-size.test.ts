@@ -74,7 +74,7 @@ describe("body size", () => {
 
 describe("array lengths", () => {
   it("over each array's limit → 413 too_large, nothing written", async () => {
-    const { slug, token, typed: api } = await setupProject("arr");
+    const { slug, token, api } = await setupProject("arr");
     const am = await createAm("arram");
     const central = await issueCentralToken("arr");
     const before = await dbState();

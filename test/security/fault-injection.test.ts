@@ -8,14 +8,15 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { expectError, setupProject, validPass } from "../api/helpers";
-import { ADMIN_TOKEN, call } from "../support/api";
+import { ADMIN_TOKEN, request } from "../support/api";
 import { EINSTEIN, createAm, rpcBody, totals } from "../am/support";
 import { dbState } from "./db-state";
 import { type Fault, faultyD1 } from "./faulty-d1";
 import { callWith } from "./support";
+import type { components } from "../support/api-types";
 
-const grants = (body: any) =>
-  body.workunits.map((w: any) => ({ credit: w.credit, results: w.results.map((r: any) => [r.id, r.granted_credit, r.replayed]) }));
+const grants = (body: components["schemas"]["PassResponse"]) =>
+  body.workunits.map((w) => ({ credit: w.credit, results: w.results.map((r) => [r.id, r.granted_credit, r.replayed]) }));
 
 async function postWithFault(slug: string, token: string, body: unknown, fault: Fault) {
   const faulty = faultyD1(env.DB, fault);
@@ -53,7 +54,7 @@ describe("D1 fails during a pass", () => {
 
       const retried = await faulted.api.ok("POST", "/passes", body);
       expect(grants(retried)).toEqual(grants(expected));
-      expect(grants(retried).flatMap((w: any) => w.results.map((r: any) => r[2]))).toEqual([false, false]);
+      expect(grants(retried).flatMap((w) => w.results.map((r) => r[2]))).toEqual([false, false]);
     },
   );
 
@@ -66,12 +67,10 @@ describe("D1 fails during a pass", () => {
     expectError(res, 503, "unavailable");
 
     const retried = await faulted.api.ok("POST", "/passes", body);
-    expect(retried.workunits[0].results.map((r: any) => r.replayed)).toEqual([true, true]);
-    expect(retried.workunits[0].results.map((r: any) => r.granted_credit)).toEqual(
-      expected.workunits[0].results.map((r: any) => r.granted_credit),
-    );
+    expect(retried.workunits[0]!.results.map((r) => r.replayed)).toEqual([true, true]);
+    expect(retried.workunits[0]!.results.map((r) => r.granted_credit)).toEqual(expected.workunits[0]!.results.map((r) => r.granted_credit));
     const host = await faulted.api.ok("GET", "/hosts/10");
-    const sum = expected.workunits[0].results.reduce((s: number, r: any) => s + r.granted_credit, 0);
+    const sum = expected.workunits[0]!.results.reduce((s: number, r) => s + r.granted_credit, 0);
     expect(host.total_credit).toBeCloseTo(sum, 9);
   });
 
@@ -105,10 +104,10 @@ describe("D1 fails during a pass", () => {
           expectError(res, 503, "unavailable");
           expect(await dbState(), `${method} ${path}`).toEqual(before);
         }
-        const retried = await call(method, path, { token: auth, body });
+        const retried = await request(method, path, { token: auth, body });
         expect(retried.status, `${method} ${path}: ${JSON.stringify(retried.body)}`).toBeLessThan(300);
       }
-      expect((await api.ok("GET", "/apps")).apps.map((a: any) => a.name)).toContain("late");
+      expect((await api.ok("GET", "/apps")).apps.map((a) => a.name)).toContain("late");
     },
   );
 
@@ -122,7 +121,7 @@ describe("D1 fails during a pass", () => {
       expect(faulty.fired).toHaveLength(1);
       expect(res.status).toBe(200);
       const replay = await api.ok("POST", "/passes", validPass(1, 10));
-      expect(replay.workunits[0].results.map((r: any) => r.replayed)).toEqual([true, true]);
+      expect(replay.workunits[0]!.results.map((r) => r.replayed)).toEqual([true, true]);
     },
   );
 });

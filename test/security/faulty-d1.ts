@@ -39,12 +39,12 @@ export function faultyD1(real: D1Database, fault: Fault): FaultyD1 {
     if (targeted) {
       for (const method of ["run", "all", "first", "raw"] as const) {
         const original = (stmt[method] as (...a: unknown[]) => Promise<unknown>).bind(stmt);
-        (stmt as any)[method] = (...args: unknown[]) => {
+        Reflect.set(stmt, method, (...args: unknown[]) => {
           if (!armed) return original(...args);
           armed = false;
           fired.push({ fault, statements: 1 });
           return Promise.reject(new Error(LOST));
-        };
+        });
       }
     }
     return stmt;
@@ -85,7 +85,7 @@ export function faultyD1(real: D1Database, fault: Fault): FaultyD1 {
           }
         };
       }
-      const value = (target as any)[prop];
+      const value = Reflect.get(target, prop);
       return typeof value === "function" ? value.bind(target) : value;
     },
   });

@@ -11,7 +11,7 @@ const snapshotOf = async (key: string) => JSON.parse((await env.KV.get(key))!) a
 
 describe("KV refresh fence", () => {
   it("a run that loaded before a newer run wrote does not write its older snapshots over the newer ones", async () => {
-    const { slug, typed: api } = await setupProject("fence");
+    const { slug, api } = await setupProject("fence");
     const key = `p/${slug}/hosts/10`;
     await api.ok("POST", "/passes", validPass(1, 10));
     const older = Date.now() / 1000;
@@ -36,14 +36,14 @@ describe("KV refresh fence", () => {
               s.bind = (...v: unknown[]) => hook(bind(...v));
               for (const m of ["first", "all", "raw", "run"] as const) {
                 const original = (s[m] as (...a: unknown[]) => Promise<unknown>).bind(s);
-                (s as any)[m] = async (...a: unknown[]) => (await race(), original(...a));
+                Reflect.set(s, m, async (...a: unknown[]) => (await race(), original(...a)));
               }
               return s;
             };
             return hook(stmt);
           };
         }
-        const value = (target as any)[prop];
+        const value = Reflect.get(target, prop);
         return typeof value === "function" ? value.bind(target) : value;
       },
     });
@@ -59,12 +59,12 @@ describe("KV refresh fence", () => {
     expect(held.data.total_credit).toBe(credited.body.total_credit);
     const first = (await api.ok("POST", "/passes", validPass(1, 10))).workunits[0]!.results;
     const second = (await api.ok("POST", "/passes", validPass(2, 10))).workunits[0]!.results;
-    const sum = [...first, ...second].reduce((s: number, r: any) => s + r.granted_credit, 0);
+    const sum = [...first, ...second].reduce((s: number, r) => s + r.granted_credit, 0);
     expect(held.data.total_credit).toBeCloseTo(sum, 9);
   });
 
   it("a run older than the last one writes nothing and keeps its marks for the next current run", async () => {
-    const { slug, typed: api } = await setupProject("late");
+    const { slug, api } = await setupProject("late");
     const key = `p/${slug}/hosts/10`;
     const t = Date.now() / 1000;
     await refreshSnapshots(env, t);
@@ -80,7 +80,7 @@ describe("KV refresh fence", () => {
   });
 
   it("a fence left far in the future by a hand-run with a made-up time does not stop the real runs", async () => {
-    const { slug, typed: api } = await setupProject("future");
+    const { slug, api } = await setupProject("future");
     const t = Date.now() / 1000;
     await refreshSnapshots(env, t + 86400);
     await api.ok("POST", "/passes", validPass(1, 10));

@@ -8,6 +8,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { type ApiResponse } from "../support/api";
+import type { components } from "../support/api-types";
 import { expectError, setupProject, validPass } from "../api/helpers";
 import { callWith } from "./support";
 
@@ -19,11 +20,8 @@ const FALLBACK = { RATE_LIMITER: undefined, RATE_LIMIT_PER_PERIOD: String(LIMIT)
 const sleep = (seconds: number) => new Promise((resolve) => setTimeout(resolve, seconds * 1000));
 
 /** Sum of the credit a pass's answer granted. */
-const granted = (res: ApiResponse) =>
-  res.body.workunits.reduce(
-    (sum: number, wu: { results: { granted_credit: number }[] }) => sum + wu.results.reduce((s, r) => s + r.granted_credit, 0),
-    0,
-  );
+const granted = (res: ApiResponse<components["schemas"]["PassResponse"]>) =>
+  res.body.workunits.reduce((sum, wu) => sum + wu.results.reduce((s, r) => s + r.granted_credit, 0), 0);
 
 for (const [name, overrides] of [
   ["the Workers binding", BINDING],
@@ -61,7 +59,7 @@ for (const [name, overrides] of [
       await sleep(retryAfter);
       const retried = await post(wu);
       expect(retried.status, JSON.stringify(retried.body)).toBe(200);
-      expect(retried.body.workunits[0].replayed).toBe(false);
+      expect(retried.body.workunits[0]!.replayed).toBe(false);
       total += granted(retried);
       expect(total).toBeGreaterThan(0);
       // Every pass credited exactly once: the project's total is the sum of what was granted.

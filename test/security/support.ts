@@ -7,13 +7,15 @@ import { env } from "cloudflare:workers";
 import worker from "../../src/index";
 import type { Env } from "../../src/env";
 import type { ApiResponse } from "../support/api";
+import type { SuccessBody } from "../support/api-types";
 
-export async function callWith<T = any>(
+/** Like `request` (test/support/api.ts): the answer is typed by the OpenAPI document. */
+export async function callWith<M extends string, P extends string>(
   overrides: Partial<Record<keyof Env, unknown>>,
-  method: string,
-  path: string,
+  method: M,
+  path: P,
   opts: { token?: string; body?: unknown; headers?: Record<string, string> } = {},
-): Promise<ApiResponse<T>> {
+): Promise<ApiResponse<SuccessBody<M, P>>> {
   const headers: Record<string, string> = { ...opts.headers };
   if (opts.token) headers.Authorization = `Bearer ${opts.token}`;
   let body: string | undefined;
@@ -32,5 +34,5 @@ export async function callWith<T = any>(
   } catch {
     // not JSON
   }
-  return { status: res.status, body: parsed as T, headers: res.headers };
+  return { status: res.status, body: parsed as SuccessBody<M, P>, headers: res.headers };
 }

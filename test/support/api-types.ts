@@ -37,18 +37,30 @@ type Operation<M extends string, P extends string> =
 
 type JsonOf<R> = R extends { content: { "application/json": infer B } } ? B : R extends { content: infer C } ? C[keyof C] : undefined;
 
+/** A JSON Schema in /openapi.json, as far as tests read it. */
+export interface JsonSchemaView {
+  type?: string;
+  enum?: unknown[];
+  example?: unknown;
+  minimum?: number;
+  exclusiveMinimum?: number;
+  properties?: Record<string, JsonSchemaView>;
+  items?: JsonSchemaView;
+  $ref?: string;
+}
+
 /** /openapi.json itself, as far as tests read it. */
 export interface OpenApiOperation {
-  responses: Record<string, unknown>;
-  parameters?: { name: string; in: string; schema?: { example?: unknown; enum?: unknown[] } }[];
-  requestBody?: { content: Record<string, unknown> };
+  responses: Record<string, { description?: string; content?: Record<string, { schema?: JsonSchemaView }> }>;
+  parameters?: { name: string; in: string; schema?: JsonSchemaView }[];
+  requestBody?: { content: Record<string, { schema?: JsonSchemaView }> };
   security?: Record<string, string[]>[];
   tags?: string[];
 }
 export interface OpenApiDocument {
   openapi: string;
   paths: Record<string, Record<string, OpenApiOperation>>;
-  components: { schemas: Record<string, { properties?: Record<string, unknown> }>; securitySchemes?: Record<string, unknown> };
+  components: { schemas: Record<string, JsonSchemaView>; securitySchemes?: Record<string, unknown> };
 }
 
 /**

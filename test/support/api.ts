@@ -5,7 +5,7 @@ import type { SuccessBody } from "./api-types";
 export const ADMIN_TOKEN = "test-admin-token";
 const BASE = "http://cobblestone.test";
 
-export interface ApiResponse<T = any> {
+export interface ApiResponse<T = unknown> {
   status: number;
   body: T;
   headers?: Headers;
@@ -22,7 +22,16 @@ export function request<M extends string, P extends string>(
   path: P,
   opts: CallOptions = {},
 ): Promise<ApiResponse<SuccessBody<M, P>>> {
-  return call<SuccessBody<M, P>>(method, path, opts);
+  return call(method, path, opts) as Promise<ApiResponse<SuccessBody<M, P>>>;
+}
+
+/**
+ * A request outside what the OpenAPI document types: a deliberately malformed one (a non-JSON
+ * or spoiled body, a path no route has) or an undocumented page (/docs, /p/…). The body is
+ * `unknown`: the test narrows it (`expectError`, a check of its shape) before reading it.
+ */
+export function rawRequest(method: string, path: string, opts: CallOptions = {}): Promise<ApiResponse> {
+  return call(method, path, opts);
 }
 
 /** A project's calls typed like `request`, by the path under /v1/projects/{slug}. */
@@ -50,11 +59,8 @@ export interface CallOptions {
   contentType?: string | null;
 }
 
-/**
- * Untyped (`body: any`): the tests outside test/api still call this; new tests use `request`
- * (or `typedClient`), typed by the OpenAPI document.
- */
-export async function call<T = any>(method: string, path: string, opts: CallOptions = {}): Promise<ApiResponse<T>> {
+/** The HTTP call under `request` and `rawRequest`: the body parsed as JSON where it is JSON. */
+async function call(method: string, path: string, opts: CallOptions = {}): Promise<ApiResponse> {
   const headers: Record<string, string> = { ...opts.headers };
   if (opts.token) headers.Authorization = `Bearer ${opts.token}`;
   let body: string | undefined;
@@ -71,7 +77,7 @@ export async function call<T = any>(method: string, path: string, opts: CallOpti
   } catch {
     // not JSON (e.g. the /docs page)
   }
-  return { status: res.status, body: parsed as T, headers: res.headers };
+  return { status: res.status, body: parsed, headers: res.headers };
 }
 
 let projects = 0;
@@ -79,21 +85,7 @@ let projects = 0;
 /** A fresh project with its token (slugs are unique within a test file's storage). */
 export async function createProject(prefix = "p", settings: Record<string, unknown> = {}): Promise<{ slug: string; token: string }> {
   const slug = `${prefix}-${++projects}-${Math.random().toString(36).slice(2, 8)}`;
-  const res = await call("POST", "/v1/projects", { token: ADMIN_TOKEN, body: { slug, name: `Project ${slug}`, ...settings } });
+  const res = await request("POST", "/v1/projects", { token: ADMIN_TOKEN, body: { slug, name: `Project ${slug}`, ...settings } });
   if (res.status !== 201) throw new Error(`create project: ${res.status} ${JSON.stringify(res.body)}`);
   return { slug, token: res.body.token };
-}
-
-/** Calls that must succeed; throws with the error body otherwise. Untyped: see `typedClient`. */
-export function projectClient(slug: string, token: string) {
-  const ok = async <T = any>(method: string, path: string, body?: unknown): Promise<T> => {
-    const res = await call<T>(method, `/v1/projects/${slug}${path}`, { token, body });
-    if (res.status !== 200) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(res.body)}`);
-    return res.body;
-  };
-  return {
-    ok,
-    raw: (method: string, path: string, body?: unknown, tokenOverride?: string) =>
-      call(method, `/v1/projects/${slug}${path}`, { token: tokenOverride ?? token, body }),
-  };
 }

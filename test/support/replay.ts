@@ -1,5 +1,6 @@
 /** Replays a trace through the HTTP API: each op becomes the call the traces' README names. */
-import { createProject, projectClient } from "./api";
+import { createProject, typedClient } from "./api";
+import type { components } from "./api-types";
 import { parseTrace } from "./trace";
 
 /** Result ids for trace error ops, which carry none: far above any id the traces use. */
@@ -15,14 +16,14 @@ const ERROR_RESULT_IDS_FROM = 900_000_000;
  */
 export async function replay(text: string, retime: (t: number) => number = (t) => t, passesPerRequest = 1) {
   const { slug, token } = await createProject("trace");
-  const api = projectClient(slug, token);
+  const api = typedClient(slug, token);
   const granted = new Map<number, number>();
   const credit = new Map<number, number>();
   /** Each credited result's `explain`, as the pass answered. */
-  const explained = new Map<number, any>();
+  const explained = new Map<number, NonNullable<components["schemas"]["ResultOutcome"]["explain"]>>();
   const appNumbers = new Map<string, number>();
   let errorIds = ERROR_RESULT_IDS_FROM;
-  const record = (answer: any) => {
+  const record = (answer: components["schemas"]["PassResponse"]) => {
     for (const w of answer.workunits) {
       credit.set(w.id, w.credit);
       for (const r of w.results) {

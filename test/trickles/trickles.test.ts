@@ -8,7 +8,8 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { SECONDS_PER_DAY } from "../../src/credit/constants";
 import { dayOf } from "../../src/credit/history";
-import { request, createProject, projectClient } from "../support/api";
+import { errorOf } from "../api/helpers";
+import { request, createProject, typedClient } from "../support/api";
 import { runCron } from "../support/cron";
 
 const NOW = 1_700_000_000;
@@ -17,7 +18,7 @@ const DAY_BEFORE = NOW - SECONDS_PER_DAY;
 /** A project with app "climate" (trickle_max_runtime 7,200 s) and host 1 (3 GFLOPS) of user 5 in team 9, all created a day before NOW. */
 async function setup() {
   const { slug, token } = await createProject("trickle");
-  const api = projectClient(slug, token);
+  const api = typedClient(slug, token);
   await api.ok("PUT", "/apps/climate", { credit_mode: "trickle", trickle_max_runtime: 7200 });
   await api.ok("PUT", "/teams/9", { create_time: DAY_BEFORE });
   await api.ok("PUT", "/users/5", { create_time: DAY_BEFORE, team_id: 9 });
@@ -108,8 +109,8 @@ describe("POST /v1/projects/{slug}/trickles", () => {
     // Before any cron run there are no percentiles: a host without a benchmark cannot be paid.
     const early = await api.raw("POST", "/trickles", { now: NOW, messages: [message(1, { host_id: 201 })] });
     expect(early.status).toBe(422);
-    expect(early.body.error.code).toBe("cannot_pay");
-    expect(early.body.error.issues[0].path).toBe("messages[0].host_id");
+    expect(errorOf(early).code).toBe("cannot_pay");
+    expect(errorOf(early).issues![0]!.path).toBe("messages[0].host_id");
 
     await runCron("*/10 * * * *");
     const project = await env.DB.prepare("SELECT fpops_p50, fpops_p95 FROM projects WHERE id = ?").bind(projectId).first();
@@ -120,16 +121,16 @@ describe("POST /v1/projects/{slug}/trickles", () => {
       messages: [message(1, { host_id: 201 }), message(2, { host_id: 202 }), message(3, { host_id: 203 }), message(4)],
     });
     // 3600 × 11e9 × 200/86400e9 = 91.666…; 3600 × 20e9 × 200/86400e9 = 166.666…; host 1 keeps its 3e9: 25.
-    expect(res.messages.map((m: any) => [m.explain.flops_source, m.explain.flops])).toEqual([
+    expect(res.messages.map((m) => [m.explain.flops_source, m.explain.flops])).toEqual([
       ["p50", 11e9],
       ["p50", 11e9],
       ["p95", 20e9],
       ["host", 3e9],
     ]);
-    expect(res.messages[0].granted_credit).toBeCloseTo(275 / 3, 10);
-    expect(res.messages[1].granted_credit).toBeCloseTo(275 / 3, 10);
-    expect(res.messages[2].granted_credit).toBeCloseTo(500 / 3, 10);
-    expect(res.messages[3].granted_credit).toBe(25);
+    expect(res.messages[0]!.granted_credit).toBeCloseTo(275 / 3, 10);
+    expect(res.messages[1]!.granted_credit).toBeCloseTo(275 / 3, 10);
+    expect(res.messages[2]!.granted_credit).toBeCloseTo(500 / 3, 10);
+    expect(res.messages[3]!.granted_credit).toBe(25);
   });
 
   it("pays each message id once under a storm of concurrent duplicates", async () => {
@@ -138,8 +139,8 @@ describe("POST /v1/projects/{slug}/trickles", () => {
     const answers = await Promise.all(Array.from({ length: 16 }, () => api.raw("POST", "/trickles", body)));
     expect(answers.map((a) => a.status)).toEqual(Array(16).fill(200));
     // Exactly one post paid them; every other one replays the same payment.
-    expect(answers.filter((a) => !a.body.messages[0].replayed)).toHaveLength(1);
-    for (const a of answers) expect(a.body.messages.map((m: any) => m.granted_credit)).toEqual([25, 12.5]);
+    expect(answers.filter((a) => !a.body.messages[0]!.replayed)).toHaveLength(1);
+    for (const a of answers) expect(a.body.messages.map((m) => m.granted_credit)).toEqual([25, 12.5]);
     expect((await api.ok("GET", "/hosts/1")).total_credit).toBe(37.5);
     const rows = await env.DB.prepare("SELECT count(*) AS n FROM trickles WHERE project_id = ?").bind(projectId).first("n");
     expect(rows).toBe(2);
@@ -150,7 +151,7 @@ describe("POST /v1/projects/{slug}/trickles", () => {
     await api.ok("POST", "/trickles", { now: NOW, messages: [message(1)] });
     const res = await api.raw("POST", "/trickles", { now: NOW, messages: [message(2), message(1, { runtime: 3000 })] });
     expect(res.status).toBe(409);
-    expect(res.body.error.issues[0]).toMatchObject({ path: "messages[1].id" });
+    expect(errorOf(res).issues![0]).toMatchObject({ path: "messages[1].id" });
     expect((await api.ok("GET", "/hosts/1")).total_credit).toBe(25);
   });
 
@@ -171,8 +172,8 @@ describe("POST /v1/projects/{slug}/trickles", () => {
     for (const [body, status, code, path] of cases) {
       const res = await api.raw("POST", "/trickles", body);
       expect(res.status, JSON.stringify(body)).toBe(status);
-      expect(res.body.error.code).toBe(code);
-      expect(res.body.error.issues.map((i: any) => i.path)).toContain(path);
+      expect(errorOf(res).code).toBe(code);
+      expect(errorOf(res).issues!.map((i) => i.path)).toContain(path);
     }
     expect((await api.ok("GET", "/hosts/1")).total_credit).toBe(0);
   });
@@ -207,7 +208,7 @@ describe("POST /v1/projects/{slug}/trickles", () => {
       ],
     });
     expect(res.status).toBe(200);
-    expect(res.body.workunits[0].results[0]).toMatchObject({ validate_state: "valid", granted_credit: 0 });
+    expect(res.body.workunits[0]!.results[0]).toMatchObject({ validate_state: "valid", granted_credit: 0 });
     expect((await api.ok("GET", "/hosts/1")).total_credit).toBe(0);
   });
 });

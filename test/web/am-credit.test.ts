@@ -10,7 +10,7 @@ import { formatCredit } from "../../src/web/format";
 import { result, workunit } from "../api/helpers";
 import { HOUR, createAm, rpcBody, totals } from "../am/support";
 import { daysAgo } from "../reads/fixtures";
-import { ADMIN_TOKEN, request, projectClient } from "../support/api";
+import { ADMIN_TOKEN, request, typedClient } from "../support/api";
 import { runCron } from "../support/cron";
 import { firstData, getPage, section } from "./html";
 
@@ -23,7 +23,7 @@ describe("account-manager credit on a user's page", () => {
     const slug = `am-web-${Math.random().toString(36).slice(2, 8)}`;
     const created = await request("POST", "/v1/projects", { token: ADMIN_TOKEN, body: { slug, name: "AM Project", url } });
     expect(created.status).toBe(201);
-    const project = projectClient(slug, created.body.token);
+    const project = typedClient(slug, created.body.token);
     await project.ok("PUT", "/apps/a", { credit_mode: "fixed" });
     await project.ok("PUT", "/app-versions/1", { app: "a", platform: "linux", plan_class: "", version_num: 1 });
     const am = await createAm("web");
@@ -54,7 +54,7 @@ describe("account-manager credit on a user's page", () => {
     // The cron of the next day, 00:30 UTC, reconciles the day of the bookings.
     await runCron("30 0 * * *", ((dayOf(T) + 1) * 86400 + 1800) * 1000);
     const q = { end: dateOfDay(dayOf(T)), days: 1, url };
-    const confirmed = (await am.series("hosts/11", q))[0].confirmed_ec + (await am.series("hosts/12", q))[0].confirmed_ec;
+    const confirmed = (await am.series("hosts/11", q))[0]!.confirmed_ec! + (await am.series("hosts/12", q))[0]!.confirmed_ec!;
     expect(confirmed).toBe(400);
     const after = await getPage(`/p/${slug}/users/7`, { "If-None-Match": before.headers.get("ETag")! });
     expect(after.status).toBe(200); // the same snapshot, but new account-manager numbers

@@ -4,16 +4,16 @@
  * pages carry the JSON reads' cache validators.
  */
 import { beforeAll, describe, expect, it } from "vitest";
-import { setupProject } from "../api/helpers";
+import { errorOf, setupProject } from "../api/helpers";
 import { decayed, daysAgo, passFor } from "../reads/fixtures";
-import { ADMIN_TOKEN, call } from "../support/api";
+import { ADMIN_TOKEN, request } from "../support/api";
 import { ORDINARY_NOW, withFixedClock } from "../support/clock";
 import { runCron } from "../support/cron";
 import { formatCount, formatCredit, formatRate, formatStatistic } from "../../src/web/format";
 import { dataOf, firstData, getPage, hrefs, section } from "./html";
 
 const EVIL = "<script>alert(1)</script>";
-const api = (path: string) => call("GET", `/v1${path}`).then((r) => r.body);
+const api = <P extends string>(path: P) => request("GET", `/v1${path}`).then((r) => r.body);
 
 /** A project with user 10 (team 3, named EVIL) on host 10, credited three days ago and yesterday. */
 let slug: string;
@@ -46,9 +46,9 @@ describe("/ (the projects)", () => {
     const list = await api("/projects");
     const row = page.html.slice(page.html.indexOf(`data-slug="${slug}"`));
     const total = firstData(row, "total_credit");
-    const mine = list.projects.find((p: any) => p.slug === slug);
-    expect(total.value).toBe(mine.total_credit);
-    expect(total.text).toBe(formatCredit(mine.total_credit));
+    const mine = list.projects.find((p) => p.slug === slug);
+    expect(total.value).toBe(mine!.total_credit);
+    expect(total.text).toBe(formatCredit(mine!.total_credit));
     expect(hrefs(row)).toContain(`/p/${slug}`);
     expect(page.html).toMatch(/Data as of <time[^>]*>\d{4}-\d\d-\d\d \d\d:\d\d UTC<\/time>/);
   });
@@ -57,11 +57,11 @@ describe("/ (the projects)", () => {
 describe("/ after a project is created", () => {
   it("lists it once the minute cron ran, before it has any app or pass (creating it marks it)", async () => {
     const fresh = `fresh-${Math.random().toString(36).slice(2, 8)}`;
-    expect((await call("POST", "/v1/projects", { token: ADMIN_TOKEN, body: { slug: fresh, name: "Fresh@Home" } })).status).toBe(201);
+    expect((await request("POST", "/v1/projects", { token: ADMIN_TOKEN, body: { slug: fresh, name: "Fresh@Home" } })).status).toBe(201);
     await runCron();
     const page = await getPage("/");
     expect(hrefs(page.html)).toContain(`/p/${fresh}`);
-    expect((await api("/projects")).projects.map((p: any) => p.slug)).toContain(fresh);
+    expect((await api("/projects")).projects.map((p) => p.slug)).toContain(fresh);
   });
 });
 
@@ -83,17 +83,17 @@ describe("/p/:slug (a project)", () => {
 
     const { app_versions } = await api(`/projects/${slug}/app-versions`);
     const table = section(page.html, "app-versions");
-    expect(dataOf(table, "pfc_n").map((d) => d.value)).toEqual(app_versions.map((v: any) => v.pfc_n));
-    expect(dataOf(table, "pfc_avg").map((d) => d.value)).toEqual(app_versions.map((v: any) => v.pfc_avg));
-    expect(dataOf(table, "pfc_avg").map((d) => d.text)).toEqual(app_versions.map((v: any) => formatStatistic(v.pfc_avg)));
-    expect(dataOf(table, "pfc_scale").map((d) => d.value)).toEqual(app_versions.map((v: any) => v.pfc_scale));
+    expect(dataOf(table, "pfc_n").map((d) => d.value)).toEqual(app_versions.map((v) => v.pfc_n));
+    expect(dataOf(table, "pfc_avg").map((d) => d.value)).toEqual(app_versions.map((v) => v.pfc_avg));
+    expect(dataOf(table, "pfc_avg").map((d) => d.text)).toEqual(app_versions.map((v) => formatStatistic(v.pfc_avg)));
+    expect(dataOf(table, "pfc_scale").map((d) => d.value)).toEqual(app_versions.map((v) => v.pfc_scale));
     expect(table).toContain("intel"); // app version 2's plan class
 
     // Top users by RAC, as the leaderboard endpoint ranks them.
     const top = await api(`/projects/${slug}/top/users?limit=10`);
     const users = section(page.html, "top-users");
-    expect([...users.matchAll(/<tr data-id="(\d+)"/g)].map((m) => Number(m[1]))).toEqual(top.users.map((u: any) => u.id));
-    expect(dataOf(users, "total_credit").map((d) => d.value)).toEqual(top.users.map((u: any) => u.total_credit));
+    expect([...users.matchAll(/<tr data-id="(\d+)"/g)].map((m) => Number(m[1]))).toEqual(top.users.map((u) => u.id));
+    expect(dataOf(users, "total_credit").map((d) => d.value)).toEqual(top.users.map((u) => u.total_credit));
     expect(hrefs(users)).toContain(`/p/${slug}/users/10`);
     expect(page.html).toContain("<svg");
   });
@@ -105,7 +105,7 @@ describe("/p/:slug (a project)", () => {
     expect(links).toContain(`/p/${slug}?by=total_credit&days=365`);
     const top = await api(`/projects/${slug}/top/hosts?by=total_credit&limit=10`);
     const hosts = section(page.html, "top-hosts");
-    expect(dataOf(hosts, "total_credit").map((d) => d.value)).toEqual(top.hosts.map((h: any) => h.total_credit));
+    expect(dataOf(hosts, "total_credit").map((d) => d.value)).toEqual(top.hosts.map((h) => h.total_credit));
   });
 });
 
@@ -120,7 +120,7 @@ describe("/p/:slug/{users,hosts,teams}/:id", () => {
     // RAC decayed to the time of the page: the API's pair decayed to about the same moment.
     expect(firstData(page.html, "recent_average_credit").value).toBeCloseTo(decayed(user, Date.now() / 1000), 6);
     const perApp = section(page.html, "app-credit");
-    expect(dataOf(perApp, "total_credit").map((d) => d.value)).toEqual(user.apps.map((a: any) => a.total_credit));
+    expect(dataOf(perApp, "total_credit").map((d) => d.value)).toEqual(user.apps.map((a) => a.total_credit));
     expect(hrefs(page.html)).toContain(`/p/${slug}/teams/3`);
 
     // The chart: 90 days by default, the same days as the history endpoint.
@@ -129,7 +129,7 @@ describe("/p/:slug/{users,hosts,teams}/:id", () => {
     const d = /<path class="rac" d="([^"]*)"/.exec(svg)![1]!;
     expect(d.split(/[ML]/).filter(Boolean)).toHaveLength(90);
     const barTitles = [...svg.matchAll(/<rect[^>]*><title>(\d{4}-\d\d-\d\d): ([^ ]+) credit/g)].map((m) => [m[1], m[2]]);
-    const credited = history.days.filter((x: any) => x.credit > 0).map((x: any) => [x.date, formatCredit(x.credit)]);
+    const credited = history.days.filter((x) => x.credit > 0).map((x) => [x.date, formatCredit(x.credit)]);
     expect(barTitles).toEqual(credited);
     expect(barTitles).toHaveLength(2);
     expect(hrefs(page.html)).toEqual(expect.arrayContaining([`/p/${slug}/users/10?days=30`, `/p/${slug}/users/10?days=365`]));
@@ -168,7 +168,7 @@ describe("escaping", () => {
 
   it("a project's name is text and a javascript: url is not made a link", async () => {
     const evilSlug = `evil-${Math.random().toString(36).slice(2, 8)}`;
-    const created = await call("POST", "/v1/projects", {
+    const created = await request("POST", "/v1/projects", {
       token: ADMIN_TOKEN,
       body: { slug: evilSlug, name: `<img src=x onerror=alert(1)>`, url: "javascript:alert(1)" },
     });
@@ -176,7 +176,8 @@ describe("escaping", () => {
     if (created.status !== 201) {
       expect(created.status).toBe(400);
       expect(
-        (await call("POST", "/v1/projects", { token: ADMIN_TOKEN, body: { slug: evilSlug, name: "<img src=x onerror=alert(1)>" } })).status,
+        (await request("POST", "/v1/projects", { token: ADMIN_TOKEN, body: { slug: evilSlug, name: "<img src=x onerror=alert(1)>" } }))
+          .status,
       ).toBe(201);
     }
     await runCron(); // the list of projects is a snapshot too
@@ -215,9 +216,9 @@ describe("404 pages", () => {
   });
 
   it("the API's own 404 stays JSON", async () => {
-    const res = await call("GET", `/v1/projects/${slug}/users/999`);
+    const res = await request("GET", `/v1/projects/${slug}/users/999`);
     expect(res.status).toBe(404);
-    expect(res.body.error.code).toBe("not_found");
+    expect(errorOf(res).code).toBe("not_found");
   });
 });
 
@@ -236,7 +237,7 @@ describe("caching", () => {
       if (path !== "/") expect(other.headers.get("ETag"), path).not.toBe(etag);
     }
     const before = (await getPage(`/p/${slug}/users/10`)).headers.get("ETag")!;
-    const post = await call("POST", `/v1/projects/${slug}/passes`, {
+    const post = await request("POST", `/v1/projects/${slug}/passes`, {
       token,
       body: passFor(Math.floor(Date.now() / 1000) - 60, 9, { host: 10, user: 10, team: 3 }),
     });
@@ -249,7 +250,7 @@ describe("caching", () => {
 
   it("the HTML and the JSON of the same snapshot have different ETags", async () => {
     const page = await getPage(`/p/${slug}/users/10`);
-    const json = await call("GET", `/v1/projects/${slug}/users/10`);
+    const json = await request("GET", `/v1/projects/${slug}/users/10`);
     expect(page.headers.get("ETag")).not.toBe(json.headers!.get("ETag"));
   });
 });
