@@ -78,11 +78,11 @@ describe("a batch walks its holders and project row", () => {
       const single = await setupProject("walk-single", settings);
       const batched = await setupProject("walk-batch", settings);
       for (const p of before) {
-        await single.typed.ok("POST", "/passes", p);
-        await batched.typed.ok("POST", "/passes", p);
+        await single.api.ok("POST", "/passes", p);
+        await batched.api.ok("POST", "/passes", p);
       }
-      for (const p of batch) await single.typed.ok("POST", "/passes", p);
-      await batched.typed.ok("POST", "/pass-batches", { passes: batch });
+      for (const p of batch) await single.api.ok("POST", "/passes", p);
+      await batched.api.ok("POST", "/pass-batches", { passes: batch });
 
       const [one, many] = [await rows(single), await rows(batched)];
       expect(many).toEqual(one);
