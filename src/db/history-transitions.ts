@@ -94,9 +94,16 @@ export function historyTransitionWrites(projectId: number, now: number, groups: 
 /**
  * Finished buckets (`finished`: rows of subject, entity_id, day, credit, avg, time, each
  * bucket at most once) into credit_history, or as one history_queue row numbered by the
- * project's queue_seq as the statement finds it. `ctes`: a WITH clause `finished` reads.
+ * project's queue_seq as the statement finds it, plus `queueOffset` (the batch's later
+ * statements of buckets). `ctes`: a WITH clause `finished` reads.
  */
-export function finishedBucketWrites(projectId: number, finished: SQL, historyElsewhere?: boolean, ctes: SQL = sql``): SQL[] {
+export function finishedBucketWrites(
+  projectId: number,
+  finished: SQL,
+  historyElsewhere?: boolean,
+  ctes: SQL = sql``,
+  queueOffset = 0,
+): SQL[] {
   const h = creditHistory;
   const here = historyElsewhere === undefined ? sql`${HISTORY_HERE}${projectId}) IS NULL` : sql`${historyElsewhere ? 0 : 1}`;
   const direct = sql`${ctes} INSERT INTO ${h} (${name(h.projectId)}, ${name(h.subject)}, ${name(h.entityId)}, ${name(h.day)}, ${name(h.credit)}, ${name(h.expavgCredit)}, ${name(h.expavgTime)})
@@ -104,7 +111,7 @@ export function finishedBucketWrites(projectId: number, finished: SQL, historyEl
   // Numbers as text with 17 digits (the '!' flag: SQLite stops at 16 without it), so they read back exact.
   const exact = (x: string) => sql.raw(`printf('%!.17g', f.${x})`);
   const queued = sql`${ctes} INSERT INTO ${historyQueue} (${name(historyQueue.projectId)}, ${name(historyQueue.id)}, ${name(historyQueue.entries)})
-    SELECT ${projectId}, (SELECT ${name(projects.queueSeq)} + 1 FROM ${projects} WHERE ${name(projects.id)} = ${projectId}),
+    SELECT ${projectId}, (SELECT ${name(projects.queueSeq)} + ${sql.raw(String(1 + queueOffset))} FROM ${projects} WHERE ${name(projects.id)} = ${projectId}),
       json_group_array(json_array(f.subject, f.entity_id, f.day, ${exact("credit")}, ${exact("avg")}, ${exact("time")}))
     FROM (${finished}) AS f WHERE NOT ${here} HAVING count(*) > 0`;
   if (historyElsewhere === undefined) return [direct, queued];

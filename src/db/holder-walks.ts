@@ -225,7 +225,7 @@ function freshInsert(projectId: number, walk: HolderWalk): SQL[] {
 }
 
 /** The project row: a step per granting pass, also numbering the pass's queue rows and moving its first credit back. */
-function projectWalk(projectId: number, passes: readonly WalkedPass[]) {
+function projectWalk(projectId: number, passes: readonly WalkedPass[], historyRows: number) {
   const steps = finish(
     passes
       .filter((x) => x.grants.length > 0)
@@ -260,34 +260,71 @@ function projectWalk(projectId: number, passes: readonly WalkedPass[]) {
       : [
           sql`WITH RECURSIVE ${ctes}
             UPDATE ${pr} SET (${sql.raw(columns.map((c) => `"${c}"`).join(", "))}) =
-              (SELECT w.total, w.avg, w.time, w.dc, w.qs, w.fct FROM p_w AS w WHERE w.fin = 1)
+              (SELECT w.total, w.avg, w.time, w.dc, max(w.qs, ${pr}.${name(pr.queueSeq)} + ${sql.raw(String(historyRows))}), w.fct
+               FROM p_w AS w WHERE w.fin = 1)
             WHERE ${name(pr.id)} = ${projectId}`,
         ];
   return { steps, ctes, update };
 }
 
+/** Steps in one statement at most: each JSON document bound stays far below D1's 1 MB for a value. */
+const MAX_STEPS_PER_STATEMENT = 500;
+
+/** A table's walk split by rows (all of a row's steps in one part), each part at most MAX_STEPS_PER_STATEMENT steps unless one row has more. */
+function parts(walk: HolderWalk): HolderWalk[] {
+  const byRow = new Map<number, Step[]>();
+  for (const x of walk.steps) {
+    const list = byRow.get(x.k);
+    if (list) list.push(x);
+    else byRow.set(x.k, [x]);
+  }
+  const out: Step[][] = [];
+  let current: Step[] = [];
+  for (const steps of byRow.values()) {
+    if (current.length > 0 && current.length + steps.length > MAX_STEPS_PER_STATEMENT) {
+      out.push(current);
+      current = [];
+    }
+    current.push(...steps);
+  }
+  if (current.length > 0) out.push(current);
+  return out.map((steps) => {
+    const rows = new Set(steps.map((x) => x.k));
+    return { ...walk, steps, fresh: new Map([...walk.fresh].filter(([k]) => rows.has(k))) };
+  });
+}
+
 /**
- * The batch's credit on its holders and project row, in this order: the finished buckets (one
- * statement, or both guarded ones when `historyElsewhere` is unknown), each table's stored
- * rows, its fresh rows, then (`projectRow`) the project's walk, which must come after anything
- * that numbers itself by the project's queue_seq as the batch found it.
+ * The batch's credit on its holders and project row, in this order: the finished buckets (a
+ * statement per part of the tables' walks, each numbering its queue row one above the last;
+ * both guarded statements when `historyElsewhere` is unknown), each table's stored rows, its
+ * fresh rows, then (`projectRow`) the project's walk, which must come after anything that
+ * numbers itself by the project's queue_seq as the batch found it, and raises it past them all.
  */
 export function holderWalkWrites(
   projectId: number,
   passes: readonly WalkedPass[],
   historyElsewhere?: boolean,
 ): { history: SQL[]; holders: SQL[]; projectRow: SQL[] } {
-  const walks = [holderWalk("hosts", passes), holderWalk("users", passes), holderWalk("teams", passes)].filter((x) => x.steps.length > 0);
-  const project = projectWalk(projectId, passes);
+  const tables = [holderWalk("hosts", passes), holderWalk("users", passes), holderWalk("teams", passes)].map(parts);
+  const statements = Math.max(1, ...tables.map((t) => t.length));
+  const project = projectWalk(projectId, passes, statements);
   if (project.steps.length === 0) return { history: [], holders: [], projectRow: [] };
-  const ctes = sql.join([...walks.map((x) => wholeWalk(projectId, x)), project.ctes], sql`, `);
-  const finished = sql.join(
-    [...walks.map((x) => finishedBy(PREFIX[x.subject]!, x.subject, sql.raw("w.k"))), finishedBy("p", "project", sql`0`)],
-    sql` UNION ALL `,
-  );
+  const history = Array.from({ length: statements }, (_, n) => {
+    const walks = tables.flatMap((t) => (n < t.length ? [t[n]!] : []));
+    const ctes = sql.join([...walks.map((x) => wholeWalk(projectId, x)), ...(n === 0 ? [project.ctes] : [])], sql`, `);
+    const finished = sql.join(
+      [
+        ...walks.map((x) => finishedBy(PREFIX[x.subject]!, x.subject, sql.raw("w.k"))),
+        ...(n === 0 ? [finishedBy("p", "project", sql`0`)] : []),
+      ],
+      sql` UNION ALL `,
+    );
+    return finishedBucketWrites(projectId, finished, historyElsewhere, sql`WITH RECURSIVE ${ctes}`, n);
+  });
   return {
-    history: finishedBucketWrites(projectId, finished, historyElsewhere, sql`WITH RECURSIVE ${ctes}`),
-    holders: walks.flatMap((x) => [...storedUpdate(projectId, x), ...freshInsert(projectId, x)]),
+    history: history.flat(),
+    holders: tables.flat().flatMap((x) => [...storedUpdate(projectId, x), ...freshInsert(projectId, x)]),
     projectRow: project.update,
   };
 }

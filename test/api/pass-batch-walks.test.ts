@@ -8,13 +8,13 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { DAY, daysAgo, passFor } from "../reads/fixtures";
-import { type PassBody, type TestProject, setupProject } from "./helpers";
+import { type PassBody, type TestProject, result, setupProject, workunit } from "./helpers";
 
 /** Host h, its owner 20 + h, the owner's team 30 + h (team 0 for host 3: no team). */
 const who = (h: number) => ({ host: h, user: 20 + h, team: h === 3 ? 0 : 30 + h });
 
 /** Each holder's credit columns, as stored. */
-async function rows(project: TestProject) {
+async function rows(project: TestProject, { withQueueSeq = true } = {}) {
   const id = (await env.DB.prepare("SELECT id FROM projects WHERE slug = ?").bind(project.slug).first<number>("id"))!;
   const all = async (q: string) => (await env.DB.prepare(q).bind(id).all()).results;
   const credit = "total_credit, expavg_credit, expavg_time, day_credit, create_time";
@@ -23,7 +23,7 @@ async function rows(project: TestProject) {
     users: await all(`SELECT id, team_id, ${credit} FROM users WHERE project_id = ? ORDER BY id`),
     teams: await all(`SELECT id, ${credit} FROM teams WHERE project_id = ? ORDER BY id`),
     project: await all(
-      "SELECT total_credit, expavg_credit, expavg_time, day_credit, first_credit_time, queue_seq FROM projects WHERE id = ?",
+      `SELECT total_credit, expavg_credit, expavg_time, day_credit, first_credit_time${withQueueSeq ? ", queue_seq" : ""} FROM projects WHERE id = ?`,
     ),
     history: await all(
       "SELECT subject, entity_id, day, credit, expavg_credit, expavg_time FROM credit_history WHERE project_id = ? ORDER BY subject, entity_id, day",
@@ -98,6 +98,47 @@ describe("a batch walks its holders and project row", () => {
       expect(finished.filter((f) => f === "host 2")).toHaveLength(2);
       expect(finished.filter((f) => f === "project 0")).toHaveLength(4);
       expect("history_database" in settings ? one.history : one.queued).toEqual([]);
+    });
+  }
+  /** `workunits` workunits at `now`, each with two results on hosts 2w - 1 and 2w (host h owned by user 1000 + h, in team 1 + h % 7). */
+  const wide = (now: number, firstWu: number, workunits: number): PassBody => ({
+    now,
+    workunits: Array.from({ length: workunits }, (_, w) => {
+      const id = firstWu + w;
+      const on = (h: number) => ({ host_id: h, user_id: 1000 + h, team_id: 1 + (h % 7), sent_time: now - 5000, received_time: now - 1000 });
+      return workunit(id, [result(id * 10 + 1, on(2 * w + 1)), result(id * 10 + 2, { ...on(2 * w + 2), elapsed_time: 1200 })]);
+    }),
+  });
+
+  for (const settings of [{}, { history_database: "DB_HISTORY_1" }]) {
+    const queued = "history_database" in settings;
+    it(`splits a wide batch's walks into statements of at most 500 steps, each numbering its queue row (${queued ? "queued" : "ledger"})`, async () => {
+      const t = Math.floor(daysAgo(12) / DAY) * DAY + 3600;
+      // 600 hosts and 600 users credited on day 0, then twice each on day 1 by the batch:
+      // 1,200 steps a table, so three statements of 250 rows each, each finishing 250 days.
+      const before = wide(t, 1, 300);
+      const batch = [wide(t + DAY, 1001, 300), wide(t + DAY + 60, 2001, 300)];
+      const single = await setupProject("wide-single", settings);
+      const batched = await setupProject("wide-batch", settings);
+      for (const p of [before, ...batch]) await single.api.ok("POST", "/passes", p);
+      await batched.api.ok("POST", "/passes", before);
+      await batched.api.ok("POST", "/pass-batches", { passes: batch });
+
+      // queue_seq aside (below), everything as the passes one by one.
+      const [one, many] = [await rows(single, { withQueueSeq: false }), await rows(batched, { withQueueSeq: false })];
+      expect(many).toEqual(one);
+      const finished = queued ? one.queued.map((e) => String(e[0])) : one.history.map((h) => String(h.subject));
+      expect(finished.filter((f) => f === "host")).toHaveLength(600);
+      expect(finished.filter((f) => f === "user")).toHaveLength(600);
+      expect(finished.filter((f) => f === "team")).toHaveLength(7);
+      if (queued) {
+        // The batch's three queue rows take three numbers, all at or below queue_seq, so no later pass reuses one.
+        const id = (await env.DB.prepare("SELECT id FROM projects WHERE slug = ?").bind(batched.slug).first<number>("id"))!;
+        const ids = (await env.DB.prepare("SELECT id FROM history_queue WHERE project_id = ? ORDER BY id").bind(id).all<{ id: number }>())
+          .results;
+        const seq = (await env.DB.prepare("SELECT queue_seq FROM projects WHERE id = ?").bind(id).first<number>("queue_seq"))!;
+        expect(ids.map((r) => r.id)).toEqual([seq - 2, seq - 1, seq]);
+      }
     });
   }
 });
