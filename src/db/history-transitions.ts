@@ -48,7 +48,17 @@ const currentDay = (t: { expavgTime: AnySQLiteColumn }) => dayAt(name(t.expavgTi
  * added it, so a day's credit is the same number to the last bit.
  */
 export function dayCreditAssignment(t: Holder, now: number, credit: SQL): Assignment {
-  return [t.dayCredit.name, sql`CASE WHEN ${currentDay(t)} < ${dayOf(now)} THEN ${credit} ELSE ${name(t.dayCredit)} + ${credit} END`];
+  return [t.dayCredit.name, dayCreditAfter({ time: name(t.expavgTime), dayCredit: name(t.dayCredit) }, sql`${dayOf(now)}`, credit)];
+}
+
+/** A holder (its last grant's time and that day's credit) granted `credit` on `day`: its day's credit after. */
+export function dayCreditAfter(holder: { time: SQL; dayCredit: SQL }, day: SQL, credit: SQL): SQL {
+  return sql`CASE WHEN ${dayAt(holder.time)} < ${day} THEN ${credit} ELSE ${holder.dayCredit} + ${credit} END`;
+}
+
+/** Whether a grant on `day` finishes the holder's day: a later day, and credit in the one it had. */
+export function finishesDay(holder: { time: SQL; dayCredit: SQL }, day: SQL): SQL {
+  return sql`${dayAt(holder.time)} < ${day} AND ${holder.dayCredit} <> 0`;
 }
 
 /** The finished-day buckets of `ids` (null: the project's own row), as rows of (subject, entity_id, day, credit, pair). */
@@ -59,7 +69,7 @@ function finishedDays(projectId: number, now: number, subject: CreditSubject, t:
       : sql`${name((t as typeof hosts).projectId)} = ${projectId} AND ${name((t as typeof hosts).id)} IN ${jsonList(ids)}`;
   return sql`SELECT ${subject} AS subject, ${ids === null ? sql`0` : name((t as typeof hosts).id)} AS entity_id, ${currentDay(t)} AS day,
       ${name(t.dayCredit)} AS credit, ${name(t.expavgCredit)} AS avg, ${name(t.expavgTime)} AS time
-    FROM ${t} WHERE ${key} AND ${currentDay(t)} < ${dayOf(now)} AND ${name(t.dayCredit)} <> 0`;
+    FROM ${t} WHERE ${key} AND ${finishesDay({ time: name(t.expavgTime), dayCredit: name(t.dayCredit) }, sql`${dayOf(now)}`)}`;
 }
 
 const HISTORY_HERE = sql`(SELECT ${name(projects.historyDatabases)} FROM ${projects} WHERE ${name(projects.id)} = `;

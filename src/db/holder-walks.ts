@@ -13,7 +13,7 @@ import type { AnySQLiteColumn } from "drizzle-orm/sqlite-core";
 import { dayOf } from "../credit/history";
 import type { Grant } from "../credit/pass";
 import type { GrantGroups, GrantPart } from "./grant-groups";
-import { dayAt, finishedBucketWrites } from "./history-transitions";
+import { dayAt, dayCreditAfter, finishedBucketWrites, finishesDay } from "./history-transitions";
 import { type FreshHolders, zeroedRow } from "./pass-writes";
 import { type CreditSubject, hosts, projects, teams, users } from "./schema";
 import { jsonList, jsonRowsTable, name } from "./sql-helpers";
@@ -49,6 +49,8 @@ type HolderTable = typeof hosts | typeof users | typeof teams;
 
 interface HolderWalk {
   readonly subject: CreditSubject;
+  /** Names the walk's CTEs (`h_s`, `h_w`, …), apart from the other tables' and the project's (`p_`). */
+  readonly prefix: string;
   readonly table: HolderTable;
   /** The column a fresh row is inserted with (a host's owner, a user's team). */
   readonly attribution?: AnySQLiteColumn;
@@ -80,9 +82,9 @@ function finish(steps: Step[]): Step[] {
 }
 
 const HOLDERS = {
-  hosts: { subject: "host", table: hosts, attribution: hosts.userId },
-  users: { subject: "user", table: users, attribution: users.teamId },
-  teams: { subject: "team", table: teams, attribution: undefined },
+  hosts: { subject: "host", prefix: "h", table: hosts, attribution: hosts.userId },
+  users: { subject: "user", prefix: "u", table: users, attribution: users.teamId },
+  teams: { subject: "team", prefix: "t", table: teams, attribution: undefined },
 } as const;
 
 function holderWalk(kind: keyof typeof HOLDERS, passes: readonly WalkedPass[]): HolderWalk {
@@ -111,7 +113,7 @@ function stepValues(): { avg: SQL; time: SQL; dc: SQL } {
     { now: s("now"), credit: s("credit"), start: s("start"), rest: s("rest") },
   );
   // As dayCreditAssignment: a step on a later day than the row's last grant starts a new day.
-  return { ...rac, dc: sql`CASE WHEN ${dayAt(w("time"))} < ${s("day")} THEN ${s("sum")} ELSE ${w("dc")} + ${s("sum")} END` };
+  return { ...rac, dc: dayCreditAfter({ time: w("time"), dayCredit: w("dc") }, s("day"), s("sum")) };
 }
 
 /** Columns the project's walk carries besides the credit ones. */
@@ -145,7 +147,7 @@ function walkCtes(p: string, base: SQL, steps: readonly Step[], total: SQL, extr
 function finishedBy(p: string, subject: CreditSubject, entityId: SQL): SQL {
   return sql`SELECT ${subject} AS subject, ${entityId} AS entity_id, ${dayAt(w("time"))} AS day, w.dc AS credit, w.avg AS avg, w.time AS time
     FROM ${sql.raw(`${p}_w`)} AS w JOIN ${sql.raw(`${p}_s`)} AS s ON s.k = w.k AND s.i = w.i + 1
-    WHERE ${dayAt(w("time"))} < s.day AND w.dc <> 0`;
+    WHERE ${finishesDay({ time: w("time"), dayCredit: w("dc") }, s("day"))}`;
 }
 
 const HOLDER_TOTAL = sql`w.total + s.credit + s.rest`;
@@ -170,11 +172,9 @@ function freshRows(p: string, walk: HolderWalk): SQL {
   );
 }
 
-const PREFIX: Record<string, string> = { host: "h", user: "u", team: "t", project: "p" };
-
 /** The walk over stored rows and fresh ones together (for the finished buckets). */
 function wholeWalk(projectId: number, walk: HolderWalk): SQL {
-  const p = PREFIX[walk.subject]!;
+  const p = walk.prefix;
   const stored = [...new Set(walk.steps.filter((x) => !walk.fresh.has(x.k)).map((x) => x.k))];
   const bases = [
     ...(stored.length > 0 ? [storedBase(walk.table, projectId, stored)] : []),
@@ -188,7 +188,7 @@ function storedUpdate(projectId: number, walk: HolderWalk): SQL[] {
   const steps = walk.steps.filter((x) => !walk.fresh.has(x.k));
   if (steps.length === 0) return [];
   const t = walk.table;
-  const p = PREFIX[walk.subject]!;
+  const p = walk.prefix;
   const keys = [...new Set(steps.map((x) => x.k))];
   // The last steps materialized once, each row then found by its key (a subquery per row would walk again).
   return [
@@ -212,7 +212,7 @@ function storedUpdate(projectId: number, walk: HolderWalk): SQL[] {
 function freshInsert(projectId: number, walk: HolderWalk): SQL[] {
   if (walk.fresh.size === 0) return [];
   const t = walk.table;
-  const p = PREFIX[walk.subject]!;
+  const p = walk.prefix;
   const steps = walk.steps.filter((x) => walk.fresh.has(x.k));
   const attribution = walk.attribution;
   return [
@@ -314,10 +314,7 @@ export function holderWalkWrites(
     const walks = tables.flatMap((t) => (n < t.length ? [t[n]!] : []));
     const ctes = sql.join([...walks.map((x) => wholeWalk(projectId, x)), ...(n === 0 ? [project.ctes] : [])], sql`, `);
     const finished = sql.join(
-      [
-        ...walks.map((x) => finishedBy(PREFIX[x.subject]!, x.subject, sql.raw("w.k"))),
-        ...(n === 0 ? [finishedBy("p", "project", sql`0`)] : []),
-      ],
+      [...walks.map((x) => finishedBy(x.prefix, x.subject, sql.raw("w.k"))), ...(n === 0 ? [finishedBy("p", "project", sql`0`)] : [])],
       sql` UNION ALL `,
     );
     return finishedBucketWrites(projectId, finished, historyElsewhere, sql`WITH RECURSIVE ${ctes}`, n);

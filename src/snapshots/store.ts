@@ -59,7 +59,7 @@ export async function readThrough<T>(
   const inKv = kv ? await c.env.KV.get(key) : null;
   // Parsed once, for its time and for the answer.
   const parsed = inKv === null ? null : (JSON.parse(inKv) as StoredSnapshot<T>);
-  if (inKv !== null && parsed!.taken_at >= takenFrom) return snapshotOf<T>(inKv, parsed!);
+  if (inKv !== null && parsed !== null && parsed.taken_at >= takenFrom) return snapshotOf<T>(inKv, parsed);
   const cached = await (await caches.default.match(cacheUrl(key)))?.text();
   if (cached !== undefined) return snapshotOf<T>(cached);
   const data = await load();
