@@ -40,13 +40,16 @@ async function inspector(): Promise<Send> {
   const target = targets.find((t) => !String(t.title ?? "").includes("ProxyWorker")) ?? targets[0]!;
   // wrangler's inspector proxy only lets DevTools' own origin connect.
   const ws = new WebSocket(target.webSocketDebuggerUrl, { headers: { Origin: "https://devtools.devprod.cloudflare.dev" } } as never);
-  await new Promise((resolve, reject) => ((ws.onopen = resolve), (ws.onerror = reject)));
+  await new Promise((resolve, reject) => {
+    ws.addEventListener("open", resolve);
+    ws.addEventListener("error", reject);
+  });
   let id = 0;
   const pending = new Map<number, (v: unknown) => void>();
-  ws.onmessage = (m) => {
-    const msg = JSON.parse(String(m.data));
+  ws.addEventListener("message", (m) => {
+    const msg = JSON.parse(String(m.data)) as { id?: number; result?: unknown };
     if (msg.id !== undefined) pending.get(msg.id)?.(msg.result);
-  };
+  });
   return (method, params = {}) =>
     new Promise((resolve, reject) => {
       const n = ++id;
