@@ -5,7 +5,7 @@
  */
 import { type SQL, sql } from "drizzle-orm";
 import type { CreditSubject } from "./schema";
-import { kvMarks, projects } from "./schema";
+import { hosts, kvMarks, projects } from "./schema";
 import type { Db } from "./client";
 import { chunks, name } from "./sql-helpers";
 
@@ -44,6 +44,21 @@ export function markSubjects(projectId: number, subjects: readonly SubjectRef[])
 /** One subject's mark, as a query a drizzle batch can hold beside the write it belongs to. */
 export function markOne(db: Db, projectId: number, ref: SubjectRef) {
   return db.insert(kvMarks).values({ projectId, subjects: encode([ref]) });
+}
+
+/**
+ * Marks the hosts of a user (those with a host_cpid, which their snapshots show only while the
+ * owner consents to stats export): run when the user's stats_export is set. One row; nothing
+ * when the user has no such host or the project's holders are read live. It reads the
+ * project's hosts (there is no index by owner), which is why only a PUT naming stats_export runs it.
+ */
+export function markHostsOfUser(db: Db, projectId: number, userId: number) {
+  const since = name(projects.holderSnapshotsSince);
+  return db.run(sql`INSERT INTO ${kvMarks} (${name(kvMarks.projectId)}, ${name(kvMarks.subjects)})
+    SELECT ${projectId}, json_group_array(json_array('host', ${name(hosts.id)})) FROM ${hosts}
+    WHERE ${name(hosts.projectId)} = ${projectId} AND ${name(hosts.userId)} = ${userId} AND ${name(hosts.hostCpid)} IS NOT NULL
+      AND EXISTS (SELECT 1 FROM ${projects} WHERE ${name(projects.id)} = ${projectId} AND ${since} IS NOT NULL)
+    HAVING count(*) > 0`);
 }
 
 /** The project snapshot's mark for a project known only by its slug (used at creation). */
