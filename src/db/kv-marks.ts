@@ -3,7 +3,7 @@
  * changes what a public snapshot shows appends one row naming the subjects, in the same D1
  * batch as the change. The cron reads the queue (kv-refresh.ts).
  */
-import { type SQL, sql } from "drizzle-orm";
+import { type SQL, and, eq, isNotNull, sql } from "drizzle-orm";
 import type { CreditSubject } from "./schema";
 import { hosts, kvMarks, projects } from "./schema";
 import type { Db } from "./client";
@@ -53,12 +53,24 @@ export function markOne(db: Db, projectId: number, ref: SubjectRef) {
  * project's hosts (there is no index by owner), which is why only a PUT naming stats_export runs it.
  */
 export function markHostsOfUser(db: Db, projectId: number, userId: number) {
-  const since = name(projects.holderSnapshotsSince);
-  return db.run(sql`INSERT INTO ${kvMarks} (${name(kvMarks.projectId)}, ${name(kvMarks.subjects)})
-    SELECT ${projectId}, json_group_array(json_array('host', ${name(hosts.id)})) FROM ${hosts}
-    WHERE ${name(hosts.projectId)} = ${projectId} AND ${name(hosts.userId)} = ${userId} AND ${name(hosts.hostCpid)} IS NOT NULL
-      AND EXISTS (SELECT 1 FROM ${projects} WHERE ${name(projects.id)} = ${projectId} AND ${since} IS NOT NULL)
-    HAVING count(*) > 0`);
+  return db.insert(kvMarks).select(
+    db
+      .select({
+        id: sql<number>`NULL`.as("id"),
+        projectId: sql<number>`${projectId}`.as("project_id"),
+        subjects: sql<string>`json_group_array(json_array('host', ${hosts.id}))`.as("subjects"),
+      })
+      .from(hosts)
+      .where(
+        and(
+          eq(hosts.projectId, projectId),
+          eq(hosts.userId, userId),
+          isNotNull(hosts.hostCpid),
+          sql`EXISTS (SELECT 1 FROM ${projects} WHERE ${projects.id} = ${projectId} AND ${projects.holderSnapshotsSince} IS NOT NULL)`,
+        ),
+      )
+      .having(sql`count(*) > 0`),
+  );
 }
 
 /** The project snapshot's mark for a project known only by its slug (used at creation). */
