@@ -58,8 +58,11 @@ export const IdSchema = z.number().int().positive().max(Number.MAX_SAFE_INTEGER)
 /** A user or team id where 0 means "none", as in BOINC. */
 export const OptionalIdSchema = z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER);
 
+/** The message of a time past LIMITS.maxTimestamp: most likely milliseconds. */
+const UNIX_SECONDS = `times are Unix seconds (at most ${LIMITS.maxTimestamp}); this looks like milliseconds: divide by 1000`;
+
 /** Unix seconds. */
-export const TimeSchema = z.number().nonnegative().max(LIMITS.maxTimestamp);
+export const TimeSchema = z.number().nonnegative().max(LIMITS.maxTimestamp, UNIX_SECONDS);
 /** Seconds of work or delay. */
 export const DurationSchema = z.number().nonnegative().max(LIMITS.maxDuration);
 export const CreditSchema = z.number().nonnegative().max(LIMITS.maxCredit);
@@ -67,7 +70,7 @@ export const CreditSchema = z.number().nonnegative().max(LIMITS.maxCredit);
 export const NowSchema = z
   .number()
   .positive()
-  .max(LIMITS.maxTimestamp)
+  .max(LIMITS.maxTimestamp, UNIX_SECONDS)
   .optional()
   .openapi({ description: "When this happened (Unix seconds); default the server's clock. Not in the future." });
 
