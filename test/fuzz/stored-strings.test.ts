@@ -12,7 +12,6 @@ import { TEXT_LIMITS } from "../../src/limits";
 import { issuePaths, errorOf, pass, result, setupProject, workunit } from "../api/helpers";
 import { PLAN_CLASS_CRON, STATS_CRON, clockNow, getRaw, runCron } from "../central/helpers";
 import { ADMIN_TOKEN, request } from "../support/api";
-import { T } from "./arbitraries";
 import { runs, seed } from "./config";
 import { expectWellFormed, projectIdOf, projectRows } from "./ledger";
 
@@ -103,32 +102,6 @@ const FIELDS: Record<string, Field> = {
     }),
     issue: "plan_class",
     max: TEXT_LIMITS.boincName,
-  },
-  "workunit app": {
-    request: (s, n) => {
-      const body = { ...pass(workunit(n, [result(n)])), now: T };
-      body.workunits[0]!.app = s;
-      return { method: "POST", path: "/passes", body };
-    },
-    issue: "workunits[0].app",
-    max: TEXT_LIMITS.boincName,
-    min: 1,
-  },
-  "error app": {
-    request: (s, n) => ({
-      method: "POST",
-      path: "/errors",
-      body: { now: T, results: [{ id: n, host_id: 7, app_version_id: -2, app: s, outcome: "timeout", delay_bound: 3600 }] },
-    }),
-    issue: "results[0].app",
-    max: TEXT_LIMITS.boincName,
-    min: 1,
-  },
-  "trickle app": {
-    request: (s, n) => ({ method: "POST", path: "/trickles", body: { now: T, messages: [{ id: n, app: s, host_id: 7, runtime: 10 }] } }),
-    issue: "messages[0].app",
-    max: TEXT_LIMITS.boincName,
-    min: 1,
   },
   "project name": {
     request: (s, n) => ({ method: "POST", path: "/v1/projects", body: { slug: `fz-str-${n}`, name: s }, admin: true }),

@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { ERROR_OUTCOMES } from "../../credit/error-outcome";
 import { AppVersionRefSchema } from "../passes/passes.schemas";
-import { DurationSchema, IdSchema, NowSchema, TEXT_LIMITS, storedText } from "../common";
+import { DurationSchema, IdSchema, NowSchema } from "../common";
 
 const MAX_ERRORS_PER_REQUEST = 1000;
 
@@ -10,10 +10,7 @@ const ErrorResultSchema = z
     id: IdSchema,
     host_id: IdSchema,
     app_version_id: AppVersionRefSchema,
-    app: storedText(TEXT_LIMITS.boincName)
-      .min(1)
-      .optional()
-      .openapi({ description: "Required for an anonymous-platform result (app_version_id < 0)" }),
+    app: z.string().min(1).optional().openapi({ description: "Required for an anonymous-platform result (app_version_id < 0)" }),
     outcome: z.enum(ERROR_OUTCOMES),
     delay_bound: DurationSchema.optional().openapi({ description: "For a timeout: the job's delay bound in seconds" }),
   })

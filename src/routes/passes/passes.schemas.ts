@@ -1,18 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { MAX_ANONYMOUS_PLATFORM_ID, MIN_ANONYMOUS_PLATFORM_ID } from "../../credit/constants";
 import { FAIR_RULES } from "../../credit/fair-claim";
-import {
-  CreditSchema,
-  DurationSchema,
-  IdSchema,
-  LIMITS,
-  NowSchema,
-  OptionalIdSchema,
-  TEXT_LIMITS,
-  TimeSchema,
-  GrantedAtSchema,
-  storedText,
-} from "../common";
+import { CreditSchema, DurationSchema, IdSchema, LIMITS, NowSchema, OptionalIdSchema, TimeSchema, GrantedAtSchema } from "../common";
 
 export const MAX_WORKUNITS_PER_PASS = 1000;
 /** BOINC's replication is a handful of results per workunit; this bounds a hostile body's work. */
@@ -68,7 +57,8 @@ export const ResultSchema = z
 export const WorkunitSchema = z
   .strictObject({
     id: IdSchema,
-    app: storedText(TEXT_LIMITS.boincName).min(1),
+    // A registered app's name (a reference, never stored): any other, however long, is an unknown app (404).
+    app: z.string().min(1),
     rsc_fpops_est: z.number().min(LIMITS.minFpops).max(LIMITS.maxFpops),
     rsc_fpops_bound: z.number().min(LIMITS.minFpops).max(LIMITS.maxFpops),
     target_nresults: z.number().int().positive(),

@@ -1,14 +1,12 @@
 import { z } from "@hono/zod-openapi";
-import { IdSchema, LIMITS, NowSchema, GrantedAtSchema, TEXT_LIMITS, storedText } from "../common";
+import { IdSchema, LIMITS, NowSchema, GrantedAtSchema } from "../common";
 
 const MAX_TRICKLES_PER_BATCH = 1000;
 
 const TrickleMessageSchema = z
   .strictObject({
     id: IdSchema.openapi({ description: "The message's id (BOINC's msg_from_host.id): each is paid once" }),
-    app: storedText(TEXT_LIMITS.boincName)
-      .min(1)
-      .openapi({ description: "The app whose trickle handler takes it (its trickle_max_runtime applies)" }),
+    app: z.string().min(1).openapi({ description: "The app whose trickle handler takes it (its trickle_max_runtime applies)" }),
     host_id: IdSchema,
     result_id: IdSchema.optional().openapi({ description: "The result that sent it: its credit then shows in per-app credit too" }),
     runtime: z
