@@ -6084,9 +6084,10 @@ export interface components {
         PutHost: {
             /** @description Unix seconds; starts the RAC clock (default: now) */
             create_time?: number;
+            /** @description BOINC's name (varchar(254)) */
             name?: string;
             user_id?: number;
-            /** @description BOINC's host_cpid (already hashed with the owner's email) */
+            /** @description BOINC's exported host_cpid: md5(host_cpid + owner's email) in hex, as db_dump writes it */
             cpid?: string;
             /** @description The host's benchmark FLOPS (BOINC's p_fpops), which trickle credit pays; negative or null: unknown */
             p_fpops?: number | null;
@@ -6133,8 +6134,10 @@ export interface components {
         PutUser: {
             /** @description Unix seconds; starts the RAC clock (default: now) */
             create_time?: number;
+            /** @description BOINC's name (varchar(254)) */
             name?: string;
             team_id?: number;
+            /** @description BOINC's exported cpid: 32 hex digits, md5(cross_project_id + email); never the email. Stored in lower case */
             cpid?: string;
             /** @description false: left out of stats exports and cross-project totals (default true) */
             stats_export?: boolean;
@@ -6184,6 +6187,7 @@ export interface components {
         PutTeam: {
             /** @description Unix seconds; starts the RAC clock (default: now) */
             create_time?: number;
+            /** @description BOINC's name (varchar(254)) */
             name?: string;
         };
         PublicTeam: {
@@ -6217,9 +6221,10 @@ export interface components {
         BulkHost: {
             /** @description Unix seconds; starts the RAC clock (default: now) */
             create_time?: number;
+            /** @description BOINC's name (varchar(254)) */
             name?: string;
             user_id?: number;
-            /** @description BOINC's host_cpid (already hashed with the owner's email) */
+            /** @description BOINC's exported host_cpid: md5(host_cpid + owner's email) in hex, as db_dump writes it */
             cpid?: string;
             id: number;
         };
@@ -6814,6 +6819,10 @@ export interface components {
                 /** @description expavg_credit decayed to as_of */
                 recent_average_credit: number;
             }[];
+            /** @description More than 100 accounts have this cpid: the first 100 (by project, then id) are listed and summed */
+            more_projects: boolean;
+            /** @description More than 100 hosts have this host_cpid: the first 100 are listed */
+            more_hosts: boolean;
         };
         Health: {
             ok: boolean;

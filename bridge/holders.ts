@@ -28,7 +28,15 @@ export async function eachLimited<T>(items: T[], limit: number, work: (item: T) 
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
 }
 
-const named = (name: string | null) => (name ? { name: name.slice(0, 254) } : {});
+/** What XML 1.0 does not allow, which the API refuses in a name (docs/limits.md#strings); an old BOINC form may have stored it. */
+const NOT_XML_CHARS = /[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu;
+
+/** BOINC's name (varchar(254) of characters) as the API takes it: such characters as U+FFFD, at most 254 code units, no pair cut in two. */
+function named(name: string | null) {
+  if (!name) return {};
+  const cut = name.replace(NOT_XML_CHARS, "\uFFFD").slice(0, 254);
+  return { name: /[\uD800-\uDBFF]$/.test(cut) ? cut.slice(0, -1) : cut };
+}
 
 export class HolderRegistrar {
   private readonly registered = emptyHolderIds();

@@ -126,9 +126,16 @@ export function createApp(): OpenAPIHono<AppEnv> {
     },
   });
 
-  app.notFound((c) =>
-    c.json<ErrorBody>(boundedError({ error: { code: "not_found", message: `no route ${c.req.method} ${c.req.path}` } }), 404),
-  );
+  const methodsOf = routeMethods(app);
+  app.notFound((c) => {
+    // A path the API has, asked with another method: 405 naming the methods it has (docs/api.md#errors).
+    const allowed = methodsOf(c.req.path);
+    if (allowed.length > 0) {
+      const message = `${c.req.method} is not a method of ${c.req.path}; it has ${allowed.join(", ")}`;
+      return c.json<ErrorBody>(boundedError({ error: { code: "method_not_allowed", message } }), 405, { Allow: allowed.join(", ") });
+    }
+    return c.json<ErrorBody>(boundedError({ error: { code: "not_found", message: `no route ${c.req.method} ${c.req.path}` } }), 404);
+  });
   app.onError((err, c) => {
     if (err instanceof ApiError) return c.json(err.body(), err.status, err.headers);
     if (err instanceof HTTPException && err.status === 415) {
@@ -149,6 +156,19 @@ export function createApp(): OpenAPIHono<AppEnv> {
     return c.json<ErrorBody>({ error: { code: "internal", message } }, 500);
   });
   return app;
+}
+
+/** The methods the OpenAPI document gives a concrete path (its templates' parameters match one segment each). */
+function routeMethods(app: OpenAPIHono<AppEnv>): (path: string) => string[] {
+  let routes: { method: string; pattern: RegExp }[] | null = null;
+  return (path) => {
+    routes ??= app.openAPIRegistry.definitions.flatMap((d) =>
+      d.type === "route"
+        ? [{ method: d.route.method.toUpperCase(), pattern: new RegExp(`^${d.route.path.replace(/\{[^}]+\}/g, "[^/]+")}$`) }]
+        : [],
+    );
+    return [...new Set(routes.filter((r) => r.pattern.test(path)).map((r) => r.method))];
+  };
 }
 
 export const app = createApp();

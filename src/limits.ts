@@ -42,3 +42,20 @@ export const MAX_LIVE_TOKENS = 20;
 
 /** How long the other tokens keep working after a rotation (project and account-manager tokens). */
 export const ROTATION_GRACE_SECONDS = 24 * 3600;
+
+/**
+ * The longest string the API stores in each kind of field, in UTF-16 code units (docs/limits.md#strings).
+ * Where BOINC stores the field, its column size (BOINC's db/schema.sql: varchar(254) for user,
+ * team, app and platform names and app_version.plan_class), so whatever a BOINC database holds
+ * fits; a cpid is the 32 hex digits of an md5, as BOINC exports it.
+ */
+export const TEXT_LIMITS = {
+  /** A user's, team's or host's name; an app's, platform's or plan class's; a central push's project. */
+  boincName: 254,
+  /** A project's, account manager's or central contributor's display name (Cobblestone's own). */
+  displayName: 200,
+  /** A project's or contributor's URL, a project master URL in an account-manager RPC. */
+  url: 512,
+  /** A user's cpid and a host's host_cpid: md5 in hex. */
+  cpid: 32,
+} as const;

@@ -3,9 +3,9 @@
  * changes what a public snapshot shows appends one row naming the subjects, in the same D1
  * batch as the change. The cron reads the queue (kv-refresh.ts).
  */
-import { type SQL, sql } from "drizzle-orm";
+import { type SQL, and, eq, isNotNull, sql } from "drizzle-orm";
 import type { CreditSubject } from "./schema";
-import { kvMarks, projects } from "./schema";
+import { hosts, kvMarks, projects } from "./schema";
 import type { Db } from "./client";
 import { chunks, name } from "./sql-helpers";
 
@@ -44,6 +44,33 @@ export function markSubjects(projectId: number, subjects: readonly SubjectRef[])
 /** One subject's mark, as a query a drizzle batch can hold beside the write it belongs to. */
 export function markOne(db: Db, projectId: number, ref: SubjectRef) {
   return db.insert(kvMarks).values({ projectId, subjects: encode([ref]) });
+}
+
+/**
+ * Marks the hosts of a user (those with a host_cpid, which their snapshots show only while the
+ * owner consents to stats export): run when the user's stats_export is set. One row; nothing
+ * when the user has no such host or the project's holders are read live. It reads the
+ * project's hosts (there is no index by owner), which is why only a PUT naming stats_export runs it.
+ */
+export function markHostsOfUser(db: Db, projectId: number, userId: number) {
+  return db.insert(kvMarks).select(
+    db
+      .select({
+        id: sql<number>`NULL`.as("id"),
+        projectId: sql<number>`${projectId}`.as("project_id"),
+        subjects: sql<string>`json_group_array(json_array('host', ${hosts.id}))`.as("subjects"),
+      })
+      .from(hosts)
+      .where(
+        and(
+          eq(hosts.projectId, projectId),
+          eq(hosts.userId, userId),
+          isNotNull(hosts.hostCpid),
+          sql`EXISTS (SELECT 1 FROM ${projects} WHERE ${projects.id} = ${projectId} AND ${projects.holderSnapshotsSince} IS NOT NULL)`,
+        ),
+      )
+      .having(sql`count(*) > 0`),
+  );
 }
 
 /** The project snapshot's mark for a project known only by its slug (used at creation). */

@@ -58,7 +58,17 @@ async function projectOfToken(c: Context<AppEnv>, hash: string) {
 async function acceptProjectToken(c: Context<AppEnv>, token: string): Promise<void> {
   const hash = await sha256Hex(token);
   const owner = await projectOfToken(c, hash);
-  if (!owner) throw new ApiError(401, "unauthorized", "invalid project token");
+  if (!owner) {
+    if (c.env.ADMIN_TOKEN && (await sameSecret(token, c.env.ADMIN_TOKEN))) {
+      const slug = c.req.param("slug") ?? "{slug}";
+      throw new ApiError(
+        401,
+        "unauthorized",
+        `this is the admin token; project routes need the project's token (POST /v1/projects/${slug}/tokens with the admin token issues one)`,
+      );
+    }
+    throw new ApiError(401, "unauthorized", "invalid project token");
+  }
   if (owner.slug !== c.req.param("slug")) {
     throw new ApiError(403, "forbidden", `this token belongs to another project, not '${c.req.param("slug")}'`);
   }

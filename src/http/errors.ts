@@ -13,6 +13,13 @@ const ErrorSchema = z
   .openapi("Error");
 
 export type ErrorBody = z.infer<typeof ErrorSchema>;
+
+// A field left out says so, rather than zod's "expected number, received undefined" (every
+// schema of the app shares zod's global configuration).
+z.config({
+  customError: (issue) =>
+    issue.code === "invalid_type" && issue.input === undefined ? `required (${issue.expected}), but missing` : undefined,
+});
 export type Issue = { path: string; message: string };
 export type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 410 | 413 | 415 | 422 | 429 | 500 | 503;
 

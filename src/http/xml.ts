@@ -5,6 +5,7 @@
  */
 import { type XMLParser, XMLValidator } from "fast-xml-parser";
 import { ApiError } from "./errors";
+import { xmlSafeText } from "./text";
 
 export const XML_DECLARATION = '<?xml version="1.0" encoding="utf-8"?>';
 
@@ -128,9 +129,13 @@ export function parseCheckedXml(parser: XMLParser, xml: string): Record<string, 
 
 const ESCAPES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&apos;" };
 
-/** Text or attribute content with the five XML special characters escaped (BOINC's xml_escape). */
+/**
+ * Text or attribute content with the five XML special characters escaped (BOINC's xml_escape),
+ * and any character XML 1.0 does not allow replaced (a row stored before the input check), so
+ * no stored string can make an export or feed unparseable.
+ */
 export function escapeXml(text: string): string {
-  return text.replace(/[&<>"']/g, (ch) => ESCAPES[ch]!);
+  return xmlSafeText(text).replace(/[&<>"']/g, (ch) => ESCAPES[ch]!);
 }
 
 /** `<name>value</name>`, the value escaped. */

@@ -3,6 +3,8 @@ import { ApiError } from "../http/errors";
 import { serverNow } from "../clock";
 
 import { MAX_CLOCK_SKEW_SECONDS } from "../config";
+import { TEXT_LIMITS } from "../limits";
+import { NON_XML_CHAR_MESSAGE, hasNonXmlChar } from "../http/text";
 
 // In src/config.ts: retention's horizon (a job) needs it too.
 export { MAX_CLOCK_SKEW_SECONDS };
@@ -26,13 +28,41 @@ export const LIMITS = {
   maxCredit: 1e15,
 } as const;
 
+/**
+ * A string the API stores: at most `max` characters (docs/limits.md#strings) and only
+ * characters XML 1.0 allows, since every stored string can reach an XML export or feed.
+ */
+export function storedText(max: number) {
+  return z
+    .string()
+    .max(max, `at most ${max} characters`)
+    .refine((text) => !hasNonXmlChar(text), NON_XML_CHAR_MESSAGE);
+}
+
+/** A user's cpid or a host's host_cpid: BOINC exports md5 in hex; stored in lower case. */
+export const CpidSchema = z
+  .string()
+  .regex(new RegExp(`^[0-9a-fA-F]{${TEXT_LIMITS.cpid}}$`), "32 hex digits (BOINC exports a cpid as an md5 in hex)")
+  .transform((cpid) => cpid.toLowerCase());
+
+/** A URL the API stores (a project's, a contributor's): bounded, and only characters XML allows. */
+export const StoredUrlSchema = z
+  .url()
+  .max(TEXT_LIMITS.url, `at most ${TEXT_LIMITS.url} characters`)
+  .refine((url) => !hasNonXmlChar(url), NON_XML_CHAR_MESSAGE);
+
+export { TEXT_LIMITS };
+
 /** A project's own BOINC id. */
 export const IdSchema = z.number().int().positive().max(Number.MAX_SAFE_INTEGER);
 /** A user or team id where 0 means "none", as in BOINC. */
 export const OptionalIdSchema = z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER);
 
+/** The message of a time past LIMITS.maxTimestamp: most likely milliseconds. */
+const UNIX_SECONDS = `times are Unix seconds (at most ${LIMITS.maxTimestamp}); this looks like milliseconds: divide by 1000`;
+
 /** Unix seconds. */
-export const TimeSchema = z.number().nonnegative().max(LIMITS.maxTimestamp);
+export const TimeSchema = z.number().nonnegative().max(LIMITS.maxTimestamp, UNIX_SECONDS);
 /** Seconds of work or delay. */
 export const DurationSchema = z.number().nonnegative().max(LIMITS.maxDuration);
 export const CreditSchema = z.number().nonnegative().max(LIMITS.maxCredit);
@@ -40,7 +70,7 @@ export const CreditSchema = z.number().nonnegative().max(LIMITS.maxCredit);
 export const NowSchema = z
   .number()
   .positive()
-  .max(LIMITS.maxTimestamp)
+  .max(LIMITS.maxTimestamp, UNIX_SECONDS)
   .optional()
   .openapi({ description: "When this happened (Unix seconds); default the server's clock. Not in the future." });
 

@@ -2,7 +2,7 @@
  * A host's, user's or team's public snapshot, loaded from D1: what the KV key holds and what
  * a missing key falls back to. Many at once, for the cron.
  */
-import { type AnyColumn, type SQL, and, asc, eq, gte, lt, max, sql } from "drizzle-orm";
+import { type AnyColumn, type SQL, and, asc, eq, gte, inArray, lt, max, sql } from "drizzle-orm";
 import { type DayBucket, withOpenDay } from "../credit/history";
 import { firstDayOfMonth, monthOfDay } from "../credit/history-months";
 import type { Db } from "../db/client";
@@ -192,6 +192,32 @@ function appCreditQuery(db: Db, projectId: number, kind: "users" | "teams", ids:
 
 type AppCreditRow = Awaited<ReturnType<typeof appCreditQuery>>[number];
 
+/**
+ * The owners among these hosts' who opted out of stats export: their hosts' host_cpid is not
+ * shown (SECURITY.md, "What a public read shows"), as BOINC's db_dump leaves such a user's hosts out.
+ */
+function optedOutOwnersQuery(db: Db, projectId: number, hostIds: readonly number[]) {
+  const owners = db
+    .select({ userId: hosts.userId })
+    .from(hosts)
+    .where(and(eq(hosts.projectId, projectId), among(hosts.id, hostIds)));
+  return db
+    .select({ id: users.id })
+    .from(users)
+    .where(and(eq(users.projectId, projectId), inArray(users.id, owners), eq(users.statsExport, false)));
+}
+
+/**
+ * The holder as its snapshot shows it: without the cpid of a user who opted out of stats
+ * export, nor the host_cpid of such a user's host, so no public read links them across projects.
+ */
+function consentedFields(kind: HolderKind, row: HolderRow, optedOutOwners: ReadonlySet<number>) {
+  const shown = holderFromRow(kind, row);
+  if (kind === "users" && (row as typeof users.$inferSelect).statsExport === false) return { ...shown, cpid: null };
+  if (kind === "hosts" && optedOutOwners.has((row as typeof hosts.$inferSelect).userId)) return { ...shown, host_cpid: null };
+  return shown;
+}
+
 function appCreditFrom(ids: readonly number[], rows: readonly AppCreditRow[]): Map<number, AppCredit[]> {
   const out = new Map<number, AppCredit[]>(ids.map((id) => [id, []]));
   for (const r of rows) {
@@ -237,8 +263,14 @@ export async function loadHolderSnapshots(
   const history = historyQueries(db, projectId, SUBJECT_OF_KIND[kind], ids, start);
   let rows: HolderRow[], elsewhere: { list: string | null }[], historyRows: HistoryRows;
   let appCredit: Map<number, AppCredit[]> | null = null;
+  let optedOut: { id: number }[] = [];
   if (kind === "hosts") {
-    [rows, elsewhere, ...historyRows] = await db.batch([holderRows, historyDatabasesQuery(db, projectId), ...history]);
+    [rows, optedOut, elsewhere, ...historyRows] = await db.batch([
+      holderRows,
+      optedOutOwnersQuery(db, projectId, ids),
+      historyDatabasesQuery(db, projectId),
+      ...history,
+    ]);
   } else {
     let creditRows: AppCreditRow[];
     [rows, creditRows, elsewhere, ...historyRows] = await db.batch([
@@ -258,10 +290,11 @@ export async function loadHolderSnapshots(
     ids,
     start,
   );
+  const optedOutOwners = new Set(optedOut.map((u) => u.id));
   const out = new Map<number, HolderSnapshot>();
   for (const row of rows) {
     out.set(row.id, {
-      ...holderFromRow(kind, row),
+      ...consentedFields(kind, row, optedOutOwners),
       ...(appCredit ? { apps: appCredit.get(row.id) ?? [] } : {}),
       history: { from_day: start, buckets: withOpenDay(histories.buckets.get(row.id) ?? [], row), monthly_before: histories.monthlyBefore },
     });

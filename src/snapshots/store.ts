@@ -43,13 +43,14 @@ const cacheUrl = (key: string) => `https://snapshot.cobblestone.invalid/${encode
  * `kv: false`: a read that no KV key ever holds (a deep leaderboard page after a cursor, a
  * project's holders read live): only the Cache API is asked before D1. `takenFrom`: a KV
  * snapshot taken before this time is left unread, as if missing (one left from before the
- * project's holder snapshots were turned back on).
+ * project's holder snapshots were turned back on). `keep`: whether a load is kept in the Cache API
+ * (default: always).
  */
 export async function readThrough<T>(
   c: Context<AppEnv>,
   key: string,
   load: () => Promise<T | null>,
-  { kv = true, takenFrom = 0 }: { kv?: boolean; takenFrom?: number } = {},
+  { kv = true, takenFrom = 0, keep = () => true }: { kv?: boolean; takenFrom?: number; keep?: (data: T | null) => boolean } = {},
 ): Promise<SnapshotRead<T> | null> {
   if (c.var.fresh) {
     const data = await load();
@@ -66,9 +67,11 @@ export async function readThrough<T>(
   const takenAt = serverNow();
   const text = storedText(data, takenAt);
   const headers = { "Cache-Control": `max-age=${SNAPSHOT_LIMITS.missCacheSeconds}` };
-  c.executionCtx.waitUntil(
-    caches.default.put(cacheUrl(key), new Response(text, { headers })).catch((err) => console.error(`cache of ${key} failed:`, err)),
-  );
+  if (keep(data)) {
+    c.executionCtx.waitUntil(
+      caches.default.put(cacheUrl(key), new Response(text, { headers })).catch((err) => console.error(`cache of ${key} failed:`, err)),
+    );
+  }
   return data === null ? null : { data, takenAt, version: await versionOf(text) };
 }
 

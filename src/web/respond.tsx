@@ -3,6 +3,7 @@ import type { Context } from "hono";
 import type { JSX } from "hono/jsx/jsx-runtime";
 import type { AppEnv } from "../env";
 import { IdParam, SlugSchema } from "../http/params";
+import { xmlSafeText } from "../http/text";
 import { SNAPSHOT_LIMITS } from "../snapshots/limits";
 import { NotFoundPage } from "./not-found-page";
 
@@ -11,8 +12,9 @@ export type Ctx = Context<AppEnv>;
 /** Bumped when the markup changes, so that no cache keeps an old page under a current ETag. */
 export const MARKUP_VERSION = "html3";
 
+/** A page, with any control character a stored name still holds (one stored before the input check) replaced. */
 export async function html(c: Ctx, page: JSX.Element, status: 200 | 404 = 200) {
-  return c.html(`<!DOCTYPE html>${await page}`, status);
+  return c.html(xmlSafeText(`<!DOCTYPE html>${await page}`), status);
 }
 
 export function notFound(c: Ctx, what: string, back?: { href: string; text: string }) {

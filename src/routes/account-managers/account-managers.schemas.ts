@@ -1,8 +1,8 @@
 import { z } from "@hono/zod-openapi";
-import { SlugSchema } from "../common";
+import { SlugSchema, TEXT_LIMITS, storedText } from "../common";
 
 export const CreateAccountManagerSchema = z
-  .strictObject({ slug: SlugSchema.openapi({ example: "su" }), name: z.string().min(1).max(200) })
+  .strictObject({ slug: SlugSchema.openapi({ example: "su" }), name: storedText(TEXT_LIMITS.displayName).min(1) })
   .openapi("CreateAccountManager");
 
 export const CreatedAccountManagerSchema = z

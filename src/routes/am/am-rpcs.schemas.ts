@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { TOTALS_FIELDS } from "../../credit/am-deltas";
 import { projectUrlKey } from "../../credit/project-url";
-import { CreditSchema, DurationSchema, IdParam, IdSchema, NowSchema, SlugSchema } from "../common";
+import { CreditSchema, DurationSchema, IdParam, IdSchema, NowSchema, SlugSchema, TEXT_LIMITS, storedText } from "../common";
 
 /** More projects than any client is attached to; keeps one RPC's stored outcome small. */
 export const MAX_PROJECTS_PER_RPC = 100;
@@ -10,9 +10,7 @@ const MAX_LIFETIME_JOBS = 1e12;
 
 const JobsSchema = z.number().int().nonnegative().max(MAX_LIFETIME_JOBS);
 
-export const MasterUrlSchema = z
-  .string()
-  .max(512)
+export const MasterUrlSchema = storedText(TEXT_LIMITS.url)
   .refine((url) => projectUrlKey(url) !== null, "a project master URL: http(s)://host/path/, without query or fragment")
   .openapi({ example: "https://einsteinathome.org/" });
 

@@ -1,10 +1,11 @@
 import { z } from "@hono/zod-openapi";
+import { TEXT_LIMITS, storedText } from "../common";
 
 export const PutAppVersionSchema = z
   .strictObject({
-    app: z.string().min(1),
-    platform: z.string().min(1).openapi({ example: "x86_64-pc-linux-gnu" }),
-    plan_class: z.string().openapi({ example: "cuda_fermi", description: "'' for a plain CPU version" }),
+    app: storedText(TEXT_LIMITS.boincName).min(1),
+    platform: storedText(TEXT_LIMITS.boincName).min(1).openapi({ example: "x86_64-pc-linux-gnu" }),
+    plan_class: storedText(TEXT_LIMITS.boincName).openapi({ example: "cuda_fermi", description: "'' for a plain CPU version" }),
     version_num: z.number().int().nonnegative(),
     deprecated: z.boolean().optional(),
   })

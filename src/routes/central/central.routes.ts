@@ -5,6 +5,7 @@ import type { AppEnv } from "../../env";
 import { ApiError, errorResponses } from "../../http/errors";
 import { isXmlMediaType, mediaType } from "../../http/xml";
 import { PushResultSchema, PushSchema } from "./central.schemas";
+import { TEXT_LIMITS, storedText } from "../common";
 
 /** A push is JSON or XML; anything else is 415, said in this route's own terms. */
 const requireExportMediaType = createMiddleware<AppEnv>(async (c, next) => {
@@ -26,7 +27,7 @@ export const pushRoute = createRoute({
     "contributor last pushed for that project.",
   ...access("centralToken", requireExportMediaType),
   request: {
-    query: z.object({ project: z.string().max(254).optional().openapi({ description: "For an XML push" }) }),
+    query: z.object({ project: storedText(TEXT_LIMITS.boincName).optional().openapi({ description: "For an XML push" }) }),
     body: {
       required: false,
       content: {

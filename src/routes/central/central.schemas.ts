@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { CreditSchema, IdSchema, LIMITS, TimeSchema } from "../common";
+import { CreditSchema, IdSchema, LIMITS, StoredUrlSchema, TEXT_LIMITS, TimeSchema, storedText } from "../common";
 
 /** At most this many app versions in one push (BOINC projects have tens to hundreds). */
 const MAX_PUSHED_VERSIONS = 10_000;
@@ -11,9 +11,9 @@ const MAX_PUSHED_VERSIONS = 10_000;
  */
 const PushedVersionSchema = z.object({
   id: IdSchema,
-  app: z.string().min(1).max(254),
-  platform: z.string().min(1).max(254),
-  plan_class: z.string().max(254),
+  app: storedText(TEXT_LIMITS.boincName).min(1),
+  platform: storedText(TEXT_LIMITS.boincName).min(1),
+  plan_class: storedText(TEXT_LIMITS.boincName),
   version_num: z.number().int().nonnegative(),
   create_time: TimeSchema.optional(),
   deprecated: z.boolean().optional().openapi({ description: "A deprecated version is left out, as app_versions.php leaves it out" }),
@@ -26,7 +26,7 @@ const PushedVersionSchema = z.object({
 
 export const PushSchema = z
   .strictObject({
-    project: z.string().max(254).optional().openapi({
+    project: storedText(TEXT_LIMITS.boincName).optional().openapi({
       description: "Which of the contributor's projects this is (a deployment pushing many); default ''",
     }),
     app_versions: z.array(PushedVersionSchema).max(MAX_PUSHED_VERSIONS),
@@ -52,7 +52,7 @@ export const PushResultSchema = z
   .openapi("CentralPushResult");
 
 export const CreateContributorSchema = z
-  .strictObject({ name: z.string().min(1).max(200), url: z.url().optional() })
+  .strictObject({ name: storedText(TEXT_LIMITS.displayName).min(1), url: StoredUrlSchema.optional() })
   .openapi("CreateContributor");
 
 export const CreatedContributorSchema = z

@@ -1,5 +1,13 @@
 import { z } from "@hono/zod-openapi";
 
+/**
+ * The most accounts and hosts one answer lists (docs/exports.md#volunteer-totals-by-cpid): a
+ * volunteer has an account per project and a few hosts, so a real answer is far below; more
+ * (a project that gave many rows one cpid) are left out and the answer says so. Each database
+ * reads at most one more than this of each, in the cpid index's order.
+ */
+export const MAX_CPID_ROWS = 100;
+
 export const CpidParams = z.object({
   cpid: z
     .string()
@@ -31,5 +39,11 @@ export const CpidSchema = z
       }),
     ),
     hosts: z.array(z.object({ project: z.string(), host_id: z.number().int(), name: z.string().nullable(), ...Credit })),
+    more_projects: z.boolean().openapi({
+      description: `More than ${MAX_CPID_ROWS} accounts have this cpid: the first ${MAX_CPID_ROWS} (by project, then id) are listed and summed`,
+    }),
+    more_hosts: z
+      .boolean()
+      .openapi({ description: `More than ${MAX_CPID_ROWS} hosts have this host_cpid: the first ${MAX_CPID_ROWS} are listed` }),
   })
   .openapi("CrossProjectTotals");

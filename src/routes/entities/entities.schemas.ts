@@ -1,18 +1,26 @@
 /** Hosts, users and teams: what a project registers and what anyone reads. */
 import { z } from "@hono/zod-openapi";
 import { amHostLinkFields } from "../am/am-rpcs.host-links";
-import { LIMITS, OptionalIdSchema, TimeSchema } from "../common";
+import { CpidSchema, LIMITS, OptionalIdSchema, TEXT_LIMITS, TimeSchema, storedText } from "../common";
+
+/**
+ * A host's host_cpid: BOINC exports 32 hex digits, but this bound (and no hex check) is kept
+ * because stored hosts and clients use other forms; /v1/cpid only ever finds a 32-hex one.
+ */
+const HOST_CPID_MAX = 64;
 
 const PutBase = {
   create_time: TimeSchema.optional().openapi({ description: "Unix seconds; starts the RAC clock (default: now)" }),
-  name: z.string().max(254).optional(),
+  name: storedText(TEXT_LIMITS.boincName).optional().openapi({ description: "BOINC's name (varchar(254))" }),
 };
 export const putSchemas = {
   hosts: z
     .strictObject({
       ...PutBase,
       user_id: OptionalIdSchema.optional(),
-      cpid: z.string().max(64).optional().openapi({ description: "BOINC's host_cpid (already hashed with the owner's email)" }),
+      cpid: storedText(HOST_CPID_MAX)
+        .optional()
+        .openapi({ description: "BOINC's exported host_cpid: md5(host_cpid + owner's email) in hex, as db_dump writes it" }),
       p_fpops: z.number().min(-LIMITS.maxFpops).max(LIMITS.maxFpops).nullable().optional().openapi({
         description: "The host's benchmark FLOPS (BOINC's p_fpops), which trickle credit pays; negative or null: unknown",
       }),
@@ -23,11 +31,9 @@ export const putSchemas = {
     .strictObject({
       ...PutBase,
       team_id: OptionalIdSchema.optional(),
-      cpid: z
-        .string()
-        .regex(/^[0-9a-fA-F]{32}$/, "BOINC's exported cpid: 32 hex digits, md5(cross_project_id + email); never the email")
-        .transform((cpid) => cpid.toLowerCase())
-        .optional(),
+      cpid: CpidSchema.optional().openapi({
+        description: "BOINC's exported cpid: 32 hex digits, md5(cross_project_id + email); never the email. Stored in lower case",
+      }),
       stats_export: z
         .boolean()
         .optional()

@@ -15,10 +15,10 @@ export async function putHolder(db: Db, registry: Db, projectId: number, kind: H
   // The link is in the registry: written with the host in one batch when the project lives
   // there too, else just after it (a retried PUT writes both again; both are idempotent).
   const together = link !== null && sameDatabase(db, registry);
-  const [upsert, mark] = holderUpserts(db, projectId, kind, id, b, now);
+  const [upsert, ...marks] = holderUpserts(db, projectId, kind, id, b, now);
   const counts = holderCounts(db, projectId, { [kind]: [id] });
   // The count goes first: it counts the holder only while it is not stored.
-  const done = await db.batch([...counts, upsert, mark, ...(together ? [link.write] : [])] as unknown as [typeof upsert]);
+  const done = await db.batch([...counts, upsert, ...marks, ...(together ? [link.write] : [])] as unknown as [typeof upsert]);
   const [row] = done[counts.length] as Awaited<typeof upsert>;
   if (link !== null && !together) await link.write;
   const stored = presentHolder(holderFromRow(kind, row as HolderRow), now);

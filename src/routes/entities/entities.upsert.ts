@@ -6,7 +6,7 @@
 import { sql } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { holderCountUpdate } from "../../db/holder-counts";
-import { markOne } from "../../db/kv-marks";
+import { markHostsOfUser, markOne } from "../../db/kv-marks";
 import { hosts, projects, teams, users } from "../../db/schema";
 import { ApiError } from "../../http/errors";
 import { SUBJECT_OF_KIND } from "../../snapshots/holders";
@@ -56,6 +56,8 @@ export function holderUpserts(db: Db, projectId: number, kind: HolderKind, id: n
       .returning(),
     // The public snapshot shows names and owners too: the cron rewrites it.
     markOne(db, projectId, { subject: SUBJECT_OF_KIND[kind], id }),
+    // Whether the user's hosts show their host_cpid follows the user's consent.
+    ...(kind === "users" && b.stats_export !== undefined ? [markHostsOfUser(db, projectId, id)] : []),
   ] as const;
 }
 

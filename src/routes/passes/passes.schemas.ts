@@ -57,6 +57,7 @@ export const ResultSchema = z
 export const WorkunitSchema = z
   .strictObject({
     id: IdSchema,
+    // A registered app's name (a reference, never stored): any other, however long, is an unknown app (404).
     app: z.string().min(1),
     rsc_fpops_est: z.number().min(LIMITS.minFpops).max(LIMITS.maxFpops),
     rsc_fpops_bound: z.number().min(LIMITS.minFpops).max(LIMITS.maxFpops),

@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { SlugSchema } from "../common";
+import { SlugSchema, StoredUrlSchema, TEXT_LIMITS, storedText } from "../common";
 import { DEFAULT_DAILY_HISTORY_DAYS, DEFAULT_RESULT_RETENTION_DAYS, MAX_DAILY_HISTORY_DAYS, MIN_DAILY_HISTORY_DAYS } from "../../config";
 import { BindingNameSchema } from "./projects.history-binding";
 import { HolderReadsField } from "./project-holder-reads.schemas";
@@ -7,8 +7,8 @@ import { HolderReadsField } from "./project-holder-reads.schemas";
 export const CreateProjectSchema = z
   .strictObject({
     slug: SlugSchema,
-    name: z.string().min(1).max(200),
-    url: z.url().optional(),
+    name: storedText(TEXT_LIMITS.displayName).min(1),
+    url: StoredUrlSchema.optional(),
     result_retention_days: z
       .number()
       .int()

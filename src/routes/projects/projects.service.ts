@@ -77,7 +77,12 @@ export async function createProject(
     ]);
     if (binding !== null) await placeInDatabase(db, projectDatabase(env, binding), { ...row, id: created!.id });
   } catch (e) {
-    if (isPrimaryKeyConflict(e)) throw new ApiError(409, "conflict", `project '${body.slug}' already exists`);
+    if (isPrimaryKeyConflict(e))
+      throw new ApiError(
+        409,
+        "conflict",
+        `project '${body.slug}' already exists; for a new token for it, POST /v1/projects/${body.slug}/tokens with the admin token`,
+      );
     throw e;
   }
 }
