@@ -9,7 +9,7 @@ import { NotFoundPage } from "./not-found-page";
 export type Ctx = Context<AppEnv>;
 
 /** Bumped when the markup changes, so that no cache keeps an old page under a current ETag. */
-export const MARKUP_VERSION = "html3";
+export const MARKUP_VERSION = "html4";
 
 export async function html(c: Ctx, page: JSX.Element, status: 200 | 404 = 200) {
   return c.html(`<!DOCTYPE html>${await page}`, status);
