@@ -7,14 +7,14 @@
  * deletes the queue rows afterwards; a move retried after a failure between the two finds the
  * mark raised and only deletes.
  */
-import { type SQL, asc, eq, sql } from "drizzle-orm";
+import { type SQL, and, asc, eq, sql } from "drizzle-orm";
 import type { CreditSubject } from "./schema";
 import { runBatch } from "./batch";
 import type { Db } from "./client";
 import { bucketMerge } from "./history-transitions";
 import { type HistoryDatabase, historyBindingFor } from "./history-databases";
 import { creditHistory, historyQueue, projects } from "./schema";
-import { chunks, name } from "./sql-helpers";
+import { chunks, jsonList, name } from "./sql-helpers";
 
 /** A queued bucket: [subject, entity id, day, credit, expavg_credit, expavg_time] (numbers as exact text). */
 type QueuedBucket = [subject: CreditSubject, entityId: number, day: number, credit: string, avg: string, time: string];
@@ -118,3 +118,44 @@ export async function moveHistory(
   await runBatch(ledger, [sql`DELETE FROM ${q} WHERE ${name(q.projectId)} = ${copy.id} AND ${name(q.id)} <= ${last}`]);
   return { passes: rows.length, buckets: [...byBinding.values()].reduce((n, b) => n + b.length, 0) };
 }
+
+/** A queued bucket of one subject, as a history read merges it: its queue row decides which history database has it yet. */
+export interface QueuedBucketRow {
+  readonly queueId: number;
+  readonly entityId: number;
+  readonly day: number;
+  readonly credit: string;
+  readonly avg: string;
+  readonly time: string;
+}
+
+/**
+ * The finished buckets of `subject`'s `ids` still waiting in the project's history_queue, for a
+ * history read to go into the batch that reads the totals (so the buckets and the live rows
+ * beside them are from one moment): until the minute job moves them, they are part of the
+ * history as much as the moved ones (docs/public-reads.md, history). `projectId` may be a subquery.
+ */
+export function queuedBucketsQuery(db: Db, projectId: number | SQL, subject: CreditSubject, ids: readonly number[]) {
+  const q = historyQueue;
+  const at = (i: number) => sql.raw(`json_extract(j.value, '$[${i}]')`);
+  return db
+    .select({
+      queueId: q.id,
+      entityId: sql<number>`${at(1)}`,
+      day: sql<number>`${at(2)}`,
+      credit: sql<string>`${at(3)}`,
+      avg: sql<string>`${at(4)}`,
+      time: sql<string>`${at(5)}`,
+    })
+    .from(q)
+    .innerJoin(sql`json_each(${q.entries}) AS j`, sql`1`)
+    .where(and(eq(q.projectId, projectId as number), sql`${at(0)} = ${subject}`, sql`${at(1)} IN ${jsonList(ids)}`));
+}
+
+/** A queued row as a bucket (its numbers stored as exact text). */
+export const queuedBucket = (r: QueuedBucketRow) => ({
+  day: r.day,
+  credit: Number(r.credit),
+  expavgCredit: Number(r.avg),
+  expavgTime: Number(r.time),
+});

@@ -6,7 +6,8 @@ import { type AnyColumn, type SQL, and, asc, eq, gte, inArray, lt, max, sql } fr
 import { type DayBucket, withOpenDay } from "../credit/history";
 import { firstDayOfMonth, monthOfDay } from "../credit/history-months";
 import type { Db } from "../db/client";
-import { parseHistoryDatabases } from "../db/history-databases";
+import { historyBindingFor, parseHistoryDatabases } from "../db/history-databases";
+import { type QueuedBucketRow, queuedBucket, queuedBucketsQuery } from "../db/history-queue";
 import type { OpenDatabase } from "../db/project-db";
 import {
   type CreditSubject,
@@ -116,7 +117,7 @@ export function historyQueries(db: Db, projectId: number | SQL, subject: CreditS
       .from(m)
       .where(and(ofMonths, gte(m.month, fromMonth))),
     db
-      .select({ monthlyBefore: projects.historyMonthlyBefore })
+      .select({ monthlyBefore: projects.historyMonthlyBefore, movedThrough: projects.historyMovedThrough })
       .from(projects)
       .where(eq(projects.id, projectId as number)),
   ] as const;
@@ -133,12 +134,18 @@ function historyDatabasesQuery(db: Db, projectId: number | SQL) {
 export interface Histories {
   readonly buckets: Map<number, DayBucket[]>;
   readonly monthlyBefore: number;
+  /** The last history_queue row this database holds the buckets of (a history database's mark; the ledger's is 0). */
+  readonly movedThrough: number;
 }
 
 /**
  * The same histories read in the project's history databases (src/db/history-databases.ts),
- * merged with the ledger's: each database holds the buckets of its days and rolls its own
- * months up, so the buckets are joined by day and the monthly boundary is the latest one.
+ * merged with the ledger's and with the buckets still queued in the ledger (`queued`, read in
+ * the ledger's batch): each database holds the buckets of its days and rolls its own months
+ * up, so the buckets are joined by day and the monthly boundary is the latest one. A queued
+ * bucket counts unless the database its day goes to already holds its queue row (that
+ * database's mark, read with its buckets): the minute job may move it between the ledger's read
+ * and the history database's, and it counts once either way.
  */
 export async function withHistoryDatabases(
   ledger: Histories,
@@ -148,27 +155,38 @@ export async function withHistoryDatabases(
   subject: CreditSubject,
   ids: readonly number[],
   fromDay: number,
+  queued: readonly QueuedBucketRow[],
 ): Promise<Histories> {
   if (list === null || list === undefined) return ledger;
+  const targets = parseHistoryDatabases(list);
   const parts = await Promise.all(
-    parseHistoryDatabases(list).map(async (h) => {
+    targets.map(async (h) => {
       const db = open(h.binding);
       return historiesFrom(ids, (await db.batch(historyQueries(db, projectId, subject, ids, fromDay))) as unknown as HistoryRows);
     }),
   );
+  const markOf = new Map(targets.map((h, i) => [h.binding, parts[i]!.movedThrough]));
+  const waiting = new Map<number, DayBucket[]>();
+  for (const row of queued) {
+    if (row.queueId <= markOf.get(historyBindingFor(targets, row.day))!) continue;
+    waiting.set(row.entityId, [...(waiting.get(row.entityId) ?? []), queuedBucket(row)]);
+  }
   const buckets = new Map<number, DayBucket[]>();
   for (const id of ids) {
     buckets.set(
       id,
-      [ledger, ...parts].flatMap((p) => p.buckets.get(id) ?? []).sort((a, b) => a.day - b.day),
+      [ledger, ...parts]
+        .flatMap((p) => p.buckets.get(id) ?? [])
+        .concat(waiting.get(id) ?? [])
+        .sort((a, b) => a.day - b.day),
     );
   }
-  return { buckets, monthlyBefore: Math.max(ledger.monthlyBefore, ...parts.map((p) => p.monthlyBefore)) };
+  return { buckets, monthlyBefore: Math.max(ledger.monthlyBefore, ...parts.map((p) => p.monthlyBefore)), movedThrough: 0 };
 }
 
 type BucketRow = DayBucket & { entityId: number };
 type MonthRow = Omit<DayBucket, "day"> & { entityId: number; month: number };
-export type HistoryRows = readonly [BucketRow[], BucketRow[], MonthRow[], MonthRow[], { monthlyBefore: number }[]];
+export type HistoryRows = readonly [BucketRow[], BucketRow[], MonthRow[], MonthRow[], { monthlyBefore: number; movedThrough: number }[]];
 
 /** Each subject's buckets (ascending by day, months dated at their first day) from what `historyQueries` read. */
 export function historiesFrom(ids: readonly number[], [carried, recent, carriedMonths, months, boundary]: HistoryRows): Histories {
@@ -176,7 +194,7 @@ export function historiesFrom(ids: readonly number[], [carried, recent, carriedM
   const asBucket = ({ month, ...b }: MonthRow): BucketRow => ({ ...b, day: firstDayOfMonth(month) });
   const all = [...carriedMonths.map(asBucket), ...carried, ...months.map(asBucket), ...recent].sort((a, b) => a.day - b.day);
   for (const { entityId, ...b } of all) out.get(entityId)?.push(b);
-  return { buckets: out, monthlyBefore: boundary[0]?.monthlyBefore ?? 0 };
+  return { buckets: out, monthlyBefore: boundary[0]?.monthlyBefore ?? 0, movedThrough: boundary[0]?.movedThrough ?? 0 };
 }
 
 function appCreditQuery(db: Db, projectId: number, kind: "users" | "teams", ids: readonly number[]) {
@@ -261,22 +279,25 @@ export async function loadHolderSnapshots(
     .where(and(eq(table.projectId, projectId), among(table.id, ids)));
   const start = historyStart(fromDay);
   const history = historyQueries(db, projectId, SUBJECT_OF_KIND[kind], ids, start);
-  let rows: HolderRow[], elsewhere: { list: string | null }[], historyRows: HistoryRows;
+  const queuedQuery = queuedBucketsQuery(db, projectId, SUBJECT_OF_KIND[kind], ids);
+  let rows: HolderRow[], elsewhere: { list: string | null }[], queued: QueuedBucketRow[], historyRows: HistoryRows;
   let appCredit: Map<number, AppCredit[]> | null = null;
   let optedOut: { id: number }[] = [];
   if (kind === "hosts") {
-    [rows, optedOut, elsewhere, ...historyRows] = await db.batch([
+    [rows, optedOut, elsewhere, queued, ...historyRows] = await db.batch([
       holderRows,
       optedOutOwnersQuery(db, projectId, ids),
       historyDatabasesQuery(db, projectId),
+      queuedQuery,
       ...history,
     ]);
   } else {
     let creditRows: AppCreditRow[];
-    [rows, creditRows, elsewhere, ...historyRows] = await db.batch([
+    [rows, creditRows, elsewhere, queued, ...historyRows] = await db.batch([
       holderRows,
       appCreditQuery(db, projectId, kind, ids),
       historyDatabasesQuery(db, projectId),
+      queuedQuery,
       ...history,
     ]);
     appCredit = appCreditFrom(ids, creditRows);
@@ -289,6 +310,7 @@ export async function loadHolderSnapshots(
     SUBJECT_OF_KIND[kind],
     ids,
     start,
+    queued,
   );
   const optedOutOwners = new Set(optedOut.map((u) => u.id));
   const out = new Map<number, HolderSnapshot>();

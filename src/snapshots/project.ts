@@ -3,6 +3,7 @@ import { asc, eq, sql } from "drizzle-orm";
 import { withOpenDay } from "../credit/history";
 import { type OpenDatabase, inEachProjectDatabase, livesHere } from "../db/project-db";
 import type { Db } from "../db/client";
+import { queuedBucketsQuery } from "../db/history-queue";
 import { projects } from "../db/schema";
 import { type HistoryRows, type StoredHistory, historiesFrom, historyQueries, historyStart, withHistoryDatabases } from "./holders";
 
@@ -51,8 +52,9 @@ export async function loadProjectSnapshot(db: Db, slug: string, fromDay: number,
   // One D1 batch (one transaction), so the totals and the history come from the same moment.
   const projectId = sql`(SELECT ${projects.id} FROM ${projects} WHERE ${projects.slug} = ${slug})`;
   const start = historyStart(fromDay);
-  const [[row], ...historyRows] = await db.batch([
+  const [[row], queued, ...historyRows] = await db.batch([
     db.select().from(projects).where(eq(projects.slug, slug)),
+    queuedBucketsQuery(db, projectId, "project", [0]),
     ...historyQueries(db, projectId, "project", [0], start),
   ]);
   if (!row) return null;
@@ -64,6 +66,7 @@ export async function loadProjectSnapshot(db: Db, slug: string, fromDay: number,
     "project",
     [0],
     start,
+    queued,
   );
   return {
     ...summary(row),

@@ -22,6 +22,8 @@ export interface ChartBox {
   readonly padRight: number;
   readonly padTop: number;
   readonly padBottom: number;
+  /** About the width of a date label in the box's units: labels between the ends that would touch are left out (none without it). */
+  readonly labelWidth?: number;
 }
 
 export interface ChartBar {
@@ -75,6 +77,23 @@ export function labelIndexes(n: number, count = 5): number[] {
   return [...new Set(Array.from({ length: k + 1 }, (_, i) => Math.round((i * (n - 1)) / k)))];
 }
 
+/**
+ * The labels with room between them: the first is drawn from its x rightwards and the last up to
+ * its x (chart.tsx), the others centred, so a label between them that would touch a neighbour is
+ * left out (a chart of a week has slots narrower than a date).
+ */
+export function spacedLabels<T extends { readonly x: number }>(labels: readonly T[], width: number | undefined): T[] {
+  if (labels.length <= 2 || width === undefined) return [...labels];
+  const last = labels.at(-1)!;
+  const kept = [labels[0]!];
+  for (const label of labels.slice(1, -1)) {
+    const gapBefore = label.x - kept.at(-1)!.x - (kept.length === 1 ? width : width / 2);
+    const gapAfter = last.x - label.x - width;
+    if (gapBefore >= width / 2 + 4 && gapAfter >= width / 2 + 4) kept.push(label);
+  }
+  return [...kept, last];
+}
+
 export function layoutChart(days: readonly ChartDay[], box: ChartBox): ChartLayout {
   const plot = {
     left: box.padLeft,
@@ -101,7 +120,10 @@ export function layoutChart(days: readonly ChartDay[], box: ChartBox): ChartLayo
     yTicks: ticks.map((value) => ({ value, y: r1(yOf(value)) })),
     bars,
     racPath,
-    xLabels: labelIndexes(days.length).map((i) => ({ x: r1(xMid(i)), date: days[i]!.date })),
+    xLabels: spacedLabels(
+      labelIndexes(days.length).map((i) => ({ x: r1(xMid(i)), date: days[i]!.date })),
+      box.labelWidth,
+    ),
     plot,
   };
 }

@@ -7,7 +7,7 @@ import type { HolderSnapshot } from "../snapshots/holders";
 import type { HolderKind } from "../snapshots/keys";
 import { racAt } from "../snapshots/present";
 import { AmCreditTable } from "./am-credit-table";
-import { CreditChart } from "./chart";
+import { CreditChart, chartLabel } from "./chart";
 import type { ChartDay } from "./chart-scale";
 import { formatCount, formatCredit, formatRate, formatTime } from "./format";
 import { Layout } from "./layout";
@@ -74,7 +74,7 @@ export function HolderPage(p: HolderPageProps) {
 
       <h2>Daily credit</h2>
       <Switch label="Days" options={CHART_WINDOWS.map((d) => ({ href: here(d), text: String(d), current: d === p.window }))} />
-      <CreditChart days={p.days} label={`${title}: credit per day and RAC, last ${p.window} days`} />
+      <CreditChart days={p.days} window={p.window} label={chartLabel(title, p.window, p.days)} />
 
       {holder.apps ? <AppCreditTable apps={holder.apps} asOf={p.asOf} /> : null}
       {p.amCredit.length > 0 ? <AmCreditTable rows={p.amCredit} days={p.window} /> : null}

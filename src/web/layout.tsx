@@ -58,7 +58,7 @@ export function Layout(props: {
         </main>
         <footer>
           Credit in Cobblestones (1/200 of a day of a 1 GFLOPS processor), granted the way BOINC's CreditNew grants it. The same numbers as
-          JSON: <a href="/openapi.json">the API</a>.
+          JSON: <a href="/docs">the API</a>.
         </footer>
       </body>
     </html>

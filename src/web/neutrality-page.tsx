@@ -136,33 +136,39 @@ export function ProjectNeutrality(props: { slug: string; body: NeutralityBody })
     <section id="neutrality">
       <h2>Credit per device-hour, compared</h2>
       {mine.length === 0 ? (
-        <p class="muted">Not enough of this project's hosts are attached to other projects here to compare what it pays.</p>
+        <p class="muted" id="neutrality-none">
+          Not compared yet: too few of this project's hosts also run other projects here. The{" "}
+          <a href="/central/neutrality">neutrality index</a> compares the projects that share enough hosts.
+        </p>
       ) : (
-        <Scroll>
-          <table>
-            <thead>
-              <tr>
-                <th>Resource</th>
-                <th class="num">Index</th>
-                <th class="num">90% interval</th>
-                <th class="num">Shared hosts</th>
-              </tr>
-            </thead>
-            <tbody>
-              {mine.map(({ cls, p }) => (
+        <>
+          <Scroll>
+            <table>
+              <thead>
                 <tr>
-                  <td>{className(cls)}</td>
-                  <IndexCells p={p} />
-                  <td class="num">{formatCount(p.hosts)}</td>
+                  <th>Resource</th>
+                  <th class="num">Index</th>
+                  <th class="num">90% interval</th>
+                  <th class="num">Shared hosts</th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
-        </Scroll>
+              </thead>
+              <tbody>
+                {mine.map(({ cls, p }) => (
+                  <tr>
+                    <td>{className(cls)}</td>
+                    <IndexCells p={p} />
+                    <td class="num">{formatCount(p.hosts)}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </Scroll>
+          <p class="muted">
+            An index of 1.00 pays what the median project of this deployment pays on the same hosts; every project's index:{" "}
+            <a href="/central/neutrality">the neutrality index</a>.
+          </p>
+        </>
       )}
-      <p class="muted">
-        1.00 pays what the median project of this deployment pays on the same hosts; <a href="/central/neutrality">all projects</a>.
-      </p>
     </section>
   );
 }

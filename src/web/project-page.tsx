@@ -8,7 +8,7 @@ import type { LeaderboardEntry } from "../snapshots/leaderboard";
 import { racAt } from "../snapshots/present";
 import type { ProjectSummary } from "../snapshots/project";
 import type { NeutralityBody } from "../snapshots/neutrality.body";
-import { CreditChart } from "./chart";
+import { CreditChart, chartLabel } from "./chart";
 import { ProjectNeutrality } from "./neutrality-page";
 import type { ChartDay } from "./chart-scale";
 import { formatCount, formatCredit, formatRate, formatStatistic, formatTime } from "./format";
@@ -37,6 +37,14 @@ export interface ProjectPageProps {
   readonly snapshotTime: number;
 }
 
+/**
+ * What an app version's RAC is (docs/pages.md): BOINC's own average of the version, which
+ * starts from its first job's credit divided by that job's turnaround (docs/spec/credit.md#end-of-the-pass).
+ */
+const VERSION_RAC_NOTE =
+  "Version RAC is BOINC's own recent average for the app version (app_version.expavg_credit), which weighs the versions in the plan-class scale table. " +
+  "It is not credit per day of any host or user: it starts from the first job's credit divided by that job's turnaround, so it can stand far above the project's RAC.";
+
 export function ProjectPage(p: ProjectPageProps) {
   const { project, asOf } = p;
   const rac = racAt(project, asOf);
@@ -61,7 +69,7 @@ export function ProjectPage(p: ProjectPageProps) {
 
       <h2>Daily credit</h2>
       <Switch label="Days" options={CHART_WINDOWS.map((d) => ({ href: here({ days: d }), text: String(d), current: d === p.window }))} />
-      <CreditChart days={p.days} label={`${project.name}: credit per day and RAC, last ${p.window} days`} />
+      <CreditChart days={p.days} window={p.window} label={chartLabel(project.name, p.window, p.days)} />
 
       <h2>Top</h2>
       <Switch label="Order" options={BOARD_ORDERS.map((o) => ({ href: here({ by: o.by }), text: o.text, current: o.by === p.by }))} />
@@ -115,7 +123,9 @@ export function ProjectPage(p: ProjectPageProps) {
               </th>
               <th class="num">pfc_avg</th>
               <th class="num">pfc_scale</th>
-              <th class="num">RAC</th>
+              <th class="num" title={VERSION_RAC_NOTE}>
+                Version RAC*
+              </th>
             </tr>
           </thead>
           <tbody>
@@ -149,6 +159,7 @@ export function ProjectPage(p: ProjectPageProps) {
           </tbody>
         </table>
       </Scroll>
+      <p class="muted" id="version-rac-note">{`* ${VERSION_RAC_NOTE}`}</p>
     </Layout>
   );
 }

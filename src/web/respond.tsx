@@ -10,7 +10,7 @@ import { NotFoundPage } from "./not-found-page";
 export type Ctx = Context<AppEnv>;
 
 /** Bumped when the markup changes, so that no cache keeps an old page under a current ETag. */
-export const MARKUP_VERSION = "html3";
+export const MARKUP_VERSION = "html4";
 
 /** A page, with any control character a stored name still holds (one stored before the input check) replaced. */
 export async function html(c: Ctx, page: JSX.Element, status: 200 | 404 = 200) {

@@ -36,6 +36,7 @@ figure.chart{margin:8px 0}
 .index-chart rect.over{fill:var(--bar)}.index-chart rect.under{fill:#e0b07f}
 .index-chart line.interval{stroke:var(--fg);stroke-width:2}.index-chart line.centre{stroke:var(--fg)}
 figcaption{font-size:13px;color:var(--muted)}
+.first-credit-note{display:block;margin-top:2px}
 .key{display:inline-block;width:12px;height:12px;vertical-align:-1px;margin-left:8px}
 .key-credit{background:var(--bar)}
 .key-rac{height:3px;vertical-align:3px;background:var(--rac)}

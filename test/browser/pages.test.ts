@@ -10,9 +10,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type BrowserContext, type Page, chromium } from "playwright-core";
 import { suiteNeeds } from "../../scripts/skipped-suites";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, onTestFailed } from "vitest";
 import type { SuccessBody } from "../support/api-types";
-import { EVIL_TEAM, postTrace } from "./trace";
+import { EVIL_TEAM, SPANS, postSpans, postTrace } from "./trace";
 import { type WranglerDev, startWranglerDev } from "./wrangler-dev";
 
 const CHROMIUM = "/usr/bin/chromium";
@@ -43,9 +43,13 @@ describe.skipIf(!hasChromium)("the web pages in chromium, served by wrangler dev
   beforeAll(async () => {
     dev = await startWranglerDev(ADMIN_TOKEN);
     slug = await postTrace(dev.base, ADMIN_TOKEN);
+    await postSpans(dev.base, ADMIN_TOKEN);
     // Every job once (rescale, then the KV snapshots), as in the README's walk-through.
     expect(await (await fetch(`${dev.base}/cdn-cgi/handler/scheduled`)).text()).toBe("ok");
-    await until(async () => (await api("/v1/projects")).projects.some((p) => p.slug === slug && p.total_credit > 0));
+    await until(async () => {
+      const listed = (await api("/v1/projects")).projects;
+      return [slug, ...Object.keys(SPANS)].every((s) => listed.some((p) => p.slug === s && p.total_credit > 0));
+    });
 
     await mkdir(SCREENSHOTS, { recursive: true });
     userDataDir = await mkdtemp(join(tmpdir(), "cobblestone-chromium-"));
@@ -102,6 +106,12 @@ describe.skipIf(!hasChromium)("the web pages in chromium, served by wrangler dev
   /** Opens `path` in a fresh tab; fails on the status or on any problem seen meanwhile. */
   async function open(path: string, status = 200, viewport?: { width: number; height: number }): Promise<Page> {
     const page = await context.newPage();
+    // A failing test leaves what the page looked like beside the other screenshots.
+    onTestFailed(async ({ task }) => {
+      if (page.isClosed()) return;
+      const name = `FAILED ${task.name} ${path}`.replace(/[^\w.-]+/g, "_").slice(0, 120);
+      await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
+    });
     if (viewport) await page.setViewportSize(viewport);
     const res = await page.goto(`${dev.base}${path}`);
     expect(res?.status(), path).toBe(status);
@@ -116,6 +126,12 @@ describe.skipIf(!hasChromium)("the web pages in chromium, served by wrangler dev
   /** How many days the RAC line of the page's chart has. */
   const chartDays = async (page: Page) =>
     ((await page.locator("svg.chart-svg path.rac").getAttribute("d")) ?? "").split(/[ML]/).filter(Boolean).length;
+
+  /** The days a chart of `window` days shows when the first credit was at `first`: from that day on, a week at least (issue 37, item 6). */
+  const expectedChartDays = (first: number, window: number) => {
+    const today = Math.floor(Date.now() / 1000 / 86400);
+    return Math.min(window, Math.max(7, today - Math.floor(first / 86400) + 1));
+  };
 
   it("/ lists the project with the API's total, without any script", async () => {
     const page = await open("/");
@@ -143,7 +159,9 @@ describe.skipIf(!hasChromium)("the web pages in chromium, served by wrangler dev
     const box = await chart.boundingBox();
     expect(box!.width).toBeGreaterThan(500);
     expect(await chart.locator(".bars rect").count()).toBe(3); // three days with passes
-    expect(await chartDays(page)).toBe(90);
+    // The first credit was 20 days ago: the 90-day chart starts there (21 days), so do the 365.
+    expect(expectedChartDays(project.first_credit_time!, 90)).toBe(21);
+    expect(await chartDays(page)).toBe(21);
     await shot(page, "project");
 
     await page.getByRole("link", { name: "by total" }).click();
@@ -151,7 +169,9 @@ describe.skipIf(!hasChromium)("the web pages in chromium, served by wrangler dev
     const byTotal = await api(`/v1/projects/${slug}/top/hosts?by=total_credit&limit=10`);
     expect(await values(page, '#top-hosts data[data-name="total_credit"]')).toEqual(byTotal.hosts.map((h) => h.total_credit));
     await page.getByRole("link", { name: "365", exact: true }).click();
-    expect(await chartDays(page)).toBe(365);
+    expect(page.url()).toContain("days=365");
+    expect(await chartDays(page)).toBe(21);
+    expect(await page.locator("figcaption").textContent()).toContain("no credit before it in the last 365 days");
     expect(problems).toEqual([]);
     await page.close();
   });
@@ -166,12 +186,12 @@ describe.skipIf(!hasChromium)("the web pages in chromium, served by wrangler dev
     const rac = await value(page, '.facts data[data-name="recent_average_credit"]');
     expect(rac).toBeCloseTo(user.recent_average_credit, 3);
     expect(await values(page, '#app-credit data[data-name="total_credit"]')).toEqual(user.apps.map((a) => a.total_credit));
-    expect(await chartDays(page)).toBe(90);
+    expect(await chartDays(page)).toBe(21); // Ada's first credit: 20 days ago
     await shot(page, "user");
 
     await page.getByRole("link", { name: "30", exact: true }).click();
     expect(page.url()).toContain("days=30");
-    expect(await chartDays(page)).toBe(30);
+    expect(await chartDays(page)).toBe(21);
     const history = await api(`/v1/projects/${slug}/users/7/history?days=30`);
     expect(await page.locator("svg.chart-svg .bars rect").count()).toBe(history.days.filter((d) => d.credit > 0).length);
 
@@ -194,6 +214,66 @@ describe.skipIf(!hasChromium)("the web pages in chromium, served by wrangler dev
     expect(await page.locator("#owner").getAttribute("href")).toBe(`/p/${slug}/users/7`);
     await shot(page, "host");
     await page.close();
+  });
+
+  describe.each(Object.entries(SPANS))("%s: a project with data on days %j ago", (span, days) => {
+    it("charts from the first credit (a week at least), with bars a reader can see, and says so", async () => {
+      const project = await api(`/v1/projects/${span}`);
+      const first = project.first_credit_time!;
+      expect(Math.floor(Date.now() / 1000 / 86400) - Math.floor(first / 86400)).toBe(days[0]);
+      for (const path of [`/p/${span}`, `/p/${span}/hosts/10`]) {
+        for (const window of [30, 90, 365]) {
+          const page = await open(`${path}?days=${window}`);
+          const shown = expectedChartDays(first, window);
+          expect(await chartDays(page), `${path} ${window}`).toBe(shown);
+          // Each day with a pass in the window is a bar, as wide as a 1/shown slot allows.
+          const plotWidth = 640 - 64 - 12;
+          const bars = page.locator("svg.chart-svg .bars rect");
+          expect(await bars.count(), `${path} ${window}`).toBe(days.filter((d) => d < shown).length);
+          for (const w of await bars.evaluateAll((els) => els.map((e) => Number(e.getAttribute("width"))))) {
+            // chart-scale.ts: a gap between bars while a slot is 4 units wide or more.
+            expect(w).toBeCloseTo((plotWidth / shown) * (plotWidth / shown >= 4 ? 0.8 : 1), 0);
+          }
+          // The first credit's bar is the first slot's when the chart starts at it.
+          const caption = (await page.locator("figcaption").textContent()) ?? "";
+          if (shown < window) {
+            expect(caption).toContain(`no credit before it in the last ${window} days`);
+            if (days[0] >= 6) {
+              const x = Number(await bars.first().getAttribute("x"));
+              expect(x).toBeLessThan(64 + plotWidth / shown);
+            }
+          } else {
+            expect(caption).not.toContain("The chart starts at");
+          }
+          if (window === 90) await shot(page, `${span}${path.includes("hosts") ? "-host" : ""}`);
+          await page.close();
+        }
+      }
+    });
+  });
+
+  it("the project page says one thing about neutrality, explains the version RAC, and links the API docs", async () => {
+    const page = await open(`/p/${slug}`);
+    const neutrality = page.locator("#neutrality");
+    expect(await neutrality.locator("p").count()).toBe(1);
+    expect(await neutrality.textContent()).toContain("Not compared yet");
+    expect(await neutrality.textContent()).not.toContain("1.00");
+    expect(await page.locator("#app-versions th", { hasText: "Version RAC" }).getAttribute("title")).toContain(
+      "BOINC's own recent average",
+    );
+    expect(await page.locator("#version-rac-note").textContent()).toContain("not credit per day of any host or user");
+    await page.getByRole("link", { name: "the API" }).click();
+    expect(new URL(page.url()).pathname).toBe("/docs");
+    await page.close();
+    // "all projects" is the list at / wherever it appears (here: the 404 page).
+    expectedErrors = [/status of 404/];
+    try {
+      const missing = await open(`/p/${slug}/users/999`, 404);
+      expect(await missing.getByRole("link", { name: "all projects" }).getAttribute("href")).toBe("/");
+      await missing.close();
+    } finally {
+      expectedErrors = [];
+    }
   });
 
   it("fits a phone's screen: nothing wider than the viewport", async () => {

@@ -73,3 +73,36 @@ export async function postTrace(base: string, adminToken: string): Promise<strin
   await send(base, "POST", `${p}/passes`, token, pass(daysAgo(2), 400, { host: 11, user: 8, team: 0 }, 4));
   return slug;
 }
+
+/** Projects whose data spans one day, ten days and a year: the first credit's age in days, and the days with passes. */
+export const SPANS = {
+  "span-one": [0],
+  "span-ten": [10, 4, 1],
+  "span-year": [364, 200, 60, 1],
+} as const;
+
+/**
+ * A project per span (host 10, user 7): one pass of two workunits on each listed day (days ago;
+ * 0 is today at 01:00). Returns the slugs.
+ */
+export async function postSpans(base: string, adminToken: string): Promise<string[]> {
+  for (const [slug, days] of Object.entries(SPANS)) {
+    const { token } = await send(base, "POST", "/v1/projects", adminToken, { slug, name: slug });
+    const p = `/v1/projects/${slug}`;
+    await send(base, "PUT", `${p}/apps/gw_search`, token, {});
+    for (const id of [1, 2]) {
+      await send(base, "PUT", `${p}/app-versions/${id}`, token, {
+        app: "gw_search",
+        platform: "x86_64-pc-linux-gnu",
+        plan_class: id === 1 ? "" : "avx2",
+        version_num: 106,
+      });
+    }
+    for (const [i, ago] of days.entries()) {
+      // Today's pass an hour ago at most, a minute before now at least (a pass's `now` is never in the future).
+      const at = ago === 0 ? Math.min(daysAgo(0), Math.floor(Date.now() / 1000) - 60) : daysAgo(ago);
+      await send(base, "POST", `${p}/passes`, token, pass(at, 100 * (i + 1), { host: 10, user: 7, team: 0 }, 2));
+    }
+  }
+  return Object.keys(SPANS);
+}

@@ -80,6 +80,18 @@ describe("layoutChart", () => {
     expect(l.xLabels.map((x) => x.date)).toEqual(days.map((d) => d.date));
   });
 
+  it("leaves out a date between the ends that would touch its neighbour (a week's slots are narrower than a date)", () => {
+    // A week in the pages' box (plot 564 wide from 64): slots of 564 / 7 = 80.6, centres at
+    // 64 + (i + 0.5) · 80.6. labelIndexes(7) = 0, 2, 3, 5, 6. A date is about 70 wide: the first
+    // drawn rightwards from its x, the last leftwards, the others centred, 4 apart at least.
+    const week = Array.from({ length: 7 }, (_, i) => ({ date: `2026-11-${19 + i}`, credit: 1, rac: 1 }));
+    const l = layoutChart(week, { width: 640, height: 260, padLeft: 64, padRight: 12, padTop: 12, padBottom: 32, labelWidth: 70 });
+    expect(labelIndexes(7)).toEqual([0, 2, 3, 5, 6]);
+    // x: 104.3, 265.4, 346, 507.1, 587.7. Day 2: 265.4 − 104.3 = 161.1 ≥ 70 + 39 and 587.7 − 265.4 = 322.3 ≥ 70 + 39: kept.
+    // Day 3: 346 − 265.4 = 80.6 ≥ 35 + 39: kept. Day 5: 587.7 − 507.1 = 80.6 < 70 + 39: left out.
+    expect(l.xLabels.map((x) => x.date)).toEqual(["2026-11-19", "2026-11-21", "2026-11-22", "2026-11-25"]);
+  });
+
   it("lets narrow bars touch (365 days) and keeps an empty chart drawable", () => {
     const year = Array.from({ length: 365 }, (_, i) => ({ date: `d${i}`, credit: i % 2, rac: 0.5 }));
     const l = layoutChart(year, BOX);

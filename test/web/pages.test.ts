@@ -9,6 +9,7 @@ import { decayed, daysAgo, passFor } from "../reads/fixtures";
 import { ADMIN_TOKEN, request } from "../support/api";
 import { ORDINARY_NOW, withFixedClock } from "../support/clock";
 import { runCron } from "../support/cron";
+import { MIN_CHART_DAYS } from "../../src/web/chart-days";
 import { formatCount, formatCredit, formatRate, formatStatistic } from "../../src/web/format";
 import { dataOf, firstData, getPage, hrefs, section } from "./html";
 
@@ -109,6 +110,30 @@ describe("/p/:slug (a project)", () => {
   });
 });
 
+describe("what the project page says (issue 37, items 7 to 9)", () => {
+  it("says one thing when the project is not compared, explains the version RAC, and links the API docs", async () => {
+    const page = await getPage(`/p/${slug}`);
+    const at = page.html.indexOf('id="neutrality"');
+    expect(at).toBeGreaterThan(0);
+    const neutrality = page.html.slice(at, page.html.indexOf("</section>", at));
+    // No neutrality index here: one sentence, and no scale to read a missing index on.
+    expect(neutrality).toContain("Not compared yet");
+    expect(neutrality).not.toContain("1.00");
+    expect(hrefs(neutrality)).toEqual(["/central/neutrality"]);
+    // The app versions' RAC is named as BOINC's per-version average and explained under the table.
+    expect(section(page.html, "app-versions")).toContain("Version RAC*");
+    expect(page.html).toContain("* Version RAC is BOINC&#39;s own recent average for the app version");
+    // The footer's "the API" is the docs page; "all projects" means the list at / on every page.
+    for (const path of [`/p/${slug}`, `/p/${slug}/users/10`, `/p/${slug}/users/999`, "/central"]) {
+      const html = (await getPage(path)).html;
+      expect(html, path).toContain('<a href="/docs">the API</a>');
+      expect(html, path).not.toContain("/openapi.json");
+      for (const m of html.matchAll(/<a href="([^"]*)">all projects<\/a>/g)) expect(m[1], path).toBe("/");
+    }
+    expect((await getPage(`/p/${slug}/users/999`)).html).toContain('<a href="/">all projects</a>');
+  });
+});
+
 describe("/p/:slug/{users,hosts,teams}/:id", () => {
   it("a user: the API's total and RAC, credit per app, a chart of 90 days, the team linked", async () => {
     const page = await getPage(`/p/${slug}/users/10`);
@@ -123,11 +148,16 @@ describe("/p/:slug/{users,hosts,teams}/:id", () => {
     expect(dataOf(perApp, "total_credit").map((d) => d.value)).toEqual(user.apps.map((a) => a.total_credit));
     expect(hrefs(page.html)).toContain(`/p/${slug}/teams/3`);
 
-    // The chart: 90 days by default, the same days as the history endpoint.
+    // The chart: 90 days by default, from the first credit on (issue 37, item 6): three days
+    // ago, so 4 days, drawn as the chart's minimum of MIN_CHART_DAYS (7) days up to today.
     const history = await api(`/projects/${slug}/users/10/history?days=90`);
     const svg = page.html.slice(page.html.indexOf("<svg"), page.html.indexOf("</svg>"));
     const d = /<path class="rac" d="([^"]*)"/.exec(svg)![1]!;
-    expect(d.split(/[ML]/).filter(Boolean)).toHaveLength(90);
+    expect(MIN_CHART_DAYS).toBe(7);
+    expect(d.split(/[ML]/).filter(Boolean)).toHaveLength(7);
+    const first = history.days.at(-7)!.date;
+    expect(page.html).toContain(`The chart starts at ${first}: no credit before it in the last 90 days.`);
+    expect(history.days.slice(0, -7).every((x) => x.credit === 0 && x.expavg_credit === 0)).toBe(true);
     const barTitles = [...svg.matchAll(/<rect[^>]*><title>(\d{4}-\d\d-\d\d): ([^ ]+) credit/g)].map((m) => [m[1], m[2]]);
     const credited = history.days.filter((x) => x.credit > 0).map((x) => [x.date, formatCredit(x.credit)]);
     expect(barTitles).toEqual(credited);
@@ -136,13 +166,35 @@ describe("/p/:slug/{users,hosts,teams}/:id", () => {
   });
 
   it("30 and 365 days on request; any other window is the default 90", async () => {
-    const count = async (q: string) => {
+    // Host 10's first credit was three days ago: every window starts there (a week at least) and says which window it is.
+    const chart = async (q: string) => {
       const html = (await getPage(`/p/${slug}/hosts/10${q}`)).html;
-      return /<path class="rac" d="([^"]*)"/.exec(html)![1]!.split(/[ML]/).filter(Boolean).length;
+      const days = /<path class="rac" d="([^"]*)"/.exec(html)![1]!.split(/[ML]/).filter(Boolean).length;
+      return { days, window: Number(/no credit before it in the last (\d+) days/.exec(html)?.[1]) };
     };
-    expect(await count("?days=30")).toBe(30);
-    expect(await count("?days=365")).toBe(365);
-    expect(await count("?days=7")).toBe(90);
+    expect(await chart("?days=30")).toEqual({ days: 7, window: 30 });
+    expect(await chart("?days=365")).toEqual({ days: 7, window: 365 });
+    expect(await chart("?days=7")).toEqual({ days: 7, window: 90 });
+  });
+
+  it("a chart starts at the first credit when that is later than the window's start, and spans the window when not", async () => {
+    // Host 20: credit 200 days ago and yesterday. In 90 days its RAC (from 200 days back) is on
+    // every day, so the chart spans the 90; in 365 it starts at the first credit: 201 days.
+    const p = await setupProject("web-span");
+    await p.api.ok("POST", "/passes", passFor(daysAgo(200), 1, { host: 20, user: 20 }));
+    await p.api.ok("POST", "/passes", passFor(daysAgo(1), 2, { host: 20, user: 20 }));
+    await runCron();
+    const html = async (q: string) => (await getPage(`/p/${p.slug}/hosts/20${q}`)).html;
+    const points = (page: string) => /<path class="rac" d="([^"]*)"/.exec(page)![1]!.split(/[ML]/).filter(Boolean).length;
+    const ninety = await html("");
+    expect(points(ninety)).toBe(90);
+    expect(ninety).not.toContain("The chart starts at");
+    expect(ninety).toContain("credit per day and RAC, last 90 days");
+    const year = await html("?days=365");
+    expect(points(year)).toBe(201);
+    const first = new Date(daysAgo(200) * 1000).toISOString().slice(0, 10);
+    expect(year).toContain(`The chart starts at ${first}: no credit before it in the last 365 days.`);
+    expect(year).toContain(`credit per day and RAC since ${first}, the first credit`);
   });
 
   it("a host links its user; a team shows its name as text", async () => {
