@@ -14,8 +14,9 @@ type WorkunitBody = Schemas["Workunit"];
 type ResultBody = Schemas["Result"];
 type ErrorResultBody = Schemas["ErrorResult"];
 
-/** The API's bounds on one request (MAX_WORKUNITS_PER_PASS, MAX_ERRORS_PER_REQUEST). */
+/** The API's bounds on one request (MAX_WORKUNITS_PER_PASS, MAX_RESULTS_PER_PASS, MAX_ERRORS_PER_REQUEST). */
 export const MAX_WORKUNITS_PER_PASS = 1000;
+export const MAX_RESULTS_PER_PASS = 5000;
 export const MAX_ERRORS_PER_REQUEST = 1000;
 /** Anonymous-platform results: BOINC stores -2 … -6 (CPU … Apple GPU) in result.app_version_id. */
 const ANONYMOUS = { min: -6, max: -2 };
@@ -125,10 +126,28 @@ function chunks<T>(items: T[], size: number): T[][] {
   return out;
 }
 
+/** Workunits in order, in passes of at most MAX_WORKUNITS_PER_PASS workunits and MAX_RESULTS_PER_PASS results. */
+function passChunks(workunits: WorkunitBody[]): WorkunitBody[][] {
+  const out: WorkunitBody[][] = [];
+  let current: WorkunitBody[] = [];
+  let results = 0;
+  for (const wu of workunits) {
+    if (current.length > 0 && (current.length === MAX_WORKUNITS_PER_PASS || results + wu.results.length > MAX_RESULTS_PER_PASS)) {
+      out.push(current);
+      current = [];
+      results = 0;
+    }
+    current.push(wu);
+    results += wu.results.length;
+  }
+  if (current.length > 0) out.push(current);
+  return out;
+}
+
 /**
  * The calls for the rows of one second (all with the same mod_time): one pass with the
  * decided results grouped by workunit in workunit-id order (a database keeps no other order
- * within a second), split only past the API's 1000 workunits, then the errors.
+ * within a second), split only past the API's 1000 workunits or 5000 results, then the errors.
  */
 export function callsForSecond(time: number, rows: ResultRow[], knownVersions: KnownVersions): SecondCalls {
   const skipped: Skipped[] = [];
@@ -166,7 +185,7 @@ export function callsForSecond(time: number, rows: ResultRow[], knownVersions: K
   for (const wu of ordered) wu.results.sort((a, b) => a.id - b.id);
   return {
     time,
-    passes: chunks(ordered, MAX_WORKUNITS_PER_PASS).map((workunits) => ({ now: time, workunits })),
+    passes: passChunks(ordered).map((workunits) => ({ now: time, workunits })),
     errors: chunks(errors, MAX_ERRORS_PER_REQUEST).map((results) => ({ now: time, results })),
     skipped,
     boincGranted,

@@ -1,11 +1,13 @@
 /** Passes waiting to go to the service together (POST /pass-batches), within the API's bounds. */
-import type { PassBody, SecondCalls } from "./events";
+import { MAX_RESULTS_PER_PASS, type PassBody, type SecondCalls } from "./events";
 
-/** The API's bounds on one batch (MAX_PASSES_PER_BATCH; all its passes' workunits: MAX_WORKUNITS_PER_PASS). */
+/** The API's bounds on one batch (MAX_PASSES_PER_BATCH; all its passes' workunits and results: MAX_WORKUNITS_PER_PASS, MAX_RESULTS_PER_PASS). */
 export const MAX_PASSES_PER_BATCH = 50;
 export const MAX_WORKUNITS_PER_BATCH = 1000;
 
 type Granted = SecondCalls["boincGranted"];
+
+const resultsOf = (pass: PassBody) => pass.workunits.reduce((n, w) => n + w.results.length, 0);
 
 export class PassBatch {
   /** `maxPasses`: fewer than the API allows only to measure what batching gains (bench:bridge). */
@@ -13,6 +15,7 @@ export class PassBatch {
 
   private passes: PassBody[] = [];
   private workunits = 0;
+  private results = 0;
   private granted: Granted = new Map();
 
   get empty(): boolean {
@@ -21,12 +24,18 @@ export class PassBatch {
 
   /** Whether `pass` can join the passes waiting (an empty batch takes any pass). */
   fits(pass: PassBody): boolean {
-    return this.empty || (this.passes.length < this.maxPasses && this.workunits + pass.workunits.length <= MAX_WORKUNITS_PER_BATCH);
+    return (
+      this.empty ||
+      (this.passes.length < this.maxPasses &&
+        this.workunits + pass.workunits.length <= MAX_WORKUNITS_PER_BATCH &&
+        this.results + resultsOf(pass) <= MAX_RESULTS_PER_PASS)
+    );
   }
 
   add(pass: PassBody, granted: Granted): void {
     this.passes.push(pass);
     this.workunits += pass.workunits.length;
+    this.results += resultsOf(pass);
     for (const w of pass.workunits) for (const r of w.results) this.granted.set(r.id, granted.get(r.id)!);
   }
 
@@ -35,6 +44,7 @@ export class PassBatch {
     const out = { passes: this.passes, boincGranted: this.granted };
     this.passes = [];
     this.workunits = 0;
+    this.results = 0;
     this.granted = new Map();
     return out;
   }

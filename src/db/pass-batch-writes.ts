@@ -124,9 +124,12 @@ export function passBatchWrites(
  * runs of the passes that credited it, in pass order and each at its pass's `now` (the step a
  * pass alone writes: recentAverageRun), and keeps the last step. No other statement of the
  * batch reads or writes these two columns, so one walk after the passes equals a run per pass.
+ * The holders' shape (holder-walks.ts): each step found by its key in the materialized steps,
+ * the last steps (`fin`) materialized once and each version row then found by its key, so the
+ * statement is linear in its steps (a subquery per version row would scan the whole walk).
  */
 function versionCreditWalk(projectId: number, passes: readonly TimedEffects[]): SQL[] {
-  const steps: { v: number; i: number; now: number; credit: number; start: number; rest: number }[] = [];
+  const steps: { v: number; i: number; fin: 0 | 1; now: number; credit: number; start: number; rest: number }[] = [];
   const taken = new Map<number, number>();
   for (const { now, effects } of passes) {
     for (const [id, samples] of effects.versionCreditSamples) {
@@ -136,10 +139,11 @@ function versionCreditWalk(projectId: number, passes: readonly TimedEffects[]): 
       );
       const i = (taken.get(id) ?? 0) + 1;
       taken.set(id, i);
-      steps.push({ v: id, i, now, credit: run.first.credit, start: run.first.start, rest: run.restCredit });
+      steps.push({ v: id, i, fin: 0, now, credit: run.first.credit, start: run.first.start, rest: run.restCredit });
     }
   }
   if (steps.length === 0) return [];
+  for (const x of steps) if (x.i === taken.get(x.v)) x.fin = 1;
   const av = appVersions;
   const rac = recentAverageRun.sql(
     { avg: sql.raw("w.avg"), time: sql.raw("w.time") },
@@ -149,13 +153,13 @@ function versionCreditWalk(projectId: number, passes: readonly TimedEffects[]): 
   const mine = sql`${name(av.projectId)} = ${projectId} AND ${name(av.id)} IN ${jsonList(ids)}`;
   return [
     sql`WITH RECURSIVE
-      ${jsonRowsTable("s", ["v", "i", "now", "credit", "start", "rest"], steps)},
-      w(v, i, avg, time) AS (
-        SELECT ${name(av.id)}, 0, ${name(av.expavgCredit)}, ${name(av.expavgTime)} FROM ${av} WHERE ${mine}
+      ${jsonRowsTable("s", ["v", "i", "fin", "now", "credit", "start", "rest"], steps)},
+      w(v, i, fin, avg, time) AS (
+        SELECT ${name(av.id)}, 0, 0, ${name(av.expavgCredit)}, ${name(av.expavgTime)} FROM ${av} WHERE ${mine}
         UNION ALL
-        SELECT w.v, w.i + 1, ${rac.avg}, ${rac.time} FROM w JOIN s ON s.v = w.v AND s.i = w.i + 1)
-      UPDATE ${av} SET (${name(av.expavgCredit)}, ${name(av.expavgTime)}) =
-        (SELECT w.avg, w.time FROM w WHERE w.v = ${av}.${name(av.id)} ORDER BY w.i DESC LIMIT 1)
-      WHERE ${mine}`,
+        SELECT w.v, s.i, s.fin, ${rac.avg}, ${rac.time} FROM w JOIN s ON s.v = w.v AND s.i = w.i + 1),
+      z AS MATERIALIZED (SELECT v, avg, time FROM w WHERE fin = 1)
+      UPDATE ${av} SET ${name(av.expavgCredit)} = z.avg, ${name(av.expavgTime)} = z.time
+      FROM z WHERE ${name(av.projectId)} = ${projectId} AND ${name(av.id)} = z.v`,
   ];
 }

@@ -589,7 +589,9 @@ function averageWalkParts(
 ): { ctes: SQL; assignment: SQL } {
   const step = averageUpdate.sql({ n: sql.raw("walk.n"), avg: sql.raw("walk.avg") }, sql.raw("sample.x"), params);
   return {
-    ctes: sql`sample(i, x) AS (SELECT CAST(j.key AS INTEGER), j.value FROM json_each(${JSON.stringify(samples)}) AS j),
+    // MATERIALIZED: SQLite then indexes the samples by i (an automatic index, built once), so each
+    // step finds its sample by equality; over json_each itself every step would scan every sample.
+    ctes: sql`sample(i, x) AS MATERIALIZED (SELECT CAST(j.key AS INTEGER), j.value FROM json_each(${JSON.stringify(samples)}) AS j),
       walk(i, n, avg) AS (
         SELECT 0, ${col(stats.n)}, ${col(stats.avg)} FROM ${table} WHERE ${where}
         UNION ALL

@@ -1,7 +1,8 @@
 /** The pure part of the bridge: how rows of one second become calls, and when a backfill rescales. */
 import { describe, expect, it } from "vitest";
 import { OUTCOME, VALIDATE_STATE } from "../../bridge/boinc-codes";
-import { callsForSecond, rescaleMarkBefore } from "../../bridge/events";
+import { MAX_RESULTS_PER_PASS, callsForSecond, rescaleMarkBefore } from "../../bridge/events";
+import { MAX_RESULTS_PER_PASS as API_MAX_RESULTS_PER_PASS } from "../../src/routes/passes/passes.schemas";
 import type { ResultRow } from "../../bridge/rows";
 
 const T = 1_700_000_123;
@@ -69,6 +70,19 @@ describe("callsForSecond", () => {
     expect(calls.passes.map((p) => p.workunits.length)).toEqual([1000, 1000, 1]);
     expect(calls.passes.every((p) => p.now === T)).toBe(true);
     expect(calls.passes[1]!.workunits[0]!.id).toBe(1001);
+  });
+
+  it("splits a second past the API's 5000 results into passes, a workunit's results never apart", () => {
+    expect(MAX_RESULTS_PER_PASS).toBe(API_MAX_RESULTS_PER_PASS);
+    // 12 workunits of 1000 results: five fill a pass, the sixth starts the next.
+    const rows = Array.from({ length: 12_000 }, (_, i) => row(i + 1, 1 + Math.floor(i / 1000)));
+    const calls = callsForSecond(T, rows, known);
+    expect(calls.passes.map((p) => p.workunits.map((w) => w.results.length))).toEqual([
+      Array(5).fill(1000),
+      Array(5).fill(1000),
+      [1000, 1000],
+    ]);
+    expect(calls.passes.map((p) => p.workunits[0]!.id)).toEqual([1, 6, 11]);
   });
 
   it("turns client errors, timeouts and project aborts into error reports", () => {

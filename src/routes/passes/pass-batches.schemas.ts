@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { MAX_WORKUNITS_PER_PASS, PassRequestSchema, PassResponseSchema } from "./passes.schemas";
+import { MAX_WORKUNITS_PER_PASS, PassRequestSchema, PassResponseSchema, resultsOverLimit } from "./passes.schemas";
 
 /**
  * Passes per batch. A batch is one snapshot read (6 statements) and one write batch of about
@@ -25,6 +25,11 @@ export const PassBatchRequestSchema = z
         message: `${workunits} workunits in all; at most ${MAX_WORKUNITS_PER_PASS} per batch`,
       });
     }
+    const over = resultsOverLimit(
+      batch.passes.reduce((n, p) => n + p.workunits.reduce((m, w) => m + w.results.length, 0), 0),
+      "this batch's passes",
+    );
+    if (over) ctx.addIssue({ ...over, input: batch.passes, path: ["passes"] });
   })
   .openapi("PassBatchRequest");
 

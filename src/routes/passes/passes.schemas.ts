@@ -6,6 +6,30 @@ import { CreditSchema, DurationSchema, IdSchema, LIMITS, NowSchema, OptionalIdSc
 export const MAX_WORKUNITS_PER_PASS = 1000;
 /** BOINC's replication is a handful of results per workunit; this bounds a hostile body's work. */
 const MAX_RESULTS_PER_WORKUNIT = 1000;
+/**
+ * Results in one pass, or in a pass batch in all. The pass is written as one D1 transaction that
+ * holds its whole database (every project in it) while it runs; about 5,000 results write in
+ * well under a second locally (BENCHMARKS.md, "The largest pass"), where the 5 MiB body alone
+ * would admit about 24,000. BOINC replicates a workunit a handful of times, so a real pass of
+ * 1,000 workunits stays below it.
+ */
+export const MAX_RESULTS_PER_PASS = 5000;
+
+/** A 413 `too_large` issue (src/app.ts maps an array's too_big to it) when `results` is over MAX_RESULTS_PER_PASS. */
+export function resultsOverLimit(
+  results: number,
+  what: string,
+): { code: "too_big"; origin: "array"; maximum: number; inclusive: true; message: string } | null {
+  if (results <= MAX_RESULTS_PER_PASS) return null;
+  return {
+    code: "too_big",
+    origin: "array",
+    maximum: MAX_RESULTS_PER_PASS,
+    inclusive: true,
+    message: `${results} results in ${what}; at most ${MAX_RESULTS_PER_PASS} (split them over more requests)`,
+  };
+}
+
 /** Devices one job can use: well above any host's CPU count, so no real job is refused. */
 const MAX_DEVICES_PER_JOB = 100_000;
 
@@ -78,6 +102,11 @@ export const PassRequestSchema = z
     workunits: z.array(WorkunitSchema).min(1).max(MAX_WORKUNITS_PER_PASS),
   })
   .superRefine((pass, ctx) => {
+    const over = resultsOverLimit(
+      pass.workunits.reduce((n, w) => n + w.results.length, 0),
+      "this pass",
+    );
+    if (over) ctx.addIssue({ ...over, input: pass.workunits, path: ["workunits"] });
     const seenWorkunits = new Set<number>();
     pass.workunits.forEach((w, i) => {
       if (seenWorkunits.has(w.id)) {
