@@ -6,13 +6,16 @@
  * report must come between them; the cursor advances only after the service answered.
  */
 import { type CobblestoneApi as Api, CobblestoneApi } from "./api-client";
-import { BoincDb } from "./boinc-db";
+import { BoincDb, openConnection } from "./boinc-db";
 import { CreditComparison, type CompareSummary, summaryText } from "./compare";
 import { BridgeError } from "./errors";
 import { type KnownVersions, type PassBody, type SecondCalls, callsForSecond, rescaleMarkBefore } from "./events";
 import { HolderRegistrar, type HolderIds, eachLimited, emptyHolderIds } from "./holders";
 import { lockState } from "./lock";
+import { type RunGuard, takeRunGuard } from "./run-guard";
 import { PassBatch } from "./pass-batch";
+import { type Grant, WriteBack, type WriteBackReport } from "./write-back";
+import { refuseUnsafeWriteBack } from "./write-back-refusals";
 import { Progress } from "./progress";
 import type { RetryOptions } from "./retrying-fetch";
 import type { ResultRow } from "./rows";
@@ -38,6 +41,12 @@ export interface BridgeOptions {
   log?: (line: string) => void;
   /** Passes per request (default: the API's most); the benchmark compares with 1. */
   passesPerRequest?: number;
+  /** Write each grant into the BOINC database (write-back.ts); off: the database is only read. */
+  writeBack?: boolean;
+  /** The project's config.xml has <credit_by_app/>: the write-back keeps credit_user and credit_team too. */
+  creditByApp?: boolean;
+  /** When the validators were restarted with --no_credit (Unix seconds): needed by the first write-back run, then kept in the database. */
+  switchTime?: number | null;
 }
 
 /** BOINC's feeder recalculates scales every 10 minutes; the bridge rescales at the same marks. */
@@ -81,6 +90,8 @@ export interface BridgeReport {
   cursor: { mod_time: number; id: number };
   interrupted: boolean;
   compare: CompareSummary | null;
+  /** With --write-back: what was written into the BOINC database. */
+  write_back: WriteBackReport | null;
 }
 
 /** Seconds are grouped into batches of about this many rows, whose hosts/users/teams register together. */
@@ -173,8 +184,16 @@ export async function runBridge(options: BridgeOptions): Promise<BridgeReport> {
   const url = normalizeServiceUrl(options.url);
   const lock = options.dryRun ? null : await lockState(options.stateFile);
   let db: BoincDb | null = null;
+  let guardConn: Awaited<ReturnType<typeof openConnection>> | null = null;
+  let guard: RunGuard | null = null;
+  let writeBack: WriteBack | null = null;
   try {
     db = await BoincDb.open(options.db);
+    if (!options.dryRun) {
+      // Held until this connection ends: a run killed any way frees it (run-guard.ts).
+      guardConn = await openConnection(options.db);
+      guard = await takeRunGuard(guardConn, db.database, options.project);
+    }
     await db.checkSchema();
     const retry = options.retry ?? {
       maxAttempts: 12,
@@ -189,6 +208,15 @@ export async function runBridge(options: BridgeOptions): Promise<BridgeReport> {
     const state: BridgeState = stored ?? freshState(url, options.project, options.since ?? 0);
     if (stored && options.since !== null && options.since > state.cursor.mod_time) state.cursor = { mod_time: options.since, id: 0 };
     const knownVersions = await registerApps(db, api, options.dryRun, log);
+    if (options.writeBack && !options.dryRun) {
+      writeBack = await WriteBack.open(options.db, {
+        creditByApp: options.creditByApp ?? false,
+        log,
+        project: options.project,
+        switchTime: options.switchTime ?? null,
+      });
+      await refuseUnsafeWriteBack(writeBack.connection, api, state.cursor, writeBack.switchTime);
+    }
 
     // Whole seconds that are over by the database's own clock (it stamps mod_time), less a margin.
     const until = (await db.serverTime()) - SETTLE_SECONDS + 1;
@@ -211,6 +239,7 @@ export async function runBridge(options: BridgeOptions): Promise<BridgeReport> {
       cursor: state.cursor,
       interrupted: false,
       compare: null,
+      write_back: writeBack?.report ?? null,
     };
     // `next` runs ahead of `state` (the saved one) by the seconds whose passes wait in `batch`.
     const next: BridgeState = { ...state };
@@ -227,9 +256,12 @@ export async function runBridge(options: BridgeOptions): Promise<BridgeReport> {
       report.passes += passes.length;
       if (!options.dryRun) {
         const answer = await api.postPassBatch({ passes });
+        const grants: Grant[] = [];
         for (const p of answer.passes) {
           for (const w of p.workunits) {
             for (const r of w.results) {
+              const row = waitingRows.get(r.id);
+              if (row && r.validate_state === "valid") grants.push(grantOf(row, r.granted_credit, p.now));
               if (r.replayed) report.replayed++;
               const boinc = boincGranted.get(r.id);
               if (boinc && comparison)
@@ -237,12 +269,19 @@ export async function runBridge(options: BridgeOptions): Promise<BridgeReport> {
             }
           }
         }
+        // Written before the cursor moves: a run killed in between posts the request again, the service
+        // answers it as replayed, and the write-back's table says which results are written already.
+        await writeBack?.write(grants);
+        waitingRows = new Map();
       }
       await commit();
     };
-    const post = async (pass: PassBody, granted: SecondCalls["boincGranted"]) => {
+    // The rows of the passes waiting in `batch`, for the write-back of their answer.
+    let waitingRows = new Map<number, ResultRow>();
+    const post = async (pass: PassBody, granted: SecondCalls["boincGranted"], rows: ResultRow[]) => {
       if (!batch.fits(pass)) await flush();
       batch.add(pass, granted);
+      if (writeBack) for (const r of rows) waitingRows.set(r.id, r);
       report.results += pass.workunits.reduce((n, w) => n + w.results.length, 0);
     };
 
@@ -270,7 +309,7 @@ export async function runBridge(options: BridgeOptions): Promise<BridgeReport> {
             report.rescales++;
             await commit();
           }
-          for (const pass of call.passes) await post(pass, call.boincGranted);
+          for (const pass of call.passes) await post(pass, call.boincGranted, rows);
           if (call.errors.length > 0) await flush();
           for (const errors of call.errors) {
             if (!options.dryRun) await api.postErrors(errors);
@@ -297,9 +336,25 @@ export async function runBridge(options: BridgeOptions): Promise<BridgeReport> {
     report.elapsed_s = (Date.now() - started) / 1000;
     return report;
   } finally {
+    await writeBack?.close();
     await db?.close();
+    await guard?.release();
+    await guardConn?.end().catch(() => undefined);
     await lock?.release();
   }
+}
+
+function grantOf(row: ResultRow, credit: number, time: number): Grant {
+  return {
+    result_id: row.id,
+    workunit_id: row.workunit_id,
+    app_id: row.app_id ?? 0,
+    user_id: Math.max(0, row.user_id ?? 0),
+    team_id: Math.max(0, row.team_id ?? 0),
+    sent_time: row.sent_time ?? 0,
+    credit,
+    time,
+  };
 }
 
 export { BridgeError };
