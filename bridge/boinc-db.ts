@@ -5,7 +5,7 @@
  */
 import mysql from "mysql2/promise";
 import type { Cursor, ResultRow } from "./rows";
-import { BridgeError } from "./errors";
+import { BridgeError, isUnavailableCode } from "./errors";
 
 /** Every column the bridge reads, per table: checked up front so a missing one is named. */
 export const REQUIRED_COLUMNS: Record<string, string[]> = {
@@ -150,7 +150,9 @@ function connectionError(dsn: string, e: unknown): BridgeError {
     ER_DBACCESS_DENIED_ERROR: "this user may not read that database",
     ER_BAD_DB_ERROR: "there is no database of that name",
   };
-  return new BridgeError(`cannot open the BOINC database ${where}: ${why[err.code ?? ""] ?? err.message ?? String(e)}`);
+  return new BridgeError(`cannot open the BOINC database ${where}: ${why[err.code ?? ""] ?? err.message ?? String(e)}`, {
+    transient: isUnavailableCode(err.code),
+  });
 }
 
 /** mysql2's settings for a DSN, and the database it names; a malformed DSN is refused with the fix. */

@@ -10,10 +10,14 @@ import { normalizeServiceUrl } from "./service-url";
 export const USAGE = `usage: npm run bridge -- --url BASE_URL --project SLUG
          [--db mysql://USER:PASS@HOST:PORT/DB | --boinc-config PROJECT/config.xml]
          [--token TOKEN] [--state FILE] [--since TIME] [--rescale-every SECONDS] [--dry-run]
-         [--compare OUT.csv] [--no-progress] [--write-back [--credit-by-app] [--switch-time TIME]] [--help]
+         [--compare OUT.csv] [--no-progress] [--write-back [--credit-by-app] [--switch-time TIME]]
+         [--follow [--poll-every SECONDS]] [--help]
   The token may come from COBBLESTONE_TOKEN instead of --token, and the database URL from
   BOINC_DB_URL instead of --db (both keep secrets out of \`ps\`). Percent-encode the whole
   password in a URL (: / # @ % ? and space). Details: docs/bridge.md.`;
+
+/** --follow polls the database this often by default. */
+export const DEFAULT_POLL_SECONDS = 2;
 
 /** Thrown for --help: the CLI prints the usage and exits 0. */
 export class HelpRequested extends Error {}
@@ -57,6 +61,8 @@ export async function parseOptions(argv: string[], env: NodeJS.ProcessEnv): Prom
         "write-back": { type: "boolean", default: false },
         "credit-by-app": { type: "boolean", default: false },
         "switch-time": { type: "string" },
+        follow: { type: "boolean", default: false },
+        "poll-every": { type: "string" },
         help: { type: "boolean", short: "h", default: false },
       },
       strict: true,
@@ -84,7 +90,14 @@ export async function parseOptions(argv: string[], env: NodeJS.ProcessEnv): Prom
   ];
   if (missing.length > 0) throw new BridgeError(`missing ${missing.join(", ")}\n${USAGE}`);
   const url = normalizeServiceUrl(values.url!);
-  const rescaleEvery = values["rescale-every"] === undefined ? DEFAULT_RESCALE_EVERY : Number(values["rescale-every"]);
+  // A live project's own cron rescales it: --follow replays no rescale schedule unless told.
+  const rescaleEvery =
+    values["rescale-every"] === undefined ? (values.follow ? 0 : DEFAULT_RESCALE_EVERY) : Number(values["rescale-every"]);
+  const pollSeconds = values["poll-every"] === undefined ? DEFAULT_POLL_SECONDS : Number(values["poll-every"]);
+  if (!(pollSeconds > 0 && pollSeconds <= 3600))
+    throw new BridgeError(`--poll-every must be a number of seconds from 0.1 to 3600, not '${values["poll-every"]}'`);
+  if (values["poll-every"] !== undefined && !values.follow)
+    throw new BridgeError(`--poll-every only means something with --follow\n${USAGE}`);
   if (!Number.isInteger(rescaleEvery) || rescaleEvery < 0) {
     throw new BridgeError(`--rescale-every must be a whole number of seconds (0: never), not '${values["rescale-every"]}'`);
   }
@@ -99,6 +112,7 @@ export async function parseOptions(argv: string[], env: NodeJS.ProcessEnv): Prom
     dryRun: values["dry-run"]!,
     compare: values.compare === undefined ? null : userPath(values.compare, env),
     progress: !values["no-progress"],
+    ...(values.follow ? { follow: { pollSeconds } } : {}),
     ...(writeBack
       ? {
           writeBack,

@@ -12,6 +12,9 @@ export function summary(report: BridgeReport, dryRun: boolean): string {
     `${report.rows} rows read in ${report.elapsed_s.toFixed(1)} s` +
     (report.write_back
       ? `; wrote back ${report.write_back.written} results (${report.write_back.already} written before, ${report.write_back.skipped} skipped, ${report.write_back.missing_holders} missing hosts/users/teams, ${report.write_back.retries} retried transactions)`
+      : "") +
+    (report.lag && report.lag.n > 0
+      ? `; lag behind the validator ${report.lag.mean_s.toFixed(1)} s on average, ${report.lag.max_s.toFixed(1)} s at most`
       : "")
   );
 }

@@ -60,21 +60,25 @@ export interface WriteBackOptions {
 const code = (e: unknown) => (e as { code?: string }).code ?? "";
 
 export class WriteBack {
-  readonly report: WriteBackReport = { written: 0, already: 0, skipped: 0, boinc_granted: 0, missing_holders: 0, retries: 0 };
-
   /** Set by open(): the project's switch point (Unix seconds). */
   switchTime = 0;
+
+  readonly report: WriteBackReport;
 
   private constructor(
     private readonly conn: mysql.Connection,
     private readonly dsn: string,
     private readonly options: WriteBackOptions,
-  ) {}
+    report?: WriteBackReport,
+  ) {
+    this.report = report ?? { written: 0, already: 0, skipped: 0, boinc_granted: 0, missing_holders: 0, retries: 0 };
+  }
 
   /** Opens the write connection, refuses where writing is unsafe (refusals.ts), creates the bridge's table if missing. */
-  static async open(dsn: string, options: WriteBackOptions): Promise<WriteBack> {
+  /** `report`: a reopened write-back (--follow, after the database came back) goes on counting in the same one. */
+  static async open(dsn: string, options: WriteBackOptions, report?: WriteBackReport): Promise<WriteBack> {
     const conn = await openConnection(dsn, { multipleStatements: true });
-    const wb = new WriteBack(conn, dsn, options);
+    const wb = new WriteBack(conn, dsn, options, report);
     try {
       await refuseReadOnly(conn, options.creditByApp);
       await wb.ensureTable(WRITEBACK_TABLE, CREATE_TABLE);
@@ -156,6 +160,7 @@ export class WriteBack {
         if (GONE.has(code(e)) || (e as { fatal?: boolean }).fatal) {
           throw new BridgeError(
             `the BOINC database ${redactDsn(this.dsn)} went away during a write-back (${code(e) || (e as Error).message}); the transaction was not committed, so nothing of this request is written; run the same command again when the database is back: it resumes at the first request not written`,
+            { transient: true },
           );
         }
         throw new BridgeError(`write-back of ${grants.length} results failed: ${(e as Error).message}`);
