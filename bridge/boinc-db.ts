@@ -1,11 +1,11 @@
 /**
- * Reads a BOINC project's database (MySQL/MariaDB, BOINC's own tables and column names) and
- * never writes to it: the session is read-only. Result rows stream in (mod_time, id) order,
+ * Reads a BOINC project's database (MySQL/MariaDB, BOINC's own tables and column names)
+ * through read-only sessions (the write-back has a connection of its own: write-back.ts). Result rows stream in (mod_time, id) order,
  * one page at a time, so memory stays flat however long the history.
  */
 import mysql from "mysql2/promise";
 import type { Cursor, ResultRow } from "./rows";
-import { BridgeError } from "./errors";
+import { BridgeError, isUnavailableCode } from "./errors";
 
 /** Every column the bridge reads, per table: checked up front so a missing one is named. */
 export const REQUIRED_COLUMNS: Record<string, string[]> = {
@@ -86,7 +86,7 @@ const POSTABLE = "((r.outcome = 1 AND r.validate_state IN (1, 2)) OR r.outcome I
 const AFTER_CURSOR = "r.mod_time >= FROM_UNIXTIME(?) AND (r.mod_time > FROM_UNIXTIME(?) OR r.id > ?) AND r.mod_time < FROM_UNIXTIME(?)";
 
 const RESULT_SELECT = `
-  SELECT r.id, UNIX_TIMESTAMP(r.mod_time) AS mod_time, r.workunitid AS workunit_id, a.name AS app,
+  SELECT r.id, UNIX_TIMESTAMP(r.mod_time) AS mod_time, r.workunitid AS workunit_id, w.appid AS app_id, a.name AS app,
          w.rsc_fpops_est, w.rsc_fpops_bound, w.target_nresults, w.delay_bound,
          r.hostid AS host_id, r.userid AS user_id, r.teamid AS team_id, r.app_version_id,
          r.elapsed_time, r.cpu_time, r.flops_estimate, r.sent_time, r.received_time,
@@ -97,6 +97,7 @@ const NUMERIC_ROW_FIELDS = [
   "id",
   "mod_time",
   "workunit_id",
+  "app_id",
   "rsc_fpops_est",
   "rsc_fpops_bound",
   "target_nresults",
@@ -149,41 +150,70 @@ function connectionError(dsn: string, e: unknown): BridgeError {
     ER_DBACCESS_DENIED_ERROR: "this user may not read that database",
     ER_BAD_DB_ERROR: "there is no database of that name",
   };
-  return new BridgeError(`cannot open the BOINC database ${where}: ${why[err.code ?? ""] ?? err.message ?? String(e)}`);
+  return new BridgeError(`cannot open the BOINC database ${where}: ${why[err.code ?? ""] ?? err.message ?? String(e)}`, {
+    transient: isUnavailableCode(err.code),
+  });
 }
 
-export class BoincDb {
-  private constructor(private readonly pool: mysql.Pool) {}
-
-  static async open(dsn: string): Promise<BoincDb> {
-    let url: URL;
-    let user: string;
-    let password: string;
-    let database: string;
-    try {
-      url = new URL(dsn);
-      [user, password, database] = [url.username, url.password, url.pathname.slice(1)].map(decodeURIComponent) as [string, string, string];
-    } catch {
-      throw new BridgeError(
-        `--db must be a URL like mysql://USER:PASS@HOST:PORT/DB (got ${JSON.stringify(redactDsn(dsn))}); ${PASSWORD_HINT}`,
-      );
-    }
-    if (url.protocol !== "mysql:" && url.protocol !== "mariadb:") {
-      throw new BridgeError(`--db must start with mysql:// (got ${url.protocol}//)`);
-    }
-    if (url.pathname.length <= 1) throw new BridgeError("--db names no database: mysql://USER:PASS@HOST:PORT/DB");
-    const socketPath = url.searchParams.get("socket") ?? undefined;
-    const pool = mysql.createPool({
+/** mysql2's settings for a DSN, and the database it names; a malformed DSN is refused with the fix. */
+export function connectionSettings(dsn: string): { settings: mysql.ConnectionOptions; database: string } {
+  let url: URL;
+  let user: string;
+  let password: string;
+  let database: string;
+  try {
+    url = new URL(dsn);
+    [user, password, database] = [url.username, url.password, url.pathname.slice(1)].map(decodeURIComponent) as [string, string, string];
+  } catch {
+    throw new BridgeError(
+      `--db must be a URL like mysql://USER:PASS@HOST:PORT/DB (got ${JSON.stringify(redactDsn(dsn))}); ${PASSWORD_HINT}`,
+    );
+  }
+  if (url.protocol !== "mysql:" && url.protocol !== "mariadb:") {
+    throw new BridgeError(`--db must start with mysql:// (got ${url.protocol}//)`);
+  }
+  if (url.pathname.length <= 1) throw new BridgeError("--db names no database: mysql://USER:PASS@HOST:PORT/DB");
+  const socketPath = url.searchParams.get("socket") ?? undefined;
+  return {
+    database,
+    settings: {
       host: url.hostname || "localhost",
       port: url.port ? Number(url.port) : 3306,
       user,
       password,
       database,
       ...(socketPath ? { socketPath } : {}),
-      connectionLimit: 2,
       supportBigNumbers: true,
-      // Every session reads in UTC and cannot write: the bridge never changes the project's data.
       timezone: "Z",
+    },
+  };
+}
+
+/** One connection of its own (the run guard's, the write-back's), in UTC; fails with the reason named. */
+export async function openConnection(dsn: string, extra: mysql.ConnectionOptions = {}): Promise<mysql.Connection> {
+  const { settings } = connectionSettings(dsn);
+  try {
+    const conn = await mysql.createConnection({ ...settings, ...extra });
+    await conn.query("SET time_zone = '+00:00'");
+    return conn;
+  } catch (e) {
+    throw connectionError(dsn, e);
+  }
+}
+
+export class BoincDb {
+  private constructor(
+    private readonly pool: mysql.Pool,
+    /** The database's name (the DSN's path). */
+    readonly database: string,
+  ) {}
+
+  static async open(dsn: string): Promise<BoincDb> {
+    const { settings, database } = connectionSettings(dsn);
+    const pool = mysql.createPool({
+      ...settings,
+      connectionLimit: 2,
+      // Every session reads in UTC and cannot write: the bridge reads through this pool only.
     });
     pool.on("connection", (conn) => {
       conn.query("SET time_zone = '+00:00'");
@@ -195,7 +225,7 @@ export class BoincDb {
       await pool.end().catch(() => undefined);
       throw connectionError(dsn, e);
     }
-    return new BoincDb(pool);
+    return new BoincDb(pool, database);
   }
 
   async close(): Promise<void> {

@@ -2,7 +2,7 @@
 import { homedir } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { resolveDsn } from "./db-source";
+import { resolveDatabase } from "./db-source";
 import { BridgeError } from "./errors";
 import { type BridgeOptions, DEFAULT_RESCALE_EVERY } from "./run";
 import { normalizeServiceUrl } from "./service-url";
@@ -10,20 +10,24 @@ import { normalizeServiceUrl } from "./service-url";
 export const USAGE = `usage: npm run bridge -- --url BASE_URL --project SLUG
          [--db mysql://USER:PASS@HOST:PORT/DB | --boinc-config PROJECT/config.xml]
          [--token TOKEN] [--state FILE] [--since TIME] [--rescale-every SECONDS] [--dry-run]
-         [--compare OUT.csv] [--no-progress] [--help]
+         [--compare OUT.csv] [--no-progress] [--write-back [--credit-by-app] [--switch-time TIME]]
+         [--follow [--poll-every SECONDS]] [--help]
   The token may come from COBBLESTONE_TOKEN instead of --token, and the database URL from
   BOINC_DB_URL instead of --db (both keep secrets out of \`ps\`). Percent-encode the whole
   password in a URL (: / # @ % ? and space). Details: docs/bridge.md.`;
+
+/** --follow polls the database this often by default. */
+export const DEFAULT_POLL_SECONDS = 2;
 
 /** Thrown for --help: the CLI prints the usage and exits 0. */
 export class HelpRequested extends Error {}
 
 /** Unix seconds, or an ISO date such as 2024-01-31T00:00:00Z. */
-export function parseTime(text: string): number {
+export function parseTime(text: string, option = "--since"): number {
   const n = Number(text);
   if (text.trim() !== "" && Number.isFinite(n) && n >= 0) return Math.floor(n);
   const ms = Date.parse(text);
-  if (Number.isNaN(ms)) throw new BridgeError(`--since: '${text}' is neither Unix seconds nor an ISO date`);
+  if (Number.isNaN(ms)) throw new BridgeError(`${option}: '${text}' is neither Unix seconds nor an ISO date`);
   return Math.floor(ms / 1000);
 }
 
@@ -54,6 +58,11 @@ export async function parseOptions(argv: string[], env: NodeJS.ProcessEnv): Prom
         "dry-run": { type: "boolean", default: false },
         compare: { type: "string" },
         "no-progress": { type: "boolean", default: false },
+        "write-back": { type: "boolean", default: false },
+        "credit-by-app": { type: "boolean", default: false },
+        "switch-time": { type: "string" },
+        follow: { type: "boolean", default: false },
+        "poll-every": { type: "string" },
         help: { type: "boolean", short: "h", default: false },
       },
       strict: true,
@@ -64,7 +73,15 @@ export async function parseOptions(argv: string[], env: NodeJS.ProcessEnv): Prom
   }
   if (values.help) throw new HelpRequested(USAGE);
   const token = values.token ?? env.COBBLESTONE_TOKEN;
-  const db = await resolveDsn(values.db, values["boinc-config"] === undefined ? undefined : userPath(values["boinc-config"], env), env);
+  const writeBack = values["write-back"]!;
+  const resolved = await resolveDatabase(
+    values.db,
+    values["boinc-config"] === undefined ? undefined : userPath(values["boinc-config"], env),
+    env,
+    writeBack,
+  );
+  const db = resolved.dsn;
+  if (values["credit-by-app"] && !writeBack) throw new BridgeError(`--credit-by-app only means something with --write-back\n${USAGE}`);
   const missing = [
     ...(db ? [] : ["--db (or BOINC_DB_URL, or --boinc-config)"]),
     ...(values.url ? [] : ["--url"]),
@@ -73,7 +90,14 @@ export async function parseOptions(argv: string[], env: NodeJS.ProcessEnv): Prom
   ];
   if (missing.length > 0) throw new BridgeError(`missing ${missing.join(", ")}\n${USAGE}`);
   const url = normalizeServiceUrl(values.url!);
-  const rescaleEvery = values["rescale-every"] === undefined ? DEFAULT_RESCALE_EVERY : Number(values["rescale-every"]);
+  // A live project's own cron rescales it: --follow replays no rescale schedule unless told.
+  const rescaleEvery =
+    values["rescale-every"] === undefined ? (values.follow ? 0 : DEFAULT_RESCALE_EVERY) : Number(values["rescale-every"]);
+  const pollSeconds = values["poll-every"] === undefined ? DEFAULT_POLL_SECONDS : Number(values["poll-every"]);
+  if (!(pollSeconds > 0 && pollSeconds <= 3600))
+    throw new BridgeError(`--poll-every must be a number of seconds from 0.1 to 3600, not '${values["poll-every"]}'`);
+  if (values["poll-every"] !== undefined && !values.follow)
+    throw new BridgeError(`--poll-every only means something with --follow\n${USAGE}`);
   if (!Number.isInteger(rescaleEvery) || rescaleEvery < 0) {
     throw new BridgeError(`--rescale-every must be a whole number of seconds (0: never), not '${values["rescale-every"]}'`);
   }
@@ -88,5 +112,13 @@ export async function parseOptions(argv: string[], env: NodeJS.ProcessEnv): Prom
     dryRun: values["dry-run"]!,
     compare: values.compare === undefined ? null : userPath(values.compare, env),
     progress: !values["no-progress"],
+    ...(values.follow ? { follow: { pollSeconds } } : {}),
+    ...(writeBack
+      ? {
+          writeBack,
+          creditByApp: values["credit-by-app"]! || resolved.creditByApp,
+          switchTime: values["switch-time"] === undefined ? null : parseTime(values["switch-time"], "--switch-time"),
+        }
+      : {}),
   };
 }

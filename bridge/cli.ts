@@ -7,21 +7,25 @@ import { summary } from "./summary";
 const when = (t: number) => (t > 0 ? `${new Date(t * 1000).toISOString()} (mod_time ${t})` : "the beginning");
 
 const interrupt = new AbortController();
-process.on("SIGINT", () => {
+const stop = (what: string) => () => {
   if (interrupt.signal.aborted) {
     // A second Ctrl-C: the state file holds only answered seconds, so leaving now is safe.
     console.error("bridge: stopped; run the same command again to resume");
     process.exit(130);
   }
-  console.error("bridge: Ctrl-C: finishing the request in flight (Ctrl-C again to leave at once)");
+  console.error(`bridge: ${what}: finishing the request in flight (${what} again to leave at once)`);
   interrupt.abort();
-});
+};
+process.on("SIGINT", stop("Ctrl-C"));
+// systemd and kill stop a --follow run with SIGTERM.
+process.on("SIGTERM", stop("SIGTERM"));
 
 try {
   const options = await parseOptions(process.argv.slice(2), process.env);
   const report = await runBridge({ ...options, signal: interrupt.signal });
   console.log(summary(report, options.dryRun));
-  if (report.interrupted) {
+  // A --follow run has no end but a stop: stopped cleanly, it is done.
+  if (report.interrupted && !options.follow) {
     console.error(
       `bridge: interrupted; everything up to ${when(report.cursor.mod_time)} is posted and saved in ${options.stateFile}; run the same command again to resume`,
     );

@@ -9,22 +9,13 @@ import { XMLParser } from "fast-xml-parser";
 import { BridgeError } from "./errors";
 
 /** A mysql:// URL for BOINC's config.xml database settings (replica_db_* when replica_db_host is set). */
-export function dsnFromBoincConfig(xml: string, file = "config.xml"): string {
-  let parsed: { boinc?: { config?: unknown }; config?: unknown };
-  try {
-    parsed = new XMLParser({ parseTagValue: false, trimValues: true }).parse(xml);
-  } catch (e) {
-    throw new BridgeError(`${file} is not XML: ${(e as Error).message}`);
-  }
-  const section = parsed.boinc?.config ?? parsed.config;
-  if (section === undefined) throw new BridgeError(`${file} has no <config> section (is it the project's config.xml?)`);
-  // An empty <config/> parses as "".
-  const config: Record<string, unknown> = typeof section === "object" && section !== null ? (section as Record<string, unknown>) : {};
+export function dsnFromBoincConfig(xml: string, file = "config.xml", primary = false): string {
+  const config = configSection(xml, file);
   const text = (key: string) => {
     const v = config[key];
     return v === undefined || v === null ? "" : String(v);
   };
-  const prefix = text("replica_db_host") ? "replica_db_" : "db_";
+  const prefix = !primary && text("replica_db_host") ? "replica_db_" : "db_";
   const name = text(`${prefix}name`) || text("db_name");
   if (!name) throw new BridgeError(`${file} has no <db_name>`);
   const [host = "localhost", port = "3306"] = (text(`${prefix}host`) || "localhost").split(":");
@@ -34,15 +25,49 @@ export function dsnFromBoincConfig(xml: string, file = "config.xml"): string {
   return `mysql://${user}:${password}@${host}:${port}/${encodeURIComponent(name)}`;
 }
 
-export async function resolveDsn(db: string | undefined, boincConfig: string | undefined, env: NodeJS.ProcessEnv): Promise<string | null> {
-  if (db) return db;
-  if (env.BOINC_DB_URL) return env.BOINC_DB_URL;
-  if (!boincConfig) return null;
-  let xml: string;
+/** Whether config.xml has <credit_by_app/> (BOINC's validator then keeps credit_user and credit_team). */
+export function creditByAppInConfig(xml: string, file = "config.xml"): boolean {
+  return "credit_by_app" in configSection(xml, file);
+}
+
+function configSection(xml: string, file: string): Record<string, unknown> {
+  let parsed: { boinc?: { config?: unknown }; config?: unknown };
   try {
-    xml = await readFile(boincConfig, "utf8");
+    parsed = new XMLParser({ parseTagValue: false, trimValues: true }).parse(xml);
+  } catch (e) {
+    throw new BridgeError(`${file} is not XML: ${(e as Error).message}`);
+  }
+  const section = parsed.boinc?.config ?? parsed.config;
+  if (section === undefined) throw new BridgeError(`${file} has no <config> section (is it the project's config.xml?)`);
+  // An empty <config/> parses as "".
+  return typeof section === "object" && section !== null ? (section as Record<string, unknown>) : {};
+}
+
+export async function resolveDsn(db: string | undefined, boincConfig: string | undefined, env: NodeJS.ProcessEnv): Promise<string | null> {
+  return (await resolveDatabase(db, boincConfig, env, false)).dsn;
+}
+
+async function readConfig(boincConfig: string): Promise<string> {
+  try {
+    return await readFile(boincConfig, "utf8");
   } catch (e) {
     throw new BridgeError(`cannot read --boinc-config ${boincConfig}: ${(e as Error).message}`);
   }
-  return dsnFromBoincConfig(xml, boincConfig);
+}
+
+/**
+ * The database to use, and whether config.xml asks for per-app credit. A write-back (`primary`)
+ * never takes the replica: it writes, and a replica's rows are the primary's, copied later.
+ */
+export async function resolveDatabase(
+  db: string | undefined,
+  boincConfig: string | undefined,
+  env: NodeJS.ProcessEnv,
+  primary: boolean,
+): Promise<{ dsn: string | null; creditByApp: boolean }> {
+  const xml = boincConfig === undefined ? null : await readConfig(boincConfig);
+  const creditByApp = xml !== null && creditByAppInConfig(xml, boincConfig);
+  if (db) return { dsn: db, creditByApp };
+  if (env.BOINC_DB_URL) return { dsn: env.BOINC_DB_URL, creditByApp };
+  return { dsn: xml === null ? null : dsnFromBoincConfig(xml, boincConfig, primary), creditByApp };
 }

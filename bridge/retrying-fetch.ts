@@ -49,7 +49,9 @@ export function retryingFetch(options: RetryOptions = DEFAULT_RETRY, inner: type
         why = `${request.method} ${request.url}: ${(e as Error).cause ?? (e as Error).message}`;
       }
       if (attempt >= options.maxAttempts) {
-        throw new BridgeError(`the service did not answer after ${attempt} attempts (${why}); is it up? Run the bridge again to resume.`);
+        throw new BridgeError(`the service did not answer after ${attempt} attempts (${why}); is it up? Run the bridge again to resume.`, {
+          transient: true,
+        });
       }
       options.onRetry?.(why, delay, attempt + 1, options.maxAttempts);
       await sleep(delay);

@@ -4,6 +4,8 @@ export interface ResultRow {
   /** result.mod_time in Unix seconds: when the validator (or transitioner) last wrote the row. */
   mod_time: number;
   workunit_id: number;
+  /** workunit.appid (BOINC's result.appid holds the same). */
+  app_id?: number | null;
   app: string | null;
   rsc_fpops_est: number | null;
   rsc_fpops_bound: number | null;

@@ -6,16 +6,19 @@
  * report must come between them; the cursor advances only after the service answered.
  */
 import { type CobblestoneApi as Api, CobblestoneApi } from "./api-client";
-import { BoincDb } from "./boinc-db";
+import { BoincDb, openConnection } from "./boinc-db";
 import { CreditComparison, type CompareSummary, summaryText } from "./compare";
-import { BridgeError } from "./errors";
+import { BridgeError, isTransient } from "./errors";
 import { type KnownVersions, type PassBody, type SecondCalls, callsForSecond, rescaleMarkBefore } from "./events";
 import { HolderRegistrar, type HolderIds, eachLimited, emptyHolderIds } from "./holders";
 import { lockState } from "./lock";
+import { type RunGuard, takeRunGuard } from "./run-guard";
 import { PassBatch } from "./pass-batch";
+import { type Grant, WriteBack, type WriteBackReport } from "./write-back";
+import { refuseUnsafeWriteBack } from "./write-back-refusals";
 import { Progress } from "./progress";
 import type { RetryOptions } from "./retrying-fetch";
-import type { ResultRow } from "./rows";
+import { type ResultRow, after } from "./rows";
 import { normalizeServiceUrl } from "./service-url";
 import { type BridgeState, freshState, loadState, saveState } from "./state";
 
@@ -38,6 +41,14 @@ export interface BridgeOptions {
   log?: (line: string) => void;
   /** Passes per request (default: the API's most); the benchmark compares with 1. */
   passesPerRequest?: number;
+  /** Write each grant into the BOINC database (write-back.ts); off: the database is only read. */
+  writeBack?: boolean;
+  /** The project's config.xml has <credit_by_app/>: the write-back keeps credit_user and credit_team too. */
+  creditByApp?: boolean;
+  /** When the validators were restarted with --no_credit (Unix seconds): needed by the first write-back run, then kept in the database. */
+  switchTime?: number | null;
+  /** --follow: keep polling for newly validated results, this many seconds apart, until the signal aborts. */
+  follow?: { pollSeconds: number } | null;
 }
 
 /** BOINC's feeder recalculates scales every 10 minutes; the bridge rescales at the same marks. */
@@ -48,6 +59,18 @@ export const DEFAULT_RESCALE_EVERY = 600;
  * daemons stamp mod_time when a statement runs, and its transaction may commit a little later.
  */
 export const SETTLE_SECONDS = 10;
+
+/**
+ * --follow reads up to 2 s behind the database's clock, and reads the 10 s before its cursor
+ * again each time, posting any row there it has not posted (a transaction that stamped its
+ * mod_time and committed later): the lag stays near the poll interval, and no late commit
+ * within 10 s is missed (docs/bridge.md, "Live: --follow").
+ */
+export const FOLLOW_HOLD_SECONDS = 2;
+export const FOLLOW_REREAD_SECONDS = 10;
+/** --follow's back-off while the service or the database is unavailable: 5 s doubling to 5 min. */
+const BACKOFF_MS = { first: 5_000, max: 300_000 };
+const MINUTE_MS = 60_000;
 
 /** Options for a one-shot backfill with the CLI's defaults; `extra` overrides any of them. */
 export function bridgeOptions(
@@ -81,6 +104,10 @@ export interface BridgeReport {
   cursor: { mod_time: number; id: number };
   interrupted: boolean;
   compare: CompareSummary | null;
+  /** With --write-back: what was written into the BOINC database. */
+  write_back: WriteBackReport | null;
+  /** With --follow: seconds from the validator's mod_time to the answered (and written) request. */
+  lag: { n: number; mean_s: number; max_s: number } | null;
 }
 
 /** Seconds are grouped into batches of about this many rows, whose hosts/users/teams register together. */
@@ -173,8 +200,16 @@ export async function runBridge(options: BridgeOptions): Promise<BridgeReport> {
   const url = normalizeServiceUrl(options.url);
   const lock = options.dryRun ? null : await lockState(options.stateFile);
   let db: BoincDb | null = null;
+  let guardConn: Awaited<ReturnType<typeof openConnection>> | null = null;
+  let guard: RunGuard | null = null;
+  let writeBack: WriteBack | null = null;
   try {
     db = await BoincDb.open(options.db);
+    if (!options.dryRun) {
+      // Held until this connection ends: a run killed any way frees it (run-guard.ts).
+      guardConn = await openConnection(options.db);
+      guard = await takeRunGuard(guardConn, db.database, options.project);
+    }
     await db.checkSchema();
     const retry = options.retry ?? {
       maxAttempts: 12,
@@ -189,10 +224,39 @@ export async function runBridge(options: BridgeOptions): Promise<BridgeReport> {
     const state: BridgeState = stored ?? freshState(url, options.project, options.since ?? 0);
     if (stored && options.since !== null && options.since > state.cursor.mod_time) state.cursor = { mod_time: options.since, id: 0 };
     const knownVersions = await registerApps(db, api, options.dryRun, log);
+    const openWriteBack = async () => {
+      writeBack = await WriteBack.open(
+        options.db,
+        { creditByApp: options.creditByApp ?? false, log, project: options.project, switchTime: options.switchTime ?? null },
+        writeBack?.report,
+      );
+      await refuseUnsafeWriteBack(writeBack.connection, api, state.cursor, writeBack.switchTime);
+    };
+    if (options.writeBack && !options.dryRun) await openWriteBack();
+    const follow = options.follow ?? null;
+    /** --follow, after the database was away: the guard's and the write-back's connections again (the pool reconnects itself). */
+    const reconnect = async () => {
+      if (guardConn) {
+        const alive = await guardConn.query("SELECT 1").then(
+          () => true,
+          () => false,
+        );
+        if (!alive) {
+          await guardConn.end().catch(() => undefined);
+          guardConn = null;
+          guardConn = await openConnection(options.db);
+          guard = await takeRunGuard(guardConn, db!.database, options.project);
+        }
+      }
+      if (writeBack) {
+        await (writeBack as WriteBack).close();
+        await openWriteBack();
+      }
+    };
 
     // Whole seconds that are over by the database's own clock (it stamps mod_time), less a margin.
-    const until = (await db.serverTime()) - SETTLE_SECONDS + 1;
-    const progress = new Progress(await db.countAfter(state.cursor, until), process.stderr, options.progress);
+    let until = (await db.serverTime()) - (follow ? FOLLOW_HOLD_SECONDS : SETTLE_SECONDS) + 1;
+    const progress = new Progress(follow ? 0 : await db.countAfter(state.cursor, until), process.stderr, options.progress && !follow);
     const registrar = new HolderRegistrar(db, options.dryRun ? null : api);
     const comparison = options.compare ? new CreditComparison(options.compare) : null;
     const report: BridgeReport = {
@@ -211,7 +275,13 @@ export async function runBridge(options: BridgeOptions): Promise<BridgeReport> {
       cursor: state.cursor,
       interrupted: false,
       compare: null,
+      write_back: (writeBack as WriteBack | null)?.report ?? null,
+      lag: follow ? { n: 0, mean_s: 0, max_s: 0 } : null,
     };
+    // --follow: the database's clock minus this machine's, and the rows posted in the re-read window.
+    let clockOffset = 0;
+    const posted = new Map<number, number>();
+    const minute = { at: Date.now(), written: 0, results: 0, lagMax: 0 };
     // `next` runs ahead of `state` (the saved one) by the seconds whose passes wait in `batch`.
     const next: BridgeState = { ...state };
     const batch = new PassBatch(options.passesPerRequest);
@@ -227,9 +297,12 @@ export async function runBridge(options: BridgeOptions): Promise<BridgeReport> {
       report.passes += passes.length;
       if (!options.dryRun) {
         const answer = await api.postPassBatch({ passes });
+        const grants: Grant[] = [];
         for (const p of answer.passes) {
           for (const w of p.workunits) {
             for (const r of w.results) {
+              const row = waitingRows.get(r.id);
+              if (row && r.validate_state === "valid") grants.push(grantOf(row, r.granted_credit, p.now));
               if (r.replayed) report.replayed++;
               const boinc = boincGranted.get(r.id);
               if (boinc && comparison)
@@ -237,56 +310,123 @@ export async function runBridge(options: BridgeOptions): Promise<BridgeReport> {
             }
           }
         }
+        // Written before the cursor moves: a run killed in between posts the request again, the service
+        // answers it as replayed, and the write-back's table says which results are written already.
+        const before = writeBack?.report.written ?? 0;
+        await (writeBack as WriteBack | null)?.write(grants);
+        if (follow) {
+          const done = Date.now() / 1000 + clockOffset;
+          for (const row of waitingRows.values()) {
+            const lag = Math.max(0, done - row.mod_time);
+            report.lag!.mean_s += (lag - report.lag!.mean_s) / ++report.lag!.n;
+            report.lag!.max_s = Math.max(report.lag!.max_s, lag);
+            minute.lagMax = Math.max(minute.lagMax, lag);
+            posted.set(row.id, row.mod_time);
+          }
+          minute.results += waitingRows.size;
+          minute.written += (writeBack?.report.written ?? 0) - before;
+        }
       }
+      waitingRows = new Map();
       await commit();
     };
-    const post = async (pass: PassBody, granted: SecondCalls["boincGranted"]) => {
+    // The rows of the passes waiting in `batch`, for the write-back of their answer.
+    let waitingRows = new Map<number, ResultRow>();
+    const post = async (pass: PassBody, granted: SecondCalls["boincGranted"], rows: ResultRow[]) => {
       if (!batch.fits(pass)) await flush();
       batch.add(pass, granted);
+      if (writeBack || follow) for (const r of rows) waitingRows.set(r.id, r);
       report.results += pass.workunits.reduce((n, w) => n + w.results.length, 0);
     };
 
     let secondsLeft = options.maxSeconds ?? Infinity;
-    outer: for await (const rowBatch of batches(seconds(db.rowsAfter(state.cursor, until)))) {
-      const calls = rowBatch.map((s) => callsForSecond(s.time, s.rows, knownVersions));
-      await registrar.register(holdersOf(calls));
-      for (const [i, call] of calls.entries()) {
-        if (secondsLeft-- <= 0) break outer;
-        if (options.signal?.aborted) {
-          report.interrupted = true;
-          break outer;
-        }
-        const rows = rowBatch[i]!.rows;
-        for (const s of call.skipped) {
-          if (report.skipped++ < SKIPS_LOGGED) log(`result ${s.id} skipped: ${s.reason}`);
-        }
-        if (call.passes.length + call.errors.length > 0) {
-          const mark = rescaleMarkBefore(next.last_event_time, call.time, options.rescaleEvery);
-          if (mark !== null && mark > (next.last_rescale_mark ?? -Infinity)) {
-            // The passes before the mark first, then the rescale, as BOINC's history ran.
-            await flush();
-            if (!options.dryRun) await api.rescale(mark);
-            next.last_rescale_mark = mark;
-            report.rescales++;
-            await commit();
+    let backoff = 0;
+    /** One pass over the rows validated since the cursor (a backfill is one round; --follow repeats it). */
+    const round = async (seenAt: number) => {
+      // --follow re-reads the window before the cursor, skipping the rows it has posted there.
+      const from = follow ? { mod_time: Math.max(0, state.cursor.mod_time - FOLLOW_REREAD_SECONDS), id: 0 } : state.cursor;
+      const rows = follow ? unposted(db!.rowsAfter(from, until), state.cursor, posted) : db!.rowsAfter(from, until);
+      outer: for await (const rowBatch of batches(seconds(rows))) {
+        // --follow: a grant's time is when the bridge first sees the result validated (the database's clock now).
+        const calls = rowBatch.map((s) => callsForSecond(follow ? seenAt : s.time, s.rows, knownVersions));
+        await registrar.register(holdersOf(calls));
+        for (const [i, call] of calls.entries()) {
+          if (secondsLeft-- <= 0) break outer;
+          if (options.signal?.aborted) {
+            report.interrupted = true;
+            break outer;
           }
-          for (const pass of call.passes) await post(pass, call.boincGranted);
-          if (call.errors.length > 0) await flush();
-          for (const errors of call.errors) {
-            if (!options.dryRun) await api.postErrors(errors);
-            report.errors++;
-            report.error_outcomes += errors.results.length;
+          const rows = rowBatch[i]!.rows;
+          for (const s of call.skipped) {
+            if (report.skipped++ < SKIPS_LOGGED) log(`result ${s.id} skipped: ${s.reason}`);
           }
-          next.last_event_time = call.time;
+          if (call.passes.length + call.errors.length > 0) {
+            const mark = rescaleMarkBefore(next.last_event_time, call.time, options.rescaleEvery);
+            if (mark !== null && mark > (next.last_rescale_mark ?? -Infinity)) {
+              // The passes before the mark first, then the rescale, as BOINC's history ran.
+              await flush();
+              if (!options.dryRun) await api.rescale(mark);
+              next.last_rescale_mark = mark;
+              report.rescales++;
+              await commit();
+            }
+            for (const pass of call.passes) await post(pass, call.boincGranted, rows);
+            if (call.errors.length > 0) await flush();
+            for (const errors of call.errors) {
+              if (!options.dryRun) await api.postErrors(errors);
+              report.errors++;
+              report.error_outcomes += errors.results.length;
+            }
+            next.last_event_time = call.time;
+          }
+          // A row re-read before the cursor (--follow) never moves it back.
+          const last = { mod_time: rowBatch[i]!.time, id: rows.at(-1)!.id };
+          if (after(last, next.cursor)) next.cursor = last;
+          if (batch.empty) await commit();
+          report.rows += rows.length;
+          report.seconds++;
+          progress.add(rows.length);
         }
-        next.cursor = { mod_time: call.time, id: rows.at(-1)!.id };
-        if (batch.empty) await commit();
-        report.rows += rows.length;
-        report.seconds++;
-        progress.add(rows.length);
+      }
+      await flush();
+    };
+
+    for (let n = 0; ; n++) {
+      if (n > 0) {
+        if (!follow || report.interrupted || options.signal?.aborted) break;
+        await sleep(backoff || follow.pollSeconds * 1000, options.signal);
+        if (options.signal?.aborted) break;
+      }
+      try {
+        const seenAt = await db.serverTime();
+        clockOffset = seenAt - Date.now() / 1000;
+        if (n > 0) until = seenAt - FOLLOW_HOLD_SECONDS + 1;
+        await round(seenAt);
+        backoff = 0;
+      } catch (e) {
+        if (!follow || !isTransient(e)) throw e;
+        // Nothing unanswered is kept: the next round reads it again from the saved cursor.
+        Object.assign(next, state);
+        batch.take();
+        waitingRows = new Map();
+        backoff = Math.min(BACKOFF_MS.max, Math.max(BACKOFF_MS.first, backoff * 2));
+        log(`follow: ${(e as Error).message}; trying again in ${backoff / 1000} s`);
+        await reconnect().catch((again: unknown) => {
+          if (!isTransient(again)) throw again;
+        });
+        continue;
+      }
+      if (follow) {
+        for (const [id, t] of posted) if (t < state.cursor.mod_time - FOLLOW_REREAD_SECONDS) posted.delete(id);
+        if (Date.now() - minute.at >= MINUTE_MS) {
+          log(
+            `follow: ${minute.results} results posted${writeBack ? `, ${minute.written} written back` : ""} in the last ${((Date.now() - minute.at) / 1000).toFixed(0)} s; lag behind the validator at most ${minute.lagMax.toFixed(1)} s; cursor ${new Date(state.cursor.mod_time * 1000).toISOString()}`,
+          );
+          Object.assign(minute, { at: Date.now(), written: 0, results: 0, lagMax: 0 });
+        }
       }
     }
-    await flush();
+    if (options.signal?.aborted) report.interrupted = true;
     progress.finish();
     if (report.skipped > SKIPS_LOGGED) log(`… ${report.skipped - SKIPS_LOGGED} more results skipped`);
     report.holders = registrar.count;
@@ -297,9 +437,43 @@ export async function runBridge(options: BridgeOptions): Promise<BridgeReport> {
     report.elapsed_s = (Date.now() - started) / 1000;
     return report;
   } finally {
+    await (writeBack as WriteBack | null)?.close();
     await db?.close();
+    await guard?.release();
+    await guardConn?.end().catch(() => undefined);
     await lock?.release();
   }
+}
+
+/** Rows after the cursor, and rows before it (the re-read window) not posted yet. */
+async function* unposted(rows: AsyncIterable<ResultRow>, cursor: { mod_time: number; id: number }, posted: Map<number, number>) {
+  for await (const row of rows) if (after(row, cursor) || !posted.has(row.id)) yield row;
+}
+
+/** Resolves after `ms`, or at once when `signal` aborts. */
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", done);
+      resolve();
+    }
+    signal?.addEventListener("abort", done);
+  });
+}
+
+function grantOf(row: ResultRow, credit: number, time: number): Grant {
+  return {
+    result_id: row.id,
+    workunit_id: row.workunit_id,
+    app_id: row.app_id ?? 0,
+    user_id: Math.max(0, row.user_id ?? 0),
+    team_id: Math.max(0, row.team_id ?? 0),
+    sent_time: row.sent_time ?? 0,
+    credit,
+    time,
+  };
 }
 
 export { BridgeError };

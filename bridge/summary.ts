@@ -9,6 +9,12 @@ export function summary(report: BridgeReport, dryRun: boolean): string {
     `${would} ${report.results} validated results${replayed} in ${report.passes} passes (${report.requests} requests), ` +
     `${report.error_outcomes} error outcomes in ${report.errors} reports, ${report.rescales} rescales; ` +
     `${report.skipped} results skipped; ${report.holders} host/user/team records ${dryRun ? "to send" : "sent"}; ` +
-    `${report.rows} rows read in ${report.elapsed_s.toFixed(1)} s`
+    `${report.rows} rows read in ${report.elapsed_s.toFixed(1)} s` +
+    (report.write_back
+      ? `; wrote back ${report.write_back.written} results (${report.write_back.already} written before, ${report.write_back.skipped} skipped, ${report.write_back.missing_holders} missing hosts/users/teams, ${report.write_back.retries} retried transactions)`
+      : "") +
+    (report.lag && report.lag.n > 0
+      ? `; lag behind the validator ${report.lag.mean_s.toFixed(1)} s on average, ${report.lag.max_s.toFixed(1)} s at most`
+      : "")
   );
 }

@@ -62,4 +62,12 @@ create table result (
   elapsed_time double not null, flops_estimate double not null, app_version_id integer not null,
   runtime_outlier tinyint not null default 0,
   primary key (id), index res_wuid (workunitid)) engine=InnoDB;
+create table credit_user (
+  userid integer not null, appid integer not null, njobs integer not null, total double not null,
+  expavg double not null, expavg_time double not null, credit_type integer not null,
+  primary key (userid, appid, credit_type)) engine=InnoDB;
+create table credit_team (
+  teamid integer not null, appid integer not null, njobs integer not null, total double not null,
+  expavg double not null, expavg_time double not null, credit_type integer not null,
+  primary key (teamid, appid, credit_type)) engine=InnoDB;
 `;

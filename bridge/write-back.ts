@@ -1,0 +1,350 @@
+/**
+ * --write-back: Cobblestone's grants written into the BOINC database as BOINC's validator
+ * writes its own when it grants (docs/spec/write-back.md): result.granted_credit,
+ * workunit.canonical_credit, host/user/team totals and recent averages, and credit_user /
+ * credit_team with <credit_by_app/>. One transaction per request the service answered, on a
+ * connection of its own; the bridge's table `cobblestone_writeback` (one row per result
+ * written back, inserted in the same transaction) makes each result's write happen once.
+ */
+import type mysql from "mysql2/promise";
+import { updateRecentAverage, type RecentAverage } from "../src/credit/recent-average";
+import { openConnection, redactDsn } from "./boinc-db";
+import { BridgeError } from "./errors";
+import { type GrantPlan, type HolderRow, type CreditByAppRow, planGrants } from "./write-back-plan";
+import { VALIDATE_STATE, OUTCOME } from "./boinc-codes";
+import { refuseReadOnly } from "./write-back-refusals";
+import { CREATE_SWITCH_TABLE, CREATE_TABLE, SWITCH_TABLE, WRITEBACK_TABLE } from "./write-back-tables";
+
+/** What the service granted one validated result, with what the write needs from its row. */
+export interface Grant {
+  result_id: number;
+  workunit_id: number;
+  app_id: number;
+  /** result.userid and result.teamid: where BOINC's per-app credit goes. */
+  user_id: number;
+  team_id: number;
+  sent_time: number;
+  credit: number;
+  /** When the service granted it (the pass's now): the time of every average it moves. */
+  time: number;
+}
+
+/** MariaDB's answers that a retry of the whole transaction cures. */
+const RETRIED = new Set(["ER_LOCK_DEADLOCK", "ER_LOCK_WAIT_TIMEOUT"]);
+const MAX_ATTEMPTS = 8;
+/** The connection is gone: whatever the transaction did is rolled back by the server. */
+const GONE = new Set(["PROTOCOL_CONNECTION_LOST", "ECONNRESET", "EPIPE", "ETIMEDOUT", "ECONNREFUSED", "ER_SERVER_SHUTDOWN"]);
+
+export interface WriteBackReport {
+  /** Results whose credit this run wrote. */
+  written: number;
+  /** Results found already written (a request answered twice, a run killed after its commit). */
+  already: number;
+  /** Results left out, each with a warning: gone from the database or no longer valid. */
+  skipped: number;
+  /** Results validated before the switch point that BOINC had granted: its credit stands. */
+  boinc_granted: number;
+  /** Grants whose host, user or team row is missing: the result is written, the holder is not. */
+  missing_holders: number;
+  retries: number;
+}
+
+export interface WriteBackOptions {
+  creditByApp: boolean;
+  log: (line: string) => void;
+  project: string;
+  /** --switch-time: required when the database has no switch point for the project yet. */
+  switchTime: number | null;
+}
+
+const code = (e: unknown) => (e as { code?: string }).code ?? "";
+
+export class WriteBack {
+  /** Set by open(): the project's switch point (Unix seconds). */
+  switchTime = 0;
+
+  readonly report: WriteBackReport;
+
+  private constructor(
+    private readonly conn: mysql.Connection,
+    private readonly dsn: string,
+    private readonly options: WriteBackOptions,
+    report?: WriteBackReport,
+  ) {
+    this.report = report ?? { written: 0, already: 0, skipped: 0, boinc_granted: 0, missing_holders: 0, retries: 0 };
+  }
+
+  /** Opens the write connection, refuses where writing is unsafe (refusals.ts), creates the bridge's table if missing. */
+  /** `report`: a reopened write-back (--follow, after the database came back) goes on counting in the same one. */
+  static async open(dsn: string, options: WriteBackOptions, report?: WriteBackReport): Promise<WriteBack> {
+    const conn = await openConnection(dsn, { multipleStatements: true });
+    const wb = new WriteBack(conn, dsn, options, report);
+    try {
+      await refuseReadOnly(conn, options.creditByApp);
+      await wb.ensureTable(WRITEBACK_TABLE, CREATE_TABLE);
+      await wb.ensureTable(SWITCH_TABLE, CREATE_SWITCH_TABLE);
+      wb.switchTime = await wb.switchPoint();
+    } catch (e) {
+      await conn.end().catch(() => undefined);
+      if (e instanceof BridgeError) throw e;
+      throw new BridgeError(`--write-back: cannot prepare the bridge's tables in the BOINC database: ${(e as Error).message}`);
+    }
+    return wb;
+  }
+
+  get connection(): mysql.Connection {
+    return this.conn;
+  }
+
+  async close(): Promise<void> {
+    await this.conn.end().catch(() => undefined);
+  }
+
+  private async ensureTable(table: string, create: string): Promise<void> {
+    const [rows] = await this.conn.query(
+      "SELECT COUNT(*) AS n FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ?",
+      [table],
+    );
+    if (Number((rows as { n: number }[])[0]!.n) > 0) return;
+    try {
+      await this.conn.query(create);
+    } catch (e) {
+      if (code(e) === "ER_TABLE_EXISTS_ERROR") return;
+      throw new BridgeError(
+        `--write-back needs its table ${table} in the BOINC database, and this account may not create it (${(e as Error).message}); create it once as the project's database owner:\n${create};`,
+      );
+    }
+  }
+
+  /** The stored switch point, or --switch-time stored now (the first write-back run of the project). */
+  private async switchPoint(): Promise<number> {
+    const { project, switchTime } = this.options;
+    const [rows] = await this.conn.query(`SELECT switch_time FROM ${SWITCH_TABLE} WHERE project = ?`, [project]);
+    const stored = (rows as { switch_time: number }[])[0];
+    if (stored) {
+      const at = Number(stored.switch_time);
+      if (switchTime !== null && switchTime !== at) {
+        throw new BridgeError(
+          `--switch-time ${switchTime} differs from the switch point this database holds for '${project}' (${at}, ${new Date(at * 1000).toISOString()}); leave --switch-time out (or delete the row of ${SWITCH_TABLE} if the switch really moved)`,
+        );
+      }
+      return at;
+    }
+    if (switchTime === null) {
+      throw new BridgeError(
+        `the first --write-back run of '${project}' needs --switch-time TIME: when the validators were restarted with --no_credit (docs/bridge.md, "Make Cobblestone the credit of record"); results validated before it keep BOINC's credit`,
+      );
+    }
+    await this.conn.query(`INSERT INTO ${SWITCH_TABLE} (project, switch_time) VALUES (?, ?)`, [project, switchTime]);
+    return switchTime;
+  }
+
+  /** Writes one answered request's grants, in order, exactly once; retried on deadlock and lock wait timeout. */
+  async write(grants: Grant[]): Promise<void> {
+    if (grants.length === 0) return;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.transaction(grants);
+        return;
+      } catch (e) {
+        await this.conn.query("ROLLBACK").catch(() => undefined);
+        if (e instanceof BridgeError) throw e;
+        if (RETRIED.has(code(e)) && attempt < MAX_ATTEMPTS) {
+          this.report.retries++;
+          this.options.log(
+            `write-back: ${code(e)} (another writer holds the same rows); retrying the transaction (attempt ${attempt + 1} of ${MAX_ATTEMPTS})`,
+          );
+          await new Promise((r) => setTimeout(r, 50 * 2 ** attempt));
+          continue;
+        }
+        if (GONE.has(code(e)) || (e as { fatal?: boolean }).fatal) {
+          throw new BridgeError(
+            `the BOINC database ${redactDsn(this.dsn)} went away during a write-back (${code(e) || (e as Error).message}); the transaction was not committed, so nothing of this request is written; run the same command again when the database is back: it resumes at the first request not written`,
+            { transient: true },
+          );
+        }
+        throw new BridgeError(`write-back of ${grants.length} results failed: ${(e as Error).message}`);
+      }
+    }
+  }
+
+  private async transaction(grants: Grant[]): Promise<void> {
+    const conn = this.conn;
+    await conn.query("START TRANSACTION");
+    const ids = grants.map((g) => g.result_id);
+    const [doneRows] = await conn.query(`SELECT result_id FROM ${WRITEBACK_TABLE} WHERE result_id IN (?) FOR UPDATE`, [ids]);
+    const done = new Set((doneRows as { result_id: number }[]).map((r) => Number(r.result_id)));
+    const fresh = grants.filter((g) => !done.has(g.result_id));
+    const [resultRows] = fresh.length
+      ? await conn.query(
+          "SELECT id, hostid, validate_state, outcome, granted_credit, UNIX_TIMESTAMP(mod_time) AS mod_time FROM result WHERE id IN (?) FOR UPDATE",
+          [fresh.map((g) => g.result_id)],
+        )
+      : [[]];
+    const results = new Map(
+      (
+        resultRows as { id: number; hostid: number; validate_state: number; outcome: number; granted_credit: number; mod_time: number }[]
+      ).map((r) => [Number(r.id), r]),
+    );
+    const writable: (Grant & { host_id: number })[] = [];
+    let boincGranted = 0;
+    const warnings: string[] = [];
+    for (const g of fresh) {
+      const r = results.get(g.result_id);
+      if (!r) {
+        warnings.push(`result ${g.result_id} is gone from the database (purged?): its credit is not written back`);
+        continue;
+      }
+      if (Number(r.validate_state) !== VALIDATE_STATE.valid || Number(r.outcome) !== OUTCOME.success) {
+        warnings.push(
+          `result ${g.result_id} is no longer a valid success (validate_state ${r.validate_state}, outcome ${r.outcome}): not written back`,
+        );
+        continue;
+      }
+      if (Number(r.granted_credit) !== 0 && Number(r.mod_time) < this.switchTime) {
+        boincGranted++;
+        continue;
+      }
+      if (Number(r.granted_credit) !== 0) {
+        throw new BridgeError(
+          `result ${g.result_id}, validated after the switch point, already has granted_credit ${r.granted_credit} that the bridge did not write: a validator still grants credit (restart it with --no_credit; docs/bridge.md, "Make Cobblestone the credit of record"). Nothing of this request was written.`,
+        );
+      }
+      writable.push({ ...g, host_id: Number(r.hostid) });
+    }
+    const plan = writable.length > 0 ? await this.plan(writable) : null;
+    if (plan) await conn.query(writeSql(conn, plan, writable));
+    await conn.query("COMMIT");
+    // Counted and told once committed: a retried transaction would tell them again.
+    for (const w of warnings) this.options.log(`write-back: ${w}`);
+    for (const m of plan?.missing ?? []) this.options.log(`write-back: ${m}`);
+    this.report.written += writable.length;
+    this.report.already += grants.length - fresh.length;
+    this.report.skipped += fresh.length - writable.length - boincGranted;
+    this.report.boinc_granted += boincGranted;
+    this.report.missing_holders += plan?.missing.length ?? 0;
+  }
+
+  /** Reads (and locks) every row the grants move, then computes their new values in the grants' order. */
+  private async plan(grants: (Grant & { host_id: number })[]): Promise<GrantPlan> {
+    const conn = this.conn;
+    const holderRows = async (table: string, ids: number[], extra: string) => {
+      if (ids.length === 0) return new Map<number, HolderRow>();
+      const [rows] = await conn.query(
+        `SELECT id, ${extra} AS link, expavg_credit, expavg_time FROM \`${table}\` WHERE id IN (?) FOR UPDATE`,
+        [ids],
+      );
+      return new Map((rows as Record<string, unknown>[]).map((r) => [Number(r.id), holderRow(r)]));
+    };
+    const hosts = await holderRows("host", unique(grants.map((g) => g.host_id)), "userid");
+    const users = await holderRows("user", unique([...hosts.values()].map((h) => h.link)), "teamid");
+    const teams = await holderRows("team", unique([...users.values()].map((u) => u.link)), "0");
+    let creditUser = new Map<string, CreditByAppRow>();
+    let creditTeam = new Map<string, CreditByAppRow>();
+    if (this.options.creditByApp) {
+      creditUser = await this.creditRows(
+        "credit_user",
+        "userid",
+        grants.map((g) => [g.user_id, g.app_id]),
+      );
+      creditTeam = await this.creditRows(
+        "credit_team",
+        "teamid",
+        grants.map((g) => [g.team_id, g.app_id]),
+      );
+    }
+    return planGrants(grants, { hosts, users, teams, creditUser, creditTeam, creditByApp: this.options.creditByApp }, average);
+  }
+
+  private async creditRows(table: string, holder: string, keys: [number, number][]): Promise<Map<string, CreditByAppRow>> {
+    const distinct = [...new Map(keys.map(([h, a]) => [`${h}/${a}`, [h, a] as [number, number]])).values()];
+    const [rows] = await this.conn.query(
+      `SELECT ${holder} AS holder, appid, expavg, expavg_time FROM ${table} WHERE credit_type = 0 AND (${holder}, appid) IN (?) FOR UPDATE`,
+      [distinct],
+    );
+    return new Map(
+      (rows as Record<string, unknown>[]).map((r) => [
+        `${Number(r.holder)}/${Number(r.appid)}`,
+        { expavg: Number(r.expavg), expavg_time: Number(r.expavg_time), exists: true },
+      ]),
+    );
+  }
+}
+
+function holderRow(r: Record<string, unknown>): HolderRow {
+  return { link: Number(r.link), expavg_credit: Number(r.expavg_credit), expavg_time: Number(r.expavg_time) };
+}
+
+const unique = (ids: number[]) => [...new Set(ids.filter((id) => id > 0))];
+
+/** BOINC's update_average as the project states it once (src/credit/recent-average.ts). */
+function average(ra: RecentAverage, now: number, start: number, work: number): RecentAverage {
+  return updateRecentAverage(ra, now, start, work);
+}
+
+/** Every write of a plan as one multi-statement text (one round trip), inside the open transaction. */
+function writeSql(conn: mysql.Connection, plan: GrantPlan, grants: Grant[]): string {
+  const f = (sql: string, values: unknown[]) => conn.format(sql, values);
+  const out: string[] = [];
+  const byResult = grants.map((g) => [g.result_id, g.credit]);
+  // mod_time = mod_time: the row keeps the time it was validated (BOINC grants in the same statement that validates).
+  out.push(
+    f(
+      `UPDATE result SET granted_credit = CASE id ${byResult.map(() => "WHEN ? THEN ?").join(" ")} END, mod_time = mod_time WHERE id IN (?)`,
+      [...byResult.flat(), grants.map((g) => g.result_id)],
+    ),
+  );
+  const workunits = [...new Map(grants.map((g) => [g.workunit_id, g.credit])).entries()];
+  out.push(
+    f(`UPDATE workunit SET canonical_credit = CASE id ${workunits.map(() => "WHEN ? THEN ?").join(" ")} END WHERE id IN (?)`, [
+      ...workunits.flat(),
+      workunits.map(([id]) => id),
+    ]),
+  );
+  for (const [table, rows] of [
+    ["host", plan.hosts],
+    ["user", plan.users],
+    ["team", plan.teams],
+  ] as const) {
+    for (const [id, u] of rows) {
+      // total relative (a concurrent writer's addition survives), the average absolute under the row lock (as BOINC writes it).
+      out.push(
+        f(`UPDATE \`${table}\` SET total_credit = total_credit + ?, expavg_credit = ?, expavg_time = ? WHERE id = ?`, [
+          u.add,
+          u.expavg,
+          u.expavg_time,
+          id,
+        ]),
+      );
+    }
+  }
+  for (const [table, holder, rows] of [
+    ["credit_user", "userid", plan.creditUser],
+    ["credit_team", "teamid", plan.creditTeam],
+  ] as const) {
+    for (const [key, u] of rows) {
+      const [h, a] = key.split("/").map(Number);
+      out.push(
+        u.exists
+          ? f(
+              `UPDATE ${table} SET total = total + ?, expavg = ?, expavg_time = ?, njobs = njobs + ? WHERE ${holder} = ? AND appid = ? AND credit_type = 0`,
+              [u.add, u.expavg, u.expavg_time, u.jobs, h, a],
+            )
+          : f(`INSERT INTO ${table} (${holder}, appid, njobs, total, expavg, expavg_time, credit_type) VALUES (?, ?, ?, ?, ?, ?, 0)`, [
+              h,
+              a,
+              u.jobs,
+              u.add,
+              u.expavg,
+              u.expavg_time,
+            ]),
+      );
+    }
+  }
+  out.push(
+    f(`INSERT INTO ${WRITEBACK_TABLE} (result_id, workunit_id, credit, grant_time) VALUES ?`, [
+      grants.map((g) => [g.result_id, g.workunit_id, g.credit, g.time]),
+    ]),
+  );
+  return out.join(";\n");
+}

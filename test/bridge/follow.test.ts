@@ -1,0 +1,133 @@
+/**
+ * --follow --write-back for over a minute against a database that this test keeps validating
+ * into (a result every half second, as a --no_credit validator leaves it), then SIGTERM: the
+ * bridge finishes, exits 0, and every result is written back once (issue 35).
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { suiteNeeds } from "../../scripts/skipped-suites";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { OUTCOME, VALIDATE_STATE } from "../../bridge/boinc-codes";
+import { startWranglerDev, type WranglerDev } from "../browser/wrangler-dev";
+import { smallBoincDb } from "./boinc-fixture";
+import { type MariaDb, mariadbAvailable, startMariaDb } from "./mariadb";
+import { createProject } from "./service";
+import { writerDsn } from "./write-back-check";
+
+const ADMIN = "bridge-follow-admin-token";
+const ROOT = new URL("../..", import.meta.url).pathname;
+const available = suiteNeeds("the bridge's --follow", import.meta.url, "mariadb-server", mariadbAvailable());
+const RUN_MS = 65_000;
+
+describe.skipIf(!available)("the bridge's --follow", () => {
+  let maria: MariaDb;
+  let server: WranglerDev;
+  let work: string;
+
+  beforeAll(async () => {
+    [maria, server] = await Promise.all([startMariaDb(), startWranglerDev(ADMIN)]);
+    work = await mkdtemp(join(tmpdir(), "cobblestone-follow-"));
+  });
+  afterAll(async () => {
+    await Promise.all([maria?.stop(), server?.stop(), work && rm(work, { recursive: true, force: true })]);
+  });
+
+  it(
+    "runs over a minute while results keep being validated, then stops cleanly on SIGTERM with every result written back",
+    { timeout: 300_000 },
+    async () => {
+      const start = Math.floor(Date.now() / 1000);
+      await smallBoincDb(maria, "follow", start, []);
+      const dsn = await writerDsn(maria, "follow");
+      const token = await createProject(server.base, ADMIN, "follow");
+      const child: ChildProcess = spawn(
+        "node",
+        [
+          "--import",
+          "tsx",
+          "bridge/cli.ts",
+          "--no-progress",
+          "--url",
+          server.base,
+          "--project",
+          "follow",
+          "--state",
+          join(work, "follow.json"),
+        ].concat(["--write-back", "--switch-time", String(start - 60), "--follow", "--poll-every", "1"]),
+        {
+          cwd: ROOT,
+          env: {
+            ...process.env,
+            PATH: `${join(ROOT, "node_modules/.bin")}:${process.env.PATH}`,
+            COBBLESTONE_TOKEN: token,
+            BOINC_DB_URL: dsn,
+          },
+          stdio: ["ignore", "pipe", "pipe"],
+        },
+      );
+      let stderr = "";
+      let stdout = "";
+      child.stderr!.on("data", (d) => (stderr += d));
+      child.stdout!.on("data", (d) => (stdout += d));
+      const exited = new Promise<number | null>((r) => child.once("exit", (code) => r(code)));
+
+      // The validator: a workunit and its valid result every half second, granted nothing (--no_credit).
+      const conn = await maria.root("follow");
+      let inserted = 0;
+      const until = Date.now() + RUN_MS;
+      while (Date.now() < until) {
+        const id = ++inserted;
+        const now = Math.floor(Date.now() / 1000);
+        await conn.query(
+          "INSERT INTO workunit (id, appid, name, rsc_fpops_est, rsc_fpops_bound, target_nresults) VALUES (?, 1, ?, 1e13, 1e14, 1)",
+          [id, `live${id}`],
+        );
+        await conn.query("INSERT INTO result SET ?", [
+          {
+            id,
+            workunitid: id,
+            outcome: OUTCOME.success,
+            hostid: 7,
+            userid: 3,
+            teamid: 5,
+            sent_time: now - 5000,
+            received_time: now - 10,
+            cpu_time: 900,
+            validate_state: VALIDATE_STATE.valid,
+            granted_credit: 0,
+            elapsed_time: 1000,
+            flops_estimate: 1e10,
+            app_version_id: 1,
+          },
+        ]);
+        await new Promise((r) => setTimeout(r, 500));
+      }
+      const count = async () => Number(((await conn.query("SELECT COUNT(*) AS n FROM cobblestone_writeback"))[0] as { n: number }[])[0]!.n);
+      for (let i = 0; i < 300 && (await count()) < inserted; i++) await new Promise((r) => setTimeout(r, 100));
+      expect(child.exitCode).toBeNull();
+      child.kill("SIGTERM");
+      expect(await exited, stderr).toBe(0);
+
+      expect(inserted).toBeGreaterThan(100);
+      const [rows] = await conn.query(
+        "SELECT r.id, r.granted_credit, w.canonical_credit, c.credit FROM result r JOIN workunit w ON w.id = r.workunitid LEFT JOIN cobblestone_writeback c ON c.result_id = r.id",
+      );
+      const results = rows as { id: number; granted_credit: number; canonical_credit: number; credit: number | null }[];
+      expect(results).toHaveLength(inserted);
+      // Every result written back once, with the credit the service granted (a valid result of a 1-result workunit earns > 0).
+      expect(
+        results.filter((r) => !(r.granted_credit > 0) || r.credit !== r.granted_credit || r.canonical_credit !== r.granted_credit),
+      ).toEqual([]);
+      const [[host]] = (await conn.query("SELECT total_credit FROM host WHERE id = 7")) as unknown as [{ total_credit: number }[]];
+      const sum = results.reduce((s, r) => s + r.granted_credit, 0);
+      expect(Math.abs(host!.total_credit - sum) / sum).toBeLessThan(1e-12);
+      await conn.end();
+      // It logged its minute, and said where it stopped.
+      expect(stderr).toMatch(/follow: \d+ results posted, \d+ written back in the last \d+ s; lag behind the validator at most [\d.]+ s/);
+      expect(stderr).toMatch(/bridge: SIGTERM: finishing the request in flight/);
+      expect(stdout).toMatch(/wrote back \d+ results/);
+    },
+  );
+});

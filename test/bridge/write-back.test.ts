@@ -1,0 +1,339 @@
+/**
+ * --write-back end to end (issue 35): real MariaDB with BOINC's tables holding a trace as a
+ * --no_credit validator leaves it, a real `wrangler dev`, the bridge between them. Every credit
+ * column of every result, workunit, host, user, team, credit_user and credit_team row must
+ * equal BOINC's grants (the trace's expected numbers; totals and averages by hand from them,
+ * BOINC's update_average written out in write-back-check.ts), or the service's under the fair
+ * policy; a bridge killed again and again writes nothing twice and loses nothing; two bridges
+ * at once: one runs, one refuses; a SIGKILLed run never blocks the next.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { suiteNeeds } from "../../scripts/skipped-suites";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type BridgeOptions, bridgeOptions, runBridge } from "../../bridge/run";
+import { runLockName } from "../../bridge/run-guard";
+import { startWranglerDev, type WranglerDev } from "../browser/wrangler-dev";
+import { send } from "../support/send";
+import { boincDbWithTrace } from "./boinc-fixture";
+import { type MariaDb, mariadbAvailable, startMariaDb } from "./mariadb";
+import { createProject } from "./service";
+import type { TraceExpected, TraceOp } from "./trace-types";
+import { asNoCreditValidatorLeftIt, checker, expectedColumns, writerDsn } from "./write-back-check";
+
+const ADMIN = "bridge-writeback-admin-token";
+const ROOT = new URL("../..", import.meta.url).pathname;
+const available = suiteNeeds("the bridge's write-back into a BOINC database", import.meta.url, "mariadb-server", mariadbAvailable());
+
+interface Exit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stderr: string;
+}
+
+function cli(args: string[], env: Record<string, string>): { child: ChildProcess; done: Promise<Exit> } {
+  const child = spawn("node", ["--import", "tsx", "bridge/cli.ts", "--no-progress", ...args], {
+    cwd: ROOT,
+    env: { ...process.env, PATH: `${join(ROOT, "node_modules/.bin")}:${process.env.PATH}`, ...env },
+    stdio: ["ignore", "ignore", "pipe"],
+  });
+  let stderr = "";
+  child.stderr!.on("data", (d) => (stderr += d));
+  const done = new Promise<Exit>((r) => child.once("exit", (code, signal) => r({ code, signal, stderr })));
+  return { child, done };
+}
+
+describe.skipIf(!available)("the bridge's write-back into a BOINC database", () => {
+  let maria: MariaDb;
+  let server: WranglerDev;
+  let work: string;
+
+  beforeAll(async () => {
+    [maria, server] = await Promise.all([startMariaDb(), startWranglerDev(ADMIN)]);
+    work = await mkdtemp(join(tmpdir(), "cobblestone-writeback-"));
+  });
+  afterAll(async () => {
+    await Promise.all([maria?.stop(), server?.stop(), work && rm(work, { recursive: true, force: true })]);
+  });
+
+  /** A trace's database as a --no_credit validator leaves it, and a DSN that may write it. */
+  async function prepared(name: string, trace: string) {
+    const boinc = await boincDbWithTrace(maria, name, trace);
+    await asNoCreditValidatorLeftIt(maria, name);
+    return { ...boinc, writer: await writerDsn(maria, name) };
+  }
+
+  const options = (dsn: string, slug: string, token: string, extra: Partial<BridgeOptions> = {}): BridgeOptions =>
+    bridgeOptions(
+      { db: dsn, url: server.base, project: slug, token, stateFile: join(work, `${slug}.state.json`) },
+      { log: () => undefined, writeBack: true, creditByApp: true, switchTime: 0, ...extra },
+    );
+
+  /** Every credit column in database `name` against the hand computation from `credit` (result id → granted). */
+  async function columnMismatches(name: string, ops: TraceOp[], credit: Map<number, number>, expected?: TraceExpected) {
+    const conn = await maria.root(name);
+    const rows = async <T>(sql: string) => (await conn.query(sql))[0] as T[];
+    const hosts = await rows<{ id: number; userid: number; total_credit: number; expavg_credit: number; expavg_time: number }>(
+      "SELECT id, userid, total_credit, expavg_credit, expavg_time FROM host",
+    );
+    const users = await rows<{ id: number; teamid: number; total_credit: number; expavg_credit: number; expavg_time: number }>(
+      "SELECT id, teamid, total_credit, expavg_credit, expavg_time FROM user",
+    );
+    const teams = await rows<{ id: number; total_credit: number; expavg_credit: number; expavg_time: number }>(
+      "SELECT id, total_credit, expavg_credit, expavg_time FROM team",
+    );
+    const apps = await rows<{ id: number; name: string }>("SELECT id, name FROM app");
+    const want = expectedColumns(
+      ops,
+      credit,
+      new Map(hosts.map((h) => [h.id, h.userid])),
+      new Map(users.map((u) => [u.id, u.teamid])),
+      new Map(apps.map((a) => [a.name, a.id])),
+    );
+    const { mismatches, check } = checker();
+    for (const r of await rows<{ id: number; granted_credit: number }>("SELECT id, granted_credit FROM result"))
+      check(`result ${r.id} granted_credit`, r.granted_credit, want.results.get(r.id) ?? 0);
+    for (const w of await rows<{ id: number; canonical_credit: number }>("SELECT id, canonical_credit FROM workunit"))
+      check(`workunit ${w.id} canonical_credit`, w.canonical_credit, want.workunits.get(w.id) ?? 0);
+    for (const [kind, list] of [
+      ["host", hosts],
+      ["user", users],
+      ["team", teams],
+    ] as const) {
+      for (const row of list) {
+        const a = want.holders[kind].get(row.id) ?? { total: 0, avg: 0, time: 0 };
+        check(`${kind} ${row.id} total_credit`, row.total_credit, a.total);
+        check(`${kind} ${row.id} expavg_credit`, row.expavg_credit, a.avg);
+        check(`${kind} ${row.id} expavg_time`, row.expavg_time, a.time);
+      }
+    }
+    for (const [table, holder, map] of [
+      ["credit_user", "userid", want.creditUser],
+      ["credit_team", "teamid", want.creditTeam],
+    ] as const) {
+      const got = await rows<{ holder: number; appid: number; njobs: number; total: number; expavg: number; expavg_time: number }>(
+        `SELECT ${holder} AS holder, appid, njobs, total, expavg, expavg_time FROM ${table} WHERE credit_type = 0`,
+      );
+      if (got.length !== map.size) mismatches.push(`${table}: ${got.length} rows, expected ${map.size}`);
+      for (const row of got) {
+        const a = map.get(`${row.holder}/${row.appid}`);
+        if (!a) {
+          mismatches.push(`${table} ${row.holder}/${row.appid} should not exist`);
+          continue;
+        }
+        check(`${table} ${row.holder}/${row.appid} njobs`, row.njobs, a.njobs);
+        check(`${table} ${row.holder}/${row.appid} total`, row.total, a.total);
+        check(`${table} ${row.holder}/${row.appid} expavg`, row.expavg, a.avg);
+        check(`${table} ${row.holder}/${row.appid} expavg_time`, row.expavg_time, a.time);
+      }
+    }
+    // The totals are also the trace's own (BOINC's numbers): every credit granted lands on its host, user and team.
+    if (expected?.hosts) {
+      for (const [kind, list] of [
+        ["hosts", hosts],
+        ["users", users],
+        ["teams", teams],
+      ] as const) {
+        const byId = new Map<number, { total_credit: number }>(list.map((r) => [r.id, r]));
+        for (const e of expected[kind]) check(`${kind} ${e.id} total_credit (trace)`, byId.get(e.id)?.total_credit, e.total_credit);
+      }
+    }
+    await conn.end();
+    return mismatches;
+  }
+
+  it("writes back BOINC's grants of bridge-11: every credit column to 1e-9 relative, credit_user and credit_team included", async () => {
+    const boinc = await prepared("wb_boinc", "bridge-11");
+    const token = await createProject(server.base, ADMIN, "wb-boinc");
+    const report = await runBridge(options(boinc.writer, "wb-boinc", token));
+    const granted = new Map(boinc.expected.results.map((r) => [r.id, r.granted_credit]));
+    // Every result the trace validated is written back once; none skipped, none missing a holder.
+    const valid = boinc.ops.flatMap((o) =>
+      o.op === "pass" ? o.workunits.flatMap((w) => w.results.filter((r) => r.validate_state === "valid")) : [],
+    );
+    expect(report.write_back).toMatchObject({ written: valid.length, already: 0, skipped: 0, missing_holders: 0 });
+    expect(await columnMismatches("wb_boinc", boinc.ops, granted, boinc.expected)).toEqual([]);
+    // The trace's own numbers for results and workunits, directly.
+    const conn = await maria.root("wb_boinc");
+    const [rows] = await conn.query("SELECT id, granted_credit FROM result");
+    const inDb = new Map((rows as { id: number; granted_credit: number }[]).map((r) => [r.id, r.granted_credit]));
+    const { mismatches, check } = checker();
+    for (const r of boinc.expected.results) check(`result ${r.id}`, inDb.get(r.id), r.granted_credit);
+    const [wus] = await conn.query("SELECT id, canonical_credit FROM workunit");
+    const wuDb = new Map((wus as { id: number; canonical_credit: number }[]).map((w) => [w.id, w.canonical_credit]));
+    for (const w of boinc.expected.workunits) check(`workunit ${w.id}`, wuDb.get(w.id), w.credit);
+    await conn.end();
+    expect(mismatches).toEqual([]);
+
+    // Run again: nothing new, nothing written twice.
+    const again = await runBridge(options(boinc.writer, "wb-boinc", token));
+    expect(again.write_back).toMatchObject({ written: 0 });
+    expect(await columnMismatches("wb_boinc", boinc.ops, granted, boinc.expected)).toEqual([]);
+  });
+
+  it("under the fair policy writes back the service's own grants (fair-e-1)", async () => {
+    const boinc = await prepared("wb_fair", "fair-e-1");
+    const token = await createProject(server.base, ADMIN, "wb-fair");
+    for (const name of boinc.appNumbers.keys()) {
+      await send(server.base, "PUT", `/v1/projects/wb-fair/apps/${name}`, token, { credit_policy: "fair" });
+    }
+    const csv = join(work, "wb-fair.csv");
+    await runBridge(options(boinc.writer, "wb-fair", token, { compare: csv }));
+    const { apps } = await send(server.base, "GET", "/v1/projects/wb-fair/apps", token);
+    expect(apps.every((a) => a.credit_policy === "fair")).toBe(true);
+    // The service's grants, as it answered them.
+    const service = new Map(
+      (await readFile(csv, "utf8"))
+        .trim()
+        .split("\n")
+        .slice(1)
+        .map((line) => line.split(","))
+        .map(([id, , , , cobblestone]) => [Number(id), Number(cobblestone)] as [number, number]),
+    );
+    // The service answered for every result the trace decides; the bridge's replay runs its own rescale
+    // schedule (every 600 s), not the trace's, so the fair grants are the service's, not the reference model's.
+    expect(service.size).toBe(boinc.expected.results.length);
+    expect(await columnMismatches("wb_fair", boinc.ops, service)).toEqual([]);
+  });
+
+  it("two bridges at once: one runs, the other refuses (exit 2); a SIGKILLed run does not block the next", async () => {
+    const boinc = await prepared("wb_guard", "bridge-11");
+    const token = await createProject(server.base, ADMIN, "wb-guard");
+    const env = { COBBLESTONE_TOKEN: token, BOINC_DB_URL: boinc.writer };
+    // Two state files: the database lock alone keeps them apart (as two machines would be).
+    const a = cli(
+      [
+        "--url",
+        server.base,
+        "--project",
+        "wb-guard",
+        "--state",
+        join(work, "guard-a.json"),
+        "--write-back",
+        "--credit-by-app",
+        "--switch-time",
+        "0",
+      ],
+      env,
+    );
+    const b = cli(
+      [
+        "--url",
+        server.base,
+        "--project",
+        "wb-guard",
+        "--state",
+        join(work, "guard-b.json"),
+        "--write-back",
+        "--credit-by-app",
+        "--switch-time",
+        "0",
+      ],
+      env,
+    );
+    const exits = await Promise.all([a.done, b.done]);
+    const codes = exits.map((e) => e.code).sort();
+    expect(codes, exits.map((e) => e.stderr).join("\n")).toEqual([0, 2]);
+    const refused = exits.find((e) => e.code === 2)!;
+    expect(refused.stderr.trim()).toMatch(
+      new RegExp(
+        `^bridge: another bridge run is working on project 'wb-guard' of database 'wb_guard' \\(it holds the database lock '${runLockName("wb_guard", "wb-guard")}'`,
+      ),
+    );
+
+    // A run killed while it holds the lock: the server frees the lock with its connection.
+    const root = await maria.root();
+    const killed = cli(
+      [
+        "--url",
+        server.base,
+        "--project",
+        "wb-guard",
+        "--state",
+        join(work, "guard-a.json"),
+        "--write-back",
+        "--credit-by-app",
+        "--switch-time",
+        "0",
+      ],
+      env,
+    );
+    for (;;) {
+      const [rows] = await root.query("SELECT IS_USED_LOCK(?) AS holder", [runLockName("wb_guard", "wb-guard")]);
+      if ((rows as { holder: number | null }[])[0]!.holder !== null || killed.child.exitCode !== null) break;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    killed.child.kill("SIGKILL");
+    expect((await killed.done).signal).toBe("SIGKILL");
+    await root.end();
+    const next = await cli(
+      [
+        "--url",
+        server.base,
+        "--project",
+        "wb-guard",
+        "--state",
+        join(work, "guard-a.json"),
+        "--write-back",
+        "--credit-by-app",
+        "--switch-time",
+        "0",
+      ],
+      env,
+    ).done;
+    expect(next.code, next.stderr).toBe(0);
+    const granted = new Map(boinc.expected.results.map((r) => [r.id, r.granted_credit]));
+    expect(await columnMismatches("wb_guard", boinc.ops, granted, boinc.expected)).toEqual([]);
+  });
+
+  it("killed (SIGKILL) at 20 random points of a write-back and started again each time: nothing lost, nothing doubled", async () => {
+    const boinc = await prepared("wb_kill", "bridge-11");
+    const token = await createProject(server.base, ADMIN, "wb-kill");
+    const env = { COBBLESTONE_TOKEN: token, BOINC_DB_URL: boinc.writer };
+    const args = [
+      "--url",
+      server.base,
+      "--project",
+      "wb-kill",
+      "--state",
+      join(work, "wb-kill.json"),
+      "--write-back",
+      "--credit-by-app",
+      "--switch-time",
+      "0",
+    ];
+    const conn = await maria.root("wb_kill");
+    // The bridge creates its table on its first run.
+    const written = async () =>
+      conn.query("SELECT COUNT(*) AS n FROM cobblestone_writeback").then(
+        ([rows]) => Number((rows as { n: number }[])[0]!.n),
+        () => 0,
+      );
+    let kills = 0;
+    let seed = 35;
+    const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+    while (kills < 20) {
+      const run = cli(args, env);
+      // Kill once the run has written something more, at a random moment after that (or before, some of the time).
+      const before = await written();
+      const waitForWrite = random() < 0.7;
+      for (let i = 0; i < 400 && run.child.exitCode === null; i++) {
+        if (!waitForWrite || (await written()) > before) break;
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      await new Promise((r) => setTimeout(r, random() * 150));
+      if (run.child.exitCode !== null) break;
+      run.child.kill("SIGKILL");
+      await run.done;
+      kills++;
+    }
+    await conn.end();
+    expect(kills).toBe(20);
+    const last = await cli(args, env).done;
+    expect(last.code, last.stderr).toBe(0);
+    const granted = new Map(boinc.expected.results.map((r) => [r.id, r.granted_credit]));
+    expect(await columnMismatches("wb_kill", boinc.ops, granted, boinc.expected)).toEqual([]);
+  });
+});
