@@ -49,6 +49,12 @@ export default defineConfig({
     // test/browser, test/docs, test/boinc-client and test/bridge run in Node: vitest.browser.config.ts, vitest.node.config.ts.
     exclude: ["bench/**", "node_modules/**", "test/browser/**", "test/docs/**", "test/boinc-client/**", "test/bridge/**"],
     setupFiles: ["./test/apply-migrations.ts"],
+    // npm test runs this suite beside the other lane (scripts/test-suites.ts), so a CPU-heavy
+    // test (10,000 app versions in one push, a cron over many marks) gets about one core of two;
+    // vitest's 5 s default failed two such tests under load. No test checks its own speed
+    // (benchmarks do), so the limits only catch a hang.
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
     // Each test file loads the Worker afresh in its own workerd; pre-bundled, its packages are a
     // handful of modules instead of about 300 (zod, hono, drizzle-orm: one fetch each from the
     // module runner), which halves the Worker's load time a file. Every package subpath that
