@@ -48,9 +48,9 @@ export function markOne(db: Db, projectId: number, ref: SubjectRef) {
 
 /**
  * Marks the hosts of a user (those with a host_cpid, which their snapshots show only while the
- * owner consents to stats export): run when the user's stats_export is set. One row; nothing
- * when the user has no such host or the project's holders are read live. It reads the
- * project's hosts (there is no index by owner), which is why only a PUT naming stats_export runs it.
+ * owner consents to stats export): run when a user opts out. One row; nothing when the user has
+ * no such host or the project's holders are read live. It reads the project's hosts (there is
+ * no index by owner), which is why only a registration saying stats_export false runs it.
  */
 export function markHostsOfUser(db: Db, projectId: number, userId: number) {
   return db.insert(kvMarks).select(

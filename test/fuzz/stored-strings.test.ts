@@ -12,6 +12,7 @@ import { TEXT_LIMITS } from "../../src/limits";
 import { issuePaths, errorOf, pass, result, setupProject, workunit } from "../api/helpers";
 import { PLAN_CLASS_CRON, STATS_CRON, clockNow, getRaw, runCron } from "../central/helpers";
 import { ADMIN_TOKEN, request } from "../support/api";
+import { T0, createAm, rpcBody, totals } from "../am/support";
 import { runs, seed } from "./config";
 import { expectWellFormed, projectIdOf, projectRows } from "./ledger";
 
@@ -168,6 +169,17 @@ describe("fuzz: stored strings", () => {
           : await res.text();
         expect(XMLValidator.validate(xml), file).toBe(true);
       }
+      // The account-manager reply: <account> elements the AM merges into its <acct_mgr_reply>.
+      const am = await createAm("fz-str");
+      const url = "https://fz-str.example/project/";
+      await am.rpc(1, rpcBody(T0, [totals(url)]));
+      const reply = await request("POST", `/v1/am/${am.slug}/hosts/1/rpcs`, {
+        token: am.token,
+        body: rpcBody(T0 + 3600, [totals(url, { cpu_ec: 10, cpu_time: 100 })]),
+        headers: { Accept: "application/xml" },
+      });
+      expect(reply.status).toBe(200);
+      expect(XMLValidator.validate(`<acct_mgr_reply>${String(reply.body)}</acct_mgr_reply>`), "account-manager reply").toBe(true);
       const feed = await getRaw("/v1/plan-classes?format=xml");
       if (feed.status === 200) expect(XMLValidator.validate(await feed.text()), "plan-classes xml").toBe(true);
       else expect(feed.status).toBe(404);

@@ -56,8 +56,9 @@ export function holderUpserts(db: Db, projectId: number, kind: HolderKind, id: n
       .returning(),
     // The public snapshot shows names and owners too: the cron rewrites it.
     markOne(db, projectId, { subject: SUBJECT_OF_KIND[kind], id }),
-    // Whether the user's hosts show their host_cpid follows the user's consent.
-    ...(kind === "users" && b.stats_export !== undefined ? [markHostsOfUser(db, projectId, id)] : []),
+    // An opted-out user's hosts stop showing their host_cpid at the next refresh (opting back in
+    // shows it again at each host's next refresh: nothing is exposed meanwhile).
+    ...(kind === "users" && b.stats_export === false ? [markHostsOfUser(db, projectId, id)] : []),
   ] as const;
 }
 
