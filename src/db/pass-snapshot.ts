@@ -6,7 +6,20 @@ import { havKey } from "../credit/host-app-version-key";
 import type { PassApp, PassSnapshot, PassVersion, StoredResult } from "../credit/pass";
 import type { HostAppVersionStats } from "../credit/pfc";
 import { fairHostState, fairVersionState } from "./fair-rows";
-import { appVersions, apps, hostAppVersions, hosts, projects, purgedWorkunits, results, teams, users, workunits } from "./schema";
+import { BLOCK_IDS } from "./retention";
+import {
+  appVersions,
+  apps,
+  hostAppVersions,
+  hosts,
+  projects,
+  purgedWorkunitBlocks,
+  purgedWorkunits,
+  results,
+  teams,
+  users,
+  workunits,
+} from "./schema";
 import type { ExistingHolders } from "./pass-writes";
 import { int64Text, jsonList } from "./sql-helpers";
 import { startedClock } from "./stat-updates";
@@ -94,55 +107,73 @@ function purgedRunsOf(db: Db, projectId: number, ids: readonly number[]) {
     );
 }
 
+/**
+ * The pass's workunit ids recorded in purged_workunit_blocks (retention.ts): each id's block
+ * row, one index seek, and whether its offset is in it.
+ */
+function purgedInBlocksOf(db: Db, projectId: number, ids: readonly number[]) {
+  const b = purgedWorkunitBlocks;
+  return db
+    .select({ id: sql<number>`j.value` })
+    .from(b)
+    .innerJoin(sql`json_each(${JSON.stringify(ids)}) AS j`, sql`${b.block} = j.value / ${BLOCK_IDS}`)
+    .where(
+      and(eq(b.projectId, projectId), sql`EXISTS (SELECT 1 FROM json_each(${b.offsets}) AS k WHERE k.value = j.value % ${BLOCK_IDS})`),
+    );
+}
+
 export async function loadPassSnapshot(db: Db, projectId: number, keys: PassKeys): Promise<LoadedSnapshot> {
   const existing = (t: typeof hosts | typeof users | typeof teams, ids: readonly number[]) =>
     db
       .select({ id: t.id })
       .from(t)
       .where(and(eq(t.projectId, projectId), sql`${t.id} IN ${jsonList(ids)}`));
-  const [appRows, versionRows, havRows, wuRows, resultRows, projectRows, hostRows, userRows, teamRows, purgedRuns] = await db.batch([
-    db.select().from(apps).where(eq(apps.projectId, projectId)),
-    db.select().from(appVersions).where(eq(appVersions.projectId, projectId)),
-    db
-      .select()
-      .from(hostAppVersions)
-      .where(
-        and(
-          eq(hostAppVersions.projectId, projectId),
-          // Only the rows the results name (an anonymous-platform id may match a row of each app).
-          sql`(${hostAppVersions.hostId}, ${hostAppVersions.appVersionId}) IN
+  const [appRows, versionRows, havRows, wuRows, resultRows, projectRows, hostRows, userRows, teamRows, purgedRuns, purgedInBlocks] =
+    await db.batch([
+      db.select().from(apps).where(eq(apps.projectId, projectId)),
+      db.select().from(appVersions).where(eq(appVersions.projectId, projectId)),
+      db
+        .select()
+        .from(hostAppVersions)
+        .where(
+          and(
+            eq(hostAppVersions.projectId, projectId),
+            // Only the rows the results name (an anonymous-platform id may match a row of each app).
+            sql`(${hostAppVersions.hostId}, ${hostAppVersions.appVersionId}) IN
             (SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]') FROM json_each(${JSON.stringify(keys.hostVersions)}))`,
+          ),
         ),
-      ),
-    db
-      .select({ id: workunits.id, credit: workunits.credit, appId: workunits.appId })
-      .from(workunits)
-      .where(and(eq(workunits.projectId, projectId), sql`${workunits.id} IN ${jsonList(keys.workunitIds)}`)),
-    db
-      .select({
-        id: results.id,
-        outcome: results.outcome,
-        grantedCredit: results.grantedCredit,
-        claimedCredit: results.claimedCredit,
-        pfcMode: results.pfcMode,
-        fingerprint: int64Text(results.fingerprint),
-      })
-      .from(results)
-      .where(and(eq(results.projectId, projectId), sql`${results.id} IN ${jsonList(keys.resultIds)}`)),
-    db
-      .select({
-        purgedBefore: projects.purgedBefore,
-        days: projects.resultRetentionDays,
-        clock: startedClock({ avg: sql`${projects.expavgCredit}`, time: sql`${projects.expavgTime}` }),
-        historyElsewhere: sql<number>`${projects.historyDatabases} IS NOT NULL`,
-      })
-      .from(projects)
-      .where(eq(projects.id, projectId)),
-    existing(hosts, keys.holders.hosts),
-    existing(users, keys.holders.users),
-    existing(teams, keys.holders.teams),
-    purgedRunsOf(db, projectId, keys.workunitIds),
-  ]);
+      db
+        .select({ id: workunits.id, credit: workunits.credit, appId: workunits.appId })
+        .from(workunits)
+        .where(and(eq(workunits.projectId, projectId), sql`${workunits.id} IN ${jsonList(keys.workunitIds)}`)),
+      db
+        .select({
+          id: results.id,
+          outcome: results.outcome,
+          grantedCredit: results.grantedCredit,
+          claimedCredit: results.claimedCredit,
+          pfcMode: results.pfcMode,
+          fingerprint: int64Text(results.fingerprint),
+        })
+        .from(results)
+        .where(and(eq(results.projectId, projectId), sql`${results.id} IN ${jsonList(keys.resultIds)}`)),
+      db
+        .select({
+          purgedBefore: projects.purgedBefore,
+          days: projects.resultRetentionDays,
+          clock: startedClock({ avg: sql`${projects.expavgCredit}`, time: sql`${projects.expavgTime}` }),
+          historyElsewhere: sql<number>`${projects.historyDatabases} IS NOT NULL`,
+        })
+        .from(projects)
+        .where(eq(projects.id, projectId)),
+      existing(hosts, keys.holders.hosts),
+      existing(users, keys.holders.users),
+      existing(teams, keys.holders.teams),
+      purgedRunsOf(db, projectId, keys.workunitIds),
+      purgedInBlocksOf(db, projectId, keys.workunitIds),
+    ]);
+  const inBlocks = new Set(purgedInBlocks.map((r) => r.id));
   return {
     apps: new Map(appRows.map((r) => [r.name, passApp(r)])),
     versions: new Map(versionRows.map((r) => [r.id, passVersion(r)])),
@@ -153,7 +184,9 @@ export async function loadPassSnapshot(db: Db, projectId: number, keys: PassKeys
     retention: { purgedBefore: projectRows[0]?.purgedBefore ?? 0, days: projectRows[0]?.days ?? 0 },
     clock: projectRows[0]?.clock ?? 0,
     historyElsewhere: projectRows[0]?.historyElsewhere === 1,
-    purgedWorkunits: new Set(keys.workunitIds.filter((id) => purgedRuns.some((run) => run.firstId <= id && id <= run.lastId))),
+    purgedWorkunits: new Set(
+      keys.workunitIds.filter((id) => inBlocks.has(id) || purgedRuns.some((run) => run.firstId <= id && id <= run.lastId)),
+    ),
     existingHolders: {
       hosts: new Set(hostRows.map((r) => r.id)),
       users: new Set(userRows.map((r) => r.id)),

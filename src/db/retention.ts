@@ -5,7 +5,7 @@
  */
 import { type SQL, sql } from "drizzle-orm";
 import type { AnySQLiteColumn } from "drizzle-orm/sqlite-core";
-import { amRpcs, auditLog, projects, purgedWorkunits, results, trickles, workunits } from "./schema";
+import { amRpcs, auditLog, projects, purgedWorkunitBlocks, purgedWorkunits, results, trickles, workunits } from "./schema";
 import { name } from "./sql-helpers";
 
 /** Raises one of a project's marks of progress to `value`, never lowering it (a late or repeated run cannot undo one). */
@@ -29,24 +29,44 @@ const dueWorkunits = (projectId: number, cutoff: number, limit: number): SQL =>
   sql`SELECT ${name(workunits.id)} AS id FROM ${workunits}
     WHERE ${name(workunits.projectId)} = ${projectId} AND ${name(workunits.creditedAt)} < ${cutoff} ORDER BY ${name(workunits.id)} LIMIT ${limit}`;
 
+/** Ids per row of purged_workunit_blocks (migration 0024 moved the old one-workunit runs by it too). */
+export const PURGED_BLOCK_IDS = 4096;
+/** The same as an SQL integer literal: a bound number is a REAL to D1, and id / 4096.0 is no block number. */
+export const BLOCK_IDS = sql.raw(String(PURGED_BLOCK_IDS));
+
+/** A chunk that makes more runs of consecutive ids than this is recorded by blocks instead. */
+export const MAX_RUNS_PER_CHUNK = 8;
+
 /**
- * Records the chunk purgeWorkunits is about to delete (run before it, in the same batch) as
- * runs of consecutive ids: a run that starts right after one already recorded extends it,
- * any other is a new row. Only ids that were stored go into a run (an id never credited, a
- * workunit still running, stays outside), so a result refused for one is really inconsistent.
- * Cost: one row written per run (BOINC numbers workunits in order, so a chunk is mostly one).
+ * Records the chunk purgeWorkunits is about to delete (run before it, in the same batch). Only
+ * ids that were stored are recorded (an id never credited, a workunit still running, stays
+ * outside), so a result refused for one is really inconsistent. Mostly consecutive ids (BOINC
+ * numbers workunits in order) are recorded as runs: a run that starts right after one already
+ * recorded extends it, any other is a new row. A chunk with more than MAX_RUNS_PER_CHUNK runs
+ * (ids with many gaps: workunits that errored out are never credited) is recorded instead as
+ * the offsets of its ids in their blocks of PURGED_BLOCK_IDS ids, merged into the block's row.
+ * Cost: at most MAX_RUNS_PER_CHUNK rows written per chunk, or one per block the chunk's ids
+ * fall in (a chunk of 5,000 workunits over 10,000 ids: 3 or 4), never one per workunit.
  */
 export function recordPurgedWorkunits(projectId: number, cutoff: number, limit: number): SQL[] {
   const p = purgedWorkunits;
+  const b = purgedWorkunitBlocks;
+  const due = dueWorkunits(projectId, cutoff, limit);
   const runs = sql`runs AS (SELECT min(id) AS first, max(id) AS last FROM
-      (SELECT id, id - row_number() OVER (ORDER BY id) AS run FROM (${dueWorkunits(projectId, cutoff, limit)})) GROUP BY run)`;
+      (SELECT id, id - row_number() OVER (ORDER BY id) AS run FROM (${due})) GROUP BY run)`;
+  const few = sql`(SELECT count(*) FROM runs) <= ${MAX_RUNS_PER_CHUNK}`;
   const mine = sql`${name(p.projectId)} = ${projectId}`;
+  const offsets = name(b.offsets);
   return [
     // New rows first (checked against the recorded runs before any is extended), then extensions.
     sql`WITH ${runs} INSERT INTO ${p} (${name(p.projectId)}, ${name(p.firstId)}, ${name(p.lastId)})
-      SELECT ${projectId}, first, last FROM runs WHERE NOT EXISTS (SELECT 1 FROM ${p} WHERE ${mine} AND ${name(p.lastId)} = runs.first - 1)`,
+      SELECT ${projectId}, first, last FROM runs WHERE ${few} AND NOT EXISTS (SELECT 1 FROM ${p} WHERE ${mine} AND ${name(p.lastId)} = runs.first - 1)`,
     sql`WITH ${runs} UPDATE ${p} SET ${name(p.lastId)} = (SELECT last FROM runs WHERE runs.first = ${name(p.lastId)} + 1)
-      WHERE ${mine} AND ${name(p.lastId)} + 1 IN (SELECT first FROM runs)`,
+      WHERE ${mine} AND ${few} AND ${name(p.lastId)} + 1 IN (SELECT first FROM runs)`,
+    sql`WITH ${runs}, due AS (${due}) INSERT INTO ${b} (${name(b.projectId)}, ${name(b.block)}, ${offsets})
+      SELECT ${projectId}, id / ${BLOCK_IDS}, json_group_array(id % ${BLOCK_IDS}) FROM due WHERE NOT ${few} GROUP BY id / ${BLOCK_IDS}
+      ON CONFLICT DO UPDATE SET ${offsets} =
+        (SELECT json_group_array(value) FROM (SELECT value FROM json_each(${offsets}) UNION SELECT value FROM json_each(excluded.${offsets})))`,
   ];
 }
 

@@ -358,6 +358,23 @@ export const purgedWorkunits = sqliteTable(
 );
 
 /**
+ * The workunits the retention purge deleted where their ids have many gaps (a chunk that would
+ * make more than a few runs of purged_workunits): per block of PURGED_BLOCK_IDS ids, a JSON
+ * array of the purged ids' offsets in it (id − block × PURGED_BLOCK_IDS). A chunk of purged
+ * workunits is then a row per block it touches, not a row per workunit (docs/storage.md).
+ */
+// WITHOUT ROWID (hand-written in its migration, as purged_workunits): a row write costs one D1 row.
+export const purgedWorkunitBlocks = sqliteTable(
+  "purged_workunit_blocks",
+  {
+    projectId: projectId(),
+    block: integer("block").notNull(),
+    offsets: text("offsets").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.projectId, t.block] })],
+);
+
+/**
  * Every result with a final outcome: a verdict (valid/invalid) or an error outcome. Written
  * once, ever: the primary key is what makes a result count exactly once. A row holds only
  * what a replay's answer, the fairness report and the retention purge read (docs/storage.md).

@@ -100,7 +100,7 @@ export async function purgeProject(
   settings: RetentionSettings,
 ) {
   const cutoff = Math.min(now, project.clock) - project.resultRetentionDays * SECONDS_PER_DAY;
-  const [, trickles = 0, , results = 0, , , workunits = 0] = await drain(db, settings, (limit) => [
+  const [, trickles = 0, , results = 0, , , , workunits = 0] = await drain(db, settings, (limit) => [
     // Each horizon (and the purged workunits' record) first, in the same transaction: it refuses what the deletes after it forget.
     raiseTrickleHorizon(project.id, cutoff, limit),
     purgeTrickles(project.id, cutoff, limit),
