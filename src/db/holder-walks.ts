@@ -157,11 +157,18 @@ function storedBase(t: HolderTable, projectId: number, keys: readonly number[]):
     ${name(t.dayCredit)} AS dc FROM ${t} WHERE ${name(t.projectId)} = ${projectId} AND ${name(t.id)} IN ${jsonList(keys)}`;
 }
 
-/** Fresh rows as an insert of their key alone would create them, their RAC clock at their creating pass's `now`. */
-function freshBase(p: string, t: HolderTable): SQL {
+/**
+ * Fresh rows as an insert of their key alone would create them, their RAC clock at their
+ * creating pass's `now`; or, for a row a concurrent request created since the batch's read, the
+ * row as stored (found by its key), so that its walk is a stored row's.
+ */
+function freshBase(p: string, t: HolderTable, projectId: number): SQL {
   const zero = (c: AnySQLiteColumn) => sql.raw(`z."${c.name}"`);
-  return sql`SELECT f.k AS k, ${zero(t.totalCredit)} AS total, ${zero(t.expavgCredit)} AS avg, f.created AS time, ${zero(t.dayCredit)} AS dc
-    FROM ${sql.raw(`${p}_f`)} AS f, ${zeroedRow(t, [t.totalCredit.name, t.expavgCredit.name, t.dayCredit.name])}`;
+  const held = (c: AnySQLiteColumn) => sql.raw(`o."${c.name}"`);
+  return sql`SELECT f.k AS k, coalesce(${held(t.totalCredit)}, ${zero(t.totalCredit)}) AS total, coalesce(${held(t.expavgCredit)}, ${zero(t.expavgCredit)}) AS avg,
+    coalesce(${held(t.expavgTime)}, f.created) AS time, coalesce(${held(t.dayCredit)}, ${zero(t.dayCredit)}) AS dc
+    FROM ${sql.raw(`${p}_f`)} AS f JOIN ${zeroedRow(t, [t.totalCredit.name, t.expavgCredit.name, t.dayCredit.name])}
+    LEFT JOIN ${t} AS o ON o.${name(t.projectId)} = ${projectId} AND o.${name(t.id)} = f.k`;
 }
 
 function freshRows(p: string, walk: HolderWalk): SQL {
@@ -178,7 +185,7 @@ function wholeWalk(projectId: number, walk: HolderWalk): SQL {
   const stored = [...new Set(walk.steps.filter((x) => !walk.fresh.has(x.k)).map((x) => x.k))];
   const bases = [
     ...(stored.length > 0 ? [storedBase(walk.table, projectId, stored)] : []),
-    ...(walk.fresh.size > 0 ? [freshBase(p, walk.table)] : []),
+    ...(walk.fresh.size > 0 ? [freshBase(p, walk.table, projectId)] : []),
   ];
   return sql`${walk.fresh.size > 0 ? sql`${freshRows(p, walk)}, ` : sql``}${walkCtes(p, sql.join(bases, sql` UNION ALL `), walk.steps, HOLDER_TOTAL)}`;
 }
@@ -205,9 +212,10 @@ function storedUpdate(projectId: number, walk: HolderWalk): SQL[] {
 }
 
 /**
- * The fresh rows' walk, inserted: one row written per new holder. A plain INSERT: if a
- * concurrent pass created the row first, the batch fails on the key and runs again from a
- * fresh snapshot (src/http/conflict-retry.ts).
+ * The fresh rows' walk, inserted: one row written per new holder. A row a concurrent request
+ * created first was walked from its stored values (freshBase), so the insert writes the walk's
+ * end over it (ON CONFLICT DO UPDATE) with the batch's attribution, keeping its create_time: a
+ * holder two requests create is no conflict.
  */
 function freshInsert(projectId: number, walk: HolderWalk): SQL[] {
   if (walk.fresh.size === 0) return [];
@@ -216,11 +224,15 @@ function freshInsert(projectId: number, walk: HolderWalk): SQL[] {
   const steps = walk.steps.filter((x) => walk.fresh.has(x.k));
   const attribution = walk.attribution;
   return [
-    sql`WITH RECURSIVE ${freshRows(p, walk)}, ${walkCtes(p, freshBase(p, t), steps, HOLDER_TOTAL)}
+    sql`WITH RECURSIVE ${freshRows(p, walk)}, ${walkCtes(p, freshBase(p, t, projectId), steps, HOLDER_TOTAL)}
       INSERT INTO ${t} (${name(t.projectId)}, ${name(t.id)}, ${name(t.createTime)}, ${attribution ? sql`${name(attribution)}, ` : sql``}${name(t.totalCredit)},
         ${name(t.expavgCredit)}, ${name(t.expavgTime)}, ${name(t.dayCredit)})
       SELECT ${projectId}, w.k, f.created, ${attribution ? sql`f.attribution, ` : sql``}w.total, w.avg, w.time, w.dc
-      FROM ${sql.raw(`${p}_w`)} AS w JOIN ${sql.raw(`${p}_f`)} AS f ON f.k = w.k WHERE w.fin = 1`,
+      FROM ${sql.raw(`${p}_w`)} AS w JOIN ${sql.raw(`${p}_f`)} AS f ON f.k = w.k WHERE w.fin = 1
+      ON CONFLICT DO UPDATE SET ${setClause([
+        ...(attribution ? [[attribution.name, sql`excluded.${name(attribution)}`] as const] : []),
+        ...[t.totalCredit, t.expavgCredit, t.expavgTime, t.dayCredit].map((c) => [c.name, sql`excluded.${name(c)}`] as const),
+      ])}`,
   ];
 }
 

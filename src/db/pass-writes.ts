@@ -251,9 +251,10 @@ function ensureHostAppVersions(projectId: number, keys: readonly HostAppVersionK
 /**
  * Every host_app_version write of a pass: `created` names the rows the pass's snapshot did not
  * hold. A created row with changes is inserted with its first change already applied (one row
- * written, not an insert and then an update); one without changes is inserted zeroed. Inserted
- * without ON CONFLICT: if a concurrent pass created the row first, the batch fails on the key
- * and the pass runs again from a fresh snapshot (src/http/conflict-retry.ts).
+ * written, not an insert and then an update); one without changes is inserted zeroed. If a
+ * concurrent pass created the row first, the insert applies the change to that row instead
+ * (ON CONFLICT DO UPDATE, the update's assignments): a row two passes create is no conflict
+ * (docs/spec/api-contract.md#concurrency).
  */
 export function hostAppVersionWrites(
   projectId: number,
@@ -331,27 +332,18 @@ export function hostAppVersionChangeWrites(
     if (row) Object.assign(row, { fair: 1, ...fairHostFields(change.state) });
     else unmerged.set(key, change);
   }
+  const set = changeAssignments((f) => ref("s", f));
   const s = (f: string) => ref("s", f);
-  const set: Assignment[] = [
-    ...whenPresent(sql`${s("pfc")} IS NOT NULL`, assign(havStats.pfc, averageUpdate.sql(refs(havStats.pfc), s("pfc"), HAV_AVERAGE))),
-    ...whenPresent(sql`${s("et")} IS NOT NULL`, assign(havStats.et, averageVarUpdate.sql(refs(havStats.et), s("et"), HAV_AVERAGE))),
-    ...whenPresent(
-      sql`${s("turnaround")} IS NOT NULL`,
-      assign(havStats.turnaround, averageVarUpdate.sql(refs(havStats.turnaround), s("turnaround"), HAV_AVERAGE)),
-    ),
-    [
-      h.consecutiveValid.name,
-      sql`CASE ${s("cv")} WHEN 'increment' THEN ${name(h.consecutiveValid)} + 1 WHEN 'reset' THEN 0 ELSE ${name(h.consecutiveValid)} END`,
-    ],
-    ...whenPresent(sql`${s("fair")} IS NOT NULL`, fairHostAssignments(s)),
-    // Keeps the row's values when it has no sample (np NULL) by itself.
-    ...Object.entries(neutralAssignments(s)),
-  ];
   const fields = ["hostId", "appId", "appVersionId", "pfc", "et", "turnaround", "cv", "fair", ...FAIR_HOST_FIELDS, ...NEUTRAL_FIELDS];
   const update = (rows: readonly object[]) => sql`${withJsonRows("s", fields, rows)}
         UPDATE ${h} SET ${setClause(set)} FROM s
         WHERE ${name(h.projectId)} = ${projectId} AND ${name(h.hostId)} = ${s("hostId")}
           AND ${name(h.appId)} = ${s("appId")} AND ${name(h.appVersionId)} = ${s("appVersionId")}`;
+  // A row created since the pass's read (a concurrent pass of the same host) takes the same
+  // change as the update above would give it, its fields found by its key.
+  const ofExcluded = (f: string) =>
+    sql`(SELECT ${s(f)} FROM s WHERE ${s("hostId")} = excluded.${name(h.hostId)} AND ${s("appId")} = excluded.${name(h.appId)}
+      AND ${s("appVersionId")} = excluded.${name(h.appVersionId)})`;
   // The same assignments, evaluated on a zeroed row: what the insert and the update above
   // would have left, in one row written.
   const insert = (rows: readonly object[]) => sql`${withJsonRows("s", fields, rows)}
@@ -365,7 +357,7 @@ export function hostAppVersionChangeWrites(
         )} FROM s, ${zeroedRow(
           h,
           set.map(([c]) => c),
-        )} WHERE true`;
+        )} WHERE true ON CONFLICT DO UPDATE SET ${setClause(changeAssignments(ofExcluded))}`;
   const [first = [], ...later] = rounds;
   const isCreated = (row: Record<string, unknown>) => created.has(havKey(row as unknown as HostAppVersionKey));
   return [
@@ -373,6 +365,25 @@ export function hostAppVersionChangeWrites(
     ...chunks(first.filter((row) => !isCreated(row))).map(update),
     ...later.flatMap((round) => chunks(round).map(update)),
     ...fairHostStateWrites(projectId, unmerged),
+  ];
+}
+
+/** A change's assignments to its host_app_version row, `s(field)` reading the change's fields. */
+function changeAssignments(s: (field: string) => SQL): Assignment[] {
+  return [
+    ...whenPresent(sql`${s("pfc")} IS NOT NULL`, assign(havStats.pfc, averageUpdate.sql(refs(havStats.pfc), s("pfc"), HAV_AVERAGE))),
+    ...whenPresent(sql`${s("et")} IS NOT NULL`, assign(havStats.et, averageVarUpdate.sql(refs(havStats.et), s("et"), HAV_AVERAGE))),
+    ...whenPresent(
+      sql`${s("turnaround")} IS NOT NULL`,
+      assign(havStats.turnaround, averageVarUpdate.sql(refs(havStats.turnaround), s("turnaround"), HAV_AVERAGE)),
+    ),
+    [
+      h.consecutiveValid.name,
+      sql`CASE ${s("cv")} WHEN 'increment' THEN ${name(h.consecutiveValid)} + 1 WHEN 'reset' THEN 0 ELSE ${name(h.consecutiveValid)} END`,
+    ],
+    ...whenPresent(sql`${s("fair")} IS NOT NULL`, fairHostAssignments(s)),
+    // Keeps the row's values when it has no sample (np NULL) by itself.
+    ...Object.entries(neutralAssignments(s)),
   ];
 }
 
@@ -448,17 +459,21 @@ export function creditRunWrites(
     };
   });
   const g = (f: string) => ref("g", f);
-  const rac = recentAverageRun.sql(
-    { avg: name(cols.avg), time: name(cols.time) },
-    { now: sql`${now}`, credit: g("credit"), start: g("start"), rest: g("rest") },
-  );
-  const set: Assignment[] = [
-    ...(cols.total ? [[cols.total.name, sql`${name(cols.total)} + ${g("credit")} + ${g("rest")}`] as const] : []),
-    [cols.avg.name, rac.avg],
-    [cols.time.name, rac.time],
-    ...(cols.njobs ? [[cols.njobs.name, sql`${name(cols.njobs)} + ${g("count")}`] as const] : []),
-    ...(cols.dayOf ? [dayCreditAssignment(cols.dayOf, now, g("sum"))] : []),
-  ];
+  /** The run's assignments to its row, `g(field)` reading the run's fields. */
+  const assignments = (g: (f: string) => SQL): Assignment[] => {
+    const rac = recentAverageRun.sql(
+      { avg: name(cols.avg), time: name(cols.time) },
+      { now: sql`${now}`, credit: g("credit"), start: g("start"), rest: g("rest") },
+    );
+    return [
+      ...(cols.total ? [[cols.total.name, sql`${name(cols.total)} + ${g("credit")} + ${g("rest")}`] as const] : []),
+      [cols.avg.name, rac.avg],
+      [cols.time.name, rac.time],
+      ...(cols.njobs ? [[cols.njobs.name, sql`${name(cols.njobs)} + ${g("count")}`] as const] : []),
+      ...(cols.dayOf ? [dayCreditAssignment(cols.dayOf, now, g("sum"))] : []),
+    ];
+  };
+  const set = assignments(g);
   const where = sql.join(
     keys.map((k, i) => sql`${name(k)} = ${g(`k${i}`)}`),
     sql` AND `,
@@ -470,8 +485,18 @@ export function creditRunWrites(
   );
   if (!fresh) return updates;
   // The same assignments on the row as attributionWrites would have created it (RAC clock at
-  // `now`). A plain INSERT: if a concurrent pass created the row first, the batch fails on the
-  // key and the pass runs again from a fresh snapshot (src/http/conflict-retry.ts).
+  // `now`). If a concurrent pass created the row since this pass's read, the run is applied to
+  // that row as the update above would (its fields found by its key) and the attribution is
+  // this pass's, as attributionWrites sets it: a holder two passes create is no conflict.
+  const ofExcluded = (f: string) =>
+    sql`(SELECT ${g(f)} FROM g WHERE ${sql.join(
+      keys.map((k, i) => sql`${g(`k${i}`)} = excluded.${name(k)}`),
+      sql` AND `,
+    )})`;
+  const onConflict: Assignment[] = [
+    ...assignments(ofExcluded),
+    ...(fresh.attribution ? [[fresh.attribution.name, sql`excluded.${name(fresh.attribution)}`] as const] : []),
+  ];
   const inserts = chunks(rows.filter((r) => "fresh" in r)).map(
     (chunk) => sql`${withJsonRows("g", [...fields, "fresh"], chunk)}
       INSERT INTO ${table} (${name(table.projectId)}, ${sql.join(keys.map(name), sql`, `)}, ${name(fresh.createTime)}, ${
@@ -490,7 +515,7 @@ export function creditRunWrites(
         table,
         set.map(([c]) => c),
         { [cols.time.name]: now },
-      )} WHERE true`,
+      )} WHERE true ON CONFLICT DO UPDATE SET ${setClause(onConflict)}`,
   );
   return [...inserts, ...updates];
 }
