@@ -285,10 +285,23 @@ export async function runBridge(options: BridgeOptions): Promise<BridgeReport> {
     // `next` runs ahead of `state` (the saved one) by the seconds whose passes wait in `batch`.
     const next: BridgeState = { ...state };
     const batch = new PassBatch(options.passesPerRequest);
+    // With --write-back, the write of an answered request runs while the next request is posted;
+    // every save of the cursor waits for the writes before it (chained on `writing`).
+    let writing: Promise<void> = Promise.resolve();
+    const chain = (work: () => Promise<void>) => {
+      writing = writing.then(work);
+      // Handled where awaited (the next flush, the end of a round); this keeps Node from calling it unhandled meanwhile.
+      writing.catch(() => undefined);
+    };
     const commit = async () => {
-      Object.assign(state, next);
-      report.cursor = state.cursor;
-      if (!options.dryRun) await saveState(options.stateFile, state);
+      const snapshot = { ...next };
+      const save = async () => {
+        Object.assign(state, snapshot);
+        report.cursor = state.cursor;
+        if (!options.dryRun) await saveState(options.stateFile, state);
+      };
+      if (writeBack) chain(save);
+      else await save();
     };
     const flush = async () => {
       if (batch.empty) return;
@@ -298,11 +311,14 @@ export async function runBridge(options: BridgeOptions): Promise<BridgeReport> {
       if (!options.dryRun) {
         const answer = await api.postPassBatch({ passes });
         const grants: Grant[] = [];
-        for (const p of answer.passes) {
+        for (const [i, p] of answer.passes.entries()) {
+          // The grant's time is the pass's own now, as posted: a pass answered again after a crash
+          // (replayed) may come back with the project's later clock, and must write the same numbers.
+          const grantTime = passes[i]!.now ?? p.now;
           for (const w of p.workunits) {
             for (const r of w.results) {
               const row = waitingRows.get(r.id);
-              if (row && r.validate_state === "valid") grants.push(grantOf(row, r.granted_credit, p.now));
+              if (row && r.validate_state === "valid") grants.push(grantOf(row, r.granted_credit, grantTime));
               if (r.replayed) report.replayed++;
               const boinc = boincGranted.get(r.id);
               if (boinc && comparison)
@@ -312,20 +328,28 @@ export async function runBridge(options: BridgeOptions): Promise<BridgeReport> {
         }
         // Written before the cursor moves: a run killed in between posts the request again, the service
         // answers it as replayed, and the write-back's table says which results are written already.
-        const before = writeBack?.report.written ?? 0;
-        await (writeBack as WriteBack | null)?.write(grants);
-        if (follow) {
-          const done = Date.now() / 1000 + clockOffset;
-          for (const row of waitingRows.values()) {
-            const lag = Math.max(0, done - row.mod_time);
-            report.lag!.mean_s += (lag - report.lag!.mean_s) / ++report.lag!.n;
-            report.lag!.max_s = Math.max(report.lag!.max_s, lag);
-            minute.lagMax = Math.max(minute.lagMax, lag);
-            posted.set(row.id, row.mod_time);
+        const rowsOfRequest = waitingRows;
+        const write = async () => {
+          const before = writeBack?.report.written ?? 0;
+          await (writeBack as WriteBack | null)?.write(grants);
+          if (follow) {
+            const done = Date.now() / 1000 + clockOffset;
+            for (const row of rowsOfRequest.values()) {
+              const lag = Math.max(0, done - row.mod_time);
+              report.lag!.mean_s += (lag - report.lag!.mean_s) / ++report.lag!.n;
+              report.lag!.max_s = Math.max(report.lag!.max_s, lag);
+              minute.lagMax = Math.max(minute.lagMax, lag);
+              posted.set(row.id, row.mod_time);
+            }
+            minute.results += rowsOfRequest.size;
+            minute.written += (writeBack?.report.written ?? 0) - before;
           }
-          minute.results += waitingRows.size;
-          minute.written += (writeBack?.report.written ?? 0) - before;
-        }
+        };
+        if (writeBack) {
+          // The previous request's write (and its failure, if it failed) first: writes keep the posting order.
+          await writing;
+          chain(write);
+        } else await write();
       }
       waitingRows = new Map();
       await commit();
@@ -389,6 +413,7 @@ export async function runBridge(options: BridgeOptions): Promise<BridgeReport> {
         }
       }
       await flush();
+      await writing;
     };
 
     for (let n = 0; ; n++) {
@@ -406,6 +431,8 @@ export async function runBridge(options: BridgeOptions): Promise<BridgeReport> {
       } catch (e) {
         if (!follow || !isTransient(e)) throw e;
         // Nothing unanswered is kept: the next round reads it again from the saved cursor.
+        await writing.catch(() => undefined);
+        writing = Promise.resolve();
         Object.assign(next, state);
         batch.take();
         waitingRows = new Map();

@@ -33,7 +33,15 @@ export interface Grant {
 const RETRIED = new Set(["ER_LOCK_DEADLOCK", "ER_LOCK_WAIT_TIMEOUT"]);
 const MAX_ATTEMPTS = 8;
 /** The connection is gone: whatever the transaction did is rolled back by the server. */
-const GONE = new Set(["PROTOCOL_CONNECTION_LOST", "ECONNRESET", "EPIPE", "ETIMEDOUT", "ECONNREFUSED", "ER_SERVER_SHUTDOWN"]);
+const GONE = new Set([
+  "PROTOCOL_CONNECTION_LOST",
+  "ER_CONNECTION_KILLED",
+  "ECONNRESET",
+  "EPIPE",
+  "ETIMEDOUT",
+  "ECONNREFUSED",
+  "ER_SERVER_SHUTDOWN",
+]);
 
 export interface WriteBackReport {
   /** Results whose credit this run wrote. */

@@ -6,7 +6,10 @@
  * - sparse: one workunit (2 results) decided every second, a pass per second of history;
  *   BRIDGE_BENCH_SPARSE_RESULTS (default 20,000) sizes it, and a quarter of it is also sent one
  *   pass per request (as before POST /pass-batches) to show what batching gains under the
- *   same load. BRIDGE_BENCH_ONLY=sparse,sparse-unbatched picks workloads by name.
+ *   same load;
+ * - dense-writeback: the smaller dense history as a --no_credit validator leaves it, backfilled
+ *   with --write-back (one MariaDB transaction per request), against the read-only dense run.
+ * BRIDGE_BENCH_ONLY=sparse,sparse-unbatched picks workloads by name.
  * Each line also gives the pass requests' round trip as the bridge saw it (the deployment
  * estimate in BENCHMARKS.md starts from it) and the requests per day of history.
  */
@@ -18,6 +21,7 @@ import { startWranglerDev } from "../../test/browser/wrangler-dev";
 import { createBoincDb } from "../../test/bridge/boinc-fixture";
 import { MARIADB_MISSING, mariadbAvailable, startMariaDb } from "../../test/bridge/mariadb";
 import { createProject } from "../../test/bridge/service";
+import { writerDsn } from "../../test/bridge/write-back-check";
 import { loadSyntheticProject } from "./synthetic-boinc";
 
 const ROOT = new URL("../..", import.meta.url).pathname;
@@ -35,10 +39,13 @@ interface Workload {
   secondsBetween: number;
   /** Passes per request; absent: as many as the API takes. */
   passesPerRequest?: number;
+  /** --write-back, on the history as a --no_credit validator leaves it. */
+  writeBack?: boolean;
 }
 
 const WORKLOADS: Workload[] = [
   { name: "dense", results: Math.round(RESULTS / 4), perPass: PER_SECOND, secondsBetween: 10 },
+  { name: "dense-writeback", results: Math.round(RESULTS / 4), perPass: PER_SECOND, secondsBetween: 10, writeBack: true },
   { name: "dense", results: RESULTS, perPass: PER_SECOND, secondsBetween: 10 },
   { name: "sparse", results: SPARSE_RESULTS, perPass: 2, secondsBetween: 1 },
   // The same history one pass per request, as before POST /pass-batches: what batching gains, under the same load.
@@ -121,10 +128,13 @@ const [maria, server] = await Promise.all([startMariaDb(), benchConfig().then((c
 try {
   for (const w of WORKLOADS.filter((x) => !ONLY || ONLY.includes(x.name))) {
     const name = `bench_${w.name}_${w.results}`;
-    const dsn = await createBoincDb(maria, name);
+    const reader = await createBoincDb(maria, name);
     const conn = await maria.root(name);
     await loadSyntheticProject(conn, w.results, w.perPass, w.secondsBetween);
+    if (w.writeBack)
+      await conn.query("UPDATE result SET granted_credit = 0, mod_time = mod_time; UPDATE workunit SET canonical_credit = 0");
     await conn.end();
+    const dsn = w.writeBack ? await writerDsn(maria, name) : reader;
     const slug = `bench-${w.name}-${w.results}`;
     const token = await createProject(server.base, ADMIN, slug);
     (globalThis as { gc?: () => void }).gc?.();
@@ -133,7 +143,11 @@ try {
     const report = await runBridge(
       bridgeOptions(
         { db: dsn, url: server.base, project: slug, token, stateFile: join(work, `${slug}.json`) },
-        { progress: process.stderr.isTTY, ...(w.passesPerRequest ? { passesPerRequest: w.passesPerRequest } : {}) },
+        {
+          progress: process.stderr.isTTY,
+          ...(w.passesPerRequest ? { passesPerRequest: w.passesPerRequest } : {}),
+          ...(w.writeBack ? { writeBack: true, creditByApp: true, switchTime: 0 } : {}),
+        },
       ),
     );
     const times = requests.stop().sort((a, b) => a - b);
@@ -146,7 +160,8 @@ try {
         `${report.requests} requests, ${report.rescales} rescales, ${report.holders} hosts/users/teams sent; ${report.elapsed_s.toFixed(1)} s = ` +
         `${Math.round(report.rows / report.elapsed_s).toLocaleString("en")} results/s; pass request round trip mean ${mean.toFixed(0)} ms, ` +
         `p50 ${percentile(times, 0.5).toFixed(0)} ms, p95 ${percentile(times, 0.95).toFixed(0)} ms (${(report.passes / Math.max(1, report.requests)).toFixed(1)} passes each); ` +
-        `${Math.round(perDay).toLocaleString("en")} requests per day of history (passes and rescales); peak heap ${peak.heapMb.toFixed(0)} MB, peak RSS ${peak.rssMb.toFixed(0)} MB`,
+        `${Math.round(perDay).toLocaleString("en")} requests per day of history (passes and rescales); peak heap ${peak.heapMb.toFixed(0)} MB, peak RSS ${peak.rssMb.toFixed(0)} MB` +
+        (report.write_back ? `; wrote back ${report.write_back.written} results (${report.write_back.retries} retried transactions)` : ""),
     );
   }
 } finally {

@@ -2,7 +2,8 @@
  * Where --write-back would be unsafe it refuses with the reason, and writes nothing (issue 35):
  * a validator still granting after the switch point, a read-only account, a read-only server
  * (a replica), an app whose credit mode the bridge cannot pay; and the switch point itself:
- * results BOINC granted before it keep their credit.
+ * results BOINC granted before it keep their credit. And the faults: a lock wait timeout is
+ * retried, the database going away mid-transaction writes nothing, a missing host is named.
  */
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -111,6 +112,99 @@ describe.skipIf(!available)("--write-back's refusals", () => {
     await send(server.base, "PUT", "/v1/projects/fixed-mode/apps/beta", token, { credit_mode: "fixed" });
     const e = (await refusal(runBridge(options(db.writer, "fixed-mode", token, { switchTime: 0 })))) as Error;
     expect(e.message).toMatch(/^--write-back: app 'beta' \(credit_mode fixed\): its credit comes from the workunit's canonical_credit/);
+  });
+
+  /** Three results as a --no_credit validator leaves them (granted 0), host 7 of user 3 in team 5, or host 99 that does not exist. */
+  async function ungranted(name: string, rows: Record<string, unknown>[] = [{}, {}, {}]) {
+    await smallBoincDb(
+      maria,
+      name,
+      T,
+      rows.map((r) => ({ granted_credit: 0, ...r })),
+    );
+    return writerDsn(maria, name);
+  }
+
+  it("retries a transaction that met a lock wait timeout, and writes once", async () => {
+    const dsn = await ungranted("lock_wait");
+    const token = await createProject(server.base, ADMIN, "lock-wait");
+    const root = await maria.root("lock_wait");
+    await root.query("SET GLOBAL innodb_lock_wait_timeout = 1");
+    try {
+      // Another daemon holds host 7 for 2.5 s.
+      await root.query("START TRANSACTION");
+      await root.query("SELECT * FROM host WHERE id = 7 FOR UPDATE");
+      const held = new Promise((r) => setTimeout(r, 2500)).then(() => root.query("COMMIT"));
+      const report = await runBridge(options(dsn, "lock-wait", token, { switchTime: 0 }));
+      await held;
+      expect(report.write_back!.retries).toBeGreaterThan(0);
+      expect(report.write_back).toMatchObject({ written: 3, already: 0 });
+      const [[row]] = (await root.query("SELECT SUM(granted_credit) AS s FROM result")) as unknown as [{ s: number }[]];
+      const [[host]] = (await root.query("SELECT total_credit AS t FROM host WHERE id = 7")) as unknown as [{ t: number }[]];
+      expect(row!.s).toBeGreaterThan(0);
+      expect(Math.abs(host!.t - row!.s) / row!.s).toBeLessThan(1e-12);
+    } finally {
+      await root.query("SET GLOBAL innodb_lock_wait_timeout = 50");
+      await root.end();
+    }
+  });
+
+  it("the database going away mid-transaction: a clear message, nothing of the request written; the next run writes it", async () => {
+    const dsn = await ungranted("gone");
+    const token = await createProject(server.base, ADMIN, "gone");
+    const root = await maria.root("gone");
+    await root.query("START TRANSACTION");
+    await root.query("SELECT * FROM host WHERE id = 7 FOR UPDATE");
+    const run = refusal(runBridge(options(dsn, "gone", token, { switchTime: 0 })));
+    // The write-back's connection waits on host 7, inside its transaction: cut it there.
+    let killed = false;
+    for (let i = 0; i < 200 && !killed; i++) {
+      const [rows] = await root.query(
+        "SELECT id FROM information_schema.PROCESSLIST WHERE USER = 'writer' AND INFO LIKE '%FROM `host`%FOR UPDATE%'",
+      );
+      for (const { id } of rows as { id: number }[]) {
+        await root.query(`KILL CONNECTION ${id}`);
+        killed = true;
+      }
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(killed).toBe(true);
+    const e = (await run) as Error;
+    await root.query("COMMIT");
+    expect(e).toBeInstanceOf(BridgeError);
+    expect(e.message).toMatch(/went away during a write-back .*nothing of this request is written; run the same command again/);
+    const sums = async () => {
+      const [[r]] = (await root.query(
+        "SELECT SUM(granted_credit) AS s, (SELECT COUNT(*) FROM cobblestone_writeback) AS n FROM result",
+      )) as unknown as [{ s: number; n: number }[]];
+      return { s: Number(r!.s), n: Number(r!.n) };
+    };
+    expect(await sums()).toEqual({ s: 0, n: 0 });
+    const report = await runBridge(options(dsn, "gone", token));
+    expect(report.write_back).toMatchObject({ written: 3 });
+    expect((await sums()).n).toBe(3);
+    await root.end();
+  });
+
+  it("a result whose host row is missing: its credit is written to the result and workunit, the host named in a warning", async () => {
+    const dsn = await ungranted("missing_host", [{}, { hostid: 99 }]);
+    const token = await createProject(server.base, ADMIN, "missing-host");
+    const lines: string[] = [];
+    const report = await runBridge(options(dsn, "missing-host", token, { switchTime: 0, log: (l) => lines.push(l) }));
+    expect(report.write_back).toMatchObject({ written: 2, missing_holders: 1 });
+    expect(lines).toContainEqual(
+      expect.stringMatching(/^write-back: host 99 \(result 2\) is not in the database: its [\d.]+ credit is written to the result only$/),
+    );
+    const root = await maria.root("missing_host");
+    const [rows] = await root.query(
+      "SELECT r.id, r.granted_credit, w.canonical_credit FROM result r JOIN workunit w ON w.id = r.workunitid ORDER BY r.id",
+    );
+    const [[host]] = (await root.query("SELECT total_credit AS t FROM host WHERE id = 7")) as unknown as [{ t: number }[]];
+    await root.end();
+    const results = rows as { id: number; granted_credit: number; canonical_credit: number }[];
+    expect(results.every((r) => r.granted_credit > 0 && r.canonical_credit === r.granted_credit)).toBe(true);
+    // Host 7 has result 1's credit only.
+    expect(Math.abs(host!.t - results[0]!.granted_credit) / host!.t).toBeLessThan(1e-12);
   });
 
   it("refuses a read-only server (a replica)", async () => {
