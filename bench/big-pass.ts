@@ -16,6 +16,7 @@ import { MAX_PASSES_PER_BATCH } from "../src/routes/passes/pass-batches.schemas"
 import { MAX_RESULTS_PER_PASS, MAX_WORKUNITS_PER_PASS } from "../src/routes/passes/passes.schemas";
 import { ADMIN_TOKEN, freshStateDir, prepareState, startServer } from "./server";
 import { percentile, postJson } from "./client";
+import type { WorkunitBody } from "./workload";
 
 const NOW = Math.floor(Date.now() / 1000) - 3600;
 const APP = "big";
@@ -25,33 +26,10 @@ const RESULTS_PER_PASS = MAX_RESULTS_PER_PASS;
 const WORKUNITS_PER_PASS = MAX_WORKUNITS_PER_PASS;
 const PASSES_PER_BATCH = MAX_PASSES_PER_BATCH;
 
-interface Result {
-  id: number;
-  host_id: number;
-  user_id: number;
-  team_id: number;
-  app_version_id: number;
-  elapsed_time: number;
-  cpu_time: number;
-  flops_estimate: number;
-  sent_time: number;
-  received_time: number;
-  validate_state: "valid";
-}
-
-interface Workunit {
-  id: number;
-  app: string;
-  rsc_fpops_est: number;
-  rsc_fpops_bound: number;
-  target_nresults: number;
-  results: Result[];
-}
-
 let nextId = 1;
 
 /** A workunit of `n` valid results; `host(j)` picks result j's host (its user is the host's id, its team one of 100). */
-function workunit(n: number, host: (j: number) => number): Workunit {
+function workunit(n: number, host: (j: number) => number): WorkunitBody {
   const id = nextId++;
   return {
     id,
@@ -157,7 +135,7 @@ export async function bigPasses(log: (...args: unknown[]) => void = console.log)
       log(rows.at(-1));
     };
     let host = 1;
-    const pass = (wus: Workunit[]) => ({ now: NOW, workunits: wus });
+    const pass = (wus: WorkunitBody[]) => ({ now: NOW, workunits: wus });
     const wide = RESULTS_PER_PASS / RESULTS_PER_WORKUNIT;
     await run(
       `a pass of ${wide} workunits × ${RESULTS_PER_WORKUNIT} results, distinct new hosts`,

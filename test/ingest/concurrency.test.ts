@@ -9,6 +9,7 @@ import { describe, expect, it } from "vitest";
 import { pass, result, setupProject, workunit } from "../api/helpers";
 import { callWith } from "../security/support";
 import { relativeError } from "../support/trace";
+import { racingD1 } from "../support/racing-d1";
 
 const PASSES = 24;
 const HOSTS = [31, 32, 33, 34, 35];
@@ -101,39 +102,6 @@ describe("concurrent passes", () => {
     }
   });
 });
-
-/**
- * A D1 binding (around the real local D1) whose read batches that look up `results` wait until
- * `parties` of them have arrived: every request reads before any writes, the race at its worst.
- */
-function racingD1(real: D1Database, parties: number): D1Database {
-  const sqlOf = new WeakMap<object, string>();
-  let arrived = 0;
-  let release!: () => void;
-  const allArrived = new Promise<void>((resolve) => (release = resolve));
-  const track = (stmt: D1PreparedStatement, sql: string): D1PreparedStatement => {
-    sqlOf.set(stmt, sql);
-    const bind = stmt.bind.bind(stmt);
-    stmt.bind = (...values: unknown[]) => track(bind(...values), sql);
-    return stmt;
-  };
-  return new Proxy(real, {
-    get(target, prop) {
-      if (prop === "prepare") return (sql: string) => track(target.prepare(sql), sql);
-      if (prop === "batch") {
-        return async (statements: D1PreparedStatement[]) => {
-          if (statements.some((s) => /from "results"/i.test(sqlOf.get(s) ?? ""))) {
-            if (++arrived === parties) release();
-            await allArrived;
-          }
-          return target.batch(statements);
-        };
-      }
-      const value = Reflect.get(target, prop);
-      return typeof value === "function" ? value.bind(target) : value;
-    },
-  });
-}
 
 describe("concurrent identical error reports", () => {
   it("the same POST /errors sent twice at once gets 200 and the same outcomes both times, recorded once", async () => {

@@ -12,49 +12,12 @@ import { type PassBody, type ResultBody, result, setupProject, workunit } from "
 import { callWith } from "../security/support";
 import { relativeError } from "../support/trace";
 import { daysAgo } from "../reads/fixtures";
+import { racingD1 } from "../support/racing-d1";
 
 const CLIENTS = 16;
 const HOSTS = [501, 502, 503, 504, 505, 506];
 const userOf = (host: number) => 600 + (host % 3);
 const teamOf = (user: number) => 700 + (user % 2);
-
-/**
- * A D1 binding around the real one: read batches that look up `results` wait until `parties`
- * of them have arrived, and write batches that fail on a UNIQUE key are counted.
- */
-function racingD1(real: D1Database, parties: number, lost: { races: number }): D1Database {
-  const sqlOf = new WeakMap<object, string>();
-  let arrived = 0;
-  let release!: () => void;
-  const allArrived = new Promise<void>((resolve) => (release = resolve));
-  const track = (stmt: D1PreparedStatement, sql: string): D1PreparedStatement => {
-    sqlOf.set(stmt, sql);
-    const bind = stmt.bind.bind(stmt);
-    stmt.bind = (...values: unknown[]) => track(bind(...values), sql);
-    return stmt;
-  };
-  return new Proxy(real, {
-    get(target, prop) {
-      if (prop === "prepare") return (sql: string) => track(target.prepare(sql), sql);
-      if (prop === "batch") {
-        return async (statements: D1PreparedStatement[]) => {
-          if (statements.some((s) => /from "results"/i.test(sqlOf.get(s) ?? ""))) {
-            if (++arrived === parties) release();
-            await allArrived;
-          }
-          try {
-            return await target.batch(statements);
-          } catch (e) {
-            if (/UNIQUE constraint failed/i.test(String(e instanceof Error ? `${e.message} ${String(e.cause)}` : e))) lost.races++;
-            throw e;
-          }
-        };
-      }
-      const value = Reflect.get(target, prop);
-      return typeof value === "function" ? value.bind(target) : value;
-    },
-  });
-}
 
 /** Client c's pass: three workunits of its own, each result on one of the shared new hosts. */
 function clientPass(c: number, now: number): PassBody {
