@@ -26,7 +26,7 @@ import {
 } from "./fair-rows";
 import type { FairHostChange } from "../credit/fair-pass";
 import type { FairVersionState } from "../credit/fair-state";
-import { chunks, col, insertFromJson, jsonInt64, name, ref, wholeSeconds, withJsonRows } from "./sql-helpers";
+import { chunks, col, conflictRowField, insertFromJson, jsonInt64, name, ref, wholeSeconds, withJsonRows } from "./sql-helpers";
 import { FAIR_RULE_CODES, PFC_MODES, RESULT_OUTCOMES, type ResultOutcomeName, encode, encodeNullable } from "./codes";
 import type { PfcMode } from "../credit/pfc";
 import type { FairRule } from "../credit/fair-claim";
@@ -341,9 +341,11 @@ export function hostAppVersionChangeWrites(
           AND ${name(h.appId)} = ${s("appId")} AND ${name(h.appVersionId)} = ${s("appVersionId")}`;
   // A row created since the pass's read (a concurrent pass of the same host) takes the same
   // change as the update above would give it, its fields found by its key.
-  const ofExcluded = (f: string) =>
-    sql`(SELECT ${s(f)} FROM s WHERE ${s("hostId")} = excluded.${name(h.hostId)} AND ${s("appId")} = excluded.${name(h.appId)}
-      AND ${s("appVersionId")} = excluded.${name(h.appVersionId)})`;
+  const ofExcluded = conflictRowField("s", [
+    ["hostId", h.hostId],
+    ["appId", h.appId],
+    ["appVersionId", h.appVersionId],
+  ]);
   // The same assignments, evaluated on a zeroed row: what the insert and the update above
   // would have left, in one row written.
   const insert = (rows: readonly object[]) => sql`${withJsonRows("s", fields, rows)}
@@ -488,11 +490,10 @@ export function creditRunWrites(
   // `now`). If a concurrent pass created the row since this pass's read, the run is applied to
   // that row as the update above would (its fields found by its key) and the attribution is
   // this pass's, as attributionWrites sets it: a holder two passes create is no conflict.
-  const ofExcluded = (f: string) =>
-    sql`(SELECT ${g(f)} FROM g WHERE ${sql.join(
-      keys.map((k, i) => sql`${g(`k${i}`)} = excluded.${name(k)}`),
-      sql` AND `,
-    )})`;
+  const ofExcluded = conflictRowField(
+    "g",
+    keys.map((k, i) => [`k${i}`, k] as const),
+  );
   const onConflict: Assignment[] = [
     ...assignments(ofExcluded),
     ...(fresh.attribution ? [[fresh.attribution.name, sql`excluded.${name(fresh.attribution)}`] as const] : []),

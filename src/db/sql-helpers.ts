@@ -85,3 +85,16 @@ export function jsonRowsTable(alias: string, fields: readonly string[], rows: re
 
 /** A column of a table of JSON rows: `alias."field"`. */
 export const ref = (alias: string, field: string): SQL => sql.raw(`${alias}."${field}"`);
+
+/**
+ * In an upsert's ON CONFLICT DO UPDATE: reads a field of the JSON row (table `alias`) whose key
+ * fields equal the conflicting row's key columns, so a row another request created first takes
+ * the same change an UPDATE … FROM `alias` would give it. `keys` pairs each key field with its column.
+ */
+export function conflictRowField(alias: string, keys: readonly (readonly [field: string, column: AnyColumn])[]) {
+  const match = sql.join(
+    keys.map(([f, c]) => sql`${ref(alias, f)} = excluded.${name(c)}`),
+    sql` AND `,
+  );
+  return (field: string): SQL => sql`(SELECT ${ref(alias, field)} FROM ${sql.raw(alias)} WHERE ${match})`;
+}
