@@ -2,14 +2,8 @@
  * A small trace posted over HTTP to a running Worker: a project, two apps' versions, a team
  * with a hostile name, and passes on a few recent days (so the charts have bars).
  */
+import { daysAgo } from "../support/days";
 import { send } from "../support/send";
-
-const DAY = 86400;
-
-/** Today minus `days`, at 01:00 UTC (always in the past for days ≥ 1; today: an hour ago at most 23 h). */
-export function daysAgo(days: number): number {
-  return Math.floor(Date.now() / 1000 / DAY - days) * DAY + 3600;
-}
 
 export const EVIL_TEAM = "<script>alert(1)</script>";
 
@@ -99,8 +93,7 @@ export async function postSpans(base: string, adminToken: string): Promise<strin
       });
     }
     for (const [i, ago] of days.entries()) {
-      // Today's pass an hour ago at most, a minute before now at least (a pass's `now` is never in the future).
-      const at = ago === 0 ? Math.min(daysAgo(0), Math.floor(Date.now() / 1000) - 60) : daysAgo(ago);
+      const at = daysAgo(ago);
       await send(base, "POST", `${p}/passes`, token, pass(at, 100 * (i + 1), { host: 10, user: 7, team: 0 }, 2));
     }
   }

@@ -1,14 +1,11 @@
 /** Passes at recent times, so that the RAC decay between a pass and a read is visible. */
 import { type PassBody, type ResultBody, result, workunit } from "../api/helpers";
 
-export const DAY = 86400;
+import { DAY } from "../support/days";
+
+export { DAY, daysAgo } from "../support/days";
 /** The RAC half-life: 7 days. */
 export const HALF_LIFE = 7 * DAY;
-
-/** Today, minus some days, at a fixed time of day (seconds). */
-export function daysAgo(days: number): number {
-  return Math.floor(Date.now() / 1000 / DAY - days) * DAY + 3600;
-}
 
 /** A pass at `now` with `count` workunits for one user on one host (two valid results each). */
 export function passFor(now: number, firstWu: number, who: { host: number; user: number; team?: number }, count = 1): PassBody {

@@ -133,3 +133,15 @@ describe("GET /v1/projects/:slug/top/users", () => {
     expectError(await request("GET", "/v1/projects/nope/top/users"), 404, "not_found");
   });
 });
+
+describe("daysAgo, the fixtures' clock", () => {
+  it("never answers a time after now, so a run that starts just after midnight can post today's pass", () => {
+    const midnight = Date.UTC(2026, 10, 26) / 1000;
+    // 00:02:32, when CI's run of 2026-11-25 reached these tests: 01:00 would be 57 min ahead.
+    expect(daysAgo(0, midnight + 152)).toBe(midnight + 76);
+    expect(daysAgo(2, midnight + 152)).toBe(midnight - 2 * 86400 + 76);
+    // From 02:00 on, 01:00 of the asked day.
+    expect(daysAgo(0, midnight + 7200)).toBe(midnight + 3600);
+    expect(daysAgo(1, midnight + 20 * 3600)).toBe(midnight - 86400 + 3600);
+  });
+});
