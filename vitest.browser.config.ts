@@ -9,5 +9,8 @@ export default defineConfig({
     environment: "node",
     testTimeout: 120_000,
     hookTimeout: 180_000,
+    // Each file starts its own `wrangler dev` (and chromium or the BOINC client) and mostly
+    // waits on them: all three at once.
+    maxWorkers: 3,
   },
 });

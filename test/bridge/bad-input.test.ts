@@ -12,9 +12,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { OUTCOME, VALIDATE_STATE } from "../../bridge/boinc-codes";
 import { BridgeError } from "../../bridge/errors";
 import { type BridgeOptions, bridgeOptions, runBridge } from "../../bridge/run";
-import { freePort, startWranglerDev, type WranglerDev } from "../browser/wrangler-dev";
+import { freePort, type WranglerDev } from "../browser/wrangler-dev";
 import { BRIDGE_USER, createBoincDb, smallBoincDb } from "./boinc-fixture";
-import { type MariaDb, mariadbAvailable, startMariaDb } from "./mariadb";
+import { type MariaDb, mariadbAvailable, startMariaDbAndServer } from "./mariadb";
 import { createProject } from "./service";
 
 const ADMIN = "bridge-bad-input-admin-token";
@@ -27,7 +27,7 @@ describe.skipIf(!available)("the bridge with bad input", () => {
   let work: string;
 
   beforeAll(async () => {
-    [maria, server] = await Promise.all([startMariaDb(), startWranglerDev(ADMIN)]);
+    [maria, server] = await startMariaDbAndServer(ADMIN);
     work = await mkdtemp(join(tmpdir(), "cobblestone-bridge-bad-"));
   });
   afterAll(async () => {

@@ -11,9 +11,9 @@ import { join } from "node:path";
 import { suiteNeeds } from "../../scripts/skipped-suites";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runBridge, type BridgeOptions } from "../../bridge/run";
-import { startWranglerDev, type WranglerDev } from "../browser/wrangler-dev";
+import type { WranglerDev } from "../browser/wrangler-dev";
 import { boincDbWithTrace } from "./boinc-fixture";
-import { type MariaDb, mariadbAvailable, startMariaDb } from "./mariadb";
+import { type MariaDb, mariadbAvailable, startMariaDbAndServer } from "./mariadb";
 import { createProject, traceMismatches } from "./service";
 
 const ADMIN = "bridge-test-admin-token";
@@ -27,7 +27,7 @@ describe.skipIf(!available)("the bridge from a BOINC database into wrangler dev"
   let boinc: Awaited<ReturnType<typeof boincDbWithTrace>>;
 
   beforeAll(async () => {
-    [maria, server] = await Promise.all([startMariaDb(), startWranglerDev(ADMIN)]);
+    [maria, server] = await startMariaDbAndServer(ADMIN);
     work = await mkdtemp(join(tmpdir(), "cobblestone-bridge-"));
     boinc = await boincDbWithTrace(maria, "boinc11", "bridge-11");
   });

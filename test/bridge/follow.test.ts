@@ -10,9 +10,9 @@ import { join } from "node:path";
 import { suiteNeeds } from "../../scripts/skipped-suites";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { OUTCOME, VALIDATE_STATE } from "../../bridge/boinc-codes";
-import { startWranglerDev, type WranglerDev } from "../browser/wrangler-dev";
+import type { WranglerDev } from "../browser/wrangler-dev";
 import { smallBoincDb } from "./boinc-fixture";
-import { type MariaDb, mariadbAvailable, startMariaDb } from "./mariadb";
+import { type MariaDb, mariadbAvailable, startMariaDbAndServer } from "./mariadb";
 import { createProject } from "./service";
 import { writerDsn } from "./write-back-check";
 
@@ -27,7 +27,7 @@ describe.skipIf(!available)("the bridge's --follow", () => {
   let work: string;
 
   beforeAll(async () => {
-    [maria, server] = await Promise.all([startMariaDb(), startWranglerDev(ADMIN)]);
+    [maria, server] = await startMariaDbAndServer(ADMIN);
     work = await mkdtemp(join(tmpdir(), "cobblestone-follow-"));
   });
   afterAll(async () => {

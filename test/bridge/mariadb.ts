@@ -10,7 +10,7 @@ import { tmpdir, userInfo } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import mysql from "mysql2/promise";
-import { freePort } from "../browser/wrangler-dev";
+import { freePort, startWranglerDev, type WranglerDev } from "../browser/wrangler-dev";
 
 const SERVER = ["/usr/sbin/mariadbd", "/usr/bin/mariadbd"].find(existsSync);
 const INSTALL = ["/usr/bin/mariadb-install-db", "/usr/bin/mysql_install_db"].find(existsSync);
@@ -42,6 +42,8 @@ export async function startMariaDb(timeoutMs = 60_000): Promise<MariaDb> {
     `--user=${user}`,
     "--auth-root-authentication-method=normal",
     "--skip-test-db",
+    // Its own temporary files: bootstraps running at once in /tmp collide on their temp tables.
+    `--tmpdir=${dir}`,
   ]);
   const port = await freePort();
   const child: ChildProcess = spawn(
@@ -54,6 +56,7 @@ export async function startMariaDb(timeoutMs = 60_000): Promise<MariaDb> {
       "--bind-address=127.0.0.1",
       `--user=${user}`,
       `--pid-file=${join(dir, "mysqld.pid")}`,
+      `--tmpdir=${dir}`,
       "--skip-log-bin",
       "--innodb-buffer-pool-size=128M",
       "--innodb-flush-log-at-trx-commit=2",
@@ -92,4 +95,16 @@ export async function startMariaDb(timeoutMs = 60_000): Promise<MariaDb> {
     }
   }
   return { port, socket, root, stop };
+}
+
+/**
+ * MariaDB and `wrangler dev` for a bridge test, started side by side. If either fails the
+ * other is stopped before the error is thrown: the test's afterAll never got it, and it would
+ * outlive the run.
+ */
+export async function startMariaDbAndServer(adminToken: string): Promise<[MariaDb, WranglerDev]> {
+  const [maria, server] = await Promise.allSettled([startMariaDb(), startWranglerDev(adminToken)]);
+  if (maria.status === "fulfilled" && server.status === "fulfilled") return [maria.value, server.value];
+  await Promise.all([maria.status === "fulfilled" && maria.value.stop(), server.status === "fulfilled" && server.value.stop()]);
+  throw maria.status === "rejected" ? maria.reason : (server as PromiseRejectedResult).reason;
 }

@@ -15,10 +15,10 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { BridgeError } from "../../bridge/errors";
 import { lockState } from "../../bridge/lock";
 import { type BridgeOptions, bridgeOptions, runBridge } from "../../bridge/run";
-import { freePort, startWranglerDev, type WranglerDev } from "../browser/wrangler-dev";
+import { freePort, type WranglerDev } from "../browser/wrangler-dev";
 import { boincDbWithTrace, smallBoincDb } from "./boinc-fixture";
 import { sqlTime } from "./load-trace";
-import { type MariaDb, mariadbAvailable, startMariaDb } from "./mariadb";
+import { type MariaDb, mariadbAvailable, startMariaDbAndServer } from "./mariadb";
 import { createProject, traceMismatches } from "./service";
 
 const ADMIN = "bridge-onboarding-admin-token";
@@ -54,7 +54,7 @@ describe.skipIf(!available)("a project admin's first backfill", () => {
   let boinc: Awaited<ReturnType<typeof boincDbWithTrace>>;
 
   beforeAll(async () => {
-    [maria, server] = await Promise.all([startMariaDb(), startWranglerDev(ADMIN)]);
+    [maria, server] = await startMariaDbAndServer(ADMIN);
     work = await mkdtemp(join(tmpdir(), "cobblestone-onboarding-"));
     boinc = await boincDbWithTrace(maria, "onboard11", "bridge-11");
   });

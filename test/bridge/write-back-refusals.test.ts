@@ -12,10 +12,10 @@ import { suiteNeeds } from "../../scripts/skipped-suites";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BridgeError } from "../../bridge/errors";
 import { type BridgeOptions, bridgeOptions, runBridge } from "../../bridge/run";
-import { startWranglerDev, type WranglerDev } from "../browser/wrangler-dev";
+import type { WranglerDev } from "../browser/wrangler-dev";
 import { send } from "../support/send";
 import { smallBoincDb } from "./boinc-fixture";
-import { type MariaDb, mariadbAvailable, startMariaDb } from "./mariadb";
+import { type MariaDb, mariadbAvailable, startMariaDbAndServer } from "./mariadb";
 import { createProject } from "./service";
 import { writerDsn } from "./write-back-check";
 
@@ -29,7 +29,7 @@ describe.skipIf(!available)("--write-back's refusals", () => {
   let work: string;
 
   beforeAll(async () => {
-    [maria, server] = await Promise.all([startMariaDb(), startWranglerDev(ADMIN)]);
+    [maria, server] = await startMariaDbAndServer(ADMIN);
     work = await mkdtemp(join(tmpdir(), "cobblestone-wb-refusals-"));
   });
   afterAll(async () => {

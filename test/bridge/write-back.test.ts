@@ -15,10 +15,10 @@ import { suiteNeeds } from "../../scripts/skipped-suites";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type BridgeOptions, bridgeOptions, runBridge } from "../../bridge/run";
 import { runLockName } from "../../bridge/run-guard";
-import { startWranglerDev, type WranglerDev } from "../browser/wrangler-dev";
+import type { WranglerDev } from "../browser/wrangler-dev";
 import { send } from "../support/send";
 import { boincDbWithTrace } from "./boinc-fixture";
-import { type MariaDb, mariadbAvailable, startMariaDb } from "./mariadb";
+import { type MariaDb, mariadbAvailable, startMariaDbAndServer } from "./mariadb";
 import { createProject } from "./service";
 import type { TraceExpected, TraceOp } from "./trace-types";
 import { asNoCreditValidatorLeftIt, checker, expectedColumns, writerDsn } from "./write-back-check";
@@ -51,7 +51,7 @@ describe.skipIf(!available)("the bridge's write-back into a BOINC database", () 
   let work: string;
 
   beforeAll(async () => {
-    [maria, server] = await Promise.all([startMariaDb(), startWranglerDev(ADMIN)]);
+    [maria, server] = await startMariaDbAndServer(ADMIN);
     work = await mkdtemp(join(tmpdir(), "cobblestone-writeback-"));
   });
   afterAll(async () => {

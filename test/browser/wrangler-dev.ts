@@ -1,13 +1,14 @@
 /**
  * Starts `wrangler dev` for a test: its own free port and its own fresh local D1/KV (a temp
- * --persist-to, migrations applied first), never the developer's .wrangler/state or 8787.
+ * --persist-to, a copy of the migrated state: migrated-state.ts), never the developer's
+ * .wrangler/state or 8787.
  */
-import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { promisify } from "node:util";
+import { copyMigratedState } from "./migrated-state";
 
 const ROOT = new URL("../..", import.meta.url).pathname;
 
@@ -47,13 +48,7 @@ function exited(child: ChildProcess): Promise<void> {
 export async function startWranglerDev(adminToken: string, timeoutMs = 90_000, configPath?: string): Promise<WranglerDev> {
   const persist = await mkdtemp(join(tmpdir(), "cobblestone-browser-state-"));
   const config = configPath ? ["--config", configPath] : [];
-  // Both databases of wrangler.jsonc: the default and a large project's own (DB_LARGE).
-  for (const binding of ["DB", "DB_LARGE"]) {
-    await promisify(execFile)("npx", ["wrangler", "d1", "migrations", "apply", binding, "--local", "--persist-to", persist, ...config], {
-      cwd: ROOT,
-      env: ENV,
-    });
-  }
+  await copyMigratedState(ROOT, ENV, persist, configPath);
   const [port, inspectorPort] = [await freePort(), await freePort()];
   const args = ["wrangler", "dev", "--ip", "127.0.0.1", "--port", String(port), "--inspector-port", String(inspectorPort)];
   args.push("--persist-to", persist, "--var", `ADMIN_TOKEN:${adminToken}`, ...config);
