@@ -49,6 +49,14 @@ export default defineConfig({
     // test/browser, test/docs, test/boinc-client and test/bridge run in Node: vitest.browser.config.ts, vitest.node.config.ts.
     exclude: ["bench/**", "node_modules/**", "test/browser/**", "test/docs/**", "test/boinc-client/**", "test/bridge/**"],
     setupFiles: ["./test/apply-migrations.ts"],
+    // One Worker for the whole suite instead of a workerd and a Worker load per file (about 3 s
+    // of CPU each, a third of the suite): test/apply-migrations.ts gives every file fresh
+    // databases, KV and Cache API, and the real clock, as a new Worker would have them.
+    isolate: false,
+    // Two workers, each its own workerd running its share of the files one after another: the
+    // suite is CPU-bound, and vitest's default on two cores is one. The parity replays are
+    // three files (test/parity) so that the longest do not all land on one worker.
+    maxWorkers: 2,
     // npm test runs this suite beside the other lane (scripts/test-suites.ts), so a CPU-heavy
     // test (10,000 app versions in one push, a cron over many marks) gets about one core of two;
     // vitest's 5 s default failed two such tests under load. No test checks its own speed

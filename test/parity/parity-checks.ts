@@ -1,0 +1,110 @@
+/**
+ * The checks of the parity files (boinc-traces, fair-traces, fair-d1-traces): a trace replayed
+ * through the HTTP API must leave exactly the numbers of its .expected.json, to 1e-9 relative.
+ * Three files so that the workerd suite's two workers share the replays (a file is the unit
+ * vitest hands a worker).
+ */
+import { describe, expect, it } from "vitest";
+import { MAX_PASSES_PER_BATCH } from "../../src/routes/passes/pass-batches.schemas";
+import type { components } from "../support/api-types";
+import { replay } from "../support/replay";
+import type { BOINC_TRACE_ROWS, FAIR_TRACE_ROWS } from "../support/trace-fixtures";
+import { foldAnonymousId, relativeError } from "../support/trace";
+
+const TOLERANCE = 1e-9;
+
+type BoincRow = (typeof BOINC_TRACE_ROWS)[number];
+type FairRow = (typeof FAIR_TRACE_ROWS)[number];
+
+/**
+ * Each BOINC trace twice: a pass per request, and consecutive passes together through
+ * POST /pass-batches (one snapshot read and one write batch for all of them). Checked: granted
+ * credits, app and app-version statistics, host_app_versions, and the totals and RAC of hosts,
+ * users and teams.
+ */
+export function describeBoincReplays(rows: readonly BoincRow[]): void {
+  const replays = rows.flatMap(([name, text, expected]) =>
+    [1, MAX_PASSES_PER_BATCH].map((perRequest) => [name, perRequest, text, expected] as const),
+  );
+  describe.each(replays)("trace %s replayed through the API, %i passes a request", (_name, perRequest, text, expected) => {
+    it("matches every expected number to 1e-9 relative", { timeout: 300_000 }, async () => {
+      const { api, granted, credit, appNumbers } = await replay(text, undefined, perRequest);
+      const mismatches: string[] = [];
+      const check = (what: string, actual: number | undefined, want: number) => {
+        if (actual === undefined || !(relativeError(actual, want) <= TOLERANCE)) {
+          mismatches.push(`${what}: got ${actual}, expected ${want}`);
+        }
+      };
+
+      for (const r of expected.results) check(`result ${r.id} granted_credit`, granted.get(r.id), r.granted_credit);
+      for (const w of expected.workunits) check(`workunit ${w.id} credit`, credit.get(w.id), w.credit);
+
+      const { apps } = await api.ok("GET", "/apps");
+      for (const a of expected.apps) {
+        check(`app ${a.name} min_avg_pfc`, apps.find((x) => x.name === a.name)?.min_avg_pfc, a.min_avg_pfc);
+      }
+
+      const { app_versions } = await api.ok("GET", "/app-versions");
+      for (const v of expected.app_versions) {
+        const got = app_versions.find((x) => x.id === v.id);
+        for (const f of ["pfc_n", "pfc_avg", "pfc_scale", "expavg_credit", "expavg_time"] as const) {
+          check(`app_version ${v.id} ${f}`, got?.[f], v[f]);
+        }
+      }
+
+      const hostIds = [...new Set(expected.host_app_versions.map((h) => h.host_id))];
+      const rows = new Map<string, components["schemas"]["HostAppVersion"]>();
+      for (const hostId of hostIds) {
+        const { host_app_versions } = await api.ok("GET", `/host-app-versions?host_id=${hostId}`);
+        for (const h of host_app_versions) {
+          rows.set(`${h.host_id}/${foldAnonymousId(appNumbers.get(h.app)!, h.app_version_id)}`, h);
+        }
+      }
+      expect(rows.size).toBe(expected.host_app_versions.length);
+      for (const h of expected.host_app_versions) {
+        const got = rows.get(`${h.host_id}/${h.app_version_id}`);
+        for (const f of ["pfc_n", "pfc_avg", "et_n", "et_avg", "et_var", "turnaround_n", "turnaround_avg", "consecutive_valid"] as const) {
+          check(`host_app_version ${h.host_id}/${h.app_version_id} ${f}`, got?.[f], h[f]);
+        }
+      }
+
+      for (const kind of ["hosts", "users", "teams"] as const) {
+        for (const e of expected[kind]) {
+          const got = await api.ok("GET", `/${kind}/${e.id}`);
+          for (const f of ["total_credit", "expavg_credit", "expavg_time"] as const) {
+            check(`${kind} ${e.id} ${f}`, got[f], e[f]);
+          }
+        }
+      }
+
+      expect(mismatches.slice(0, 20)).toEqual([]);
+      // Guard against a vacuous pass: the trace really credited results.
+      expect(granted.size).toBeGreaterThanOrEqual(expected.results.length);
+    });
+  });
+}
+
+/**
+ * The fair traces, `perRequest` passes a request, against the fair policy's reference model,
+ * whose output they hold (test/fixtures/traces/README.md#fair-policy-traces).
+ */
+export function describeFairReplays(rows: readonly FairRow[], perRequest: number): void {
+  const replays = rows.map(([name, text, expected]) => [name, perRequest, text, expected] as const);
+  describe.each(replays)("fair trace %s replayed through the API, %i passes a request", (_name, perRequest, text, expected) => {
+    // fair-d1-* make 4,234 calls (2,920 passes, 1,199 rescales, 115 errors): over 10 minutes on a loaded machine.
+    it("grants the reference model's numbers to 1e-9 relative", { timeout: 1_800_000 }, async () => {
+      const { api, granted, credit } = await replay(text, undefined, perRequest);
+      const mismatches: string[] = [];
+      const check = (what: string, actual: number | undefined, want: number) => {
+        if (actual === undefined || !(relativeError(actual, want) <= TOLERANCE))
+          mismatches.push(`${what}: got ${actual}, expected ${want}`);
+      };
+      for (const r of expected.results) check(`result ${r.id} granted_credit`, granted.get(r.id), r.granted_credit);
+      for (const w of expected.workunits) check(`workunit ${w.id} credit`, credit.get(w.id), w.credit);
+      expect(mismatches.slice(0, 20)).toEqual([]);
+      expect(granted.size).toBe(expected.results.length);
+      const { apps } = await api.ok("GET", "/apps");
+      expect(apps.every((a) => a.credit_policy === "fair")).toBe(true);
+    });
+  });
+}
