@@ -6087,7 +6087,7 @@ export interface components {
             /** @description BOINC's name (varchar(254)) */
             name?: string;
             user_id?: number;
-            /** @description BOINC's exported host_cpid: md5(host_cpid + owner's email) in hex, as db_dump writes it */
+            /** @description BOINC's exported host_cpid: 32 hex digits, md5(host_cpid + owner's email), as db_dump writes it. Stored in lower case */
             cpid?: string;
             /** @description The host's benchmark FLOPS (BOINC's p_fpops), which trickle credit pays; negative or null: unknown */
             p_fpops?: number | null;
@@ -6224,7 +6224,7 @@ export interface components {
             /** @description BOINC's name (varchar(254)) */
             name?: string;
             user_id?: number;
-            /** @description BOINC's exported host_cpid: md5(host_cpid + owner's email) in hex, as db_dump writes it */
+            /** @description BOINC's exported host_cpid: 32 hex digits, md5(host_cpid + owner's email), as db_dump writes it. Stored in lower case */
             cpid?: string;
             id: number;
         };
