@@ -8,7 +8,9 @@
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { MAX_CPID_ROWS } from "../../src/routes/cpid/cpid.schemas";
-import { type Api, expectError, setupProject } from "../api/helpers";
+import { type Api, expectError, pass, result, setupProject, workunit } from "../api/helpers";
+import { expectRel } from "../credit/close";
+import { clockNow } from "./helpers";
 import { callWith } from "../security/support";
 import { type Meter, meteredD1, meteredKv } from "../support/metered";
 
@@ -52,6 +54,8 @@ let a = "";
 let b = "";
 let c = "";
 let projectCount = 0;
+/** The credit of a's user 5 (on page 1) and c's user 25 (on page 3); every other account has none. */
+let credited: Record<number, number> = {};
 
 beforeAll(async () => {
   const pa = await setupProject("cpid-pg-a");
@@ -79,6 +83,11 @@ beforeAll(async () => {
     range(1, 30).map((id) => ({ id })),
     range(1, 60).map((id) => ({ id, owner: id })),
   );
+  const grant = async (api: Api, id: number) => {
+    const res = await api.ok("POST", "/passes", { ...pass(workunit(id, [result(id, { host_id: id, user_id: id })])), now: clockNow() });
+    return res.workunits[0]!.credit;
+  };
+  credited = { 1: await grant(pa.api, 5), 3: await grant(pc.api, 25) };
   projectCount = (await env.DB.prepare("SELECT count(*) AS n FROM projects").first<number>("n"))!;
 }, 120_000);
 
@@ -102,7 +111,7 @@ describe("GET /v1/cpid/{cpid}: the rest by next_cursor", () => {
     const hosts = [...range(1, 151).flatMap((id) => (id <= 150 && id % 10 === 0 ? [] : [[a, id]])), ...range(1, 60).map((id) => [c, id])];
     expect(pages.flatMap((p) => p.body.projects.map((r) => [r.project, r.user_id]))).toEqual(accounts);
     expect(pages.flatMap((p) => p.body.hosts.map((r) => [r.project, r.host_id]))).toEqual(hosts);
-    // Three pages of 100 rows read each (220 and 211 rows): page 1 a 1–100 (90 shown of each),
+    // Pages of at most 100 rows read of each list (220 and 211 rows): page 1 a 1–100 (90 shown of each),
     // page 2 accounts a 101–150, b 1–40, c 1–10 (45 + 40 + 10) and hosts a 101–151, c 1–49
     // (46 + 49), page 3 accounts c 11–30 (20) and hosts c 50–60 (11).
     expect(pages.map((p) => [p.body.projects.length, p.body.hosts.length])).toEqual([
@@ -115,12 +124,15 @@ describe("GET /v1/cpid/{cpid}: the rest by next_cursor", () => {
       [true, true],
       [false, false],
     ]);
-    for (const p of pages) {
-      // Each page sums what it lists (every account here has 0 credit but its RAC clock).
+    pages.forEach((p, i) => {
+      // Each page sums the accounts it lists: a's user 5 on page 1, c's user 25 on page 3.
+      expectRel(p.body.total_credit, credited[i + 1] ?? 0);
       expect(p.body.total_credit).toBe(p.body.projects.reduce((sum, r) => sum + r.total_credit, 0));
       expect(p.rowsRead, p.path).toBeLessThanOrEqual(pageBound(2));
       expect(p.kvWrites, p.path).toBe(0);
-    }
+    });
+    expect(credited[1]).toBeGreaterThan(0);
+    expect(credited[3]).toBeGreaterThan(0);
     console.log(`rows read per page of ${MAX_CPID_ROWS}: ${pages.map((p) => p.rowsRead).join(", ")} (bound ${pageBound(2)})`);
   });
 
