@@ -5641,7 +5641,10 @@ export interface paths {
         /** A volunteer's credit summed across this deployment's projects, with a row per project */
         get: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description next_cursor of the previous page */
+                    cursor?: string;
+                };
                 header?: never;
                 path: {
                     cpid: string;
@@ -5658,6 +5661,13 @@ export interface paths {
                     content: {
                         "application/json": components["schemas"]["CrossProjectTotals"];
                     };
+                };
+                /** @description Not modified since the ETag given in If-None-Match */
+                304: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
                 };
                 /** @description Malformed, or fails the schema: `issues` lists every bad field */
                 400: {
@@ -6087,7 +6097,7 @@ export interface components {
             /** @description BOINC's name (varchar(254)) */
             name?: string;
             user_id?: number;
-            /** @description BOINC's exported host_cpid: md5(host_cpid + owner's email) in hex, as db_dump writes it */
+            /** @description BOINC's exported host_cpid: 32 hex digits, md5(host_cpid + owner's email), as db_dump writes it. Stored in lower case */
             cpid?: string;
             /** @description The host's benchmark FLOPS (BOINC's p_fpops), which trickle credit pays; negative or null: unknown */
             p_fpops?: number | null;
@@ -6224,7 +6234,7 @@ export interface components {
             /** @description BOINC's name (varchar(254)) */
             name?: string;
             user_id?: number;
-            /** @description BOINC's exported host_cpid: md5(host_cpid + owner's email) in hex, as db_dump writes it */
+            /** @description BOINC's exported host_cpid: 32 hex digits, md5(host_cpid + owner's email), as db_dump writes it. Stored in lower case */
             cpid?: string;
             id: number;
         };
@@ -6793,10 +6803,11 @@ export interface components {
         CrossProjectTotals: {
             cpid: string;
             as_of: number;
-            /** @description Summed over the users with this cpid */
+            /** @description Summed over the accounts listed in this answer */
             total_credit: number;
             /** @description Their RACs, each decayed to as_of, summed */
             recent_average_credit: number;
+            /** @description The accounts with this cpid, by project (in the order they were created here), then id */
             projects: {
                 project: string;
                 project_name: string;
@@ -6809,6 +6820,7 @@ export interface components {
                 /** @description expavg_credit decayed to as_of */
                 recent_average_credit: number;
             }[];
+            /** @description The hosts with this host_cpid, in the same order */
             hosts: {
                 project: string;
                 host_id: number;
@@ -6819,10 +6831,12 @@ export interface components {
                 /** @description expavg_credit decayed to as_of */
                 recent_average_credit: number;
             }[];
-            /** @description More than 100 accounts have this cpid: the first 100 (by project, then id) are listed and summed */
+            /** @description More accounts with this cpid follow (this answer read 100 of them): next_cursor reads them */
             more_projects: boolean;
-            /** @description More than 100 hosts have this host_cpid: the first 100 are listed */
+            /** @description More hosts with this host_cpid follow (this answer read 100): next_cursor reads them */
             more_hosts: boolean;
+            /** @description Pass as ?cursor= for the next 100 accounts and hosts; null when both lists are done */
+            next_cursor: string | null;
         };
         Health: {
             ok: boolean;

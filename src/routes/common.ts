@@ -39,9 +39,15 @@ export function storedText(max: number) {
     .refine((text) => !hasNonXmlChar(text), NON_XML_CHAR_MESSAGE);
 }
 
-/** A user's cpid or a host's host_cpid: BOINC exports md5 in hex; stored in lower case. */
+/**
+ * A user's cpid or a host's host_cpid (docs/limits.md#strings): BOINC makes both as an md5 in
+ * lower-case hex. Upper-case digits are taken and stored in lower case, so one cpid is one key
+ * whatever the sender's case. A character XML does not allow is named as such first, as in
+ * every stored string.
+ */
 export const CpidSchema = z
   .string()
+  .refine((text) => !hasNonXmlChar(text), { message: NON_XML_CHAR_MESSAGE, abort: true })
   .regex(new RegExp(`^[0-9a-fA-F]{${TEXT_LIMITS.cpid}}$`), "32 hex digits (BOINC exports a cpid as an md5 in hex)")
   .transform((cpid) => cpid.toLowerCase());
 

@@ -6,6 +6,9 @@ import { describe, expect, it } from "vitest";
 import { request } from "../support/api";
 import { expectError, setupProject } from "./helpers";
 
+/** A host's exported cpid: 32 hex digits, as BOINC makes it. */
+const HOST_CPID = "f0e1d2c3b4a5968778695a4b3c2d1e0f";
+
 describe("POST /v1/projects/:slug/holders", () => {
   it("stores each holder exactly as its own PUT would", async () => {
     const { slug, token, api } = await setupProject("bulk");
@@ -13,17 +16,17 @@ describe("POST /v1/projects/:slug/holders", () => {
       teams: [{ id: 5, create_time: 1000, name: "Five" }],
       users: [{ id: 3, create_time: 2000, team_id: 5, name: "Ada", cpid: "0123456789ABCDEF0123456789abcdef" }],
       hosts: [
-        { id: 7, create_time: 3000, user_id: 3, cpid: "host-cpid" },
+        { id: 7, create_time: 3000, user_id: 3, cpid: HOST_CPID },
         { id: 8, create_time: 3500, user_id: 3 },
       ],
     };
     expect(await api.ok("POST", "/holders", body)).toEqual({ hosts: 2, users: 1, teams: 1 });
-    const viaPut = await api.ok("PUT", "/hosts/9", { create_time: 3000, user_id: 3, cpid: "host-cpid" });
+    const viaPut = await api.ok("PUT", "/hosts/9", { create_time: 3000, user_id: 3, cpid: HOST_CPID });
     const host = await api.ok("GET", "/hosts/7");
     for (const f of ["create_time", "user_id", "host_cpid", "total_credit", "expavg_credit", "expavg_time"] as const) {
       expect(host[f], f).toEqual(viaPut[f]);
     }
-    expect(host).toMatchObject({ create_time: 3000, expavg_time: 3000, user_id: 3, host_cpid: "host-cpid" });
+    expect(host).toMatchObject({ create_time: 3000, expavg_time: 3000, user_id: 3, host_cpid: HOST_CPID });
     expect(await api.ok("GET", "/users/3")).toMatchObject({
       create_time: 2000,
       team_id: 5,

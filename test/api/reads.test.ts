@@ -56,8 +56,15 @@ describe("reading state back", () => {
 describe("registering credit holders", () => {
   it("PUT /hosts/:id takes the contract's cpid and returns it as BOINC's host_cpid", async () => {
     const { api } = await setupProject();
-    const host = await api.ok("PUT", "/hosts/71", { create_time: 5000, user_id: 3, cpid: "0123abcd", name: "box" });
-    expect(host).toMatchObject({ id: 71, user_id: 3, host_cpid: "0123abcd", name: "box", create_time: 5000, expavg_time: 5000 });
+    const host = await api.ok("PUT", "/hosts/71", { create_time: 5000, user_id: 3, cpid: "0123abcd0123abcd0123abcd0123abcd", name: "box" });
+    expect(host).toMatchObject({
+      id: 71,
+      user_id: 3,
+      host_cpid: "0123abcd0123abcd0123abcd0123abcd",
+      name: "box",
+      create_time: 5000,
+      expavg_time: 5000,
+    });
   });
 
   it("per-app credit rows (BOINC's credit_user) count jobs and credit; a new row's first grant adds credit·ln2/7", async () => {

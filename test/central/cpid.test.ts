@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { expectRel } from "../credit/close";
-import { expectError, pass, result, workunit } from "../api/helpers";
+import { expectError, issueAt, ledgerState, pass, result, workunit } from "../api/helpers";
 import { request, createProject, typedClient } from "../support/api";
 import { WEEK, clockNow } from "./helpers";
 
@@ -96,6 +96,51 @@ describe("volunteer totals by cpid", () => {
     await p.api.ok("PUT", "/users/1", { cpid: cpid.toUpperCase() });
     await credit(p.api, 1, 10, 1, 1000);
     expect((await request("GET", `/v1/cpid/${cpid}`)).body.projects).toMatchObject([{ project: p.slug, user_id: 1 }]);
+  });
+
+  it("a host_cpid is 32 hex digits too, on every route that takes a cpid: anything else is a 400 naming the field and changes nothing", async () => {
+    const p = await project("cpid-refused");
+    const cpid = await exportedCpid("kept", "kept@example.org");
+    const hostCpid = await exportedCpid("kept-host", "kept@example.org");
+    await p.api.ok("PUT", "/users/1", { cpid, name: "Kept" });
+    await p.api.ok("PUT", "/hosts/10", { cpid: hostCpid, user_id: 1, name: "box" });
+    const before = await ledgerState(p.api, [10, 11, 12, 13], [1, 2]);
+    // What BOINC never makes: a host_cpid not hashed, too short, too long, not hex, an email.
+    const bad = ["host-cpid", "0123abcd", `${hostCpid}0`, hostCpid.slice(1), `${hostCpid.slice(1)}g`, "volunteer@example.org", ""];
+    for (const value of bad) {
+      const what = JSON.stringify(value);
+      for (const path of ["/hosts/10", "/hosts/11"] as const) {
+        const error = expectError(await p.api.raw("PUT", path, { cpid: value, name: "changed" }), 400, "validation_failed");
+        expect(issueAt(error, "cpid").message, what).toContain("32 hex digits");
+      }
+      expect(
+        issueAt(expectError(await p.api.raw("PUT", "/users/1", { cpid: value }), 400, "validation_failed"), "cpid").message,
+        what,
+      ).toContain("32 hex digits");
+      // A bulk request is all or nothing: the good rows beside the bad one are not written either.
+      const bulk = await p.api.raw("POST", "/holders", {
+        users: [{ id: 2, name: "new" }],
+        hosts: [
+          { id: 12, cpid: hostCpid },
+          { id: 13, cpid: value },
+        ],
+      });
+      expect(issueAt(expectError(bulk, 400, "validation_failed"), "hosts[1].cpid").message, what).toContain("32 hex digits");
+      const bulkUser = await p.api.raw("POST", "/holders", { users: [{ id: 2, cpid: value }] });
+      expect(issueAt(expectError(bulkUser, 400, "validation_failed"), "users[0].cpid").message, what).toContain("32 hex digits");
+    }
+    // Nothing changed: host 10 and user 1 as they were, hosts 11 to 13 and user 2 still unknown (404).
+    expect(await ledgerState(p.api, [10, 11, 12, 13], [1, 2])).toEqual(before);
+    expect(before.hosts).toMatchObject({ 10: { host_cpid: hostCpid, name: "box" }, 11: 404, 12: 404, 13: 404 });
+    // The path of GET /v1/cpid takes only what a PUT stores.
+    for (const value of ["host-cpid", "0123abcd", `${hostCpid}0`, hostCpid.slice(1), `${hostCpid.slice(1)}g`]) {
+      const error = expectError(await request("GET", `/v1/cpid/${value}`), 400, "validation_failed");
+      expect(issueAt(error, "cpid").message).toContain("32 lowercase hex digits");
+    }
+    // Upper case is BOINC's hex too: taken, and stored (and found) in lower case.
+    await p.api.ok("PUT", "/hosts/10", { cpid: hostCpid.toUpperCase() });
+    expect((await p.api.ok("GET", "/hosts/10")).host_cpid).toBe(hostCpid);
+    expect((await request("GET", `/v1/cpid/${hostCpid}`)).body.hosts).toMatchObject([{ project: p.slug, host_id: 10 }]);
   });
 
   it("a cpid is 32 lowercase hex digits", async () => {

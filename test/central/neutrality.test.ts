@@ -38,9 +38,12 @@ async function project(prefix: string, database?: string) {
   return { slug, api };
 }
 
+/** Host h's exported host_cpid: 32 hex digits, as BOINC makes one, the same in every project. */
+const hostCpid = (h: number) => `ae${h.toString(16).padStart(30, "0")}`;
+
 /** Each project numbers its hosts its own way: only host_cpid says they are the same machine. */
 async function attach(api: Api, offset: number, hosts: number[], pFpops = 3e9) {
-  for (const h of hosts) await api.ok("PUT", `/hosts/${offset + h}`, { cpid: `neutral-host-${h}`, p_fpops: pFpops });
+  for (const h of hosts) await api.ok("PUT", `/hosts/${offset + h}`, { cpid: hostCpid(h), p_fpops: pFpops });
 }
 
 const elapsedOf = (h: number) => 1800 + 60 * h;

@@ -56,6 +56,12 @@ const textArb = fc.oneof(
   fc.string({ unit: "binary", maxLength: 16 }),
   fc.constantFrom(63, 64, 65, 199, 200, 201, 253, 254, 255, 513, 100_000).map((n) => "x".repeat(n)),
   fc.tuple(fc.constantFrom(253, 254), pieceArb).map(([n, piece]) => "y".repeat(n) + piece),
+  // Hex strings around a cpid's 32 digits, either case, some with a piece inside.
+  fc.tuple(fc.constantFrom(31, 32, 33), fc.boolean(), fc.option(pieceArb)).map(([n, upper, piece]) => {
+    const hex = "0123456789abcdef".repeat(3).slice(0, n);
+    const cased = upper ? hex.toUpperCase() : hex;
+    return piece === null ? cased : cased.slice(1) + piece;
+  }),
 );
 
 interface Field {
@@ -65,6 +71,8 @@ interface Field {
   issue: string;
   max: number;
   min?: number;
+  /** The form every value must have (beside the length and characters XML allows). */
+  form?: RegExp;
 }
 
 const FIELDS: Record<string, Field> = {
@@ -83,7 +91,24 @@ const FIELDS: Record<string, Field> = {
     issue: "name",
     max: TEXT_LIMITS.boincName,
   },
-  "host cpid": { request: (s, n) => ({ method: "PUT", path: `/hosts/${n}`, body: { cpid: s } }), issue: "cpid", max: 64 },
+  "host cpid": {
+    request: (s, n) => ({ method: "PUT", path: `/hosts/${n}`, body: { cpid: s } }),
+    issue: "cpid",
+    max: TEXT_LIMITS.cpid,
+    form: /^[0-9a-fA-F]{32}$/,
+  },
+  "bulk host cpid": {
+    request: (s, n) => ({ method: "POST", path: "/holders", body: { hosts: [{ id: n, cpid: s }] } }),
+    issue: "hosts[0].cpid",
+    max: TEXT_LIMITS.cpid,
+    form: /^[0-9a-fA-F]{32}$/,
+  },
+  "user cpid": {
+    request: (s, n) => ({ method: "PUT", path: `/users/${n}`, body: { cpid: s } }),
+    issue: "cpid",
+    max: TEXT_LIMITS.cpid,
+    form: /^[0-9a-fA-F]{32}$/,
+  },
   "bulk user name": {
     request: (s, n) => ({ method: "POST", path: "/holders", body: { users: [{ id: n, name: s }] } }),
     issue: "users[0].name",
@@ -118,7 +143,8 @@ const FIELDS: Record<string, Field> = {
   },
 };
 
-const expectedRefused = (text: string, f: Field) => NOT_XML.test(text) || text.length > f.max || text.length < (f.min ?? 0);
+const expectedRefused = (text: string, f: Field) =>
+  NOT_XML.test(text) || text.length > f.max || text.length < (f.min ?? 0) || (f.form !== undefined && !f.form.test(text));
 
 describe("fuzz: stored strings", () => {
   it(

@@ -36,6 +36,10 @@ describe("a bound database without the migrations", () => {
       const cpid = await request("GET", `/v1/cpid/${CPID}`);
       expect(cpid.status, JSON.stringify(cpid.body)).toBe(200);
       expect(cpid.body.projects.map((x: { project: string }) => x.project)).toEqual([p.slug]);
+      // An answer a failed database left partial is not kept in the cache: the next read asks again.
+      expect((await request("GET", `/v1/cpid/${CPID}`)).status).toBe(200);
+      const cpidFailures = logged.mock.calls.filter((c) => c.join(" ").startsWith("GET /v1/cpid: database DB_UNMIGRATED failed"));
+      expect(cpidFailures).toHaveLength(2);
 
       const at = clockNow();
       for (const cron of EVERY_CRON) await runCron(cron, at);

@@ -3,64 +3,72 @@
  * the cross-project id each project sent with PUT users (BOINC's exported cpid: md5 of the
  * internal cross_project_id followed by the email address; the email never comes here).
  * Hosts whose host_cpid matches are listed too. Users who opted out of stats export are left
- * out, as BOINC's export leaves them (and their hosts) out. At most MAX_CPID_ROWS of each; an
- * answer that reached that bound is kept a minute in the Cache API (docs/public-reads.md), so a
- * flood of one crowded cpid reads D1 once a minute per location.
+ * out, as BOINC's export leaves them (and their hosts) out. An answer reads at most
+ * MAX_CPID_ROWS of each (the rest by next_cursor), and is kept a minute in the Cache API like
+ * any public read that no KV key holds (docs/public-reads.md): a flood of one cpid reads D1
+ * once a minute per location. A 404 is not kept, so a cpid shows as soon as it is registered
+ * or its volunteer opts back in; a miss of the cpid indexes is cheap (docs/public-reads.md).
  */
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import { sumRecentAverages } from "../../credit/cross-project-totals";
-import { decayedRecentAverage } from "../../credit/recent-average";
-import type { hosts, users } from "../../db/schema";
+import { type RecentAverage, decayedRecentAverage } from "../../credit/recent-average";
 import type { AppEnv } from "../../env";
 import { ApiError } from "../../http/errors";
-import { readThrough } from "../../snapshots/store";
-import { SNAPSHOT_LIMITS } from "../../snapshots/limits";
+import { readThrough, snapshotResponse } from "../../snapshots/store";
 import { serverNow } from "../common";
 import { route } from "./cpid.routes";
+import { type CpidCursor, decodeCpidCursor, encodeCpidCursor } from "./cpid.schemas";
 import { loadCpidRows } from "./cpid.service";
 
-async function cpidAnswer(env: AppEnv["Bindings"], cpid: string) {
-  const { userRows, hostRows, moreProjects, moreHosts } = await loadCpidRows(env, cpid);
-  if (userRows.length === 0 && hostRows.length === 0) return null;
+/** One page and whether every database answered; data null (404) when the first page finds nobody and nothing follows. */
+async function cpidAnswer(env: AppEnv["Bindings"], cpid: string, cursor: CpidCursor | undefined) {
+  const { userRows, hostRows, next, complete } = await loadCpidRows(env, cpid, cursor);
+  const more = next.accounts !== null || next.hosts !== null;
+  if (cursor === undefined && userRows.length === 0 && hostRows.length === 0 && !more) return { data: null, complete };
   const asOf = serverNow();
-  const credit = (r: typeof users.$inferSelect | typeof hosts.$inferSelect) => ({
+  const credit = (r: RecentAverage & { totalCredit: number }) => ({
     total_credit: r.totalCredit,
     expavg_credit: r.expavgCredit,
     expavg_time: r.expavgTime,
     recent_average_credit: decayedRecentAverage(r, asOf),
   });
-  const totals = sumRecentAverages(
-    userRows.map((r) => r.u),
-    asOf,
-  );
-  return {
+  const totals = sumRecentAverages(userRows, asOf);
+  const data = {
     cpid,
     as_of: asOf,
     total_credit: totals.totalCredit,
     recent_average_credit: totals.recentAverageCredit,
-    projects: userRows.map(({ p, u }) => ({
-      project: p.slug,
-      project_name: p.name,
-      url: p.url,
+    projects: userRows.map((u) => ({
+      project: u.slug,
+      project_name: u.projectName,
+      url: u.url,
       user_id: u.id,
       name: u.name,
       ...credit(u),
     })),
-    hosts: hostRows.map(({ slug, h }) => ({ project: slug, host_id: h.id, name: h.name, ...credit(h) })),
-    more_projects: moreProjects,
-    more_hosts: moreHosts,
+    hosts: hostRows.map((h) => ({ project: h.slug, host_id: h.id, name: h.name, ...credit(h) })),
+    more_projects: next.accounts !== null,
+    more_hosts: next.hosts !== null,
+    next_cursor: more ? encodeCpidCursor(next) : null,
   };
+  return { data, complete };
 }
 
 export function mountCpid(app: OpenAPIHono<AppEnv>): void {
   app.openapi(route, async (c) => {
     const { cpid } = c.req.valid("param");
-    const read = await readThrough(c, `cpid/${cpid}`, () => cpidAnswer(c.env, cpid), {
-      kv: false,
-      keep: (answer) => answer !== null && (answer.more_projects || answer.more_hosts),
-    });
+    const { cursor } = c.req.valid("query");
+    const at = cursor === undefined ? undefined : decodeCpidCursor(cursor)!;
+    const key = cursor === undefined ? `cpid/${cpid}` : `cpid/${cpid}/${cursor}`;
+    // Kept a minute unless it is a 404 or a database failed (then the next read tries again).
+    let keep = false;
+    const load = async () => {
+      const { data, complete } = await cpidAnswer(c.env, cpid, at);
+      keep = data !== null && complete;
+      return data;
+    };
+    const read = await readThrough(c, key, load, { kv: false, keep: () => keep });
     if (read === null) throw new ApiError(404, "not_found", `no user or host with cpid ${cpid}`);
-    c.header("Cache-Control", `public, max-age=${SNAPSHOT_LIMITS.maxAgeSeconds}`);
-    return c.json(read.data, 200);
+    return snapshotResponse(c, [read.version], read.data) as never;
   });
 }

@@ -1,50 +1,99 @@
-import { and, asc, eq, or, isNull } from "drizzle-orm";
+import { and, asc, eq, sql } from "drizzle-orm";
 import { hosts, projects, users } from "../../db/schema";
 import { inEachProjectDatabase } from "../../db/project-db";
 import type { Env } from "../../env";
-import { MAX_CPID_ROWS } from "./cpid.schemas";
+import { type CpidCursor, type CpidPosition, MAX_CPID_ROWS } from "./cpid.schemas";
 
-/** Rows merged from several databases, ordered as one query would: by project slug, then id. */
-const bySlugThenId = {
-  compare: (slugA: string, idA: number, slugB: string, idB: number) => (slugA < slugB ? -1 : slugA > slugB ? 1 : idA - idB),
+/** Where a list starts: before every (project id, id), both positive. */
+const START: CpidPosition = [0, 0];
+
+/** A holder's columns an answer shows (one object per table: drizzle types each by its table). */
+const shownUser = {
+  projectId: users.projectId,
+  id: users.id,
+  name: users.name,
+  totalCredit: users.totalCredit,
+  expavgCredit: users.expavgCredit,
+  expavgTime: users.expavgTime,
+};
+const shownHost = {
+  projectId: hosts.projectId,
+  id: hosts.id,
+  name: hosts.name,
+  totalCredit: hosts.totalCredit,
+  expavgCredit: hosts.expavgCredit,
+  expavgTime: hosts.expavgTime,
 };
 
+const byPosition = (a: CpidPosition, b: CpidPosition) => a[0] - b[0] || a[1] - b[1];
+
 /**
- * The users and hosts with this cpid in every database that holds projects, by project slug
- * then id, at most MAX_CPID_ROWS of each; `more_*` when some were left out.
+ * One page of a list read from every database: the first MAX_CPID_ROWS positions after
+ * `after`, in (project id, id) order, and where the next page starts (null: none). Project ids
+ * come from the registry, so a (project id, id) is in one database only and the order is one
+ * across databases. Each database reads at most MAX_CPID_ROWS + 1 rows.
  */
-export async function loadCpidRows(env: Env, cpid: string) {
-  const exported = or(isNull(users.statsExport), eq(users.statsExport, true));
-  // Two plain queries, not a db.batch: a batch returns rows as objects, and the joined
-  // tables' equal column names (id, name) would overwrite each other.
-  // Every database that holds projects: a cpid's projects may live in any of them. One that
-  // fails is logged and left out; the others are answered. Ordered by the index's own order
-  // (project id, id) so that the limit stops the read.
-  const { values: perDatabase } = await inEachProjectDatabase(env, "GET /v1/cpid", (db) =>
+function window<R>(perDatabase: R[][], position: (row: R) => CpidPosition): { rows: R[]; next: CpidPosition | null } {
+  const merged = perDatabase.flat().sort((a, b) => byPosition(position(a), position(b)));
+  const rows = merged.slice(0, MAX_CPID_ROWS);
+  return { rows, next: merged.length > MAX_CPID_ROWS ? position(rows.at(-1)!) : null };
+}
+
+/**
+ * The users and hosts with this cpid after the cursor's positions (docs/exports.md#volunteer-totals-by-cpid):
+ * each list's next MAX_CPID_ROWS rows in the cpid index's order, of which those whose owner
+ * consents to stats export are shown. The limit applies to the rows read, shown or not, so
+ * opted-out rows cannot make a read long; the next cursor starts after the last row read.
+ */
+export async function loadCpidRows(env: Env, cpid: string, cursor: CpidCursor = { accounts: START, hosts: START }) {
+  const after = (table: typeof users | typeof hosts, p: CpidPosition) => sql`(${table.projectId}, ${table.id}) > (${p[0]}, ${p[1]})`;
+  // Only the columns an answer shows, each under its own name (projects.name and users.name
+  // would otherwise share one). Every database that holds projects: a cpid's projects may live
+  // in any of them. One that fails is logged and left out; the others are answered. Ordered
+  // by the index's own order (project id, id) so that the limit stops the read.
+  const { values: perDatabase, failed } = await inEachProjectDatabase(env, "GET /v1/cpid", (db) =>
     Promise.all([
-      db
-        .select({ p: projects, u: users })
-        .from(users)
-        .innerJoin(projects, eq(projects.id, users.projectId))
-        .where(and(eq(users.cpid, cpid), eq(users.statsExport, true)))
-        .orderBy(asc(users.projectId), asc(users.id))
-        .limit(MAX_CPID_ROWS + 1),
-      db
-        .select({ slug: projects.slug, h: hosts })
-        .from(hosts)
-        .innerJoin(projects, eq(projects.id, hosts.projectId))
-        .leftJoin(users, and(eq(users.projectId, hosts.projectId), eq(users.id, hosts.userId)))
-        .where(and(eq(hosts.hostCpid, cpid), exported))
-        .orderBy(asc(hosts.projectId), asc(hosts.id))
-        .limit(MAX_CPID_ROWS + 1),
-    ]),
+      cursor.accounts === null
+        ? []
+        : db
+            .select({
+              ...shownUser,
+              slug: projects.slug,
+              projectName: sql<string>`${projects.name}`.as("project_name"),
+              url: projects.url,
+              statsExport: users.statsExport,
+            })
+            .from(users)
+            .innerJoin(projects, eq(projects.id, users.projectId))
+            .where(and(eq(users.cpid, cpid), after(users, cursor.accounts)))
+            .orderBy(asc(users.projectId), asc(users.id))
+            .limit(MAX_CPID_ROWS + 1),
+      cursor.hosts === null
+        ? []
+        : db
+            .select({ ...shownHost, slug: projects.slug, ownerExports: users.statsExport })
+            .from(hosts)
+            .innerJoin(projects, eq(projects.id, hosts.projectId))
+            .leftJoin(users, and(eq(users.projectId, hosts.projectId), eq(users.id, hosts.userId)))
+            .where(and(eq(hosts.hostCpid, cpid), after(hosts, cursor.hosts)))
+            .orderBy(asc(hosts.projectId), asc(hosts.id))
+            .limit(MAX_CPID_ROWS + 1),
+    ] as const),
   );
-  const userRows = perDatabase.flatMap(([u]) => u).sort((a, b) => bySlugThenId.compare(a.p.slug, a.u.id, b.p.slug, b.u.id));
-  const hostRows = perDatabase.flatMap(([, h]) => h).sort((a, b) => bySlugThenId.compare(a.slug, a.h.id, b.slug, b.h.id));
+  const accounts = window(
+    perDatabase.map(([u]) => u),
+    (r) => [r.projectId, r.id],
+  );
+  const hostRows = window(
+    perDatabase.map(([, h]) => h),
+    (r) => [r.projectId, r.id],
+  );
   return {
-    userRows: userRows.slice(0, MAX_CPID_ROWS),
-    hostRows: hostRows.slice(0, MAX_CPID_ROWS),
-    moreProjects: userRows.length > MAX_CPID_ROWS,
-    moreHosts: hostRows.length > MAX_CPID_ROWS,
+    // Users who opted out are left out, with their hosts (a host without a known owner is shown).
+    userRows: accounts.rows.filter((r) => r.statsExport),
+    hostRows: hostRows.rows.filter((r) => r.ownerExports !== false),
+    next: { accounts: accounts.next, hosts: hostRows.next },
+    /** False when a database failed and was left out. */
+    complete: failed.length === 0,
   };
 }

@@ -3,12 +3,6 @@ import { z } from "@hono/zod-openapi";
 import { amHostLinkFields } from "../am/am-rpcs.host-links";
 import { CpidSchema, LIMITS, OptionalIdSchema, TEXT_LIMITS, TimeSchema, storedText } from "../common";
 
-/**
- * A host's host_cpid: BOINC exports 32 hex digits, but this bound (and no hex check) is kept
- * because stored hosts and clients use other forms; /v1/cpid only ever finds a 32-hex one.
- */
-const HOST_CPID_MAX = 64;
-
 const PutBase = {
   create_time: TimeSchema.optional().openapi({ description: "Unix seconds; starts the RAC clock (default: now)" }),
   name: storedText(TEXT_LIMITS.boincName).optional().openapi({ description: "BOINC's name (varchar(254))" }),
@@ -18,9 +12,10 @@ export const putSchemas = {
     .strictObject({
       ...PutBase,
       user_id: OptionalIdSchema.optional(),
-      cpid: storedText(HOST_CPID_MAX)
-        .optional()
-        .openapi({ description: "BOINC's exported host_cpid: md5(host_cpid + owner's email) in hex, as db_dump writes it" }),
+      cpid: CpidSchema.optional().openapi({
+        description:
+          "BOINC's exported host_cpid: 32 hex digits, md5(host_cpid + owner's email), as db_dump writes it. Stored in lower case",
+      }),
       p_fpops: z.number().min(-LIMITS.maxFpops).max(LIMITS.maxFpops).nullable().optional().openapi({
         description: "The host's benchmark FLOPS (BOINC's p_fpops), which trickle credit pays; negative or null: unknown",
       }),
