@@ -1,5 +1,6 @@
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
+import { BaseSequencer, type TestSpecification } from "vitest/node";
 import { copySwaggerUi } from "./scripts/copy-swagger-ui.mjs";
 
 // Node side: runs in Node before the workerd pool starts. Files read here are handed to the
@@ -8,6 +9,23 @@ const root = new URL(".", import.meta.url).pathname;
 // The static assets of wrangler.jsonc must exist before the pool reads its config (wrangler's
 // build step, which copies them for dev and deploy, does not run here).
 copySwaggerUi();
+
+/**
+ * The parity replays first, longest first: together they are about half the suite's CPU, in
+ * three short files, and vitest's own order on a clean checkout (no timings kept yet) is
+ * largest file first, which left them to the end, on one worker after the other had finished.
+ */
+const LONGEST_FIRST = ["test/parity/fair-d1-traces.test.ts", "test/parity/boinc-traces.test.ts", "test/parity/fair-traces.test.ts"];
+
+class LongestFirst extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const rank = (file: TestSpecification) => {
+      const at = LONGEST_FIRST.findIndex((name) => file.moduleId.endsWith(`/${name}`));
+      return at === -1 ? LONGEST_FIRST.length : at;
+    };
+    return (await super.sort(files)).sort((a, b) => rank(a) - rank(b));
+  }
+}
 
 export default defineConfig({
   plugins: [
@@ -57,6 +75,7 @@ export default defineConfig({
     // suite is CPU-bound, and vitest's default on two cores is one. The parity replays are
     // three files (test/parity) so that the longest do not all land on one worker.
     maxWorkers: 2,
+    sequence: { sequencer: LongestFirst },
     // npm test runs this suite beside the other lane (scripts/test-suites.ts), so a CPU-heavy
     // test (10,000 app versions in one push, a cron over many marks) gets about one core of two;
     // vitest's 5 s default failed two such tests under load. No test checks its own speed
