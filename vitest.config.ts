@@ -48,7 +48,8 @@ export default defineConfig({
     include: ["test/**/*.test.ts"],
     // test/browser, test/docs, test/boinc-client and test/bridge run in Node: vitest.browser.config.ts, vitest.node.config.ts.
     exclude: ["bench/**", "node_modules/**", "test/browser/**", "test/docs/**", "test/boinc-client/**", "test/bridge/**"],
-    setupFiles: ["./test/apply-migrations.ts"],
+    // check-responses.ts: every 2xx JSON answer the tests get is checked against its route's schema.
+    setupFiles: ["./test/apply-migrations.ts", "./test/check-responses.ts"],
     // npm test runs this suite beside the other lane (scripts/test-suites.ts), so a CPU-heavy
     // test (10,000 app versions in one push, a cron over many marks) gets about one core of two;
     // vitest's 5 s default failed two such tests under load. No test checks its own speed
