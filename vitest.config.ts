@@ -66,7 +66,8 @@ export default defineConfig({
     include: ["test/**/*.test.ts"],
     // test/browser, test/docs, test/boinc-client and test/bridge run in Node: vitest.browser.config.ts, vitest.node.config.ts.
     exclude: ["bench/**", "node_modules/**", "test/browser/**", "test/docs/**", "test/boinc-client/**", "test/bridge/**"],
-    setupFiles: ["./test/apply-migrations.ts"],
+    // check-responses.ts: every 2xx JSON answer the tests get is checked against its route's schema.
+    setupFiles: ["./test/apply-migrations.ts", "./test/check-responses.ts"],
     // One Worker for the whole suite instead of a workerd and a Worker load per file (about 3 s
     // of CPU each, a third of the suite): test/apply-migrations.ts gives every file fresh
     // databases, KV and Cache API, and the real clock, as a new Worker would have them.

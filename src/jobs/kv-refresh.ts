@@ -31,8 +31,8 @@ interface Write {
   readonly key: string;
   readonly text: string;
 }
-/** A mark and the writes that settle it. */
-interface Job {
+/** A mark and the writes that settle it (a cron job is schedule.ts's `Job`). */
+interface MarkWrites {
   readonly mark: Mark | null;
   readonly writes: readonly Write[];
 }
@@ -59,16 +59,16 @@ export async function refreshSnapshots(
   if (!(await claimFence(db, now))) return { written: 0, failed: 0, left: await countQueued(db), superseded: true };
   const queue = await readQueue(db, budget);
   const marks = inRefreshOrder(queue.byProject);
-  const jobs = await planWrites(db, marks, now, budget, () => loadProjectListOf(env), opener(env));
+  const planned = await planWrites(db, marks, now, budget, () => loadProjectListOf(env), opener(env));
   const { failed, unwritten } = await putAll(
     env.KV,
-    jobs.flatMap((j) => j.writes),
+    planned.flatMap((p) => p.writes),
     () => stillFenced(db, now),
   );
   const settled = new Set(
-    jobs
-      .filter((j) => j.mark && j.writes.every((w) => !failed.has(w.key) && !unwritten.has(w.key)))
-      .map((j) => markKey(j.mark!.projectId, j.mark!)),
+    planned
+      .filter((p) => p.mark && p.writes.every((w) => !failed.has(w.key) && !unwritten.has(w.key)))
+      .map((p) => markKey(p.mark!.projectId, p.mark!)),
   );
   // Whatever was read but not written (over budget, failed, superseded) is queued again.
   const left = new Map<number, SubjectRef[]>();
@@ -78,7 +78,7 @@ export async function refreshSnapshots(
   }
   await runBatch(db, settleQueue(queue.ids, left));
   return {
-    written: jobs.reduce((n, j) => n + j.writes.length, 0) - failed.size - unwritten.size,
+    written: planned.reduce((n, p) => n + p.writes.length, 0) - failed.size - unwritten.size,
     failed: failed.size,
     left: await countQueued(db),
     superseded: unwritten.size > 0,
@@ -110,16 +110,16 @@ async function planWrites(
   budget: number,
   projectList: () => ReturnType<typeof loadProjectListOf>,
   open: OpenDatabase,
-): Promise<Job[]> {
+): Promise<MarkWrites[]> {
   const rows = await db.select({ id: projects.id, slug: projects.slug, since: projects.holderSnapshotsSince }).from(projects);
   const slugs = new Map(rows.map((p) => [p.id, p.slug] as const));
   const readLive = new Set(rows.filter((p) => p.since === null).map((p) => p.id));
   const fromDay = historyFromDay(now);
-  const jobs: Job[] = [];
+  const planned: MarkWrites[] = [];
   let spent = 0;
-  const take = (job: Job) => {
-    jobs.push(job);
-    spent += job.writes.length;
+  const take = (entry: MarkWrites) => {
+    planned.push(entry);
+    spent += entry.writes.length;
   };
   const text = <T>(data: T) => storedText(data, now);
 
@@ -179,7 +179,7 @@ async function planWrites(
       }
     }
   }
-  return jobs;
+  return planned;
 }
 
 /**

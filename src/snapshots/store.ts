@@ -95,11 +95,5 @@ export function setCacheValidators(c: Context<AppEnv>, parts: readonly string[])
   return matches(c.req.header("If-None-Match"), etag);
 }
 
-/** A public JSON answer with its cache validators, or 304. */
-export function snapshotResponse<B extends object>(c: Context<AppEnv>, parts: readonly string[], body: B) {
-  if (setCacheValidators(c, parts)) return c.body(null, 304);
-  return c.json(body, 200);
-}
-
 /** The 304 of a public read, for its route declaration. */
 export const NOT_MODIFIED = { 304: { description: "Not modified since the ETag given in If-None-Match" } } as const;

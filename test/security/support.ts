@@ -8,6 +8,7 @@ import worker from "../../src/index";
 import type { Env } from "../../src/env";
 import type { ApiResponse } from "../support/api";
 import type { SuccessBody } from "../support/api-types";
+import { recordResponse } from "../support/response-schemas";
 
 /** Like `request` (test/support/api.ts): the answer is typed by the OpenAPI document. */
 export async function callWith<M extends string, P extends string>(
@@ -34,5 +35,6 @@ export async function callWith<M extends string, P extends string>(
   } catch {
     // not JSON
   }
+  recordResponse(method, path, res, parsed);
   return { status: res.status, body: parsed as SuccessBody<M, P>, headers: res.headers };
 }

@@ -1,6 +1,7 @@
 /** Calls the Worker the way a project's scripts would: HTTP + JSON, through its real bindings. */
 import { exports } from "cloudflare:workers";
 import type { SuccessBody } from "./api-types";
+import { recordResponse } from "./response-schemas";
 
 export const ADMIN_TOKEN = "test-admin-token";
 const BASE = "http://cobblestone.test";
@@ -77,6 +78,7 @@ async function call(method: string, path: string, opts: CallOptions = {}): Promi
   } catch {
     // not JSON (e.g. the /docs page)
   }
+  recordResponse(method, path, res, parsed);
   return { status: res.status, body: parsed, headers: res.headers };
 }
 

@@ -3,44 +3,55 @@
  * project), per project, in total, per host (or host and project). Public, like BOINC's stats.
  */
 import type { OpenAPIHono } from "@hono/zod-openapi";
-import { fillDailySeries, seriesCsv } from "../../credit/daily-series";
+import { type SeriesPoint, fillDailySeries, seriesCsv } from "../../credit/daily-series";
 import { projectUrlKey } from "../../credit/project-url";
 import { type SeriesKey, loadDailyRows } from "../../db/am-history";
 import type { AppEnv } from "../../env";
 import { serverNow } from "../common";
+import type { AppRouteHandler } from "../route-handler";
 import { historyWindow } from "../history/history.schemas";
 import type { Query } from "./am-history.schemas";
 import { routes } from "./am-history.routes";
 
-async function series(c: { var: AppEnv["Variables"] }, key: SeriesKey, q: Query): Promise<Response> {
+async function series(c: { var: AppEnv["Variables"] }, key: SeriesKey, q: Query): Promise<SeriesPoint[]> {
   const { firstDay: first, lastDay: last } = historyWindow(q, serverNow());
   const { rows, totalBefore } = await loadDailyRows(c.var.db, c.var.accountManager.id, key, first, last);
-  const days = fillDailySeries(rows, first, last, totalBefore);
-  if (q.format === "csv") {
-    return new Response(seriesCsv(days), { status: 200, headers: { "Content-Type": "text/csv; charset=utf-8" } });
-  }
-  return Response.json({ days });
+  return fillDailySeries(rows, first, last, totalBefore);
 }
+
+const csv = (days: SeriesPoint[]) => new Response(seriesCsv(days), { status: 200, headers: { "Content-Type": "text/csv; charset=utf-8" } });
 
 const keyUrl = (url: string | undefined) => (url === undefined ? "" : projectUrlKey(url)!);
 
+const user: AppRouteHandler<typeof routes.user> = async (c) => {
+  const q = c.req.valid("query");
+  const key: SeriesKey = { subject: q.url ? "user_project" : "user", entityId: c.req.valid("param").id, url: keyUrl(q.url) };
+  const days = await series(c, key, q);
+  return q.format === "csv" ? csv(days) : c.json({ days }, 200);
+};
+
+const host: AppRouteHandler<typeof routes.host> = async (c) => {
+  const q = c.req.valid("query");
+  const key: SeriesKey = { subject: q.url ? "host_project" : "host", entityId: c.req.valid("param").id, url: keyUrl(q.url) };
+  const days = await series(c, key, q);
+  return q.format === "csv" ? csv(days) : c.json({ days }, 200);
+};
+
+const project: AppRouteHandler<typeof routes.project> = async (c) => {
+  const q = c.req.valid("query");
+  const days = await series(c, { subject: "project", entityId: 0, url: keyUrl(q.url) }, q);
+  return q.format === "csv" ? csv(days) : c.json({ days }, 200);
+};
+
+const totals: AppRouteHandler<typeof routes.totals> = async (c) => {
+  const q = c.req.valid("query");
+  const days = await series(c, { subject: "total", entityId: 0, url: "" }, q);
+  return q.format === "csv" ? csv(days) : c.json({ days }, 200);
+};
+
 export function mountAmHistory(app: OpenAPIHono<AppEnv>): void {
-  app.openapi(routes.user, async (c) => {
-    const q = c.req.valid("query");
-    const key: SeriesKey = { subject: q.url ? "user_project" : "user", entityId: c.req.valid("param").id, url: keyUrl(q.url) };
-    return (await series(c, key, q)) as never;
-  });
-  app.openapi(routes.host, async (c) => {
-    const q = c.req.valid("query");
-    const key: SeriesKey = { subject: q.url ? "host_project" : "host", entityId: c.req.valid("param").id, url: keyUrl(q.url) };
-    return (await series(c, key, q)) as never;
-  });
-  app.openapi(routes.project, async (c) => {
-    const q = c.req.valid("query");
-    return (await series(c, { subject: "project", entityId: 0, url: keyUrl(q.url) }, q)) as never;
-  });
-  app.openapi(routes.totals, async (c) => {
-    const q = c.req.valid("query");
-    return (await series(c, { subject: "total", entityId: 0, url: "" }, q)) as never;
-  });
+  app.openapi(routes.user, user);
+  app.openapi(routes.host, host);
+  app.openapi(routes.project, project);
+  app.openapi(routes.totals, totals);
 }

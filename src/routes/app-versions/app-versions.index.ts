@@ -2,9 +2,16 @@ import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../../env";
 import { appVersionBody } from "../../snapshots/catalog-bodies";
 import { readAppVersions } from "../../snapshots/reads";
-import { snapshotResponse } from "../../snapshots/store";
+import { setCacheValidators } from "../../snapshots/store";
+import type { AppRouteHandler } from "../route-handler";
 import { listRoute, putRoute } from "./app-versions.routes";
 import { putAppVersion } from "./app-versions.service";
+
+const list: AppRouteHandler<typeof listRoute> = async (c) => {
+  const read = await readAppVersions(c, c.var.project);
+  if (setCacheValidators(c, [read.version])) return c.body(null, 304);
+  return c.json(read.data, 200);
+};
 
 export function mountAppVersions(app: OpenAPIHono<AppEnv>): void {
   app.openapi(putRoute, async (c) => {
@@ -14,8 +21,5 @@ export function mountAppVersions(app: OpenAPIHono<AppEnv>): void {
     return c.json(appVersionBody(row, appName), 200);
   });
 
-  app.openapi(listRoute, async (c) => {
-    const read = await readAppVersions(c, c.var.project);
-    return snapshotResponse(c, [read.version], read.data) as never;
-  });
+  app.openapi(listRoute, list);
 }

@@ -2,9 +2,16 @@ import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../../env";
 import { appBody } from "../../snapshots/catalog-bodies";
 import { readApps } from "../../snapshots/reads";
-import { snapshotResponse } from "../../snapshots/store";
+import { setCacheValidators } from "../../snapshots/store";
+import type { AppRouteHandler } from "../route-handler";
 import { listAppsRoute, putAppRoute } from "./apps.routes";
 import { putApp } from "./apps.service";
+
+const list: AppRouteHandler<typeof listAppsRoute> = async (c) => {
+  const read = await readApps(c, c.var.project);
+  if (setCacheValidators(c, [read.version])) return c.body(null, 304);
+  return c.json(read.data, 200);
+};
 
 export function mountApps(app: OpenAPIHono<AppEnv>): void {
   app.openapi(putAppRoute, async (c) => {
@@ -14,8 +21,5 @@ export function mountApps(app: OpenAPIHono<AppEnv>): void {
     return c.json(appBody(row), 200);
   });
 
-  app.openapi(listAppsRoute, async (c) => {
-    const read = await readApps(c, c.var.project);
-    return snapshotResponse(c, [read.version], read.data) as never;
-  });
+  app.openapi(listAppsRoute, list);
 }

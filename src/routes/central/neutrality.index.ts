@@ -2,12 +2,16 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../../env";
 import { latestNeutrality } from "../../services/neutrality";
-import { snapshotResponse } from "../../snapshots/store";
+import { setCacheValidators } from "../../snapshots/store";
+import type { AppRouteHandler } from "../route-handler";
 import { route } from "./neutrality.routes";
 
+const neutrality: AppRouteHandler<typeof route> = async (c) => {
+  const body = await latestNeutrality(c);
+  if (setCacheValidators(c, ["neutrality", String(body.as_of)])) return c.body(null, 304);
+  return c.json(body, 200);
+};
+
 export function mountNeutrality(app: OpenAPIHono<AppEnv>): void {
-  app.openapi(route, async (c) => {
-    const body = await latestNeutrality(c);
-    return snapshotResponse(c, ["neutrality", String(body.as_of)], body);
-  });
+  app.openapi(route, neutrality);
 }

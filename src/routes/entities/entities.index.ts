@@ -9,12 +9,13 @@ import { ApiError } from "../../http/errors";
 import { opener } from "../../db/project-db";
 import { loadHolderSnapshots } from "../../snapshots/holders";
 import { type HolderKind, HOLDER_KINDS } from "../../snapshots/keys";
-import { presentHolder } from "../../snapshots/present";
 import { historyFromDay } from "../../snapshots/public-project";
 import { readHolder as readSnapshot } from "../../snapshots/reads";
-import { readThrough, snapshotResponse } from "../../snapshots/store";
+import { readThrough, setCacheValidators } from "../../snapshots/store";
+import type { AppRouteHandler } from "../route-handler";
 import { serverNow } from "../common";
 import { covers, historyBody, historyWindow } from "../history/history.schemas";
+import { publicHolder } from "./entities.present";
 import type { PutHolder } from "./entities.schemas";
 import { holderRoutes } from "./entities.routes";
 import { putHolder } from "./entities.service";
@@ -26,7 +27,7 @@ function mountKind(app: OpenAPIHono<AppEnv>, kind: HolderKind): void {
   app.openapi(putRoute, async (c) => {
     const { id } = c.req.valid("param");
     const stored = await putHolder(c.var.db, c.var.registry, c.var.project.id, kind, id, c.req.valid("json") as PutHolder, serverNow());
-    return c.json(stored as never, 200);
+    return c.json(stored, 200);
   });
 
   /** The holder's snapshot: KV, or D1 (`fromDay` on) when the key is missing or asked fresh. */
@@ -35,16 +36,18 @@ function mountKind(app: OpenAPIHono<AppEnv>, kind: HolderKind): void {
   const notFound = (c: { var: AppEnv["Variables"] }, id: number) =>
     new ApiError(404, "not_found", `no ${one} ${id} in project '${c.var.project.slug}'`);
 
-  app.openapi(getRoute, async (c) => {
+  const get: AppRouteHandler<typeof getRoute> = async (c) => {
     const { id } = c.req.valid("param");
     const asOf = serverNow();
     const read = await readHolder(c, id, historyFromDay(asOf));
     if (!read) throw notFound(c, id);
+    if (setCacheValidators(c, [read.version])) return c.body(null, 304);
     const { history: _history, ...holder } = read.data;
-    return snapshotResponse(c, [read.version], { ...presentHolder(holder, asOf), snapshot_time: read.takenAt }) as never;
-  });
+    return c.json(publicHolder(kind, holder, asOf, read.takenAt), 200);
+  };
+  app.openapi(getRoute, get);
 
-  app.openapi(historyRoute, async (c) => {
+  const history: AppRouteHandler<typeof historyRoute> = async (c) => {
     const { id } = c.req.valid("param");
     const window = historyWindow(c.req.valid("query"), serverNow());
     let read = await readHolder(c, id, historyFromDay(window.now));
@@ -54,9 +57,10 @@ function mountKind(app: OpenAPIHono<AppEnv>, kind: HolderKind): void {
       const loaded = await loadHolderSnapshots(c.var.db, c.var.project.id, kind, [id], window.firstDay, opener(c.env));
       read = { data: loaded.get(id) ?? read.data, takenAt: window.now, version: `${read.version}.${Math.floor(window.now)}` };
     }
-    const body = historyBody(read.data.history, read.data.total_credit, window, read.takenAt);
-    return snapshotResponse(c, [read.version, `${window.firstDay}`, `${window.lastDay}`], body) as never;
-  });
+    if (setCacheValidators(c, [read.version, `${window.firstDay}`, `${window.lastDay}`])) return c.body(null, 304);
+    return c.json(historyBody(read.data.history, read.data.total_credit, window, read.takenAt), 200);
+  };
+  app.openapi(historyRoute, history);
 }
 
 export function mountEntities(app: OpenAPIHono<AppEnv>): void {

@@ -3,8 +3,8 @@ import { sameDatabase } from "../../db/project-db";
 import type { hosts } from "../../db/schema";
 import { holderFromRow, type HolderRow } from "../../snapshots/holders";
 import type { HolderKind } from "../../snapshots/keys";
-import { presentHolder } from "../../snapshots/present";
 import { amHostLinkWrite } from "../am/am-rpcs.host-links";
+import { storedHolder } from "./entities.present";
 import type { PutHolder } from "./entities.schemas";
 import { checkCreateTime, holderCounts, holderUpserts } from "./entities.upsert";
 
@@ -21,7 +21,6 @@ export async function putHolder(db: Db, registry: Db, projectId: number, kind: H
   const done = await db.batch([...counts, upsert, ...marks, ...(together ? [link.write] : [])] as unknown as [typeof upsert]);
   const [row] = done[counts.length] as Awaited<typeof upsert>;
   if (link !== null && !together) await link.write;
-  const stored = presentHolder(holderFromRow(kind, row as HolderRow), now);
-  const benchmark = kind === "hosts" ? { p_fpops: (row as typeof hosts.$inferSelect).pFpops } : {};
-  return { ...stored, ...benchmark };
+  const pFpops = kind === "hosts" ? (row as typeof hosts.$inferSelect).pFpops : null;
+  return storedHolder(kind, holderFromRow(kind, row as HolderRow), now, pFpops);
 }

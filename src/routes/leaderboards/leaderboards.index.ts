@@ -10,7 +10,8 @@ import type { AppEnv } from "../../env";
 import { HOLDER_KINDS, type HolderKind } from "../../snapshots/keys";
 import type { LeaderboardPosition } from "../../snapshots/leaderboard";
 import { racAt } from "../../snapshots/present";
-import { snapshotResponse } from "../../snapshots/store";
+import { setCacheValidators } from "../../snapshots/store";
+import type { AppRouteHandler } from "../route-handler";
 import { serverNow } from "../common";
 import { decodeCursor, DEFAULT_LIMIT } from "./leaderboards.schemas";
 import { topRoute } from "./leaderboards.routes";
@@ -25,7 +26,7 @@ const encodeCursor = (p: LeaderboardPosition) =>
 
 function mountKind(app: OpenAPIHono<AppEnv>, kind: HolderKind): void {
   const route = topRoute(kind);
-  app.openapi(route, async (c) => {
+  const top: AppRouteHandler<typeof route> = async (c) => {
     const q = c.req.valid("query");
     const by = q.by ?? "expavg_credit";
     const limit = q.limit ?? DEFAULT_LIMIT;
@@ -33,6 +34,7 @@ function mountKind(app: OpenAPIHono<AppEnv>, kind: HolderKind): void {
     const offset = position?.rank ?? 0;
     const now = serverNow();
     const read = await readEntries(c, kind, by, position && { cursor: q.cursor!, position }, offset, limit);
+    if (setCacheValidators(c, [...read.versions, `${offset}`, `${limit}`])) return c.body(null, 304);
     const last = read.entries.at(-1);
     const body = {
       [kind]: read.entries.map(({ sort_key: _key, ...e }) => ({ ...e, recent_average_credit: racAt(e, now) })),
@@ -41,8 +43,9 @@ function mountKind(app: OpenAPIHono<AppEnv>, kind: HolderKind): void {
       as_of: now,
       snapshot_time: read.takenAt,
     };
-    return snapshotResponse(c, [...read.versions, `${offset}`, `${limit}`], body) as never;
-  });
+    return c.json(body, 200);
+  };
+  app.openapi(route, top);
 }
 
 export function mountLeaderboards(app: OpenAPIHono<AppEnv>): void {

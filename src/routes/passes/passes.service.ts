@@ -20,27 +20,61 @@ import type { PassRequest, PassResponse } from "./passes.schemas";
 export type WorkunitBody = PassRequest["workunits"][number];
 type ResultBody = WorkunitBody["results"][number];
 
+/** A posted field's name in the engine (ResultInput): host_id → hostId. */
+type EngineName<S extends string> = S extends `${infer Head}_${infer Tail}` ? `${Head}${Capitalize<EngineName<Tail>>}` : S;
+
 /**
- * Identifies a result's posted content (times as stored: whole seconds). `devices` is left
- * out: it changes no credit, and adding it would change every fingerprint already stored.
+ * A posted result as the engine takes it, every field of ResultSchema under its engine name:
+ * the one place the two names meet (a field ResultInput lacks fails `everyFieldReachesTheEngine`).
  */
+function engineResult(r: ResultBody) {
+  return {
+    id: r.id,
+    hostId: r.host_id,
+    userId: r.user_id,
+    teamId: r.team_id,
+    appVersionId: r.app_version_id,
+    elapsedTime: r.elapsed_time,
+    cpuTime: r.cpu_time,
+    flopsEstimate: r.flops_estimate,
+    // BOINC stores these as integers (docs/spec/credit.md#whole-second-times).
+    sentTime: Math.trunc(r.sent_time),
+    receivedTime: Math.trunc(r.received_time),
+    validateState: r.validate_state,
+    runtimeOutlier: r.runtime_outlier ?? false,
+    ...(r.claimed_credit === undefined ? {} : { claimedCredit: r.claimed_credit }),
+    ...(r.devices === undefined ? {} : { devices: r.devices }),
+  } satisfies Omit<ResultInput, "fingerprint">;
+}
+type Unmapped = Exclude<EngineName<keyof ResultBody>, keyof ReturnType<typeof engineResult>>;
+export const everyFieldReachesTheEngine: [Unmapped] extends [never] ? true : Unmapped = true;
+
+/**
+ * What a result's fingerprint reads, in this order (another order would change every stored
+ * fingerprint). Left out: `id` (it keys the result) and `devices` (it changes no credit, and
+ * adding it would change every fingerprint already stored).
+ */
+const FINGERPRINTED = [
+  "hostId",
+  "userId",
+  "teamId",
+  "appVersionId",
+  "elapsedTime",
+  "cpuTime",
+  "flopsEstimate",
+  "sentTime",
+  "receivedTime",
+  "validateState",
+  "runtimeOutlier",
+  "claimedCredit",
+] as const satisfies readonly (keyof ResultInput)[];
+type Unread = Exclude<keyof ResultInput, (typeof FINGERPRINTED)[number] | "id" | "devices" | "fingerprint">;
+export const everyFieldFingerprinted: [Unread] extends [never] ? true : Unread = true;
+
+/** Identifies a result's posted content (times as stored: whole seconds; no claimed credit: null). */
 function fingerprint(wu: WorkunitBody, r: ResultBody): Promise<string> {
-  return fingerprint64([
-    wu.id,
-    wu.app,
-    r.host_id,
-    r.user_id,
-    r.team_id,
-    r.app_version_id,
-    r.elapsed_time,
-    r.cpu_time,
-    r.flops_estimate,
-    Math.trunc(r.sent_time),
-    Math.trunc(r.received_time),
-    r.validate_state,
-    r.runtime_outlier ?? false,
-    r.claimed_credit ?? null,
-  ]);
+  const e: Omit<ResultInput, "fingerprint"> = engineResult(r);
+  return fingerprint64([wu.id, wu.app, ...FINGERPRINTED.map((field) => e[field] ?? null)]);
 }
 
 /** The posted workunits as the engine takes them; `fingerprints[i][j]` is result j of workunit i's. */
@@ -52,24 +86,7 @@ export function engineWorkunits(workunits: readonly WorkunitBody[], fingerprints
     rscFpopsBound: w.rsc_fpops_bound,
     targetNresults: w.target_nresults,
     ...(w.canonical_credit === undefined ? {} : { canonicalCredit: w.canonical_credit }),
-    results: w.results.map((r, j): ResultInput => ({
-      id: r.id,
-      hostId: r.host_id,
-      userId: r.user_id,
-      teamId: r.team_id,
-      appVersionId: r.app_version_id,
-      elapsedTime: r.elapsed_time,
-      cpuTime: r.cpu_time,
-      flopsEstimate: r.flops_estimate,
-      // BOINC stores these as integers (docs/spec/credit.md#whole-second-times).
-      sentTime: Math.trunc(r.sent_time),
-      receivedTime: Math.trunc(r.received_time),
-      validateState: r.validate_state,
-      runtimeOutlier: r.runtime_outlier ?? false,
-      ...(r.claimed_credit === undefined ? {} : { claimedCredit: r.claimed_credit }),
-      ...(r.devices === undefined ? {} : { devices: r.devices }),
-      fingerprint: fingerprints[i]![j]!,
-    })),
+    results: w.results.map((r, j): ResultInput => ({ ...engineResult(r), fingerprint: fingerprints[i]![j]! })),
   }));
 }
 

@@ -7,9 +7,10 @@ import { racAt } from "../../snapshots/present";
 import { type ProjectSummary, loadProjectSnapshot } from "../../snapshots/project";
 import { readProject } from "../../snapshots/public-project";
 import { readProjectList } from "../../snapshots/reads";
-import { snapshotResponse } from "../../snapshots/store";
+import { setCacheValidators } from "../../snapshots/store";
 import { serverNow } from "../common";
 import { covers, historyBody, historyWindow } from "../history/history.schemas";
+import type { AppRouteHandler } from "../route-handler";
 import { historyRoute, listRoute, oneRoute } from "./project-reads.routes";
 
 function present(p: ProjectSummary, at: number) {
@@ -29,36 +30,42 @@ function present(p: ProjectSummary, at: number) {
   };
 }
 
+const list: AppRouteHandler<typeof listRoute> = async (c) => {
+  const read = await readProjectList(c);
+  if (setCacheValidators(c, [read.version])) return c.body(null, 304);
+  const at = serverNow();
+  return c.json({ projects: read.data.projects.map((p) => present(p, at)), as_of: at, snapshot_time: read.takenAt }, 200);
+};
+
+const read = async (c: Parameters<typeof readProject>[0]) => {
+  const r = await readProject(c, c.var.project.slug);
+  if (!r) throw new ApiError(404, "not_found", `no project '${c.var.project.slug}'`);
+  return r;
+};
+
+const one: AppRouteHandler<typeof oneRoute> = async (c) => {
+  const r = await read(c);
+  if (setCacheValidators(c, [r.version])) return c.body(null, 304);
+  const at = serverNow();
+  return c.json({ ...present(r.data, at), as_of: at, snapshot_time: r.takenAt }, 200);
+};
+
+const history: AppRouteHandler<typeof historyRoute> = async (c) => {
+  const window = historyWindow(c.req.valid("query"), serverNow());
+  const r = await read(c);
+  if (covers(r.data.history, window)) {
+    if (setCacheValidators(c, [r.version, `${window.firstDay}`, `${window.lastDay}`])) return c.body(null, 304);
+    return c.json(historyBody(r.data.history, r.data.total_credit, window, r.takenAt), 200);
+  }
+  // Older than the snapshot keeps: straight from the ledger, not cached.
+  if (setCacheValidators(c, [`${r.version}.${Math.floor(window.now)}`, `${window.firstDay}`, `${window.lastDay}`]))
+    return c.body(null, 304);
+  const loaded = (await loadProjectSnapshot(c.var.db, c.var.project.slug, window.firstDay, opener(c.env))) ?? r.data;
+  return c.json(historyBody(loaded.history, loaded.total_credit, window, window.now), 200);
+};
+
 export function mountProjectReads(app: OpenAPIHono<AppEnv>): void {
-  app.openapi(listRoute, async (c) => {
-    const read = await readProjectList(c);
-    const at = serverNow();
-    const body = { projects: read.data.projects.map((p) => present(p, at)), as_of: at, snapshot_time: read.takenAt };
-    return snapshotResponse(c, [read.version], body) as never;
-  });
-
-  const read = async (c: Parameters<typeof readProject>[0]) => {
-    const r = await readProject(c, c.var.project.slug);
-    if (!r) throw new ApiError(404, "not_found", `no project '${c.var.project.slug}'`);
-    return r;
-  };
-
-  app.openapi(oneRoute, async (c) => {
-    const r = await read(c);
-    const at = serverNow();
-    return snapshotResponse(c, [r.version], { ...present(r.data, at), as_of: at, snapshot_time: r.takenAt }) as never;
-  });
-
-  app.openapi(historyRoute, async (c) => {
-    const window = historyWindow(c.req.valid("query"), serverNow());
-    const r = await read(c);
-    if (covers(r.data.history, window)) {
-      const body = historyBody(r.data.history, r.data.total_credit, window, r.takenAt);
-      return snapshotResponse(c, [r.version, `${window.firstDay}`, `${window.lastDay}`], body) as never;
-    }
-    // Older than the snapshot keeps: straight from the ledger, not cached.
-    const loaded = (await loadProjectSnapshot(c.var.db, c.var.project.slug, window.firstDay, opener(c.env))) ?? r.data;
-    const body = historyBody(loaded.history, loaded.total_credit, window, window.now);
-    return snapshotResponse(c, [`${r.version}.${Math.floor(window.now)}`, `${window.firstDay}`, `${window.lastDay}`], body) as never;
-  });
+  app.openapi(listRoute, list);
+  app.openapi(oneRoute, one);
+  app.openapi(historyRoute, history);
 }

@@ -9,29 +9,32 @@ import { ApiError } from "../../http/errors";
 import { type StatsFileMeta, statsKvKey, statsPartKey } from "../../services/stats-export";
 import { type StatsFile, contentTypeOf } from "../../stats/export-stream";
 import { matches } from "../../snapshots/store";
+import type { AppRouteHandler } from "../route-handler";
 import { route } from "./stats.routes";
 
-export function mountStats(app: OpenAPIHono<AppEnv>): void {
-  app.openapi(route, async (c) => {
-    const { file } = c.req.valid("param");
-    const project = c.var.project;
-    const headers = { "Content-Type": contentTypeOf(file), "Cache-Control": "public, max-age=3600" };
-    const stored = await c.env.KV.getWithMetadata<StatsFileMeta>(statsKvKey(project.slug, file), "stream");
-    if (stored.value) {
-      const generatedAt = String(stored.metadata?.generated_at ?? "");
-      // A stats site polling daily downloads a file only once per job run.
-      const etag = `"${file}-${generatedAt}"`;
-      const kvHeaders = { ...headers, ETag: etag, "X-Generated-At": generatedAt, "X-Stats-Source": "kv" };
-      if (matches(c.req.header("If-None-Match"), etag)) {
-        await stored.value.cancel();
-        return c.body(null, 304, kvHeaders);
-      }
-      const parts = stored.metadata?.parts ?? 1;
-      const body = parts === 1 ? stored.value : concatParts(c.env.KV, project.slug, file, stored.value, parts);
-      return c.body(body, 200, kvHeaders);
+const statsFile: AppRouteHandler<typeof route> = async (c) => {
+  const { file } = c.req.valid("param");
+  const project = c.var.project;
+  const headers = { "Content-Type": contentTypeOf(file), "Cache-Control": "public, max-age=3600" };
+  const stored = await c.env.KV.getWithMetadata<StatsFileMeta>(statsKvKey(project.slug, file), "stream");
+  if (stored.value) {
+    const generatedAt = String(stored.metadata?.generated_at ?? "");
+    // A stats site polling daily downloads a file only once per job run.
+    const etag = `"${file}-${generatedAt}"`;
+    const kvHeaders = { ...headers, ETag: etag, "X-Generated-At": generatedAt, "X-Stats-Source": "kv" };
+    if (matches(c.req.header("If-None-Match"), etag)) {
+      await stored.value.cancel();
+      return c.body(null, 304, kvHeaders);
     }
-    throw new ApiError(404, "not_found", `${file} has not been generated yet (the daily job builds it)`);
-  });
+    const parts = stored.metadata?.parts ?? 1;
+    const body = parts === 1 ? stored.value : concatParts(c.env.KV, project.slug, file, stored.value, parts);
+    return c.body(body, 200, kvHeaders);
+  }
+  throw new ApiError(404, "not_found", `${file} has not been generated yet (the daily job builds it)`);
+};
+
+export function mountStats(app: OpenAPIHono<AppEnv>): void {
+  app.openapi(route, statsFile);
 }
 
 /** The file's parts one after the other (each read only when the previous one is done). */
