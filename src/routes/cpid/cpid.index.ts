@@ -14,8 +14,9 @@ import { sumRecentAverages } from "../../credit/cross-project-totals";
 import { type RecentAverage, decayedRecentAverage } from "../../credit/recent-average";
 import type { AppEnv } from "../../env";
 import { ApiError } from "../../http/errors";
-import { readThrough, snapshotResponse } from "../../snapshots/store";
+import { readThrough, setCacheValidators } from "../../snapshots/store";
 import { serverNow } from "../common";
+import type { AppRouteHandler } from "../route-handler";
 import { route } from "./cpid.routes";
 import { type CpidCursor, decodeCpidCursor, encodeCpidCursor } from "./cpid.schemas";
 import { loadCpidRows } from "./cpid.service";
@@ -54,21 +55,24 @@ async function cpidAnswer(env: AppEnv["Bindings"], cpid: string, cursor: CpidCur
   return { data, complete };
 }
 
+const cpidRead: AppRouteHandler<typeof route> = async (c) => {
+  const { cpid } = c.req.valid("param");
+  const { cursor } = c.req.valid("query");
+  const at = cursor === undefined ? undefined : decodeCpidCursor(cursor)!;
+  const key = cursor === undefined ? `cpid/${cpid}` : `cpid/${cpid}/${cursor}`;
+  // Kept a minute unless it is a 404 or a database failed (then the next read tries again).
+  let keep = false;
+  const load = async () => {
+    const { data, complete } = await cpidAnswer(c.env, cpid, at);
+    keep = data !== null && complete;
+    return data;
+  };
+  const read = await readThrough(c, key, load, { kv: false, keep: () => keep });
+  if (read === null) throw new ApiError(404, "not_found", `no user or host with cpid ${cpid}`);
+  if (setCacheValidators(c, [read.version])) return c.body(null, 304);
+  return c.json(read.data, 200);
+};
+
 export function mountCpid(app: OpenAPIHono<AppEnv>): void {
-  app.openapi(route, async (c) => {
-    const { cpid } = c.req.valid("param");
-    const { cursor } = c.req.valid("query");
-    const at = cursor === undefined ? undefined : decodeCpidCursor(cursor)!;
-    const key = cursor === undefined ? `cpid/${cpid}` : `cpid/${cpid}/${cursor}`;
-    // Kept a minute unless it is a 404 or a database failed (then the next read tries again).
-    let keep = false;
-    const load = async () => {
-      const { data, complete } = await cpidAnswer(c.env, cpid, at);
-      keep = data !== null && complete;
-      return data;
-    };
-    const read = await readThrough(c, key, load, { kv: false, keep: () => keep });
-    if (read === null) throw new ApiError(404, "not_found", `no user or host with cpid ${cpid}`);
-    return snapshotResponse(c, [read.version], read.data) as never;
-  });
+  app.openapi(route, cpidRead);
 }
