@@ -2,10 +2,10 @@
  * The middle of `npm test` (between `skipped-suites.ts reset` and `… report`): the checks and
  * the three vitest suites, in two lanes side by side, then the time each step took.
  *
- * The workerd suite (vitest.config.ts) is the longest step by far and keeps about one core
- * busy (vitest in Node and one workerd at a time, which mostly wait on each other), so the
- * second core runs everything else one after another: lint, layering, citations, typecheck,
- * then the Node and browser suites. Each step of that lane prints its output as one block
+ * The workerd suite (vitest.config.ts) is the longest step and the most CPU (two workers, one
+ * workerd each); the other lane runs everything else one after another beside it: lint,
+ * layering, citations, typecheck, then the Node and browser suites, whose files mostly wait on
+ * the servers they start (MariaDB, wrangler dev, chromium). Each step of that lane prints its output as one block
  * when it ends, so the two lanes' lines do not interleave; the workerd suite prints live.
  * Every step runs even when an earlier one fails, and the run fails if any did.
  */
