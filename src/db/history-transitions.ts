@@ -15,7 +15,17 @@ import type { AnySQLiteColumn } from "drizzle-orm/sqlite-core";
 import { SECONDS_PER_DAY } from "../credit/constants";
 import { dayOf } from "../credit/history";
 import type { GrantGroups } from "./grant-groups";
-import { type CreditSubject, creditHistory, creditHistoryMonthly, historyQueue, hosts, projects, teams, users } from "./schema";
+import {
+  type CreditSubject,
+  type HolderTable,
+  creditHistory,
+  creditHistoryMonthly,
+  historyQueue,
+  hosts,
+  projects,
+  teams,
+  users,
+} from "./schema";
 import { jsonList, name } from "./sql-helpers";
 import { type Assignment, setClause } from "./stat-updates";
 
@@ -34,7 +44,7 @@ export function bucketMerge(t: typeof creditHistory | typeof creditHistoryMonthl
   ])}`;
 }
 
-type Holder = typeof hosts | typeof users | typeof teams | typeof projects;
+type Holder = HolderTable | typeof projects;
 
 /** The day (UTC) of a time, as dayOf computes it in TypeScript. */
 export const dayAt = (time: SQL) => sql`CAST(${time} / ${sql.raw(`${SECONDS_PER_DAY}.0`)} AS INTEGER)`;

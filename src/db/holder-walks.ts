@@ -15,7 +15,7 @@ import type { Grant } from "../credit/pass";
 import type { GrantGroups, GrantPart } from "./grant-groups";
 import { dayAt, dayCreditAfter, finishedBucketWrites, finishesDay } from "./history-transitions";
 import { type FreshHolders, zeroedRow } from "./pass-writes";
-import { type CreditSubject, hosts, projects, teams, users } from "./schema";
+import { type CreditSubject, type HolderTable, hosts, projects, teams, users } from "./schema";
 import { jsonList, jsonRowsTable, name } from "./sql-helpers";
 import { grantRun, recentAverageRun, setClause } from "./stat-updates";
 
@@ -44,8 +44,6 @@ interface Step {
 }
 
 const STEP_FIELDS = ["k", "i", "fin", "now", "day", "credit", "start", "rest", "sum", "add"];
-
-type HolderTable = typeof hosts | typeof users | typeof teams;
 
 interface HolderWalk {
   readonly subject: CreditSubject;

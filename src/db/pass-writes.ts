@@ -11,7 +11,7 @@ import { type HostAppVersionKey, havKey } from "../credit/host-app-version-key";
 import type { Attribution, Grant, HostAppVersionChange, PassEffects } from "../credit/pass";
 import { appCreditQueueWrites } from "./app-credit-queue";
 import { dayCreditAssignment, historyTransitionWrites } from "./history-transitions";
-import { appVersions, hostAppVersions, hosts, results, teams, users, workunits } from "./schema";
+import { type HolderKind, type HolderTable, appVersions, hostAppVersions, hosts, results, teams, users, workunits } from "./schema";
 import type { GrantGroups, GrantPart } from "./grant-groups";
 import { attributionCountWrites } from "./holder-counts";
 import { readModelWrites } from "./read-model-writes";
@@ -186,8 +186,6 @@ export function freshHolders(effects: Pick<PassEffects, "attributions">, groups:
   };
 }
 
-export type HolderKind = "hosts" | "users" | "teams";
-
 /**
  * Creates the hosts, users and teams that `include` picks and that are not stored yet, each
  * with its RAC clock at the `now` of the first pass naming it (docs/spec/credit.md#first-seen),
@@ -211,7 +209,7 @@ export function attributionWrites(
       if (x.teamId !== 0 && include("teams", x.teamId) && !teamRows.has(x.teamId)) teamRows.set(x.teamId, { id: x.teamId, now });
     }
   }
-  const created = (table: typeof hosts | typeof users | typeof teams) =>
+  const created = (table: HolderTable) =>
     [
       [table.projectId, sql`${projectId}`],
       [table.id, "id"],
@@ -430,7 +428,7 @@ interface CreditColumns {
   readonly time: AnySQLiteColumn;
   readonly njobs?: AnySQLiteColumn;
   /** A holder's table: the run also adds to the holder's day (history-transitions.ts). */
-  readonly dayOf?: typeof hosts | typeof users | typeof teams;
+  readonly dayOf?: HolderTable;
 }
 
 /**
@@ -551,7 +549,7 @@ export function grantWrites(projectId: number, now: number, groups: GrantGroups,
 
 /** One pass's holders: the day buckets its grants finish, then each host's, user's and team's run. */
 function holderGrantWrites(projectId: number, now: number, groups: GrantGroups, fresh?: FreshHolders, historyElsewhere?: boolean): SQL[] {
-  const holder = (t: typeof hosts | typeof users | typeof teams) => ({
+  const holder = (t: HolderTable) => ({
     total: t.totalCredit,
     avg: t.expavgCredit,
     time: t.expavgTime,

@@ -22,7 +22,7 @@ import { havKey, isAnonymousPlatform } from "../../src/credit/host-app-version-k
 import {
   type PassApp,
   type PassOutcome,
-  type PassSnapshot,
+  type PassState,
   type StoredResult,
   type WorkunitInput,
   ZERO_HOST_APP_VERSION,
@@ -101,7 +101,7 @@ export class MemoryLedger {
     });
   }
 
-  snapshot(): PassSnapshot {
+  state(): PassState {
     return {
       apps: this.apps,
       versions: this.versions,
@@ -113,7 +113,7 @@ export class MemoryLedger {
   }
 
   pass(now: number, workunits: readonly WorkunitInput[]): PassOutcome {
-    const outcome = runPass(this.snapshot(), workunits);
+    const outcome = runPass(this.state(), workunits);
     if (outcome.conflicts.length > 0) return outcome;
     const e = outcome.effects;
     for (const r of e.results) {

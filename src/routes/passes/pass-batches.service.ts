@@ -9,7 +9,7 @@
  */
 import { runBatch } from "../../db/batch";
 import type { Db } from "../../db/client";
-import { loadPassSnapshot, type PassKeys } from "../../db/pass-snapshot";
+import { loadPassState, type PassKeys } from "../../db/pass-state";
 import { passBatchWrites, type TimedEffects } from "../../db/pass-batch-writes";
 import { retryOnConflict } from "../../http/conflict-retry";
 import { ApiError } from "../../http/errors";
@@ -61,7 +61,7 @@ export async function ingestPassBatch(db: Db, projectId: number, body: PassBatch
   const prepared = await Promise.all(body.passes.map((pass, k) => preparePass(nows[k]!, pass)));
   const keys = unionKeys(prepared);
   const { passes, refusal } = await retryOnConflict(async () => {
-    let snapshot = await loadPassSnapshot(db, projectId, keys);
+    let snapshot = await loadPassState(db, projectId, keys);
     const { existingHolders: existing, historyElsewhere } = snapshot;
     const answers: PassResponse[] = [];
     const decided: TimedEffects[] = [];

@@ -1,13 +1,15 @@
 /**
- * The read half of a validator pass: everything the engine needs, in ONE D1 read batch.
+ * The read half of a validator pass, its state (PassState): everything the engine needs, in ONE
+ * D1 read batch.
  */
 import { and, eq, sql } from "drizzle-orm";
 import { havKey } from "../credit/host-app-version-key";
-import type { PassApp, PassSnapshot, PassVersion, StoredResult } from "../credit/pass";
+import type { PassApp, PassState, PassVersion, StoredResult } from "../credit/pass";
 import type { HostAppVersionStats } from "../credit/pfc";
 import { fairHostState, fairVersionState } from "./fair-rows";
 import { BLOCK_IDS } from "./retention";
 import {
+  type HolderTable,
   appVersions,
   apps,
   hostAppVersions,
@@ -72,7 +74,7 @@ export interface PassKeys {
   readonly holders: { readonly hosts: readonly number[]; readonly users: readonly number[]; readonly teams: readonly number[] };
 }
 
-export interface LoadedSnapshot extends PassSnapshot {
+export interface LoadedPassState extends PassState {
   /** The app each already credited workunit was credited under. */
   readonly workunitApps: ReadonlyMap<number, number>;
   /** The project's retention horizon and window (a result sent before the horizon may have been purged). */
@@ -122,8 +124,8 @@ function purgedInBlocksOf(db: Db, projectId: number, ids: readonly number[]) {
     );
 }
 
-export async function loadPassSnapshot(db: Db, projectId: number, keys: PassKeys): Promise<LoadedSnapshot> {
-  const existing = (t: typeof hosts | typeof users | typeof teams, ids: readonly number[]) =>
+export async function loadPassState(db: Db, projectId: number, keys: PassKeys): Promise<LoadedPassState> {
+  const existing = (t: HolderTable, ids: readonly number[]) =>
     db
       .select({ id: t.id })
       .from(t)
