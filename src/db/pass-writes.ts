@@ -14,7 +14,9 @@ import { dayCreditAssignment, historyTransitionWrites } from "./history-transiti
 import { type HolderKind, type HolderTable, appVersions, hostAppVersions, hosts, results, teams, users, workunits } from "./schema";
 import type { GrantGroups, GrantPart } from "./grant-groups";
 import { attributionCountWrites } from "./holder-counts";
-import { readModelWrites } from "./read-model-writes";
+import { dirtySubjects, projectCreditWrite } from "./read-model-writes";
+import { markSubjects } from "./kv-marks";
+import { type PhasedWrites, assembleWrites } from "./write-phases";
 import { NEUTRAL_FIELDS, neutralAssignments, neutralFields } from "./neutral-rows";
 import {
   FAIR_HOST_FIELDS,
@@ -111,6 +113,7 @@ export function workunitInserts(projectId: number, rows: readonly { id: number; 
   );
 }
 
+/** A pass's writes, as one batch in the order of WRITE_PHASES (write-phases.ts). */
 export function passWrites(
   projectId: number,
   now: number,
@@ -118,28 +121,43 @@ export function passWrites(
   existing?: ExistingHolders,
   historyElsewhere?: boolean,
 ): SQL[] {
+  return assembleWrites(passWritePhases(projectId, now, effects, existing, historyElsewhere));
+}
+
+/** A pass's writes by phase. */
+export function passWritePhases(
+  projectId: number,
+  now: number,
+  effects: PassEffects,
+  existing?: ExistingHolders,
+  historyElsewhere?: boolean,
+): PhasedWrites {
   const groups = grantGroups(effects.grants);
   const fresh = existing ? freshHolders(effects, groups, existing) : undefined;
-  return [
-    // Before any insert of a holder: it counts the ones not stored yet.
-    ...attributionCountWrites(projectId, effects.attributions),
-    ...outcomeInserts(
+  return {
+    holderCounts: attributionCountWrites(projectId, effects.attributions),
+    outcomes: outcomeInserts(
       projectId,
       now,
       effects.results.map((r) => ({ ...r, outcome: r.validateState })),
     ),
-    ...workunitInserts(
+    workunits: workunitInserts(
       projectId,
       effects.workunits.map((w) => ({ ...w, at: wholeSeconds(now) })),
     ),
-    // A fresh holder with a grant is created by its grant's statement (grantWrites).
-    ...attributionWrites(projectId, [{ now, attributions: effects.attributions }], (kind, id) => !fresh?.[kind].has(id)),
-    ...hostAppVersionWrites(projectId, effects.hostAppVersionsSeen, effects.hostAppVersionChanges, effects.fairHostAppVersions),
-    ...grantWrites(projectId, now, groups, fresh, historyElsewhere),
-    ...versionWrites(projectId, now, effects),
-    // Last: the history copies each subject's RAC pair as the writes above left it.
-    ...readModelWrites(projectId, now, effects),
-  ];
+    // A fresh holder with a grant is created by its grant's statement (holderCredit).
+    holders: attributionWrites(projectId, [{ now, attributions: effects.attributions }], (kind, id) => !fresh?.[kind].has(id)),
+    hostAppVersions: hostAppVersionWrites(
+      projectId,
+      effects.hostAppVersionsSeen,
+      effects.hostAppVersionChanges,
+      effects.fairHostAppVersions,
+    ),
+    ...grantPhases(projectId, now, groups, fresh, historyElsewhere),
+    projectCredit: projectCreditWrite(projectId, now, effects.grants),
+    versions: versionWrites(projectId, now, effects),
+    kvMarks: markSubjects(projectId, dirtySubjects(effects.attributions)),
+  };
 }
 
 /** Who the pass names: each host's owner and each user's team (the latest result's), and the teams. */
@@ -538,17 +556,32 @@ export function grantGroups(grants: readonly Grant[]): GrantGroups {
   };
 }
 
-/**
- * The grants' writes: first the history buckets the grants finish (history-transitions.ts,
- * from the rows as they are before this pass), then each holder's run (which also starts its
- * new day), then the pass's per-app credit as one queue row for the hourly fold.
- */
+/** grantPhases as one list, in the order of WRITE_PHASES. */
 export function grantWrites(projectId: number, now: number, groups: GrantGroups, fresh?: FreshHolders, historyElsewhere?: boolean): SQL[] {
-  return [...holderGrantWrites(projectId, now, groups, fresh, historyElsewhere), ...appCreditQueueWrites(projectId, [{ now, groups }])];
+  return assembleWrites(grantPhases(projectId, now, groups, fresh, historyElsewhere));
 }
 
-/** One pass's holders: the day buckets its grants finish, then each host's, user's and team's run. */
-function holderGrantWrites(projectId: number, now: number, groups: GrantGroups, fresh?: FreshHolders, historyElsewhere?: boolean): SQL[] {
+/**
+ * The grants' writes on the holders: the history buckets the grants finish (history-transitions.ts,
+ * from the rows as they are before this pass), each holder's run (which also starts its new
+ * day), and the pass's per-app credit as one queue row for the hourly fold.
+ */
+export function grantPhases(
+  projectId: number,
+  now: number,
+  groups: GrantGroups,
+  fresh?: FreshHolders,
+  historyElsewhere?: boolean,
+): Pick<PhasedWrites, "finishedDays" | "holderCredit" | "appCreditQueue"> {
+  return {
+    finishedDays: historyTransitionWrites(projectId, now, groups, historyElsewhere),
+    holderCredit: holderCreditWrites(projectId, now, groups, fresh),
+    appCreditQueue: appCreditQueueWrites(projectId, [{ now, groups }]),
+  };
+}
+
+/** One pass's grant run on each host, user and team. */
+function holderCreditWrites(projectId: number, now: number, groups: GrantGroups, fresh?: FreshHolders): SQL[] {
   const holder = (t: HolderTable) => ({
     total: t.totalCredit,
     avg: t.expavgCredit,
@@ -557,7 +590,6 @@ function holderGrantWrites(projectId: number, now: number, groups: GrantGroups, 
   });
   const rowsOf = <V>(m: ReadonlyMap<number, V>) => new Map([...m].map(([id, v]) => [`${id}`, v as number | null]));
   return [
-    ...historyTransitionWrites(projectId, now, groups, historyElsewhere),
     ...creditRunWrites(
       hosts,
       [hosts.id],

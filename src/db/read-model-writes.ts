@@ -1,19 +1,15 @@
 /**
- * What a pass adds for the read side: the project's own credit, and the marks that tell the
- * minute cron which KV snapshots to rewrite (passes never write KV: docs/public-reads.md).
- * History buckets are written before the grants (history-transitions.ts).
+ * What a pass adds for the read side: the project's own credit, and the subjects whose marks
+ * tell the minute cron which KV snapshots to rewrite (passes never write KV:
+ * docs/public-reads.md). History buckets are written before the grants (history-transitions.ts).
  */
 import { type SQL, sql } from "drizzle-orm";
-import type { Attribution, Grant, PassEffects } from "../credit/pass";
+import type { Attribution, Grant } from "../credit/pass";
 import { dayCreditAssignment } from "./history-transitions";
-import { PROJECT_SUBJECT, type SubjectRef, markSubjects } from "./kv-marks";
+import { PROJECT_SUBJECT, type SubjectRef } from "./kv-marks";
 import { type CreditSubject, projects } from "./schema";
 import { name } from "./sql-helpers";
 import { grantRun, recentAverageRun, setClause } from "./stat-updates";
-
-export function readModelWrites(projectId: number, now: number, effects: Pick<PassEffects, "grants" | "attributions">): SQL[] {
-  return [...projectCreditWrite(projectId, now, effects.grants), ...markSubjects(projectId, dirtySubjects(effects.attributions))];
-}
 
 /**
  * The whole pass is one grant run on the project's row (the same update as a user's); the same
