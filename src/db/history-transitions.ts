@@ -26,6 +26,7 @@ import {
   teams,
   users,
 } from "./schema";
+import { reservedQueueNumberOf } from "./queue-numbers";
 import { jsonList, name } from "./sql-helpers";
 import { type Assignment, setClause } from "./stat-updates";
 
@@ -113,9 +114,9 @@ export function historyTransitionWrites(projectId: number, now: number, groups: 
 
 /**
  * Finished buckets (`finished`: rows of subject, entity_id, day, credit, avg, time, each
- * bucket at most once) into credit_history, or as one history_queue row numbered by the
- * project's queue_seq as the statement finds it, plus `queueOffset` (the batch's later
- * statements of buckets). `ctes`: a WITH clause `finished` reads.
+ * bucket at most once) into credit_history, or as one history_queue row taking the batch's
+ * reserved queue number `queueOffset` (from 0: queue-numbers.ts). `ctes`: a WITH clause
+ * `finished` reads.
  */
 export function finishedBucketWrites(
   projectId: number,
@@ -131,7 +132,7 @@ export function finishedBucketWrites(
   // Numbers as text with 17 digits (the '!' flag: SQLite stops at 16 without it), so they read back exact.
   const exact = (x: string) => sql.raw(`printf('%!.17g', f.${x})`);
   const queued = sql`${ctes} INSERT INTO ${historyQueue} (${name(historyQueue.projectId)}, ${name(historyQueue.id)}, ${name(historyQueue.entries)})
-    SELECT ${projectId}, (SELECT ${name(projects.queueSeq)} + ${sql.raw(String(1 + queueOffset))} FROM ${projects} WHERE ${name(projects.id)} = ${projectId}),
+    SELECT ${projectId}, ${reservedQueueNumberOf(projectId, queueOffset)},
       json_group_array(json_array(f.subject, f.entity_id, f.day, ${exact("credit")}, ${exact("avg")}, ${exact("time")}))
     FROM (${finished}) AS f WHERE NOT ${here} HAVING count(*) > 0`;
   if (historyElsewhere === undefined) return [direct, queued];

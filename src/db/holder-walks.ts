@@ -16,6 +16,7 @@ import type { GrantGroups, GrantPart } from "./grant-groups";
 import { dayAt, dayCreditAfter, finishedBucketWrites, finishesDay } from "./history-transitions";
 import { type FreshHolders, zeroedRow } from "./pass-writes";
 import { type CreditSubject, type HolderTable, hosts, projects, teams, users } from "./schema";
+import { QUEUE_WALK_STEP, batchQueueRaise } from "./queue-numbers";
 import { jsonList, jsonRowsTable, name } from "./sql-helpers";
 import { grantRun, recentAverageRun, setClause } from "./stat-updates";
 
@@ -251,7 +252,7 @@ function projectWalk(projectId: number, passes: readonly WalkedPass[], historyRo
   );
   const pr = projects;
   const extras: Extra[] = [
-    { column: pr.queueSeq, as: "qs", step: sql`w.qs + 1` },
+    { column: pr.queueSeq, as: "qs", step: QUEUE_WALK_STEP },
     { column: pr.firstCreditTime, as: "fct", step: sql`min(coalesce(w.fct, s.now), s.now)` },
   ];
   const base = sql`SELECT ${name(pr.id)} AS k, ${name(pr.totalCredit)} AS total, ${name(pr.expavgCredit)} AS avg, ${name(pr.expavgTime)} AS time,
@@ -270,7 +271,7 @@ function projectWalk(projectId: number, passes: readonly WalkedPass[], historyRo
       : [
           sql`WITH RECURSIVE ${ctes}
             UPDATE ${pr} SET (${sql.raw(columns.map((c) => `"${c}"`).join(", "))}) =
-              (SELECT w.total, w.avg, w.time, w.dc, max(w.qs, ${pr}.${name(pr.queueSeq)} + ${sql.raw(String(historyRows))}), w.fct
+              (SELECT w.total, w.avg, w.time, w.dc, ${batchQueueRaise(sql.raw("w.qs"), historyRows)}, w.fct
                FROM p_w AS w WHERE w.fin = 1)
             WHERE ${name(pr.id)} = ${projectId}`,
         ];

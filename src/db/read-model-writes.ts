@@ -8,12 +8,14 @@ import type { Attribution, Grant } from "../credit/pass";
 import { dayCreditAssignment } from "./history-transitions";
 import { PROJECT_SUBJECT, type SubjectRef } from "./kv-marks";
 import { type CreditSubject, projects } from "./schema";
+import { passQueueRaise } from "./queue-numbers";
 import { name } from "./sql-helpers";
 import { grantRun, recentAverageRun, setClause } from "./stat-updates";
 
 /**
  * The whole pass is one grant run on the project's row (the same update as a user's); the same
- * update starts the project's new day (history-transitions.ts) and numbers the pass's queue rows.
+ * update starts the project's new day (history-transitions.ts) and raises queue_seq past the
+ * number the pass's queue rows took (queue-numbers.ts).
  */
 export function projectCreditWrite(projectId: number, now: number, grants: readonly Grant[]): SQL[] {
   if (grants.length === 0) return [];
@@ -31,7 +33,7 @@ export function projectCreditWrite(projectId: number, now: number, grants: reado
       [projects.expavgCredit.name, rac.avg],
       [projects.expavgTime.name, rac.time],
       dayCreditAssignment(projects, now, sql`${grants.reduce((sum, x) => sum + x.credit, 0)}`),
-      [projects.queueSeq.name, sql`${name(projects.queueSeq)} + 1`],
+      passQueueRaise(),
       // The earliest grant's time: a pass posted later for older history moves it back.
       [projects.firstCreditTime.name, sql`min(coalesce(${name(projects.firstCreditTime)}, ${now}), ${now})`],
     ])} WHERE ${name(projects.id)} = ${projectId}`,
