@@ -251,6 +251,18 @@ export const ZERO_HOST_APP_VERSION: HostAppVersionStats = {
   consecutiveValid: 0,
 };
 
+/** A valid or invalid result's final outcome, as finalise records it. */
+interface Finalised {
+  readonly wu: WorkunitInput;
+  readonly app: PassApp;
+  readonly result: ResultInput;
+  /** The credit granted now; null: none (an invalid result, or a mode that grants no credit on validation). */
+  readonly grant: number | null;
+  /** A valid result's claim (absent: an invalid one), and what each policy pays for its workunit. */
+  readonly claim?: PolicyClaim | undefined;
+  readonly policyCredits?: PolicyCredits | undefined;
+}
+
 /** The app version a result names: its own id, or the app for an anonymous platform. */
 function resultHavKey(r: ResultInput, appId: number): HostAppVersionKey {
   return { hostId: r.hostId, appId, appVersionId: r.appVersionId };
@@ -395,11 +407,18 @@ class PassRun {
       const copy = copies.get(r.id)!;
       if (r.validateState === "valid") {
         if (!sentUnreplicated(wu, app)) changeConsecutiveValid(copy, "increment");
-        return this.finalise(wu, app, r, grants ? credit : 0, claims.get(r.id), grants, policyCredits ?? undefined);
+        return this.finalise({
+          wu,
+          app,
+          result: r,
+          grant: grants ? credit : null,
+          claim: claims.get(r.id),
+          policyCredits: policyCredits ?? undefined,
+        });
       }
       if (r.validateState === "invalid") {
         changeConsecutiveValid(copy, "reset");
-        return this.finalise(wu, app, r, 0, undefined, false);
+        return this.finalise({ wu, app, result: r, grant: null });
       }
       return this.pending(r);
     });
@@ -435,10 +454,17 @@ class PassRun {
         if (!sentUnreplicated(wu, app)) changeConsecutiveValid(copy, "increment");
         // Statistics only; the stored credit is granted.
         const claim = this.claim(wu, app, r, copy, copy.stats.consecutiveValid);
-        outcome = this.finalise(wu, app, r, grants ? credit : 0, claim, grants, { boinc: credit, fair: credit });
+        outcome = this.finalise({
+          wu,
+          app,
+          result: r,
+          grant: grants ? credit : null,
+          claim,
+          policyCredits: { boinc: credit, fair: credit },
+        });
       } else if (r.validateState === "invalid") {
         changeConsecutiveValid(copy, "reset");
-        outcome = this.finalise(wu, app, r, 0, undefined, false);
+        outcome = this.finalise({ wu, app, result: r, grant: null });
       } else {
         return this.pending(r);
       }
@@ -526,19 +552,12 @@ class PassRun {
     this.effects.hostAppVersionChanges.push(copy.change);
   }
 
-  private finalise(
-    wu: WorkunitInput,
-    app: PassApp,
-    r: ResultInput,
-    grantedCredit: number,
-    claim: PolicyClaim | undefined,
-    grant: boolean,
-    policyCredits?: PolicyCredits,
-  ): ResultOutcome {
+  private finalise({ wu, app, result: r, grant, claim, policyCredits }: Finalised): ResultOutcome {
+    const grantedCredit = grant ?? 0;
     const validateState = r.validateState as "valid" | "invalid";
     const claimedCredit = app.creditMode === "post_assigned" ? (r.claimedCredit ?? null) : (claim?.claimedCredit ?? null);
     const pfcMode = claim?.mode ?? null;
-    if (grant) {
+    if (grant !== null) {
       this.effects.grants.push({
         resultId: r.id,
         hostId: r.hostId,

@@ -86,15 +86,19 @@ function finishedDays(projectId: number, now: number, subject: CreditSubject, t:
 const HISTORY_HERE = sql`(SELECT ${name(projects.historyDatabases)} FROM ${projects} WHERE ${name(projects.id)} = `;
 
 /**
- * The buckets the pass's grants finish, to go into its batch BEFORE the grants' updates: into
- * credit_history when the project keeps history in its ledger, else as one history_queue row.
- * `historyElsewhere`, as the pass's snapshot read it, writes only the statement that applies.
- * The list of history databases only ever grows, and a project's history is read from its
- * ledger and all of them together (docs/storage.md), so a bucket that goes to the ledger just
- * as the first history database is added is still read: the one statement needs no guard.
- * Unknown (undefined): both statements, each guarded by the project row as the batch finds it.
+ * Where a batch's finished buckets go: "ledger", into credit_history (the project keeps its
+ * history in its ledger); "queue", as one history_queue row (it has history databases); or
+ * "guarded", not read before the batch: both statements, each guarded by the project row as
+ * the batch finds it. The pass's read (pass-state.ts) tells "ledger" from "queue", and then
+ * only the statement that applies is written: the list of history databases only ever grows,
+ * and a project's history is read from its ledger and all of them together
+ * (docs/storage.md), so a bucket that goes to the ledger just as the first history database
+ * is added is still read: the one statement needs no guard.
  */
-export function historyTransitionWrites(projectId: number, now: number, groups: GrantGroups, historyElsewhere?: boolean): SQL[] {
+export type HistoryTarget = "ledger" | "queue" | "guarded";
+
+/** The buckets the pass's grants finish, to go into its batch BEFORE the grants' updates. */
+export function historyTransitionWrites(projectId: number, now: number, groups: GrantGroups, history: HistoryTarget = "guarded"): SQL[] {
   const idsOf = (group: ReadonlyMap<string, unknown>) => [...group.keys()].map(Number);
   const parts = [
     { subject: "host" as const, table: hosts, ids: idsOf(groups.hosts) },
@@ -109,24 +113,24 @@ export function historyTransitionWrites(projectId: number, now: number, groups: 
   ];
   // One statement for every subject (a pass's statements are what a pass batch is limited by);
   // the selects name distinct rows, so no two rows of it meet in the merge.
-  return finishedBucketWrites(projectId, sql.join(selects, sql` UNION ALL `), historyElsewhere);
+  return finishedBucketWrites(projectId, sql.join(selects, sql` UNION ALL `), history);
 }
 
 /**
  * Finished buckets (`finished`: rows of subject, entity_id, day, credit, avg, time, each
- * bucket at most once) into credit_history, or as one history_queue row taking the batch's
+ * bucket at most once) into credit_history, or as one history_queue row (HistoryTarget) taking the batch's
  * reserved queue number `queueOffset` (from 0: queue-numbers.ts). `ctes`: a WITH clause
  * `finished` reads.
  */
 export function finishedBucketWrites(
   projectId: number,
   finished: SQL,
-  historyElsewhere?: boolean,
+  history: HistoryTarget = "guarded",
   ctes: SQL = sql``,
   queueOffset = 0,
 ): SQL[] {
   const h = creditHistory;
-  const here = historyElsewhere === undefined ? sql`${HISTORY_HERE}${projectId}) IS NULL` : sql`${historyElsewhere ? 0 : 1}`;
+  const here = history === "guarded" ? sql`${HISTORY_HERE}${projectId}) IS NULL` : sql`${history === "queue" ? 0 : 1}`;
   const direct = sql`${ctes} INSERT INTO ${h} (${name(h.projectId)}, ${name(h.subject)}, ${name(h.entityId)}, ${name(h.day)}, ${name(h.credit)}, ${name(h.expavgCredit)}, ${name(h.expavgTime)})
       SELECT ${projectId}, f.subject, f.entity_id, f.day, f.credit, f.avg, f.time FROM (${finished}) AS f WHERE ${here} ${bucketMerge(h)}`;
   // Numbers as text with 17 digits (the '!' flag: SQLite stops at 16 without it), so they read back exact.
@@ -135,6 +139,5 @@ export function finishedBucketWrites(
     SELECT ${projectId}, ${reservedQueueNumberOf(projectId, queueOffset)},
       json_group_array(json_array(f.subject, f.entity_id, f.day, ${exact("credit")}, ${exact("avg")}, ${exact("time")}))
     FROM (${finished}) AS f WHERE NOT ${here} HAVING count(*) > 0`;
-  if (historyElsewhere === undefined) return [direct, queued];
-  return historyElsewhere ? [queued] : [direct];
+  return { ledger: [direct], queue: [queued], guarded: [direct, queued] }[history];
 }

@@ -13,7 +13,7 @@ import type { AnySQLiteColumn } from "drizzle-orm/sqlite-core";
 import { dayOf } from "../credit/history";
 import type { Grant } from "../credit/pass";
 import type { GrantGroups, GrantPart } from "./grant-groups";
-import { dayAt, dayCreditAfter, finishedBucketWrites, finishesDay } from "./history-transitions";
+import { type HistoryTarget, dayAt, dayCreditAfter, finishedBucketWrites, finishesDay } from "./history-transitions";
 import { type FreshHolders, zeroedRow } from "./pass-writes";
 import { type CreditSubject, type HolderTable, hosts, projects, teams, users } from "./schema";
 import { QUEUE_WALK_STEP, batchQueueRaise } from "./queue-numbers";
@@ -308,30 +308,30 @@ function parts(walk: HolderWalk): HolderWalk[] {
 /**
  * The batch's credit on its holders and project row, in this order: the finished buckets (a
  * statement per part of the tables' walks, each numbering its queue row one above the last;
- * both guarded statements when `historyElsewhere` is unknown), each table's stored rows, its
+ * both guarded statements when `history` is "guarded"), each table's stored rows, its
  * fresh rows, then (`projectRow`) the project's walk, which must come after anything that
  * numbers itself by the project's queue_seq as the batch found it, and raises it past them all.
  */
 export function holderWalkWrites(
   projectId: number,
   passes: readonly WalkedPass[],
-  historyElsewhere?: boolean,
+  history: HistoryTarget = "guarded",
 ): { history: SQL[]; holders: SQL[]; projectRow: SQL[] } {
   const tables = [holderWalk("hosts", passes), holderWalk("users", passes), holderWalk("teams", passes)].map(parts);
   const statements = Math.max(1, ...tables.map((t) => t.length));
   const project = projectWalk(projectId, passes, statements);
   if (project.steps.length === 0) return { history: [], holders: [], projectRow: [] };
-  const history = Array.from({ length: statements }, (_, n) => {
+  const buckets = Array.from({ length: statements }, (_, n) => {
     const walks = tables.flatMap((t) => (n < t.length ? [t[n]!] : []));
     const ctes = sql.join([...walks.map((x) => wholeWalk(projectId, x)), ...(n === 0 ? [project.ctes] : [])], sql`, `);
     const finished = sql.join(
       [...walks.map((x) => finishedBy(x.prefix, x.subject, sql.raw("w.k"))), ...(n === 0 ? [finishedBy("p", "project", sql`0`)] : [])],
       sql` UNION ALL `,
     );
-    return finishedBucketWrites(projectId, finished, historyElsewhere, sql`WITH RECURSIVE ${ctes}`, n);
+    return finishedBucketWrites(projectId, finished, history, sql`WITH RECURSIVE ${ctes}`, n);
   });
   return {
-    history: history.flat(),
+    history: buckets.flat(),
     holders: tables.flat().flatMap((x) => [...storedUpdate(projectId, x), ...freshInsert(projectId, x)]),
     projectRow: project.update,
   };

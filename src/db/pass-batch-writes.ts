@@ -30,6 +30,7 @@ import {
   versionStateWrites,
   workunitInserts,
 } from "./pass-writes";
+import type { HistoryTarget } from "./history-transitions";
 import { holderWalkWrites } from "./holder-walks";
 import { dirtySubjects } from "./read-model-writes";
 import { appVersions } from "./schema";
@@ -48,9 +49,9 @@ export function passBatchWrites(
   projectId: number,
   passes: readonly TimedEffects[],
   existing: ExistingHolders,
-  historyElsewhere?: boolean,
+  history?: HistoryTarget,
 ): SQL[] {
-  return assembleWrites(passBatchWritePhases(projectId, passes, existing, historyElsewhere));
+  return assembleWrites(passBatchWritePhases(projectId, passes, existing, history));
 }
 
 /** The batch's writes by phase. */
@@ -58,7 +59,7 @@ export function passBatchWritePhases(
   projectId: number,
   passes: readonly TimedEffects[],
   existing: ExistingHolders,
-  historyElsewhere?: boolean,
+  history?: HistoryTarget,
 ): PhasedWrites {
   const all = <T>(pick: (e: PassEffects) => readonly T[]) => passes.flatMap((p) => pick(p.effects));
   // Holders a pass both creates and credits are inserted by its grant statement (as for a pass
@@ -92,7 +93,7 @@ export function passBatchWritePhases(
   const walks = holderWalkWrites(
     projectId,
     passes.map(({ now, effects }, k) => ({ now, groups: groups[k]!.groups, grants: effects.grants, fresh: fresh[k]! })),
-    historyElsewhere,
+    history,
   );
   return {
     holderCounts: attributionCountWrites(

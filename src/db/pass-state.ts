@@ -22,6 +22,7 @@ import {
   users,
   workunits,
 } from "./schema";
+import type { HistoryTarget } from "./history-transitions";
 import type { ExistingHolders } from "./pass-writes";
 import { int64Text, jsonList } from "./sql-helpers";
 import { startedClock } from "./stat-updates";
@@ -85,10 +86,10 @@ export interface LoadedPassState extends PassState {
   readonly purgedWorkunits: ReadonlySet<number>;
   readonly existingHolders: ExistingHolders;
   /**
-   * The project keeps its history in databases of its own (history_databases set): a pass
-   * queues its finished buckets instead of writing them to the ledger (history-transitions.ts).
+   * Where the pass's finished buckets go: "queue" when the project keeps its history in
+   * databases of its own (history_databases set), else "ledger" (history-transitions.ts).
    */
-  readonly historyElsewhere: boolean;
+  readonly historyTarget: Exclude<HistoryTarget, "guarded">;
 }
 
 /**
@@ -185,7 +186,7 @@ export async function loadPassState(db: Db, projectId: number, keys: PassKeys): 
     workunitApps: new Map(wuRows.map((r) => [r.id, r.appId])),
     retention: { purgedBefore: projectRows[0]?.purgedBefore ?? 0, days: projectRows[0]?.days ?? 0 },
     clock: projectRows[0]?.clock ?? 0,
-    historyElsewhere: projectRows[0]?.historyElsewhere === 1,
+    historyTarget: projectRows[0]?.historyElsewhere === 1 ? "queue" : "ledger",
     purgedWorkunits: new Set(
       keys.workunitIds.filter((id) => inBlocks.has(id) || purgedRuns.some((run) => run.firstId <= id && id <= run.lastId)),
     ),

@@ -10,7 +10,7 @@ import { AV_AVERAGE, type AverageParams, HAV_AVERAGE } from "../credit/constants
 import { type HostAppVersionKey, havKey } from "../credit/host-app-version-key";
 import type { Attribution, Grant, HostAppVersionChange, PassEffects } from "../credit/pass";
 import { appCreditQueueWrites } from "./app-credit-queue";
-import { dayCreditAssignment, historyTransitionWrites } from "./history-transitions";
+import { type HistoryTarget, dayCreditAssignment, historyTransitionWrites } from "./history-transitions";
 import { type HolderKind, type HolderTable, appVersions, hostAppVersions, hosts, results, teams, users, workunits } from "./schema";
 import type { GrantGroups, GrantPart } from "./grant-groups";
 import { attributionCountWrites } from "./holder-counts";
@@ -119,9 +119,9 @@ export function passWrites(
   now: number,
   effects: PassEffects,
   existing?: ExistingHolders,
-  historyElsewhere?: boolean,
+  history?: HistoryTarget,
 ): SQL[] {
-  return assembleWrites(passWritePhases(projectId, now, effects, existing, historyElsewhere));
+  return assembleWrites(passWritePhases(projectId, now, effects, existing, history));
 }
 
 /** A pass's writes by phase. */
@@ -130,7 +130,7 @@ export function passWritePhases(
   now: number,
   effects: PassEffects,
   existing?: ExistingHolders,
-  historyElsewhere?: boolean,
+  history?: HistoryTarget,
 ): PhasedWrites {
   const groups = grantGroups(effects.grants);
   const fresh = existing ? freshHolders(effects, groups, existing) : undefined;
@@ -153,7 +153,7 @@ export function passWritePhases(
       effects.hostAppVersionChanges,
       effects.fairHostAppVersions,
     ),
-    ...grantPhases(projectId, now, groups, fresh, historyElsewhere),
+    ...grantPhases(projectId, now, groups, fresh, history),
     projectCredit: projectCreditWrite(projectId, now, effects.grants),
     versions: versionWrites(projectId, now, effects),
     kvMarks: markSubjects(projectId, dirtySubjects(effects.attributions)),
@@ -557,8 +557,8 @@ export function grantGroups(grants: readonly Grant[]): GrantGroups {
 }
 
 /** grantPhases as one list, in the order of WRITE_PHASES. */
-export function grantWrites(projectId: number, now: number, groups: GrantGroups, fresh?: FreshHolders, historyElsewhere?: boolean): SQL[] {
-  return assembleWrites(grantPhases(projectId, now, groups, fresh, historyElsewhere));
+export function grantWrites(projectId: number, now: number, groups: GrantGroups, fresh?: FreshHolders, history?: HistoryTarget): SQL[] {
+  return assembleWrites(grantPhases(projectId, now, groups, fresh, history));
 }
 
 /**
@@ -571,10 +571,10 @@ export function grantPhases(
   now: number,
   groups: GrantGroups,
   fresh?: FreshHolders,
-  historyElsewhere?: boolean,
+  history?: HistoryTarget,
 ): Pick<PhasedWrites, "finishedDays" | "holderCredit" | "appCreditQueue"> {
   return {
-    finishedDays: historyTransitionWrites(projectId, now, groups, historyElsewhere),
+    finishedDays: historyTransitionWrites(projectId, now, groups, history),
     holderCredit: holderCreditWrites(projectId, now, groups, fresh),
     appCreditQueue: appCreditQueueWrites(projectId, [{ now, groups }]),
   };

@@ -8,6 +8,7 @@ import { SQLiteAsyncDialect } from "drizzle-orm/sqlite-core";
 import { describe, expect, it } from "vitest";
 import { EMPTY_AVERAGE } from "../../src/credit/average";
 import { type PassEffects, type PassState, type ResultInput, runPass } from "../../src/credit/pass";
+import type { HistoryTarget } from "../../src/db/history-transitions";
 import { passBatchWritePhases, passBatchWrites } from "../../src/db/pass-batch-writes";
 import { passWritePhases, passWrites } from "../../src/db/pass-writes";
 import { type PhasedWrites, WRITE_PHASES, type WritePhase, assembleWrites } from "../../src/db/write-phases";
@@ -112,10 +113,10 @@ describe("the write phases", () => {
   it("order a pass alone's batch, whether its holders are known or not and wherever its history goes", () => {
     const effects = effectsOf(1);
     expect(effects.grants.length).toBe(2);
-    const cases: [typeof existing | undefined, boolean | undefined][] = [
-      [existing, undefined],
-      [existing, true],
-      [undefined, false],
+    const cases: [typeof existing | undefined, HistoryTarget][] = [
+      [existing, "guarded"],
+      [existing, "queue"],
+      [undefined, "ledger"],
     ];
     for (const args of cases) {
       const used = expectInListOrder(passWrites(7, 3000, effects, ...args), passWritePhases(7, 3000, effects, ...args));
@@ -136,11 +137,8 @@ describe("the write phases", () => {
 
   it("order a pass batch's", () => {
     const passes = [1, 2, 3].map((k) => ({ now: 3000 + k, effects: effectsOf(k) }));
-    for (const historyElsewhere of [undefined, false, true]) {
-      const used = expectInListOrder(
-        passBatchWrites(7, passes, existing, historyElsewhere),
-        passBatchWritePhases(7, passes, existing, historyElsewhere),
-      );
+    for (const history of ["guarded", "ledger", "queue"] as const) {
+      const used = expectInListOrder(passBatchWrites(7, passes, existing, history), passBatchWritePhases(7, passes, existing, history));
       for (const phase of [
         "holderCounts",
         "outcomes",

@@ -62,7 +62,7 @@ export async function ingestPassBatch(db: Db, projectId: number, body: PassBatch
   const keys = unionKeys(prepared);
   const { passes, refusal } = await retryOnConflict(async () => {
     let snapshot = await loadPassState(db, projectId, keys);
-    const { existingHolders: existing, historyElsewhere } = snapshot;
+    const { existingHolders: existing, historyTarget } = snapshot;
     const answers: PassResponse[] = [];
     const decided: TimedEffects[] = [];
     let refused: ApiError | null = null;
@@ -80,7 +80,7 @@ export async function ingestPassBatch(db: Db, projectId: number, body: PassBatch
     }
     // The passes before a refused one are written, as if posted one by one; if this batch loses
     // a race with a concurrent pass, all of it rolls back and runs again from a fresh snapshot.
-    await runBatch(db, passBatchWrites(projectId, decided, existing, historyElsewhere));
+    await runBatch(db, passBatchWrites(projectId, decided, existing, historyTarget));
     return { passes: answers, refusal: refused };
   }, "results or workunits of this batch");
   if (refusal) throw refusal;

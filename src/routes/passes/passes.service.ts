@@ -283,7 +283,7 @@ export function decidePass(pass: PreparedPass, snapshot: LoadedPassState): Decid
       workunitApps,
       retention: snapshot.retention,
       existingHolders: snapshot.existingHolders,
-      historyElsewhere: snapshot.historyElsewhere,
+      historyTarget: snapshot.historyTarget,
       clock,
       purgedWorkunits: snapshot.purgedWorkunits,
     },
@@ -295,7 +295,7 @@ export async function ingestPass(db: Db, projectId: number, now: number, body: P
   return retryOnConflict(async () => {
     const snapshot = await loadPassState(db, projectId, pass.keys);
     const { answer, effects, at } = decidePass(pass, snapshot);
-    await runBatch(db, passWrites(projectId, at, effects, snapshot.existingHolders, snapshot.historyElsewhere));
+    await runBatch(db, passWrites(projectId, at, effects, snapshot.existingHolders, snapshot.historyTarget));
     return answer;
   }, "results or workunits of this pass");
 }
