@@ -28,7 +28,7 @@ import {
 } from "./schema";
 import { reservedQueueNumberOf } from "./queue-numbers";
 import { jsonList, name } from "./sql-helpers";
-import { type Assignment, setClause } from "./stat-updates";
+import { setClause } from "./stat-updates";
 
 /**
  * `ON CONFLICT` merge into a history bucket (a day's or a month's): credit added, the RAC pair
@@ -54,15 +54,10 @@ export const dayAt = (time: SQL) => sql`CAST(${time} / ${sql.raw(`${SECONDS_PER_
 const currentDay = (t: { expavgTime: AnySQLiteColumn }) => dayAt(name(t.expavgTime));
 
 /**
- * The UPDATE that grants `credit` at `now` adds it to the holder's day, or starts a new day
- * with it when `now` begins one. `credit` is the pass's sum in pass order, as buckets always
- * added it, so a day's credit is the same number to the last bit.
+ * A holder (its last grant's time and that day's credit) granted `credit` on `day`: its day's
+ * credit after; a later day starts a new one (credit-columns.ts). `credit` is the run's sum in
+ * pass order, as buckets always added it, so a day's credit is the same number to the last bit.
  */
-export function dayCreditAssignment(t: Holder, now: number, credit: SQL): Assignment {
-  return [t.dayCredit.name, dayCreditAfter({ time: name(t.expavgTime), dayCredit: name(t.dayCredit) }, sql`${dayOf(now)}`, credit)];
-}
-
-/** A holder (its last grant's time and that day's credit) granted `credit` on `day`: its day's credit after. */
 export function dayCreditAfter(holder: { time: SQL; dayCredit: SQL }, day: SQL, credit: SQL): SQL {
   return sql`CASE WHEN ${dayAt(holder.time)} < ${day} THEN ${credit} ELSE ${holder.dayCredit} + ${credit} END`;
 }

@@ -11,7 +11,6 @@
 import { type SQL, sql } from "drizzle-orm";
 import { projects } from "./schema";
 import { name } from "./sql-helpers";
-import type { Assignment } from "./stat-updates";
 
 /** The n-th number reserved (from 0), over the project's row the statement reads. */
 export function reservedQueueNumber(n = 0): SQL {
@@ -23,13 +22,10 @@ export function reservedQueueNumberOf(projectId: number, n = 0): SQL {
   return sql`(SELECT ${reservedQueueNumber(n)} FROM ${projects} WHERE ${name(projects.id)} = ${projectId})`;
 }
 
-/** A pass alone's raise, in its update of the project row: past the one number it reserved. */
-export function passQueueRaise(): Assignment {
-  return [projects.queueSeq.name, reservedQueueNumber(0)];
+/** A granting pass's raise of queue_seq (`before`: its value before the pass): past the one number a pass alone reserves. */
+export function queueStep(before: SQL): SQL {
+  return sql`${before} + 1`;
 }
-
-/** A granting pass's step of the batch's project walk (holder-walks.ts): its raise, as alone. */
-export const QUEUE_WALK_STEP = sql`w.qs + 1`;
 
 /**
  * A batch's raise: past its passes' steps (`walked`, the walk's last value) and past the
