@@ -21,8 +21,8 @@ import {
 
 /**
  * One validator pass (docs/spec/credit.md): workunits in the order given, each with
- * results the project's validator has judged. Pure: the caller loads a snapshot, runs the pass
- * and persists the effects.
+ * results the project's validator has judged. Pure: the caller loads the pass state (the rows
+ * the pass reads, as stored), runs the pass and persists the effects.
  */
 
 export type ValidateState = "valid" | "invalid" | "inconclusive";
@@ -83,7 +83,8 @@ export interface StoredResult {
   readonly pfcMode: PfcMode | null;
 }
 
-export interface PassSnapshot {
+/** What a pass reads: the rows its workunits name, as stored (src/db/pass-state.ts loads them). */
+export interface PassState {
   readonly apps: ReadonlyMap<string, PassApp>;
   readonly versions: ReadonlyMap<number, PassVersion>;
   /** By havKey; a missing one starts zeroed. */
@@ -237,10 +238,10 @@ export interface PassOutcome {
   readonly effects: PassEffects;
   readonly conflicts: Conflict[];
   /**
-   * The snapshot as this pass's writes leave the rows it read: what the next pass of a batch
+   * The pass state as this pass's writes leave the rows it read: what the next pass of a batch
    * reads instead of loading it again (the TypeScript twins of the SQL updates, as inside a pass).
    */
-  readonly after: PassSnapshot;
+  readonly after: PassState;
 }
 
 export const ZERO_HOST_APP_VERSION: HostAppVersionStats = {
@@ -249,6 +250,18 @@ export const ZERO_HOST_APP_VERSION: HostAppVersionStats = {
   turnaround: EMPTY_AVERAGE_VAR,
   consecutiveValid: 0,
 };
+
+/** A valid or invalid result's final outcome, as finalise records it. */
+interface Finalised {
+  readonly wu: WorkunitInput;
+  readonly app: PassApp;
+  readonly result: ResultInput;
+  /** The credit granted now; null: none (an invalid result, or a mode that grants no credit on validation). */
+  readonly grant: number | null;
+  /** A valid result's claim (absent: an invalid one), and what each policy pays for its workunit. */
+  readonly claim?: PolicyClaim | undefined;
+  readonly policyCredits?: PolicyCredits | undefined;
+}
 
 /** The app version a result names: its own id, or the app for an anonymous platform. */
 function resultHavKey(r: ResultInput, appId: number): HostAppVersionKey {
@@ -295,10 +308,10 @@ class PassRun {
   private readonly fair: FairPassState;
   readonly effects: PassEffects;
 
-  constructor(private readonly snapshot: PassSnapshot) {
-    this.hostAppVersions = new Map(snapshot.hostAppVersions);
-    this.creditedWorkunits = new Map(snapshot.creditedWorkunits);
-    this.fair = new FairPassState(snapshot.fairHostAppVersions, snapshot.versions);
+  constructor(private readonly before: PassState) {
+    this.hostAppVersions = new Map(before.hostAppVersions);
+    this.creditedWorkunits = new Map(before.creditedWorkunits);
+    this.fair = new FairPassState(before.fairHostAppVersions, before.versions);
     this.effects = {
       attributions: [],
       hostAppVersionsSeen: [],
@@ -313,9 +326,9 @@ class PassRun {
     };
   }
 
-  /** The snapshot after the pass: in-pass copies, then the end-of-pass version statistics (docs/spec/credit.md#end-of-the-pass). */
-  after(): PassSnapshot {
-    const versions = new Map(this.snapshot.versions);
+  /** The pass state after the pass: in-pass copies, then the end-of-pass version statistics (docs/spec/credit.md#end-of-the-pass). */
+  after(): PassState {
+    const versions = new Map(this.before.versions);
     for (const [id, samples] of this.effects.versionPfcSamples) {
       const v = versions.get(id);
       if (v) versions.set(id, { ...v, pfc: samples.reduce((avg, x) => updateAverage(avg, x, AV_AVERAGE), v.pfc) });
@@ -324,9 +337,9 @@ class PassRun {
       const v = versions.get(id);
       if (v) versions.set(id, { ...v, fair });
     }
-    const fairHostAppVersions = new Map(this.snapshot.fairHostAppVersions ?? []);
+    const fairHostAppVersions = new Map(this.before.fairHostAppVersions ?? []);
     for (const [key, change] of this.effects.fairHostAppVersions) fairHostAppVersions.set(key, change.state);
-    const finalResults = new Map(this.snapshot.finalResults);
+    const finalResults = new Map(this.before.finalResults);
     for (const r of this.effects.results) {
       finalResults.set(r.id, {
         fingerprint: r.fingerprint,
@@ -337,7 +350,7 @@ class PassRun {
       });
     }
     return {
-      apps: this.snapshot.apps,
+      apps: this.before.apps,
       versions,
       hostAppVersions: new Map(this.hostAppVersions),
       fairHostAppVersions,
@@ -347,7 +360,7 @@ class PassRun {
   }
 
   runWorkunit(wu: WorkunitInput, fresh: readonly ResultInput[], replayed: ResultOutcome[]): WorkunitOutcome {
-    const app = this.snapshot.apps.get(wu.app);
+    const app = this.before.apps.get(wu.app);
     if (!app) throw new Error(`unknown app ${wu.app}`);
     const stored = this.creditedWorkunits.get(wu.id);
     let credit: number;
@@ -394,11 +407,18 @@ class PassRun {
       const copy = copies.get(r.id)!;
       if (r.validateState === "valid") {
         if (!sentUnreplicated(wu, app)) changeConsecutiveValid(copy, "increment");
-        return this.finalise(wu, app, r, grants ? credit : 0, claims.get(r.id), grants, policyCredits ?? undefined);
+        return this.finalise({
+          wu,
+          app,
+          result: r,
+          grant: grants ? credit : null,
+          claim: claims.get(r.id),
+          policyCredits: policyCredits ?? undefined,
+        });
       }
       if (r.validateState === "invalid") {
         changeConsecutiveValid(copy, "reset");
-        return this.finalise(wu, app, r, 0, undefined, false);
+        return this.finalise({ wu, app, result: r, grant: null });
       }
       return this.pending(r);
     });
@@ -434,10 +454,17 @@ class PassRun {
         if (!sentUnreplicated(wu, app)) changeConsecutiveValid(copy, "increment");
         // Statistics only; the stored credit is granted.
         const claim = this.claim(wu, app, r, copy, copy.stats.consecutiveValid);
-        outcome = this.finalise(wu, app, r, grants ? credit : 0, claim, grants, { boinc: credit, fair: credit });
+        outcome = this.finalise({
+          wu,
+          app,
+          result: r,
+          grant: grants ? credit : null,
+          claim,
+          policyCredits: { boinc: credit, fair: credit },
+        });
       } else if (r.validateState === "invalid") {
         changeConsecutiveValid(copy, "reset");
-        outcome = this.finalise(wu, app, r, 0, undefined, false);
+        outcome = this.finalise({ wu, app, result: r, grant: null });
       } else {
         return this.pending(r);
       }
@@ -494,7 +521,7 @@ class PassRun {
   /** get_pfc and steps 2–3 of assign_credit_set for one valid result, with its statistics. */
   private claim(wu: WorkunitInput, app: PassApp, r: ResultInput, copy: HostAppVersionCopy, consecutiveValid: number): PolicyClaim {
     const anonymous = isAnonymousPlatform(r.appVersionId);
-    const version = anonymous ? null : (this.snapshot.versions.get(r.appVersionId) ?? null);
+    const version = anonymous ? null : (this.before.versions.get(r.appVersionId) ?? null);
     const pfc = getPfc({ ...r, anonymous }, wu, app, version, copy.stats);
     copy.stats = pfc.hav;
     Object.assign(copy.change.samples, pfc.havSamples);
@@ -525,19 +552,12 @@ class PassRun {
     this.effects.hostAppVersionChanges.push(copy.change);
   }
 
-  private finalise(
-    wu: WorkunitInput,
-    app: PassApp,
-    r: ResultInput,
-    grantedCredit: number,
-    claim: PolicyClaim | undefined,
-    grant: boolean,
-    policyCredits?: PolicyCredits,
-  ): ResultOutcome {
+  private finalise({ wu, app, result: r, grant, claim, policyCredits }: Finalised): ResultOutcome {
+    const grantedCredit = grant ?? 0;
     const validateState = r.validateState as "valid" | "invalid";
     const claimedCredit = app.creditMode === "post_assigned" ? (r.claimedCredit ?? null) : (claim?.claimedCredit ?? null);
     const pfcMode = claim?.mode ?? null;
-    if (grant) {
+    if (grant !== null) {
       this.effects.grants.push({
         resultId: r.id,
         hostId: r.hostId,
@@ -644,14 +664,14 @@ function push<K, V>(map: Map<K, V[]>, key: K, value: V): void {
  * replayed (same fingerprint) or reported as conflicts (another fingerprint); the caller must
  * write nothing when there is a conflict.
  */
-export function runPass(snapshot: PassSnapshot, workunits: readonly WorkunitInput[]): PassOutcome {
-  const run = new PassRun(snapshot);
+export function runPass(state: PassState, workunits: readonly WorkunitInput[]): PassOutcome {
+  const run = new PassRun(state);
   const conflicts: Conflict[] = [];
   const outcomes = workunits.map((wu, i) => {
     const fresh: ResultInput[] = [];
     const replayed: ResultOutcome[] = [];
     wu.results.forEach((r, j) => {
-      const stored = snapshot.finalResults.get(r.id);
+      const stored = state.finalResults.get(r.id);
       if (!stored) return fresh.push(r);
       if (stored.fingerprint !== r.fingerprint) {
         conflicts.push({

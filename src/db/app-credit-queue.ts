@@ -1,9 +1,8 @@
 /**
  * Per-app credit through a queue (schema.ts app_credit_queue): a pass appends ONE row with its
- * grant runs per (user, app) and (team, app), numbered by the project's queue_seq (raised by
- * the same pass's update of the project row); a batch of passes appends one row for all of
- * them, each run with its pass's `now`, numbered like the batch's history queue row: before
- * the project's walk raises queue_seq (src/db/holder-walks.ts). The hourly job folds
+ * grant runs per (user, app) and (team, app); a batch of passes appends one row for all of
+ * them, each run with its pass's `now`. The row takes the batch's first reserved queue number
+ * (queue-numbers.ts). The hourly job folds
  * the queue in order (src/credit/app-credit-fold.ts) and writes each per-app row once.
  *
  * Exactly once: a fold's batch writes its rows only while the project's
@@ -17,6 +16,7 @@ import type { Db } from "./client";
 import type { GrantGroups, GrantPart } from "./grant-groups";
 import { markSubjects } from "./kv-marks";
 import { appCreditQueue, creditTeams, creditUsers, projects } from "./schema";
+import { reservedQueueNumber } from "./queue-numbers";
 import { chunks, name } from "./sql-helpers";
 import { grantRun } from "./stat-updates";
 
@@ -54,9 +54,7 @@ export interface TimedGroups {
 
 /**
  * The per-app credit of passes decided in order, as ONE queue row dated at the last one's
- * `now`: it must go into the batch before the update of the project row that raises
- * queue_seq (every pass with runs grants, and every granting pass raises it), so that its
- * number is one no other row takes. Runs of earlier passes carry their own `now`.
+ * `now`, numbered by queue-numbers.ts. Runs of earlier passes carry their own `now`.
  */
 export function appCreditQueueWrites(projectId: number, passes: readonly TimedGroups[]): SQL[] {
   if (passes.length === 0) return [];
@@ -69,7 +67,7 @@ export function appCreditQueueWrites(projectId: number, passes: readonly TimedGr
   const q = appCreditQueue;
   return [
     sql`INSERT INTO ${q} (${name(q.projectId)}, ${name(q.id)}, ${name(q.now)}, ${name(q.runs)})
-      SELECT ${projectId}, ${name(projects.queueSeq)} + 1, ${rowNow}, ${JSON.stringify(runs)} FROM ${projects} WHERE ${name(projects.id)} = ${projectId}`,
+      SELECT ${projectId}, ${reservedQueueNumber()}, ${rowNow}, ${JSON.stringify(runs)} FROM ${projects} WHERE ${name(projects.id)} = ${projectId}`,
   ];
 }
 

@@ -15,9 +15,20 @@ import type { AnySQLiteColumn } from "drizzle-orm/sqlite-core";
 import { SECONDS_PER_DAY } from "../credit/constants";
 import { dayOf } from "../credit/history";
 import type { GrantGroups } from "./grant-groups";
-import { type CreditSubject, creditHistory, creditHistoryMonthly, historyQueue, hosts, projects, teams, users } from "./schema";
+import {
+  type CreditSubject,
+  type HolderTable,
+  creditHistory,
+  creditHistoryMonthly,
+  historyQueue,
+  hosts,
+  projects,
+  teams,
+  users,
+} from "./schema";
+import { reservedQueueNumberOf } from "./queue-numbers";
 import { jsonList, name } from "./sql-helpers";
-import { type Assignment, setClause } from "./stat-updates";
+import { setClause } from "./stat-updates";
 
 /**
  * `ON CONFLICT` merge into a history bucket (a day's or a month's): credit added, the RAC pair
@@ -34,7 +45,7 @@ export function bucketMerge(t: typeof creditHistory | typeof creditHistoryMonthl
   ])}`;
 }
 
-type Holder = typeof hosts | typeof users | typeof teams | typeof projects;
+type Holder = HolderTable | typeof projects;
 
 /** The day (UTC) of a time, as dayOf computes it in TypeScript. */
 export const dayAt = (time: SQL) => sql`CAST(${time} / ${sql.raw(`${SECONDS_PER_DAY}.0`)} AS INTEGER)`;
@@ -43,15 +54,10 @@ export const dayAt = (time: SQL) => sql`CAST(${time} / ${sql.raw(`${SECONDS_PER_
 const currentDay = (t: { expavgTime: AnySQLiteColumn }) => dayAt(name(t.expavgTime));
 
 /**
- * The UPDATE that grants `credit` at `now` adds it to the holder's day, or starts a new day
- * with it when `now` begins one. `credit` is the pass's sum in pass order, as buckets always
- * added it, so a day's credit is the same number to the last bit.
+ * A holder (its last grant's time and that day's credit) granted `credit` on `day`: its day's
+ * credit after; a later day starts a new one (credit-columns.ts). `credit` is the run's sum in
+ * pass order, as buckets always added it, so a day's credit is the same number to the last bit.
  */
-export function dayCreditAssignment(t: Holder, now: number, credit: SQL): Assignment {
-  return [t.dayCredit.name, dayCreditAfter({ time: name(t.expavgTime), dayCredit: name(t.dayCredit) }, sql`${dayOf(now)}`, credit)];
-}
-
-/** A holder (its last grant's time and that day's credit) granted `credit` on `day`: its day's credit after. */
 export function dayCreditAfter(holder: { time: SQL; dayCredit: SQL }, day: SQL, credit: SQL): SQL {
   return sql`CASE WHEN ${dayAt(holder.time)} < ${day} THEN ${credit} ELSE ${holder.dayCredit} + ${credit} END`;
 }
@@ -75,15 +81,19 @@ function finishedDays(projectId: number, now: number, subject: CreditSubject, t:
 const HISTORY_HERE = sql`(SELECT ${name(projects.historyDatabases)} FROM ${projects} WHERE ${name(projects.id)} = `;
 
 /**
- * The buckets the pass's grants finish, to go into its batch BEFORE the grants' updates: into
- * credit_history when the project keeps history in its ledger, else as one history_queue row.
- * `historyElsewhere`, as the pass's snapshot read it, writes only the statement that applies.
- * The list of history databases only ever grows, and a project's history is read from its
- * ledger and all of them together (docs/storage.md), so a bucket that goes to the ledger just
- * as the first history database is added is still read: the one statement needs no guard.
- * Unknown (undefined): both statements, each guarded by the project row as the batch finds it.
+ * Where a batch's finished buckets go: "ledger", into credit_history (the project keeps its
+ * history in its ledger); "queue", as one history_queue row (it has history databases); or
+ * "guarded", not read before the batch: both statements, each guarded by the project row as
+ * the batch finds it. The pass's read (pass-state.ts) tells "ledger" from "queue", and then
+ * only the statement that applies is written: the list of history databases only ever grows,
+ * and a project's history is read from its ledger and all of them together
+ * (docs/storage.md), so a bucket that goes to the ledger just as the first history database
+ * is added is still read: the one statement needs no guard.
  */
-export function historyTransitionWrites(projectId: number, now: number, groups: GrantGroups, historyElsewhere?: boolean): SQL[] {
+export type HistoryTarget = "ledger" | "queue" | "guarded";
+
+/** The buckets the pass's grants finish, to go into its batch BEFORE the grants' updates. */
+export function historyTransitionWrites(projectId: number, now: number, groups: GrantGroups, history: HistoryTarget = "guarded"): SQL[] {
   const idsOf = (group: ReadonlyMap<string, unknown>) => [...group.keys()].map(Number);
   const parts = [
     { subject: "host" as const, table: hosts, ids: idsOf(groups.hosts) },
@@ -98,32 +108,31 @@ export function historyTransitionWrites(projectId: number, now: number, groups: 
   ];
   // One statement for every subject (a pass's statements are what a pass batch is limited by);
   // the selects name distinct rows, so no two rows of it meet in the merge.
-  return finishedBucketWrites(projectId, sql.join(selects, sql` UNION ALL `), historyElsewhere);
+  return finishedBucketWrites(projectId, sql.join(selects, sql` UNION ALL `), history);
 }
 
 /**
  * Finished buckets (`finished`: rows of subject, entity_id, day, credit, avg, time, each
- * bucket at most once) into credit_history, or as one history_queue row numbered by the
- * project's queue_seq as the statement finds it, plus `queueOffset` (the batch's later
- * statements of buckets). `ctes`: a WITH clause `finished` reads.
+ * bucket at most once) into credit_history, or as one history_queue row (HistoryTarget) taking the batch's
+ * reserved queue number `queueOffset` (from 0: queue-numbers.ts). `ctes`: a WITH clause
+ * `finished` reads.
  */
 export function finishedBucketWrites(
   projectId: number,
   finished: SQL,
-  historyElsewhere?: boolean,
+  history: HistoryTarget = "guarded",
   ctes: SQL = sql``,
   queueOffset = 0,
 ): SQL[] {
   const h = creditHistory;
-  const here = historyElsewhere === undefined ? sql`${HISTORY_HERE}${projectId}) IS NULL` : sql`${historyElsewhere ? 0 : 1}`;
+  const here = history === "guarded" ? sql`${HISTORY_HERE}${projectId}) IS NULL` : sql`${history === "queue" ? 0 : 1}`;
   const direct = sql`${ctes} INSERT INTO ${h} (${name(h.projectId)}, ${name(h.subject)}, ${name(h.entityId)}, ${name(h.day)}, ${name(h.credit)}, ${name(h.expavgCredit)}, ${name(h.expavgTime)})
       SELECT ${projectId}, f.subject, f.entity_id, f.day, f.credit, f.avg, f.time FROM (${finished}) AS f WHERE ${here} ${bucketMerge(h)}`;
   // Numbers as text with 17 digits (the '!' flag: SQLite stops at 16 without it), so they read back exact.
   const exact = (x: string) => sql.raw(`printf('%!.17g', f.${x})`);
   const queued = sql`${ctes} INSERT INTO ${historyQueue} (${name(historyQueue.projectId)}, ${name(historyQueue.id)}, ${name(historyQueue.entries)})
-    SELECT ${projectId}, (SELECT ${name(projects.queueSeq)} + ${sql.raw(String(1 + queueOffset))} FROM ${projects} WHERE ${name(projects.id)} = ${projectId}),
+    SELECT ${projectId}, ${reservedQueueNumberOf(projectId, queueOffset)},
       json_group_array(json_array(f.subject, f.entity_id, f.day, ${exact("credit")}, ${exact("avg")}, ${exact("time")}))
     FROM (${finished}) AS f WHERE NOT ${here} HAVING count(*) > 0`;
-  if (historyElsewhere === undefined) return [direct, queued];
-  return historyElsewhere ? [queued] : [direct];
+  return { ledger: [direct], queue: [queued], guarded: [direct, queued] }[history];
 }

@@ -7,7 +7,7 @@
  */
 import { type SQL, sql } from "drizzle-orm";
 import type { Attribution } from "../credit/pass";
-import { hosts, projects, teams, users } from "./schema";
+import { type HolderTable, hosts, projects, teams, users } from "./schema";
 import { name } from "./sql-helpers";
 
 export interface NamedHolders {
@@ -23,7 +23,7 @@ export interface NamedHolders {
  * update builder (routes/entities/entities.upsert.ts).
  */
 export function holderCountUpdate(projectId: number, named: NamedHolders) {
-  const missing = (table: typeof hosts | typeof users | typeof teams, ids: Iterable<number> | undefined) => {
+  const missing = (table: HolderTable, ids: Iterable<number> | undefined) => {
     const list = [...new Set(ids ?? [])];
     return list.length === 0
       ? null

@@ -2,8 +2,9 @@
  * The credit of a batch of passes (POST /pass-batches) on hosts, users, teams and the project
  * row, in a few statements whatever the number of passes (docs/storage.md#pass-batches).
  * Each row walks its grant runs in pass order, each step the update a pass alone makes at its
- * own `now` (creditRunWrites, projectCreditWrite: total, RAC, the day's credit), and only the
- * last step is written. The day buckets the steps finish (a grant on a later day than the
+ * own `now` (the steps of credit-columns.ts, which creditRunWrites and projectCreditWrite
+ * apply too), and only the last step is written. Every part of a walk (base rows, step, the
+ * UPDATE and INSERT of its last step) is generated from the column list. The day buckets the steps finish (a grant on a later day than the
  * row's last, as historyTransitionWrites finds them for a pass alone) are written first, by
  * ONE statement that walks the same rows from their stored values: each bucket is finished
  * once, so they need no order among themselves.
@@ -13,11 +14,13 @@ import type { AnySQLiteColumn } from "drizzle-orm/sqlite-core";
 import { dayOf } from "../credit/history";
 import type { Grant } from "../credit/pass";
 import type { GrantGroups, GrantPart } from "./grant-groups";
-import { dayAt, dayCreditAfter, finishedBucketWrites, finishesDay } from "./history-transitions";
+import { type HistoryTarget, dayAt, finishedBucketWrites, finishesDay } from "./history-transitions";
 import { type FreshHolders, zeroedRow } from "./pass-writes";
-import { type CreditSubject, hosts, projects, teams, users } from "./schema";
-import { jsonList, jsonRowsTable, name } from "./sql-helpers";
-import { grantRun, recentAverageRun, setClause } from "./stat-updates";
+import { type CreditSubject, type HolderTable, hosts, projects, teams, users } from "./schema";
+import { type CreditColumn, HOLDER_CREDIT_COLUMNS, PROJECT_CREDIT_COLUMNS } from "./credit-columns";
+import { batchQueueRaise } from "./queue-numbers";
+import { col, jsonList, jsonRowsTable, name } from "./sql-helpers";
+import { grantRun, setClause } from "./stat-updates";
 
 /** A pass of the batch as the walks need it: its `now`, grant groups, grants and fresh holders. */
 export interface WalkedPass {
@@ -44,8 +47,6 @@ interface Step {
 }
 
 const STEP_FIELDS = ["k", "i", "fin", "now", "day", "credit", "start", "rest", "sum", "add"];
-
-type HolderTable = typeof hosts | typeof users | typeof teams;
 
 interface HolderWalk {
   readonly subject: CreditSubject;
@@ -105,41 +106,27 @@ function holderWalk(kind: keyof typeof HOLDERS, passes: readonly WalkedPass[]): 
 
 const w = (field: string) => sql.raw(`w."${field}"`);
 const s = (field: string) => sql.raw(`s."${field}"`);
-
-/** The step's RAC pair and day's credit, from the walk's previous row `w` and the step `s`. */
-function stepValues(): { avg: SQL; time: SQL; dc: SQL } {
-  const rac = recentAverageRun.sql(
-    { avg: w("avg"), time: w("time") },
-    { now: s("now"), credit: s("credit"), start: s("start"), rest: s("rest") },
-  );
-  // As dayCreditAssignment: a step on a later day than the row's last grant starts a new day.
-  return { ...rac, dc: dayCreditAfter({ time: w("time"), dayCredit: w("dc") }, s("day"), s("sum")) };
-}
-
-/** Columns the project's walk carries besides the credit ones. */
-interface Extra {
-  readonly column: AnySQLiteColumn;
-  readonly as: string;
-  readonly step: SQL;
-}
+/** The walk's columns as the rows of `alias` hold them: `alias.as, …`. */
+const walked = (alias: string, columns: readonly CreditColumn[]) => sql.raw(columns.map((c) => `${alias}."${c.as}"`).join(", "));
+const names = (columns: readonly CreditColumn[]) => sql.raw(columns.map((c) => `"${c.name}"`).join(", "));
 
 /**
- * `p_s` (the steps), `p_b` (`base`: each row's stored or zeroed values, as
- * k, total, avg, time, dc, extras) and `p_w` (the walk: step 0 is the base).
+ * `p_s` (the steps), `p_b` (`base`: each row's stored or zeroed values, as k and the
+ * columns' `as`) and `p_w` (the walk: step 0 is the base, each next row a column's step from
+ * the walk's previous row `w` and the step `s`).
  */
-function walkCtes(p: string, base: SQL, steps: readonly Step[], total: SQL, extras: readonly Extra[] = []): SQL {
-  const v = stepValues();
-  const extraNames = extras.map((e) => `, ${e.as}`).join("");
-  const extraSteps = sql.join(
-    extras.map((e) => sql`, ${e.step}`),
-    sql``,
+function walkCtes(p: string, columns: readonly CreditColumn[], base: SQL, steps: readonly Step[]): SQL {
+  const as = sql.raw(columns.map((c) => c.as).join(", "));
+  const next = sql.join(
+    columns.map((c) => c.step(w, s)),
+    sql`, `,
   );
   return sql`${jsonRowsTable(`${p}_s`, STEP_FIELDS, steps)},
     ${sql.raw(`${p}_b`)} AS (${base}),
-    ${sql.raw(`${p}_w(k, i, fin, total, avg, time, dc${extraNames})`)} AS (
-      SELECT k, 0, 0, total, avg, time, dc${sql.raw(extraNames)} FROM ${sql.raw(`${p}_b`)}
+    ${sql.raw(`${p}_w`)}(k, i, fin, ${as}) AS (
+      SELECT k, 0, 0, ${as} FROM ${sql.raw(`${p}_b`)}
       UNION ALL
-      SELECT w.k, s.i, s.fin, ${total}, ${v.avg}, ${v.time}, ${v.dc}${extraSteps}
+      SELECT w.k, s.i, s.fin, ${next}
       FROM ${sql.raw(`${p}_w`)} AS w JOIN ${sql.raw(`${p}_s`)} AS s ON s.k = w.k AND s.i = w.i + 1)`;
 }
 
@@ -150,24 +137,29 @@ function finishedBy(p: string, subject: CreditSubject, entityId: SQL): SQL {
     WHERE ${finishesDay({ time: w("time"), dayCredit: w("dc") }, s("day"))}`;
 }
 
-const HOLDER_TOTAL = sql`w.total + s.credit + s.rest`;
-
-function storedBase(t: HolderTable, projectId: number, keys: readonly number[]): SQL {
-  return sql`SELECT ${name(t.id)} AS k, ${name(t.totalCredit)} AS total, ${name(t.expavgCredit)} AS avg, ${name(t.expavgTime)} AS time,
-    ${name(t.dayCredit)} AS dc FROM ${t} WHERE ${name(t.projectId)} = ${projectId} AND ${name(t.id)} IN ${jsonList(keys)}`;
+/** Rows as stored, each with its key (`k`) and the columns' values. */
+function storedBase(t: HolderTable | typeof projects, columns: readonly CreditColumn[], where: SQL): SQL {
+  const values = sql.raw(columns.map((c) => `"${c.name}" AS ${c.as}`).join(", "));
+  return sql`SELECT ${name(t.id)} AS k, ${values} FROM ${t} WHERE ${where}`;
 }
 
+const storedHolders = (t: HolderTable, projectId: number, keys: readonly number[]) =>
+  sql`${name(t.projectId)} = ${projectId} AND ${name(t.id)} IN ${jsonList(keys)}`;
+
 /**
- * Fresh rows as an insert of their key alone would create them, their RAC clock at their
- * creating pass's `now`; or, for a row a concurrent request created since the batch's read, the
- * row as stored (found by its key), so that its walk is a stored row's.
+ * Fresh rows as an insert of their key alone would create them, a column that starts at `now`
+ * at their creating pass's; or, for a row a concurrent request created since the batch's
+ * read, the row as stored (found by its key), so that its walk is a stored row's.
  */
-function freshBase(p: string, t: HolderTable, projectId: number): SQL {
-  const zero = (c: AnySQLiteColumn) => sql.raw(`z."${c.name}"`);
-  const held = (c: AnySQLiteColumn) => sql.raw(`o."${c.name}"`);
-  return sql`SELECT f.k AS k, coalesce(${held(t.totalCredit)}, ${zero(t.totalCredit)}) AS total, coalesce(${held(t.expavgCredit)}, ${zero(t.expavgCredit)}) AS avg,
-    coalesce(${held(t.expavgTime)}, f.created) AS time, coalesce(${held(t.dayCredit)}, ${zero(t.dayCredit)}) AS dc
-    FROM ${sql.raw(`${p}_f`)} AS f JOIN ${zeroedRow(t, [t.totalCredit.name, t.expavgCredit.name, t.dayCredit.name])}
+function freshBase(p: string, t: HolderTable, columns: readonly CreditColumn[], projectId: number): SQL {
+  const values = sql.raw(
+    columns.map((c) => `coalesce(o."${c.name}", ${c.startsAtNow ? "f.created" : `z."${c.name}"`}) AS ${c.as}`).join(", "),
+  );
+  return sql`SELECT f.k AS k, ${values}
+    FROM ${sql.raw(`${p}_f`)} AS f JOIN ${zeroedRow(
+      t,
+      columns.filter((c) => !c.startsAtNow).map((c) => c.name),
+    )}
     LEFT JOIN ${t} AS o ON o.${name(t.projectId)} = ${projectId} AND o.${name(t.id)} = f.k`;
 }
 
@@ -180,18 +172,18 @@ function freshRows(p: string, walk: HolderWalk): SQL {
 }
 
 /** The walk over stored rows and fresh ones together (for the finished buckets). */
-function wholeWalk(projectId: number, walk: HolderWalk): SQL {
+function wholeWalk(projectId: number, walk: HolderWalk, columns: readonly CreditColumn[]): SQL {
   const p = walk.prefix;
   const stored = [...new Set(walk.steps.filter((x) => !walk.fresh.has(x.k)).map((x) => x.k))];
   const bases = [
-    ...(stored.length > 0 ? [storedBase(walk.table, projectId, stored)] : []),
-    ...(walk.fresh.size > 0 ? [freshBase(p, walk.table, projectId)] : []),
+    ...(stored.length > 0 ? [storedBase(walk.table, columns, storedHolders(walk.table, projectId, stored))] : []),
+    ...(walk.fresh.size > 0 ? [freshBase(p, walk.table, columns, projectId)] : []),
   ];
-  return sql`${walk.fresh.size > 0 ? sql`${freshRows(p, walk)}, ` : sql``}${walkCtes(p, sql.join(bases, sql` UNION ALL `), walk.steps, HOLDER_TOTAL)}`;
+  return sql`${walk.fresh.size > 0 ? sql`${freshRows(p, walk)}, ` : sql``}${walkCtes(p, columns, sql.join(bases, sql` UNION ALL `), walk.steps)}`;
 }
 
 /** The stored rows' walk, written back: one UPDATE. */
-function storedUpdate(projectId: number, walk: HolderWalk): SQL[] {
+function storedUpdate(projectId: number, walk: HolderWalk, columns: readonly CreditColumn[]): SQL[] {
   const steps = walk.steps.filter((x) => !walk.fresh.has(x.k));
   if (steps.length === 0) return [];
   const t = walk.table;
@@ -199,14 +191,9 @@ function storedUpdate(projectId: number, walk: HolderWalk): SQL[] {
   const keys = [...new Set(steps.map((x) => x.k))];
   // The last steps materialized once, each row then found by its key (a subquery per row would walk again).
   return [
-    sql`WITH RECURSIVE ${walkCtes(p, storedBase(t, projectId, keys), steps, HOLDER_TOTAL)},
-        ${sql.raw(`${p}_z`)} AS MATERIALIZED (SELECT k, total, avg, time, dc FROM ${sql.raw(`${p}_w`)} WHERE fin = 1)
-      UPDATE ${t} SET ${setClause([
-        [t.totalCredit.name, sql`z.total`],
-        [t.expavgCredit.name, sql`z.avg`],
-        [t.expavgTime.name, sql`z.time`],
-        [t.dayCredit.name, sql`z.dc`],
-      ])}
+    sql`WITH RECURSIVE ${walkCtes(p, columns, storedBase(t, columns, storedHolders(t, projectId, keys)), steps)},
+        ${sql.raw(`${p}_z`)} AS MATERIALIZED (SELECT k, ${sql.raw(columns.map((c) => c.as).join(", "))} FROM ${sql.raw(`${p}_w`)} WHERE fin = 1)
+      UPDATE ${t} SET ${setClause(columns.map((c) => [c.name, sql.raw(`z."${c.as}"`)]))}
       FROM ${sql.raw(`${p}_z`)} AS z WHERE ${name(t.projectId)} = ${projectId} AND ${name(t.id)} = z.k`,
   ];
 }
@@ -217,21 +204,20 @@ function storedUpdate(projectId: number, walk: HolderWalk): SQL[] {
  * end over it (ON CONFLICT DO UPDATE) with the batch's attribution, keeping its create_time: a
  * holder two requests create is no conflict.
  */
-function freshInsert(projectId: number, walk: HolderWalk): SQL[] {
+function freshInsert(projectId: number, walk: HolderWalk, columns: readonly CreditColumn[]): SQL[] {
   if (walk.fresh.size === 0) return [];
   const t = walk.table;
   const p = walk.prefix;
   const steps = walk.steps.filter((x) => walk.fresh.has(x.k));
   const attribution = walk.attribution;
   return [
-    sql`WITH RECURSIVE ${freshRows(p, walk)}, ${walkCtes(p, freshBase(p, t, projectId), steps, HOLDER_TOTAL)}
-      INSERT INTO ${t} (${name(t.projectId)}, ${name(t.id)}, ${name(t.createTime)}, ${attribution ? sql`${name(attribution)}, ` : sql``}${name(t.totalCredit)},
-        ${name(t.expavgCredit)}, ${name(t.expavgTime)}, ${name(t.dayCredit)})
-      SELECT ${projectId}, w.k, f.created, ${attribution ? sql`f.attribution, ` : sql``}w.total, w.avg, w.time, w.dc
+    sql`WITH RECURSIVE ${freshRows(p, walk)}, ${walkCtes(p, columns, freshBase(p, t, columns, projectId), steps)}
+      INSERT INTO ${t} (${name(t.projectId)}, ${name(t.id)}, ${name(t.createTime)}, ${attribution ? sql`${name(attribution)}, ` : sql``}${names(columns)})
+      SELECT ${projectId}, w.k, f.created, ${attribution ? sql`f.attribution, ` : sql``}${walked("w", columns)}
       FROM ${sql.raw(`${p}_w`)} AS w JOIN ${sql.raw(`${p}_f`)} AS f ON f.k = w.k WHERE w.fin = 1
       ON CONFLICT DO UPDATE SET ${setClause([
         ...(attribution ? [[attribution.name, sql`excluded.${name(attribution)}`] as const] : []),
-        ...[t.totalCredit, t.expavgCredit, t.expavgTime, t.dayCredit].map((c) => [c.name, sql`excluded.${name(c)}`] as const),
+        ...columns.map((c) => [c.name, sql`excluded.${col(c.name)}`] as const),
       ])}`,
   ];
 }
@@ -252,28 +238,19 @@ function projectWalk(projectId: number, passes: readonly WalkedPass[], historyRo
       }),
   );
   const pr = projects;
-  const extras: Extra[] = [
-    { column: pr.queueSeq, as: "qs", step: sql`w.qs + 1` },
-    { column: pr.firstCreditTime, as: "fct", step: sql`min(coalesce(w.fct, s.now), s.now)` },
-  ];
-  const base = sql`SELECT ${name(pr.id)} AS k, ${name(pr.totalCredit)} AS total, ${name(pr.expavgCredit)} AS avg, ${name(pr.expavgTime)} AS time,
-    ${name(pr.dayCredit)} AS dc, ${name(pr.queueSeq)} AS qs, ${name(pr.firstCreditTime)} AS fct FROM ${pr} WHERE ${name(pr.id)} = ${projectId}`;
-  const ctes = walkCtes("p", base, steps, sql`w.total + s."add"`, extras);
-  const columns: string[] = [
-    pr.totalCredit.name,
-    pr.expavgCredit.name,
-    pr.expavgTime.name,
-    pr.dayCredit.name,
-    ...extras.map((e) => e.column.name),
-  ];
+  const columns = PROJECT_CREDIT_COLUMNS;
+  const ctes = walkCtes("p", columns, storedBase(pr, columns, sql`${name(pr.id)} = ${projectId}`), steps);
+  // The walk's last values; queue_seq also past the numbers the batch's statements of buckets took.
+  const last = sql.join(
+    columns.map((c) => (c.name === pr.queueSeq.name ? batchQueueRaise(w(c.as), historyRows) : w(c.as))),
+    sql`, `,
+  );
   const update =
     steps.length === 0
       ? []
       : [
           sql`WITH RECURSIVE ${ctes}
-            UPDATE ${pr} SET (${sql.raw(columns.map((c) => `"${c}"`).join(", "))}) =
-              (SELECT w.total, w.avg, w.time, w.dc, max(w.qs, ${pr}.${name(pr.queueSeq)} + ${sql.raw(String(historyRows))}), w.fct
-               FROM p_w AS w WHERE w.fin = 1)
+            UPDATE ${pr} SET (${names(columns)}) = (SELECT ${last} FROM p_w AS w WHERE w.fin = 1)
             WHERE ${name(pr.id)} = ${projectId}`,
         ];
   return { steps, ctes, update };
@@ -309,31 +286,32 @@ function parts(walk: HolderWalk): HolderWalk[] {
 /**
  * The batch's credit on its holders and project row, in this order: the finished buckets (a
  * statement per part of the tables' walks, each numbering its queue row one above the last;
- * both guarded statements when `historyElsewhere` is unknown), each table's stored rows, its
+ * both guarded statements when `history` is "guarded"), each table's stored rows, its
  * fresh rows, then (`projectRow`) the project's walk, which must come after anything that
  * numbers itself by the project's queue_seq as the batch found it, and raises it past them all.
  */
 export function holderWalkWrites(
   projectId: number,
   passes: readonly WalkedPass[],
-  historyElsewhere?: boolean,
+  history: HistoryTarget = "guarded",
+  columns: readonly CreditColumn[] = HOLDER_CREDIT_COLUMNS,
 ): { history: SQL[]; holders: SQL[]; projectRow: SQL[] } {
   const tables = [holderWalk("hosts", passes), holderWalk("users", passes), holderWalk("teams", passes)].map(parts);
   const statements = Math.max(1, ...tables.map((t) => t.length));
   const project = projectWalk(projectId, passes, statements);
   if (project.steps.length === 0) return { history: [], holders: [], projectRow: [] };
-  const history = Array.from({ length: statements }, (_, n) => {
+  const buckets = Array.from({ length: statements }, (_, n) => {
     const walks = tables.flatMap((t) => (n < t.length ? [t[n]!] : []));
-    const ctes = sql.join([...walks.map((x) => wholeWalk(projectId, x)), ...(n === 0 ? [project.ctes] : [])], sql`, `);
+    const ctes = sql.join([...walks.map((x) => wholeWalk(projectId, x, columns)), ...(n === 0 ? [project.ctes] : [])], sql`, `);
     const finished = sql.join(
       [...walks.map((x) => finishedBy(x.prefix, x.subject, sql.raw("w.k"))), ...(n === 0 ? [finishedBy("p", "project", sql`0`)] : [])],
       sql` UNION ALL `,
     );
-    return finishedBucketWrites(projectId, finished, historyElsewhere, sql`WITH RECURSIVE ${ctes}`, n);
+    return finishedBucketWrites(projectId, finished, history, sql`WITH RECURSIVE ${ctes}`, n);
   });
   return {
-    history: history.flat(),
-    holders: tables.flat().flatMap((x) => [...storedUpdate(projectId, x), ...freshInsert(projectId, x)]),
+    history: buckets.flat(),
+    holders: tables.flat().flatMap((x) => [...storedUpdate(projectId, x, columns), ...freshInsert(projectId, x, columns)]),
     projectRow: project.update,
   };
 }

@@ -30,10 +30,12 @@ import {
   versionStateWrites,
   workunitInserts,
 } from "./pass-writes";
+import type { HistoryTarget } from "./history-transitions";
 import { holderWalkWrites } from "./holder-walks";
 import { dirtySubjects } from "./read-model-writes";
 import { appVersions } from "./schema";
 import { jsonList, jsonRowsTable, name, wholeSeconds } from "./sql-helpers";
+import { type PhasedWrites, assembleWrites } from "./write-phases";
 import { grantRun, recentAverageRun } from "./stat-updates";
 
 /** One pass's effects and the `now` it was decided at. */
@@ -42,12 +44,23 @@ export interface TimedEffects {
   readonly effects: PassEffects;
 }
 
+/** The batch's writes, as one batch in the order of WRITE_PHASES (write-phases.ts). */
 export function passBatchWrites(
   projectId: number,
   passes: readonly TimedEffects[],
   existing: ExistingHolders,
-  historyElsewhere?: boolean,
+  history?: HistoryTarget,
 ): SQL[] {
+  return assembleWrites(passBatchWritePhases(projectId, passes, existing, history));
+}
+
+/** The batch's writes by phase. */
+export function passBatchWritePhases(
+  projectId: number,
+  passes: readonly TimedEffects[],
+  existing: ExistingHolders,
+  history?: HistoryTarget,
+): PhasedWrites {
   const all = <T>(pick: (e: PassEffects) => readonly T[]) => passes.flatMap((p) => pick(p.effects));
   // Holders a pass both creates and credits are inserted by its grant statement (as for a pass
   // alone); a holder exists for every later pass once a pass has named it.
@@ -80,43 +93,41 @@ export function passBatchWrites(
   const walks = holderWalkWrites(
     projectId,
     passes.map(({ now, effects }, k) => ({ now, groups: groups[k]!.groups, grants: effects.grants, fresh: fresh[k]! })),
-    historyElsewhere,
+    history,
   );
-  return [
-    // Before any insert of a holder: it counts the ones not stored yet.
-    ...attributionCountWrites(
+  return {
+    holderCounts: attributionCountWrites(
       projectId,
       all((e) => e.attributions),
     ),
-    ...outcomeInserts(
+    outcomes: outcomeInserts(
       projectId,
       0,
       passes.flatMap(({ now, effects }) => effects.results.map((r) => ({ ...r, outcome: r.validateState, decidedAt: now }))),
     ),
-    ...workunitInserts(
+    workunits: workunitInserts(
       projectId,
       passes.flatMap(({ now, effects }) =>
         effects.workunits.map((w) => ({ id: w.id, appId: w.appId, credit: w.credit, at: wholeSeconds(now) })),
       ),
     ),
-    ...attributionWrites(projectId, attributions, (kind, id) => !insertedByGrants[kind].has(id)),
-    ...hostAppVersionWrites(
+    holders: attributionWrites(projectId, attributions, (kind, id) => !insertedByGrants[kind].has(id)),
+    hostAppVersions: hostAppVersionWrites(
       projectId,
       all((e) => e.hostAppVersionsSeen),
       all((e) => e.hostAppVersionChanges),
       fairHosts,
     ),
-    ...walks.history,
-    ...walks.holders,
-    // Numbered by queue_seq as the batch found it, as the history queue row is: before the project's walk raises it.
-    ...appCreditQueueWrites(projectId, groups),
-    ...walks.projectRow,
-    ...versionCreditWalk(projectId, passes),
+    finishedDays: walks.history,
+    holderCredit: walks.holders,
+    appCreditQueue: appCreditQueueWrites(projectId, groups),
+    projectCredit: walks.projectRow,
+    versionCredit: versionCreditWalk(projectId, passes),
     // A holder a grant inserted takes the owner or team the batch's last pass gives it (written only if another).
-    ...attributionWrites(projectId, attributions, (kind, id) => kind !== "teams" && insertedByGrants[kind].has(id)),
-    ...versionStateWrites(projectId, [...pfcSamples.keys()], pfcSamples, fairVersions),
-    ...markSubjects(projectId, dirtySubjects(all((e) => e.attributions))),
-  ];
+    grantedHolders: attributionWrites(projectId, attributions, (kind, id) => kind !== "teams" && insertedByGrants[kind].has(id)),
+    versions: versionStateWrites(projectId, [...pfcSamples.keys()], pfcSamples, fairVersions),
+    kvMarks: markSubjects(projectId, dirtySubjects(all((e) => e.attributions))),
+  };
 }
 
 /**

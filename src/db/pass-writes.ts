@@ -10,11 +10,15 @@ import { AV_AVERAGE, type AverageParams, HAV_AVERAGE } from "../credit/constants
 import { type HostAppVersionKey, havKey } from "../credit/host-app-version-key";
 import type { Attribution, Grant, HostAppVersionChange, PassEffects } from "../credit/pass";
 import { appCreditQueueWrites } from "./app-credit-queue";
-import { dayCreditAssignment, historyTransitionWrites } from "./history-transitions";
-import { appVersions, hostAppVersions, hosts, results, teams, users, workunits } from "./schema";
+import { type HistoryTarget, historyTransitionWrites } from "./history-transitions";
+import { type CreditColumn, HOLDER_CREDIT_COLUMNS, creditAssignments } from "./credit-columns";
+import { dayOf } from "../credit/history";
+import { type HolderKind, type HolderTable, appVersions, hostAppVersions, hosts, results, teams, users, workunits } from "./schema";
 import type { GrantGroups, GrantPart } from "./grant-groups";
 import { attributionCountWrites } from "./holder-counts";
-import { readModelWrites } from "./read-model-writes";
+import { dirtySubjects, projectCreditWrite } from "./read-model-writes";
+import { markSubjects } from "./kv-marks";
+import { type PhasedWrites, assembleWrites } from "./write-phases";
 import { NEUTRAL_FIELDS, neutralAssignments, neutralFields } from "./neutral-rows";
 import {
   FAIR_HOST_FIELDS,
@@ -111,35 +115,51 @@ export function workunitInserts(projectId: number, rows: readonly { id: number; 
   );
 }
 
+/** A pass's writes, as one batch in the order of WRITE_PHASES (write-phases.ts). */
 export function passWrites(
   projectId: number,
   now: number,
   effects: PassEffects,
   existing?: ExistingHolders,
-  historyElsewhere?: boolean,
+  history?: HistoryTarget,
 ): SQL[] {
+  return assembleWrites(passWritePhases(projectId, now, effects, existing, history));
+}
+
+/** A pass's writes by phase. */
+export function passWritePhases(
+  projectId: number,
+  now: number,
+  effects: PassEffects,
+  existing?: ExistingHolders,
+  history?: HistoryTarget,
+): PhasedWrites {
   const groups = grantGroups(effects.grants);
   const fresh = existing ? freshHolders(effects, groups, existing) : undefined;
-  return [
-    // Before any insert of a holder: it counts the ones not stored yet.
-    ...attributionCountWrites(projectId, effects.attributions),
-    ...outcomeInserts(
+  return {
+    holderCounts: attributionCountWrites(projectId, effects.attributions),
+    outcomes: outcomeInserts(
       projectId,
       now,
       effects.results.map((r) => ({ ...r, outcome: r.validateState })),
     ),
-    ...workunitInserts(
+    workunits: workunitInserts(
       projectId,
       effects.workunits.map((w) => ({ ...w, at: wholeSeconds(now) })),
     ),
-    // A fresh holder with a grant is created by its grant's statement (grantWrites).
-    ...attributionWrites(projectId, [{ now, attributions: effects.attributions }], (kind, id) => !fresh?.[kind].has(id)),
-    ...hostAppVersionWrites(projectId, effects.hostAppVersionsSeen, effects.hostAppVersionChanges, effects.fairHostAppVersions),
-    ...grantWrites(projectId, now, groups, fresh, historyElsewhere),
-    ...versionWrites(projectId, now, effects),
-    // Last: the history copies each subject's RAC pair as the writes above left it.
-    ...readModelWrites(projectId, now, effects),
-  ];
+    // A fresh holder with a grant is created by its grant's statement (holderCredit).
+    holders: attributionWrites(projectId, [{ now, attributions: effects.attributions }], (kind, id) => !fresh?.[kind].has(id)),
+    hostAppVersions: hostAppVersionWrites(
+      projectId,
+      effects.hostAppVersionsSeen,
+      effects.hostAppVersionChanges,
+      effects.fairHostAppVersions,
+    ),
+    ...grantPhases(projectId, now, groups, fresh, history),
+    projectCredit: projectCreditWrite(projectId, now, effects.grants),
+    versions: versionWrites(projectId, now, effects),
+    kvMarks: markSubjects(projectId, dirtySubjects(effects.attributions)),
+  };
 }
 
 /** Who the pass names: each host's owner and each user's team (the latest result's), and the teams. */
@@ -186,8 +206,6 @@ export function freshHolders(effects: Pick<PassEffects, "attributions">, groups:
   };
 }
 
-export type HolderKind = "hosts" | "users" | "teams";
-
 /**
  * Creates the hosts, users and teams that `include` picks and that are not stored yet, each
  * with its RAC clock at the `now` of the first pass naming it (docs/spec/credit.md#first-seen),
@@ -211,7 +229,7 @@ export function attributionWrites(
       if (x.teamId !== 0 && include("teams", x.teamId) && !teamRows.has(x.teamId)) teamRows.set(x.teamId, { id: x.teamId, now });
     }
   }
-  const created = (table: typeof hosts | typeof users | typeof teams) =>
+  const created = (table: HolderTable) =>
     [
       [table.projectId, sql`${projectId}`],
       [table.id, "id"],
@@ -423,99 +441,72 @@ function groupGrants(grants: readonly Grant[], keyOf: (g: Grant) => string | nul
   return groups;
 }
 
-interface CreditColumns {
-  /** An app version has no total, only its RAC. */
-  readonly total?: AnySQLiteColumn;
-  readonly avg: AnySQLiteColumn;
-  readonly time: AnySQLiteColumn;
-  readonly njobs?: AnySQLiteColumn;
-  /** A holder's table: the run also adds to the holder's day (history-transitions.ts). */
-  readonly dayOf?: typeof hosts | typeof users | typeof teams;
-}
-
 /**
- * Applies each row's run of grants (grant_credit, docs/spec/credit.md#grant_credit): total += the run's credit,
- * the RAC updated by the run. `keys` name the row: [column, number of the key's part].
+ * Applies each row's run of grants (grant_credit, docs/spec/credit.md#grant_credit) to a
+ * holder's row: each of `columns` (credit-columns.ts) takes its step, the total adding the
+ * run's credit, the RAC updated by the run, the day's credit. `groups` are keyed by holder id.
  */
 export function creditRunWrites(
-  table: SQLiteTable & { projectId: AnySQLiteColumn },
-  keys: readonly AnySQLiteColumn[],
-  cols: CreditColumns,
+  table: HolderTable,
   projectId: number,
   now: number,
   groups: ReadonlyMap<string, readonly GrantPart[]>,
   fresh?: FreshRows,
+  columns: readonly CreditColumn[] = HOLDER_CREDIT_COLUMNS,
 ): SQL[] {
   const rows = [...groups].map(([key, parts]) => {
     const run = grantRun(now, parts);
-    const ids = key.split("/").map(Number);
     return {
-      ...Object.fromEntries(ids.map((id, i) => [`k${i}`, id])),
+      k: Number(key),
       ...(fresh?.rows.has(key) ? { fresh: fresh.rows.get(key) } : {}),
       credit: run.first.credit,
       start: run.first.start,
       rest: run.restCredit,
-      count: parts.filter((p) => p.job !== false).length,
       // The run's credit summed in pass order: what the day's history bucket adds.
       sum: parts.reduce((s, p) => s + p.credit, 0),
     };
   });
   const g = (f: string) => ref("g", f);
   /** The run's assignments to its row, `g(field)` reading the run's fields. */
-  const assignments = (g: (f: string) => SQL): Assignment[] => {
-    const rac = recentAverageRun.sql(
-      { avg: name(cols.avg), time: name(cols.time) },
-      { now: sql`${now}`, credit: g("credit"), start: g("start"), rest: g("rest") },
-    );
-    return [
-      ...(cols.total ? [[cols.total.name, sql`${name(cols.total)} + ${g("credit")} + ${g("rest")}`] as const] : []),
-      [cols.avg.name, rac.avg],
-      [cols.time.name, rac.time],
-      ...(cols.njobs ? [[cols.njobs.name, sql`${name(cols.njobs)} + ${g("count")}`] as const] : []),
-      ...(cols.dayOf ? [dayCreditAssignment(cols.dayOf, now, g("sum"))] : []),
-    ];
-  };
+  const assignments = (g: (f: string) => SQL): Assignment[] =>
+    creditAssignments(columns, (f) => {
+      if (f === "now") return sql`${now}`;
+      if (f === "day") return sql`${dayOf(now)}`;
+      if (f === "add") throw new Error("a holder's run has no summed total");
+      return g(f);
+    });
   const set = assignments(g);
-  const where = sql.join(
-    keys.map((k, i) => sql`${name(k)} = ${g(`k${i}`)}`),
-    sql` AND `,
-  );
-  const fields = [...keys.map((_, i) => `k${i}`), "credit", "start", "rest", "count", "sum"];
+  const fields = ["k", "credit", "start", "rest", "sum"];
   const updates = chunks(rows.filter((r) => !("fresh" in r))).map(
     (chunk) => sql`${withJsonRows("g", fields, chunk)} UPDATE ${table} SET ${setClause(set)} FROM g
-      WHERE ${name(table.projectId)} = ${projectId} AND ${where}`,
+      WHERE ${name(table.projectId)} = ${projectId} AND ${name(table.id)} = ${g("k")}`,
   );
   if (!fresh) return updates;
   // The same assignments on the row as attributionWrites would have created it (RAC clock at
   // `now`). If a concurrent pass created the row since this pass's read, the run is applied to
   // that row as the update above would (its fields found by its key) and the attribution is
   // this pass's, as attributionWrites sets it: a holder two passes create is no conflict.
-  const ofExcluded = conflictRowField(
-    "g",
-    keys.map((k, i) => [`k${i}`, k] as const),
-  );
+  const ofExcluded = conflictRowField("g", [["k", table.id]]);
   const onConflict: Assignment[] = [
     ...assignments(ofExcluded),
     ...(fresh.attribution ? [[fresh.attribution.name, sql`excluded.${name(fresh.attribution)}`] as const] : []),
   ];
+  const startsAtNow = Object.fromEntries(columns.filter((c) => c.startsAtNow).map((c) => [c.name, now]));
   const inserts = chunks(rows.filter((r) => "fresh" in r)).map(
     (chunk) => sql`${withJsonRows("g", [...fields, "fresh"], chunk)}
-      INSERT INTO ${table} (${name(table.projectId)}, ${sql.join(keys.map(name), sql`, `)}, ${name(fresh.createTime)}, ${
+      INSERT INTO ${table} (${name(table.projectId)}, ${name(table.id)}, ${name(table.createTime)}, ${
         fresh.attribution ? sql`${name(fresh.attribution)}, ` : sql``
       }${sql.join(
         set.map(([c]) => col(c)),
         sql`, `,
       )})
-      SELECT ${projectId}, ${sql.join(
-        keys.map((_, i) => g(`k${i}`)),
-        sql`, `,
-      )}, ${now}, ${fresh.attribution ? sql`${g("fresh")}, ` : sql``}${sql.join(
+      SELECT ${projectId}, ${g("k")}, ${now}, ${fresh.attribution ? sql`${g("fresh")}, ` : sql``}${sql.join(
         set.map(([, v]) => v),
         sql`, `,
       )} FROM g, ${zeroedRow(
         table,
         set.map(([c]) => c),
-        { [cols.time.name]: now },
+        startsAtNow,
       )} WHERE true ON CONFLICT DO UPDATE SET ${setClause(onConflict)}`,
   );
   return [...inserts, ...updates];
@@ -524,7 +515,6 @@ export function creditRunWrites(
 /** Rows creditRunWrites inserts instead of updating: key → the attribution column's value. */
 export interface FreshRows {
   readonly rows: ReadonlyMap<string, number | null>;
-  readonly createTime: AnySQLiteColumn;
   readonly attribution?: AnySQLiteColumn;
 }
 
@@ -540,53 +530,37 @@ export function grantGroups(grants: readonly Grant[]): GrantGroups {
   };
 }
 
-/**
- * The grants' writes: first the history buckets the grants finish (history-transitions.ts,
- * from the rows as they are before this pass), then each holder's run (which also starts its
- * new day), then the pass's per-app credit as one queue row for the hourly fold.
- */
-export function grantWrites(projectId: number, now: number, groups: GrantGroups, fresh?: FreshHolders, historyElsewhere?: boolean): SQL[] {
-  return [...holderGrantWrites(projectId, now, groups, fresh, historyElsewhere), ...appCreditQueueWrites(projectId, [{ now, groups }])];
+/** grantPhases as one list, in the order of WRITE_PHASES. */
+export function grantWrites(projectId: number, now: number, groups: GrantGroups, fresh?: FreshHolders, history?: HistoryTarget): SQL[] {
+  return assembleWrites(grantPhases(projectId, now, groups, fresh, history));
 }
 
-/** One pass's holders: the day buckets its grants finish, then each host's, user's and team's run. */
-function holderGrantWrites(projectId: number, now: number, groups: GrantGroups, fresh?: FreshHolders, historyElsewhere?: boolean): SQL[] {
-  const holder = (t: typeof hosts | typeof users | typeof teams) => ({
-    total: t.totalCredit,
-    avg: t.expavgCredit,
-    time: t.expavgTime,
-    dayOf: t,
-  });
+/**
+ * The grants' writes on the holders: the history buckets the grants finish (history-transitions.ts,
+ * from the rows as they are before this pass), each holder's run (which also starts its new
+ * day), and the pass's per-app credit as one queue row for the hourly fold.
+ */
+export function grantPhases(
+  projectId: number,
+  now: number,
+  groups: GrantGroups,
+  fresh?: FreshHolders,
+  history?: HistoryTarget,
+): Pick<PhasedWrites, "finishedDays" | "holderCredit" | "appCreditQueue"> {
+  return {
+    finishedDays: historyTransitionWrites(projectId, now, groups, history),
+    holderCredit: holderCreditWrites(projectId, now, groups, fresh),
+    appCreditQueue: appCreditQueueWrites(projectId, [{ now, groups }]),
+  };
+}
+
+/** One pass's grant run on each host, user and team. */
+function holderCreditWrites(projectId: number, now: number, groups: GrantGroups, fresh?: FreshHolders): SQL[] {
   const rowsOf = <V>(m: ReadonlyMap<number, V>) => new Map([...m].map(([id, v]) => [`${id}`, v as number | null]));
   return [
-    ...historyTransitionWrites(projectId, now, groups, historyElsewhere),
-    ...creditRunWrites(
-      hosts,
-      [hosts.id],
-      holder(hosts),
-      projectId,
-      now,
-      groups.hosts,
-      fresh && { rows: rowsOf(fresh.hosts), createTime: hosts.createTime, attribution: hosts.userId },
-    ),
-    ...creditRunWrites(
-      users,
-      [users.id],
-      holder(users),
-      projectId,
-      now,
-      groups.users,
-      fresh && { rows: rowsOf(fresh.users), createTime: users.createTime, attribution: users.teamId },
-    ),
-    ...creditRunWrites(
-      teams,
-      [teams.id],
-      holder(teams),
-      projectId,
-      now,
-      groups.teams,
-      fresh && { rows: rowsOf(fresh.teams), createTime: teams.createTime },
-    ),
+    ...creditRunWrites(hosts, projectId, now, groups.hosts, fresh && { rows: rowsOf(fresh.hosts), attribution: hosts.userId }),
+    ...creditRunWrites(users, projectId, now, groups.users, fresh && { rows: rowsOf(fresh.users), attribution: users.teamId }),
+    ...creditRunWrites(teams, projectId, now, groups.teams, fresh && { rows: rowsOf(fresh.teams) }),
   ];
 }
 

@@ -1,23 +1,21 @@
 /**
- * What a pass adds for the read side: the project's own credit, and the marks that tell the
- * minute cron which KV snapshots to rewrite (passes never write KV: docs/public-reads.md).
- * History buckets are written before the grants (history-transitions.ts).
+ * What a pass adds for the read side: the project's own credit, and the subjects whose marks
+ * tell the minute cron which KV snapshots to rewrite (passes never write KV:
+ * docs/public-reads.md). History buckets are written before the grants (history-transitions.ts).
  */
 import { type SQL, sql } from "drizzle-orm";
-import type { Attribution, Grant, PassEffects } from "../credit/pass";
-import { dayCreditAssignment } from "./history-transitions";
-import { PROJECT_SUBJECT, type SubjectRef, markSubjects } from "./kv-marks";
+import type { Attribution, Grant } from "../credit/pass";
+import { dayOf } from "../credit/history";
+import { PROJECT_CREDIT_COLUMNS, type RunField, creditAssignments } from "./credit-columns";
+import { PROJECT_SUBJECT, type SubjectRef } from "./kv-marks";
 import { type CreditSubject, projects } from "./schema";
 import { name } from "./sql-helpers";
-import { grantRun, recentAverageRun, setClause } from "./stat-updates";
-
-export function readModelWrites(projectId: number, now: number, effects: Pick<PassEffects, "grants" | "attributions">): SQL[] {
-  return [...projectCreditWrite(projectId, now, effects.grants), ...markSubjects(projectId, dirtySubjects(effects.attributions))];
-}
+import { grantRun, setClause } from "./stat-updates";
 
 /**
- * The whole pass is one grant run on the project's row (the same update as a user's); the same
- * update starts the project's new day (history-transitions.ts) and numbers the pass's queue rows.
+ * The whole pass is one grant run on the project's row (its columns: PROJECT_CREDIT_COLUMNS);
+ * the same update starts the project's new day (history-transitions.ts) and raises queue_seq
+ * past the number the pass's queue rows took (queue-numbers.ts).
  */
 export function projectCreditWrite(projectId: number, now: number, grants: readonly Grant[]): SQL[] {
   if (grants.length === 0) return [];
@@ -25,20 +23,17 @@ export function projectCreditWrite(projectId: number, now: number, grants: reado
     now,
     grants.map((g) => ({ credit: g.credit, start: g.startTime })),
   );
-  const rac = recentAverageRun.sql(
-    { avg: name(projects.expavgCredit), time: name(projects.expavgTime) },
-    { now: sql`${now}`, credit: sql`${run.first.credit}`, start: sql`${run.first.start}`, rest: sql`${run.restCredit}` },
-  );
+  const fields: Record<RunField, SQL> = {
+    now: sql`${now}`,
+    day: sql`${dayOf(now)}`,
+    credit: sql`${run.first.credit}`,
+    start: sql`${run.first.start}`,
+    rest: sql`${run.restCredit}`,
+    sum: sql`${grants.reduce((sum, x) => sum + x.credit, 0)}`,
+    add: sql`${run.first.credit + run.restCredit}`,
+  };
   return [
-    sql`UPDATE ${projects} SET ${setClause([
-      [projects.totalCredit.name, sql`${name(projects.totalCredit)} + ${run.first.credit + run.restCredit}`],
-      [projects.expavgCredit.name, rac.avg],
-      [projects.expavgTime.name, rac.time],
-      dayCreditAssignment(projects, now, sql`${grants.reduce((sum, x) => sum + x.credit, 0)}`),
-      [projects.queueSeq.name, sql`${name(projects.queueSeq)} + 1`],
-      // The earliest grant's time: a pass posted later for older history moves it back.
-      [projects.firstCreditTime.name, sql`min(coalesce(${name(projects.firstCreditTime)}, ${now}), ${now})`],
-    ])} WHERE ${name(projects.id)} = ${projectId}`,
+    sql`UPDATE ${projects} SET ${setClause(creditAssignments(PROJECT_CREDIT_COLUMNS, (f) => fields[f]))} WHERE ${name(projects.id)} = ${projectId}`,
   ];
 }
 

@@ -302,6 +302,9 @@ export const users = sqliteTable(
 // WITHOUT ROWID (hand-written in migration 0019: a new row costs one D1 row, not two); keep it if a migration rebuilds the table.
 export const teams = sqliteTable("teams", { ...creditHolder() }, (t) => [primaryKey({ columns: [t.projectId, t.id] })]);
 
+/** The tables of the credit holders (hosts, users, teams): each is a creditHolder(). */
+export type HolderTable = typeof hosts | typeof users | typeof teams;
+
 /** Columns shared by BOINC's credit_user and credit_team (credit per app). */
 const creditByApp = () => ({
   projectId: projectId(),
@@ -773,7 +776,7 @@ export const kvRefreshFence = sqliteTable("kv_refresh_fence", {
   takenAt: real("taken_at").notNull(),
 });
 
-/** The leaderboards: hosts, users and teams, each by RAC or by total credit. */
+/** The credit holders by table name (the leaderboards: each by RAC or by total credit). */
 export const HOLDER_KINDS = ["hosts", "users", "teams"] as const;
 export type HolderKind = (typeof HOLDER_KINDS)[number];
 export const LEADERBOARD_ORDERS = ["expavg_credit", "total_credit"] as const;

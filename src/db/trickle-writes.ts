@@ -6,9 +6,11 @@ import { type SQL, and, eq, sql } from "drizzle-orm";
 import type { Attribution, Grant } from "../credit/pass";
 import type { FlopsSource } from "../credit/trickle";
 import type { Db } from "./client";
-import { attributionWrites, grantGroups, grantWrites } from "./pass-writes";
+import { attributionWrites, grantGroups, grantPhases } from "./pass-writes";
 import { attributionCountWrites } from "./holder-counts";
-import { readModelWrites } from "./read-model-writes";
+import { dirtySubjects, projectCreditWrite } from "./read-model-writes";
+import { markSubjects } from "./kv-marks";
+import { assembleWrites } from "./write-phases";
 import { apps, hosts, projects, trickles, users } from "./schema";
 import { chunks, insertFromJson, int64Text, jsonInt64, jsonList, wholeSeconds } from "./sql-helpers";
 import { FLOPS_SOURCES, decode, encode } from "./codes";
@@ -110,10 +112,9 @@ export function trickleWrites(
   attributions: Attribution[],
 ): SQL[] {
   const groups = grantGroups(grants);
-  return [
-    // Before any insert of a holder: it counts the ones not stored yet.
-    ...attributionCountWrites(projectId, attributions),
-    ...chunks(
+  return assembleWrites({
+    holderCounts: attributionCountWrites(projectId, attributions),
+    outcomes: chunks(
       paid.map((t) => ({
         id: t.id,
         appId: t.appId,
@@ -143,8 +144,9 @@ export function trickleWrites(
       ),
     ),
     // Owners and teams as the hosts hold them: creates a user or team row a host names first.
-    ...attributionWrites(projectId, [{ now, attributions }]),
-    ...grantWrites(projectId, now, groups),
-    ...readModelWrites(projectId, now, { grants, attributions }),
-  ];
+    holders: attributionWrites(projectId, [{ now, attributions }]),
+    ...grantPhases(projectId, now, groups),
+    projectCredit: projectCreditWrite(projectId, now, grants),
+    kvMarks: markSubjects(projectId, dirtySubjects(attributions)),
+  });
 }

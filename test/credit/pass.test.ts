@@ -3,7 +3,7 @@ import { EMPTY_AVERAGE } from "../../src/credit/average";
 import { type HostAppVersionKey, havKey } from "../../src/credit/host-app-version-key";
 import {
   type PassApp,
-  type PassSnapshot,
+  type PassState,
   type PassVersion,
   type ResultInput,
   type StoredResult,
@@ -37,7 +37,7 @@ interface Setup {
   credited?: Array<[number, number]>;
   finals?: Array<[number, StoredResult]>;
 }
-function snapshot(s: Setup = {}): PassSnapshot {
+function snapshot(s: Setup = {}): PassState {
   return {
     apps: new Map([["alpha", { ...ALPHA, ...s.app }]]),
     versions: new Map([[10, { ...VERSION, ...s.version }]]),

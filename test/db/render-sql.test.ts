@@ -48,12 +48,12 @@ describe("the batch's SQL renderer", () => {
       ...markSubjects(9, [PROJECT_SUBJECT, { subject: "host", id: 1 }]),
       ...attributionCountWrites(9, attributions),
       ...workunitInserts(9, [{ id: 5, appId: 2, credit: 12.5, at: 1000 }]),
-      ...[undefined, false, true].flatMap((historyElsewhere) => {
+      ...(["guarded", "ledger", "queue"] as const).flatMap((history) => {
         const passes = [
           { now: 999, groups, grants, fresh },
           { now: 1000.5, groups, grants, fresh: { hosts: new Map(), users: new Map(), teams: new Map() } },
         ];
-        const walks = holderWalkWrites(9, passes, historyElsewhere);
+        const walks = holderWalkWrites(9, passes, history);
         return [...walks.history, ...walks.holders, ...walks.projectRow];
       }),
     ];

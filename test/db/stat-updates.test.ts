@@ -159,8 +159,7 @@ describe("recent average credit: one collapsed update per row and pass agrees wi
             .run();
         }
         const groups = new Map(rows.map((r, i) => [`${ids[i]}`, r.grants.map((g) => ({ credit: g.credit, start: now - g.startBack }))]));
-        const cols = { total: hosts.totalCredit, avg: hosts.expavgCredit, time: hosts.expavgTime };
-        await runBatch(db, creditRunWrites(hosts, [hosts.id], cols, PROJECT, now, groups));
+        await runBatch(db, creditRunWrites(hosts, PROJECT, now, groups));
         for (const [i, r] of rows.entries()) {
           const parts = groups.get(`${ids[i]}`)!;
           const want = recentAverageRun.ts({ expavgCredit: r.avg, expavgTime: r.time }, now, parts);

@@ -200,7 +200,7 @@ describe("every walk finds each step by its key", () => {
       fairHostAppVersions: new Map(),
     });
     const passes = [0, 1, 2].map((k) => ({ now: 2000 + k, effects: effects(k) }));
-    const statements = passBatchWrites(9001, passes, { hosts: new Set([1]), users: new Set([1]), teams: new Set([1]) }, false);
+    const statements = passBatchWrites(9001, passes, { hosts: new Set([1]), users: new Set([1]), teams: new Set([1]) }, "ledger");
     const recursive = statements.filter((s) => /WITH RECURSIVE/.test(dialect.sqlToQuery(s).sql));
     expect(recursive.length).toBeGreaterThan(3);
     for (const s of recursive) {

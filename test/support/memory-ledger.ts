@@ -1,6 +1,7 @@
 /**
  * An in-memory ledger that persists a pass's effects with the TypeScript forms of every
- * update, in the order the D1 writer applies their SQL twins. It lets the trace tests check
+ * update, phase by phase in the order of WRITE_PHASES (src/db/write-phases.ts), as the D1
+ * writers order their SQL twins. It lets the trace tests check
  * the pure engine on its own, fast, before the HTTP replay checks the whole service.
  */
 import { AV_AVERAGE } from "../../src/credit/constants";
@@ -22,7 +23,7 @@ import { havKey, isAnonymousPlatform } from "../../src/credit/host-app-version-k
 import {
   type PassApp,
   type PassOutcome,
-  type PassSnapshot,
+  type PassState,
   type StoredResult,
   type WorkunitInput,
   ZERO_HOST_APP_VERSION,
@@ -31,6 +32,7 @@ import {
 import { applyHostAppVersionSamples, type HostAppVersionStats } from "../../src/credit/pfc";
 import { type RecentAverage, updateRecentAverage } from "../../src/credit/recent-average";
 import { computeVersionScales, versionsInService } from "../../src/credit/version-scales";
+import { WRITE_PHASES, type WritePhase } from "../../src/db/write-phases";
 
 export interface LedgerVersion {
   id: number;
@@ -101,7 +103,7 @@ export class MemoryLedger {
     });
   }
 
-  snapshot(): PassSnapshot {
+  state(): PassState {
     return {
       apps: this.apps,
       versions: this.versions,
@@ -113,44 +115,57 @@ export class MemoryLedger {
   }
 
   pass(now: number, workunits: readonly WorkunitInput[]): PassOutcome {
-    const outcome = runPass(this.snapshot(), workunits);
+    const outcome = runPass(this.state(), workunits);
     if (outcome.conflicts.length > 0) return outcome;
     const e = outcome.effects;
-    for (const r of e.results) {
-      this.finalResults.set(r.id, r);
-    }
-    for (const w of e.workunits) this.creditedWorkunits.set(w.id, w.credit);
-    for (const k of e.hostAppVersionsSeen) {
-      if (!this.hostAppVersions.has(havKey(k))) this.hostAppVersions.set(havKey(k), ZERO_HOST_APP_VERSION);
-    }
-    for (const c of e.hostAppVersionChanges) {
-      const key = havKey(c);
-      const hav = this.hostAppVersions.get(key) ?? ZERO_HOST_APP_VERSION;
-      const next = applyHostAppVersionSamples(hav, c.samples);
-      const consecutiveValid =
-        c.consecutiveValid === "increment" ? hav.consecutiveValid + 1 : c.consecutiveValid === "reset" ? 0 : hav.consecutiveValid;
-      this.hostAppVersions.set(key, { ...next, consecutiveValid });
-    }
-    for (const a of e.attributions) {
-      this.ensure(this.hosts, a.hostId, now);
-      if (a.userId !== 0) this.ensure(this.users, a.userId, now);
-      if (a.userId !== 0 && a.teamId !== 0) this.ensure(this.teams, a.teamId, now);
-    }
-    for (const g of e.grants) {
-      this.grant(this.hosts, g.hostId, now, g.startTime, g.credit);
-      if (g.userId !== 0) this.grant(this.users, g.userId, now, g.startTime, g.credit);
-      if (g.userId !== 0 && g.teamId !== 0) this.grant(this.teams, g.teamId, now, g.startTime, g.credit);
-    }
-    for (const [id, samples] of e.versionPfcSamples) {
-      const v = this.versions.get(id)!;
-      v.pfc = samples.reduce((acc, x) => updateAverage(acc, x, AV_AVERAGE), v.pfc);
-    }
-    for (const [key, c] of e.fairHostAppVersions) this.fairHostAppVersions.set(key, c.state);
-    for (const [id, fair] of e.fairVersions) this.versions.get(id)!.fair = fair;
-    for (const [id, samples] of e.versionCreditSamples) {
-      const v = this.versions.get(id)!;
-      for (const s of samples) v.rac = updateRecentAverage(v.rac, now, s.time, s.credit);
-    }
+    const apply: Partial<Record<WritePhase, () => void>> = {
+      outcomes: () => {
+        for (const r of e.results) this.finalResults.set(r.id, r);
+      },
+      workunits: () => {
+        for (const w of e.workunits) this.creditedWorkunits.set(w.id, w.credit);
+      },
+      holders: () => {
+        for (const a of e.attributions) {
+          this.ensure(this.hosts, a.hostId, now);
+          if (a.userId !== 0) this.ensure(this.users, a.userId, now);
+          if (a.userId !== 0 && a.teamId !== 0) this.ensure(this.teams, a.teamId, now);
+        }
+      },
+      hostAppVersions: () => {
+        for (const k of e.hostAppVersionsSeen) {
+          if (!this.hostAppVersions.has(havKey(k))) this.hostAppVersions.set(havKey(k), ZERO_HOST_APP_VERSION);
+        }
+        for (const c of e.hostAppVersionChanges) {
+          const key = havKey(c);
+          const hav = this.hostAppVersions.get(key) ?? ZERO_HOST_APP_VERSION;
+          const next = applyHostAppVersionSamples(hav, c.samples);
+          const consecutiveValid =
+            c.consecutiveValid === "increment" ? hav.consecutiveValid + 1 : c.consecutiveValid === "reset" ? 0 : hav.consecutiveValid;
+          this.hostAppVersions.set(key, { ...next, consecutiveValid });
+        }
+        for (const [key, c] of e.fairHostAppVersions) this.fairHostAppVersions.set(key, c.state);
+      },
+      holderCredit: () => {
+        for (const g of e.grants) {
+          this.grant(this.hosts, g.hostId, now, g.startTime, g.credit);
+          if (g.userId !== 0) this.grant(this.users, g.userId, now, g.startTime, g.credit);
+          if (g.userId !== 0 && g.teamId !== 0) this.grant(this.teams, g.teamId, now, g.startTime, g.credit);
+        }
+      },
+      versions: () => {
+        for (const [id, samples] of e.versionPfcSamples) {
+          const v = this.versions.get(id)!;
+          v.pfc = samples.reduce((acc, x) => updateAverage(acc, x, AV_AVERAGE), v.pfc);
+        }
+        for (const [id, fair] of e.fairVersions) this.versions.get(id)!.fair = fair;
+        for (const [id, samples] of e.versionCreditSamples) {
+          const v = this.versions.get(id)!;
+          for (const s of samples) v.rac = updateRecentAverage(v.rac, now, s.time, s.credit);
+        }
+      },
+    };
+    for (const { phase } of WRITE_PHASES) apply[phase]?.();
     return outcome;
   }
 

@@ -9,7 +9,7 @@
  */
 import { runBatch } from "../../db/batch";
 import type { Db } from "../../db/client";
-import { loadPassSnapshot, type PassKeys } from "../../db/pass-snapshot";
+import { loadPassState, type PassKeys } from "../../db/pass-state";
 import { passBatchWrites, type TimedEffects } from "../../db/pass-batch-writes";
 import { retryOnConflict } from "../../http/conflict-retry";
 import { ApiError } from "../../http/errors";
@@ -61,8 +61,8 @@ export async function ingestPassBatch(db: Db, projectId: number, body: PassBatch
   const prepared = await Promise.all(body.passes.map((pass, k) => preparePass(nows[k]!, pass)));
   const keys = unionKeys(prepared);
   const { passes, refusal } = await retryOnConflict(async () => {
-    let snapshot = await loadPassSnapshot(db, projectId, keys);
-    const { existingHolders: existing, historyElsewhere } = snapshot;
+    let snapshot = await loadPassState(db, projectId, keys);
+    const { existingHolders: existing, historyTarget } = snapshot;
     const answers: PassResponse[] = [];
     const decided: TimedEffects[] = [];
     let refused: ApiError | null = null;
@@ -80,7 +80,7 @@ export async function ingestPassBatch(db: Db, projectId: number, body: PassBatch
     }
     // The passes before a refused one are written, as if posted one by one; if this batch loses
     // a race with a concurrent pass, all of it rolls back and runs again from a fresh snapshot.
-    await runBatch(db, passBatchWrites(projectId, decided, existing, historyElsewhere));
+    await runBatch(db, passBatchWrites(projectId, decided, existing, historyTarget));
     return { passes: answers, refusal: refused };
   }, "results or workunits of this batch");
   if (refusal) throw refusal;

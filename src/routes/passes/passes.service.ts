@@ -7,8 +7,8 @@
  */
 import { runPass, type PassEffects, type PassOutcome, type ResultInput, type WorkunitInput } from "../../credit/pass";
 import type { Db } from "../../db/client";
-import type { LoadedSnapshot } from "../../db/pass-snapshot";
-import { type PassKeys, loadPassSnapshot } from "../../db/pass-snapshot";
+import type { LoadedPassState } from "../../db/pass-state";
+import { type PassKeys, loadPassState } from "../../db/pass-state";
 import { passWrites } from "../../db/pass-writes";
 import { runBatch } from "../../db/batch";
 import { retryOnConflict } from "../../http/conflict-retry";
@@ -107,7 +107,7 @@ export function checkTimesAgainstNow(body: PassRequest, now: number): void {
  * A result sent before the retention horizon may have been decided and purged: it cannot be
  * told from a new one, so it is refused rather than risk crediting it twice (docs/storage.md).
  */
-function checkRetention(body: PassRequest, snapshot: LoadedSnapshot): void {
+function checkRetention(body: PassRequest, snapshot: LoadedPassState): void {
   const { purgedBefore, days } = snapshot.retention;
   const issues: Issue[] = [];
   body.workunits.forEach((w, i) =>
@@ -133,7 +133,7 @@ function checkRetention(body: PassRequest, snapshot: LoadedSnapshot): void {
  * sent before the horizon is refused above): it can no longer get the workunit's credit and is
  * never credited as a fresh workunit. Re-posts of its stored results still replay.
  */
-function checkPurgedWorkunits(body: PassRequest, snapshot: LoadedSnapshot): void {
+function checkPurgedWorkunits(body: PassRequest, snapshot: LoadedPassState): void {
   const issues: Issue[] = [];
   const purged = new Set<number>();
   body.workunits.forEach((w, i) => {
@@ -159,7 +159,7 @@ function checkPurgedWorkunits(body: PassRequest, snapshot: LoadedSnapshot): void
 }
 
 /** Every app and app version the pass names must be registered, and belong together. */
-function checkReferences(body: PassRequest, snapshot: LoadedSnapshot): void {
+function checkReferences(body: PassRequest, snapshot: LoadedPassState): void {
   const missing: Issue[] = [];
   const mismatched: Issue[] = [];
   const moved: Issue[] = [];
@@ -272,11 +272,11 @@ export interface DecidedPass {
   readonly at: number;
   readonly answer: PassResponse;
   readonly effects: PassEffects;
-  readonly after: LoadedSnapshot;
+  readonly after: LoadedPassState;
 }
 
 /** One pass against a snapshot: its checks and the engine (nothing written). Throws the pass's refusal (404, 409, 410, 422). */
-export function decidePass(pass: PreparedPass, snapshot: LoadedSnapshot): DecidedPass {
+export function decidePass(pass: PreparedPass, snapshot: LoadedPassState): DecidedPass {
   checkReferences(pass.body, snapshot);
   checkRetention(pass.body, snapshot);
   checkPurgedWorkunits(pass.body, snapshot);
@@ -300,7 +300,7 @@ export function decidePass(pass: PreparedPass, snapshot: LoadedSnapshot): Decide
       workunitApps,
       retention: snapshot.retention,
       existingHolders: snapshot.existingHolders,
-      historyElsewhere: snapshot.historyElsewhere,
+      historyTarget: snapshot.historyTarget,
       clock,
       purgedWorkunits: snapshot.purgedWorkunits,
     },
@@ -310,9 +310,9 @@ export function decidePass(pass: PreparedPass, snapshot: LoadedSnapshot): Decide
 export async function ingestPass(db: Db, projectId: number, now: number, body: PassRequest): Promise<PassResponse> {
   const pass = await preparePass(now, body);
   return retryOnConflict(async () => {
-    const snapshot = await loadPassSnapshot(db, projectId, pass.keys);
+    const snapshot = await loadPassState(db, projectId, pass.keys);
     const { answer, effects, at } = decidePass(pass, snapshot);
-    await runBatch(db, passWrites(projectId, at, effects, snapshot.existingHolders, snapshot.historyElsewhere));
+    await runBatch(db, passWrites(projectId, at, effects, snapshot.existingHolders, snapshot.historyTarget));
     return answer;
   }, "results or workunits of this pass");
 }

@@ -1,13 +1,15 @@
 /**
- * The read half of a validator pass: everything the engine needs, in ONE D1 read batch.
+ * The read half of a validator pass, its state (PassState): everything the engine needs, in ONE
+ * D1 read batch.
  */
 import { and, eq, sql } from "drizzle-orm";
 import { havKey } from "../credit/host-app-version-key";
-import type { PassApp, PassSnapshot, PassVersion, StoredResult } from "../credit/pass";
+import type { PassApp, PassState, PassVersion, StoredResult } from "../credit/pass";
 import type { HostAppVersionStats } from "../credit/pfc";
 import { fairHostState, fairVersionState } from "./fair-rows";
 import { BLOCK_IDS } from "./retention";
 import {
+  type HolderTable,
   appVersions,
   apps,
   hostAppVersions,
@@ -20,6 +22,7 @@ import {
   users,
   workunits,
 } from "./schema";
+import type { HistoryTarget } from "./history-transitions";
 import type { ExistingHolders } from "./pass-writes";
 import { int64Text, jsonList } from "./sql-helpers";
 import { startedClock } from "./stat-updates";
@@ -72,7 +75,7 @@ export interface PassKeys {
   readonly holders: { readonly hosts: readonly number[]; readonly users: readonly number[]; readonly teams: readonly number[] };
 }
 
-export interface LoadedSnapshot extends PassSnapshot {
+export interface LoadedPassState extends PassState {
   /** The app each already credited workunit was credited under. */
   readonly workunitApps: ReadonlyMap<number, number>;
   /** The project's retention horizon and window (a result sent before the horizon may have been purged). */
@@ -83,10 +86,10 @@ export interface LoadedSnapshot extends PassSnapshot {
   readonly purgedWorkunits: ReadonlySet<number>;
   readonly existingHolders: ExistingHolders;
   /**
-   * The project keeps its history in databases of its own (history_databases set): a pass
-   * queues its finished buckets instead of writing them to the ledger (history-transitions.ts).
+   * Where the pass's finished buckets go: "queue" when the project keeps its history in
+   * databases of its own (history_databases set), else "ledger" (history-transitions.ts).
    */
-  readonly historyElsewhere: boolean;
+  readonly historyTarget: Exclude<HistoryTarget, "guarded">;
 }
 
 /**
@@ -122,8 +125,8 @@ function purgedInBlocksOf(db: Db, projectId: number, ids: readonly number[]) {
     );
 }
 
-export async function loadPassSnapshot(db: Db, projectId: number, keys: PassKeys): Promise<LoadedSnapshot> {
-  const existing = (t: typeof hosts | typeof users | typeof teams, ids: readonly number[]) =>
+export async function loadPassState(db: Db, projectId: number, keys: PassKeys): Promise<LoadedPassState> {
+  const existing = (t: HolderTable, ids: readonly number[]) =>
     db
       .select({ id: t.id })
       .from(t)
@@ -183,7 +186,7 @@ export async function loadPassSnapshot(db: Db, projectId: number, keys: PassKeys
     workunitApps: new Map(wuRows.map((r) => [r.id, r.appId])),
     retention: { purgedBefore: projectRows[0]?.purgedBefore ?? 0, days: projectRows[0]?.days ?? 0 },
     clock: projectRows[0]?.clock ?? 0,
-    historyElsewhere: projectRows[0]?.historyElsewhere === 1,
+    historyTarget: projectRows[0]?.historyElsewhere === 1 ? "queue" : "ledger",
     purgedWorkunits: new Set(
       keys.workunitIds.filter((id) => inBlocks.has(id) || purgedRuns.some((run) => run.firstId <= id && id <= run.lastId)),
     ),
