@@ -14,7 +14,8 @@
  *   as an admin runs them: the CLI in a process of its own, timed from its start to its exit.
  *   sparse-new-holders: 6,000 results, a workunit a second, round 3,064 hosts each of its own
  *   user and team (most results bring a new host, user and team: 9,192 records); dense-200:
- *   100,000 results, 200 a second of mod_time, over the same 500 hosts as dense.
+ *   100,000 results, 200 a second of mod_time, over the same 500 hosts as dense (dense-200-new-holders:
+ *   round 51,064 hosts, users and teams, as many records per result as sparse-new-holders).
  * BRIDGE_BENCH_ONLY=sparse,sparse-unbatched picks workloads by name.
  * Each line ends with counts per 1,000 results (requests by kind, MariaDB statements and rows
  * read), which a loaded machine does not blur as it blurs seconds.
@@ -83,6 +84,16 @@ const WORKLOADS: Workload[] = [
     writeBack: true,
   },
   { name: "dense-200", results: 100_000, perPass: 200, secondsBetween: 1, boincTables: true, cli: true },
+  // The same with as many holders per result as sparse-new-holders (1.53 records per result): what the outside dense run had is not known.
+  {
+    name: "dense-200-new-holders",
+    results: 100_000,
+    perPass: 200,
+    secondsBetween: 1,
+    holders: { hosts: 51_064, users: 51_064, teams: 51_064, roundRobin: true },
+    boincTables: true,
+    cli: true,
+  },
   { name: "dense-200-writeback", results: 100_000, perPass: 200, secondsBetween: 1, boincTables: true, cli: true, writeBack: true },
 ];
 
