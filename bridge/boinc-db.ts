@@ -1,7 +1,8 @@
 /**
  * Reads a BOINC project's database (MySQL/MariaDB, BOINC's own tables and column names)
  * through read-only sessions (the write-back has a connection of its own: write-back.ts). Result rows stream in (mod_time, id) order,
- * one page at a time, so memory stays flat however long the history.
+ * one page at a time, so memory stays flat however long the history; BOINC's schema has no index on
+ * result.mod_time, so the order is read as keys, many pages' worth per scan of the table.
  */
 import mysql from "mysql2/promise";
 import type { Cursor, ResultRow } from "./rows";
@@ -84,6 +85,9 @@ export interface TeamRow {
 /** Rows to post: decided (valid/invalid) successes, and client errors and timeouts. */
 const POSTABLE = "((r.outcome = 1 AND r.validate_state IN (1, 2)) OR r.outcome IN (3, 4))";
 const AFTER_CURSOR = "r.mod_time >= FROM_UNIXTIME(?) AND (r.mod_time > FROM_UNIXTIME(?) OR r.id > ?) AND r.mod_time < FROM_UNIXTIME(?)";
+
+/** Row keys read per scan of the result table: 100,000 keys are about 5 MB. */
+const KEYS_PER_SCAN = 100_000;
 
 const RESULT_SELECT = `
   SELECT r.id, UNIX_TIMESTAMP(r.mod_time) AS mod_time, r.workunitid AS workunit_id, w.appid AS app_id, a.name AS app,
@@ -212,7 +216,9 @@ export class BoincDb {
     const { settings, database } = connectionSettings(dsn);
     const pool = mysql.createPool({
       ...settings,
-      connectionLimit: 2,
+      // The count for the progress line, a scan for the next keys, a page of rows and the holders
+      // of a batch can be read at once.
+      connectionLimit: 4,
       // Every session reads in UTC and cannot write: the bridge reads through this pool only.
     });
     pool.on("connection", (conn) => {
@@ -309,26 +315,53 @@ export class BoincDb {
     return Number((rows as { n: number }[])[0]!.n);
   }
 
-  private async page(cursor: Cursor, until: number, limit: number): Promise<ResultRow[]> {
-    const [rows] = await this.pool.query(`${RESULT_SELECT} WHERE ${AFTER_CURSOR} AND ${POSTABLE} ORDER BY r.mod_time, r.id LIMIT ?`, [
-      cursor.mod_time,
-      cursor.mod_time,
-      cursor.id,
-      until,
-      limit,
-    ]);
-    return (rows as Record<string, unknown>[]).map(toResultRow);
+  /**
+   * The keys of the next rows after the cursor, in (mod_time, id) order. BOINC has no index on
+   * result.mod_time, so every such query scans the whole result table: the keys of many pages
+   * are read in one scan (a few MB), and the rows themselves by primary key.
+   */
+  private async keys(cursor: Cursor, until: number, limit: number): Promise<Cursor[]> {
+    const [rows] = await this.pool.query(
+      `SELECT r.id, UNIX_TIMESTAMP(r.mod_time) AS mod_time FROM result r WHERE ${AFTER_CURSOR} AND ${POSTABLE} ORDER BY r.mod_time, r.id LIMIT ?`,
+      [cursor.mod_time, cursor.mod_time, cursor.id, until, limit],
+    );
+    return (rows as { id: unknown; mod_time: unknown }[]).map((r) => ({ id: Number(r.id), mod_time: Number(r.mod_time) }));
   }
 
-  /** Rows after the cursor and before `until`, in (mod_time, id) order; the next page is read while this one is used. */
-  async *rowsAfter(cursor: Cursor, until: number, pageSize = 5000): AsyncGenerator<ResultRow> {
-    let next = this.page(cursor, until, pageSize);
+  /**
+   * The rows of `keys`, in their order, each with the mod_time its key was read with: a row
+   * stamped again since (BOINC's transitioner does) keeps its place, as if read a moment earlier,
+   * so the cursor never passes a row unread; a row no longer postable is left out.
+   */
+  private async rowsOf(keys: Cursor[]): Promise<ResultRow[]> {
+    const [rows] = await this.pool.query(`${RESULT_SELECT} WHERE r.id IN (?) AND ${POSTABLE}`, [keys.map((k) => k.id)]);
+    const byId = new Map((rows as Record<string, unknown>[]).map((r) => [Number(r.id), r]));
+    const out: ResultRow[] = [];
+    for (const k of keys) {
+      const raw = byId.get(k.id);
+      if (raw) out.push({ ...toResultRow(raw), mod_time: k.mod_time });
+    }
+    return out;
+  }
+
+  /**
+   * Rows after the cursor and before `until`, in (mod_time, id) order: the keys of up to
+   * `keysPerScan` rows per scan of the table, the rows `pageSize` at a time by id; the next page
+   * (and the next scan) is read while this one is used.
+   */
+  async *rowsAfter(cursor: Cursor, until: number, pageSize = 5000, keysPerScan = KEYS_PER_SCAN): AsyncGenerator<ResultRow> {
+    let scan = this.keys(cursor, until, keysPerScan);
     for (;;) {
-      const page = await next;
-      const last = page.at(-1);
-      if (last && page.length === pageSize) next = this.page(last, until, pageSize);
-      yield* page;
-      if (!last || page.length < pageSize) return;
+      const keys = await scan;
+      const last = keys.at(-1);
+      if (last && keys.length === keysPerScan) scan = this.keys(last, until, keysPerScan);
+      let next = keys.length > 0 ? this.rowsOf(keys.slice(0, pageSize)) : null;
+      for (let from = 0; next; from += pageSize) {
+        const page = await next;
+        next = from + pageSize < keys.length ? this.rowsOf(keys.slice(from + pageSize, from + 2 * pageSize)) : null;
+        yield* page;
+      }
+      if (!last || keys.length < keysPerScan) return;
     }
   }
 }

@@ -5,7 +5,8 @@ export class Progress {
   private readonly started = Date.now();
 
   constructor(
-    private readonly total: number,
+    /** Results to post; 0 until counted (the count may arrive after the first results). */
+    public total: number,
     private readonly out: NodeJS.WriteStream = process.stderr,
     private readonly enabled = true,
   ) {}
@@ -29,10 +30,10 @@ export class Progress {
   private draw(now: number, last = false): void {
     this.lastDraw = now;
     const rate = this.rate(now);
-    const share = this.total > 0 ? Math.min(1, this.done / this.total) : 1;
+    const share = this.total > 0 ? Math.min(1, this.done / this.total) : this.done > 0 ? 0 : 1;
     const width = 30;
     const bar = "#".repeat(Math.round(share * width)).padEnd(width, ".");
-    const eta = rate > 0 ? formatDuration((this.total - this.done) / rate) : "?";
+    const eta = rate > 0 && this.total > 0 ? formatDuration((this.total - this.done) / rate) : "?";
     const line = `[${bar}] ${(share * 100).toFixed(1)}% ${this.done.toLocaleString("en")}/${this.total.toLocaleString("en")} results, ${Math.round(rate).toLocaleString("en")}/s, ETA ${eta}`;
     this.out.write(this.out.isTTY ? `\r${line}${last ? "\n" : ""}` : `${line}\n`);
   }

@@ -256,7 +256,16 @@ export async function runBridge(options: BridgeOptions): Promise<BridgeReport> {
 
     // Whole seconds that are over by the database's own clock (it stamps mod_time), less a margin.
     let until = (await db.serverTime()) - (follow ? FOLLOW_HOLD_SECONDS : SETTLE_SECONDS) + 1;
-    const progress = new Progress(follow ? 0 : await db.countAfter(state.cursor, until), process.stderr, options.progress && !follow);
+    // Counting is a scan of BOINC's whole result table (no index on mod_time): only for a progress
+    // line, and beside the first reads rather than before them.
+    const showProgress = options.progress && !follow;
+    const progress = new Progress(0, process.stderr, showProgress);
+    if (showProgress) {
+      db.countAfter(state.cursor, until).then(
+        (n) => (progress.total = n),
+        () => undefined,
+      );
+    }
     const registrar = new HolderRegistrar(db, options.dryRun ? null : api);
     const comparison = options.compare ? new CreditComparison(options.compare) : null;
     const report: BridgeReport = {

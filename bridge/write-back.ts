@@ -10,7 +10,14 @@ import type mysql from "mysql2/promise";
 import { updateRecentAverage, type RecentAverage } from "../src/credit/recent-average";
 import { openConnection, redactDsn } from "./boinc-db";
 import { BridgeError } from "./errors";
-import { type GrantPlan, type HolderRow, type CreditByAppRow, planGrants } from "./write-back-plan";
+import {
+  type CreditByAppRow,
+  type CreditByAppUpdate,
+  type GrantPlan,
+  type HolderRow,
+  type HolderUpdate,
+  planGrants,
+} from "./write-back-plan";
 import { VALIDATE_STATE, OUTCOME } from "./boinc-codes";
 import { refuseReadOnly } from "./write-back-refusals";
 import { CREATE_SWITCH_TABLE, CREATE_TABLE, SWITCH_TABLE, WRITEBACK_TABLE } from "./write-back-tables";
@@ -309,43 +316,55 @@ function writeSql(conn: mysql.Connection, plan: GrantPlan, grants: Grant[]): str
       workunits.map(([id]) => id),
     ]),
   );
+  // One statement per table, each row's values picked by its key (CASE, as for the results above):
+  // a request's hundreds of rows were a statement each.
+  const cases = (key: string, n: number) => `CASE ${key} ${"WHEN ? THEN ? ".repeat(n)}END`;
   for (const [table, rows] of [
     ["host", plan.hosts],
     ["user", plan.users],
     ["team", plan.teams],
   ] as const) {
-    for (const [id, u] of rows) {
-      // total relative (a concurrent writer's addition survives), the average absolute under the row lock (as BOINC writes it).
-      out.push(
-        f(`UPDATE \`${table}\` SET total_credit = total_credit + ?, expavg_credit = ?, expavg_time = ? WHERE id = ?`, [
-          u.add,
-          u.expavg,
-          u.expavg_time,
-          id,
-        ]),
-      );
-    }
+    if (rows.size === 0) continue;
+    const ids = [...rows.keys()];
+    const column = (value: (u: HolderUpdate) => number) => ids.flatMap((id) => [id, value(rows.get(id)!)]);
+    // total relative (a concurrent writer's addition survives), the average absolute under the row lock (as BOINC writes it).
+    out.push(
+      f(
+        `UPDATE \`${table}\` SET total_credit = total_credit + ${cases("id", ids.length)}, ` +
+          `expavg_credit = ${cases("id", ids.length)}, expavg_time = ${cases("id", ids.length)} WHERE id IN (?)`,
+        [...column((u) => u.add), ...column((u) => u.expavg), ...column((u) => u.expavg_time), ids],
+      ),
+    );
   }
   for (const [table, holder, rows] of [
     ["credit_user", "userid", plan.creditUser],
     ["credit_team", "teamid", plan.creditTeam],
   ] as const) {
-    for (const [key, u] of rows) {
-      const [h, a] = key.split("/").map(Number);
+    const stored = [...rows].filter(([, u]) => u.exists);
+    const created = [...rows].filter(([, u]) => !u.exists);
+    if (stored.length > 0) {
+      const key = `CONCAT(${holder}, '/', appid)`;
+      const column = (value: (u: CreditByAppUpdate) => number) => stored.flatMap(([k, u]) => [k, value(u)]);
       out.push(
-        u.exists
-          ? f(
-              `UPDATE ${table} SET total = total + ?, expavg = ?, expavg_time = ?, njobs = njobs + ? WHERE ${holder} = ? AND appid = ? AND credit_type = 0`,
-              [u.add, u.expavg, u.expavg_time, u.jobs, h, a],
-            )
-          : f(`INSERT INTO ${table} (${holder}, appid, njobs, total, expavg, expavg_time, credit_type) VALUES (?, ?, ?, ?, ?, ?, 0)`, [
-              h,
-              a,
-              u.jobs,
-              u.add,
-              u.expavg,
-              u.expavg_time,
-            ]),
+        f(
+          `UPDATE ${table} SET total = total + ${cases(key, stored.length)}, expavg = ${cases(key, stored.length)}, ` +
+            `expavg_time = ${cases(key, stored.length)}, njobs = njobs + ${cases(key, stored.length)} ` +
+            `WHERE credit_type = 0 AND (${holder}, appid) IN (?)`,
+          [
+            ...column((u) => u.add),
+            ...column((u) => u.expavg),
+            ...column((u) => u.expavg_time),
+            ...column((u) => u.jobs),
+            stored.map(([k]) => k.split("/").map(Number)),
+          ],
+        ),
+      );
+    }
+    if (created.length > 0) {
+      out.push(
+        f(`INSERT INTO ${table} (${holder}, appid, njobs, total, expavg, expavg_time, credit_type) VALUES ?`, [
+          created.map(([k, u]) => [...k.split("/").map(Number), u.jobs, u.add, u.expavg, u.expavg_time, 0]),
+        ]),
       );
     }
   }

@@ -1,18 +1,28 @@
 /**
  * A synthetic BOINC project for the bridge benchmark, written straight into BOINC's tables:
  * replication 2, `perPass` results decided together every `secondsBetween` s of history (dense:
- * 100 every 10 s; sparse: one workunit, 2 results, every second), 500 hosts of 250 users in 25
- * teams, two CPU versions of one app, 5% invalid results.
+ * 100 every 10 s; sparse: one workunit, 2 results, every second), by default 500 hosts of 250
+ * users in 25 teams (a workload can have as many as it likes: one where most results bring a
+ * new host, user and team), two CPU versions of one app, 5% invalid results.
  */
 import type mysql from "mysql2/promise";
 import { OUTCOME, VALIDATE_STATE } from "../../bridge/boinc-codes";
 import { sqlTime } from "../../test/bridge/load-trace";
 
 export const HISTORY_START = 1_700_000_000;
-const HOSTS = 500;
-const USERS = 250;
-const TEAMS = 25;
 const CHUNK = 5000;
+/** A prime: coprime to any host count it does not divide, so a round goes through every host. */
+const STRIDE = 7919;
+
+/** How many hosts, users and teams the results are spread over: host h belongs to user h mod users, user u to team u mod teams. */
+export interface Holders {
+  hosts: number;
+  users: number;
+  teams: number;
+  /** Results go round the hosts in a fixed stride (each host used once before any twice) instead of at random. */
+  roundRobin?: boolean;
+}
+export const DEFAULT_HOLDERS: Holders = { hosts: 500, users: 250, teams: 25 };
 
 /** A deterministic hash of an integer to [0, 1). */
 const unit = (n: number) => (((n * 2654435761) >>> 0) % 1_000_003) / 1_000_003;
@@ -22,7 +32,9 @@ export async function loadSyntheticProject(
   results: number,
   perPass: number,
   secondsBetween: number,
+  holders: Holders = DEFAULT_HOLDERS,
 ): Promise<void> {
+  const { hosts: HOSTS, users: USERS, teams: TEAMS } = holders;
   await conn.query(`SET time_zone = '+00:00';
     INSERT INTO platform (id, name) VALUES (1, 'x86_64-pc-linux-gnu');
     INSERT INTO app (id, name) VALUES (1, 'bench');
@@ -55,7 +67,7 @@ export async function loadSyntheticProject(
       for (let k = 0; k < 2; k++) {
         const rid = 2 * w + k + 1;
         if (rid > results) break;
-        const host = Math.floor(unit(rid) * HOSTS) + 1;
+        const host = holders.roundRobin ? (((rid - 1) * STRIDE) % HOSTS) + 1 : Math.floor(unit(rid) * HOSTS) + 1;
         const user = ((host - 1) % USERS) + 1;
         rows.push([
           rid,

@@ -6,8 +6,10 @@ import { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../../env";
 import { HOLDER_KINDS } from "../../snapshots/keys";
 import { serverNow } from "../common";
-import { type PutHolder } from "./entities.schemas";
-import { checkCreateTime, holderCounts, holderUpserts } from "./entities.upsert";
+import { runBatch } from "../../db/batch";
+import { markHostsOfUser } from "../../db/kv-marks";
+import { checkCreateTime, holderCounts } from "./entities.upsert";
+import { bulkHolderWrites } from "./holders-bulk.upsert";
 import { route } from "./holders-bulk.routes";
 
 export function mountBulkHolders(app: OpenAPIHono<AppEnv>): void {
@@ -18,12 +20,11 @@ export function mountBulkHolders(app: OpenAPIHono<AppEnv>): void {
     const db = c.var.db;
     const projectId = c.var.project.id;
     const counts = holderCounts(db, projectId, Object.fromEntries(HOLDER_KINDS.map((kind) => [kind, (body[kind] ?? []).map((h) => h.id)])));
-    const upserts = HOLDER_KINDS.flatMap((kind) =>
-      (body[kind] ?? []).flatMap(({ id, ...fields }) => holderUpserts(db, projectId, kind, id, fields as PutHolder, now)),
-    );
+    const upserts = HOLDER_KINDS.flatMap((kind) => (body[kind]?.length ? bulkHolderWrites(projectId, kind, body[kind], now) : []));
+    // An opted-out user's hosts stop showing their host_cpid at the next refresh (as its PUT does).
+    const optedOut = (body.users ?? []).filter((u) => u.stats_export === false).map((u) => markHostsOfUser(db, projectId, u.id).getSQL());
     // The count goes first: it counts the holders not stored yet.
-    const writes = [...counts, ...upserts];
-    if (upserts.length > 0) await db.batch(writes as unknown as Parameters<typeof db.batch>[0]);
+    if (upserts.length > 0) await runBatch(db, [...counts.map((q) => q.getSQL()), ...upserts, ...optedOut]);
     return c.json({ hosts: body.hosts?.length ?? 0, users: body.users?.length ?? 0, teams: body.teams?.length ?? 0 }, 200);
   });
 }
