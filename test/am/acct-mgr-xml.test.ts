@@ -8,7 +8,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import dynamicXml from "../fixtures/acct-mgr/boinc-7.20.5-dynamic.xml?raw";
 import staticXml from "../fixtures/acct-mgr/boinc-7.20.5-static.xml?raw";
-import { errorOf } from "../api/helpers";
+import { errorOf } from "../support/api-helpers";
 import { request } from "../support/api";
 import { HOUR, T0, createAm } from "./support";
 

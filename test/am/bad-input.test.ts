@@ -4,7 +4,7 @@
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { expectError, issueAt } from "../api/helpers";
+import { expectError, issueAt } from "../support/api-helpers";
 import { ADMIN_TOKEN, request, createProject } from "../support/api";
 import { sha256Hex } from "../../src/http/tokens";
 import { EINSTEIN, HOUR, T0, createAm, rpcBody, totals } from "./support";

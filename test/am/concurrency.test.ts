@@ -4,7 +4,7 @@
  * any serial order the booked credit telescopes to (last accepted totals − baseline).
  */
 import { describe, expect, it } from "vitest";
-import { errorOf } from "../api/helpers";
+import { errorOf } from "../support/api-helpers";
 import { EINSTEIN, HOUR, T0, createAm, rpcBody, totals } from "./support";
 
 const RPCS = 12;

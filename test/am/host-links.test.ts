@@ -1,7 +1,7 @@
 /** PUT …/hosts/:id links a project's host to an account manager's host; bad links write nothing. */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { expectError, issueAt } from "../api/helpers";
+import { expectError, issueAt } from "../support/api-helpers";
 import { createAm, projectAt } from "./support";
 
 async function linksOf(amSlug: string) {

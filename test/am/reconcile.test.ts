@@ -10,7 +10,7 @@ import { env } from "cloudflare:workers";
 import { createExecutionContext, createScheduledController, waitOnExecutionContext } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import worker from "../../src/index";
-import { result, workunit } from "../api/helpers";
+import { result, workunit } from "../support/api-helpers";
 import { HOUR, T0, createAm, projectAt, rpcBody, totals } from "./support";
 
 async function runDailyCron(at: number) {

@@ -6,7 +6,7 @@
  * 2e7 / 24, jobs 5,000.
  */
 import { describe, expect, it } from "vitest";
-import { errorOf } from "../api/helpers";
+import { errorOf } from "../support/api-helpers";
 import { EINSTEIN, HOUR, ROSETTA, T0, createAm, dayNumbers, rpcBody, totals } from "./support";
 
 const CPU_CREDIT_PER_HOUR = (4 * 20_000) / 24;

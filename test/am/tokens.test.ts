@@ -7,7 +7,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { ROTATION_GRACE_SECONDS } from "../../src/limits";
 import { ADMIN_TOKEN, request, createProject } from "../support/api";
-import { expectError } from "../api/helpers";
+import { expectError } from "../support/api-helpers";
 import { createAm } from "./support";
 
 /** A route that needs the account manager's own token. */

@@ -12,7 +12,7 @@ import {
   ledgerState,
   setupProject,
   validPass,
-} from "./helpers";
+} from "../support/api-helpers";
 
 describe("POST /v1/projects/:slug/passes auth", () => {
   it("missing token → 401, nothing written", async () => {

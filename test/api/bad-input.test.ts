@@ -22,7 +22,7 @@ import {
   setupProject,
   validPass,
   workunit,
-} from "./helpers";
+} from "../support/api-helpers";
 
 const FIVE_MB = 5 * 1024 * 1024;
 

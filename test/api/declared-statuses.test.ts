@@ -8,7 +8,7 @@
 import { describe, expect, it } from "vitest";
 import { createApp } from "../../src/app";
 import { createAm } from "../am/support";
-import { setupProject } from "../api/helpers";
+import { setupProject } from "../support/api-helpers";
 import { ADMIN_TOKEN, request } from "../support/api";
 import type { OpenApiOperation } from "../support/api-types";
 

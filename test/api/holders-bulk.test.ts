@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { request } from "../support/api";
-import { expectError, setupProject } from "./helpers";
+import { expectError, setupProject } from "../support/api-helpers";
 
 /** A host's exported cpid: 32 hex digits, as BOINC makes it. */
 const HOST_CPID = "f0e1d2c3b4a5968778695a4b3c2d1e0f";

@@ -3,7 +3,7 @@
  * answers 413; ids must survive a round trip through a double.
  */
 import { describe, expect, it } from "vitest";
-import { expectError, expectNothingWritten, pass, result, setupProject, validPass, workunit } from "./helpers";
+import { expectError, expectNothingWritten, pass, result, setupProject, validPass, workunit } from "../support/api-helpers";
 
 describe("limits", () => {
   it("rsc_fpops_est below 1 FLOP (5e-324 would make elapsed/est infinite) → 400, nothing written", async () => {

@@ -8,7 +8,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { DAY, daysAgo, passFor } from "../reads/fixtures";
-import { type PassBody, type TestProject, result, setupProject, workunit } from "./helpers";
+import { type PassBody, type TestProject, result, setupProject, workunit } from "../support/api-helpers";
 
 /** Host h, its owner 20 + h, the owner's team 30 + h (team 0 for host 3: no team). */
 const who = (h: number) => ({ host: h, user: 20 + h, team: h === 3 ? 0 : 30 + h });

@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest";
 import { MAX_PASSES_PER_BATCH } from "../../src/routes/passes/pass-batches.schemas";
 import { DAY, daysAgo, passFor } from "../reads/fixtures";
 import { runCron } from "../support/cron";
-import { type PassBody, expectError, issuePaths, setupProject } from "./helpers";
+import { type PassBody, expectError, issuePaths, setupProject } from "../support/api-helpers";
 
 const who = { host: 10, user: 10 };
 /** What is stored, without what depends on the moment of reading. */

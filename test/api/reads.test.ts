@@ -2,7 +2,7 @@
 import { runCron } from "../support/cron";
 import { describe, expect, it } from "vitest";
 import { CREDIT_HALF_LIFE } from "../../src/credit/constants";
-import { pass, result, setupProject, workunit } from "./helpers";
+import { pass, result, setupProject, workunit } from "../support/api-helpers";
 
 describe("reading state back", () => {
   it("a new app starts with BOINC's defaults: min_avg_pfc 1, adaptive credit, the 1 TeraFLOP-year cap", async () => {

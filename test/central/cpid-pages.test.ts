@@ -8,7 +8,7 @@
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { MAX_CPID_ROWS } from "../../src/routes/cpid/cpid.schemas";
-import { type Api, expectError, pass, result, setupProject, workunit } from "../api/helpers";
+import { type Api, expectError, pass, result, setupProject, workunit } from "../support/api-helpers";
 import { expectRel } from "../credit/close";
 import { clockNow } from "./helpers";
 import { callWith } from "../security/support";

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { expectRel } from "../credit/close";
-import { expectError, issueAt, ledgerState, pass, result, workunit } from "../api/helpers";
+import { expectError, issueAt, ledgerState, pass, result, workunit } from "../support/api-helpers";
 import { request, createProject, typedClient } from "../support/api";
 import { WEEK, clockNow } from "./helpers";
 

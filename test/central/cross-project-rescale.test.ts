@@ -18,7 +18,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { expectRel } from "../credit/close";
-import { expectError, pass, result, workunit } from "../api/helpers";
+import { expectError, pass, result, workunit } from "../support/api-helpers";
 import { createProject, typedClient } from "../support/api";
 import type { components } from "../support/api-types";
 import { PLAN_CLASS_CRON, clockNow, issueCentralToken, push, reported, runCron } from "./helpers";

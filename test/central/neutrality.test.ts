@@ -19,7 +19,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { expectRel } from "../credit/close";
-import { expectError } from "../api/helpers";
+import { expectError } from "../support/api-helpers";
 import { request, createProject, typedClient } from "../support/api";
 import type { components } from "../support/api-types";
 import { clockNow, getRaw, runCron } from "./helpers";

@@ -9,7 +9,7 @@ import { XMLParser } from "fast-xml-parser";
 import { describe, expect, it } from "vitest";
 import { sha256Hex } from "../../src/http/tokens";
 import { expectRel } from "../credit/close";
-import { expectError, pass, result, workunit } from "../api/helpers";
+import { expectError, pass, result, workunit } from "../support/api-helpers";
 import { ADMIN_TOKEN, request, createProject, typedClient } from "../support/api";
 import type { components } from "../support/api-types";
 import { PLAN_CLASS_CRON, WEEK, clockNow, getRaw, issueCentralToken, push, reported, runCron } from "./helpers";

@@ -8,7 +8,7 @@ import { XMLParser } from "fast-xml-parser";
 import { describe, expect, it } from "vitest";
 import { database } from "../../src/db/client";
 import { exportProjectStats } from "../../src/services/stats-export";
-import { expectError, pass, result, workunit } from "../api/helpers";
+import { expectError, pass, result, workunit } from "../support/api-helpers";
 import { request, createProject, typedClient } from "../support/api";
 import { STATS_CRON, clockNow, getRaw, runCron } from "./helpers";
 

@@ -9,7 +9,7 @@ import { kvKeys } from "../../src/snapshots/keys";
 import { dateOfDay, dayOf } from "../../src/credit/history";
 import { formatCredit } from "../../src/web/format";
 import { expectRel } from "../credit/close";
-import { result, setupProject, workunit } from "../api/helpers";
+import { result, setupProject, workunit } from "../support/api-helpers";
 import { HOUR, createAm, rpcBody, totals } from "../am/support";
 import { PLAN_CLASS_CRON, WEEK, clockNow, runCron } from "../central/helpers";
 import { daysAgo } from "../reads/fixtures";

@@ -5,7 +5,7 @@
  * the retention job purges several windows). No number here is computed by hand: the claim is
  * that the two projects answer alike, so the one-database project is the expected value.
  */
-import { expectError } from "../api/helpers";
+import { expectError } from "../support/api-helpers";
 import { env } from "cloudflare:workers";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { dayOf, dayOfDate } from "../../src/credit/history";
@@ -13,7 +13,7 @@ import { database } from "../../src/db/client";
 import { moveHistory } from "../../src/db/history-queue";
 import { parseHistoryDatabases } from "../../src/db/history-databases";
 import { projectDatabase } from "../../src/db/project-db";
-import { result, workunit } from "../api/helpers";
+import { result, workunit } from "../support/api-helpers";
 import { ADMIN_TOKEN, request, createProject, typedClient } from "../support/api";
 import { fixClock, restoreClock } from "../support/clock";
 import { runCron } from "../support/cron";

@@ -7,7 +7,7 @@
 import { historyDays } from "../support/history";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { expectError, setupProject } from "../api/helpers";
+import { expectError, setupProject } from "../support/api-helpers";
 import { STATS_CRON, clockNow, getRaw, runCron } from "../central/helpers";
 import { daysAgo, passFor } from "../reads/fixtures";
 import { ADMIN_TOKEN, request } from "../support/api";

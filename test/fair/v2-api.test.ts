@@ -4,7 +4,7 @@
  * report show w_v and the quantile gate (docs/spec/fair-policy.md#r14, docs/spec/fair-policy.md#r17).
  */
 import { describe, expect, it } from "vitest";
-import { type ResultBody, result, setupProject, workunit } from "../api/helpers";
+import { type ResultBody, result, setupProject, workunit } from "../support/api-helpers";
 import { expectRel } from "../credit/close";
 
 const NOW = 6000.25;

@@ -7,7 +7,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { request } from "../support/api";
-import { setupProject } from "../api/helpers";
+import { setupProject } from "../support/api-helpers";
 import { passArb } from "./arbitraries";
 import { runs, seed } from "./config";
 import { GrantBook, expectLedgerConsistent, expectWellFormed, projectIdOf } from "./ledger";

@@ -13,7 +13,7 @@ import { describe, expect, it } from "vitest";
 import type { CreditPolicy } from "../../src/credit/parameters";
 import { CREDIT_MODES, type CreditMode, grantsOnValidation } from "../../src/credit/credit-mode";
 import { request } from "../support/api";
-import { setupProject } from "../api/helpers";
+import { setupProject } from "../support/api-helpers";
 import { T } from "./arbitraries";
 import { runs, seed } from "./config";
 import { projectIdOf } from "./ledger";

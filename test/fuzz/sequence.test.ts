@@ -7,7 +7,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { rawRequest } from "../support/api";
-import { type PassBody, setupProject } from "../api/helpers";
+import { type PassBody, setupProject } from "../support/api-helpers";
 import type { components } from "../support/api-types";
 import { T, passArb } from "./arbitraries";
 import { runs, seed } from "./config";

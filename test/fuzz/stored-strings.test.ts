@@ -9,7 +9,7 @@ import fc from "fast-check";
 import { XMLValidator } from "fast-xml-parser";
 import { describe, expect, it } from "vitest";
 import { TEXT_LIMITS } from "../../src/limits";
-import { issuePaths, errorOf, pass, result, setupProject, workunit } from "../api/helpers";
+import { issuePaths, errorOf, pass, result, setupProject, workunit } from "../support/api-helpers";
 import { PLAN_CLASS_CRON, STATS_CRON, clockNow, getRaw, runCron } from "../central/helpers";
 import { ADMIN_TOKEN, request } from "../support/api";
 import { T0, createAm, rpcBody, totals } from "../am/support";

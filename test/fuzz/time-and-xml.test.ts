@@ -9,7 +9,7 @@
 import fc from "fast-check";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { errorOf, setupProject } from "../api/helpers";
+import { errorOf, setupProject } from "../support/api-helpers";
 import { T0, createAm } from "../am/support";
 import { dayOf } from "../../src/credit/history";
 import { request } from "../support/api";

@@ -9,7 +9,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { DEFAULT_RESULT_RETENTION_DAYS } from "../../src/config";
-import { expectError, result, setupProject, workunit } from "../api/helpers";
+import { expectError, result, setupProject, workunit } from "../support/api-helpers";
 import { DAY, daysAgo, passFor } from "../reads/fixtures";
 import { runCron } from "../support/cron";
 

@@ -7,7 +7,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { CONFLICT_ATTEMPTS } from "../../src/http/conflict-retry";
-import { expectError, setupProject, validPass } from "../api/helpers";
+import { expectError, setupProject, validPass } from "../support/api-helpers";
 import { T0, createAm, rpcBody, totals } from "../am/support";
 import { dbState } from "../security/db-state";
 import { faultyD1 } from "../security/faulty-d1";

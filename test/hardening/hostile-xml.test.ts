@@ -5,7 +5,7 @@
  */
 import dynamicXml from "../fixtures/acct-mgr/boinc-7.20.5-dynamic.xml?raw";
 import { describe, expect, it } from "vitest";
-import { type ErrorDetail, NOW, expectError, result, setupProject, workunit } from "../api/helpers";
+import { type ErrorDetail, NOW, expectError, result, setupProject, workunit } from "../support/api-helpers";
 import { T0, createAm } from "../am/support";
 import { issueCentralToken, push } from "../central/helpers";
 import { request } from "../support/api";

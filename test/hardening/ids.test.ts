@@ -4,7 +4,7 @@
  * which is another id, so a rounded id would read (or write) someone else's row.
  */
 import { describe, expect, it } from "vitest";
-import { expectError, setupProject, validPass } from "../api/helpers";
+import { expectError, setupProject, validPass } from "../support/api-helpers";
 import { request } from "../support/api";
 
 const BEYOND = "9007199254740993";

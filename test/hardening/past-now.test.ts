@@ -11,7 +11,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { SECONDS_PER_DAY } from "../../src/credit/constants";
 import { dayOf } from "../../src/credit/history";
-import { type TestProject, setupProject, validPass } from "../api/helpers";
+import { type TestProject, setupProject, validPass } from "../support/api-helpers";
 import { request } from "../support/api";
 import { historyDays } from "../support/history";
 

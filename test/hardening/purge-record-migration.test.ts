@@ -6,7 +6,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import migration from "../../migrations/0024_purged_workunit_blocks.sql?raw";
-import { expectError, result, setupProject, workunit } from "../api/helpers";
+import { expectError, result, setupProject, workunit } from "../support/api-helpers";
 import { daysAgo, passFor } from "../reads/fixtures";
 
 const late = (wu: number, now: number) => ({

@@ -8,7 +8,7 @@
 import { env } from "cloudflare:workers";
 import { afterAll, describe, expect, it } from "vitest";
 import { MAX_RUNS_PER_CHUNK, PURGED_BLOCK_IDS } from "../../src/db/retention";
-import { expectError, result, setupProject, workunit } from "../api/helpers";
+import { expectError, result, setupProject, workunit } from "../support/api-helpers";
 import { DAY, daysAgo, passFor } from "../reads/fixtures";
 import { fixClock, restoreClock } from "../support/clock";
 import { runCron } from "../support/cron";

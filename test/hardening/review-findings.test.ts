@@ -7,7 +7,7 @@ import { XMLValidator } from "fast-xml-parser";
 import { describe, expect, it } from "vitest";
 import { TEXT_LIMITS } from "../../src/limits";
 import { MAX_CPID_ROWS } from "../../src/routes/cpid/cpid.schemas";
-import { expectError, issueAt, pass, result, setupProject, workunit } from "../api/helpers";
+import { expectError, issueAt, pass, result, setupProject, workunit } from "../support/api-helpers";
 import { PLAN_CLASS_CRON, STATS_CRON, clockNow, getRaw, issueCentralToken, push, reported, runCron } from "../central/helpers";
 import { ADMIN_TOKEN, createProject, rawRequest, request } from "../support/api";
 import { runCron as runMinuteCron } from "../support/cron";

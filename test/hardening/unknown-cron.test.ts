@@ -7,7 +7,7 @@ import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { jobsFor } from "../../src/jobs/schedule";
 import { kvKeys } from "../../src/snapshots/keys";
-import { setupProject, validPass } from "../api/helpers";
+import { setupProject, validPass } from "../support/api-helpers";
 import { runCron } from "../support/cron";
 
 afterEach(() => vi.restoreAllMocks());

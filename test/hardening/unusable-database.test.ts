@@ -7,7 +7,7 @@
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { kvKeys } from "../../src/snapshots/keys";
-import { setupProject, validPass } from "../api/helpers";
+import { setupProject, validPass } from "../support/api-helpers";
 import { PLAN_CLASS_CRON, STATS_CRON, clockNow, runCron } from "../central/helpers";
 import { request } from "../support/api";
 

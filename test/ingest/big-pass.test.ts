@@ -21,7 +21,7 @@ import { database } from "../../src/db/client";
 import type { PassEffects } from "../../src/credit/pass";
 import { MAX_RESULTS_PER_PASS, WorkunitSchema } from "../../src/routes/passes/passes.schemas";
 import { engineWorkunits } from "../../src/routes/passes/passes.service";
-import { type PassBody, type ResultBody, expectError, result, setupProject, workunit } from "../api/helpers";
+import { type PassBody, type ResultBody, expectError, result, setupProject, workunit } from "../support/api-helpers";
 import { MemoryLedger } from "../support/memory-ledger";
 import { relativeError } from "../support/trace";
 import { DAY, daysAgo } from "../reads/fixtures";

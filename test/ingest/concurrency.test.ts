@@ -6,7 +6,7 @@
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { pass, result, setupProject, workunit } from "../api/helpers";
+import { pass, result, setupProject, workunit } from "../support/api-helpers";
 import { callWith } from "../security/support";
 import { relativeError } from "../support/trace";
 import { racingD1 } from "../support/racing-d1";

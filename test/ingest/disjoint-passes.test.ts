@@ -8,7 +8,7 @@
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { type PassBody, type ResultBody, result, setupProject, workunit } from "../api/helpers";
+import { type PassBody, type ResultBody, result, setupProject, workunit } from "../support/api-helpers";
 import { callWith } from "../security/support";
 import { relativeError } from "../support/trace";
 import { daysAgo } from "../reads/fixtures";

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { COBBLESTONE_SCALE } from "../../src/credit/constants";
-import { expectError, pass, result, setupProject, workunit } from "../api/helpers";
+import { expectError, pass, result, setupProject, workunit } from "../support/api-helpers";
 
 // Two results of 1000 s at 3e9 FLOPS on a 3e12-FLOP workunit, no scales yet (pfc_scale 0,
 // min_avg_pfc 1): both are APPROX claims of 3e12 FLOPs, so the workunit earns

@@ -6,7 +6,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { fingerprint64 } from "../../src/http/fingerprint";
-import { pass, result, setupProject, workunit } from "../api/helpers";
+import { pass, result, setupProject, workunit } from "../support/api-helpers";
 
 describe("result fingerprints", () => {
   it("hash [wu id, app, host, user, team, version, elapsed, cpu, flops, whole sent, whole received, state, outlier, claim]", async () => {

@@ -5,7 +5,7 @@
  * that pass's `now`, and the attribution (host → owner, user → team) moves with every result.
  */
 import { describe, expect, it } from "vitest";
-import { type ResultBody, result, setupProject, workunit } from "../api/helpers";
+import { type ResultBody, result, setupProject, workunit } from "../support/api-helpers";
 
 const DAY = 86_400;
 const HALF_LIFE = 7 * DAY; // CREDIT_HALF_LIFE, sched/sched_util_basic.h

@@ -15,7 +15,7 @@ import { runBatch } from "../../src/db/batch";
 import { database } from "../../src/db/client";
 import { CURSOR_START, chunkEnd, deleteChunk, foldChunk, raiseMonthlyBefore } from "../../src/db/history-rollup";
 import { rollUpProject } from "../../src/jobs/history-rollup";
-import { expectError, result, workunit } from "../api/helpers";
+import { expectError, result, workunit } from "../support/api-helpers";
 import { ADMIN_TOKEN, request, createProject, typedClient } from "../support/api";
 import { withFixedClock } from "../support/clock";
 import { runCron } from "../support/cron";

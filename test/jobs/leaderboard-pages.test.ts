@@ -8,7 +8,7 @@ import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { publishLeaderboards } from "../../src/jobs/leaderboard-pages";
 import { SNAPSHOT_LIMITS } from "../../src/snapshots/limits";
-import { setupProject } from "../api/helpers";
+import { setupProject } from "../support/api-helpers";
 
 const USERS = 11_500;
 const PAGE = SNAPSHOT_LIMITS.leaderboardPageSize;

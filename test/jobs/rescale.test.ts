@@ -10,7 +10,7 @@ import { createExecutionContext, createScheduledController, waitOnExecutionConte
 import { describe, expect, it } from "vitest";
 import worker from "../../src/index";
 import { refreshSnapshots } from "../../src/jobs/kv-refresh";
-import { pass, result, setupProject, workunit } from "../api/helpers";
+import { pass, result, setupProject, workunit } from "../support/api-helpers";
 import type { components } from "../support/api-types";
 
 const SAMPLES = 101;

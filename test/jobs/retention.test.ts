@@ -14,7 +14,7 @@ import {
 } from "../../src/config";
 import { database } from "../../src/db/client";
 import { purgeProject, retentionSettings, runRetention } from "../../src/jobs/retention";
-import { expectError, result, setupProject, workunit } from "../api/helpers";
+import { expectError, result, setupProject, workunit } from "../support/api-helpers";
 import { ADMIN_TOKEN, request, createProject, typedClient } from "../support/api";
 import { runCron } from "../support/cron";
 import { EINSTEIN, T0, createAm, rpcBody, totals } from "../am/support";

@@ -8,7 +8,7 @@
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { SNAPSHOT_LIMITS } from "../../src/snapshots/limits";
-import { errorOf, setupProject } from "../api/helpers";
+import { errorOf, setupProject } from "../support/api-helpers";
 import { runs } from "../fuzz/config";
 import { runCron } from "../support/cron";
 import { JOBS } from "../../src/jobs/schedule";

@@ -1,5 +1,5 @@
 /** Passes at recent times, so that the RAC decay between a pass and a read is visible. */
-import { type PassBody, type ResultBody, result, workunit } from "../api/helpers";
+import { type PassBody, type ResultBody, result, workunit } from "../support/api-helpers";
 
 import { DAY } from "../support/days";
 

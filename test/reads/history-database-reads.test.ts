@@ -14,7 +14,7 @@ import { loadHolderSnapshots } from "../../src/snapshots/holders";
 import { request } from "../support/api";
 import { runCron } from "../support/cron";
 import { fixClock, restoreClock, ORDINARY_NOW } from "../support/clock";
-import { setupProject } from "../api/helpers";
+import { setupProject } from "../support/api-helpers";
 import { DAY, daysAgo, passFor } from "./fixtures";
 
 const who = { host: 1, user: 1 };

@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import small11 from "../fixtures/traces/small-11.jsonl?raw";
 import small11Expected from "../fixtures/traces/small-11.expected.json";
 import { dateOfDay } from "../../src/credit/history";
-import { expectError, setupProject } from "../api/helpers";
+import { expectError, setupProject } from "../support/api-helpers";
 import { request } from "../support/api";
 import type { components } from "../support/api-types";
 import { runCron } from "../support/cron";

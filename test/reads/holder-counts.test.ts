@@ -6,7 +6,7 @@
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { NOW, pass, result, setupProject, workunit } from "../api/helpers";
+import { NOW, pass, result, setupProject, workunit } from "../support/api-helpers";
 
 async function counts(slug: string) {
   const row = (await env.DB.prepare("SELECT id, host_count, user_count, team_count FROM projects WHERE slug = ?").bind(slug).first<{

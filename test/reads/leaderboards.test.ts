@@ -8,7 +8,7 @@
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { expectError, setupProject } from "../api/helpers";
+import { expectError, setupProject } from "../support/api-helpers";
 import { request } from "../support/api";
 import { runCron } from "../support/cron";
 import { daysAgo, decayed, passFor } from "./fixtures";

@@ -11,7 +11,7 @@ import { loadHolderSnapshots } from "../../src/snapshots/holders";
 import { HOLDER_KINDS } from "../../src/snapshots/keys";
 import { loadProjectSnapshot } from "../../src/snapshots/project";
 import { historyFromDay } from "../../src/snapshots/public-project";
-import { setupProject } from "../api/helpers";
+import { setupProject } from "../support/api-helpers";
 import { daysAgo, passFor } from "./fixtures";
 
 /** The real D1, counting how many times it is asked: batches and single statements. */

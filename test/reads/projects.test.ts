@@ -1,6 +1,6 @@
 /** The public project list, one project's totals, and its apps and app versions from KV. */
 import { describe, expect, it } from "vitest";
-import { expectError, setupProject } from "../api/helpers";
+import { expectError, setupProject } from "../support/api-helpers";
 import { request } from "../support/api";
 import type { components } from "../support/api-types";
 import { runCron } from "../support/cron";

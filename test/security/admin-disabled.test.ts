@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { ADMIN_TOKEN, createProject } from "../support/api";
-import { expectError } from "../api/helpers";
+import { expectError } from "../support/api-helpers";
 import { callWith } from "./support";
 import { dbState } from "./db-state";
 

@@ -6,7 +6,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { ADMIN_TOKEN, request, createProject } from "../support/api";
-import { expectError, setupProject, validPass } from "../api/helpers";
+import { expectError, setupProject, validPass } from "../support/api-helpers";
 import { createAm, rpcBody, totals, EINSTEIN } from "../am/support";
 
 async function auditOf(slug: string, token: string, query: "" | `?${string}` = "") {

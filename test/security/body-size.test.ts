@@ -6,7 +6,7 @@ import { exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { MAX_BODY_BYTES } from "../../src/app";
 import { ADMIN_TOKEN } from "../support/api";
-import { expectError, result, setupProject, workunit } from "../api/helpers";
+import { expectError, result, setupProject, workunit } from "../support/api-helpers";
 import { request } from "../support/api";
 import { rpcBody, totals } from "../am/support";
 import { createAm } from "../am/support";

@@ -5,7 +5,7 @@
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { expectError, setupProject, validPass } from "../api/helpers";
+import { expectError, setupProject, validPass } from "../support/api-helpers";
 import { callWith } from "./support";
 
 /** The real D1, except that every batch fails with `message` (the batch is not run). */

@@ -7,7 +7,7 @@
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { expectError, setupProject, validPass } from "../api/helpers";
+import { expectError, setupProject, validPass } from "../support/api-helpers";
 import { ADMIN_TOKEN, request } from "../support/api";
 import { EINSTEIN, createAm, rpcBody, totals } from "../am/support";
 import { dbState } from "./db-state";

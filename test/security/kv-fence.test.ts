@@ -5,7 +5,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { refreshSnapshots } from "../../src/jobs/kv-refresh";
-import { setupProject, validPass } from "../api/helpers";
+import { setupProject, validPass } from "../support/api-helpers";
 
 const snapshotOf = async (key: string) => JSON.parse((await env.KV.get(key))!) as { taken_at: number; data: { total_credit: number } };
 

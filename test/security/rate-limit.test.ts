@@ -9,7 +9,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { type ApiResponse } from "../support/api";
 import type { components } from "../support/api-types";
-import { expectError, setupProject, validPass } from "../api/helpers";
+import { expectError, setupProject, validPass } from "../support/api-helpers";
 import { callWith } from "./support";
 
 const LIMIT = 3;

@@ -7,7 +7,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { MAX_LIVE_TOKENS, RATE_LIMIT_TIERS } from "../../src/limits";
 import { ADMIN_TOKEN, request, createProject } from "../support/api";
-import { expectError } from "../api/helpers";
+import { expectError } from "../support/api-helpers";
 import { callWith } from "./support";
 
 const liveTokens = async (slug: string, token: string) =>

@@ -7,7 +7,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { sha256Hex } from "../../src/http/tokens";
 import { ADMIN_TOKEN, request, createProject } from "../support/api";
-import { expectError } from "../api/helpers";
+import { expectError } from "../support/api-helpers";
 
 const DAY = 24 * 3600;
 

@@ -15,7 +15,7 @@ export interface ApiResponse<T = unknown> {
 /**
  * A call typed by the OpenAPI document (test/support/api-types.ts): `body` is the documented
  * success body of `method` and `path`, written as a literal or template (`/v1/projects/${slug}/passes`);
- * an error answer is read with `expectError` (test/api/helpers.ts), which checks its shape and
+ * an error answer is read with `expectError` (test/support/api-helpers.ts), which checks its shape and
  * returns it typed. A path the API does not document (/docs, /p/…) gives `unknown`.
  */
 export function request<M extends string, P extends string>(

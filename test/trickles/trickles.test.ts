@@ -8,7 +8,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { SECONDS_PER_DAY } from "../../src/credit/constants";
 import { dayOf } from "../../src/credit/history";
-import { errorOf } from "../api/helpers";
+import { errorOf } from "../support/api-helpers";
 import { request, createProject, typedClient } from "../support/api";
 import { runCron } from "../support/cron";
 

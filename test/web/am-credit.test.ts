@@ -7,7 +7,7 @@
 import { describe, expect, it } from "vitest";
 import { dateOfDay, dayOf } from "../../src/credit/history";
 import { formatCredit } from "../../src/web/format";
-import { result, workunit } from "../api/helpers";
+import { result, workunit } from "../support/api-helpers";
 import { HOUR, createAm, rpcBody, totals } from "../am/support";
 import { daysAgo } from "../reads/fixtures";
 import { ADMIN_TOKEN, request, typedClient } from "../support/api";

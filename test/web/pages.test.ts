@@ -4,7 +4,7 @@
  * pages carry the JSON reads' cache validators.
  */
 import { beforeAll, describe, expect, it } from "vitest";
-import { errorOf, setupProject } from "../api/helpers";
+import { errorOf, setupProject } from "../support/api-helpers";
 import { decayed, daysAgo, passFor } from "../reads/fixtures";
 import { ADMIN_TOKEN, request } from "../support/api";
 import { ORDINARY_NOW, withFixedClock } from "../support/clock";

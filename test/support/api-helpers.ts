@@ -1,11 +1,11 @@
 /**
- * Helpers for the API's bad-input and auth tests: a project set up like the edge trace, a
+ * Helpers for most workerd test files (moved from test/api/, which was never their only user): a project set up like the edge trace, a
  * builder for minimal valid passes, the error-shape check, and "nothing was written" checks.
  */
 import { expect } from "vitest";
-import { type ApiResponse, createProject, request, typedClient } from "../support/api";
-import type { SuccessBody } from "../support/api-types";
-import type { TraceResult, TraceWorkunit } from "../support/trace";
+import { type ApiResponse, createProject, request, typedClient } from "./api";
+import type { SuccessBody } from "./api-types";
+import type { TraceResult, TraceWorkunit } from "./trace";
 
 /** The `now` of edge.jsonl's first pass. */
 export const NOW = 6000.25;
