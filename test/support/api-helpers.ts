@@ -1,6 +1,6 @@
 /**
- * Helpers for most workerd test files (moved from test/api/, which was never their only user): a project set up like the edge trace, a
- * builder for minimal valid passes, the error-shape check, and "nothing was written" checks.
+ * Helpers for most workerd test files: a project set up like the edge trace, a builder for
+ * minimal valid passes, the error-shape check, and "nothing was written" checks.
  */
 import { expect } from "vitest";
 import { type ApiResponse, createProject, request, typedClient } from "./api";
