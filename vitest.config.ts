@@ -72,10 +72,11 @@ export default defineConfig({
     // of CPU each, a third of the suite): test/apply-migrations.ts gives every file fresh
     // databases, KV and Cache API, and the real clock, as a new Worker would have them.
     isolate: false,
-    // Two workers, each its own workerd running its share of the files one after another: the
-    // suite is CPU-bound, and vitest's default on two cores is one. The parity replays are
-    // three files (test/parity) so that the longest do not all land on one worker.
-    maxWorkers: 2,
+    // Three workers, each its own workerd running its share of the files one after another
+    // (vitest's default on two cores is one). With two, a whole `npm test` kept 1.49 of the two
+    // cores busy and took 524 s; with three, 1.62 and 491 s (docs/development.md). The parity
+    // replays are three files (test/parity) so that the longest do not all land on one worker.
+    maxWorkers: 3,
     sequence: { sequencer: LongestFirst },
     // npm test runs this suite beside the other lane (scripts/test-suites.ts), so a CPU-heavy
     // test (10,000 app versions in one push, a cron over many marks) gets about one core of two;
