@@ -9,7 +9,7 @@ import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
 import { cp, mkdir, mkdtemp, readdir, readFile, rename, rm } from "node:fs/promises";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { promisify } from "node:util";
 
 /** Both databases of wrangler.jsonc: the default and a large project's own. */
@@ -51,6 +51,6 @@ async function stateKey(root: string, configPath?: string): Promise<string> {
   for (const name of (await readdir(dir)).filter((n) => n.endsWith(".sql")).sort()) {
     hash.update(name).update(await readFile(join(dir, name)));
   }
-  hash.update(await readFile(join(root, configPath ?? "wrangler.jsonc")));
+  hash.update(await readFile(resolve(root, configPath ?? "wrangler.jsonc")));
   return hash.digest("hex").slice(0, 16);
 }
