@@ -1,17 +1,14 @@
 /**
  * The checks of the parity files (boinc-traces, fair-traces, fair-d1-traces): a trace replayed
  * through the HTTP API must leave exactly the numbers of its .expected.json, to 1e-9 relative.
- * Three files so that the workerd suite's two workers share the replays (a file is the unit
+ * Three files so that the workerd suite's workers share the replays (a file is the unit
  * vitest hands a worker).
  */
 import { describe, expect, it } from "vitest";
 import { MAX_PASSES_PER_BATCH } from "../../src/routes/passes/pass-batches.schemas";
-import type { components } from "../support/api-types";
 import { replay } from "../support/replay";
 import type { BOINC_TRACE_ROWS, FAIR_TRACE_ROWS } from "../support/trace-fixtures";
-import { foldAnonymousId, relativeError } from "../support/trace";
-
-const TOLERANCE = 1e-9;
+import { mismatchCheck, readBackMismatches } from "../support/trace-mismatches";
 
 type BoincRow = (typeof BOINC_TRACE_ROWS)[number];
 type FairRow = (typeof FAIR_TRACE_ROWS)[number];
@@ -30,52 +27,10 @@ export function describeBoincReplays(rows: readonly BoincRow[]): void {
     it("matches every expected number to 1e-9 relative", { timeout: 300_000 }, async () => {
       const { api, granted, credit, appNumbers } = await replay(text, undefined, perRequest);
       const mismatches: string[] = [];
-      const check = (what: string, actual: number | undefined, want: number) => {
-        if (actual === undefined || !(relativeError(actual, want) <= TOLERANCE)) {
-          mismatches.push(`${what}: got ${actual}, expected ${want}`);
-        }
-      };
-
+      const check = mismatchCheck(mismatches);
       for (const r of expected.results) check(`result ${r.id} granted_credit`, granted.get(r.id), r.granted_credit);
       for (const w of expected.workunits) check(`workunit ${w.id} credit`, credit.get(w.id), w.credit);
-
-      const { apps } = await api.ok("GET", "/apps");
-      for (const a of expected.apps) {
-        check(`app ${a.name} min_avg_pfc`, apps.find((x) => x.name === a.name)?.min_avg_pfc, a.min_avg_pfc);
-      }
-
-      const { app_versions } = await api.ok("GET", "/app-versions");
-      for (const v of expected.app_versions) {
-        const got = app_versions.find((x) => x.id === v.id);
-        for (const f of ["pfc_n", "pfc_avg", "pfc_scale", "expavg_credit", "expavg_time"] as const) {
-          check(`app_version ${v.id} ${f}`, got?.[f], v[f]);
-        }
-      }
-
-      const hostIds = [...new Set(expected.host_app_versions.map((h) => h.host_id))];
-      const rows = new Map<string, components["schemas"]["HostAppVersion"]>();
-      for (const hostId of hostIds) {
-        const { host_app_versions } = await api.ok("GET", `/host-app-versions?host_id=${hostId}`);
-        for (const h of host_app_versions) {
-          rows.set(`${h.host_id}/${foldAnonymousId(appNumbers.get(h.app)!, h.app_version_id)}`, h);
-        }
-      }
-      expect(rows.size).toBe(expected.host_app_versions.length);
-      for (const h of expected.host_app_versions) {
-        const got = rows.get(`${h.host_id}/${h.app_version_id}`);
-        for (const f of ["pfc_n", "pfc_avg", "et_n", "et_avg", "et_var", "turnaround_n", "turnaround_avg", "consecutive_valid"] as const) {
-          check(`host_app_version ${h.host_id}/${h.app_version_id} ${f}`, got?.[f], h[f]);
-        }
-      }
-
-      for (const kind of ["hosts", "users", "teams"] as const) {
-        for (const e of expected[kind]) {
-          const got = await api.ok("GET", `/${kind}/${e.id}`);
-          for (const f of ["total_credit", "expavg_credit", "expavg_time"] as const) {
-            check(`${kind} ${e.id} ${f}`, got[f], e[f]);
-          }
-        }
-      }
+      mismatches.push(...(await readBackMismatches((path) => api.ok("GET", path), expected, appNumbers)));
 
       expect(mismatches.slice(0, 20)).toEqual([]);
       // Guard against a vacuous pass: the trace really credited results.
@@ -95,10 +50,7 @@ export function describeFairReplays(rows: readonly FairRow[], perRequest: number
     it("grants the reference model's numbers to 1e-9 relative", { timeout: 1_800_000 }, async () => {
       const { api, granted, credit } = await replay(text, undefined, perRequest);
       const mismatches: string[] = [];
-      const check = (what: string, actual: number | undefined, want: number) => {
-        if (actual === undefined || !(relativeError(actual, want) <= TOLERANCE))
-          mismatches.push(`${what}: got ${actual}, expected ${want}`);
-      };
+      const check = mismatchCheck(mismatches);
       for (const r of expected.results) check(`result ${r.id} granted_credit`, granted.get(r.id), r.granted_credit);
       for (const w of expected.workunits) check(`workunit ${w.id} credit`, credit.get(w.id), w.credit);
       expect(mismatches.slice(0, 20)).toEqual([]);
