@@ -202,37 +202,26 @@ describe.skipIf(!available)("the bridge's write-back into a BOINC database", () 
     const boinc = await prepared("wb_guard", "bridge-11");
     const token = await createProject(server.base, ADMIN, "wb-guard");
     const env = { COBBLESTONE_TOKEN: token, BOINC_DB_URL: boinc.writer };
+    /** A write-back run of the same project and database, with its own state file. */
+    const guardRun = (stateFile: string) =>
+      cli(
+        [
+          "--url",
+          server.base,
+          "--project",
+          "wb-guard",
+          "--state",
+          join(work, stateFile),
+          "--write-back",
+          "--credit-by-app",
+          "--switch-time",
+          "0",
+        ],
+        env,
+      );
     // Two state files: the database lock alone keeps them apart (as two machines would be).
-    const a = cli(
-      [
-        "--url",
-        server.base,
-        "--project",
-        "wb-guard",
-        "--state",
-        join(work, "guard-a.json"),
-        "--write-back",
-        "--credit-by-app",
-        "--switch-time",
-        "0",
-      ],
-      env,
-    );
-    const b = cli(
-      [
-        "--url",
-        server.base,
-        "--project",
-        "wb-guard",
-        "--state",
-        join(work, "guard-b.json"),
-        "--write-back",
-        "--credit-by-app",
-        "--switch-time",
-        "0",
-      ],
-      env,
-    );
+    const a = guardRun("guard-a.json");
+    const b = guardRun("guard-b.json");
     const exits = await Promise.all([a.done, b.done]);
     const codes = exits.map((e) => e.code).sort();
     expect(codes, exits.map((e) => e.stderr).join("\n")).toEqual([0, 2]);
@@ -245,21 +234,7 @@ describe.skipIf(!available)("the bridge's write-back into a BOINC database", () 
 
     // A run killed while it holds the lock: the server frees the lock with its connection.
     const root = await maria.root();
-    const killed = cli(
-      [
-        "--url",
-        server.base,
-        "--project",
-        "wb-guard",
-        "--state",
-        join(work, "guard-a.json"),
-        "--write-back",
-        "--credit-by-app",
-        "--switch-time",
-        "0",
-      ],
-      env,
-    );
+    const killed = guardRun("guard-a.json");
     for (;;) {
       const [rows] = await root.query("SELECT IS_USED_LOCK(?) AS holder", [runLockName("wb_guard", "wb-guard")]);
       if ((rows as { holder: number | null }[])[0]!.holder !== null || killed.child.exitCode !== null) break;
@@ -268,21 +243,7 @@ describe.skipIf(!available)("the bridge's write-back into a BOINC database", () 
     killed.child.kill("SIGKILL");
     expect((await killed.done).signal).toBe("SIGKILL");
     await root.end();
-    const next = await cli(
-      [
-        "--url",
-        server.base,
-        "--project",
-        "wb-guard",
-        "--state",
-        join(work, "guard-a.json"),
-        "--write-back",
-        "--credit-by-app",
-        "--switch-time",
-        "0",
-      ],
-      env,
-    ).done;
+    const next = await guardRun("guard-a.json").done;
     expect(next.code, next.stderr).toBe(0);
     const granted = new Map(boinc.expected.results.map((r) => [r.id, r.granted_credit]));
     expect(await columnMismatches("wb_guard", boinc.ops, granted, boinc.expected)).toEqual([]);
