@@ -283,12 +283,52 @@ function parts(walk: HolderWalk): HolderWalk[] {
   });
 }
 
+/** finishedBy for rows as stored: each of `firstDays` (row key, the day it is granted on) against its row. */
+function finishedOnDays(projectId: number, subject: CreditSubject, t: HolderTable, firstDays: readonly (readonly [number, number])[]): SQL {
+  const day = sql`json_extract(j.value, '$[1]')`;
+  const time = sql`t.${name(t.expavgTime)}`;
+  const dayCredit = sql`t.${name(t.dayCredit)}`;
+  // CROSS JOIN: each key seeks its row by the primary key, never a scan of the table.
+  return sql`SELECT ${subject} AS subject, t.${name(t.id)} AS entity_id, ${dayAt(time)} AS day, ${dayCredit} AS credit,
+      t.${name(t.expavgCredit)} AS avg, ${time} AS time
+    FROM json_each(${JSON.stringify(firstDays)}) AS j CROSS JOIN ${t} AS t
+    WHERE t.${name(t.projectId)} = ${projectId} AND t.${name(t.id)} = json_extract(j.value, '$[0]') AND ${finishesDay({ time, dayCredit }, day)}`;
+}
+
+/**
+ * A walk's rows whose steps all fall on one day, and the walk of the others. A bucket is
+ * finished by a step on a later day than the row's last grant (finishesDay); after a row's
+ * first step its last grant is on that step's day or later (the RAC clock never moves back),
+ * so a row granted on one day only can finish a bucket at its first step alone: the stored
+ * row (or, for a fresh one, the row a concurrent request created, else none) against that
+ * day, with no walk. Only rows granted on two days or more need their steps walked.
+ */
+function splitByDays(walk: HolderWalk): { firstDays: [k: number, day: number][]; walked: HolderWalk } {
+  const days = new Map<number, number[]>();
+  for (const x of walk.steps) {
+    const list = days.get(x.k);
+    if (list) list.push(x.day);
+    else days.set(x.k, [x.day]);
+  }
+  const oneDay = new Set([...days].filter(([, d]) => d.every((day) => day === d[0])).map(([k]) => k));
+  return {
+    firstDays: [...oneDay].map((k) => [k, days.get(k)![0]!]),
+    walked: {
+      ...walk,
+      steps: walk.steps.filter((x) => !oneDay.has(x.k)),
+      fresh: new Map([...walk.fresh].filter(([k]) => !oneDay.has(k))),
+    },
+  };
+}
+
 /**
  * The batch's credit on its holders and project row, in this order: the finished buckets (a
  * statement per part of the tables' walks, each numbering its queue row one above the last;
  * both guarded statements when `history` is "guarded"), each table's stored rows, its
  * fresh rows, then (`projectRow`) the project's walk, which must come after anything that
  * numbers itself by the project's queue_seq as the batch found it, and raises it past them all.
+ * The buckets of rows granted on one day are read from the rows as stored, in the first
+ * statement (splitByDays); only the rows granted on several days are walked for them.
  */
 export function holderWalkWrites(
   projectId: number,
@@ -296,15 +336,27 @@ export function holderWalkWrites(
   history: HistoryTarget = "guarded",
   columns: readonly CreditColumn[] = HOLDER_CREDIT_COLUMNS,
 ): { history: SQL[]; holders: SQL[]; projectRow: SQL[] } {
-  const tables = [holderWalk("hosts", passes), holderWalk("users", passes), holderWalk("teams", passes)].map(parts);
-  const statements = Math.max(1, ...tables.map((t) => t.length));
+  const walks = [holderWalk("hosts", passes), holderWalk("users", passes), holderWalk("teams", passes)];
+  const tables = walks.map(parts);
+  const splits = walks.map(splitByDays);
+  const walkedParts = splits.map((x) => parts(x.walked));
+  const statements = Math.max(1, ...walkedParts.map((t) => t.length));
   const project = projectWalk(projectId, passes, statements);
   if (project.steps.length === 0) return { history: [], holders: [], projectRow: [] };
+  const unwalked = walks.flatMap((walk, n) => {
+    const firstDays = splits[n]!.firstDays;
+    return firstDays.length > 0 ? [finishedOnDays(projectId, walk.subject, walk.table, firstDays)] : [];
+  });
   const buckets = Array.from({ length: statements }, (_, n) => {
-    const walks = tables.flatMap((t) => (n < t.length ? [t[n]!] : []));
-    const ctes = sql.join([...walks.map((x) => wholeWalk(projectId, x, columns)), ...(n === 0 ? [project.ctes] : [])], sql`, `);
+    const walked = walkedParts.flatMap((t) => (n < t.length ? [t[n]!] : []));
+    const ctes = sql.join([...walked.map((x) => wholeWalk(projectId, x, columns)), ...(n === 0 ? [project.ctes] : [])], sql`, `);
     const finished = sql.join(
-      [...walks.map((x) => finishedBy(x.prefix, x.subject, sql.raw("w.k"))), ...(n === 0 ? [finishedBy("p", "project", sql`0`)] : [])],
+      [
+        ...walked.map((x) => finishedBy(x.prefix, x.subject, sql.raw("w.k"))),
+        // Nested: D1 allows 5 terms to a compound SELECT.
+        ...(n === 0 && unwalked.length > 0 ? [sql`SELECT * FROM (${sql.join(unwalked, sql` UNION ALL `)})`] : []),
+        ...(n === 0 ? [finishedBy("p", "project", sql`0`)] : []),
+      ],
       sql` UNION ALL `,
     );
     return finishedBucketWrites(projectId, finished, history, sql`WITH RECURSIVE ${ctes}`, n);

@@ -110,14 +110,32 @@ describe("a batch walks its holders and project row", () => {
     }),
   });
 
+  const projectId = async (slug: string) =>
+    (await env.DB.prepare("SELECT id FROM projects WHERE slug = ?").bind(slug).first<number>("id"))!;
+  /** The project's history_queue row numbers, in order. */
+  const queueIds = async (slug: string) =>
+    (
+      await env.DB.prepare("SELECT id FROM history_queue WHERE project_id = ? ORDER BY id")
+        .bind(await projectId(slug))
+        .all<{ id: number }>()
+    ).results.map((r) => r.id);
+  /** The `n` numbers up to queue_seq: a batch's queue rows take them, so no later pass reuses one. */
+  const lastNumbers = async (slug: string, n: number) => {
+    const seq = (await env.DB.prepare("SELECT queue_seq FROM projects WHERE id = ?")
+      .bind(await projectId(slug))
+      .first<number>("queue_seq"))!;
+    return Array.from({ length: n }, (_, i) => seq - n + 1 + i);
+  };
+
   for (const settings of [{}, { history_database: "DB_HISTORY_1" }]) {
     const queued = "history_database" in settings;
     it(`splits a wide batch's walks into statements of at most 500 steps, each numbering its queue row (${queued ? "queued" : "ledger"})`, async () => {
       const t = Math.floor(daysAgo(12) / DAY) * DAY + 3600;
-      // 600 hosts and 600 users credited on day 0, then twice each on day 1 by the batch:
-      // 1,200 steps a table, so three statements of 250 rows each, each finishing 250 days.
+      // 600 hosts and 600 users credited on day 0, then on day 1 and day 2 by the batch: two
+      // days, so their buckets are walked; 1,200 steps a table, so three statements of 250
+      // rows each. Each row finishes day 0 and day 1; the 7 teams too.
       const before = wide(t, 1, 300);
-      const batch = [wide(t + DAY, 1001, 300), wide(t + DAY + 60, 2001, 300)];
+      const batch = [wide(t + DAY, 1001, 300), wide(t + 2 * DAY, 2001, 300)];
       const single = await setupProject("wide-single", settings);
       const batched = await setupProject("wide-batch", settings);
       for (const p of [before, ...batch]) await single.api.ok("POST", "/passes", p);
@@ -128,16 +146,38 @@ describe("a batch walks its holders and project row", () => {
       const [one, many] = [await rows(single, { withQueueSeq: false }), await rows(batched, { withQueueSeq: false })];
       expect(many).toEqual(one);
       const finished = queued ? one.queued.map((e) => String(e[0])) : one.history.map((h) => String(h.subject));
+      expect(finished.filter((f) => f === "host")).toHaveLength(1200);
+      expect(finished.filter((f) => f === "user")).toHaveLength(1200);
+      expect(finished.filter((f) => f === "team")).toHaveLength(14);
+      if (queued) {
+        // The batch's three queue rows take three numbers, all at or below queue_seq, so no later pass reuses one.
+        expect(await queueIds(batched.slug)).toEqual(await lastNumbers(batched.slug, 3));
+      }
+    });
+
+    it(`reads the buckets of rows granted on one day from the rows as stored, in one statement (${queued ? "queued" : "ledger"})`, async () => {
+      const t = Math.floor(daysAgo(12) / DAY) * DAY + 3600;
+      // 600 hosts and 600 users credited on day 0, then twice each on day 1 by the batch: every
+      // row's steps on one day, so only its first can finish a bucket (day 0), and no walk is needed.
+      const before = wide(t, 1, 300);
+      const batch = [wide(t + DAY, 1001, 300), wide(t + DAY + 60, 2001, 300)];
+      const single = await setupProject("oneday-single", settings);
+      const batched = await setupProject("oneday-batch", settings);
+      for (const p of [before, ...batch]) await single.api.ok("POST", "/passes", p);
+      await batched.api.ok("POST", "/passes", before);
+      await batched.api.ok("POST", "/pass-batches", { passes: batch });
+
+      const [one, many] = [await rows(single, { withQueueSeq: false }), await rows(batched, { withQueueSeq: false })];
+      expect(many).toEqual(one);
+      const finished = queued ? one.queued.map((e) => String(e[0])) : one.history.map((h) => String(h.subject));
       expect(finished.filter((f) => f === "host")).toHaveLength(600);
       expect(finished.filter((f) => f === "user")).toHaveLength(600);
       expect(finished.filter((f) => f === "team")).toHaveLength(7);
       if (queued) {
-        // The batch's three queue rows take three numbers, all at or below queue_seq, so no later pass reuses one.
-        const id = (await env.DB.prepare("SELECT id FROM projects WHERE slug = ?").bind(batched.slug).first<number>("id"))!;
-        const ids = (await env.DB.prepare("SELECT id FROM history_queue WHERE project_id = ? ORDER BY id").bind(id).all<{ id: number }>())
-          .results;
-        const seq = (await env.DB.prepare("SELECT queue_seq FROM projects WHERE id = ?").bind(id).first<number>("queue_seq"))!;
-        expect(ids.map((r) => r.id)).toEqual([seq - 2, seq - 1, seq]);
+        // The pass before took queue_seq to 1; the batch's one queue row takes the next number,
+        // and its two granting passes raise queue_seq by one each, as posted alone.
+        expect(await queueIds(batched.slug)).toEqual([2]);
+        expect(await lastNumbers(batched.slug, 1)).toEqual([3]);
       }
     });
   }
