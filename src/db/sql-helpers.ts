@@ -77,10 +77,14 @@ export function withJsonRows(alias: string, fields: readonly string[], rows: rea
 /** withJsonRows' table without its WITH: `alias AS MATERIALIZED (…)`, one of several (a recursive walk's, say). */
 export function jsonRowsTable(alias: string, fields: readonly string[], rows: readonly object[]): SQL {
   const columns = sql.join(
-    fields.map((f) => sql`json_extract(j.value, ${`$.${f}`}) AS ${sql.identifier(f)}`),
+    fields.map((f, i) => sql`json_extract(j.value, ${sql.raw(`'$[${i}]'`)}) AS ${sql.identifier(f)}`),
     sql`, `,
   );
-  return sql`${sql.identifier(alias)} AS MATERIALIZED (SELECT ${columns} FROM json_each(${JSON.stringify(rows)}) AS j)`;
+  // Each row as an array in `fields` order: the names are not repeated in every row (a large
+  // pass binds megabytes of these), and a field a row lacks is null, as json_extract reads a
+  // missing property.
+  const values = rows.map((row) => fields.map((f) => (row as Record<string, unknown>)[f] ?? null));
+  return sql`${sql.identifier(alias)} AS MATERIALIZED (SELECT ${columns} FROM json_each(${JSON.stringify(values)}) AS j)`;
 }
 
 /** A column of a table of JSON rows: `alias."field"`. */
