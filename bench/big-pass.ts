@@ -9,6 +9,9 @@
  *   - a pass of results all on one host (one host_app_version changed by every result);
  *   - a batch of 50 passes filling the body.
  * Each figure is the client's time for the whole request (validation, snapshot, engine, write).
+ * Then the same requests again through the Worker's own pass code on wrangler's local D1
+ * (big-pass-d1.ts): D1's own durations of the write batch's statements, i.e. how long the
+ * request holds the database, which every other project of it waits behind.
  */
 import { createServer } from "node:net";
 import { MAX_BODY_BYTES } from "../src/app";
@@ -17,6 +20,7 @@ import { MAX_RESULTS_PER_PASS, MAX_WORKUNITS_PER_PASS } from "../src/routes/pass
 import { ADMIN_TOKEN, freshStateDir, prepareState, startServer } from "./server";
 import { percentile, postJson } from "./client";
 import type { WorkunitBody } from "./workload";
+import { d1WriteBatches } from "./big-pass-d1";
 
 const NOW = Math.floor(Date.now() / 1000) - 3600;
 const APP = "big";
@@ -119,6 +123,63 @@ async function measure(url: string, shape: string, path: string, token: string, 
   };
 }
 
+/** One request of the benchmark: its label, its route under the project, its body. */
+export interface BigRequest {
+  readonly shape: string;
+  readonly route: "passes" | "pass-batches";
+  readonly body: unknown;
+}
+
+/** The requests, in order (later ones reuse the hosts earlier ones created). */
+export function bigRequests(): BigRequest[] {
+  nextId = 1;
+  let host = 1;
+  const pass = (wus: WorkunitBody[]) => ({ now: NOW, workunits: wus });
+  const wide = RESULTS_PER_PASS / RESULTS_PER_WORKUNIT;
+  const perWu = RESULTS_PER_PASS / WORKUNITS_PER_PASS;
+  const requests: BigRequest[] = [
+    {
+      shape: `a pass of ${wide} workunits × ${RESULTS_PER_WORKUNIT} results, distinct new hosts`,
+      route: "passes",
+      body: pass(Array.from({ length: wide }, () => workunit(RESULTS_PER_WORKUNIT, () => host++))),
+    },
+    {
+      shape: `a pass of ${wide} workunits × ${RESULTS_PER_WORKUNIT} results, one host`,
+      route: "passes",
+      body: pass(Array.from({ length: wide }, () => workunit(RESULTS_PER_WORKUNIT, () => 5_000_000))),
+    },
+  ];
+  const first = host;
+  requests.push({
+    shape: `a pass of ${WORKUNITS_PER_PASS} workunits × ${perWu} results, new hosts`,
+    route: "passes",
+    body: pass(Array.from({ length: WORKUNITS_PER_PASS }, () => workunit(perWu, () => host++))),
+  });
+  // The same hosts again: every host_app_version a change in each of its workunits.
+  requests.push({
+    shape: `a pass of ${WORKUNITS_PER_PASS} workunits × ${perWu} results on the same ${perWu} hosts`,
+    route: "passes",
+    body: pass(Array.from({ length: WORKUNITS_PER_PASS }, () => workunit(perWu, (j) => first + j))),
+  });
+  // A batch at every maximum: 50 passes a second apart, 1,000 workunits and 5,000 results in
+  // all; each of 1,000 hosts credited in five of the passes (its walk has five steps).
+  const wusPerPass = WORKUNITS_PER_PASS / PASSES_PER_BATCH;
+  const base = host;
+  let n = 0;
+  requests.push({
+    shape: `a batch of ${PASSES_PER_BATCH} passes × ${wusPerPass} workunits × ${perWu} results, 1,000 new hosts`,
+    route: "pass-batches",
+    body: {
+      passes: Array.from({ length: PASSES_PER_BATCH }, (_, k) => ({
+        now: NOW - PASSES_PER_BATCH + k,
+        workunits: Array.from({ length: wusPerPass }, () => workunit(perWu, () => base + (n++ % 1000))),
+      })),
+    },
+  });
+  for (const r of requests) if (bytes(r.body) > MAX_BODY_BYTES) throw new Error(`${r.shape}: the body is over the limit`);
+  return requests;
+}
+
 export async function bigPasses(log: (...args: unknown[]) => void = console.log): Promise<BigPassRow[]> {
   const stateDir = freshStateDir();
   prepareState(stateDir);
@@ -129,53 +190,10 @@ export async function bigPasses(log: (...args: unknown[]) => void = console.log)
     // A warm-up: the first request compiles the Worker.
     await postJson(server.url, "/v1/projects/other/passes", other, { now: NOW, workunits: [workunit(1, () => 9_000_000)] });
     const rows: BigPassRow[] = [];
-    const run = async (shape: string, path: string, body: unknown) => {
-      if (bytes(body) > MAX_BODY_BYTES) throw new Error(`${shape}: the body is over the limit`);
-      rows.push(await measure(server.url, shape, path, token, body, other));
+    for (const r of bigRequests()) {
+      rows.push(await measure(server.url, r.shape, `/v1/projects/big/${r.route}`, token, r.body, other));
       log(rows.at(-1));
-    };
-    let host = 1;
-    const pass = (wus: WorkunitBody[]) => ({ now: NOW, workunits: wus });
-    const wide = RESULTS_PER_PASS / RESULTS_PER_WORKUNIT;
-    await run(
-      `a pass of ${wide} workunits × ${RESULTS_PER_WORKUNIT} results, distinct new hosts`,
-      "/v1/projects/big/passes",
-      pass(Array.from({ length: wide }, () => workunit(RESULTS_PER_WORKUNIT, () => host++))),
-    );
-    await run(
-      `a pass of ${wide} workunits × ${RESULTS_PER_WORKUNIT} results, one host`,
-      "/v1/projects/big/passes",
-      pass(Array.from({ length: wide }, () => workunit(RESULTS_PER_WORKUNIT, () => 5_000_000))),
-    );
-    const perWu = RESULTS_PER_PASS / WORKUNITS_PER_PASS;
-    const first = host;
-    await run(
-      `a pass of ${WORKUNITS_PER_PASS} workunits × ${perWu} results, new hosts`,
-      "/v1/projects/big/passes",
-      pass(Array.from({ length: WORKUNITS_PER_PASS }, () => workunit(perWu, () => host++))),
-    );
-    // The same hosts again: every host_app_version a change in each of its workunits.
-    await run(
-      `a pass of ${WORKUNITS_PER_PASS} workunits × ${perWu} results on the same ${perWu} hosts`,
-      "/v1/projects/big/passes",
-      pass(Array.from({ length: WORKUNITS_PER_PASS }, () => workunit(perWu, (j) => first + j))),
-    );
-    // A batch at every maximum: 50 passes a second apart, 1,000 workunits and 5,000 results in
-    // all; each of 1,000 hosts credited in five of the passes (its walk has five steps).
-    const wusPerPass = WORKUNITS_PER_PASS / PASSES_PER_BATCH;
-    const base = host;
-    host += 1000;
-    let n = 0;
-    await run(
-      `a batch of ${PASSES_PER_BATCH} passes × ${wusPerPass} workunits × ${perWu} results, 1,000 new hosts`,
-      "/v1/projects/big/pass-batches",
-      {
-        passes: Array.from({ length: PASSES_PER_BATCH }, (_, k) => ({
-          now: NOW - PASSES_PER_BATCH + k,
-          workunits: Array.from({ length: wusPerPass }, () => workunit(perWu, () => base + (n++ % 1000))),
-        })),
-      },
-    );
+    }
     return rows;
   } finally {
     await server.stop();
@@ -183,7 +201,11 @@ export async function bigPasses(log: (...args: unknown[]) => void = console.log)
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  bigPasses().catch((e) => {
+  (async () => {
+    await bigPasses();
+    console.log("The same requests through the pass code on local D1 (what holds the database):");
+    await d1WriteBatches(bigRequests(), APP, VERSION);
+  })().catch((e) => {
     console.error(e);
     process.exit(1);
   });

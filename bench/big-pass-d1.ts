@@ -1,0 +1,97 @@
+/**
+ * The largest requests again, through the Worker's own pass code (ingestPass,
+ * ingestPassBatch) on wrangler's local D1 (getPlatformProxy: the same SQLite and the same
+ * `meta` D1 returns for every statement), on a fresh database: for each request's write batch,
+ * D1's own durations of its statements summed (how long it holds the database: a D1 batch
+ * is one transaction, and every other project of the database waits behind it), its
+ * statements and its rows written.
+ */
+import { mkdtempSync, readFileSync, readdirSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { getPlatformProxy } from "wrangler";
+import { database } from "../src/db/client";
+import { ingestPass } from "../src/routes/passes/passes.service";
+import { ingestPassBatch } from "../src/routes/passes/pass-batches.service";
+import type { PassRequest } from "../src/routes/passes/passes.schemas";
+import type { PassBatchRequest } from "../src/routes/passes/pass-batches.schemas";
+import type { BigRequest } from "./big-pass";
+
+export interface D1WriteRow {
+  readonly shape: string;
+  /** D1's durations of the write batch's statements, summed. */
+  readonly writeMs: number;
+  readonly statements: number;
+  readonly rowsWritten: number;
+}
+
+interface Batch {
+  readonly ms: number;
+  readonly statements: number;
+  readonly rowsWritten: number;
+}
+
+export async function d1WriteBatches(
+  requests: readonly BigRequest[],
+  app: string,
+  versionId: number,
+  log: (...args: unknown[]) => void = console.log,
+): Promise<D1WriteRow[]> {
+  const root = new URL("..", import.meta.url).pathname;
+  const persist = mkdtempSync(join(tmpdir(), "cobblestone-big-pass-d1-"));
+  const proxy = await getPlatformProxy<{ DB: D1Database }>({ configPath: join(root, "wrangler.jsonc"), persist: { path: persist } });
+  try {
+    const raw = proxy.env.DB;
+    const dir = join(root, "migrations");
+    for (const file of readdirSync(dir)
+      .filter((f) => f.endsWith(".sql"))
+      .sort()) {
+      for (const stmt of readFileSync(join(dir, file), "utf8").split("--> statement-breakpoint"))
+        if (stmt.trim()) await raw.prepare(stmt).run();
+    }
+    await raw.prepare("INSERT INTO projects (id, slug, name, created_at, expavg_time) VALUES (1, 'big', 'Big', 0, 0)").run();
+    await raw.prepare("INSERT INTO apps (project_id, id, name) VALUES (1, 1, ?)").bind(app).run();
+    await raw
+      .prepare(
+        "INSERT INTO app_versions (project_id, id, app_id, platform, plan_class, version_num) VALUES (1, ?, 1, 'x86_64-pc-linux-gnu', '', 100)",
+      )
+      .bind(versionId)
+      .run();
+    let batches: Batch[] = [];
+    const metered = new Proxy(raw, {
+      get(target, prop) {
+        if (prop === "batch") {
+          return async (statements: D1PreparedStatement[]) => {
+            const results = await target.batch(statements);
+            batches.push({
+              ms: results.reduce((sum, r) => sum + (r.meta.duration ?? 0), 0),
+              statements: statements.length,
+              rowsWritten: results.reduce((sum, r) => sum + (r.meta.rows_written ?? 0), 0),
+            });
+            return results;
+          };
+        }
+        const value = Reflect.get(target, prop);
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+    const db = database(metered);
+    const rows: D1WriteRow[] = [];
+    for (const r of requests) {
+      batches = [];
+      if (r.route === "passes") {
+        const body = r.body as PassRequest;
+        await ingestPass(db, 1, body.now!, body);
+      } else {
+        await ingestPassBatch(db, 1, r.body as PassBatchRequest);
+      }
+      // The write batch is the one that writes (the read batch before it writes nothing).
+      const write = batches.reduce((a, b) => (b.rowsWritten > a.rowsWritten ? b : a));
+      rows.push({ shape: r.shape, writeMs: write.ms, statements: write.statements, rowsWritten: write.rowsWritten });
+      log(rows.at(-1));
+    }
+    return rows;
+  } finally {
+    await proxy.dispose();
+  }
+}
