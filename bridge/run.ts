@@ -6,7 +6,7 @@
  * report must come between them; the cursor advances only after the service answered.
  */
 import { type CobblestoneApi as Api, CobblestoneApi } from "./api-client";
-import { BoincDb, openConnection } from "./boinc-db";
+import { BoincDb, type ResultKey, openConnection } from "./boinc-db";
 import { CreditComparison, type CompareSummary, summaryText } from "./compare";
 import { BridgeError, isTransient } from "./errors";
 import { type KnownVersions, type PassBody, type SecondCalls, callsForSecond, rescaleMarkBefore } from "./events";
@@ -15,7 +15,7 @@ import { lockState } from "./lock";
 import { type RunGuard, takeRunGuard } from "./run-guard";
 import { PassBatch } from "./pass-batch";
 import { type Grant, WriteBack, type WriteBackReport } from "./write-back";
-import { refuseUnsafeWriteBack } from "./write-back-refusals";
+import { refuseGrantedByOthers, refuseUnpaidCreditModes } from "./write-back-refusals";
 import { Progress } from "./progress";
 import type { RetryOptions } from "./retrying-fetch";
 import { type ResultRow, after } from "./rows";
@@ -204,13 +204,6 @@ export async function runBridge(options: BridgeOptions): Promise<BridgeReport> {
   let guard: RunGuard | null = null;
   let writeBack: WriteBack | null = null;
   try {
-    db = await BoincDb.open(options.db);
-    if (!options.dryRun) {
-      // Held until this connection ends: a run killed any way frees it (run-guard.ts).
-      guardConn = await openConnection(options.db);
-      guard = await takeRunGuard(guardConn, db.database, options.project);
-    }
-    await db.checkSchema();
     const retry = options.retry ?? {
       maxAttempts: 12,
       baseDelayMs: 500,
@@ -219,21 +212,59 @@ export async function runBridge(options: BridgeOptions): Promise<BridgeReport> {
         log(`${why}; retrying in ${(ms / 1000).toFixed(1)} s (attempt ${next} of ${max})`),
     };
     const api = new CobblestoneApi(url, options.project, options.token, retry);
-    await api.check();
+    // The service is checked while the database is opened; a database that fails is told first, as before.
+    const checked = api.check();
+    checked.catch(() => undefined);
+    db = await BoincDb.open(options.db);
+    if (!options.dryRun) {
+      // Held until this connection ends: a run killed any way frees it (run-guard.ts).
+      guardConn = await openConnection(options.db);
+      guard = await takeRunGuard(guardConn, db.database, options.project);
+    }
+    await db.checkSchema();
+    await checked;
     const stored = await loadState(options.stateFile, url, options.project);
     const state: BridgeState = stored ?? freshState(url, options.project, options.since ?? 0);
     if (stored && options.since !== null && options.since > state.cursor.mod_time) state.cursor = { mod_time: options.since, id: 0 };
-    const knownVersions = await registerApps(db, api, options.dryRun, log);
+    const follow = options.follow ?? null;
     const openWriteBack = async () => {
       writeBack = await WriteBack.open(
         options.db,
         { creditByApp: options.creditByApp ?? false, log, project: options.project, switchTime: options.switchTime ?? null },
         writeBack?.report,
       );
-      await refuseUnsafeWriteBack(writeBack.connection, api, state.cursor, writeBack.switchTime);
     };
-    if (options.writeBack && !options.dryRun) await openWriteBack();
-    const follow = options.follow ?? null;
+    // Whole seconds that are over by the database's own clock (it stamps mod_time), less a margin.
+    const seenAt = await db.serverTime();
+    let until = seenAt - (follow ? FOLLOW_HOLD_SECONDS : SETTLE_SECONDS) + 1;
+    // The database's side of the start (the write-back's checks and tables, the first scan of the
+    // result table) runs while the apps are registered with the service.
+    const writeBackOpened = options.writeBack && !options.dryRun ? openWriteBack() : Promise.resolve();
+    writeBackOpened.catch(() => undefined);
+    /** Each scan's keys, before any of their rows is posted: --write-back refuses results a validator still grants. */
+    const check = async (keys: ResultKey[]) => {
+      await writeBackOpened;
+      if (writeBack) await refuseGrantedByOthers(db!, keys, (writeBack as WriteBack).switchTime);
+    };
+    const posted = new Map<number, number>();
+    /** A round's rows: after the cursor; --follow re-reads the window before it, skipping the rows it has posted there. */
+    const rowsOfRound = (until: number): AsyncIterable<ResultRow> => {
+      const from = follow ? { mod_time: Math.max(0, state.cursor.mod_time - FOLLOW_REREAD_SECONDS), id: 0 } : state.cursor;
+      const rows = db!.rowsAfter(from, until, { check });
+      return follow ? unposted(rows, state.cursor, posted) : rows;
+    };
+    const firstRows = rowsOfRound(until);
+    let knownVersions: KnownVersions;
+    try {
+      knownVersions = await registerApps(db, api, options.dryRun, log);
+      if (options.writeBack && !options.dryRun) await refuseUnpaidCreditModes(api);
+    } catch (e) {
+      // The service's refusal is told, as when the two sides ran one after the other; the
+      // write-back's connection must be open (or failed) before the run closes it.
+      await writeBackOpened.catch(() => undefined);
+      throw e;
+    }
+    await writeBackOpened;
     /** --follow, after the database was away: the guard's and the write-back's connections again (the pool reconnects itself). */
     const reconnect = async () => {
       if (guardConn) {
@@ -251,11 +282,10 @@ export async function runBridge(options: BridgeOptions): Promise<BridgeReport> {
       if (writeBack) {
         await (writeBack as WriteBack).close();
         await openWriteBack();
+        await refuseUnpaidCreditModes(api);
       }
     };
 
-    // Whole seconds that are over by the database's own clock (it stamps mod_time), less a margin.
-    let until = (await db.serverTime()) - (follow ? FOLLOW_HOLD_SECONDS : SETTLE_SECONDS) + 1;
     // Counting is a scan of BOINC's whole result table (no index on mod_time): only for a progress
     // line, and beside the first reads rather than before them.
     const showProgress = options.progress && !follow;
@@ -289,7 +319,6 @@ export async function runBridge(options: BridgeOptions): Promise<BridgeReport> {
     };
     // --follow: the database's clock minus this machine's, and the rows posted in the re-read window.
     let clockOffset = 0;
-    const posted = new Map<number, number>();
     const minute = { at: Date.now(), written: 0, results: 0, lagMax: 0 };
     // `next` runs ahead of `state` (the saved one) by the seconds whose passes wait in `batch`.
     const next: BridgeState = { ...state };
@@ -375,10 +404,7 @@ export async function runBridge(options: BridgeOptions): Promise<BridgeReport> {
     let secondsLeft = options.maxSeconds ?? Infinity;
     let backoff = 0;
     /** One pass over the rows validated since the cursor (a backfill is one round; --follow repeats it). */
-    const round = async (seenAt: number) => {
-      // --follow re-reads the window before the cursor, skipping the rows it has posted there.
-      const from = follow ? { mod_time: Math.max(0, state.cursor.mod_time - FOLLOW_REREAD_SECONDS), id: 0 } : state.cursor;
-      const rows = follow ? unposted(db!.rowsAfter(from, until), state.cursor, posted) : db!.rowsAfter(from, until);
+    const round = async (seenAt: number, rows: AsyncIterable<ResultRow>) => {
       outer: for await (const rowBatch of batches(seconds(rows))) {
         // --follow: a grant's time is when the bridge first sees the result validated (the database's clock now).
         const calls = rowBatch.map((s) => callsForSecond(follow ? seenAt : s.time, s.rows, knownVersions));
@@ -432,10 +458,15 @@ export async function runBridge(options: BridgeOptions): Promise<BridgeReport> {
         if (options.signal?.aborted) break;
       }
       try {
-        const seenAt = await db.serverTime();
-        clockOffset = seenAt - Date.now() / 1000;
-        if (n > 0) until = seenAt - FOLLOW_HOLD_SECONDS + 1;
-        await round(seenAt);
+        if (n === 0) {
+          clockOffset = seenAt - Date.now() / 1000;
+          await round(seenAt, firstRows);
+        } else {
+          const seen = await db.serverTime();
+          clockOffset = seen - Date.now() / 1000;
+          until = seen - FOLLOW_HOLD_SECONDS + 1;
+          await round(seen, rowsOfRound(until));
+        }
         backoff = 0;
       } catch (e) {
         if (!follow || !isTransient(e)) throw e;
