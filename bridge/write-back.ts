@@ -274,8 +274,8 @@ export class WriteBack {
   private async creditRows(table: string, holder: string, keys: [number, number][]): Promise<Map<string, CreditByAppRow>> {
     const distinct = [...new Map(keys.map(([h, a]) => [`${h}/${a}`, [h, a] as [number, number]])).values()];
     const [rows] = await this.conn.query(
-      `SELECT ${holder} AS holder, appid, expavg, expavg_time FROM ${table} WHERE credit_type = 0 AND (${holder}, appid) IN (?) FOR UPDATE`,
-      [distinct],
+      `SELECT ${holder} AS holder, appid, expavg, expavg_time FROM ${table} WHERE ${creditByAppKeys(holder)} FOR UPDATE`,
+      creditByAppKeyValues(distinct),
     );
     return new Map(
       (rows as Record<string, unknown>[]).map((r) => [
@@ -285,6 +285,19 @@ export class WriteBack {
     );
   }
 }
+
+/**
+ * The credit_user or credit_team rows of these (holder, app) pairs. The pairs alone,
+ * `(userid, appid) IN (…)`, are not read by the primary key: MariaDB read the table through
+ * another index, about 50 ms for 250 users; the lists of holders and of apps pick the primary
+ * key's ranges (a few ms), and the pairs then keep exactly the rows asked for.
+ */
+const creditByAppKeys = (holder: string) => `credit_type = 0 AND ${holder} IN (?) AND appid IN (?) AND (${holder}, appid) IN (?)`;
+const creditByAppKeyValues = (pairs: [number, number][]) => [
+  [...new Set(pairs.map(([h]) => h))],
+  [...new Set(pairs.map(([, a]) => a))],
+  pairs,
+];
 
 function holderRow(r: Record<string, unknown>): HolderRow {
   return { link: Number(r.link), expavg_credit: Number(r.expavg_credit), expavg_time: Number(r.expavg_time) };
@@ -343,19 +356,27 @@ function writeSql(conn: mysql.Connection, plan: GrantPlan, grants: Grant[]): str
     const stored = [...rows].filter(([, u]) => u.exists);
     const created = [...rows].filter(([, u]) => !u.exists);
     if (stored.length > 0) {
-      const key = `CONCAT(${holder}, '/', appid)`;
-      const column = (value: (u: CreditByAppUpdate) => number) => stored.flatMap(([k, u]) => [k, value(u)]);
+      // Each row's value picked by its app, then its holder: integer keys, where a CASE over the
+      // text `holder/app` compared strings (about 50 ms for 250 users).
+      const byApp = new Map<number, [number, CreditByAppUpdate][]>();
+      for (const [k, u] of stored) {
+        const [h, a] = k.split("/").map(Number) as [number, number];
+        if (!byApp.has(a)) byApp.set(a, []);
+        byApp.get(a)!.push([h, u]);
+      }
+      const apps = [...byApp];
+      const sql = `CASE appid ${apps.map(([, rows]) => `WHEN ? THEN CASE ${holder} ${"WHEN ? THEN ? ".repeat(rows.length)}END`).join(" ")} END`;
+      const column = (value: (u: CreditByAppUpdate) => number) =>
+        apps.flatMap(([a, rows]) => [a, ...rows.flatMap(([h, u]) => [h, value(u)])]);
       out.push(
         f(
-          `UPDATE ${table} SET total = total + ${cases(key, stored.length)}, expavg = ${cases(key, stored.length)}, ` +
-            `expavg_time = ${cases(key, stored.length)}, njobs = njobs + ${cases(key, stored.length)} ` +
-            `WHERE credit_type = 0 AND (${holder}, appid) IN (?)`,
+          `UPDATE ${table} SET total = total + ${sql}, expavg = ${sql}, expavg_time = ${sql}, njobs = njobs + ${sql} WHERE ${creditByAppKeys(holder)}`,
           [
             ...column((u) => u.add),
             ...column((u) => u.expavg),
             ...column((u) => u.expavg_time),
             ...column((u) => u.jobs),
-            stored.map(([k]) => k.split("/").map(Number)),
+            ...creditByAppKeyValues(stored.map(([k]) => k.split("/").map(Number) as [number, number])),
           ],
         ),
       );
