@@ -323,29 +323,36 @@ export async function runBridge(options: BridgeOptions): Promise<BridgeReport> {
     // `next` runs ahead of `state` (the saved one) by the seconds whose passes wait in `batch`.
     const next: BridgeState = { ...state };
     const batch = new PassBatch(options.passesPerRequest);
-    // With --write-back, the write of an answered request runs while the next request is posted;
-    // every save of the cursor waits for the writes before it (chained on `writing`).
+    // The write of an answered request (--write-back) and the save of the cursor after it run while
+    // the next request is posted; every save waits for the writes before it (chained on `writing`).
     let writing: Promise<void> = Promise.resolve();
     const chain = (work: () => Promise<void>) => {
       writing = writing.then(work);
       // Handled where awaited (the next flush, the end of a round); this keeps Node from calling it unhandled meanwhile.
       writing.catch(() => undefined);
     };
-    const commit = async () => {
-      const snapshot = { ...next };
+    // The request in flight: the next one is built (rows read, holders registered) while it waits
+    // for its answer, and leaves only after it was answered, so the service still gets them one
+    // after another, in order. A rescale, an error report and a save of the cursor from the loop
+    // wait for it (`settle`). A holder registration does not: it names only hosts, users and teams
+    // that no request before it named, so it changes no row the request in flight reads or writes.
+    let inFlight: Promise<void> = Promise.resolve();
+    const settle = () => inFlight;
+    const commit = async (snapshot: BridgeState = { ...next }) => {
       const save = async () => {
         Object.assign(state, snapshot);
         report.cursor = state.cursor;
         if (!options.dryRun) await saveState(options.stateFile, state);
       };
-      if (writeBack) chain(save);
-      else await save();
+      chain(save);
     };
-    const flush = async () => {
-      if (batch.empty) return;
-      const { passes, boincGranted } = batch.take();
-      report.requests++;
-      report.passes += passes.length;
+    /** Posts one request of passes, writes back its grants, saves the cursor after it. */
+    const answer = async (
+      passes: PassBody[],
+      boincGranted: SecondCalls["boincGranted"],
+      rowsOfRequest: Map<number, ResultRow>,
+      snapshot: BridgeState,
+    ) => {
       if (!options.dryRun) {
         const answer = await api.postPassBatch({ passes });
         const grants: Grant[] = [];
@@ -355,7 +362,7 @@ export async function runBridge(options: BridgeOptions): Promise<BridgeReport> {
           const grantTime = passes[i]!.now ?? p.now;
           for (const w of p.workunits) {
             for (const r of w.results) {
-              const row = waitingRows.get(r.id);
+              const row = rowsOfRequest.get(r.id);
               if (row && r.validate_state === "valid") grants.push(grantOf(row, r.granted_credit, grantTime));
               if (r.replayed) report.replayed++;
               const boinc = boincGranted.get(r.id);
@@ -366,7 +373,6 @@ export async function runBridge(options: BridgeOptions): Promise<BridgeReport> {
         }
         // Written before the cursor moves: a run killed in between posts the request again, the service
         // answers it as replayed, and the write-back's table says which results are written already.
-        const rowsOfRequest = waitingRows;
         const write = async () => {
           const before = writeBack?.report.written ?? 0;
           await (writeBack as WriteBack | null)?.write(grants);
@@ -383,14 +389,26 @@ export async function runBridge(options: BridgeOptions): Promise<BridgeReport> {
             minute.written += (writeBack?.report.written ?? 0) - before;
           }
         };
-        if (writeBack) {
-          // The previous request's write (and its failure, if it failed) first: writes keep the posting order.
-          await writing;
-          chain(write);
-        } else await write();
+        // The previous request's write and save (and their failure, if they failed) first: they keep the posting order.
+        await writing;
+        chain(write);
       }
+      await commit(snapshot);
+    };
+    const flush = async () => {
+      if (batch.empty) return;
+      const { passes, boincGranted } = batch.take();
+      const rowsOfRequest = waitingRows;
       waitingRows = new Map();
-      await commit();
+      report.requests++;
+      report.passes += passes.length;
+      // The cursor to save once this request is answered: `next` holds just its seconds now.
+      const snapshot = { ...next };
+      // The request before it answered (its refusal thrown here) before this one leaves.
+      await settle();
+      inFlight = answer(passes, boincGranted, rowsOfRequest, snapshot);
+      // Handled where awaited (the next flush, settle, the end of a round).
+      inFlight.catch(() => undefined);
     };
     // The rows of the passes waiting in `batch`, for the write-back of their answer.
     let waitingRows = new Map<number, ResultRow>();
@@ -424,13 +442,17 @@ export async function runBridge(options: BridgeOptions): Promise<BridgeReport> {
             if (mark !== null && mark > (next.last_rescale_mark ?? -Infinity)) {
               // The passes before the mark first, then the rescale, as BOINC's history ran.
               await flush();
+              await settle();
               if (!options.dryRun) await api.rescale(mark);
               next.last_rescale_mark = mark;
               report.rescales++;
               await commit();
             }
             for (const pass of call.passes) await post(pass, call.boincGranted, rows);
-            if (call.errors.length > 0) await flush();
+            if (call.errors.length > 0) {
+              await flush();
+              await settle();
+            }
             for (const errors of call.errors) {
               if (!options.dryRun) await api.postErrors(errors);
               report.errors++;
@@ -441,13 +463,17 @@ export async function runBridge(options: BridgeOptions): Promise<BridgeReport> {
           // A row re-read before the cursor (--follow) never moves it back.
           const last = { mod_time: rowBatch[i]!.time, id: rows.at(-1)!.id };
           if (after(last, next.cursor)) next.cursor = last;
-          if (batch.empty) await commit();
+          if (batch.empty) {
+            await settle();
+            await commit();
+          }
           report.rows += rows.length;
           report.seconds++;
           progress.add(rows.length);
         }
       }
       await flush();
+      await settle();
       await writing;
     };
 
@@ -469,10 +495,14 @@ export async function runBridge(options: BridgeOptions): Promise<BridgeReport> {
         }
         backoff = 0;
       } catch (e) {
-        if (!follow || !isTransient(e)) throw e;
-        // Nothing unanswered is kept: the next round reads it again from the saved cursor.
+        // The request in flight, and the write of the last one answered, end before the run does
+        // (or, --follow, before it reads again from the saved cursor): no save after the run's end.
+        await inFlight.catch(() => undefined);
+        inFlight = Promise.resolve();
         await writing.catch(() => undefined);
         writing = Promise.resolve();
+        if (!follow || !isTransient(e)) throw e;
+        // Nothing unanswered is kept: the next round reads it again from the saved cursor.
         Object.assign(next, state);
         batch.take();
         waitingRows = new Map();
