@@ -7,6 +7,7 @@
 import mysql from "mysql2/promise";
 import type { Cursor, ResultRow } from "./rows";
 import { BridgeError, isUnavailableCode } from "./errors";
+import { WRITEBACK_TABLE } from "./write-back-tables";
 
 /** Every column the bridge reads, per table: checked up front so a missing one is named. */
 export const REQUIRED_COLUMNS: Record<string, string[]> = {
@@ -86,8 +87,25 @@ export interface TeamRow {
 const POSTABLE = "((r.outcome = 1 AND r.validate_state IN (1, 2)) OR r.outcome IN (3, 4))";
 const AFTER_CURSOR = "r.mod_time >= FROM_UNIXTIME(?) AND (r.mod_time > FROM_UNIXTIME(?) OR r.id > ?) AND r.mod_time < FROM_UNIXTIME(?)";
 
+/** A valid success that already has credit (BOINC's validator granted it, or --write-back did). */
+const GRANTED = "(r.outcome = 1 AND r.validate_state = 1 AND r.granted_credit <> 0)";
+
 /** Row keys read per scan of the result table: 100,000 keys are about 5 MB. */
 const KEYS_PER_SCAN = 100_000;
+/** Result ids per look-up in --write-back's table. */
+const WRITTEN_PER_QUERY = 10_000;
+
+/** A row's place in the (mod_time, id) order, and whether it is GRANTED. */
+export interface ResultKey extends Cursor {
+  granted: boolean;
+}
+
+export interface ReadOptions {
+  pageSize?: number;
+  keysPerScan?: number;
+  /** Called with each scan's keys before any of their rows is read; a throw ends the reading. */
+  check?: (keys: ResultKey[]) => Promise<void>;
+}
 
 const RESULT_SELECT = `
   SELECT r.id, UNIX_TIMESTAMP(r.mod_time) AS mod_time, r.workunitid AS workunit_id, w.appid AS app_id, a.name AS app,
@@ -316,16 +334,27 @@ export class BoincDb {
   }
 
   /**
-   * The keys of the next rows after the cursor, in (mod_time, id) order. BOINC has no index on
-   * result.mod_time, so every such query scans the whole result table: the keys of many pages
-   * are read in one scan (a few MB), and the rows themselves by primary key.
+   * The keys of the next rows after the cursor, in (mod_time, id) order, and whether more follow
+   * (one key more is read to know it, so a history of exactly `limit` rows is not scanned again).
+   * BOINC has no index on result.mod_time, so every such query scans the whole result table: the
+   * keys of many pages are read in one scan (a few MB), and the rows themselves by primary key.
+   * Each key says whether its row is a valid success with credit already granted: what
+   * --write-back's refusal looks for, read in the same scan (write-back-refusals.ts).
    */
-  private async keys(cursor: Cursor, until: number, limit: number): Promise<Cursor[]> {
+  private async keys(cursor: Cursor, until: number, limit: number): Promise<{ keys: ResultKey[]; more: boolean }> {
     const [rows] = await this.pool.query(
-      `SELECT r.id, UNIX_TIMESTAMP(r.mod_time) AS mod_time FROM result r WHERE ${AFTER_CURSOR} AND ${POSTABLE} ORDER BY r.mod_time, r.id LIMIT ?`,
-      [cursor.mod_time, cursor.mod_time, cursor.id, until, limit],
+      `SELECT r.id, UNIX_TIMESTAMP(r.mod_time) AS mod_time, ${GRANTED} AS granted
+       FROM result r WHERE ${AFTER_CURSOR} AND ${POSTABLE} ORDER BY r.mod_time, r.id LIMIT ?`,
+      [cursor.mod_time, cursor.mod_time, cursor.id, until, limit + 1],
     );
-    return (rows as { id: unknown; mod_time: unknown }[]).map((r) => ({ id: Number(r.id), mod_time: Number(r.mod_time) }));
+    const keys = (rows as { id: unknown; mod_time: unknown; granted: unknown }[]).map((r) => ({
+      id: Number(r.id),
+      mod_time: Number(r.mod_time),
+      granted: Number(r.granted) === 1,
+    }));
+    const more = keys.length > limit;
+    if (more) keys.pop();
+    return { keys, more };
   }
 
   /**
@@ -333,7 +362,7 @@ export class BoincDb {
    * stamped again since (BOINC's transitioner does) keeps its place, as if read a moment earlier,
    * so the cursor never passes a row unread; a row no longer postable is left out.
    */
-  private async rowsOf(keys: Cursor[]): Promise<ResultRow[]> {
+  private async rowsOf(keys: ResultKey[]): Promise<ResultRow[]> {
     const [rows] = await this.pool.query(`${RESULT_SELECT} WHERE r.id IN (?) AND ${POSTABLE}`, [keys.map((k) => k.id)]);
     const byId = new Map((rows as Record<string, unknown>[]).map((r) => [Number(r.id), r]));
     const out: ResultRow[] = [];
@@ -347,21 +376,50 @@ export class BoincDb {
   /**
    * Rows after the cursor and before `until`, in (mod_time, id) order: the keys of up to
    * `keysPerScan` rows per scan of the table, the rows `pageSize` at a time by id; the next page
-   * (and the next scan) is read while this one is used.
+   * (and the next scan) is read while this one is used. The first scan starts now, not when the
+   * rows are first asked for: the run prepares the service meanwhile. `check` sees every scan's
+   * keys before any row of them is read (--write-back refuses there).
    */
-  async *rowsAfter(cursor: Cursor, until: number, pageSize = 5000, keysPerScan = KEYS_PER_SCAN): AsyncGenerator<ResultRow> {
-    let scan = this.keys(cursor, until, keysPerScan);
+  rowsAfter(cursor: Cursor, until: number, options: ReadOptions = {}): AsyncGenerator<ResultRow> {
+    const keysPerScan = options.keysPerScan ?? KEYS_PER_SCAN;
+    const first = this.keys(cursor, until, keysPerScan);
+    // Awaited by the generator; until then a failure must not count as unhandled.
+    first.catch(() => undefined);
+    return this.rowsFrom(first, until, keysPerScan, options.pageSize ?? 5000, options.check);
+  }
+
+  private async *rowsFrom(
+    first: ReturnType<BoincDb["keys"]>,
+    until: number,
+    keysPerScan: number,
+    pageSize: number,
+    check: ReadOptions["check"],
+  ): AsyncGenerator<ResultRow> {
+    let scan = first;
     for (;;) {
-      const keys = await scan;
+      const { keys, more } = await scan;
+      if (check) await check(keys);
       const last = keys.at(-1);
-      if (last && keys.length === keysPerScan) scan = this.keys(last, until, keysPerScan);
+      if (last && more) scan = this.keys(last, until, keysPerScan);
       let next = keys.length > 0 ? this.rowsOf(keys.slice(0, pageSize)) : null;
       for (let from = 0; next; from += pageSize) {
         const page = await next;
         next = from + pageSize < keys.length ? this.rowsOf(keys.slice(from + pageSize, from + 2 * pageSize)) : null;
         yield* page;
       }
-      if (!last || keys.length < keysPerScan) return;
+      if (!last || !more) return;
     }
+  }
+
+  /** Of these results, the ones --write-back has written (its own table, write-back-tables.ts). */
+  async writtenBack(ids: number[]): Promise<Set<number>> {
+    const written = new Set<number>();
+    for (let i = 0; i < ids.length; i += WRITTEN_PER_QUERY) {
+      const [rows] = await this.pool.query(`SELECT result_id FROM ${WRITEBACK_TABLE} WHERE result_id IN (?)`, [
+        ids.slice(i, i + WRITTEN_PER_QUERY),
+      ]);
+      for (const r of rows as { result_id: unknown }[]) written.add(Number(r.result_id));
+    }
+    return written;
   }
 }

@@ -6,7 +6,7 @@
  * report must come between them; the cursor advances only after the service answered.
  */
 import { type CobblestoneApi as Api, CobblestoneApi } from "./api-client";
-import { BoincDb, openConnection } from "./boinc-db";
+import { BoincDb, type ResultKey, openConnection } from "./boinc-db";
 import { CreditComparison, type CompareSummary, summaryText } from "./compare";
 import { BridgeError, isTransient } from "./errors";
 import { type KnownVersions, type PassBody, type SecondCalls, callsForSecond, rescaleMarkBefore } from "./events";
@@ -15,7 +15,7 @@ import { lockState } from "./lock";
 import { type RunGuard, takeRunGuard } from "./run-guard";
 import { PassBatch } from "./pass-batch";
 import { type Grant, WriteBack, type WriteBackReport } from "./write-back";
-import { refuseUnsafeWriteBack } from "./write-back-refusals";
+import { refuseGrantedByOthers, refuseUnpaidCreditModes } from "./write-back-refusals";
 import { Progress } from "./progress";
 import type { RetryOptions } from "./retrying-fetch";
 import { type ResultRow, after } from "./rows";
@@ -204,13 +204,6 @@ export async function runBridge(options: BridgeOptions): Promise<BridgeReport> {
   let guard: RunGuard | null = null;
   let writeBack: WriteBack | null = null;
   try {
-    db = await BoincDb.open(options.db);
-    if (!options.dryRun) {
-      // Held until this connection ends: a run killed any way frees it (run-guard.ts).
-      guardConn = await openConnection(options.db);
-      guard = await takeRunGuard(guardConn, db.database, options.project);
-    }
-    await db.checkSchema();
     const retry = options.retry ?? {
       maxAttempts: 12,
       baseDelayMs: 500,
@@ -219,21 +212,59 @@ export async function runBridge(options: BridgeOptions): Promise<BridgeReport> {
         log(`${why}; retrying in ${(ms / 1000).toFixed(1)} s (attempt ${next} of ${max})`),
     };
     const api = new CobblestoneApi(url, options.project, options.token, retry);
-    await api.check();
+    // The service is checked while the database is opened; a database that fails is told first, as before.
+    const checked = api.check();
+    checked.catch(() => undefined);
+    db = await BoincDb.open(options.db);
+    if (!options.dryRun) {
+      // Held until this connection ends: a run killed any way frees it (run-guard.ts).
+      guardConn = await openConnection(options.db);
+      guard = await takeRunGuard(guardConn, db.database, options.project);
+    }
+    await db.checkSchema();
+    await checked;
     const stored = await loadState(options.stateFile, url, options.project);
     const state: BridgeState = stored ?? freshState(url, options.project, options.since ?? 0);
     if (stored && options.since !== null && options.since > state.cursor.mod_time) state.cursor = { mod_time: options.since, id: 0 };
-    const knownVersions = await registerApps(db, api, options.dryRun, log);
+    const follow = options.follow ?? null;
     const openWriteBack = async () => {
       writeBack = await WriteBack.open(
         options.db,
         { creditByApp: options.creditByApp ?? false, log, project: options.project, switchTime: options.switchTime ?? null },
         writeBack?.report,
       );
-      await refuseUnsafeWriteBack(writeBack.connection, api, state.cursor, writeBack.switchTime);
     };
-    if (options.writeBack && !options.dryRun) await openWriteBack();
-    const follow = options.follow ?? null;
+    // Whole seconds that are over by the database's own clock (it stamps mod_time), less a margin.
+    const seenAt = await db.serverTime();
+    let until = seenAt - (follow ? FOLLOW_HOLD_SECONDS : SETTLE_SECONDS) + 1;
+    // The database's side of the start (the write-back's checks and tables, the first scan of the
+    // result table) runs while the apps are registered with the service.
+    const writeBackOpened = options.writeBack && !options.dryRun ? openWriteBack() : Promise.resolve();
+    writeBackOpened.catch(() => undefined);
+    /** Each scan's keys, before any of their rows is posted: --write-back refuses results a validator still grants. */
+    const check = async (keys: ResultKey[]) => {
+      await writeBackOpened;
+      if (writeBack) await refuseGrantedByOthers(db!, keys, (writeBack as WriteBack).switchTime);
+    };
+    const posted = new Map<number, number>();
+    /** A round's rows: after the cursor; --follow re-reads the window before it, skipping the rows it has posted there. */
+    const rowsOfRound = (until: number): AsyncIterable<ResultRow> => {
+      const from = follow ? { mod_time: Math.max(0, state.cursor.mod_time - FOLLOW_REREAD_SECONDS), id: 0 } : state.cursor;
+      const rows = db!.rowsAfter(from, until, { check });
+      return follow ? unposted(rows, state.cursor, posted) : rows;
+    };
+    const firstRows = rowsOfRound(until);
+    let knownVersions: KnownVersions;
+    try {
+      knownVersions = await registerApps(db, api, options.dryRun, log);
+      if (options.writeBack && !options.dryRun) await refuseUnpaidCreditModes(api);
+    } catch (e) {
+      // The service's refusal is told, as when the two sides ran one after the other; the
+      // write-back's connection must be open (or failed) before the run closes it.
+      await writeBackOpened.catch(() => undefined);
+      throw e;
+    }
+    await writeBackOpened;
     /** --follow, after the database was away: the guard's and the write-back's connections again (the pool reconnects itself). */
     const reconnect = async () => {
       if (guardConn) {
@@ -251,11 +282,10 @@ export async function runBridge(options: BridgeOptions): Promise<BridgeReport> {
       if (writeBack) {
         await (writeBack as WriteBack).close();
         await openWriteBack();
+        await refuseUnpaidCreditModes(api);
       }
     };
 
-    // Whole seconds that are over by the database's own clock (it stamps mod_time), less a margin.
-    let until = (await db.serverTime()) - (follow ? FOLLOW_HOLD_SECONDS : SETTLE_SECONDS) + 1;
     // Counting is a scan of BOINC's whole result table (no index on mod_time): only for a progress
     // line, and beside the first reads rather than before them.
     const showProgress = options.progress && !follow;
@@ -289,34 +319,40 @@ export async function runBridge(options: BridgeOptions): Promise<BridgeReport> {
     };
     // --follow: the database's clock minus this machine's, and the rows posted in the re-read window.
     let clockOffset = 0;
-    const posted = new Map<number, number>();
     const minute = { at: Date.now(), written: 0, results: 0, lagMax: 0 };
     // `next` runs ahead of `state` (the saved one) by the seconds whose passes wait in `batch`.
     const next: BridgeState = { ...state };
     const batch = new PassBatch(options.passesPerRequest);
-    // With --write-back, the write of an answered request runs while the next request is posted;
-    // every save of the cursor waits for the writes before it (chained on `writing`).
+    // The write of an answered request (--write-back) and the save of the cursor after it run while
+    // the next request is posted; every save waits for the writes before it (chained on `writing`).
     let writing: Promise<void> = Promise.resolve();
     const chain = (work: () => Promise<void>) => {
       writing = writing.then(work);
       // Handled where awaited (the next flush, the end of a round); this keeps Node from calling it unhandled meanwhile.
       writing.catch(() => undefined);
     };
-    const commit = async () => {
-      const snapshot = { ...next };
+    // The request in flight: the next one is built (rows read, holders registered) while it waits
+    // for its answer, and leaves only after it was answered, so the service still gets them one
+    // after another, in order. A rescale, an error report and a save of the cursor from the loop
+    // wait for it (`settle`). A holder registration does not: it names only hosts, users and teams
+    // that no request before it named, so it changes no row the request in flight reads or writes.
+    let inFlight: Promise<void> = Promise.resolve();
+    const settle = () => inFlight;
+    const commit = async (snapshot: BridgeState = { ...next }) => {
       const save = async () => {
         Object.assign(state, snapshot);
         report.cursor = state.cursor;
         if (!options.dryRun) await saveState(options.stateFile, state);
       };
-      if (writeBack) chain(save);
-      else await save();
+      chain(save);
     };
-    const flush = async () => {
-      if (batch.empty) return;
-      const { passes, boincGranted } = batch.take();
-      report.requests++;
-      report.passes += passes.length;
+    /** Posts one request of passes, writes back its grants, saves the cursor after it. */
+    const answer = async (
+      passes: PassBody[],
+      boincGranted: SecondCalls["boincGranted"],
+      rowsOfRequest: Map<number, ResultRow>,
+      snapshot: BridgeState,
+    ) => {
       if (!options.dryRun) {
         const answer = await api.postPassBatch({ passes });
         const grants: Grant[] = [];
@@ -326,7 +362,7 @@ export async function runBridge(options: BridgeOptions): Promise<BridgeReport> {
           const grantTime = passes[i]!.now ?? p.now;
           for (const w of p.workunits) {
             for (const r of w.results) {
-              const row = waitingRows.get(r.id);
+              const row = rowsOfRequest.get(r.id);
               if (row && r.validate_state === "valid") grants.push(grantOf(row, r.granted_credit, grantTime));
               if (r.replayed) report.replayed++;
               const boinc = boincGranted.get(r.id);
@@ -337,7 +373,6 @@ export async function runBridge(options: BridgeOptions): Promise<BridgeReport> {
         }
         // Written before the cursor moves: a run killed in between posts the request again, the service
         // answers it as replayed, and the write-back's table says which results are written already.
-        const rowsOfRequest = waitingRows;
         const write = async () => {
           const before = writeBack?.report.written ?? 0;
           await (writeBack as WriteBack | null)?.write(grants);
@@ -354,14 +389,26 @@ export async function runBridge(options: BridgeOptions): Promise<BridgeReport> {
             minute.written += (writeBack?.report.written ?? 0) - before;
           }
         };
-        if (writeBack) {
-          // The previous request's write (and its failure, if it failed) first: writes keep the posting order.
-          await writing;
-          chain(write);
-        } else await write();
+        // The previous request's write and save (and their failure, if they failed) first: they keep the posting order.
+        await writing;
+        chain(write);
       }
+      await commit(snapshot);
+    };
+    const flush = async () => {
+      if (batch.empty) return;
+      const { passes, boincGranted } = batch.take();
+      const rowsOfRequest = waitingRows;
       waitingRows = new Map();
-      await commit();
+      report.requests++;
+      report.passes += passes.length;
+      // The cursor to save once this request is answered: `next` holds just its seconds now.
+      const snapshot = { ...next };
+      // The request before it answered (its refusal thrown here) before this one leaves.
+      await settle();
+      inFlight = answer(passes, boincGranted, rowsOfRequest, snapshot);
+      // Handled where awaited (the next flush, settle, the end of a round).
+      inFlight.catch(() => undefined);
     };
     // The rows of the passes waiting in `batch`, for the write-back of their answer.
     let waitingRows = new Map<number, ResultRow>();
@@ -375,10 +422,7 @@ export async function runBridge(options: BridgeOptions): Promise<BridgeReport> {
     let secondsLeft = options.maxSeconds ?? Infinity;
     let backoff = 0;
     /** One pass over the rows validated since the cursor (a backfill is one round; --follow repeats it). */
-    const round = async (seenAt: number) => {
-      // --follow re-reads the window before the cursor, skipping the rows it has posted there.
-      const from = follow ? { mod_time: Math.max(0, state.cursor.mod_time - FOLLOW_REREAD_SECONDS), id: 0 } : state.cursor;
-      const rows = follow ? unposted(db!.rowsAfter(from, until), state.cursor, posted) : db!.rowsAfter(from, until);
+    const round = async (seenAt: number, rows: AsyncIterable<ResultRow>) => {
       outer: for await (const rowBatch of batches(seconds(rows))) {
         // --follow: a grant's time is when the bridge first sees the result validated (the database's clock now).
         const calls = rowBatch.map((s) => callsForSecond(follow ? seenAt : s.time, s.rows, knownVersions));
@@ -398,13 +442,17 @@ export async function runBridge(options: BridgeOptions): Promise<BridgeReport> {
             if (mark !== null && mark > (next.last_rescale_mark ?? -Infinity)) {
               // The passes before the mark first, then the rescale, as BOINC's history ran.
               await flush();
+              await settle();
               if (!options.dryRun) await api.rescale(mark);
               next.last_rescale_mark = mark;
               report.rescales++;
               await commit();
             }
             for (const pass of call.passes) await post(pass, call.boincGranted, rows);
-            if (call.errors.length > 0) await flush();
+            if (call.errors.length > 0) {
+              await flush();
+              await settle();
+            }
             for (const errors of call.errors) {
               if (!options.dryRun) await api.postErrors(errors);
               report.errors++;
@@ -415,13 +463,17 @@ export async function runBridge(options: BridgeOptions): Promise<BridgeReport> {
           // A row re-read before the cursor (--follow) never moves it back.
           const last = { mod_time: rowBatch[i]!.time, id: rows.at(-1)!.id };
           if (after(last, next.cursor)) next.cursor = last;
-          if (batch.empty) await commit();
+          if (batch.empty) {
+            await settle();
+            await commit();
+          }
           report.rows += rows.length;
           report.seconds++;
           progress.add(rows.length);
         }
       }
       await flush();
+      await settle();
       await writing;
     };
 
@@ -432,16 +484,25 @@ export async function runBridge(options: BridgeOptions): Promise<BridgeReport> {
         if (options.signal?.aborted) break;
       }
       try {
-        const seenAt = await db.serverTime();
-        clockOffset = seenAt - Date.now() / 1000;
-        if (n > 0) until = seenAt - FOLLOW_HOLD_SECONDS + 1;
-        await round(seenAt);
+        if (n === 0) {
+          clockOffset = seenAt - Date.now() / 1000;
+          await round(seenAt, firstRows);
+        } else {
+          const seen = await db.serverTime();
+          clockOffset = seen - Date.now() / 1000;
+          until = seen - FOLLOW_HOLD_SECONDS + 1;
+          await round(seen, rowsOfRound(until));
+        }
         backoff = 0;
       } catch (e) {
-        if (!follow || !isTransient(e)) throw e;
-        // Nothing unanswered is kept: the next round reads it again from the saved cursor.
+        // The request in flight, and the write of the last one answered, end before the run does
+        // (or, --follow, before it reads again from the saved cursor): no save after the run's end.
+        await inFlight.catch(() => undefined);
+        inFlight = Promise.resolve();
         await writing.catch(() => undefined);
         writing = Promise.resolve();
+        if (!follow || !isTransient(e)) throw e;
+        // Nothing unanswered is kept: the next round reads it again from the saved cursor.
         Object.assign(next, state);
         batch.take();
         waitingRows = new Map();

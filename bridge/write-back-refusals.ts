@@ -5,7 +5,7 @@
 import type mysql from "mysql2/promise";
 import type { CobblestoneApi } from "./api-client";
 import { BridgeError } from "./errors";
-import type { Cursor } from "./rows";
+import type { BoincDb, ResultKey } from "./boinc-db";
 import { SWITCH_TABLE, WRITEBACK_TABLE } from "./write-back-tables";
 
 /** Every table the write-back changes, with a write that changes nothing (privileges are checked per statement). */
@@ -56,13 +56,8 @@ export async function refuseReadOnly(conn: mysql.Connection, creditByApp: boolea
   }
 }
 
-/** Apps the write-back cannot pay, and results a validator still grants: refused before the first request. */
-export async function refuseUnsafeWriteBack(
-  conn: mysql.Connection,
-  api: CobblestoneApi,
-  cursor: Cursor,
-  switchTime: number,
-): Promise<void> {
+/** Apps the write-back cannot pay: refused before the first request of passes. */
+export async function refuseUnpaidCreditModes(api: CobblestoneApi): Promise<void> {
   const apps = await api.apps();
   const refused = apps.filter((a) => a.credit_mode in MODES_NOT_WRITTEN);
   if (refused.length > 0) {
@@ -70,19 +65,28 @@ export async function refuseUnsafeWriteBack(
       `--write-back: ${refused.map((a) => `app '${a.name}' (credit_mode ${a.credit_mode}): ${MODES_NOT_WRITTEN[a.credit_mode]}`).join("; ")}. Leave such a project on BOINC's own credit (no --write-back).`,
     );
   }
+}
 
-  // Granted after the switch point (and the cursor) by someone else than the bridge: the validator still grants.
-  const [granted] = await conn.query(
-    `SELECT r.id FROM result r LEFT JOIN ${WRITEBACK_TABLE} c ON c.result_id = r.id
-     WHERE (r.mod_time > FROM_UNIXTIME(?) OR (r.mod_time = FROM_UNIXTIME(?) AND r.id > ?)) AND r.mod_time >= FROM_UNIXTIME(?)
-       AND r.outcome = 1 AND r.validate_state = 1 AND r.granted_credit <> 0 AND c.result_id IS NULL
-     ORDER BY r.mod_time, r.id LIMIT 5`,
-    [cursor.mod_time, cursor.mod_time, cursor.id, switchTime],
-  );
-  const ids = (granted as { id: number }[]).map((r) => r.id);
+/**
+ * Results a validator still grants: valid successes from the switch point on that already have
+ * credit the bridge did not write. Checked on each scan's keys (boinc-db.ts reads whether a row
+ * has credit in the scan that orders the rows, so BOINC's result table is not scanned once more
+ * for this), before any row of the scan is read or posted: a run whose rows fit in one scan (up
+ * to 100,000) refuses before it writes anything, a longer one before it writes anything of the
+ * scan that holds such a result. A result is never credited twice either way: the write-back's
+ * transaction reads each result's granted_credit again under its row lock (write-back.ts).
+ */
+export async function refuseGrantedByOthers(db: BoincDb, keys: ResultKey[], switchTime: number): Promise<void> {
+  const granted = keys.filter((k) => k.granted && k.mod_time >= switchTime);
+  if (granted.length === 0) return;
+  const written = await db.writtenBack(granted.map((k) => k.id));
+  const ids = granted
+    .filter((k) => !written.has(k.id))
+    .slice(0, 5)
+    .map((k) => k.id);
   if (ids.length > 0) {
     throw new BridgeError(
-      `--write-back: results validated after the switch point (${new Date(switchTime * 1000).toISOString()}) already have credit the bridge did not write (result ${ids.join(", ")}): a validator still grants. Restart every validator with --no_credit (docs/bridge.md, "Make Cobblestone the credit of record"); nothing was written`,
+      `--write-back: results validated after the switch point (${new Date(switchTime * 1000).toISOString()}) already have credit the bridge did not write (result ${ids.join(", ")}): a validator still grants; the bridge stopped before posting or writing any of them. Restart every validator with --no_credit (docs/bridge.md, "Make Cobblestone the credit of record")`,
     );
   }
 }

@@ -10,14 +10,7 @@ import type mysql from "mysql2/promise";
 import { updateRecentAverage, type RecentAverage } from "../src/credit/recent-average";
 import { openConnection, redactDsn } from "./boinc-db";
 import { BridgeError } from "./errors";
-import {
-  type CreditByAppRow,
-  type CreditByAppUpdate,
-  type GrantPlan,
-  type HolderRow,
-  type HolderUpdate,
-  planGrants,
-} from "./write-back-plan";
+import { type CreditByAppRow, type GrantPlan, type HolderRow, type HolderUpdate, planGrants } from "./write-back-plan";
 import { VALIDATE_STATE, OUTCOME } from "./boinc-codes";
 import { refuseReadOnly } from "./write-back-refusals";
 import { CREATE_SWITCH_TABLE, CREATE_TABLE, SWITCH_TABLE, WRITEBACK_TABLE } from "./write-back-tables";
@@ -274,8 +267,8 @@ export class WriteBack {
   private async creditRows(table: string, holder: string, keys: [number, number][]): Promise<Map<string, CreditByAppRow>> {
     const distinct = [...new Map(keys.map(([h, a]) => [`${h}/${a}`, [h, a] as [number, number]])).values()];
     const [rows] = await this.conn.query(
-      `SELECT ${holder} AS holder, appid, expavg, expavg_time FROM ${table} WHERE credit_type = 0 AND (${holder}, appid) IN (?) FOR UPDATE`,
-      [distinct],
+      `SELECT ${holder} AS holder, appid, expavg, expavg_time FROM ${table} WHERE ${creditByAppKeys(holder)} FOR UPDATE`,
+      creditByAppKeyValues(distinct),
     );
     return new Map(
       (rows as Record<string, unknown>[]).map((r) => [
@@ -285,6 +278,19 @@ export class WriteBack {
     );
   }
 }
+
+/**
+ * The credit_user or credit_team rows of these (holder, app) pairs. The pairs alone,
+ * `(userid, appid) IN (…)`, are not read by the primary key: MariaDB read the table through
+ * another index, about 50 ms for 250 users; the lists of holders and of apps pick the primary
+ * key's ranges (a few ms), and the pairs then keep exactly the rows asked for.
+ */
+const creditByAppKeys = (holder: string) => `credit_type = 0 AND ${holder} IN (?) AND appid IN (?) AND (${holder}, appid) IN (?)`;
+const creditByAppKeyValues = (pairs: [number, number][]) => [
+  [...new Set(pairs.map(([h]) => h))],
+  [...new Set(pairs.map(([, a]) => a))],
+  pairs,
+];
 
 function holderRow(r: Record<string, unknown>): HolderRow {
   return { link: Number(r.link), expavg_credit: Number(r.expavg_credit), expavg_time: Number(r.expavg_time) };
@@ -297,27 +303,50 @@ function average(ra: RecentAverage, now: number, start: number, work: number): R
   return updateRecentAverage(ra, now, start, work);
 }
 
+/**
+ * Rows of numbers as a table to join (`SELECT … UNION ALL SELECT …`): an UPDATE by primary key
+ * that takes each row's values from it. MariaDB evaluates a CASE branch by branch: for a dense
+ * request's 1,900 results the join takes about 40% less time (30 against 50 ms, quiet), and
+ * credit_user's 250 rows took 63 ms with nested CASEs at load 4-5. Keys and counts are written
+ * as integers, the rest as DOUBLE literals (`…e0`, the shortest text that reads back as the same
+ * double).
+ */
+function literalTable(columns: [name: string, kind: "integer" | "double"][], rows: number[][]): string {
+  const literal = (x: number, kind: "integer" | "double") => {
+    if (kind === "integer") {
+      if (!Number.isSafeInteger(x)) throw new BridgeError(`write-back: ${x} is not an integer`);
+      return String(x);
+    }
+    if (!Number.isFinite(x)) throw new BridgeError(`write-back: a credit of ${x} cannot be written`);
+    return /e/i.test(String(x)) ? String(x) : `${x}e0`;
+  };
+  return rows
+    .map((row, i) => `SELECT ${columns.map(([name, kind], c) => literal(row[c]!, kind) + (i === 0 ? ` AS ${name}` : "")).join(", ")}`)
+    .join(" UNION ALL ");
+}
+
+const creditTable = (rows: [number, number][]) =>
+  literalTable(
+    [
+      ["id", "integer"],
+      ["credit", "double"],
+    ],
+    rows,
+  );
+
 /** Every write of a plan as one multi-statement text (one round trip), inside the open transaction. */
 function writeSql(conn: mysql.Connection, plan: GrantPlan, grants: Grant[]): string {
   const f = (sql: string, values: unknown[]) => conn.format(sql, values);
   const out: string[] = [];
-  const byResult = grants.map((g) => [g.result_id, g.credit]);
   // mod_time = mod_time: the row keeps the time it was validated (BOINC grants in the same statement that validates).
   out.push(
-    f(
-      `UPDATE result SET granted_credit = CASE id ${byResult.map(() => "WHEN ? THEN ?").join(" ")} END, mod_time = mod_time WHERE id IN (?)`,
-      [...byResult.flat(), grants.map((g) => g.result_id)],
-    ),
+    `UPDATE result r JOIN (${creditTable(grants.map((g) => [g.result_id, g.credit]))}) g ON g.id = r.id ` +
+      "SET r.granted_credit = g.credit, r.mod_time = r.mod_time",
   );
   const workunits = [...new Map(grants.map((g) => [g.workunit_id, g.credit])).entries()];
-  out.push(
-    f(`UPDATE workunit SET canonical_credit = CASE id ${workunits.map(() => "WHEN ? THEN ?").join(" ")} END WHERE id IN (?)`, [
-      ...workunits.flat(),
-      workunits.map(([id]) => id),
-    ]),
-  );
-  // One statement per table, each row's values picked by its key (CASE, as for the results above):
-  // a request's hundreds of rows were a statement each.
+  out.push(`UPDATE workunit w JOIN (${creditTable(workunits)}) g ON g.id = w.id SET w.canonical_credit = g.credit`);
+  // One statement per table, each row's values picked by its key (CASE): a request's hundreds of
+  // rows were a statement each.
   const cases = (key: string, n: number) => `CASE ${key} ${"WHEN ? THEN ? ".repeat(n)}END`;
   for (const [table, rows] of [
     ["host", plan.hosts],
@@ -343,21 +372,20 @@ function writeSql(conn: mysql.Connection, plan: GrantPlan, grants: Grant[]): str
     const stored = [...rows].filter(([, u]) => u.exists);
     const created = [...rows].filter(([, u]) => !u.exists);
     if (stored.length > 0) {
-      const key = `CONCAT(${holder}, '/', appid)`;
-      const column = (value: (u: CreditByAppUpdate) => number) => stored.flatMap(([k, u]) => [k, value(u)]);
+      const values = literalTable(
+        [
+          ["holder", "integer"],
+          ["appid", "integer"],
+          ["add_total", "double"],
+          ["expavg", "double"],
+          ["expavg_time", "double"],
+          ["jobs", "integer"],
+        ],
+        stored.map(([k, u]) => [...k.split("/").map(Number), u.add, u.expavg, u.expavg_time, u.jobs]),
+      );
       out.push(
-        f(
-          `UPDATE ${table} SET total = total + ${cases(key, stored.length)}, expavg = ${cases(key, stored.length)}, ` +
-            `expavg_time = ${cases(key, stored.length)}, njobs = njobs + ${cases(key, stored.length)} ` +
-            `WHERE credit_type = 0 AND (${holder}, appid) IN (?)`,
-          [
-            ...column((u) => u.add),
-            ...column((u) => u.expavg),
-            ...column((u) => u.expavg_time),
-            ...column((u) => u.jobs),
-            stored.map(([k]) => k.split("/").map(Number)),
-          ],
-        ),
+        `UPDATE ${table} c JOIN (${values}) g ON c.${holder} = g.holder AND c.appid = g.appid AND c.credit_type = 0 ` +
+          "SET c.total = c.total + g.add_total, c.expavg = g.expavg, c.expavg_time = g.expavg_time, c.njobs = c.njobs + g.jobs",
       );
     }
     if (created.length > 0) {
