@@ -25,13 +25,13 @@ import {
   type FreshHolders,
   freshHolders,
   grantGroups,
-  hostAppVersionWrites,
   outcomeInserts,
   versionStateWrites,
   workunitInserts,
 } from "./pass-writes";
 import type { HistoryTarget } from "./history-transitions";
 import { holderWalkWrites } from "./holder-walks";
+import { hostAppVersionWrites } from "./host-app-version-writes";
 import { dirtySubjects } from "./read-model-writes";
 import { appVersions } from "./schema";
 import { jsonList, jsonRowsTable, name, wholeSeconds } from "./sql-helpers";
