@@ -4,7 +4,8 @@
  * the number of changes a row takes (docs/storage.md#host-app-versions-walk-their-changes).
  * The shape of the holders' walks (holder-walks.ts): a recursive CTE whose step finds the
  * row's next change by its key in a MATERIALIZED table of steps, so the statement is linear
- * in its steps (docs/storage.md#walks-are-linear).
+ * in its steps (docs/storage.md#walks-are-linear). A statement whose rows take one change
+ * each applies it to the row without a walk.
  */
 import { type SQL, getTableColumns, sql } from "drizzle-orm";
 import { HAV_AVERAGE } from "../credit/constants";
@@ -14,7 +15,18 @@ import type { HostAppVersionChange } from "../credit/pass";
 import { FAIR_HOST_FIELDS, fairHostAssignments, fairHostFields, fairHostStateWrites } from "./fair-rows";
 import { NEUTRAL_FIELDS, neutralAssignments, neutralFields } from "./neutral-rows";
 import { hostAppVersions as h } from "./schema";
-import { MAX_STEPS_PER_STATEMENT, chunks, col, insertFromJson, jsonRowsTable, name, ref, zeroedRow } from "./sql-helpers";
+import {
+  MAX_STEPS_PER_STATEMENT,
+  chunks,
+  col,
+  conflictRowField,
+  insertFromJson,
+  jsonRowsTable,
+  name,
+  ref,
+  withJsonRows,
+  zeroedRow,
+} from "./sql-helpers";
 import { type Assignment, averageUpdate, averageVarUpdate, setClause } from "./stat-updates";
 
 /** Creates (zeroed) the host_app_versions that do not exist yet. */
@@ -142,13 +154,19 @@ function statementParts(rows: readonly RowChanges[]): Piece[][] {
   return out;
 }
 
-/** A statement's parts: the rows it creates are inserted, the others (and later parts of created rows) updated. */
+/**
+ * A statement's parts: the rows it creates are inserted, the others (and later parts of
+ * created rows) updated. Where every row takes one change (a pass's usual shape: each host
+ * once), the change is applied to the row itself, with no walk: the same assignments over the
+ * row's columns (5,000 new rows: about two thirds of the walk's time).
+ */
 function partWrites(projectId: number, pieces: readonly Piece[]): SQL[] {
   const inserted = pieces.filter((p) => p.first && p.row.created);
   const updated = pieces.filter((p) => !(p.first && p.row.created));
+  const single = (group: readonly Piece[]) => group.every((p) => p.changes.length === 1);
   return [
-    ...(inserted.length > 0 ? [walkInsert(projectId, inserted)] : []),
-    ...(updated.length > 0 ? [walkUpdate(projectId, updated)] : []),
+    ...(inserted.length > 0 ? [single(inserted) ? changeInsert(projectId, inserted) : walkInsert(projectId, inserted)] : []),
+    ...(updated.length > 0 ? [single(updated) ? changeUpdate(projectId, updated) : walkUpdate(projectId, updated)] : []),
   ];
 }
 
@@ -235,6 +253,39 @@ function walkInsert(projectId: number, pieces: readonly Piece[]): SQL {
     INSERT INTO ${h} (${name(h.projectId)}, ${name(h.hostId)}, ${name(h.appId)}, ${name(h.appVersionId)}, ${columns(WALKED)})
     SELECT ${projectId}, ${list("w", KEY_FIELDS)}, ${list("w", WALKED)} FROM w WHERE w.fin = 1
     ON CONFLICT DO UPDATE SET ${setClause(WALKED.map((c) => [c, sql`excluded.${col(c)}`]))}`;
+}
+
+/** Each row's one change as a JSON row: the row's key and the change's fields. */
+const CHANGE_FIELDS = [...KEY_FIELDS, ...STEP_FIELDS.filter((f) => !["k", "i", "fin"].includes(f))];
+const changeRows = (pieces: readonly Piece[]) => pieces.map((p) => ({ ...p.row.key, ...p.changes[0] }));
+/** A change's assignments over the row's own columns (`c` the change). */
+const ONE_CHANGE = changeAssignments((f) => ref("c", f), col);
+
+/** Stored rows that take one change each: one UPDATE, each row's assignments over its values. */
+function changeUpdate(projectId: number, pieces: readonly Piece[]): SQL {
+  return sql`${withJsonRows("c", CHANGE_FIELDS, changeRows(pieces))}
+    UPDATE ${h} SET ${setClause(ONE_CHANGE)} FROM c
+    WHERE ${name(h.projectId)} = ${projectId} AND ${name(h.hostId)} = c."hostId"
+      AND ${name(h.appId)} = c."appId" AND ${name(h.appVersionId)} = c."appVersionId"`;
+}
+
+/**
+ * Created rows that take one change each: the assignments evaluated on a zeroed row, one row
+ * written. A row created since the pass's read (a concurrent pass of the same host) takes the
+ * change as the update above would give it, its fields found by its key.
+ */
+function changeInsert(projectId: number, pieces: readonly Piece[]): SQL {
+  const ofExcluded = conflictRowField("c", [
+    ["hostId", h.hostId],
+    ["appId", h.appId],
+    ["appVersionId", h.appVersionId],
+  ]);
+  return sql`${withJsonRows("c", CHANGE_FIELDS, changeRows(pieces))}
+    INSERT INTO ${h} (${name(h.projectId)}, ${name(h.hostId)}, ${name(h.appId)}, ${name(h.appVersionId)}, ${columns(WALKED)})
+    SELECT ${projectId}, ${list("c", KEY_FIELDS)}, ${sql.join(
+      ONE_CHANGE.map(([, v]) => v),
+      sql`, `,
+    )} FROM c, ${zeroedRow(h, WALKED)} WHERE true ON CONFLICT DO UPDATE SET ${setClause(changeAssignments(ofExcluded, col))}`;
 }
 
 /** `column = CASE WHEN present THEN value ELSE current END`: a sample only some changes have. */

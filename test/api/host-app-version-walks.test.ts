@@ -133,6 +133,38 @@ describe("host_app_versions walk their changes", () => {
     expect(one.every((r) => r["pfc_avg:type"] === "real" && r["consecutive_valid:type"] === "integer")).toBe(true);
   });
 
+  it("passes that change each row once (no walk) leave every column as the same passes in a batch (walked)", async () => {
+    const t = Math.floor(daysAgo(70) / DAY) * DAY + 7200;
+    // One workunit a pass: each row takes one change a pass, so a pass alone applies it to the
+    // row itself; the batch walks each row through up to 6 changes. Host 3 is created by the
+    // third pass, host 4 by the last; host 3's result of the fourth pass is invalid (a reset).
+    const hostsOf = [
+      [1, 2],
+      [1, 2],
+      [1, 2, 3],
+      [2, 3],
+      [1, 3],
+      [1, 2, 3, 4],
+    ];
+    const passes = hostsOf.map((hosts, k) => ({
+      now: t + k * 3600,
+      workunits: [spread(k + 1, t + k * 3600, hosts, 1, k === 3 ? [3] : [])],
+    }));
+    const single = await setupProject("hav-once-single");
+    const batched = await setupProject("hav-once-batch");
+    for (const p of passes) await single.api.ok("POST", "/passes", p);
+    await batched.api.ok("POST", "/pass-batches", { passes });
+    const [one, many] = [await havRows(single), await havRows(batched)];
+    expect(many).toEqual(one);
+    // Host 1 valid in 5 passes, host 2 in 5, host 3 reset by its second pass and valid in the 2 after it, host 4 in 1.
+    expect(one.map((r) => [r.host_id, r.consecutive_valid])).toEqual([
+      [1, 5],
+      [2, 5],
+      [3, 2],
+      [4, 1],
+    ]);
+  });
+
   it(
     `a row with more than ${MAX_STEPS_PER_STATEMENT} changes is walked in parts, and ends as its passes one by one`,
     { timeout: 120_000 },
