@@ -15,11 +15,11 @@ import { dayOf } from "../credit/history";
 import type { Grant } from "../credit/pass";
 import type { GrantGroups, GrantPart } from "./grant-groups";
 import { type HistoryTarget, dayAt, finishedBucketWrites, finishesDay } from "./history-transitions";
-import { type FreshHolders, zeroedRow } from "./pass-writes";
+import type { FreshHolders } from "./pass-writes";
 import { type CreditSubject, type HolderTable, hosts, projects, teams, users } from "./schema";
 import { type CreditColumn, HOLDER_CREDIT_COLUMNS, PROJECT_CREDIT_COLUMNS } from "./credit-columns";
 import { batchQueueRaise } from "./queue-numbers";
-import { col, jsonList, jsonRowsTable, name } from "./sql-helpers";
+import { MAX_STEPS_PER_STATEMENT, col, jsonList, jsonRowsTable, name, zeroedRow } from "./sql-helpers";
 import { grantRun, setClause } from "./stat-updates";
 
 /** A pass of the batch as the walks need it: its `now`, grant groups, grants and fresh holders. */
@@ -255,9 +255,6 @@ function projectWalk(projectId: number, passes: readonly WalkedPass[], historyRo
         ];
   return { steps, ctes, update };
 }
-
-/** Steps in one statement at most: each JSON document bound stays far below D1's 1 MB for a value. */
-const MAX_STEPS_PER_STATEMENT = 500;
 
 /** A table's walk split by rows (all of a row's steps in one part), each part at most MAX_STEPS_PER_STATEMENT steps unless one row has more. */
 function parts(walk: HolderWalk): HolderWalk[] {

@@ -1,7 +1,7 @@
 /**
  * The neutrality window's columns on host_app_versions: a change's sample as JSON-row fields,
- * and the assignments that add it to the row in the UPDATE the pass already makes (so the
- * window costs no row write of its own).
+ * and the assignments that add it to the row in the walk the pass already makes
+ * (host-app-version-writes.ts; so the window costs no row write of its own).
  */
 import type { SQL } from "drizzle-orm";
 import type { HostAppVersionChange } from "../credit/pass";
@@ -33,9 +33,9 @@ export function neutralColumnRefs(qualify: (column: string) => SQL = col): Neutr
   return Object.fromEntries(Object.entries(NEUTRAL_COLUMNS).map(([k, c]) => [k, qualify(c)])) as unknown as NeutralWindowRefs;
 }
 
-/** `column = new value` for each window column, the sample read from `field`. */
-export function neutralAssignments(field: (name: string) => SQL): Record<string, SQL> {
-  const next = neutralWindowAdd.sql(neutralColumnRefs(), {
+/** `column = new value` for each window column, the sample read from `field` and the window as it was from `current(column)`. */
+export function neutralAssignments(field: (name: string) => SQL, current: (column: string) => SQL): Record<string, SQL> {
+  const next = neutralWindowAdd.sql(neutralColumnRefs(current), {
     period: field("np"),
     credit: field("nc"),
     deviceSeconds: field("nd"),

@@ -6,8 +6,8 @@
  * The app versions' RAC walks the same way (versionCreditWalk). What only inserts rows or sets
  * values the last pass decides is written once for the batch: results and workunits (each row
  * with its own pass's time), new hosts, users and teams (the first naming pass's `now`; the
- * last owner and team: no statement of a pass reads them), the host_app_version rounds of all
- * the passes (their updates take no `now`: a row's k-th change in round k, in pass order), the
+ * last owner and team: no statement of a pass reads them), the host_app_versions' walks over
+ * all the passes' changes in pass order (host-app-version-writes.ts; a change takes no `now`), the
  * app versions' PFC walks over every pass's samples in order (the same steps) with their final
  * fair states, one statement per version, one per-app credit queue row (each run with its
  * pass's `now`), and one KV mark row.
@@ -25,13 +25,13 @@ import {
   type FreshHolders,
   freshHolders,
   grantGroups,
-  hostAppVersionWrites,
   outcomeInserts,
   versionStateWrites,
   workunitInserts,
 } from "./pass-writes";
 import type { HistoryTarget } from "./history-transitions";
 import { holderWalkWrites } from "./holder-walks";
+import { hostAppVersionWrites } from "./host-app-version-writes";
 import { dirtySubjects } from "./read-model-writes";
 import { appVersions } from "./schema";
 import { jsonList, jsonRowsTable, name, wholeSeconds } from "./sql-helpers";

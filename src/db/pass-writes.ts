@@ -4,39 +4,28 @@
  * results insert fails on a result id that another pass already decided, and the workunits
  * insert on a workunit another pass already credited, and then nothing is written.
  */
-import { type SQL, getTableColumns, getTableName, sql } from "drizzle-orm";
+import { type SQL, sql } from "drizzle-orm";
 import type { AnySQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
-import { AV_AVERAGE, type AverageParams, HAV_AVERAGE } from "../credit/constants";
-import { type HostAppVersionKey, havKey } from "../credit/host-app-version-key";
-import type { Attribution, Grant, HostAppVersionChange, PassEffects } from "../credit/pass";
+import { AV_AVERAGE, type AverageParams } from "../credit/constants";
+import type { Attribution, Grant, PassEffects } from "../credit/pass";
 import { appCreditQueueWrites } from "./app-credit-queue";
 import { type HistoryTarget, historyTransitionWrites } from "./history-transitions";
 import { type CreditColumn, HOLDER_CREDIT_COLUMNS, creditAssignments } from "./credit-columns";
 import { dayOf } from "../credit/history";
-import { type HolderKind, type HolderTable, appVersions, hostAppVersions, hosts, results, teams, users, workunits } from "./schema";
+import { type HolderKind, type HolderTable, appVersions, hosts, results, teams, users, workunits } from "./schema";
 import type { GrantGroups, GrantPart } from "./grant-groups";
 import { attributionCountWrites } from "./holder-counts";
 import { dirtySubjects, projectCreditWrite } from "./read-model-writes";
 import { markSubjects } from "./kv-marks";
 import { type PhasedWrites, assembleWrites } from "./write-phases";
-import { NEUTRAL_FIELDS, neutralAssignments, neutralFields } from "./neutral-rows";
-import {
-  FAIR_HOST_FIELDS,
-  fairHostAssignments,
-  fairHostFields,
-  fairHostStateWrites,
-  fairVersionAssignments,
-  fairVersionStateWrites,
-} from "./fair-rows";
-import type { FairHostChange } from "../credit/fair-pass";
+import { fairVersionAssignments, fairVersionStateWrites } from "./fair-rows";
 import type { FairVersionState } from "../credit/fair-state";
-import { chunks, col, conflictRowField, insertFromJson, jsonInt64, name, ref, wholeSeconds, withJsonRows } from "./sql-helpers";
+import { hostAppVersionWrites } from "./host-app-version-writes";
+import { chunks, col, conflictRowField, insertFromJson, jsonInt64, name, ref, wholeSeconds, withJsonRows, zeroedRow } from "./sql-helpers";
 import { FAIR_RULE_CODES, PFC_MODES, RESULT_OUTCOMES, type ResultOutcomeName, encode, encodeNullable } from "./codes";
 import type { PfcMode } from "../credit/pfc";
 import type { FairRule } from "../credit/fair-claim";
-import { type Assignment, averageUpdate, averageVarUpdate, grantRun, recentAverageRun, setClause } from "./stat-updates";
-
-const h = hostAppVersions;
+import { type Assignment, averageUpdate, grantRun, recentAverageRun, setClause } from "./stat-updates";
 
 /** A result's final outcome as stored; absent fields are NULL. */
 export interface OutcomeRow {
@@ -247,184 +236,6 @@ export function attributionWrites(
     ),
     ...chunks([...teamRows.values()]).map((rows) => insertFromJson(sql`${teams}`, created(teams), rows, sql`ON CONFLICT DO NOTHING`)),
   ];
-}
-
-/** Creates (zeroed) the host_app_versions that do not exist yet. */
-function ensureHostAppVersions(projectId: number, keys: readonly HostAppVersionKey[]): SQL[] {
-  return chunks(keys).map((rows) =>
-    insertFromJson(
-      sql`${h}`,
-      [
-        [h.projectId, sql`${projectId}`],
-        [h.hostId, "hostId"],
-        [h.appId, "appId"],
-        [h.appVersionId, "appVersionId"],
-      ],
-      rows,
-      sql`ON CONFLICT DO NOTHING`,
-    ),
-  );
-}
-
-/**
- * Every host_app_version write of a pass: `created` names the rows the pass's snapshot did not
- * hold. A created row with changes is inserted with its first change already applied (one row
- * written, not an insert and then an update); one without changes is inserted zeroed. If a
- * concurrent pass created the row first, the insert applies the change to that row instead
- * (ON CONFLICT DO UPDATE, the update's assignments): a row two passes create is no conflict
- * (docs/spec/api-contract.md#concurrency).
- */
-export function hostAppVersionWrites(
-  projectId: number,
-  created: readonly HostAppVersionKey[],
-  changes: readonly HostAppVersionChange[],
-  fair: ReadonlyMap<string, FairHostChange> = new Map(),
-): SQL[] {
-  const changed = new Set(changes.map(havKey));
-  return [
-    ...ensureHostAppVersions(
-      projectId,
-      created.filter((k) => !changed.has(havKey(k))),
-    ),
-    ...hostAppVersionChangeWrites(projectId, changes, fair, new Set(created.map(havKey))),
-  ];
-}
-
-/** `column = CASE WHEN present THEN value ELSE column END`: a sample only some rows have. */
-function whenPresent(present: SQL, values: Record<string, SQL>): Assignment[] {
-  return Object.entries(values).map(([column, value]) => [column, sql`CASE WHEN ${present} THEN ${value} ELSE ${col(column)} END`]);
-}
-
-const havStats = {
-  pfc: { n: h.pfcN.name, avg: h.pfcAvg.name },
-  et: { n: h.etN.name, avg: h.etAvg.name, var: h.etVar.name, q: h.etQ.name },
-  turnaround: { n: h.turnaroundN.name, avg: h.turnaroundAvg.name, var: h.turnaroundVar.name, q: h.turnaroundQ.name },
-};
-
-/** Column references for an average's current values, keyed like its fields. */
-function refs<K extends string>(names: Record<K, string>): Record<K, SQL> {
-  return Object.fromEntries(Object.entries(names).map(([k, v]) => [k, col(v as string)])) as Record<K, SQL>;
-}
-
-/** Renames the twin's fields to the columns they are stored in. */
-function assign<K extends string>(names: Record<K, string>, values: Record<K, SQL>): Record<string, SQL> {
-  return Object.fromEntries(Object.entries(names).map(([k, column]) => [column as string, values[k as K]]));
-}
-
-/**
- * Each result's samples and verdict, applied to its host_app_version row as it is now, in
- * pass order. A statement updates many rows but each row once: the k-th change of every row
- * goes into round k, and the rounds run in order. A row's fair state (absolute, computed by
- * the pass) rides in its last round, so the row is written once per change, not once more.
- */
-export function hostAppVersionChangeWrites(
-  projectId: number,
-  changes: readonly HostAppVersionChange[],
-  fair: ReadonlyMap<string, FairHostChange> = new Map(),
-  created: ReadonlySet<string> = new Set(),
-): SQL[] {
-  const rounds: Record<string, unknown>[][] = [];
-  const last = new Map<string, Record<string, unknown>>();
-  const seen = new Map<string, number>();
-  for (const c of changes) {
-    const key = havKey(c);
-    const round = seen.get(key) ?? 0;
-    seen.set(key, round + 1);
-    const row = {
-      hostId: c.hostId,
-      appId: c.appId,
-      appVersionId: c.appVersionId,
-      pfc: c.samples.pfc,
-      et: c.samples.et,
-      // A negative turnaround is not a sample (AVERAGE ignores it).
-      turnaround: c.samples.turnaround !== undefined && c.samples.turnaround >= 0 ? c.samples.turnaround : undefined,
-      cv: c.consecutiveValid,
-      ...neutralFields(c),
-    };
-    (rounds[round] ??= []).push(row);
-    last.set(key, row);
-  }
-  const unmerged = new Map<string, FairHostChange>();
-  for (const [key, change] of fair) {
-    const row = last.get(key);
-    if (row) Object.assign(row, { fair: 1, ...fairHostFields(change.state) });
-    else unmerged.set(key, change);
-  }
-  const set = changeAssignments((f) => ref("s", f));
-  const s = (f: string) => ref("s", f);
-  const fields = ["hostId", "appId", "appVersionId", "pfc", "et", "turnaround", "cv", "fair", ...FAIR_HOST_FIELDS, ...NEUTRAL_FIELDS];
-  const update = (rows: readonly object[]) => sql`${withJsonRows("s", fields, rows)}
-        UPDATE ${h} SET ${setClause(set)} FROM s
-        WHERE ${name(h.projectId)} = ${projectId} AND ${name(h.hostId)} = ${s("hostId")}
-          AND ${name(h.appId)} = ${s("appId")} AND ${name(h.appVersionId)} = ${s("appVersionId")}`;
-  // A row created since the pass's read (a concurrent pass of the same host) takes the same
-  // change as the update above would give it, its fields found by its key.
-  const ofExcluded = conflictRowField("s", [
-    ["hostId", h.hostId],
-    ["appId", h.appId],
-    ["appVersionId", h.appVersionId],
-  ]);
-  // The same assignments, evaluated on a zeroed row: what the insert and the update above
-  // would have left, in one row written.
-  const insert = (rows: readonly object[]) => sql`${withJsonRows("s", fields, rows)}
-        INSERT INTO ${h} (${name(h.projectId)}, ${name(h.hostId)}, ${name(h.appId)}, ${name(h.appVersionId)}, ${sql.join(
-          set.map(([c]) => col(c)),
-          sql`, `,
-        )})
-        SELECT ${projectId}, ${s("hostId")}, ${s("appId")}, ${s("appVersionId")}, ${sql.join(
-          set.map(([, v]) => v),
-          sql`, `,
-        )} FROM s, ${zeroedRow(
-          h,
-          set.map(([c]) => c),
-        )} WHERE true ON CONFLICT DO UPDATE SET ${setClause(changeAssignments(ofExcluded))}`;
-  const [first = [], ...later] = rounds;
-  const isCreated = (row: Record<string, unknown>) => created.has(havKey(row as unknown as HostAppVersionKey));
-  return [
-    ...chunks(first.filter(isCreated)).map(insert),
-    ...chunks(first.filter((row) => !isCreated(row))).map(update),
-    ...later.flatMap((round) => chunks(round).map(update)),
-    ...fairHostStateWrites(projectId, unmerged),
-  ];
-}
-
-/** A change's assignments to its host_app_version row, `s(field)` reading the change's fields. */
-function changeAssignments(s: (field: string) => SQL): Assignment[] {
-  return [
-    ...whenPresent(sql`${s("pfc")} IS NOT NULL`, assign(havStats.pfc, averageUpdate.sql(refs(havStats.pfc), s("pfc"), HAV_AVERAGE))),
-    ...whenPresent(sql`${s("et")} IS NOT NULL`, assign(havStats.et, averageVarUpdate.sql(refs(havStats.et), s("et"), HAV_AVERAGE))),
-    ...whenPresent(
-      sql`${s("turnaround")} IS NOT NULL`,
-      assign(havStats.turnaround, averageVarUpdate.sql(refs(havStats.turnaround), s("turnaround"), HAV_AVERAGE)),
-    ),
-    [
-      h.consecutiveValid.name,
-      sql`CASE ${s("cv")} WHEN 'increment' THEN ${name(h.consecutiveValid)} + 1 WHEN 'reset' THEN 0 ELSE ${name(h.consecutiveValid)} END`,
-    ],
-    ...whenPresent(sql`${s("fair")} IS NOT NULL`, fairHostAssignments(s)),
-    // Keeps the row's values when it has no sample (np NULL) by itself.
-    ...Object.entries(neutralAssignments(s)),
-  ];
-}
-
-/**
- * `(SELECT default AS column, …) AS z`: a new row of `table` as an insert of its key alone
- * would create it (each column at its schema default, or at `values`).
- */
-export function zeroedRow(table: SQLiteTable, columns: readonly string[], values: Readonly<Record<string, number>> = {}): SQL {
-  const byName = new Map(Object.values(getTableColumns(table)).map((c) => [c.name, c] as const));
-  const fields = columns.map((c) => {
-    const column = byName.get(c);
-    if (!column) throw new Error(`${getTableName(table)} has no column ${c}`);
-    const value = c in values ? values[c]! : column.hasDefault ? ((column.default as number | string | null) ?? null) : null;
-    // A schema default or a time the pass chose, never input: written into the SQL text to keep bound parameters few.
-    const literal = typeof value === "number" ? sql.raw(String(value)) : sql`${value}`;
-    // As the column stores it: a REAL column's 0 is 0.0 (integer arithmetic on a stored REAL
-    // would not happen in an update; it must not happen here either).
-    const typed = value === null ? sql`NULL` : column.columnType === "SQLiteReal" ? sql`CAST(${literal} AS REAL)` : literal;
-    return sql`${typed} AS ${col(c)}`;
-  });
-  return sql`(SELECT ${sql.join(fields, sql`, `)}) AS z`;
 }
 
 /** Grants grouped by row (a key string), keeping pass order inside each group. */

@@ -1,4 +1,5 @@
-import { type AnyColumn, type SQL, sql } from "drizzle-orm";
+import { type AnyColumn, type SQL, getTableColumns, getTableName, sql } from "drizzle-orm";
+import type { SQLiteTable } from "drizzle-orm/sqlite-core";
 
 /** A bare column name, as an expression for the row's current value or a SET target. */
 export function col(columnName: string): SQL {
@@ -56,6 +57,12 @@ export function insertFromJson(
   return sql`INSERT INTO ${table} (${columns}) SELECT ${values} FROM json_each(${JSON.stringify(rows)}) AS j WHERE true ${onConflict}`;
 }
 
+/**
+ * Steps of a recursive walk in one statement at most (holder-walks.ts, host-app-version-writes.ts):
+ * each JSON document bound stays far below D1's 1 MB for a value.
+ */
+export const MAX_STEPS_PER_STATEMENT = 500;
+
 /** Splits rows into chunks so that no bound JSON document gets huge. */
 export function chunks<T>(rows: readonly T[], size = 500): T[][] {
   const out: T[][] = [];
@@ -101,4 +108,24 @@ export function conflictRowField(alias: string, keys: readonly (readonly [field:
     sql` AND `,
   );
   return (field: string): SQL => sql`(SELECT ${ref(alias, field)} FROM ${sql.raw(alias)} WHERE ${match})`;
+}
+
+/**
+ * `(SELECT default AS column, …) AS z`: a new row of `table` as an insert of its key alone
+ * would create it (each column at its schema default, or at `values`).
+ */
+export function zeroedRow(table: SQLiteTable, columns: readonly string[], values: Readonly<Record<string, number>> = {}): SQL {
+  const byName = new Map(Object.values(getTableColumns(table)).map((c) => [c.name, c] as const));
+  const fields = columns.map((c) => {
+    const column = byName.get(c);
+    if (!column) throw new Error(`${getTableName(table)} has no column ${c}`);
+    const value = c in values ? values[c]! : column.hasDefault ? ((column.default as number | string | null) ?? null) : null;
+    // A schema default or a time the pass chose, never input: written into the SQL text to keep bound parameters few.
+    const literal = typeof value === "number" ? sql.raw(String(value)) : sql`${value}`;
+    // As the column stores it: a REAL column's 0 is 0.0 (integer arithmetic on a stored REAL
+    // would not happen in an update; it must not happen here either).
+    const typed = value === null ? sql`NULL` : column.columnType === "SQLiteReal" ? sql`CAST(${literal} AS REAL)` : literal;
+    return sql`${typed} AS ${col(c)}`;
+  });
+  return sql`(SELECT ${sql.join(fields, sql`, `)}) AS z`;
 }

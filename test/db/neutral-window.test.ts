@@ -13,7 +13,7 @@ import type { HostAppVersionChange } from "../../src/credit/pass";
 import { runBatch } from "../../src/db/batch";
 import { database } from "../../src/db/client";
 import { neutralColumnRefs } from "../../src/db/neutral-rows";
-import { hostAppVersionChangeWrites } from "../../src/db/pass-writes";
+import { hostAppVersionChangeWrites } from "../../src/db/host-app-version-writes";
 import { neutralWindowRead } from "../../src/db/stat-updates";
 import { relativeError } from "../support/trace";
 

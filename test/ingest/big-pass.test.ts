@@ -12,6 +12,7 @@ import { describe, expect, it } from "vitest";
 import { EMPTY_AVERAGE, type Average } from "../../src/credit/average";
 import { AV_AVERAGE } from "../../src/credit/constants";
 import { SQLiteAsyncDialect } from "drizzle-orm/sqlite-core";
+import { hostAppVersionChangeWrites } from "../../src/db/host-app-version-writes";
 import { averageWalk } from "../../src/db/pass-writes";
 import { passBatchWrites } from "../../src/db/pass-batch-writes";
 import { appVersions } from "../../src/db/schema";
@@ -183,6 +184,29 @@ describe("every walk finds each step by its key", () => {
     }>())!;
     expect(row.pfc_n).toBe(expected.n);
     expect(relativeError(row.pfc_avg, expected.avg)).toBeLessThanOrEqual(1e-12);
+  });
+
+  it("the host_app_version walks (stored rows updated, created rows inserted) search their steps by index", async () => {
+    const changes = Array.from({ length: 40 }, (_, n) => ({
+      hostId: 1 + (n % 4),
+      appId: 1,
+      appVersionId: 1,
+      samples: { pfc: 1 + n, et: 100 + n },
+      consecutiveValid: "increment" as const,
+    }));
+    // Hosts 1 and 2 stored, 3 and 4 created by the pass: an UPDATE walk and an INSERT walk.
+    const statements = hostAppVersionChangeWrites(9001, changes, new Map(), new Set(["3/1/1", "4/1/1"]));
+    expect(
+      statements.map((s) => /^\s*WITH RECURSIVE[\s\S]*\b(INSERT INTO|UPDATE) "host_app_versions"/.exec(dialect.sqlToQuery(s).sql)?.[1]),
+    ).toEqual(["INSERT INTO", "UPDATE"]);
+    for (const s of statements) {
+      const steps = await recursiveSteps(s);
+      expect(steps.join(" | ")).toMatch(/SEARCH s USING (AUTOMATIC )?(COVERING )?INDEX/);
+      expect(
+        steps.filter((l) => /^SCAN (?!w\b)/.test(l)),
+        `${dialect.sqlToQuery(s).sql}\n${steps.join("\n")}`,
+      ).toEqual([]);
+    }
   });
 
   it("each walk of a pass batch searches its steps by index", async () => {
