@@ -49,6 +49,8 @@ export interface BridgeOptions {
   switchTime?: number | null;
   /** --follow: keep polling for newly validated results, this many seconds apart, until the signal aborts. */
   follow?: { pollSeconds: number } | null;
+  /** Result keys read per scan of the result table (default 100,000); --write-back's refusal checks each scan before posting its rows. */
+  keysPerScan?: number;
 }
 
 /** BOINC's feeder recalculates scales every 10 minutes; the bridge rescales at the same marks. */
@@ -250,7 +252,7 @@ export async function runBridge(options: BridgeOptions): Promise<BridgeReport> {
     /** A round's rows: after the cursor; --follow re-reads the window before it, skipping the rows it has posted there. */
     const rowsOfRound = (until: number): AsyncIterable<ResultRow> => {
       const from = follow ? { mod_time: Math.max(0, state.cursor.mod_time - FOLLOW_REREAD_SECONDS), id: 0 } : state.cursor;
-      const rows = db!.rowsAfter(from, until, { check });
+      const rows = db!.rowsAfter(from, until, { check, keysPerScan: options.keysPerScan });
       return follow ? unposted(rows, state.cursor, posted) : rows;
     };
     const firstRows = rowsOfRound(until);

@@ -74,6 +74,29 @@ describe.skipIf(!available)("--write-back's refusals", () => {
     expect(await credit("still_granting")).toEqual({ results: 3, host: 0 });
   });
 
+  it("checks each scan of the result table before posting its rows: a later scan's granted result stops the run there", async () => {
+    // Results 1 to 3 as a --no_credit validator leaves them, result 4 granted by a validator that still grants; two keys a scan.
+    await smallBoincDb(maria, "later_scan", T, [{ granted_credit: 0 }, { granted_credit: 0 }, { granted_credit: 0 }, {}]);
+    const writer = await writerDsn(maria, "later_scan");
+    const token = await createProject(server.base, ADMIN, "later-scan");
+    const e = (await refusal(
+      runBridge(options(writer, "later-scan", token, { switchTime: T - 100, keysPerScan: 2, passesPerRequest: 1 })),
+    )) as Error;
+    expect(e).toBeInstanceOf(BridgeError);
+    expect(e.message).toMatch(/already have credit the bridge did not write \(result 4\): a validator still grants/);
+    const conn = await maria.root("later_scan");
+    const [rows] = await conn.query("SELECT id, granted_credit AS g FROM result ORDER BY id");
+    const [hosts] = await conn.query("SELECT total_credit AS t FROM host WHERE id = 7");
+    await conn.end();
+    const granted = (rows as { id: number; g: number }[]).map((r) => Number(r.g));
+    // Nothing of the refused scan (results 3 and 4) is written, and result 4 keeps BOINC's 1.
+    // The first scan's results are written back only if their request left before the refusal
+    // (the next scan is read ahead, so here it is refused first); whatever was written is on
+    // the host too, once.
+    expect(granted.slice(2)).toEqual([0, 1]);
+    expect(Number((hosts as { t: number }[])[0]!.t)).toBeCloseTo(granted[0]! + granted[1]!, 9);
+  });
+
   it("leaves BOINC's credit alone on results validated before the switch point", async () => {
     const db = await granted("before_switch");
     const token = await createProject(server.base, ADMIN, "before-switch");
