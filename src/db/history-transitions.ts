@@ -11,7 +11,6 @@
  * or, when it has history databases, in history_queue rows that the minute job moves there.
  */
 import { type SQL, sql } from "drizzle-orm";
-import type { AnySQLiteColumn } from "drizzle-orm/sqlite-core";
 import { SECONDS_PER_DAY } from "../credit/constants";
 import { dayOf } from "../credit/history";
 import type { GrantGroups } from "./grant-groups";
@@ -50,9 +49,6 @@ type Holder = HolderTable | typeof projects;
 /** The day (UTC) of a time, as dayOf computes it in TypeScript. */
 export const dayAt = (time: SQL) => sql`CAST(${time} / ${sql.raw(`${SECONDS_PER_DAY}.0`)} AS INTEGER)`;
 
-/** The day (UTC) of a holder's last grant. */
-const currentDay = (t: { expavgTime: AnySQLiteColumn }) => dayAt(name(t.expavgTime));
-
 /**
  * A holder (its last grant's time and that day's credit) granted `credit` on `day`: its day's
  * credit after; a later day starts a new one (credit-columns.ts). `credit` is the run's sum in
@@ -67,15 +63,25 @@ export function finishesDay(holder: { time: SQL; dayCredit: SQL }, day: SQL): SQ
   return sql`${dayAt(holder.time)} < ${day} AND ${holder.dayCredit} <> 0`;
 }
 
-/** The finished-day buckets of `ids` (null: the project's own row), as rows of (subject, entity_id, day, credit, pair). */
+/**
+ * The buckets rows of `t` (as `t`, read from `from`, those `where` picks) finish when granted
+ * on `day`: each row as stored, as rows of (subject, entity_id, day, credit, avg, time).
+ */
+export function storedFinishedDays(subject: CreditSubject, t: Holder, entityId: SQL, from: SQL, where: SQL, day: SQL): SQL {
+  const time = sql`t.${name(t.expavgTime)}`;
+  const dayCredit = sql`t.${name(t.dayCredit)}`;
+  return sql`SELECT ${subject} AS subject, ${entityId} AS entity_id, ${dayAt(time)} AS day, ${dayCredit} AS credit,
+      t.${name(t.expavgCredit)} AS avg, ${time} AS time
+    FROM ${from} WHERE ${where} AND ${finishesDay({ time, dayCredit }, day)}`;
+}
+
+/** The finished-day buckets of `ids` (null: the project's own row) granted at `now`. */
 function finishedDays(projectId: number, now: number, subject: CreditSubject, t: Holder, ids: readonly number[] | null): SQL {
-  const key =
-    ids === null
-      ? sql`${name(projects.id)} = ${projectId}`
-      : sql`${name((t as typeof hosts).projectId)} = ${projectId} AND ${name((t as typeof hosts).id)} IN ${jsonList(ids)}`;
-  return sql`SELECT ${subject} AS subject, ${ids === null ? sql`0` : name((t as typeof hosts).id)} AS entity_id, ${currentDay(t)} AS day,
-      ${name(t.dayCredit)} AS credit, ${name(t.expavgCredit)} AS avg, ${name(t.expavgTime)} AS time
-    FROM ${t} WHERE ${key} AND ${finishesDay({ time: name(t.expavgTime), dayCredit: name(t.dayCredit) }, sql`${dayOf(now)}`)}`;
+  const from = sql`${t} AS t`;
+  if (ids === null) return storedFinishedDays(subject, t, sql`0`, from, sql`t.${name(projects.id)} = ${projectId}`, sql`${dayOf(now)}`);
+  const h = t as HolderTable;
+  const key = sql`t.${name(h.projectId)} = ${projectId} AND t.${name(h.id)} IN ${jsonList(ids)}`;
+  return storedFinishedDays(subject, t, sql`t.${name(h.id)}`, from, key, sql`${dayOf(now)}`);
 }
 
 const HISTORY_HERE = sql`(SELECT ${name(projects.historyDatabases)} FROM ${projects} WHERE ${name(projects.id)} = `;

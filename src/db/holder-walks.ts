@@ -14,7 +14,7 @@ import type { AnySQLiteColumn } from "drizzle-orm/sqlite-core";
 import { dayOf } from "../credit/history";
 import type { Grant } from "../credit/pass";
 import type { GrantGroups, GrantPart } from "./grant-groups";
-import { type HistoryTarget, dayAt, finishedBucketWrites, finishesDay } from "./history-transitions";
+import { type HistoryTarget, dayAt, finishedBucketWrites, finishesDay, storedFinishedDays } from "./history-transitions";
 import type { FreshHolders } from "./pass-writes";
 import { type CreditSubject, type HolderTable, hosts, projects, teams, users } from "./schema";
 import { type CreditColumn, HOLDER_CREDIT_COLUMNS, PROJECT_CREDIT_COLUMNS } from "./credit-columns";
@@ -282,14 +282,15 @@ function parts(walk: HolderWalk): HolderWalk[] {
 
 /** finishedBy for rows as stored: each of `firstDays` (row key, the day it is granted on) against its row. */
 function finishedOnDays(projectId: number, subject: CreditSubject, t: HolderTable, firstDays: readonly (readonly [number, number])[]): SQL {
-  const day = sql`json_extract(j.value, '$[1]')`;
-  const time = sql`t.${name(t.expavgTime)}`;
-  const dayCredit = sql`t.${name(t.dayCredit)}`;
   // CROSS JOIN: each key seeks its row by the primary key, never a scan of the table.
-  return sql`SELECT ${subject} AS subject, t.${name(t.id)} AS entity_id, ${dayAt(time)} AS day, ${dayCredit} AS credit,
-      t.${name(t.expavgCredit)} AS avg, ${time} AS time
-    FROM json_each(${JSON.stringify(firstDays)}) AS j CROSS JOIN ${t} AS t
-    WHERE t.${name(t.projectId)} = ${projectId} AND t.${name(t.id)} = json_extract(j.value, '$[0]') AND ${finishesDay({ time, dayCredit }, day)}`;
+  return storedFinishedDays(
+    subject,
+    t,
+    sql`t.${name(t.id)}`,
+    sql`json_each(${JSON.stringify(firstDays)}) AS j CROSS JOIN ${t} AS t`,
+    sql`t.${name(t.projectId)} = ${projectId} AND t.${name(t.id)} = json_extract(j.value, '$[0]')`,
+    sql`json_extract(j.value, '$[1]')`,
+  );
 }
 
 /**
