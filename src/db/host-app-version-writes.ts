@@ -8,6 +8,7 @@
  * each applies it to the row without a walk.
  */
 import { type SQL, getTableColumns, sql } from "drizzle-orm";
+import type { AnySQLiteColumn } from "drizzle-orm/sqlite-core";
 import { HAV_AVERAGE } from "../credit/constants";
 import type { FairHostChange } from "../credit/fair-pass";
 import { type HostAppVersionKey, havKey } from "../credit/host-app-version-key";
@@ -204,9 +205,12 @@ const columns = (fields: readonly string[]) =>
     fields.map((f) => col(f)),
     sql`, `,
   );
-/** The row `o` of host_app_versions whose key is the one of row `r` of the keys table. */
-const keyOf = (projectId: number) =>
-  sql`o.${name(h.projectId)} = ${projectId} AND o.${name(h.hostId)} = r."hostId" AND o.${name(h.appId)} = r."appId" AND o.${name(h.appVersionId)} = r."appVersionId"`;
+/** The host_app_versions row (as `table`, or the statement's target) whose key is the one of row `alias`'s fields. */
+const sameKey = (projectId: number, alias: string, table?: string) => {
+  const column = (c: AnySQLiteColumn) => (table ? sql`${sql.raw(table)}.${name(c)}` : name(c));
+  return sql`${column(h.projectId)} = ${projectId} AND ${column(h.hostId)} = ${ref(alias, "hostId")}
+    AND ${column(h.appId)} = ${ref(alias, "appId")} AND ${column(h.appVersionId)} = ${ref(alias, "appVersionId")}`;
+};
 
 /**
  * `r` (each row `k` and its key), `s` (the steps, MATERIALIZED: SQLite indexes them, so each
@@ -227,13 +231,12 @@ function walkCtes(pieces: readonly Piece[], base: SQL): SQL {
 
 /** The stored rows walked from their values, each row's last step written: one UPDATE. */
 function walkUpdate(projectId: number, pieces: readonly Piece[]): SQL {
-  const base = sql`SELECT r.k AS k, ${list("r", KEY_FIELDS)}, ${list("o", WALKED)} FROM r JOIN ${h} AS o ON ${keyOf(projectId)}`;
+  const base = sql`SELECT r.k AS k, ${list("r", KEY_FIELDS)}, ${list("o", WALKED)} FROM r JOIN ${h} AS o ON ${sameKey(projectId, "r", "o")}`;
   // The last steps materialized once, each row then found by its key (a subquery per row would walk again).
   return sql`${walkCtes(pieces, base)},
       l AS MATERIALIZED (SELECT ${list("w", KEY_FIELDS)}, ${list("w", WALKED)} FROM w WHERE w.fin = 1)
     UPDATE ${h} SET ${setClause(WALKED.map((c) => [c, ref("l", c)]))}
-    FROM l WHERE ${name(h.projectId)} = ${projectId} AND ${name(h.hostId)} = l."hostId"
-      AND ${name(h.appId)} = l."appId" AND ${name(h.appVersionId)} = l."appVersionId"`;
+    FROM l WHERE ${sameKey(projectId, "l")}`;
 }
 
 /**
@@ -248,7 +251,7 @@ function walkInsert(projectId: number, pieces: readonly Piece[]): SQL {
     sql`, `,
   );
   const base = sql`SELECT r.k AS k, ${list("r", KEY_FIELDS)}, ${values}
-    FROM r JOIN ${zeroedRow(h, WALKED)} LEFT JOIN ${h} AS o ON ${keyOf(projectId)}`;
+    FROM r JOIN ${zeroedRow(h, WALKED)} LEFT JOIN ${h} AS o ON ${sameKey(projectId, "r", "o")}`;
   return sql`${walkCtes(pieces, base)}
     INSERT INTO ${h} (${name(h.projectId)}, ${name(h.hostId)}, ${name(h.appId)}, ${name(h.appVersionId)}, ${columns(WALKED)})
     SELECT ${projectId}, ${list("w", KEY_FIELDS)}, ${list("w", WALKED)} FROM w WHERE w.fin = 1
@@ -264,9 +267,7 @@ const ONE_CHANGE = changeAssignments((f) => ref("c", f), col);
 /** Stored rows that take one change each: one UPDATE, each row's assignments over its values. */
 function changeUpdate(projectId: number, pieces: readonly Piece[]): SQL {
   return sql`${withJsonRows("c", CHANGE_FIELDS, changeRows(pieces))}
-    UPDATE ${h} SET ${setClause(ONE_CHANGE)} FROM c
-    WHERE ${name(h.projectId)} = ${projectId} AND ${name(h.hostId)} = c."hostId"
-      AND ${name(h.appId)} = c."appId" AND ${name(h.appVersionId)} = c."appVersionId"`;
+    UPDATE ${h} SET ${setClause(ONE_CHANGE)} FROM c WHERE ${sameKey(projectId, "c")}`;
 }
 
 /**
