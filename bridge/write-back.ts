@@ -10,7 +10,7 @@ import type mysql from "mysql2/promise";
 import { updateRecentAverage, type RecentAverage } from "../src/credit/recent-average";
 import { openConnection, redactDsn } from "./boinc-db";
 import { BridgeError } from "./errors";
-import { type CreditByAppRow, type GrantPlan, type HolderRow, type HolderUpdate, planGrants } from "./write-back-plan";
+import { type CreditByAppRow, type GrantPlan, type HolderRow, planGrants } from "./write-back-plan";
 import { VALIDATE_STATE, OUTCOME } from "./boinc-codes";
 import { refuseReadOnly } from "./write-back-refusals";
 import { CREATE_SWITCH_TABLE, CREATE_TABLE, SWITCH_TABLE, WRITEBACK_TABLE } from "./write-back-tables";
@@ -345,24 +345,26 @@ function writeSql(conn: mysql.Connection, plan: GrantPlan, grants: Grant[]): str
   );
   const workunits = [...new Map(grants.map((g) => [g.workunit_id, g.credit])).entries()];
   out.push(`UPDATE workunit w JOIN (${creditTable(workunits)}) g ON g.id = w.id SET w.canonical_credit = g.credit`);
-  // One statement per table, each row's values picked by its key (CASE): a request's hundreds of
-  // rows were a statement each.
-  const cases = (key: string, n: number) => `CASE ${key} ${"WHEN ? THEN ? ".repeat(n)}END`;
+  // One statement per table, each row's values joined by its key: a request's hundreds of rows were a statement each.
   for (const [table, rows] of [
     ["host", plan.hosts],
     ["user", plan.users],
     ["team", plan.teams],
   ] as const) {
     if (rows.size === 0) continue;
-    const ids = [...rows.keys()];
-    const column = (value: (u: HolderUpdate) => number) => ids.flatMap((id) => [id, value(rows.get(id)!)]);
+    const values = literalTable(
+      [
+        ["id", "integer"],
+        ["add_total", "double"],
+        ["expavg", "double"],
+        ["expavg_time", "double"],
+      ],
+      [...rows].map(([id, u]) => [id, u.add, u.expavg, u.expavg_time]),
+    );
     // total relative (a concurrent writer's addition survives), the average absolute under the row lock (as BOINC writes it).
     out.push(
-      f(
-        `UPDATE \`${table}\` SET total_credit = total_credit + ${cases("id", ids.length)}, ` +
-          `expavg_credit = ${cases("id", ids.length)}, expavg_time = ${cases("id", ids.length)} WHERE id IN (?)`,
-        [...column((u) => u.add), ...column((u) => u.expavg), ...column((u) => u.expavg_time), ids],
-      ),
+      `UPDATE \`${table}\` t JOIN (${values}) g ON g.id = t.id ` +
+        "SET t.total_credit = t.total_credit + g.add_total, t.expavg_credit = g.expavg, t.expavg_time = g.expavg_time",
     );
   }
   for (const [table, holder, rows] of [
