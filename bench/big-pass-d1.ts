@@ -6,16 +6,13 @@
  * is one transaction, and every other project of the database waits behind it), its
  * statements and its rows written.
  */
-import { mkdtempSync, readFileSync, readdirSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { getPlatformProxy } from "wrangler";
 import { database } from "../src/db/client";
 import { ingestPass } from "../src/routes/passes/passes.service";
 import { ingestPassBatch } from "../src/routes/passes/pass-batches.service";
 import type { PassRequest } from "../src/routes/passes/passes.schemas";
 import type { PassBatchRequest } from "../src/routes/passes/pass-batches.schemas";
 import type { BigRequest } from "./big-pass";
+import { migratedLocalD1 } from "./local-d1";
 
 export interface D1WriteRow {
   readonly shape: string;
@@ -37,18 +34,9 @@ export async function d1WriteBatches(
   versionId: number,
   log: (...args: unknown[]) => void = console.log,
 ): Promise<D1WriteRow[]> {
-  const root = new URL("..", import.meta.url).pathname;
-  const persist = mkdtempSync(join(tmpdir(), "cobblestone-big-pass-d1-"));
-  const proxy = await getPlatformProxy<{ DB: D1Database }>({ configPath: join(root, "wrangler.jsonc"), persist: { path: persist } });
+  const local = await migratedLocalD1(new URL("..", import.meta.url).pathname, "cobblestone-big-pass-d1-");
   try {
-    const raw = proxy.env.DB;
-    const dir = join(root, "migrations");
-    for (const file of readdirSync(dir)
-      .filter((f) => f.endsWith(".sql"))
-      .sort()) {
-      for (const stmt of readFileSync(join(dir, file), "utf8").split("--> statement-breakpoint"))
-        if (stmt.trim()) await raw.prepare(stmt).run();
-    }
+    const raw = local.d1;
     await raw.prepare("INSERT INTO projects (id, slug, name, created_at, expavg_time) VALUES (1, 'big', 'Big', 0, 0)").run();
     await raw.prepare("INSERT INTO apps (project_id, id, name) VALUES (1, 1, ?)").bind(app).run();
     await raw
@@ -92,6 +80,6 @@ export async function d1WriteBatches(
     }
     return rows;
   } finally {
-    await proxy.dispose();
+    await local.dispose();
   }
 }

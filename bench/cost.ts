@@ -6,15 +6,14 @@
  * each table (bench/table-bytes.ts). Every D1 call of a pass is a batch (one read
  * batch, one write batch), so metering `batch` meters all of it.
  */
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { getPlatformProxy } from "wrangler";
 import { database } from "../src/db/client";
 import { ingestPass } from "../src/routes/passes/passes.service";
 import { foldAllAppCredit } from "../src/jobs/history-move";
 import type { CostRow, CostSummary } from "./cost-summary";
 import { growthPer, tableBytes } from "./table-bytes";
+import { migratedLocalD1 } from "./local-d1";
 import { phaseBodies } from "./phases";
 import { APPS, passes, versions } from "./workload";
 
@@ -71,16 +70,10 @@ async function run(d1: D1Database, sql: string): Promise<void> {
 }
 
 export async function measureCost(root: string, now: number, quick: boolean): Promise<CostSummary> {
-  const persist = mkdtempSync(join(tmpdir(), "cobblestone-cost-"));
-  const proxy = await getPlatformProxy<{ DB: D1Database }>({ configPath: join(root, "wrangler.jsonc"), persist: { path: persist } });
+  const local = await migratedLocalD1(root, "cobblestone-cost-");
+  const persist = local.persist;
   try {
-    const raw = proxy.env.DB;
-    const dir = join(root, "migrations");
-    for (const file of readdirSync(dir)
-      .filter((f) => f.endsWith(".sql"))
-      .sort()) {
-      for (const stmt of readFileSync(join(dir, file), "utf8").split("--> statement-breakpoint")) if (stmt.trim()) await run(raw, stmt);
-    }
+    const raw = local.d1;
     await run(raw, "INSERT INTO projects (id, slug, name, created_at, expavg_time) VALUES (1, 'bench', 'Bench', 0, 0)");
     for (const [i, a] of APPS.entries())
       await raw
@@ -161,7 +154,7 @@ export async function measureCost(root: string, now: number, quick: boolean): Pr
       tableBytes: Object.fromEntries(tableBytes(persist)),
     };
   } finally {
-    await proxy.dispose();
+    await local.dispose();
   }
 }
 

@@ -4,9 +4,8 @@
  * limit" does exactly the same reads and writes. It counts statements, and times the write
  * batches (one transaction each, like D1's batch).
  */
-import { readFileSync, readdirSync } from "node:fs";
-import { join } from "node:path";
 import Database from "better-sqlite3";
+import { migrationStatements } from "./migrations";
 
 type Row = Record<string, unknown>;
 
@@ -25,13 +24,7 @@ export function openSqlite(path: string, migrationsDir: string) {
   db.pragma("journal_mode = WAL");
   db.pragma("synchronous = NORMAL");
   db.pragma("foreign_keys = ON");
-  for (const file of readdirSync(migrationsDir)
-    .filter((f) => f.endsWith(".sql"))
-    .sort()) {
-    for (const stmt of readFileSync(join(migrationsDir, file), "utf8").split("--> statement-breakpoint")) {
-      if (stmt.trim()) db.exec(stmt);
-    }
-  }
+  for (const stmt of migrationStatements(migrationsDir)) db.exec(stmt);
   const stats: SqliteStats = { statements: 0, readBatches: 0, writeBatches: 0, writeMs: 0, readMs: 0 };
   const cache = new Map<string, Database.Statement>();
   const prepared = (sql: string) => {
