@@ -95,9 +95,10 @@ const KEYS_PER_SCAN = 100_000;
 /** Result ids per look-up in --write-back's table. */
 const WRITTEN_PER_QUERY = 10_000;
 
-/** A row's place in the (mod_time, id) order, and whether it is GRANTED. */
+/** A row's place in the (mod_time, id) order, whether it is GRANTED, and when it was reported (switch-decision.ts). */
 export interface ResultKey extends Cursor {
   granted: boolean;
+  received_time: number;
 }
 
 export interface ReadOptions {
@@ -343,14 +344,15 @@ export class BoincDb {
    */
   private async keys(cursor: Cursor, until: number, limit: number): Promise<{ keys: ResultKey[]; more: boolean }> {
     const [rows] = await this.pool.query(
-      `SELECT r.id, UNIX_TIMESTAMP(r.mod_time) AS mod_time, ${GRANTED} AS granted
+      `SELECT r.id, UNIX_TIMESTAMP(r.mod_time) AS mod_time, ${GRANTED} AS granted, r.received_time
        FROM result r WHERE ${AFTER_CURSOR} AND ${POSTABLE} ORDER BY r.mod_time, r.id LIMIT ?`,
       [cursor.mod_time, cursor.mod_time, cursor.id, until, limit + 1],
     );
-    const keys = (rows as { id: unknown; mod_time: unknown; granted: unknown }[]).map((r) => ({
+    const keys = (rows as { id: unknown; mod_time: unknown; granted: unknown; received_time: unknown }[]).map((r) => ({
       id: Number(r.id),
       mod_time: Number(r.mod_time),
       granted: Number(r.granted) === 1,
+      received_time: Number(r.received_time),
     }));
     const more = keys.length > limit;
     if (more) keys.pop();

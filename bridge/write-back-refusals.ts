@@ -6,6 +6,7 @@ import type mysql from "mysql2/promise";
 import type { CobblestoneApi } from "./api-client";
 import { BridgeError } from "./errors";
 import type { BoincDb, ResultKey } from "./boinc-db";
+import { grantedBeforeSwitch } from "./switch-decision";
 import { SWITCH_TABLE, WRITEBACK_TABLE } from "./write-back-tables";
 
 /** Every table the write-back changes, with a write that changes nothing (privileges are checked per statement). */
@@ -68,16 +69,17 @@ export async function refuseUnpaidCreditModes(api: CobblestoneApi): Promise<void
 }
 
 /**
- * Results a validator still grants: valid successes from the switch point on that already have
- * credit the bridge did not write. Checked on each scan's keys (boinc-db.ts reads whether a row
- * has credit in the scan that orders the rows, so BOINC's result table is not scanned once more
- * for this), before any row of the scan is read or posted: a run whose rows fit in one scan (up
- * to 100,000) refuses before it writes anything, a longer one before it writes anything of the
- * scan that holds such a result. A result is never credited twice either way: the write-back's
- * transaction reads each result's granted_credit again under its row lock (write-back.ts).
+ * Results a validator still grants: valid successes reported from the switch point on that already
+ * have credit the bridge did not write (switch-decision.ts). Checked on each scan's keys
+ * (boinc-db.ts reads whether a row has credit in the scan that orders the rows, so BOINC's result
+ * table is not scanned once more for this), before any row of the scan is read or posted: a run
+ * whose rows fit in one scan (up to 100,000) refuses before it writes anything, a longer one
+ * before it writes anything of the scan that holds such a result. A result is never credited
+ * twice either way: the write-back's transaction reads each result's granted_credit again under
+ * its row lock (write-back.ts).
  */
 export async function refuseGrantedByOthers(db: BoincDb, keys: ResultKey[], switchTime: number): Promise<void> {
-  const granted = keys.filter((k) => k.granted && k.mod_time >= switchTime);
+  const granted = keys.filter((k) => k.granted && !grantedBeforeSwitch(k, switchTime));
   if (granted.length === 0) return;
   const written = await db.writtenBack(granted.map((k) => k.id));
   const ids = granted
@@ -86,7 +88,7 @@ export async function refuseGrantedByOthers(db: BoincDb, keys: ResultKey[], swit
     .map((k) => k.id);
   if (ids.length > 0) {
     throw new BridgeError(
-      `--write-back: results validated after the switch point (${new Date(switchTime * 1000).toISOString()}) already have credit the bridge did not write (result ${ids.join(", ")}): a validator still grants; the bridge stopped before posting or writing any of them. Restart every validator with --no_credit (docs/bridge.md, "Make Cobblestone the credit of record")`,
+      `--write-back: results validated after the switch point (${new Date(switchTime * 1000).toISOString()}) already have credit the bridge did not write (result ${ids.join(", ")}): a validator still grants (their clients reported them from the switch point on, so none was validated before it); the bridge stopped before posting or writing any of them. Restart every validator with --no_credit (docs/bridge.md, "Make Cobblestone the credit of record")`,
     );
   }
 }

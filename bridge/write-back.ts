@@ -13,6 +13,7 @@ import { BridgeError } from "./errors";
 import { type CreditByAppRow, type GrantPlan, type HolderRow, planGrants } from "./write-back-plan";
 import { VALIDATE_STATE, OUTCOME } from "./boinc-codes";
 import { refuseReadOnly } from "./write-back-refusals";
+import { grantedBeforeSwitch } from "./switch-decision";
 import { CREATE_SWITCH_TABLE, CREATE_TABLE, SWITCH_TABLE, WRITEBACK_TABLE } from "./write-back-tables";
 
 /** What the service granted one validated result, with what the write needs from its row. */
@@ -185,13 +186,20 @@ export class WriteBack {
     const fresh = grants.filter((g) => !done.has(g.result_id));
     const [resultRows] = fresh.length
       ? await conn.query(
-          "SELECT id, hostid, validate_state, outcome, granted_credit, UNIX_TIMESTAMP(mod_time) AS mod_time FROM result WHERE id IN (?) FOR UPDATE",
+          "SELECT id, hostid, validate_state, outcome, granted_credit, received_time FROM result WHERE id IN (?) FOR UPDATE",
           [fresh.map((g) => g.result_id)],
         )
       : [[]];
     const results = new Map(
       (
-        resultRows as { id: number; hostid: number; validate_state: number; outcome: number; granted_credit: number; mod_time: number }[]
+        resultRows as {
+          id: number;
+          hostid: number;
+          validate_state: number;
+          outcome: number;
+          granted_credit: number;
+          received_time: number;
+        }[]
       ).map((r) => [Number(r.id), r]),
     );
     const writable: (Grant & { host_id: number })[] = [];
@@ -209,13 +217,13 @@ export class WriteBack {
         );
         continue;
       }
-      if (Number(r.granted_credit) !== 0 && Number(r.mod_time) < this.switchTime) {
+      if (Number(r.granted_credit) !== 0 && grantedBeforeSwitch({ received_time: Number(r.received_time) }, this.switchTime)) {
         boincGranted++;
         continue;
       }
       if (Number(r.granted_credit) !== 0) {
         throw new BridgeError(
-          `result ${g.result_id}, validated after the switch point, already has granted_credit ${r.granted_credit} that the bridge did not write: a validator still grants credit (restart it with --no_credit; docs/bridge.md, "Make Cobblestone the credit of record"). Nothing of this request was written.`,
+          `result ${g.result_id}, reported (so validated) after the switch point, already has granted_credit ${r.granted_credit} that the bridge did not write: a validator still grants credit (restart it with --no_credit; docs/bridge.md, "Make Cobblestone the credit of record"). Nothing of this request was written.`,
         );
       }
       writable.push({ ...g, host_id: Number(r.hostid) });
