@@ -70,6 +70,12 @@ export const SETTLE_SECONDS = 10;
  */
 export const FOLLOW_HOLD_SECONDS = 2;
 export const FOLLOW_REREAD_SECONDS = 10;
+/**
+ * The write-back's upkeep (prune of its table, check of recent workunits: write-back.ts) is done
+ * between writes: after every poll of --follow, a little (up to 2 x 5 statements of 1,000 rows),
+ * and at the end of a one-shot run, more (a run from cron every minute sweeps 50,000 rows a run).
+ */
+const UPKEEP_BATCHES = { follow: 5, end: 50 };
 /** --follow's back-off while the service or the database is unavailable: 5 s doubling to 5 min. */
 const BACKOFF_MS = { first: 5_000, max: 300_000 };
 const MINUTE_MS = 60_000;
@@ -233,7 +239,7 @@ export async function runBridge(options: BridgeOptions): Promise<BridgeReport> {
       writeBack = await WriteBack.open(
         options.db,
         { creditByApp: options.creditByApp ?? false, log, project: options.project, switchTime: options.switchTime ?? null },
-        writeBack?.report,
+        writeBack ?? undefined,
       );
     };
     // Whole seconds that are over by the database's own clock (it stamps mod_time), less a margin.
@@ -495,6 +501,8 @@ export async function runBridge(options: BridgeOptions): Promise<BridgeReport> {
           until = seen - FOLLOW_HOLD_SECONDS + 1;
           await round(seen, rowsOfRound(until));
         }
+        // After the round's writes (round() awaits them): the upkeep shares their connection.
+        if (follow) await (writeBack as WriteBack | null)?.upkeep(UPKEEP_BATCHES.follow);
         backoff = 0;
       } catch (e) {
         // The request in flight, and the write of the last one answered, end before the run does
@@ -526,6 +534,7 @@ export async function runBridge(options: BridgeOptions): Promise<BridgeReport> {
       }
     }
     if (options.signal?.aborted) report.interrupted = true;
+    else if (!follow) await (writeBack as WriteBack | null)?.upkeep(UPKEEP_BATCHES.end);
     progress.finish();
     if (report.skipped > SKIPS_LOGGED) log(`… ${report.skipped - SKIPS_LOGGED} more results skipped`);
     report.holders = registrar.count;

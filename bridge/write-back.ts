@@ -15,6 +15,8 @@ import { VALIDATE_STATE, OUTCOME } from "./boinc-codes";
 import { refuseReadOnly } from "./write-back-refusals";
 import { grantedBeforeSwitch } from "./switch-decision";
 import { CREATE_SWITCH_TABLE, CREATE_TABLE, SWITCH_TABLE, WRITEBACK_TABLE } from "./write-back-tables";
+import { CanonicalRepair } from "./canonical-repair";
+import { pruneStep } from "./write-back-prune";
 
 /** What the service granted one validated result, with what the write needs from its row. */
 export interface Grant {
@@ -56,6 +58,10 @@ export interface WriteBackReport {
   /** Grants whose host, user or team row is missing: the result is written, the holder is not. */
   missing_holders: number;
   retries: number;
+  /** Rows of the bridge's table deleted because their result is gone (write-back-prune.ts). */
+  pruned: number;
+  /** Workunits whose canonical_credit a validator had written over and the bridge put back (canonical-repair.ts). */
+  repaired: number;
 }
 
 export interface WriteBackOptions {
@@ -80,19 +86,37 @@ export class WriteBack {
     private readonly options: WriteBackOptions,
     report?: WriteBackReport,
   ) {
-    this.report = report ?? { written: 0, already: 0, skipped: 0, boinc_granted: 0, missing_holders: 0, retries: 0 };
+    this.report = report ?? {
+      written: 0,
+      already: 0,
+      skipped: 0,
+      boinc_granted: 0,
+      missing_holders: 0,
+      retries: 0,
+      pruned: 0,
+      repaired: 0,
+    };
   }
 
+  /** Workunits written lately, checked again for a validator's older canonical_credit. */
+  private repair = new CanonicalRepair();
+  /** Where the prune's sweep of the bridge's table goes on (a result id). */
+  sweepAfter = 0;
+
   /** Opens the write connection, refuses where writing is unsafe (refusals.ts), creates the bridge's table if missing. */
-  /** `report`: a reopened write-back (--follow, after the database came back) goes on counting in the same one. */
-  static async open(dsn: string, options: WriteBackOptions, report?: WriteBackReport): Promise<WriteBack> {
+  /** `previous`: a reopened write-back (--follow, after the database came back) goes on with its counts, checks and sweep. */
+  static async open(dsn: string, options: WriteBackOptions, previous?: WriteBack): Promise<WriteBack> {
     const conn = await openConnection(dsn, { multipleStatements: true });
-    const wb = new WriteBack(conn, dsn, options, report);
+    const wb = new WriteBack(conn, dsn, options, previous?.report);
     try {
       await refuseReadOnly(conn, options.creditByApp);
       await wb.ensureTable(WRITEBACK_TABLE, CREATE_TABLE);
       await wb.ensureTable(SWITCH_TABLE, CREATE_SWITCH_TABLE);
       wb.switchTime = await wb.switchPoint();
+      if (previous) {
+        wb.repair = previous.repair;
+        wb.sweepAfter = previous.sweepAfter;
+      } else await wb.repair.seed(conn);
     } catch (e) {
       await conn.end().catch(() => undefined);
       if (e instanceof BridgeError) throw e;
@@ -177,6 +201,33 @@ export class WriteBack {
     }
   }
 
+  /**
+   * Between writes (never beside one: they share the connection): a bounded step of the prune of
+   * the bridge's table and the check of recently written workunits. `batches` bounds the prune's
+   * statements of each kind (1,000 rows each).
+   */
+  async upkeep(batches: number): Promise<void> {
+    try {
+      const step = await pruneStep(this.conn, this.sweepAfter, batches);
+      this.sweepAfter = step.sweepAfter;
+      this.report.pruned += step.deleted;
+      const repaired = await this.repair.step(this.conn);
+      if (repaired > 0) {
+        this.options.log(
+          `write-back: put back the canonical_credit of ${repaired} workunit${repaired === 1 ? "" : "s"} that a validator's late-result pass had written over`,
+        );
+      }
+      this.report.repaired += repaired;
+    } catch (e) {
+      if (GONE.has(code(e)) || (e as { fatal?: boolean }).fatal) {
+        throw new BridgeError(`the BOINC database ${redactDsn(this.dsn)} went away (${code(e) || (e as Error).message})`, {
+          transient: true,
+        });
+      }
+      throw e;
+    }
+  }
+
   private async transaction(grants: Grant[]): Promise<void> {
     const conn = this.conn;
     await conn.query("START TRANSACTION");
@@ -234,6 +285,9 @@ export class WriteBack {
     // Counted and told once committed: a retried transaction would tell them again.
     for (const w of warnings) this.options.log(`write-back: ${w}`);
     for (const m of plan?.missing ?? []) this.options.log(`write-back: ${m}`);
+    const wrote = new Set(writable.map((w) => w.result_id));
+    for (const g of grants)
+      if (g.credit > 0 && (done.has(g.result_id) || wrote.has(g.result_id))) this.repair.written(g.workunit_id, g.credit);
     this.report.written += writable.length;
     this.report.already += grants.length - fresh.length;
     this.report.skipped += fresh.length - writable.length - boincGranted;
