@@ -164,7 +164,7 @@ export class RunGuard {
     former.conn.destroy();
     const closed = former.closed!;
     const idle = ((closed.at - former.lastAnswer) / 1000).toFixed(0);
-    const what = `the database closed the guard's connection (id ${former.id}) ${idle} s after its last answer (${closed.why})`;
+    const what = `its connection (id ${former.id}) was closed ${idle} s after its last answer (${closed.why})`;
     const conn = await openConnection(this.dsn);
     try {
       let lease = await lock(conn, this.name, this.sessionTimeoutS, 0);
@@ -184,7 +184,7 @@ export class RunGuard {
         );
       }
       this.lost = new BridgeError(
-        `the one-run guard was lost: ${what}, and another bridge run is working on project '${this.project}' of database '${this.database}' now (it holds the database lock '${this.name}', connection ${lease.holder}). This run stopped before its next post or write: nothing was posted or written after the lock was lost. Run one bridge per project (look for a second cron job, systemd unit or machine); this command resumes from its state file once the other run has ended`,
+        `the one-run guard was lost: ${what}, and another bridge run is working on project '${this.project}' of database '${this.database}' now (it holds the database lock '${this.name}', connection ${lease.holder}). This run stopped at its first check since (one comes before every post and every write-back commit): nothing was written back without the lock. Run one bridge per project (look for a second cron job, systemd unit or machine); this command resumes from its state file once the other run has ended`,
       );
       throw this.lost;
     } catch (e) {

@@ -127,9 +127,7 @@ describe.skipIf(!available)("the bridge's one-run guard", () => {
     expect(idle.held).toBe(true);
     expect(lines).toContainEqual(
       expect.stringMatching(
-        new RegExp(
-          `^guard: the database closed the guard's connection \\(id ${before}\\) [23] s after its last answer .*; took the lock again`,
-        ),
+        new RegExp(`^guard: its connection \\(id ${before}\\) was closed [23] s after its last answer .*; took the lock again`),
       ),
     );
     await idle.release();
@@ -214,9 +212,7 @@ describe.skipIf(!available)("the bridge's one-run guard", () => {
     run.child.kill("SIGTERM");
     expect(await run.exited, run.stderr()).toBe(0);
     expect(run.stderr()).toMatch(
-      new RegExp(
-        `guard: the database closed the guard's connection \\(id ${first}\\) \\d+ s after its last answer .*; took the lock again`,
-      ),
+      new RegExp(`guard: its connection \\(id ${first}\\) was closed \\d+ s after its last answer .*; took the lock again`),
     );
     // Each of the 10 results written once, with the credit on the result and in the bridge's table alike.
     const [rows] = await conn.query(
@@ -256,7 +252,7 @@ describe.skipIf(!available)("the bridge's one-run guard", () => {
       expect(exit, run.stderr()).toBe(2);
       expect(run.stderr()).toMatch(
         new RegExp(
-          `bridge: the one-run guard was lost: the database closed the guard's connection \\(id ${first}\\) \\d+ s after its last answer .*, and another bridge run is working on project 'stolen-guard' of database 'stolen_guard' now \\(it holds the database lock '${runLockName("stolen_guard", "stolen-guard")}', connection ${thief}\\)\\. This run stopped before its next post or write`,
+          `bridge: the one-run guard was lost: its connection \\(id ${first}\\) was closed \\d+ s after its last answer .*, and another bridge run is working on project 'stolen-guard' of database 'stolen_guard' now \\(it holds the database lock '${runLockName("stolen_guard", "stolen-guard")}', connection ${thief}\\)\\. This run stopped at its first check since`,
         ),
       );
       // Nothing written after the loss: the two late results have no credit and no row in the bridge's table.
