@@ -11,6 +11,9 @@ import { SWITCH_TABLE, WRITEBACK_TABLE } from "./write-back-tables";
 
 type Privilege = "SELECT" | "INSERT" | "UPDATE" | "DELETE" | "CREATE";
 
+/** The bridge's own tables: created by its first --write-back run (write-back-tables.ts). */
+const OWN = [WRITEBACK_TABLE, SWITCH_TABLE];
+
 interface Probe {
   table: string;
   privilege: Privilege;
@@ -105,15 +108,15 @@ async function attempt(conn: mysql.Connection, sql: string): Promise<"ok" | "den
 }
 
 /**
- * CREATE on a table that is not there, without creating it: a definition with its column twice
- * fails after the privilege check (ER_DUP_FIELDNAME) and before anything is made.
+ * CREATE on a table that may not be there, without creating it: a definition with its column
+ * twice fails after the privilege check (ER_DUP_FIELDNAME) and before anything is made.
  */
 async function mayCreate(conn: mysql.Connection, table: string): Promise<boolean> {
   try {
     await conn.query(`CREATE TABLE ${quoted(table)} (probe INT, probe INT)`);
   } catch (e) {
     const code = (e as { code?: string }).code ?? "";
-    if (code === "ER_DUP_FIELDNAME") return true;
+    if (code === "ER_DUP_FIELDNAME" || code === "ER_TABLE_EXISTS_ERROR") return true;
     if (DENIED.has(code)) return false;
     throw e;
   }
@@ -131,12 +134,15 @@ export async function refuseMissingPrivileges(conn: mysql.Connection, creditByAp
     if (note) entry.notes.push(note);
     missing.set(table, entry);
   };
+  /** Tables a probe found there, and not there (the server answers so only to an account with the privilege). */
+  const present = new Set<string>();
   const absent = new Set<string>();
   const problems: string[] = [];
   await conn.query("START TRANSACTION");
   try {
     for (const probe of probes(creditByApp)) {
       const answer = await attempt(conn, probe.sql);
+      if (answer === "ok") present.add(probe.table);
       if (answer === "absent") absent.add(probe.table);
       if (answer !== "denied") continue;
       // A locking read refused while the plain read is allowed: MySQL's lock privilege.
@@ -149,20 +155,25 @@ export async function refuseMissingPrivileges(conn: mysql.Connection, creditByAp
   } finally {
     await conn.query("ROLLBACK");
   }
-  // After the transaction: CREATE TABLE commits whatever is open, even when it fails.
   for (const table of absent) {
-    if (table !== WRITEBACK_TABLE && table !== SWITCH_TABLE) {
-      problems.push(`table ${table} is missing: --credit-by-app writes BOINC's credit_user and credit_team`);
-    } else if (!(await mayCreate(conn, table))) {
-      lack(table, "CREATE");
-    }
+    if (!OWN.includes(table)) problems.push(`table ${table} is missing: --credit-by-app writes BOINC's credit_user and credit_team`);
   }
+  // The bridge's tables not seen there (missing, or every probe denied): CREATE. After the
+  // transaction: CREATE TABLE commits whatever is open, even when it fails.
+  const unseen = OWN.filter((table) => !present.has(table));
+  for (const table of unseen) if (!(await mayCreate(conn, table))) lack(table, "CREATE");
   if (missing.size + problems.length > 0) {
     const lines = [...missing].map(([table, { privileges, notes }]) => {
       // A table not there yet is named in a GRANT only together with CREATE.
-      const own = absent.has(table);
-      if (own) notes.push("the table is not there yet: the bridge creates it, and a GRANT names it only with CREATE");
-      const grant = grantStatement(own ? ["CREATE", ...privileges] : privileges, database, table, account);
+      const creates = unseen.includes(table);
+      if (creates) {
+        notes.push(
+          absent.has(table)
+            ? "the table is not there yet: the bridge creates it, and a GRANT names it only with CREATE"
+            : "this account sees nothing of the table: with CREATE the GRANT works whether it is there or not",
+        );
+      }
+      const grant = grantStatement(creates ? ["CREATE", ...privileges] : privileges, database, table, account);
       return `${table}: no ${inGrantOrder(privileges).join(", ")}${notes.length > 0 ? ` (${notes.join("; ")})` : ""}: ${grant}`;
     });
     throw new BridgeError(
