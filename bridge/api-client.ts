@@ -67,16 +67,25 @@ export function batchIssueNamer(body: PassBatchBody): NameIssue {
 export class CobblestoneApi {
   private readonly client;
 
+  /** `beforeWrite`: awaited before each attempt of a request that changes the service (the bridge's one-run guard, run-guard.ts); a throw stops it unsent. */
   constructor(
     private readonly baseUrl: string,
     private readonly slug: string,
     private readonly token: string,
     retry: RetryOptions = DEFAULT_RETRY,
+    beforeWrite?: () => Promise<void>,
   ) {
+    const send: typeof fetch = beforeWrite
+      ? async (input, init) => {
+          const method = init?.method ?? (input instanceof Request ? input.method : "GET");
+          if (method !== "GET") await beforeWrite();
+          return fetch(input, init);
+        }
+      : fetch;
     this.client = createClient<paths>({
       baseUrl,
       headers: { Authorization: `Bearer ${token}` },
-      fetch: retryingFetch(retry),
+      fetch: retryingFetch(retry, send),
     });
   }
 

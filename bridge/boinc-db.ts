@@ -7,6 +7,7 @@
 import mysql from "mysql2/promise";
 import type { Cursor, ResultRow } from "./rows";
 import { BridgeError, isUnavailableCode } from "./errors";
+import { grantStatement, whoAndWhere } from "./grants";
 import { WRITEBACK_TABLE } from "./write-back-tables";
 
 /** Every column the bridge reads, per table: checked up front so a missing one is named. */
@@ -277,7 +278,11 @@ export class BoincDb {
       }
     }
     if (problems.length > 0) {
-      throw new BridgeError(`this database does not have BOINC's tables as the bridge reads them:\n  ${problems.join("\n  ")}`);
+      // The server shows an account only the tables and columns it has a privilege on.
+      const { account, database } = await whoAndWhere(this.pool);
+      throw new BridgeError(
+        `this database does not have BOINC's tables as the bridge reads them:\n  ${problems.join("\n  ")}\nIf they are there, this account may not read them: ${grantStatement(["SELECT"], database, "*", account)}`,
+      );
     }
   }
 

@@ -46,6 +46,8 @@ export function retryingFetch(options: RetryOptions = DEFAULT_RETRY, inner: type
         delay = retryAfterMs(response.headers.get("retry-after")) ?? delay;
         await response.body?.cancel();
       } catch (e) {
+        // The bridge's own refusal (its one-run guard lost, api-client.ts): not the network's failure.
+        if (e instanceof BridgeError) throw e;
         why = `${request.method} ${request.url}: ${(e as Error).cause ?? (e as Error).message}`;
       }
       if (attempt >= options.maxAttempts) {

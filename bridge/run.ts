@@ -6,13 +6,13 @@
  * report must come between them; the cursor advances only after the service answered.
  */
 import { type CobblestoneApi as Api, CobblestoneApi } from "./api-client";
-import { BoincDb, type ResultKey, openConnection } from "./boinc-db";
+import { BoincDb, type ResultKey } from "./boinc-db";
 import { CreditComparison, type CompareSummary, summaryText } from "./compare";
 import { BridgeError, isTransient } from "./errors";
 import { type KnownVersions, type PassBody, type SecondCalls, callsForSecond, rescaleMarkBefore } from "./events";
 import { HolderRegistrar, type HolderIds, eachLimited, emptyHolderIds } from "./holders";
 import { lockState } from "./lock";
-import { type RunGuard, takeRunGuard } from "./run-guard";
+import { RunGuard } from "./run-guard";
 import { PassBatch } from "./pass-batch";
 import { type Grant, WriteBack, type WriteBackReport } from "./write-back";
 import { refuseGrantedByOthers, refuseUnpaidCreditModes } from "./write-back-refusals";
@@ -208,8 +208,11 @@ export async function runBridge(options: BridgeOptions): Promise<BridgeReport> {
   const url = normalizeServiceUrl(options.url);
   const lock = options.dryRun ? null : await lockState(options.stateFile);
   let db: BoincDb | null = null;
-  let guardConn: Awaited<ReturnType<typeof openConnection>> | null = null;
   let guard: RunGuard | null = null;
+  // Before every poll, post and write-back commit: the one-run guard still held (run-guard.ts).
+  const ensureGuard = async () => {
+    await guard?.ensureHeld();
+  };
   let writeBack: WriteBack | null = null;
   try {
     const retry = options.retry ?? {
@@ -219,16 +222,12 @@ export async function runBridge(options: BridgeOptions): Promise<BridgeReport> {
       onRetry: (why: string, ms: number, next: number, max: number) =>
         log(`${why}; retrying in ${(ms / 1000).toFixed(1)} s (attempt ${next} of ${max})`),
     };
-    const api = new CobblestoneApi(url, options.project, options.token, retry);
+    const api = new CobblestoneApi(url, options.project, options.token, retry, ensureGuard);
     // The service is checked while the database is opened; a database that fails is told first, as before.
     const checked = api.check();
     checked.catch(() => undefined);
     db = await BoincDb.open(options.db);
-    if (!options.dryRun) {
-      // Held until this connection ends: a run killed any way frees it (run-guard.ts).
-      guardConn = await openConnection(options.db);
-      guard = await takeRunGuard(guardConn, db.database, options.project);
-    }
+    if (!options.dryRun) guard = await RunGuard.take(options.db, db.database, options.project, { log });
     await db.checkSchema();
     await checked;
     const stored = await loadState(options.stateFile, url, options.project);
@@ -238,7 +237,13 @@ export async function runBridge(options: BridgeOptions): Promise<BridgeReport> {
     const openWriteBack = async () => {
       writeBack = await WriteBack.open(
         options.db,
-        { creditByApp: options.creditByApp ?? false, log, project: options.project, switchTime: options.switchTime ?? null },
+        {
+          creditByApp: options.creditByApp ?? false,
+          log,
+          project: options.project,
+          switchTime: options.switchTime ?? null,
+          beforeCommit: ensureGuard,
+        },
         writeBack ?? undefined,
       );
     };
@@ -275,18 +280,7 @@ export async function runBridge(options: BridgeOptions): Promise<BridgeReport> {
     await writeBackOpened;
     /** --follow, after the database was away: the guard's and the write-back's connections again (the pool reconnects itself). */
     const reconnect = async () => {
-      if (guardConn) {
-        const alive = await guardConn.query("SELECT 1").then(
-          () => true,
-          () => false,
-        );
-        if (!alive) {
-          await guardConn.end().catch(() => undefined);
-          guardConn = null;
-          guardConn = await openConnection(options.db);
-          guard = await takeRunGuard(guardConn, db!.database, options.project);
-        }
-      }
+      await ensureGuard();
       if (writeBack) {
         await (writeBack as WriteBack).close();
         await openWriteBack();
@@ -496,6 +490,7 @@ export async function runBridge(options: BridgeOptions): Promise<BridgeReport> {
           clockOffset = seenAt - Date.now() / 1000;
           await round(seenAt, firstRows);
         } else {
+          await ensureGuard();
           const seen = await db.serverTime();
           clockOffset = seen - Date.now() / 1000;
           until = seen - FOLLOW_HOLD_SECONDS + 1;
@@ -548,7 +543,6 @@ export async function runBridge(options: BridgeOptions): Promise<BridgeReport> {
     await (writeBack as WriteBack | null)?.close();
     await db?.close();
     await guard?.release();
-    await guardConn?.end().catch(() => undefined);
     await lock?.release();
   }
 }

@@ -7,20 +7,7 @@ import type { CobblestoneApi } from "./api-client";
 import { BridgeError } from "./errors";
 import type { BoincDb, ResultKey } from "./boinc-db";
 import { grantedBeforeSwitch } from "./switch-decision";
-import { SWITCH_TABLE, WRITEBACK_TABLE } from "./write-back-tables";
-
-/** Every table the write-back changes, with a write that changes nothing (privileges are checked per statement). */
-const PROBES: [string, string][] = [
-  ["result", "UPDATE result SET granted_credit = granted_credit WHERE 1 = 0"],
-  ["workunit", "UPDATE workunit SET canonical_credit = canonical_credit WHERE 1 = 0"],
-  ["host", "UPDATE host SET total_credit = total_credit WHERE 1 = 0"],
-  ["user", "UPDATE user SET total_credit = total_credit WHERE 1 = 0"],
-  ["team", "UPDATE team SET total_credit = total_credit WHERE 1 = 0"],
-];
-const CREDIT_BY_APP_PROBES: [string, string][] = [
-  ["credit_user", "UPDATE credit_user SET total = total WHERE 1 = 0"],
-  ["credit_team", "UPDATE credit_team SET total = total WHERE 1 = 0"],
-];
+import { refuseMissingPrivileges } from "./write-back-privileges";
 
 /** Why a credit mode cannot be written back yet. */
 const MODES_NOT_WRITTEN: Record<string, string> = {
@@ -29,7 +16,7 @@ const MODES_NOT_WRITTEN: Record<string, string> = {
   post_assigned: "its credit is the canonical result's claimed_credit, which the bridge does not send, so the service would grant 0",
 };
 
-/** A read-only server (a replica) or an account that may not write BOINC's tables: refused before anything is created. */
+/** A read-only server (a replica), or an account without a privilege the write-back uses: refused before anything is created. */
 export async function refuseReadOnly(conn: mysql.Connection, creditByApp: boolean): Promise<void> {
   const [ro] = await conn.query("SELECT @@global.read_only AS ro");
   if (Number((ro as { ro: unknown }[])[0]!.ro) !== 0) {
@@ -37,24 +24,7 @@ export async function refuseReadOnly(conn: mysql.Connection, creditByApp: boolea
       "--write-back: this database server is read-only (read_only is ON: a replica?); point the bridge at the project's primary database (config.xml's db_host, not replica_db_host)",
     );
   }
-  const denied: string[] = [];
-  await conn.query("START TRANSACTION");
-  try {
-    for (const [table, sql] of [...PROBES, ...(creditByApp ? CREDIT_BY_APP_PROBES : [])]) {
-      try {
-        await conn.query(sql);
-      } catch (e) {
-        denied.push(`${table}: ${(e as Error).message}`);
-      }
-    }
-  } finally {
-    await conn.query("ROLLBACK");
-  }
-  if (denied.length > 0) {
-    throw new BridgeError(
-      `--write-back: this database account may not write what the write-back writes (a read-only account?). Give it UPDATE on result, workunit, host, user, team${creditByApp ? ", INSERT and UPDATE on credit_user and credit_team" : ""}, and CREATE and INSERT on ${WRITEBACK_TABLE} and ${SWITCH_TABLE} (docs/bridge.md, "Make Cobblestone the credit of record"):\n  ${denied.join("\n  ")}`,
-    );
-  }
+  await refuseMissingPrivileges(conn, creditByApp);
 }
 
 /** Apps the write-back cannot pay: refused before the first request of passes. */

@@ -70,6 +70,8 @@ export interface WriteBackOptions {
   project: string;
   /** --switch-time: required when the database has no switch point for the project yet. */
   switchTime: number | null;
+  /** Awaited before each COMMIT (the bridge's one-run guard, run-guard.ts): a throw rolls the request's write back. */
+  beforeCommit?: () => Promise<void>;
 }
 
 const code = (e: unknown) => (e as { code?: string }).code ?? "";
@@ -281,6 +283,8 @@ export class WriteBack {
     }
     const plan = writable.length > 0 ? await this.plan(writable) : null;
     if (plan) await conn.query(writeSql(conn, plan, writable));
+    // As late as can be: a run that lost its guard since the check before the post commits nothing.
+    await this.options.beforeCommit?.();
     await conn.query("COMMIT");
     // Counted and told once committed: a retried transaction would tell them again.
     for (const w of warnings) this.options.log(`write-back: ${w}`);

@@ -10,7 +10,7 @@ import { TOLERANCE } from "./service";
 
 export const WRITER = { name: "writer", password: "wr1te" };
 
-/** An account that may do what --write-back does on `name` (SELECT, UPDATE, INSERT, DELETE, and CREATE for the bridge's own tables). */
+/** An account that may do what --write-back does on `name` (SELECT, UPDATE, INSERT, DELETE for pruning the bridge's own table, and CREATE for its tables). */
 export async function writerDsn(maria: MariaDb, name: string): Promise<string> {
   const root = await maria.root();
   await root.query(`CREATE USER IF NOT EXISTS '${WRITER.name}'@'127.0.0.1' IDENTIFIED BY '${WRITER.password}'`);

@@ -1,0 +1,167 @@
+/**
+ * The switch-over checklist's GRANT block, read out of docs/bridge.md and run as it stands on
+ * MariaDB, gives --write-back every privilege it uses; with any one of its lines revoked, the
+ * bridge refuses before writing anything, naming each missing privilege with the GRANT that
+ * gives it (issue 42 item 3). The test reads the doc: the doc and the test cannot drift apart.
+ */
+import { readFileSync } from "node:fs";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { suiteNeeds } from "../../scripts/skipped-suites";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { BridgeError } from "../../bridge/errors";
+import { bridgeOptions, runBridge } from "../../bridge/run";
+import type { WranglerDev } from "../browser/wrangler-dev";
+import { smallBoincDb } from "./boinc-fixture";
+import { type MariaDb, mariadbAvailable, startMariaDbAndServer } from "./mariadb";
+import { createProject } from "./service";
+
+const ADMIN = "bridge-writeback-grants-admin-token";
+const T = 1_700_000_000;
+const PASSWORD = "gr4nted";
+/** What the tests connect as: the doc's account, at the address the bridge comes from here. */
+const ACCOUNT = "'cobblestone_wb'@'127.0.0.1'";
+const available = suiteNeeds("the switch-over checklist's GRANTs", import.meta.url, "mariadb-server", mariadbAvailable());
+
+/** The ```sql block of "Switch-over checklist" in docs/bridge.md, as an admin copies it (the list's indent dropped). */
+function checklistBlock(): string {
+  const doc = readFileSync(new URL("../../docs/bridge.md", import.meta.url), "utf8");
+  const section = doc.slice(doc.indexOf("### Switch-over checklist"));
+  const block = /```sql\n([\s\S]*?)\n\s*```/.exec(section)?.[1];
+  if (!block) throw new Error("docs/bridge.md's switch-over checklist has no ```sql block");
+  return block
+    .split("\n")
+    .map((line) => line.trim())
+    .join("\n");
+}
+
+/** The block with only its placeholders filled in: the account's host, the database, the password. */
+function filledIn(database: string): string {
+  const block = checklistBlock();
+  for (const placeholder of ["'bridge-host'", "boinc_db.", "IDENTIFIED BY '…'"]) {
+    if (!block.includes(placeholder)) throw new Error(`the checklist's block no longer has ${placeholder}`);
+  }
+  return block
+    .replaceAll("'bridge-host'", "'127.0.0.1'")
+    .replaceAll("boinc_db.", `${database}.`)
+    .replaceAll("IDENTIFIED BY '…'", `IDENTIFIED BY '${PASSWORD}'`);
+}
+
+/** Each GRANT line of the block, and the table it is on. */
+function grantLines(database: string) {
+  return filledIn(database)
+    .split("\n")
+    .filter((line) => line.startsWith("GRANT "))
+    .map((line) => {
+      const m = /^GRANT [A-Z, ]+ ON \w+\.(\S+) TO \S+;$/.exec(line);
+      if (!m) throw new Error(`unexpected GRANT line: ${line}`);
+      return { line, table: m[1]! };
+    });
+}
+
+describe.skipIf(!available)("the switch-over checklist's GRANTs", () => {
+  let maria: MariaDb;
+  let server: WranglerDev;
+  let work: string;
+
+  beforeAll(async () => {
+    [maria, server] = await startMariaDbAndServer(ADMIN);
+    work = await mkdtemp(join(tmpdir(), "cobblestone-wb-grants-"));
+  });
+  afterAll(async () => {
+    await Promise.all([maria?.stop(), server?.stop(), work && rm(work, { recursive: true, force: true })]);
+  });
+
+  /**
+   * A small BOINC database as a --no_credit validator leaves it (three results granted 0, host 7
+   * of user 3 in team 5), and the doc's account made afresh with the block, as the admin runs it.
+   */
+  async function granted(database: string): Promise<string> {
+    await smallBoincDb(maria, database, T, [{ granted_credit: 0 }, { granted_credit: 0 }, { granted_credit: 0 }]);
+    const root = await maria.root();
+    await root.query(`DROP USER IF EXISTS ${ACCOUNT}`);
+    await root.query(filledIn(database));
+    await root.end();
+    return `mysql://cobblestone_wb:${PASSWORD}@127.0.0.1:${maria.port}/${database}`;
+  }
+
+  /** A --write-back --credit-by-app run of `slug` (a project of its own on the service, made on first use). */
+  const tokens = new Map<string, string>();
+  const writeBack = async (dsn: string, slug: string) => {
+    if (!tokens.has(slug)) tokens.set(slug, await createProject(server.base, ADMIN, slug));
+    return runBridge(
+      bridgeOptions(
+        { db: dsn, url: server.base, project: slug, token: tokens.get(slug)!, stateFile: join(work, `${slug}.json`) },
+        { log: () => undefined, writeBack: true, creditByApp: true, switchTime: T - 100 },
+      ),
+    );
+  };
+
+  /** What the write-back leaves in the database: credit on results, the host and per app, and the bridge's tables. */
+  async function written(database: string) {
+    const root = await maria.root(database);
+    const [[r]] = (await root.query(
+      `SELECT (SELECT SUM(granted_credit) FROM result) AS results, (SELECT total_credit FROM host WHERE id = 7) AS host,
+              (SELECT COUNT(*) FROM credit_user) AS credit_user,
+              (SELECT COUNT(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME LIKE 'cobblestone%') AS own_tables`,
+    )) as unknown as [{ results: number; host: number; credit_user: number; own_tables: number }[]];
+    await root.end();
+    return { results: Number(r!.results), host: Number(r!.host), credit_user: Number(r!.credit_user), own_tables: Number(r!.own_tables) };
+  }
+
+  it("run as it stands, the block lets a --write-back --credit-by-app run write; CREATE is needed only while a table is missing", async () => {
+    const dsn = await granted("grants_full");
+    const report = await writeBack(dsn, "grants-full");
+    expect(report.write_back).toMatchObject({ written: 3 });
+    const after = await written("grants_full");
+    // Each result's credit is the host's too (host 7 ran all three), and user 3 has one per-app row (app alpha).
+    expect(after.results).toBeGreaterThan(0);
+    expect(Math.abs(after.host - after.results) / after.results).toBeLessThan(1e-12);
+    expect(after).toMatchObject({ credit_user: 1, own_tables: 2 });
+
+    const root = await maria.root();
+    for (const table of ["cobblestone_writeback", "cobblestone_writeback_switch"])
+      await root.query(`REVOKE CREATE ON grants_full.${table} FROM ${ACCOUNT}`);
+    await root.end();
+    const again = await writeBack(dsn, "grants-full");
+    expect(again.write_back).toMatchObject({ written: 0 });
+  });
+
+  const lines = grantLines("grants_line");
+  it("the block has the lines the write-back needs", () => {
+    // SELECT on the database, UPDATE on 5 BOINC tables, 2 per-app tables, the bridge's 2 tables.
+    expect(lines.map((l) => l.table)).toEqual([
+      "*",
+      "result",
+      "workunit",
+      "host",
+      "user",
+      "team",
+      "credit_user",
+      "credit_team",
+      "cobblestone_writeback",
+      "cobblestone_writeback_switch",
+    ]);
+  });
+
+  for (const [i, { line: named }] of lines.entries()) {
+    it(`without \`${named}\`: refused, the line itself named as the fix; nothing written`, async () => {
+      const database = `grants_line_${i}`;
+      const dsn = await granted(database);
+      const { line } = grantLines(database)[i]!;
+      const root = await maria.root();
+      await root.query(line.replace(/^GRANT /, "REVOKE ").replace(" TO ", " FROM "));
+      await root.end();
+      const e = await writeBack(dsn, `grants-line-${i}`).then(
+        () => new Error("no refusal"),
+        (e: unknown) => e as Error,
+      );
+      expect(e).toBeInstanceOf(BridgeError);
+      // The line itself, as the fix (the bridge's tables are not there yet, a first run: CREATE is needed too), and no other GRANT.
+      expect(e.message).toContain(line);
+      expect(e.message.match(/GRANT [A-Z]+(?:, [A-Z]+)* ON /g), e.message).toEqual([line.slice(0, line.indexOf(" ON ") + 4)]);
+      expect(await written(database)).toEqual({ results: 0, host: 0, credit_user: 0, own_tables: 0 });
+    });
+  }
+});
