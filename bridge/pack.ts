@@ -3,7 +3,7 @@
  * that has Node but not this repository: bridge/cli.ts and what it imports bundled into one file
  * by esbuild, the package.json of bridge/package/ with the version of bridge/version.ts, its
  * README and the bundled packages' licences, packed by `npm pack` into
- * dist/bridge/cobblestone-bridge-VERSION.tgz (docs/bridge.md, "Install the bridge").
+ * dist/bridge/cobblestone-bridge-VERSION.tgz (docs/bridge.md, step 2 of the checklist).
  */
 import { execFile } from "node:child_process";
 import { chmod, copyFile, mkdir, readFile, rm, writeFile } from "node:fs/promises";
