@@ -1,4 +1,4 @@
-/** The command line: `npm run bridge -- --db … --url … --project … --token …` (see docs/bridge.md). */
+/** The command line: `cobblestone-bridge --db … --url … --project … --token …`, in a checkout `npm run bridge -- …` (see docs/bridge.md). */
 import { homedir } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
 import { parseArgs } from "node:util";
@@ -6,20 +6,22 @@ import { resolveDatabase } from "./db-source";
 import { BridgeError } from "./errors";
 import { type BridgeOptions, DEFAULT_RESCALE_EVERY } from "./run";
 import { normalizeServiceUrl } from "./service-url";
+import { BRIDGE_VERSION } from "./version";
 
-export const USAGE = `usage: npm run bridge -- --url BASE_URL --project SLUG
+export const USAGE = `usage: cobblestone-bridge --url BASE_URL --project SLUG
          [--db mysql://USER:PASS@HOST:PORT/DB | --boinc-config PROJECT/config.xml]
          [--token TOKEN] [--state FILE] [--since TIME] [--rescale-every SECONDS] [--dry-run]
          [--compare OUT.csv] [--no-progress] [--write-back [--credit-by-app] [--switch-time TIME]]
-         [--follow [--poll-every SECONDS]] [--help]
+         [--follow [--poll-every SECONDS]] [--help] [--version]
   The token may come from COBBLESTONE_TOKEN instead of --token, and the database URL from
   BOINC_DB_URL instead of --db (both keep secrets out of \`ps\`). Percent-encode the whole
-  password in a URL (: / # @ % ? and space). Details: docs/bridge.md.`;
+  password in a URL (: / # @ % ? and space). In a checkout of Cobblestone: npm run bridge -- OPTIONS.
+  Details: docs/bridge.md.`;
 
 /** --follow polls the database this often by default. */
 export const DEFAULT_POLL_SECONDS = 2;
 
-/** Thrown for --help: the CLI prints the usage and exits 0. */
+/** Thrown for --help and --version: the CLI prints the message (the usage, the version) and exits 0. */
 export class HelpRequested extends Error {}
 
 /** Unix seconds, or an ISO date such as 2024-01-31T00:00:00Z. */
@@ -64,6 +66,7 @@ export async function parseOptions(argv: string[], env: NodeJS.ProcessEnv): Prom
         follow: { type: "boolean", default: false },
         "poll-every": { type: "string" },
         help: { type: "boolean", short: "h", default: false },
+        version: { type: "boolean", default: false },
       },
       strict: true,
       allowPositionals: false,
@@ -72,6 +75,7 @@ export async function parseOptions(argv: string[], env: NodeJS.ProcessEnv): Prom
     throw new BridgeError(`${(e as Error).message}\n${USAGE}`);
   }
   if (values.help) throw new HelpRequested(USAGE);
+  if (values.version) throw new HelpRequested(BRIDGE_VERSION);
   const token = values.token ?? env.COBBLESTONE_TOKEN;
   const writeBack = values["write-back"]!;
   const resolved = await resolveDatabase(

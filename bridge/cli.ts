@@ -1,4 +1,4 @@
-/** `npm run bridge -- …`: feeds Cobblestone from a BOINC project's database (docs/bridge.md). */
+/** `cobblestone-bridge …` (in a checkout `npm run bridge -- …`): feeds Cobblestone from a BOINC project's database (docs/bridge.md). */
 import { HelpRequested, parseOptions } from "./cli-options";
 import { BridgeError } from "./errors";
 import { runBridge } from "./run";

@@ -74,7 +74,7 @@ describe("bridge command line", () => {
   it("--help prints the usage; an unknown option names itself and the usage", async () => {
     const help = await parseOptions(["--help"], {}).catch((e) => e);
     expect(help).toBeInstanceOf(HelpRequested);
-    expect(help.message).toMatch(/^usage: npm run bridge/);
+    expect(help.message).toMatch(/^usage: cobblestone-bridge /);
     expect(help.message).toContain("BOINC_DB_URL");
     const unknown = await parseOptions(["--nope"], {}).catch((e) => e);
     expect(unknown).toBeInstanceOf(BridgeError);

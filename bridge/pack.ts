@@ -1,0 +1,78 @@
+/**
+ * `npm run bridge:pack`: the bridge as an npm package with no dependencies, for a BOINC server
+ * that has Node but not this repository: bridge/cli.ts and what it imports bundled into one file
+ * by esbuild, the package.json of bridge/package/ with the version of bridge/version.ts, its
+ * README and the bundled packages' licences, packed by `npm pack` into
+ * dist/bridge/cobblestone-bridge-VERSION.tgz (docs/bridge.md, step 2 of the checklist).
+ */
+import { execFile } from "node:child_process";
+import { chmod, copyFile, mkdir, readFile, rm, writeFile } from "node:fs/promises";
+import { join, relative } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { promisify } from "node:util";
+import { build } from "esbuild";
+import { bundledPackageDirs, thirdPartyLicenses } from "./pack-licenses";
+import { BRIDGE_VERSION } from "./version";
+
+const ROOT = fileURLToPath(new URL("..", import.meta.url));
+const TEMPLATE = fileURLToPath(new URL("package/", import.meta.url));
+/** Where the package is staged and the tarball written (dist/ is not committed). */
+export const PACK_DIR = join(ROOT, "dist", "bridge");
+export const BIN_FILE = "cobblestone-bridge.mjs";
+
+export interface Packed {
+  tarball: string;
+  /** Bytes of the tarball, and of the files it holds. */
+  size: number;
+  unpackedSize: number;
+  /** The Node versions it runs on: the template's `engines.node`, such as ">=20". */
+  node: string;
+}
+
+interface Manifest {
+  name: string;
+  engines: { node: string };
+}
+
+// mysql2 and its dependencies are CommonJS and require Node's own modules: an ES module bundle
+// has no `require` of its own, so it gets one.
+const BANNER = `#!/usr/bin/env node
+// cobblestone-bridge ${BRIDGE_VERSION}: bridge/cli.ts of Cobblestone and its dependencies in one file (npm run bridge:pack).
+import { createRequire as __bridgeCreateRequire } from "node:module";
+const require = __bridgeCreateRequire(import.meta.url);`;
+
+export async function packBridge(): Promise<Packed> {
+  await rm(PACK_DIR, { recursive: true, force: true });
+  const staging = join(PACK_DIR, "package");
+  await mkdir(staging, { recursive: true });
+  const manifest = JSON.parse(await readFile(join(TEMPLATE, "package.json"), "utf8")) as Manifest;
+  const { metafile } = await build({
+    absWorkingDir: ROOT,
+    entryPoints: ["bridge/cli.ts"],
+    outfile: join(staging, BIN_FILE),
+    bundle: true,
+    platform: "node",
+    format: "esm",
+    // The oldest Node the package claims: ">=20" is node20.
+    target: `node${/\d+/.exec(manifest.engines.node)![0]}`,
+    banner: { js: BANNER },
+    metafile: true,
+    logLevel: "warning",
+  });
+  await chmod(join(staging, BIN_FILE), 0o755);
+  const { name, ...rest } = manifest;
+  await writeFile(join(staging, "package.json"), `${JSON.stringify({ name, version: BRIDGE_VERSION, ...rest }, null, 2)}\n`);
+  await copyFile(join(TEMPLATE, "README.md"), join(staging, "README.md"));
+  await writeFile(join(staging, "THIRD-PARTY-LICENSES.txt"), await thirdPartyLicenses(bundledPackageDirs(metafile, ROOT)));
+  const { stdout } = await promisify(execFile)("npm", ["pack", "--json", "--pack-destination", PACK_DIR], { cwd: staging });
+  const [packed] = JSON.parse(stdout) as { filename: string; size: number; unpackedSize: number }[];
+  return { tarball: join(PACK_DIR, packed!.filename), size: packed!.size, unpackedSize: packed!.unpackedSize, node: manifest.engines.node };
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const packed = await packBridge();
+  const kB = (bytes: number) => `${Math.round(bytes / 1000).toLocaleString("en")} kB`;
+  console.log(
+    `${relative(process.cwd(), packed.tarball)}: ${kB(packed.size)} (${kB(packed.unpackedSize)} unpacked), no dependencies, Node ${packed.node}`,
+  );
+}

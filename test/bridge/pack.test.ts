@@ -1,0 +1,172 @@
+/**
+ * The bridge as a BOINC server runs it (issue 42): `npm run bridge:pack` builds the tarball, npm
+ * installs it offline into an empty folder, and the installed `cobblestone-bridge`, run by the
+ * machine's own Node with a cron job's bare environment, prints its usage and version, backfills
+ * a trace into a real `wrangler dev`, and writes the service's credit back into a real MariaDB.
+ * The sizes are printed, not asserted (BENCHMARKS.md, "The installed bridge").
+ */
+import { execFile } from "node:child_process";
+import { mkdtemp, readFile, rm, stat } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { suiteNeeds } from "../../scripts/skipped-suites";
+import { BRIDGE_VERSION } from "../../bridge/version";
+import type { WranglerDev } from "../browser/wrangler-dev";
+import { boincDbWithTrace } from "./boinc-fixture";
+import { buildTarball, type Exit, installTarball, machinePath, run } from "./installed-bridge";
+import { type MariaDb, mariadbAvailable, startMariaDbAndServer } from "./mariadb";
+import { createProject, traceMismatches } from "./service";
+import type { TraceOp } from "./trace-types";
+import { asNoCreditValidatorLeftIt, checker, expectedColumns, writerDsn } from "./write-back-check";
+
+const ADMIN = "bridge-pack-admin-token";
+const available = suiteNeeds("the installed bridge against MariaDB and the service", import.meta.url, "mariadb-server", mariadbAvailable());
+
+let work: string;
+let prefix: string;
+let bin: string;
+
+/** The installed executable with nothing but PATH (the machine's Node), HOME and `env`, as cron runs it. */
+const installed = (args: string[], env: Record<string, string> = {}, cwd?: string): Promise<Exit> =>
+  run(bin, args, { cwd: cwd ?? work, env: { PATH: machinePath(), HOME: join(work, "home"), ...env } });
+
+beforeAll(async () => {
+  work = await mkdtemp(join(tmpdir(), "cobblestone-pack-"));
+  prefix = join(work, "opt", "cobblestone-bridge");
+  const tarball = await buildTarball();
+  bin = await installTarball(tarball, prefix);
+  const du = await promisify(execFile)("du", ["-sk", prefix]);
+  console.log(
+    `cobblestone-bridge ${BRIDGE_VERSION}: tarball ${(await stat(tarball)).size} bytes; installed ${du.stdout.split("\t")[0]} KiB (du -sk ${prefix})`,
+  );
+});
+afterAll(() => work && rm(work, { recursive: true, force: true }));
+
+describe("the packed bridge, installed from its tarball", () => {
+  it("runs on the machine's own Node, at least the one its engines name", async () => {
+    const manifest = JSON.parse(await readFile(join(prefix, "lib/node_modules/cobblestone-bridge/package.json"), "utf8"));
+    expect(manifest.dependencies ?? {}).toEqual({});
+    const node = (await run("node", ["--version"], { env: { PATH: machinePath() } })).stdout.trim();
+    console.log(`the installed bridge runs on Node ${node} (engines: ${manifest.engines.node})`);
+    expect(manifest.engines.node).toMatch(/^>=\d+$/);
+    expect(Number(/^v(\d+)/.exec(node)![1])).toBeGreaterThanOrEqual(Number(manifest.engines.node.slice(2)));
+  });
+
+  it("--help prints the usage under its own name, --version the package's version; bad input exits 2", async () => {
+    const help = await installed(["--help"]);
+    expect(help.code, help.stderr).toBe(0);
+    expect(help.stdout).toMatch(/^usage: cobblestone-bridge --url BASE_URL --project SLUG\n/);
+    const version = await installed(["--version"]);
+    expect(version.code, version.stderr).toBe(0);
+    const manifest = JSON.parse(await readFile(join(prefix, "lib/node_modules/cobblestone-bridge/package.json"), "utf8"));
+    expect(version.stdout).toBe(`${BRIDGE_VERSION}\n`);
+    expect(manifest.version).toBe(BRIDGE_VERSION);
+    const missing = await installed(["--url", "http://127.0.0.1:9"]);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toMatch(/^bridge: missing --db \(or BOINC_DB_URL, or --boinc-config\), --project, --token/);
+  });
+});
+
+/** Results in the trace's passes: every one the validator decided, valid or not, is posted once. */
+const decided = (ops: TraceOp[]) => ops.flatMap((o) => (o.op === "pass" ? o.workunits.flatMap((w) => w.results) : []));
+
+describe.skipIf(!available)("the installed bridge against MariaDB and the service", () => {
+  let maria: MariaDb;
+  let server: WranglerDev;
+
+  beforeAll(async () => {
+    [maria, server] = await startMariaDbAndServer(ADMIN);
+  });
+  afterAll(async () => {
+    await Promise.all([maria?.stop(), server?.stop()]);
+  });
+
+  it("backfills a trace: the service holds BOINC's numbers, the cursor is in the default state file", async () => {
+    const boinc = await boincDbWithTrace(maria, "pack_backfill", "bridge-11");
+    const token = await createProject(server.base, ADMIN, "pack-backfill");
+    const exit = await installed(["--url", server.base, "--project", "pack-backfill", "--no-progress"], {
+      COBBLESTONE_TOKEN: token,
+      BOINC_DB_URL: boinc.dsn,
+    });
+    expect(exit.code, exit.stderr).toBe(0);
+    expect(exit.stdout).toMatch(new RegExp(`^posted ${decided(boinc.ops).length} validated results in `));
+    expect(await traceMismatches(server.base, "pack-backfill", token, boinc.expected, boinc.appNumbers)).toEqual([]);
+    const state = JSON.parse(await readFile(join(work, "home/.local/state/cobblestone/bridge-pack-backfill.json"), "utf8"));
+    expect(state.cursor.mod_time).toBeGreaterThan(0);
+  });
+
+  it("--write-back writes BOINC's grants into every credit column, the state file where the relative --state says", async () => {
+    const boinc = await boincDbWithTrace(maria, "pack_wb", "bridge-11");
+    await asNoCreditValidatorLeftIt(maria, "pack_wb");
+    const writer = await writerDsn(maria, "pack_wb");
+    const token = await createProject(server.base, ADMIN, "pack-wb");
+    const args = ["--url", server.base, "--project", "pack-wb", "--state", "wb.json", "--no-progress"];
+    const exit = await installed([...args, "--write-back", "--credit-by-app", "--switch-time", "0"], {
+      COBBLESTONE_TOKEN: token,
+      BOINC_DB_URL: writer,
+    });
+    expect(exit.code, exit.stderr).toBe(0);
+    const valid = decided(boinc.ops).filter((r) => r.validate_state === "valid").length;
+    expect(exit.stdout).toContain(`; wrote back ${valid} results (0 written before, 0 skipped, 0 missing hosts/users/teams`);
+    expect(JSON.parse(await readFile(join(work, "wb.json"), "utf8")).cursor.mod_time).toBeGreaterThan(0);
+
+    const conn = await maria.root("pack_wb");
+    const rows = async <T>(sql: string) => (await conn.query(sql))[0] as T[];
+    type Holder = { id: number; total_credit: number; expavg_credit: number; expavg_time: number };
+    const hosts = await rows<Holder & { userid: number }>("SELECT id, userid, total_credit, expavg_credit, expavg_time FROM host");
+    const users = await rows<Holder & { teamid: number }>("SELECT id, teamid, total_credit, expavg_credit, expavg_time FROM user");
+    const teams = await rows<Holder>("SELECT id, total_credit, expavg_credit, expavg_time FROM team");
+    const apps = await rows<{ id: number; name: string }>("SELECT id, name FROM app");
+    const { mismatches, check } = checker();
+    // Results, workunits and totals: BOINC's own numbers, as the trace recorded its validator granting them.
+    const granted = new Map(
+      (await rows<{ id: number; granted_credit: number }>("SELECT id, granted_credit FROM result")).map((r) => [r.id, r]),
+    );
+    for (const r of boinc.expected.results) check(`result ${r.id} granted_credit`, granted.get(r.id)?.granted_credit, r.granted_credit);
+    const canonical = new Map(
+      (await rows<{ id: number; canonical_credit: number }>("SELECT id, canonical_credit FROM workunit")).map((w) => [w.id, w]),
+    );
+    for (const w of boinc.expected.workunits) check(`workunit ${w.id} canonical_credit`, canonical.get(w.id)?.canonical_credit, w.credit);
+    const table = { hosts, users, teams };
+    for (const kind of ["hosts", "users", "teams"] as const) {
+      const byId = new Map<number, Holder>(table[kind].map((h) => [h.id, h]));
+      for (const e of boinc.expected[kind]) check(`${kind} ${e.id} total_credit`, byId.get(e.id)?.total_credit, e.total_credit);
+    }
+    // Recent averages and the per-app rows: BOINC's update_average over those grants, at the bridge's grant times (write-back-check.ts).
+    const want = expectedColumns(
+      boinc.ops,
+      new Map(boinc.expected.results.map((r) => [r.id, r.granted_credit])),
+      new Map(hosts.map((h) => [h.id, h.userid])),
+      new Map(users.map((u) => [u.id, u.teamid])),
+      new Map(apps.map((a) => [a.name, a.id])),
+    );
+    for (const [kind, list] of [
+      ["host", hosts],
+      ["user", users],
+      ["team", teams],
+    ] as const) {
+      for (const h of list) {
+        const a = want.holders[kind].get(h.id) ?? { avg: 0, time: 0 };
+        check(`${kind} ${h.id} expavg_credit`, h.expavg_credit, a.avg);
+        check(`${kind} ${h.id} expavg_time`, h.expavg_time, a.time);
+      }
+    }
+    for (const [name, holder, map] of [
+      ["credit_user", "userid", want.creditUser],
+      ["credit_team", "teamid", want.creditTeam],
+    ] as const) {
+      const got = await rows<{ holder: number; appid: number; total: number; njobs: number }>(
+        `SELECT ${holder} AS holder, appid, total, njobs FROM ${name} WHERE credit_type = 0`,
+      );
+      check(`${name} rows`, got.length, map.size);
+      for (const row of got) {
+        check(`${name} ${row.holder}/${row.appid} total`, row.total, map.get(`${row.holder}/${row.appid}`)?.total ?? NaN);
+        check(`${name} ${row.holder}/${row.appid} njobs`, row.njobs, map.get(`${row.holder}/${row.appid}`)?.njobs ?? NaN);
+      }
+    }
+    await conn.end();
+    expect(mismatches).toEqual([]);
+  });
+});
