@@ -27,7 +27,7 @@ export interface FollowLoopParts {
    * place for maintenance between polls. A failure counts as the round's.
    */
   afterPoll?: () => Promise<void>;
-  /** After each successful --follow round (and its afterPoll). */
+  /** After each successful round (and its afterPoll): the last successful poll, the minute's summary. */
   polled?: () => void;
   /** A transient failure, and how long the loop waits before it tries again. */
   backingOff(e: Error, ms: number): void;
@@ -62,7 +62,7 @@ export async function followLoop(parts: FollowLoopParts): Promise<void> {
       });
       continue;
     }
-    if (pollSeconds !== null) parts.polled?.();
+    parts.polled?.();
   }
 }
 

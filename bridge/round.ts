@@ -4,7 +4,7 @@
  * request pipeline. A backfill is one round; --follow runs one per poll.
  */
 import type { CobblestoneApi } from "./api-client";
-import { type KnownVersions, type SecondCalls, callsForSecond, rescaleMarkBefore } from "./events";
+import { type KnownVersions, type SecondCalls, type Skipped, callsForSecond, rescaleMarkBefore } from "./events";
 import { type HolderIds, emptyHolderIds } from "./holders";
 import type { RequestPipeline } from "./request-pipeline";
 import { type ResultRow, after } from "./rows";
@@ -77,8 +77,8 @@ export interface RoundParts {
   maxSeconds?: number;
   /** Aborted: the round stops before the next second. */
   signal?: AbortSignal;
-  /** A result skipped (the first SKIPS_LOGGED are named). */
-  skipped(line: string): void;
+  /** A result skipped (told for the first SKIPS_LOGGED; the rest are counted). */
+  skipped(s: Skipped): void;
   /** Rows done (the progress line). */
   progress?(rows: number): void;
 }
@@ -126,7 +126,7 @@ export class Rounds {
     const { pipeline, api } = this.parts;
     const next = pipeline.next;
     for (const s of call.skipped) {
-      if (this.counts.skipped++ < SKIPS_LOGGED) this.parts.skipped(`result ${s.id} skipped: ${s.reason}`);
+      if (this.counts.skipped++ < SKIPS_LOGGED) this.parts.skipped(s);
     }
     if (call.passes.length + call.errors.length > 0) {
       const mark = rescaleMarkBefore(next.last_event_time, call.time, this.parts.rescaleEvery);

@@ -12,12 +12,13 @@
  */
 import { grantsOfAnswer } from "./answer-grants";
 import { CobblestoneApi } from "./api-client";
-import { BoincDb, type ResultKey, openConnection } from "./boinc-db";
+import { BoincDb, type ResultKey, openConnection, redactDsn } from "./boinc-db";
 import { CreditComparison, type CompareSummary, summaryText } from "./compare";
 import { BridgeError } from "./errors";
+import { type EventLog, type Level, textLog } from "./event-log";
 import type { KnownVersions } from "./events";
 import { followLoop } from "./follow-loop";
-import { FollowMeter } from "./follow-meter";
+import { FollowMeter, minuteText } from "./follow-meter";
 import { HolderRegistrar } from "./holders";
 import { lockState } from "./lock";
 import { Progress } from "./progress";
@@ -30,6 +31,7 @@ import type { ResultRow } from "./rows";
 import { type RunGuard, takeRunGuard } from "./run-guard";
 import { normalizeServiceUrl } from "./service-url";
 import { type BridgeState, freshState, loadState, saveState } from "./state";
+import type { BridgeStatus } from "./status";
 import type { WriteBackReport } from "./write-back";
 import { WriteBackLink } from "./write-back-link";
 import { refuseGrantedByOthers, refuseUnpaidCreditModes } from "./write-back-refusals";
@@ -50,7 +52,11 @@ export interface BridgeOptions {
   maxSeconds?: number;
   /** Aborted (Ctrl-C): the run stops after the request in flight, saves and returns `interrupted`. */
   signal?: AbortSignal;
+  /** Where the text lines go (default stderr); `events` instead takes every event (--log-format json). */
   log?: (line: string) => void;
+  events?: EventLog;
+  /** What a monitor reads (--metrics-port, --metrics-file): the run keeps it up to date. */
+  status?: BridgeStatus;
   /** Passes per request (default: the API's most); the benchmark compares with 1. */
   passesPerRequest?: number;
   /** Write each grant into the BOINC database (write-back.ts); off: the database is only read. */
@@ -122,7 +128,13 @@ export interface BridgeReport {
 }
 
 export async function runBridge(options: BridgeOptions): Promise<BridgeReport> {
-  const log = options.log ?? ((line: string) => process.stderr.write(line + "\n"));
+  const emit = options.events ?? textLog(options.log);
+  const tell = (level: Level, event: string, msg: string, fields?: Record<string, string | number | boolean | null>) =>
+    emit({ level, event, msg, fields });
+  /** An event only the JSON log shows (the text log keeps its lines). */
+  const note = (event: string, msg: string, fields: Record<string, string | number | boolean | null>) =>
+    emit({ level: "info", event, msg, fields, jsonOnly: true });
+  const status = options.status ?? null;
   const started = Date.now();
   const url = normalizeServiceUrl(options.url);
   const lock = options.dryRun ? null : await lockState(options.stateFile);
@@ -133,7 +145,7 @@ export async function runBridge(options: BridgeOptions): Promise<BridgeReport> {
     options.writeBack && !options.dryRun
       ? new WriteBackLink(options.db, {
           creditByApp: options.creditByApp ?? false,
-          log,
+          log: (line, kind) => tell("warn", kind === "retry" ? "write_back_retry" : "write_back_warning", line),
           project: options.project,
           switchTime: options.switchTime ?? null,
         })
@@ -143,8 +155,15 @@ export async function runBridge(options: BridgeOptions): Promise<BridgeReport> {
       maxAttempts: 12,
       baseDelayMs: 500,
       maxDelayMs: 60_000,
-      onRetry: (why: string, ms: number, next: number, max: number) =>
-        log(`${why}; retrying in ${(ms / 1000).toFixed(1)} s (attempt ${next} of ${max})`),
+      onRetry: (why: string, ms: number, next: number, max: number) => {
+        status?.retried();
+        tell("warn", "retry", `${why}; retrying in ${(ms / 1000).toFixed(1)} s (attempt ${next} of ${max})`, {
+          reason: why,
+          delay_s: ms / 1000,
+          attempt: next,
+          max_attempts: max,
+        });
+      },
     };
     const api = new CobblestoneApi(url, options.project, options.token, retry);
     // The service is checked while the database is opened; a database that fails is told first, as before.
@@ -156,6 +175,7 @@ export async function runBridge(options: BridgeOptions): Promise<BridgeReport> {
       // Held until this connection ends: a run killed any way frees it (run-guard.ts).
       guardConn = await openConnection(options.db);
       guard = await takeRunGuard(guardConn, boinc.database, options.project);
+      status?.setGuardHeld(true);
     }
     await boinc.checkSchema();
     await checked;
@@ -163,6 +183,21 @@ export async function runBridge(options: BridgeOptions): Promise<BridgeReport> {
     const state: BridgeState = stored ?? freshState(url, options.project, options.since ?? 0);
     if (stored && options.since !== null && options.since > state.cursor.mod_time) state.cursor = { mod_time: options.since, id: 0 };
     const follow = options.follow ?? null;
+    note(
+      "start",
+      `start: project '${options.project}' at ${redactDsn(url)}, database ${redactDsn(options.db)}, cursor ${state.cursor.mod_time}:${state.cursor.id}`,
+      {
+        project: options.project,
+        url: redactDsn(url),
+        database: redactDsn(options.db),
+        follow: follow !== null,
+        poll_every_s: follow?.pollSeconds ?? null,
+        write_back: writeBacks !== null,
+        dry_run: options.dryRun,
+        cursor_mod_time: state.cursor.mod_time,
+        cursor_id: state.cursor.id,
+      },
+    );
     // Whole seconds that are over by the database's own clock (it stamps mod_time), less a margin.
     const seenAt = await boinc.serverTime();
     const until = seenAt - (follow ? FOLLOW_HOLD_SECONDS : SETTLE_SECONDS) + 1;
@@ -186,7 +221,7 @@ export async function runBridge(options: BridgeOptions): Promise<BridgeReport> {
     const firstRows = rowsOfRound(until);
     let knownVersions: KnownVersions;
     try {
-      knownVersions = await registerApps(boinc, api, options.dryRun, log);
+      knownVersions = await registerApps(boinc, api, options.dryRun, (line) => tell("info", "dry_run", line));
       if (writeBacks) await refuseUnpaidCreditModes(api);
     } catch (e) {
       // The service's refusal is told, as when the two sides ran one after the other; the
@@ -203,16 +238,19 @@ export async function runBridge(options: BridgeOptions): Promise<BridgeReport> {
           () => false,
         );
         if (!alive) {
+          status?.setGuardHeld(false);
           await guardConn.end().catch(() => undefined);
           guardConn = null;
           guardConn = await openConnection(options.db);
           guard = await takeRunGuard(guardConn, boinc.database, options.project);
+          status?.setGuardHeld(true);
         }
       }
       if (writeBacks) {
         await writeBacks.reopen();
         await refuseUnpaidCreditModes(api);
       }
+      note("reconnect", "follow: connections checked, the write-back's opened again", { guard_held: guard !== null });
     };
 
     // Counting is a scan of BOINC's whole result table (no index on mod_time): only for a progress
@@ -248,14 +286,35 @@ export async function runBridge(options: BridgeOptions): Promise<BridgeReport> {
         }),
       write: writeBacks ? (grants) => writeBacks.write(grants) : null,
       written: (request, written) => {
-        if (!meter || !rereads) return;
-        meter.answered(request.rows.values(), Date.now() / 1000 + clockOffset, written);
-        for (const row of request.rows.values()) rereads.add(row);
+        let lagMax: number | null = null;
+        if (meter && rereads) {
+          // To the millisecond: the clocks' sum carries float noise (2.1000001430511475).
+          lagMax = Math.round(meter.answered(request.rows.values(), Date.now() / 1000 + clockOffset, written) * 1000) / 1000;
+          for (const row of request.rows.values()) rereads.add(row);
+          status?.lagged(lagMax);
+        }
+        note(
+          "request",
+          `request answered: ${request.passes.length} passes, ${request.results} results${writeBacks ? `, ${written} written back` : ""}`,
+          {
+            passes: request.passes.length,
+            results: request.results,
+            written: writeBacks ? written : null,
+            lag_max_s: lagMax,
+          },
+        );
       },
       save: options.dryRun ? async () => undefined : (s) => saveState(options.stateFile, s),
       keepRows: writeBacks !== null || follow !== null,
       passesPerRequest: options.passesPerRequest,
     });
+    status?.attach({
+      posted: () => pipeline.counts.answered,
+      written: () => writeBacks?.report?.written ?? 0,
+      backlog: () => pipeline.pending,
+      writeBackRetries: () => writeBacks?.report?.retries ?? 0,
+    });
+    if (status) status.following = follow !== null;
     const rounds = new Rounds({
       pipeline,
       api: options.dryRun ? null : api,
@@ -265,7 +324,7 @@ export async function runBridge(options: BridgeOptions): Promise<BridgeReport> {
       follow: follow !== null,
       maxSeconds: options.maxSeconds,
       signal: options.signal,
-      skipped: log,
+      skipped: (s) => tell("warn", "skipped", `result ${s.id} skipped: ${s.reason}`, { result_id: s.id, reason: s.reason }),
       progress: (rows) => progress.add(rows),
     });
 
@@ -287,19 +346,33 @@ export async function runBridge(options: BridgeOptions): Promise<BridgeReport> {
       interrupted: () => rounds.counts.interrupted,
       recover: () => pipeline.abandon(),
       reconnect,
-      backingOff: (e, ms) => log(`follow: ${e.message}; trying again in ${ms / 1000} s`),
+      backingOff: (e, ms) => {
+        status?.failed("unavailable");
+        tell("warn", "backoff", `follow: ${e.message}; trying again in ${ms / 1000} s`, { reason: e.message, delay_s: ms / 1000 });
+      },
       polled: () => {
         rereads?.prune(state.cursor);
-        const line = meter?.minuteLine(writeBacks !== null, state.cursor);
-        if (line) log(line);
+        status?.polled();
+        const minute = meter?.minuteSummary();
+        if (minute) {
+          tell("info", "minute", minuteText(minute, writeBacks !== null, state.cursor), {
+            seconds: minute.seconds,
+            results: minute.results,
+            written: writeBacks ? minute.written : null,
+            lag_max_s: Math.round(minute.lagMax * 1000) / 1000,
+            cursor_mod_time: state.cursor.mod_time,
+          });
+        }
       },
     });
     const counts = rounds.counts;
     if (options.signal?.aborted) counts.interrupted = true;
     progress.finish();
-    if (counts.skipped > SKIPS_LOGGED) log(`… ${counts.skipped - SKIPS_LOGGED} more results skipped`);
+    if (counts.skipped > SKIPS_LOGGED) {
+      tell("warn", "skipped", `… ${counts.skipped - SKIPS_LOGGED} more results skipped`, { more: counts.skipped - SKIPS_LOGGED });
+    }
     const compare = comparison ? await comparison.close() : null;
-    if (compare) log(summaryText(compare));
+    if (compare) tell("info", "compare", summaryText(compare), { results: compare.results, agreeing: compare.agreeing });
     return {
       rows: counts.rows,
       results: pipeline.counts.results,
@@ -319,10 +392,14 @@ export async function runBridge(options: BridgeOptions): Promise<BridgeReport> {
       write_back: writeBacks?.report ?? null,
       lag: meter?.lag ?? null,
     };
+  } catch (e) {
+    status?.failed("fatal");
+    throw e;
   } finally {
     await writeBacks?.close();
     await db?.close();
     await guard?.release();
+    status?.setGuardHeld(false);
     await guardConn?.end().catch(() => undefined);
     await lock?.release();
   }

@@ -59,7 +59,8 @@ export interface WriteBackReport {
 
 export interface WriteBackOptions {
   creditByApp: boolean;
-  log: (line: string) => void;
+  /** `kind`: a retried transaction, or a result (or holder) left out. */
+  log: (line: string, kind?: "retry" | "warning") => void;
   project: string;
   /** --switch-time: required when the database has no switch point for the project yet. */
   switchTime: number | null;
@@ -161,6 +162,7 @@ export class WriteBack {
           this.report.retries++;
           this.options.log(
             `write-back: ${code(e)} (another writer holds the same rows); retrying the transaction (attempt ${attempt + 1} of ${MAX_ATTEMPTS})`,
+            "retry",
           );
           await new Promise((r) => setTimeout(r, 50 * 2 ** attempt));
           continue;
@@ -224,8 +226,8 @@ export class WriteBack {
     if (plan) await conn.query(writeSql(conn, plan, writable));
     await conn.query("COMMIT");
     // Counted and told once committed: a retried transaction would tell them again.
-    for (const w of warnings) this.options.log(`write-back: ${w}`);
-    for (const m of plan?.missing ?? []) this.options.log(`write-back: ${m}`);
+    for (const w of warnings) this.options.log(`write-back: ${w}`, "warning");
+    for (const m of plan?.missing ?? []) this.options.log(`write-back: ${m}`, "warning");
     this.report.written += writable.length;
     this.report.already += grants.length - fresh.length;
     this.report.skipped += fresh.length - writable.length - boincGranted;

@@ -52,7 +52,7 @@ describe("the follow loop", () => {
   it("runs a backfill's one round, with its maintenance after it, and no sleep", async () => {
     const { run, log, sleeps } = scripted(["ok", "ok"], { follow: false });
     await run();
-    expect(log).toEqual(["beforePoll", "poll first", "afterPoll"]);
+    expect(log).toEqual(["beforePoll", "poll first", "afterPoll", "polled"]);
     expect(sleeps).toEqual([]);
   });
 

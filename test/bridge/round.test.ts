@@ -41,7 +41,7 @@ function round(o: FakeOptions & { rescaleEvery?: number; follow?: boolean; maxSe
     follow: o.follow ?? false,
     maxSeconds: o.maxSeconds,
     signal: o.signal,
-    skipped: (line) => skipped.push(line),
+    skipped: (s) => skipped.push(`result ${s.id} skipped: ${s.reason}`),
   });
   return { rounds, pipeline, world, skipped };
 }
