@@ -95,11 +95,13 @@ describe.skipIf(!available)("the bridge's logs and metrics", () => {
     const p = 'project="watched"';
     const value = (m: Map<string, number>, name: string, labels = "") => m.get(`cobblestone_bridge_${name}{${p}${labels}}`);
 
-    // Up once it listens (starting wrangler's client and the database checks takes a while on a loaded machine).
+    // It listens before the run starts, and says 0 until the run holds its database lock (the
+    // start, its database checks included, takes a while on a loaded machine).
     let first: Map<string, number> | null = null;
-    for (let i = 0; i < 600 && !first && child.exitCode === null; i++) {
+    for (let i = 0; i < 600 && child.exitCode === null; i++) {
       first = await scrape().catch(() => null);
-      if (!first) await sleep(200);
+      if (first && value(first, "guard_held") === 1) break;
+      await sleep(200);
     }
     expect(first, stderr).not.toBeNull();
 
