@@ -329,7 +329,9 @@ export async function runBridge(options: BridgeOptions): Promise<BridgeReport> {
     });
 
     // The seams: beforePoll (every poll) and the pipeline's beforeWrite (every write-back write)
-    // for the run guard's check, afterPoll (after a round's writes) for maintenance between polls.
+    // for the run guard's check; afterPoll (after each successful round, a backfill's one too) for
+    // maintenance between polls, as `() => pipeline.afterWrites(work)` so that it never runs beside
+    // a write on the write-back's connection.
     await followLoop({
       pollSeconds: follow?.pollSeconds ?? null,
       signal: options.signal,
