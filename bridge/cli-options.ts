@@ -4,6 +4,7 @@ import { isAbsolute, join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { resolveDatabase } from "./db-source";
 import { BridgeError } from "./errors";
+import { LOG_FORMATS, type LogFormat } from "./event-log";
 import { type BridgeOptions, DEFAULT_RESCALE_EVERY } from "./run";
 import { normalizeServiceUrl } from "./service-url";
 import { BRIDGE_VERSION } from "./version";
@@ -12,11 +13,24 @@ export const USAGE = `usage: cobblestone-bridge --url BASE_URL --project SLUG
          [--db mysql://USER:PASS@HOST:PORT/DB | --boinc-config PROJECT/config.xml]
          [--token TOKEN] [--state FILE] [--since TIME] [--rescale-every SECONDS] [--dry-run]
          [--compare OUT.csv] [--no-progress] [--write-back [--credit-by-app] [--switch-time TIME]]
-         [--follow [--poll-every SECONDS]] [--help] [--version]
+         [--follow [--poll-every SECONDS]] [--log-format text|json]
+         [--metrics-port PORT [--metrics-host HOST]] [--metrics-file FILE.prom] [--help] [--version]
   The token may come from COBBLESTONE_TOKEN instead of --token, and the database URL from
   BOINC_DB_URL instead of --db (both keep secrets out of \`ps\`). Percent-encode the whole
   password in a URL (: / # @ % ? and space). In a checkout of Cobblestone: npm run bridge -- OPTIONS.
   Details: docs/bridge.md.`;
+
+/** What the command line says beyond a run's options: how the bridge tells how it is doing. */
+export interface CliOptions extends BridgeOptions {
+  logFormat: LogFormat;
+  /** --metrics-port (and --metrics-host): where GET /metrics answers. */
+  metrics: { host: string; port: number } | null;
+  /** --metrics-file: node_exporter's textfile collector reads it. */
+  metricsFile: string | null;
+}
+
+/** --metrics-port listens here unless --metrics-host says otherwise: only this machine's monitor reads it. */
+export const DEFAULT_METRICS_HOST = "127.0.0.1";
 
 /** --follow polls the database this often by default. */
 export const DEFAULT_POLL_SECONDS = 2;
@@ -43,7 +57,34 @@ export function userPath(path: string, env: NodeJS.ProcessEnv): string {
   return isAbsolute(path) ? path : resolve(env.INIT_CWD || process.cwd(), path);
 }
 
-export async function parseOptions(argv: string[], env: NodeJS.ProcessEnv): Promise<BridgeOptions> {
+/** --log-format, --metrics-port, --metrics-host, --metrics-file: checked, with one clear error each. */
+function monitoring(
+  values: { "log-format"?: string; "metrics-port"?: string; "metrics-host"?: string; "metrics-file"?: string },
+  env: NodeJS.ProcessEnv,
+): Pick<CliOptions, "logFormat" | "metrics" | "metricsFile"> {
+  const format = values["log-format"] ?? "text";
+  if (!(LOG_FORMATS as readonly string[]).includes(format)) throw new BridgeError(`--log-format must be text or json, not '${format}'`);
+  const portText = values["metrics-port"];
+  const port = Number(portText);
+  if (portText !== undefined && !(/^\d+$/.test(portText) && port >= 1 && port <= 65535)) {
+    throw new BridgeError(`--metrics-port must be a TCP port number from 1 to 65535, not '${portText}'`);
+  }
+  const host = values["metrics-host"];
+  if (host !== undefined && portText === undefined)
+    throw new BridgeError(`--metrics-host only means something with --metrics-port\n${USAGE}`);
+  if (host !== undefined && host.trim() === "") throw new BridgeError("--metrics-host must name an address, such as 127.0.0.1 or ::1");
+  const file = values["metrics-file"];
+  if (file !== undefined && !file.endsWith(".prom")) {
+    throw new BridgeError(`--metrics-file must end in .prom (node_exporter's textfile collector reads only *.prom files), not '${file}'`);
+  }
+  return {
+    logFormat: format as LogFormat,
+    metrics: portText === undefined ? null : { host: host ?? DEFAULT_METRICS_HOST, port },
+    metricsFile: file === undefined ? null : userPath(file, env),
+  };
+}
+
+export async function parseOptions(argv: string[], env: NodeJS.ProcessEnv): Promise<CliOptions> {
   let values;
   try {
     ({ values } = parseArgs({
@@ -65,6 +106,10 @@ export async function parseOptions(argv: string[], env: NodeJS.ProcessEnv): Prom
         "switch-time": { type: "string" },
         follow: { type: "boolean", default: false },
         "poll-every": { type: "string" },
+        "log-format": { type: "string" },
+        "metrics-port": { type: "string" },
+        "metrics-host": { type: "string" },
+        "metrics-file": { type: "string" },
         help: { type: "boolean", short: "h", default: false },
         version: { type: "boolean", default: false },
       },
@@ -76,6 +121,7 @@ export async function parseOptions(argv: string[], env: NodeJS.ProcessEnv): Prom
   }
   if (values.help) throw new HelpRequested(USAGE);
   if (values.version) throw new HelpRequested(BRIDGE_VERSION);
+  const told = monitoring(values, env);
   const token = values.token ?? env.COBBLESTONE_TOKEN;
   const writeBack = values["write-back"]!;
   const resolved = await resolveDatabase(
@@ -115,7 +161,9 @@ export async function parseOptions(argv: string[], env: NodeJS.ProcessEnv): Prom
     rescaleEvery,
     dryRun: values["dry-run"]!,
     compare: values.compare === undefined ? null : userPath(values.compare, env),
-    progress: !values["no-progress"],
+    // A progress line is no JSON line: with --log-format json the request events tell the progress.
+    progress: !values["no-progress"] && told.logFormat === "text",
+    ...told,
     ...(values.follow ? { follow: { pollSeconds } } : {}),
     ...(writeBack
       ? {

@@ -4,23 +4,37 @@
  * mark, the pass, the errors). Passes of consecutive seconds travel together in one request
  * (POST /pass-batches, applied in order, each with its own `now`) until a rescale or an error
  * report must come between them; the cursor advances only after the service answered.
+ *
+ * The parts: follow-loop.ts runs the rounds (one, or one per --follow poll, backing off and
+ * reconnecting); round.ts turns a round's rows into rescales, passes and error reports;
+ * request-pipeline.ts posts the passes one request at a time, then writes back and saves. This
+ * file opens what they need (the lock, the database, the service, the write-back) and wires them.
  */
-import { type CobblestoneApi as Api, CobblestoneApi } from "./api-client";
-import { BoincDb, type ResultKey } from "./boinc-db";
+import { grantsOfAnswer } from "./answer-grants";
+import { CobblestoneApi } from "./api-client";
+import { BoincDb, type ResultKey, redactDsn } from "./boinc-db";
 import { CreditComparison, type CompareSummary, summaryText } from "./compare";
-import { BridgeError, isTransient } from "./errors";
-import { type KnownVersions, type PassBody, type SecondCalls, callsForSecond, rescaleMarkBefore } from "./events";
-import { HolderRegistrar, type HolderIds, eachLimited, emptyHolderIds } from "./holders";
+import { BridgeError } from "./errors";
+import { type EventLog, type Level, textLog } from "./event-log";
+import type { KnownVersions } from "./events";
+import { followLoop } from "./follow-loop";
+import { FollowMeter, minuteText } from "./follow-meter";
+import { HolderRegistrar } from "./holders";
 import { lockState } from "./lock";
-import { RunGuard } from "./run-guard";
-import { PassBatch } from "./pass-batch";
-import { type Grant, WriteBack, type WriteBackReport } from "./write-back";
-import { refuseGrantedByOthers, refuseUnpaidCreditModes } from "./write-back-refusals";
 import { Progress } from "./progress";
+import { registerApps } from "./register-apps";
+import { RequestPipeline } from "./request-pipeline";
+import { RereadWindow } from "./reread-window";
 import type { RetryOptions } from "./retrying-fetch";
-import { type ResultRow, after } from "./rows";
+import { Rounds, SKIPS_LOGGED } from "./round";
+import type { ResultRow } from "./rows";
+import { RunGuard } from "./run-guard";
 import { normalizeServiceUrl } from "./service-url";
 import { type BridgeState, freshState, loadState, saveState } from "./state";
+import type { BridgeStatus } from "./status";
+import type { WriteBackReport } from "./write-back";
+import { WriteBackLink } from "./write-back-link";
+import { refuseGrantedByOthers, refuseUnpaidCreditModes } from "./write-back-refusals";
 
 export interface BridgeOptions {
   db: string;
@@ -38,7 +52,11 @@ export interface BridgeOptions {
   maxSeconds?: number;
   /** Aborted (Ctrl-C): the run stops after the request in flight, saves and returns `interrupted`. */
   signal?: AbortSignal;
+  /** Where the text lines go (default stderr); `events` instead takes every event (--log-format json). */
   log?: (line: string) => void;
+  events?: EventLog;
+  /** What a monitor reads (--metrics-port, --metrics-file): the run keeps it up to date. */
+  status?: BridgeStatus;
   /** Passes per request (default: the API's most); the benchmark compares with 1. */
   passesPerRequest?: number;
   /** Write each grant into the BOINC database (write-back.ts); off: the database is only read. */
@@ -76,9 +94,6 @@ export const FOLLOW_REREAD_SECONDS = 10;
  * and at the end of a one-shot run, more (a run from cron every minute sweeps 50,000 rows a run).
  */
 const UPKEEP_BATCHES = { follow: 5, end: 50 };
-/** --follow's back-off while the service or the database is unavailable: 5 s doubling to 5 min. */
-const BACKOFF_MS = { first: 5_000, max: 300_000 };
-const MINUTE_MS = 60_000;
 
 /** Options for a one-shot backfill with the CLI's defaults; `extra` overrides any of them. */
 export function bridgeOptions(
@@ -118,92 +133,14 @@ export interface BridgeReport {
   lag: { n: number; mean_s: number; max_s: number } | null;
 }
 
-/** Seconds are grouped into batches of about this many rows, whose hosts/users/teams register together. */
-const BATCH_ROWS = 2000;
-const SKIPS_LOGGED = 20;
-
-interface Second {
-  time: number;
-  rows: ResultRow[];
-}
-
-async function* seconds(rows: AsyncIterable<ResultRow>): AsyncGenerator<Second> {
-  let current: Second | null = null;
-  for await (const row of rows) {
-    if (current && row.mod_time !== current.time) {
-      yield current;
-      current = null;
-    }
-    (current ??= { time: row.mod_time, rows: [] }).rows.push(row);
-  }
-  if (current) yield current;
-}
-
-async function* batches(all: AsyncIterable<Second>): AsyncGenerator<Second[]> {
-  let batch: Second[] = [];
-  let rows = 0;
-  for await (const s of all) {
-    batch.push(s);
-    rows += s.rows.length;
-    if (rows >= BATCH_ROWS) {
-      yield batch;
-      batch = [];
-      rows = 0;
-    }
-  }
-  if (batch.length > 0) yield batch;
-}
-
-function holdersOf(calls: SecondCalls[]): HolderIds {
-  const ids = emptyHolderIds();
-  for (const c of calls) {
-    for (const p of c.passes) {
-      for (const w of p.workunits) {
-        for (const r of w.results) {
-          ids.hosts.add(r.host_id);
-          if (r.user_id) ids.users.add(r.user_id);
-          if (r.team_id) ids.teams.add(r.team_id);
-        }
-      }
-    }
-    for (const e of c.errors) for (const r of e.results) ids.hosts.add(r.host_id);
-  }
-  return ids;
-}
-
-/** Apps and versions as the database has them, registered (PUT, idempotent) unless a dry run; a dry run compares them with the service's instead. */
-async function registerApps(db: BoincDb, api: Api, dryRun: boolean, log: (line: string) => void): Promise<KnownVersions> {
-  const apps = await db.apps();
-  const versions = await db.appVersions();
-  if (dryRun) {
-    const [known, knownVersions] = await Promise.all([api.apps(), api.appVersions()]);
-    const registered = new Map(knownVersions.map((v) => [v.id, v.app]));
-    const clashes = versions.filter((v) => registered.has(v.id) && registered.get(v.id) !== v.app);
-    if (clashes.length > 0) {
-      throw new BridgeError(
-        `the service has app versions under other apps than the database (a run would be refused, 409):\n  ` +
-          clashes.map((v) => `app version ${v.id}: '${registered.get(v.id)}' there, '${v.app}' here`).join("\n  "),
-      );
-    }
-    const newApps = apps.filter((a) => !known.some((k) => k.name === a.name)).length;
-    const newVersions = versions.filter((v) => !registered.has(v.id)).length;
-    log(`would register ${apps.length} apps (${newApps} new) and ${versions.length} app versions (${newVersions} new)`);
-  } else {
-    await eachLimited(apps, 8, async (a) => {
-      await api.putApp(a.name, {
-        host_scale_check: a.host_scale_check !== 0,
-        ...(a.target_nresults > 0 ? { target_nresults: a.target_nresults } : {}),
-      });
-    });
-    await eachLimited(versions, 8, async (v) => {
-      await api.putAppVersion(v.id, { app: v.app, platform: v.platform, plan_class: v.plan_class ?? "", version_num: v.version_num });
-    });
-  }
-  return new Map(versions.map((v) => [v.id, v.app]));
-}
-
 export async function runBridge(options: BridgeOptions): Promise<BridgeReport> {
-  const log = options.log ?? ((line: string) => process.stderr.write(line + "\n"));
+  const emit = options.events ?? textLog(options.log);
+  const tell = (level: Level, event: string, msg: string, fields?: Record<string, string | number | boolean | null>) =>
+    emit({ level, event, msg, fields });
+  /** An event only the JSON log shows (the text log keeps its lines). */
+  const note = (event: string, msg: string, fields: Record<string, string | number | boolean | null>) =>
+    emit({ level: "info", event, msg, fields, jsonOnly: true });
+  const status = options.status ?? null;
   const started = Date.now();
   const url = normalizeServiceUrl(options.url);
   const lock = options.dryRun ? null : await lockState(options.stateFile);
@@ -211,66 +148,95 @@ export async function runBridge(options: BridgeOptions): Promise<BridgeReport> {
   let guard: RunGuard | null = null;
   // Before every poll, post and write-back commit: the one-run guard still held (run-guard.ts).
   const ensureGuard = async () => {
-    await guard?.ensureHeld();
+    if (!guard) return;
+    try {
+      await guard.ensureHeld();
+    } finally {
+      status?.setGuardHeld(guard.held);
+    }
   };
-  let writeBack: WriteBack | null = null;
+  const writeBacks =
+    options.writeBack && !options.dryRun
+      ? new WriteBackLink(options.db, {
+          creditByApp: options.creditByApp ?? false,
+          log: (line, kind) =>
+            tell("warn", kind === "retry" ? "write_back_retry" : kind === "repair" ? "write_back_repair" : "write_back_warning", line),
+          project: options.project,
+          switchTime: options.switchTime ?? null,
+          beforeCommit: ensureGuard,
+        })
+      : null;
   try {
     const retry = options.retry ?? {
       maxAttempts: 12,
       baseDelayMs: 500,
       maxDelayMs: 60_000,
-      onRetry: (why: string, ms: number, next: number, max: number) =>
-        log(`${why}; retrying in ${(ms / 1000).toFixed(1)} s (attempt ${next} of ${max})`),
+      onRetry: (why: string, ms: number, next: number, max: number) => {
+        status?.retried();
+        tell("warn", "retry", `${why}; retrying in ${(ms / 1000).toFixed(1)} s (attempt ${next} of ${max})`, {
+          reason: why,
+          delay_s: ms / 1000,
+          attempt: next,
+          max_attempts: max,
+        });
+      },
     };
     const api = new CobblestoneApi(url, options.project, options.token, retry, ensureGuard);
     // The service is checked while the database is opened; a database that fails is told first, as before.
     const checked = api.check();
     checked.catch(() => undefined);
-    db = await BoincDb.open(options.db);
-    if (!options.dryRun) guard = await RunGuard.take(options.db, db.database, options.project, { log });
-    await db.checkSchema();
+    const boinc = await BoincDb.open(options.db);
+    db = boinc;
+    if (!options.dryRun) {
+      guard = await RunGuard.take(options.db, boinc.database, options.project, { log: (line) => tell("warn", "guard", line) });
+      status?.setGuardHeld(guard.held);
+    }
+    await boinc.checkSchema();
     await checked;
     const stored = await loadState(options.stateFile, url, options.project);
     const state: BridgeState = stored ?? freshState(url, options.project, options.since ?? 0);
     if (stored && options.since !== null && options.since > state.cursor.mod_time) state.cursor = { mod_time: options.since, id: 0 };
     const follow = options.follow ?? null;
-    const openWriteBack = async () => {
-      writeBack = await WriteBack.open(
-        options.db,
-        {
-          creditByApp: options.creditByApp ?? false,
-          log,
-          project: options.project,
-          switchTime: options.switchTime ?? null,
-          beforeCommit: ensureGuard,
-        },
-        writeBack ?? undefined,
-      );
-    };
+    note(
+      "start",
+      `start: project '${options.project}' at ${redactDsn(url)}, database ${redactDsn(options.db)}, cursor ${state.cursor.mod_time}:${state.cursor.id}`,
+      {
+        project: options.project,
+        url: redactDsn(url),
+        database: redactDsn(options.db),
+        follow: follow !== null,
+        poll_every_s: follow?.pollSeconds ?? null,
+        write_back: writeBacks !== null,
+        dry_run: options.dryRun,
+        cursor_mod_time: state.cursor.mod_time,
+        cursor_id: state.cursor.id,
+      },
+    );
     // Whole seconds that are over by the database's own clock (it stamps mod_time), less a margin.
-    const seenAt = await db.serverTime();
-    let until = seenAt - (follow ? FOLLOW_HOLD_SECONDS : SETTLE_SECONDS) + 1;
+    const seenAt = await boinc.serverTime();
+    const until = seenAt - (follow ? FOLLOW_HOLD_SECONDS : SETTLE_SECONDS) + 1;
     // The database's side of the start (the write-back's checks and tables, the first scan of the
     // result table) runs while the apps are registered with the service.
-    const writeBackOpened = options.writeBack && !options.dryRun ? openWriteBack() : Promise.resolve();
+    const writeBackOpened = writeBacks ? writeBacks.open() : Promise.resolve();
     writeBackOpened.catch(() => undefined);
     /** Each scan's keys, before any of their rows is posted: --write-back refuses results a validator still grants. */
     const check = async (keys: ResultKey[]) => {
       await writeBackOpened;
-      if (writeBack) await refuseGrantedByOthers(db!, keys, (writeBack as WriteBack).switchTime);
+      const writeBack = writeBacks?.writeBack;
+      if (writeBack) await refuseGrantedByOthers(boinc, keys, writeBack.switchTime);
     };
-    const posted = new Map<number, number>();
-    /** A round's rows: after the cursor; --follow re-reads the window before it, skipping the rows it has posted there. */
+    // --follow re-reads the window before its cursor, skipping the rows it has posted there.
+    const rereads = follow ? new RereadWindow(FOLLOW_REREAD_SECONDS) : null;
+    /** A round's rows: after the cursor (the saved one), and with --follow the unposted ones of the window before it. */
     const rowsOfRound = (until: number): AsyncIterable<ResultRow> => {
-      const from = follow ? { mod_time: Math.max(0, state.cursor.mod_time - FOLLOW_REREAD_SECONDS), id: 0 } : state.cursor;
-      const rows = db!.rowsAfter(from, until, { check, keysPerScan: options.keysPerScan });
-      return follow ? unposted(rows, state.cursor, posted) : rows;
+      const rows = boinc.rowsAfter(rereads ? rereads.from(state.cursor) : state.cursor, until, { check, keysPerScan: options.keysPerScan });
+      return rereads ? rereads.unposted(rows, state.cursor) : rows;
     };
     const firstRows = rowsOfRound(until);
     let knownVersions: KnownVersions;
     try {
-      knownVersions = await registerApps(db, api, options.dryRun, log);
-      if (options.writeBack && !options.dryRun) await refuseUnpaidCreditModes(api);
+      knownVersions = await registerApps(boinc, api, options.dryRun, (line) => tell("info", "dry_run", line));
+      if (writeBacks) await refuseUnpaidCreditModes(api);
     } catch (e) {
       // The service's refusal is told, as when the two sides ran one after the other; the
       // write-back's connection must be open (or failed) before the run closes it.
@@ -281,11 +247,11 @@ export async function runBridge(options: BridgeOptions): Promise<BridgeReport> {
     /** --follow, after the database was away: the guard's and the write-back's connections again (the pool reconnects itself). */
     const reconnect = async () => {
       await ensureGuard();
-      if (writeBack) {
-        await (writeBack as WriteBack).close();
-        await openWriteBack();
+      if (writeBacks) {
+        await writeBacks.reopen();
         await refuseUnpaidCreditModes(api);
       }
+      note("reconnect", "follow: connections checked, the write-back's opened again", { guard_held: guard?.held ?? false });
     };
 
     // Counting is a scan of BOINC's whole result table (no index on mod_time): only for a progress
@@ -293,289 +259,154 @@ export async function runBridge(options: BridgeOptions): Promise<BridgeReport> {
     const showProgress = options.progress && !follow;
     const progress = new Progress(0, process.stderr, showProgress);
     if (showProgress) {
-      db.countAfter(state.cursor, until).then(
+      boinc.countAfter(state.cursor, until).then(
         (n) => (progress.total = n),
         () => undefined,
       );
     }
-    const registrar = new HolderRegistrar(db, options.dryRun ? null : api);
+    const registrar = new HolderRegistrar(boinc, options.dryRun ? null : api);
     const comparison = options.compare ? new CreditComparison(options.compare) : null;
-    const report: BridgeReport = {
-      rows: 0,
-      results: 0,
-      replayed: 0,
-      error_outcomes: 0,
-      skipped: 0,
-      passes: 0,
-      requests: 0,
-      errors: 0,
-      rescales: 0,
-      holders: 0,
-      seconds: 0,
-      elapsed_s: 0,
-      cursor: state.cursor,
-      interrupted: false,
-      compare: null,
-      write_back: (writeBack as WriteBack | null)?.report ?? null,
-      lag: follow ? { n: 0, mean_s: 0, max_s: 0 } : null,
-    };
-    // --follow: the database's clock minus this machine's, and the rows posted in the re-read window.
+    const meter = follow ? new FollowMeter() : null;
+    // --follow: the database's clock minus this machine's (the lag is measured by the database's clock).
     let clockOffset = 0;
-    const minute = { at: Date.now(), written: 0, results: 0, lagMax: 0 };
-    // `next` runs ahead of `state` (the saved one) by the seconds whose passes wait in `batch`.
-    const next: BridgeState = { ...state };
-    const batch = new PassBatch(options.passesPerRequest);
-    // The write of an answered request (--write-back) and the save of the cursor after it run while
-    // the next request is posted; every save waits for the writes before it (chained on `writing`).
-    let writing: Promise<void> = Promise.resolve();
-    const chain = (work: () => Promise<void>) => {
-      writing = writing.then(work);
-      // Handled where awaited (the next flush, the end of a round); this keeps Node from calling it unhandled meanwhile.
-      writing.catch(() => undefined);
-    };
-    // The request in flight: the next one is built (rows read, holders registered) while it waits
-    // for its answer, and leaves only after it was answered, so the service still gets them one
-    // after another, in order. A rescale, an error report and a save of the cursor from the loop
-    // wait for it (`settle`). A holder registration does not: it names only hosts, users and teams
-    // that no request before it named, so it changes no row the request in flight reads or writes.
-    let inFlight: Promise<void> = Promise.resolve();
-    const settle = () => inFlight;
-    const commit = async (snapshot: BridgeState = { ...next }) => {
-      const save = async () => {
-        Object.assign(state, snapshot);
-        report.cursor = state.cursor;
-        if (!options.dryRun) await saveState(options.stateFile, state);
-      };
-      chain(save);
-    };
-    /** Posts one request of passes, writes back its grants, saves the cursor after it. */
-    const answer = async (
-      passes: PassBody[],
-      boincGranted: SecondCalls["boincGranted"],
-      rowsOfRequest: Map<number, ResultRow>,
-      snapshot: BridgeState,
-    ) => {
-      if (!options.dryRun) {
-        const answer = await api.postPassBatch({ passes });
-        const grants: Grant[] = [];
-        for (const [i, p] of answer.passes.entries()) {
-          // The grant's time is the pass's own now, as posted: a pass answered again after a crash
-          // (replayed) may come back with the project's later clock, and must write the same numbers.
-          const grantTime = passes[i]!.now ?? p.now;
-          for (const w of p.workunits) {
-            for (const r of w.results) {
-              const row = rowsOfRequest.get(r.id);
-              if (row && r.validate_state === "valid") grants.push(grantOf(row, r.granted_credit, grantTime));
-              if (r.replayed) report.replayed++;
-              const boinc = boincGranted.get(r.id);
-              if (boinc && comparison)
-                comparison.add({ result_id: r.id, workunit_id: w.id, app: boinc.app, boinc: boinc.granted, cobblestone: r.granted_credit });
-            }
-          }
+    let replayed = 0;
+    const pipeline = new RequestPipeline(state, {
+      post: options.dryRun ? null : (passes) => api.postPassBatch({ passes }),
+      grants: (request, answer) =>
+        grantsOfAnswer(request.passes, answer, request.rows, (r, workunitId) => {
+          if (r.replayed) replayed++;
+          const theirs = request.boincGranted.get(r.id);
+          if (theirs && comparison)
+            comparison.add({
+              result_id: r.id,
+              workunit_id: workunitId,
+              app: theirs.app,
+              boinc: theirs.granted,
+              cobblestone: r.granted_credit,
+            });
+        }),
+      write: writeBacks ? (grants) => writeBacks.write(grants) : null,
+      written: (request, written) => {
+        let lagMax: number | null = null;
+        if (meter && rereads) {
+          // To the millisecond: the clocks' sum carries float noise (2.1000001430511475).
+          lagMax = Math.round(meter.answered(request.rows.values(), Date.now() / 1000 + clockOffset, written) * 1000) / 1000;
+          for (const row of request.rows.values()) rereads.add(row);
+          status?.lagged(lagMax);
         }
-        // Written before the cursor moves: a run killed in between posts the request again, the service
-        // answers it as replayed, and the write-back's table says which results are written already.
-        const write = async () => {
-          const before = writeBack?.report.written ?? 0;
-          await (writeBack as WriteBack | null)?.write(grants);
-          if (follow) {
-            const done = Date.now() / 1000 + clockOffset;
-            for (const row of rowsOfRequest.values()) {
-              const lag = Math.max(0, done - row.mod_time);
-              report.lag!.mean_s += (lag - report.lag!.mean_s) / ++report.lag!.n;
-              report.lag!.max_s = Math.max(report.lag!.max_s, lag);
-              minute.lagMax = Math.max(minute.lagMax, lag);
-              posted.set(row.id, row.mod_time);
-            }
-            minute.results += rowsOfRequest.size;
-            minute.written += (writeBack?.report.written ?? 0) - before;
-          }
-        };
-        // The previous request's write and save (and their failure, if they failed) first: they keep the posting order.
-        await writing;
-        chain(write);
-      }
-      await commit(snapshot);
-    };
-    const flush = async () => {
-      if (batch.empty) return;
-      const { passes, boincGranted } = batch.take();
-      const rowsOfRequest = waitingRows;
-      waitingRows = new Map();
-      report.requests++;
-      report.passes += passes.length;
-      // The cursor to save once this request is answered: `next` holds just its seconds now.
-      const snapshot = { ...next };
-      // The request before it answered (its refusal thrown here) before this one leaves.
-      await settle();
-      inFlight = answer(passes, boincGranted, rowsOfRequest, snapshot);
-      // Handled where awaited (the next flush, settle, the end of a round).
-      inFlight.catch(() => undefined);
-    };
-    // The rows of the passes waiting in `batch`, for the write-back of their answer.
-    let waitingRows = new Map<number, ResultRow>();
-    const post = async (pass: PassBody, granted: SecondCalls["boincGranted"], rows: ResultRow[]) => {
-      if (!batch.fits(pass)) await flush();
-      batch.add(pass, granted);
-      if (writeBack || follow) for (const r of rows) waitingRows.set(r.id, r);
-      report.results += pass.workunits.reduce((n, w) => n + w.results.length, 0);
-    };
+        note(
+          "request",
+          `request answered: ${request.passes.length} passes, ${request.results} results${writeBacks ? `, ${written} written back` : ""}`,
+          {
+            passes: request.passes.length,
+            results: request.results,
+            written: writeBacks ? written : null,
+            lag_max_s: lagMax,
+          },
+        );
+      },
+      save: options.dryRun ? async () => undefined : (s) => saveState(options.stateFile, s),
+      keepRows: writeBacks !== null || follow !== null,
+      passesPerRequest: options.passesPerRequest,
+    });
+    status?.attach({
+      posted: () => pipeline.counts.answered,
+      written: () => writeBacks?.report?.written ?? 0,
+      backlog: () => pipeline.pending,
+      writeBackRetries: () => writeBacks?.report?.retries ?? 0,
+    });
+    if (status) status.following = follow !== null;
+    const rounds = new Rounds({
+      pipeline,
+      api: options.dryRun ? null : api,
+      registrar,
+      knownVersions,
+      rescaleEvery: options.rescaleEvery,
+      follow: follow !== null,
+      maxSeconds: options.maxSeconds,
+      signal: options.signal,
+      skipped: (s) => tell("warn", "skipped", `result ${s.id} skipped: ${s.reason}`, { result_id: s.id, reason: s.reason }),
+      progress: (rows) => progress.add(rows),
+    });
 
-    let secondsLeft = options.maxSeconds ?? Infinity;
-    let backoff = 0;
-    /** One pass over the rows validated since the cursor (a backfill is one round; --follow repeats it). */
-    const round = async (seenAt: number, rows: AsyncIterable<ResultRow>) => {
-      outer: for await (const rowBatch of batches(seconds(rows))) {
-        // --follow: a grant's time is when the bridge first sees the result validated (the database's clock now).
-        const calls = rowBatch.map((s) => callsForSecond(follow ? seenAt : s.time, s.rows, knownVersions));
-        await registrar.register(holdersOf(calls));
-        for (const [i, call] of calls.entries()) {
-          if (secondsLeft-- <= 0) break outer;
-          if (options.signal?.aborted) {
-            report.interrupted = true;
-            break outer;
-          }
-          const rows = rowBatch[i]!.rows;
-          for (const s of call.skipped) {
-            if (report.skipped++ < SKIPS_LOGGED) log(`result ${s.id} skipped: ${s.reason}`);
-          }
-          if (call.passes.length + call.errors.length > 0) {
-            const mark = rescaleMarkBefore(next.last_event_time, call.time, options.rescaleEvery);
-            if (mark !== null && mark > (next.last_rescale_mark ?? -Infinity)) {
-              // The passes before the mark first, then the rescale, as BOINC's history ran.
-              await flush();
-              await settle();
-              if (!options.dryRun) await api.rescale(mark);
-              next.last_rescale_mark = mark;
-              report.rescales++;
-              await commit();
-            }
-            for (const pass of call.passes) await post(pass, call.boincGranted, rows);
-            if (call.errors.length > 0) {
-              await flush();
-              await settle();
-            }
-            for (const errors of call.errors) {
-              if (!options.dryRun) await api.postErrors(errors);
-              report.errors++;
-              report.error_outcomes += errors.results.length;
-            }
-            next.last_event_time = call.time;
-          }
-          // A row re-read before the cursor (--follow) never moves it back.
-          const last = { mod_time: rowBatch[i]!.time, id: rows.at(-1)!.id };
-          if (after(last, next.cursor)) next.cursor = last;
-          if (batch.empty) {
-            await settle();
-            await commit();
-          }
-          report.rows += rows.length;
-          report.seconds++;
-          progress.add(rows.length);
-        }
-      }
-      await flush();
-      await settle();
-      await writing;
-    };
-
-    for (let n = 0; ; n++) {
-      if (n > 0) {
-        if (!follow || report.interrupted || options.signal?.aborted) break;
-        await sleep(backoff || follow.pollSeconds * 1000, options.signal);
-        if (options.signal?.aborted) break;
-      }
-      try {
-        if (n === 0) {
+    // The write-back's upkeep (its table's prune, the re-check of recent workunits) after each
+    // round's writes, never beside one: they share its connection.
+    const upkeep = (batches: number) => () => pipeline.afterWrites(async () => writeBacks?.writeBack?.upkeep(batches));
+    await followLoop({
+      beforePoll: ensureGuard,
+      afterPoll: follow ? upkeep(UPKEEP_BATCHES.follow) : undefined,
+      pollSeconds: follow?.pollSeconds ?? null,
+      signal: options.signal,
+      poll: async (first) => {
+        if (first) {
           clockOffset = seenAt - Date.now() / 1000;
-          await round(seenAt, firstRows);
-        } else {
-          await ensureGuard();
-          const seen = await db.serverTime();
-          clockOffset = seen - Date.now() / 1000;
-          until = seen - FOLLOW_HOLD_SECONDS + 1;
-          await round(seen, rowsOfRound(until));
+          await rounds.run(seenAt, firstRows);
+          return;
         }
-        // After the round's writes (round() awaits them): the upkeep shares their connection.
-        if (follow) await (writeBack as WriteBack | null)?.upkeep(UPKEEP_BATCHES.follow);
-        backoff = 0;
-      } catch (e) {
-        // The request in flight, and the write of the last one answered, end before the run does
-        // (or, --follow, before it reads again from the saved cursor): no save after the run's end.
-        await inFlight.catch(() => undefined);
-        inFlight = Promise.resolve();
-        await writing.catch(() => undefined);
-        writing = Promise.resolve();
-        if (!follow || !isTransient(e)) throw e;
-        // Nothing unanswered is kept: the next round reads it again from the saved cursor.
-        Object.assign(next, state);
-        batch.take();
-        waitingRows = new Map();
-        backoff = Math.min(BACKOFF_MS.max, Math.max(BACKOFF_MS.first, backoff * 2));
-        log(`follow: ${(e as Error).message}; trying again in ${backoff / 1000} s`);
-        await reconnect().catch((again: unknown) => {
-          if (!isTransient(again)) throw again;
-        });
-        continue;
-      }
-      if (follow) {
-        for (const [id, t] of posted) if (t < state.cursor.mod_time - FOLLOW_REREAD_SECONDS) posted.delete(id);
-        if (Date.now() - minute.at >= MINUTE_MS) {
-          log(
-            `follow: ${minute.results} results posted${writeBack ? `, ${minute.written} written back` : ""} in the last ${((Date.now() - minute.at) / 1000).toFixed(0)} s; lag behind the validator at most ${minute.lagMax.toFixed(1)} s; cursor ${new Date(state.cursor.mod_time * 1000).toISOString()}`,
-          );
-          Object.assign(minute, { at: Date.now(), written: 0, results: 0, lagMax: 0 });
+        const seen = await boinc.serverTime();
+        clockOffset = seen - Date.now() / 1000;
+        await rounds.run(seen, rowsOfRound(seen - FOLLOW_HOLD_SECONDS + 1));
+      },
+      interrupted: () => rounds.counts.interrupted,
+      recover: () => pipeline.abandon(),
+      reconnect,
+      backingOff: (e, ms) => {
+        status?.failed("unavailable");
+        tell("warn", "backoff", `follow: ${e.message}; trying again in ${ms / 1000} s`, { reason: e.message, delay_s: ms / 1000 });
+      },
+      polled: () => {
+        rereads?.prune(state.cursor);
+        status?.polled();
+        const minute = meter?.minuteSummary();
+        if (minute) {
+          tell("info", "minute", minuteText(minute, writeBacks !== null, state.cursor), {
+            seconds: minute.seconds,
+            results: minute.results,
+            written: writeBacks ? minute.written : null,
+            lag_max_s: Math.round(minute.lagMax * 1000) / 1000,
+            cursor_mod_time: state.cursor.mod_time,
+          });
         }
-      }
-    }
-    if (options.signal?.aborted) report.interrupted = true;
-    else if (!follow) await (writeBack as WriteBack | null)?.upkeep(UPKEEP_BATCHES.end);
+      },
+    });
+    const counts = rounds.counts;
+    if (options.signal?.aborted) counts.interrupted = true;
+    else if (!follow) await upkeep(UPKEEP_BATCHES.end)();
     progress.finish();
-    if (report.skipped > SKIPS_LOGGED) log(`… ${report.skipped - SKIPS_LOGGED} more results skipped`);
-    report.holders = registrar.count;
-    if (comparison) {
-      report.compare = await comparison.close();
-      log(summaryText(report.compare));
+    if (counts.skipped > SKIPS_LOGGED) {
+      tell("warn", "skipped", `… ${counts.skipped - SKIPS_LOGGED} more results skipped`, { more: counts.skipped - SKIPS_LOGGED });
     }
-    report.elapsed_s = (Date.now() - started) / 1000;
-    return report;
+    const compare = comparison ? await comparison.close() : null;
+    if (compare) tell("info", "compare", summaryText(compare), { results: compare.results, agreeing: compare.agreeing });
+    return {
+      rows: counts.rows,
+      results: pipeline.counts.results,
+      replayed,
+      error_outcomes: counts.error_outcomes,
+      skipped: counts.skipped,
+      passes: pipeline.counts.passes,
+      requests: pipeline.counts.requests,
+      errors: counts.errors,
+      rescales: counts.rescales,
+      holders: registrar.count,
+      seconds: counts.seconds,
+      elapsed_s: (Date.now() - started) / 1000,
+      cursor: state.cursor,
+      interrupted: counts.interrupted,
+      compare,
+      write_back: writeBacks?.report ?? null,
+      lag: meter?.lag ?? null,
+    };
+  } catch (e) {
+    status?.failed("fatal");
+    throw e;
   } finally {
-    await (writeBack as WriteBack | null)?.close();
+    await writeBacks?.close();
     await db?.close();
     await guard?.release();
+    status?.setGuardHeld(false);
     await lock?.release();
   }
-}
-
-/** Rows after the cursor, and rows before it (the re-read window) not posted yet. */
-async function* unposted(rows: AsyncIterable<ResultRow>, cursor: { mod_time: number; id: number }, posted: Map<number, number>) {
-  for await (const row of rows) if (after(row, cursor) || !posted.has(row.id)) yield row;
-}
-
-/** Resolves after `ms`, or at once when `signal` aborts. */
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(done, ms);
-    function done() {
-      clearTimeout(timer);
-      signal?.removeEventListener("abort", done);
-      resolve();
-    }
-    signal?.addEventListener("abort", done);
-  });
-}
-
-function grantOf(row: ResultRow, credit: number, time: number): Grant {
-  return {
-    result_id: row.id,
-    workunit_id: row.workunit_id,
-    app_id: row.app_id ?? 0,
-    user_id: Math.max(0, row.user_id ?? 0),
-    team_id: Math.max(0, row.team_id ?? 0),
-    sent_time: row.sent_time ?? 0,
-    credit,
-    time,
-  };
 }
 
 export { BridgeError };

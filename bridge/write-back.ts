@@ -66,7 +66,8 @@ export interface WriteBackReport {
 
 export interface WriteBackOptions {
   creditByApp: boolean;
-  log: (line: string) => void;
+  /** `kind`: a retried transaction, a result (or holder) left out, or canonical_credit put back. */
+  log: (line: string, kind?: "retry" | "warning" | "repair") => void;
   project: string;
   /** --switch-time: required when the database has no switch point for the project yet. */
   switchTime: number | null;
@@ -188,6 +189,7 @@ export class WriteBack {
           this.report.retries++;
           this.options.log(
             `write-back: ${code(e)} (another writer holds the same rows); retrying the transaction (attempt ${attempt + 1} of ${MAX_ATTEMPTS})`,
+            "retry",
           );
           await new Promise((r) => setTimeout(r, 50 * 2 ** attempt));
           continue;
@@ -217,6 +219,7 @@ export class WriteBack {
       if (repaired > 0) {
         this.options.log(
           `write-back: put back the canonical_credit of ${repaired} workunit${repaired === 1 ? "" : "s"} that a validator's late-result pass had written over`,
+          "repair",
         );
       }
       this.report.repaired += repaired;
@@ -287,8 +290,8 @@ export class WriteBack {
     await this.options.beforeCommit?.();
     await conn.query("COMMIT");
     // Counted and told once committed: a retried transaction would tell them again.
-    for (const w of warnings) this.options.log(`write-back: ${w}`);
-    for (const m of plan?.missing ?? []) this.options.log(`write-back: ${m}`);
+    for (const w of warnings) this.options.log(`write-back: ${w}`, "warning");
+    for (const m of plan?.missing ?? []) this.options.log(`write-back: ${m}`, "warning");
     const wrote = new Set(writable.map((w) => w.result_id));
     for (const g of grants)
       if (g.credit > 0 && (done.has(g.result_id) || wrote.has(g.result_id))) this.repair.written(g.workunit_id, g.credit);

@@ -81,6 +81,38 @@ describe("bridge command line", () => {
     expect(unknown.message).toMatch(/--nope[\s\S]*usage:/);
   });
 
+  it("reads --log-format, --metrics-port, --metrics-host and --metrics-file, and refuses bad values with one clear message each", async () => {
+    const env = { COBBLESTONE_TOKEN: "t", BOINC_DB_URL: "mysql://u:p@h/db", INIT_CWD: "/srv/boinc" };
+    expect(await parseOptions(base, env)).toMatchObject({ logFormat: "text", metrics: null, metricsFile: null, progress: true });
+    expect(
+      await parseOptions([...base, "--log-format", "json", "--metrics-port", "9464", "--metrics-file", "bridge.prom"], env),
+    ).toMatchObject({
+      logFormat: "json",
+      metrics: { host: "127.0.0.1", port: 9464 },
+      metricsFile: "/srv/boinc/bridge.prom",
+      // A progress line is not JSON.
+      progress: false,
+    });
+    expect((await parseOptions([...base, "--metrics-port", "9464", "--metrics-host", "::1"], env)).metrics).toEqual({
+      host: "::1",
+      port: 9464,
+    });
+    const refused = async (args: string[]) => {
+      const e = await parseOptions([...base, ...args], env).catch((x) => x);
+      expect(e).toBeInstanceOf(BridgeError);
+      return (e as Error).message;
+    };
+    expect(await refused(["--log-format", "xml"])).toBe("--log-format must be text or json, not 'xml'");
+    for (const port of ["0", "65536", "http", "9464.5", "-1", ""]) {
+      expect(await refused([`--metrics-port=${port}`])).toBe(`--metrics-port must be a TCP port number from 1 to 65535, not '${port}'`);
+    }
+    expect(await refused(["--metrics-host", "0.0.0.0"])).toMatch(/^--metrics-host only means something with --metrics-port\nusage:/);
+    expect(await refused(["--metrics-port", "9464", "--metrics-host", " "])).toMatch(/^--metrics-host must name an address/);
+    expect(await refused(["--metrics-file", "/var/lib/node_exporter/bridge.txt"])).toBe(
+      "--metrics-file must end in .prom (node_exporter's textfile collector reads only *.prom files), not '/var/lib/node_exporter/bridge.txt'",
+    );
+  });
+
   it("lets one run at a time use a state file, and takes over the lock of a run that died", async () => {
     const state = join(work, "locked.json");
     const first = await lockState(state);

@@ -1,0 +1,48 @@
+/** What the service's answer to one request of passes means for the write-back: a grant per valid result. */
+import type { components } from "./api-types";
+import type { PassBody } from "./events";
+import type { ResultRow } from "./rows";
+import type { Grant } from "./write-back";
+
+export type PassBatchAnswer = components["schemas"]["PassBatchResponse"];
+export type AnsweredResult = components["schemas"]["ResultOutcome"];
+
+/**
+ * The grants of an answered request's valid results, in the answer's order. `seen` is shown
+ * every result answered (the replayed count, --compare). `rows` are the rows the request was
+ * built from: a result without its row (none today) is not written.
+ */
+export function grantsOfAnswer(
+  passes: readonly PassBody[],
+  answer: PassBatchAnswer,
+  rows: ReadonlyMap<number, ResultRow>,
+  seen: (result: AnsweredResult, workunitId: number) => void = () => undefined,
+): Grant[] {
+  const grants: Grant[] = [];
+  for (const [i, p] of answer.passes.entries()) {
+    // The grant's time is the pass's own now, as posted: a pass answered again after a crash
+    // (replayed) may come back with the project's later clock, and must write the same numbers.
+    const grantTime = passes[i]!.now ?? p.now;
+    for (const w of p.workunits) {
+      for (const r of w.results) {
+        const row = rows.get(r.id);
+        if (row && r.validate_state === "valid") grants.push(grantOf(row, r.granted_credit, grantTime));
+        seen(r, w.id);
+      }
+    }
+  }
+  return grants;
+}
+
+export function grantOf(row: ResultRow, credit: number, time: number): Grant {
+  return {
+    result_id: row.id,
+    workunit_id: row.workunit_id,
+    app_id: row.app_id ?? 0,
+    user_id: Math.max(0, row.user_id ?? 0),
+    team_id: Math.max(0, row.team_id ?? 0),
+    sent_time: row.sent_time ?? 0,
+    credit,
+    time,
+  };
+}

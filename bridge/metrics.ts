@@ -1,0 +1,62 @@
+/**
+ * The run's status in Prometheus' text exposition format (version 0.0.4), the format of both
+ * `--metrics-port` (GET /metrics) and `--metrics-file` (node_exporter's textfile collector):
+ * every metric prefixed `cobblestone_bridge_`, with HELP and TYPE lines, labelled with the project.
+ */
+import type { StatusSnapshot } from "./status";
+
+export const METRICS_CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8";
+
+/** A label value as the format escapes it (backslash, double quote, new line). */
+export function labelValue(v: string): string {
+  return v.replace(/\\/g, "\\\\").replace(/"/g, '\\"').replace(/\n/g, "\\n");
+}
+
+/** A sample value: integers as they are, others in full precision. */
+function sampleValue(n: number): string {
+  if (Number.isNaN(n)) return "NaN";
+  if (!Number.isFinite(n)) return n > 0 ? "+Inf" : "-Inf";
+  return String(n);
+}
+
+export function renderMetrics(s: StatusSnapshot): string {
+  const out: string[] = [];
+  const project = `project="${labelValue(s.project)}"`;
+  const metric = (name: string, type: "gauge" | "counter", help: string, samples: [string, number][]) => {
+    const full = `cobblestone_bridge_${name}`;
+    out.push(`# HELP ${full} ${help}`, `# TYPE ${full} ${type}`);
+    for (const [labels, value] of samples) out.push(`${full}{${project}${labels}} ${sampleValue(value)}`);
+  };
+  metric("start_time_seconds", "gauge", "When this bridge process started (Unix seconds).", [["", s.startTime]]);
+  metric("last_poll_timestamp_seconds", "gauge", "When a round last went through (Unix seconds); the start time before the first.", [
+    ["", s.lastPoll],
+  ]);
+  metric("guard_held", "gauge", "1 while the run holds its run guard (the database lock of the project), else 0.", [
+    ["", s.guardHeld ? 1 : 0],
+  ]);
+  if (s.following) {
+    metric("lag_seconds", "gauge", "Seconds from mod_time to the answered and written request, of the last request's oldest result.", [
+      ["", s.lagLast ?? 0],
+    ]);
+    metric("lag_max_seconds", "gauge", "The largest lag_seconds of the requests written in the last 60 s; 0 when none was.", [
+      ["", s.lagMaxMinute],
+    ]);
+  }
+  metric(
+    "backlog_results",
+    "gauge",
+    "Validated results the bridge has read and put in passes, not yet answered by the service and written back.",
+    [["", s.backlog]],
+  );
+  metric("results_posted_total", "counter", "Validated results the service answered in passes.", [["", s.posted]]);
+  metric("results_written_total", "counter", "Results written back into the BOINC database (0 without --write-back).", [["", s.written]]);
+  metric("retries_total", "counter", "Retries: service requests (429, 503, network) and write-back transactions (deadlock, lock wait).", [
+    [',kind="service"', s.retries.service],
+    [',kind="write_back"', s.retries.write_back],
+  ]);
+  metric("errors_total", "counter", "Failures: unavailable (service or database away; --follow backs off) and fatal (the run stopped).", [
+    [',kind="unavailable"', s.errors.unavailable],
+    [',kind="fatal"', s.errors.fatal],
+  ]);
+  return out.join("\n") + "\n";
+}
