@@ -1,14 +1,16 @@
 /**
  * The soak's faults and their schedule. A run is cut into cycles of about 10 minutes (a shorter
- * run is one shorter cycle), and every cycle holds each fault once, at the same fractions of it:
+ * run is one shorter cycle), and every cycle holds each fault, in this order, at the same
+ * fractions of it:
  * - MariaDB restarted: stopped (SIGTERM), down a few seconds, started on the same datadir;
+ * - a lock wait timeout: a transaction holds every host row FOR UPDATE for four times the lowered
+ *   innodb_lock_wait_timeout, so the write-back's transactions time out and are retried (early,
+ *   when the bridge has caught up with the restart: it must be writing to meet the locks);
  * - the service failing: 503 with Retry-After for the first half, 500 for the second (a minute
  *   in all in a cycle of 5 minutes or more);
- * - the bridge SIGKILLed (twice: early in a quiet stretch, and near the cycle's end), restarted by
- *   the supervisor;
+ * - the bridge SIGKILLed, restarted by the supervisor;
  * - the service unreachable: connections dropped (a minute in all from 5-minute cycles);
- * - a lock wait timeout: a transaction holds every host row FOR UPDATE for four times the lowered
- *   innodb_lock_wait_timeout, so the write-back's transactions time out and are retried.
+ * - the bridge SIGKILLed again near the cycle's end.
  */
 import type mysql from "mysql2/promise";
 import type { FaultProxy } from "./soak-fault-proxy";
@@ -43,11 +45,11 @@ export function faultSchedule(minutes: number): PlannedFault[] {
   for (let k = 0; k < cycles; k++) {
     const at = (f: number) => Math.round(k * c + f * c);
     plan.push(
-      { kind: "mariadb-restart", at: at(0.1), durationS: Math.min(10, 0.03 * c) },
-      { kind: "service-5xx", at: at(0.2), durationS: outage },
-      { kind: "bridge-sigkill", at: at(0.45), durationS: 0 },
-      { kind: "service-unreachable", at: at(0.52), durationS: outage },
-      { kind: "lock-wait", at: at(0.8), durationS: 4 * LOCK_WAIT_TIMEOUT_S },
+      { kind: "mariadb-restart", at: at(0.08), durationS: Math.min(10, 0.03 * c) },
+      { kind: "lock-wait", at: at(0.16), durationS: 4 * LOCK_WAIT_TIMEOUT_S },
+      { kind: "service-5xx", at: at(0.25), durationS: outage },
+      { kind: "bridge-sigkill", at: at(0.5), durationS: 0 },
+      { kind: "service-unreachable", at: at(0.58), durationS: outage },
       { kind: "bridge-sigkill", at: at(0.92), durationS: 0 },
     );
   }
