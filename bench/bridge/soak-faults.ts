@@ -2,10 +2,10 @@
  * The soak's faults and their schedule. A run is cut into cycles of about 10 minutes (a shorter
  * run is one shorter cycle), and every cycle holds each fault, in this order, at the same
  * fractions of it:
- * - MariaDB restarted: stopped (SIGTERM), down a few seconds, started on the same datadir;
  * - a lock wait timeout: a transaction holds every host row FOR UPDATE for four times the lowered
- *   innodb_lock_wait_timeout, so the write-back's transactions time out and are retried (early,
- *   when the bridge has caught up with the restart: it must be writing to meet the locks);
+ *   innodb_lock_wait_timeout, so the write-back's transactions time out and are retried (first,
+ *   while the bridge writes every poll: after an outage it may sit in a back-off and meet no lock);
+ * - MariaDB restarted: stopped (SIGTERM), down a few seconds, started on the same datadir;
  * - the service failing: 503 with Retry-After for the first half, 500 for the second (a minute
  *   in all in a cycle of 5 minutes or more);
  * - the bridge SIGKILLed, restarted by the supervisor;
@@ -45,8 +45,8 @@ export function faultSchedule(minutes: number): PlannedFault[] {
   for (let k = 0; k < cycles; k++) {
     const at = (f: number) => Math.round(k * c + f * c);
     plan.push(
-      { kind: "mariadb-restart", at: at(0.08), durationS: Math.min(10, 0.03 * c) },
-      { kind: "lock-wait", at: at(0.16), durationS: 4 * LOCK_WAIT_TIMEOUT_S },
+      { kind: "lock-wait", at: at(0.08), durationS: 4 * LOCK_WAIT_TIMEOUT_S },
+      { kind: "mariadb-restart", at: at(0.16), durationS: Math.min(10, 0.03 * c) },
       { kind: "service-5xx", at: at(0.25), durationS: outage },
       { kind: "bridge-sigkill", at: at(0.5), durationS: 0 },
       { kind: "service-unreachable", at: at(0.58), durationS: outage },

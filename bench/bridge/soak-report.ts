@@ -65,10 +65,14 @@ function lagLine(what: string, lags: number[]): string {
   return `${what}: p50 ${percentile(s, 0.5).toFixed(1)} s, p99 ${percentile(s, 0.99).toFixed(1)} s, max ${s.at(-1)!.toFixed(1)} s (${s.length} results)`;
 }
 
+/** A process's RSS "at start" is its first sample this long after it was spawned (Node is still loading modules before). */
+const WARM_MS = 10_000;
+
 function rssLine(p: BridgeProcess): string {
   if (p.rss.length === 0) return "no RSS sample";
   const max = Math.max(...p.rss.map((r) => r.mb));
-  return `RSS ${p.rss[0]!.mb.toFixed(0)} MB at start → ${p.rss.at(-1)!.mb.toFixed(0)} MB at end (max ${max.toFixed(0)} MB, ${p.rss.length} samples)`;
+  const start = p.rss.find((r) => r.at >= p.startedAt + WARM_MS) ?? p.rss[0]!;
+  return `RSS ${start.mb.toFixed(0)} MB at start (${((start.at - p.startedAt) / 1000).toFixed(0)} s) → ${p.rss.at(-1)!.mb.toFixed(0)} MB at end (max ${max.toFixed(0)} MB, ${p.rss.length} samples)`;
 }
 
 export function reportText(run: SoakRun): string {
