@@ -26,6 +26,7 @@ import { createProject } from "../../test/bridge/service";
 import { writerDsn } from "../../test/bridge/write-back-check";
 import { type Check, endChecks } from "./soak-checks";
 import { readEndState, readHolders } from "./soak-end-state";
+import { GuardWatch } from "./soak-guard-watch";
 import { FaultProxy } from "./soak-fault-proxy";
 import { type FaultRun, LOCK_WAIT_TIMEOUT_S, faultSchedule, inject } from "./soak-faults";
 import { loadSoakProject } from "./soak-project";
@@ -149,6 +150,7 @@ try {
     say,
   );
   supervisor.start();
+  const guard = new GuardWatch(() => maria.root(DB), DB, PROJECT, supervisor);
   say(
     `daemons at ${values.rate} results/s (db_purge after ${purgeAfter} s, update_stats every ${values["stats-every"]} s), bridge following through the proxy; ` +
       `${faults.length} faults planned over ${minutes} min: ${faults.map((f) => `${f.kind}@${f.at}s`).join(", ") || "none"}`,
@@ -195,6 +197,7 @@ try {
   say(
     caughtUpAt ? "caught up; stopping the bridge (SIGTERM)" : `not caught up after ${CATCH_UP_MS / 1000} s; stopping the bridge (SIGTERM)`,
   );
+  guard.stop();
   const last = await supervisor.stop(STOP_MS);
   const endedAt = Date.now();
 
@@ -202,7 +205,7 @@ try {
   const conn = await maria.root(DB);
   const end = await readEndState(conn, records, before);
   await conn.end();
-  const checks = [...processChecks(supervisor.processes, last, caughtUpAt, daemonsCode), ...endChecks(records, end, endedAt)];
+  const checks = [...processChecks(supervisor.processes, last, caughtUpAt, daemonsCode, guard), ...endChecks(records, end, endedAt)];
   failed = checks.some((c) => !c.ok);
   console.log(
     reportText({
@@ -231,6 +234,11 @@ try {
 }
 process.exit(failed ? 1 : 0);
 
+function mmss(ms: number): string {
+  const s = Math.round(ms / 1000);
+  return `${String(Math.floor(s / 60)).padStart(2, "0")}:${String(s % 60).padStart(2, "0")}`;
+}
+
 /** Waits until every valid result still present has its row in the bridge's table; the time it did, or null. */
 async function catchUp(): Promise<number | null> {
   const deadline = Date.now() + CATCH_UP_MS;
@@ -250,19 +258,33 @@ async function catchUp(): Promise<number | null> {
   return null;
 }
 
-/** The bridge's processes: no refusal or bug among their ends, and the last one stopped cleanly after catching up. */
+/** The bridge's processes: no refusal or bug among their ends, the guard held while writing, and the last one stopped cleanly after catching up. */
 function processChecks(
   processes: BridgeProcess[],
   last: BridgeProcess | null,
   caughtUpAt: number | null,
   daemonsCode: number | null,
+  guard: GuardWatch,
 ): Check[] {
   const failures = processes.filter((p) => p.failure);
+  const unguarded = new Map<number, number[]>();
+  for (const u of guard.unguarded) unguarded.set(u.process, [...(unguarded.get(u.process) ?? []), u.at]);
   return [
     {
       name: "no refusal, no bug: every restart was an outage's or a fault's",
       ok: failures.length === 0,
       lines: failures.slice(0, 10).map((p) => `#${p.n} ${p.exit}: ${p.failure}: ${p.cause}`),
+    },
+    {
+      name: "the bridge held its run guard (the database lock) whenever it wrote back",
+      ok: guard.unguarded.length === 0,
+      lines: [
+        `${guard.samples} samples of the lock, one every 10 s while a bridge process had run 15 s`,
+        ...[...unguarded].map(
+          ([n, times]) =>
+            `process #${n} wrote back while no connection held the lock, from ${mmss(times[0]! - startedAt)} to ${mmss(times.at(-1)! - startedAt)} (${times.length} samples)`,
+        ),
+      ],
     },
     {
       name: "the bridge caught up, then stopped on SIGTERM with exit 0; the daemons stopped cleanly",
