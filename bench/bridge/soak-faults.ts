@@ -5,7 +5,8 @@
  * - a lock wait timeout: a transaction holds every host row FOR UPDATE for four times the lowered
  *   innodb_lock_wait_timeout, so the write-back's transactions time out and are retried (first,
  *   while the bridge writes every poll: after an outage it may sit in a back-off and meet no lock);
- * - MariaDB restarted: stopped (SIGTERM), down a few seconds, started on the same datadir;
+ * - MariaDB restarted: stopped (SIGTERM), down a few seconds, started on the same datadir, then
+ *   the longest quiet stretch (the bridge reconnects, and must hold its guard again: soak-guard-watch.ts);
  * - the service failing: 503 with Retry-After for the first half, 500 for the second (a minute
  *   in all in a cycle of 5 minutes or more);
  * - the bridge SIGKILLed, restarted by the supervisor;
@@ -16,7 +17,8 @@ import type mysql from "mysql2/promise";
 import type { FaultProxy } from "./soak-fault-proxy";
 import type { BridgeSupervisor } from "./soak-supervisor";
 
-export type FaultKind = "mariadb-restart" | "service-5xx" | "bridge-sigkill" | "service-unreachable" | "lock-wait";
+export const FAULT_KINDS = ["lock-wait", "mariadb-restart", "service-5xx", "bridge-sigkill", "service-unreachable"] as const;
+export type FaultKind = (typeof FAULT_KINDS)[number];
 
 export interface PlannedFault {
   kind: FaultKind;
@@ -36,7 +38,8 @@ export interface FaultRun {
 export const LOCK_WAIT_TIMEOUT_S = 3;
 const CYCLE_S = 600;
 
-export function faultSchedule(minutes: number): PlannedFault[] {
+/** `only`: the kinds to inject (all by default). */
+export function faultSchedule(minutes: number, only: FaultKind[] | null = null): PlannedFault[] {
   const total = minutes * 60;
   const cycles = Math.max(1, Math.round(total / CYCLE_S));
   const c = total / cycles;
@@ -45,15 +48,15 @@ export function faultSchedule(minutes: number): PlannedFault[] {
   for (let k = 0; k < cycles; k++) {
     const at = (f: number) => Math.round(k * c + f * c);
     plan.push(
-      { kind: "lock-wait", at: at(0.08), durationS: 4 * LOCK_WAIT_TIMEOUT_S },
-      { kind: "mariadb-restart", at: at(0.16), durationS: Math.min(10, 0.03 * c) },
-      { kind: "service-5xx", at: at(0.25), durationS: outage },
-      { kind: "bridge-sigkill", at: at(0.5), durationS: 0 },
-      { kind: "service-unreachable", at: at(0.58), durationS: outage },
+      { kind: "lock-wait", at: at(0.05), durationS: 4 * LOCK_WAIT_TIMEOUT_S },
+      { kind: "mariadb-restart", at: at(0.1), durationS: Math.min(10, 0.03 * c) },
+      { kind: "service-5xx", at: at(0.3), durationS: outage },
+      { kind: "bridge-sigkill", at: at(0.55), durationS: 0 },
+      { kind: "service-unreachable", at: at(0.62), durationS: outage },
       { kind: "bridge-sigkill", at: at(0.92), durationS: 0 },
     );
   }
-  return plan;
+  return only ? plan.filter((f) => only.includes(f.kind)) : plan;
 }
 
 export interface FaultTargets {

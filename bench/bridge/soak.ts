@@ -9,8 +9,10 @@
  *
  * Options: --minutes N (5), --rate R validated results a second (20), --poll-every S (2),
  * --restart-sec S (2, systemd's RestartSec), --purge-after S (db_purge's age: half a cycle, 60
- * to 240 s), --stats-every S (update_stats, 30), --seed N (1), --no-faults, --keep (keep the
- * work directory: logs, records; kept anyway when a check fails).
+ * to 240 s), --stats-every S (update_stats, 30, 0 for none), --seed N (1), --no-faults, --faults
+ * KIND,KIND (only those: lock-wait, mariadb-restart, service-5xx, bridge-sigkill,
+ * service-unreachable), --keep (keep the work directory: logs, records; kept anyway when a
+ * check fails).
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { createWriteStream, existsSync, readFileSync } from "node:fs";
@@ -28,7 +30,7 @@ import { type Check, endChecks } from "./soak-checks";
 import { readEndState, readHolders } from "./soak-end-state";
 import { GuardWatch } from "./soak-guard-watch";
 import { FaultProxy } from "./soak-fault-proxy";
-import { type FaultRun, LOCK_WAIT_TIMEOUT_S, faultSchedule, inject } from "./soak-faults";
+import { FAULT_KINDS, type FaultKind, type FaultRun, LOCK_WAIT_TIMEOUT_S, faultSchedule, inject } from "./soak-faults";
 import { loadSoakProject } from "./soak-project";
 import { type DaemonCounts, readRecords } from "./soak-records";
 import { reportText } from "./soak-report";
@@ -51,6 +53,7 @@ const { values } = parseArgs({
     "stats-every": { type: "string", default: "30" },
     seed: { type: "string", default: "1" },
     "no-faults": { type: "boolean", default: false },
+    faults: { type: "string" },
     keep: { type: "boolean", default: false },
   },
 });
@@ -63,7 +66,13 @@ if (!mariadbAvailable()) {
   console.error(MARIADB_MISSING);
   process.exit(2);
 }
-const faults = values["no-faults"] ? [] : faultSchedule(minutes);
+const only = values.faults?.split(",") ?? null;
+const unknown = only?.filter((k) => !(FAULT_KINDS as readonly string[]).includes(k)) ?? [];
+if (unknown.length > 0) {
+  console.error(`soak: unknown fault ${unknown.join(", ")} (--faults takes a list of: ${FAULT_KINDS.join(", ")})`);
+  process.exit(2);
+}
+const faults = values["no-faults"] ? [] : faultSchedule(minutes, only as FaultKind[] | null);
 // Longer than the longest outage's lag (a minute down, then the bridge's retry backoff), so that db_purge does not outrun the bridge.
 const purgeAfter =
   values["purge-after"] ?? String(Math.round(Math.min(240, Math.max(60, (minutes * 60) / Math.max(1, Math.round(minutes / 10)) / 2))));
