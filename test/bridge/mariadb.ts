@@ -26,10 +26,13 @@ export interface MariaDb {
   readonly socket: string;
   /** A connection as root over the socket (to create and load the test database). */
   root(database?: string): Promise<mysql.Connection>;
+  /** Stops the server (SIGTERM, as `systemctl stop`), waits `downMs`, starts it again on the same datadir and port (the soak benchmark). */
+  restart(downMs?: number): Promise<void>;
   stop(): Promise<void>;
 }
 
-export async function startMariaDb(timeoutMs = 60_000): Promise<MariaDb> {
+/** `serverArgs`: more mariadbd options (the soak benchmark lowers innodb_lock_wait_timeout). */
+export async function startMariaDb(timeoutMs = 60_000, serverArgs: string[] = []): Promise<MariaDb> {
   if (!SERVER || !INSTALL) throw new Error(MARIADB_MISSING);
   const dir = await mkdtemp(join(tmpdir(), "cobblestone-mariadb-"));
   const datadir = join(dir, "data");
@@ -46,30 +49,35 @@ export async function startMariaDb(timeoutMs = 60_000): Promise<MariaDb> {
     `--tmpdir=${dir}`,
   ]);
   const port = await freePort();
-  const child: ChildProcess = spawn(
-    SERVER,
-    [
-      "--no-defaults",
-      `--datadir=${datadir}`,
-      `--socket=${socket}`,
-      `--port=${port}`,
-      "--bind-address=127.0.0.1",
-      `--user=${user}`,
-      `--pid-file=${join(dir, "mysqld.pid")}`,
-      `--tmpdir=${dir}`,
-      "--skip-log-bin",
-      "--innodb-buffer-pool-size=128M",
-      "--innodb-flush-log-at-trx-commit=2",
-    ],
-    { stdio: ["ignore", "pipe", "pipe"] },
-  );
   let output = "";
-  child.stdout!.on("data", (d) => (output += d));
-  child.stderr!.on("data", (d) => (output += d));
+  const spawnServer = (): ChildProcess => {
+    const server = spawn(
+      SERVER,
+      [
+        "--no-defaults",
+        `--datadir=${datadir}`,
+        `--socket=${socket}`,
+        `--port=${port}`,
+        "--bind-address=127.0.0.1",
+        `--user=${user}`,
+        `--pid-file=${join(dir, "mysqld.pid")}`,
+        `--tmpdir=${dir}`,
+        "--skip-log-bin",
+        "--innodb-buffer-pool-size=128M",
+        "--innodb-flush-log-at-trx-commit=2",
+        ...serverArgs,
+      ],
+      { stdio: ["ignore", "pipe", "pipe"] },
+    );
+    server.stdout!.on("data", (d) => (output += d));
+    server.stderr!.on("data", (d) => (output += d));
+    return server;
+  };
+  let child = spawnServer();
 
   const root = (database?: string) =>
     mysql.createConnection({ socketPath: socket, user: "root", password: "", database, multipleStatements: true });
-  const stop = async () => {
+  const stopServer = async () => {
     if (child.exitCode === null && child.signalCode === null) {
       const exited = new Promise((r) => child.once("exit", r));
       child.kill("SIGTERM");
@@ -77,24 +85,36 @@ export async function startMariaDb(timeoutMs = 60_000): Promise<MariaDb> {
       await exited;
       clearTimeout(killed);
     }
+  };
+  const stop = async () => {
+    await stopServer();
     await rm(dir, { recursive: true, force: true });
   };
-
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`mariadbd exited (${child.exitCode}):\n${output}`);
-    try {
-      await (await root()).end();
-      break;
-    } catch {
-      if (Date.now() > deadline) {
-        await stop();
-        throw new Error(`mariadbd did not accept connections within ${timeoutMs} ms:\n${output}`);
+  const ready = async () => {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      if (child.exitCode !== null) throw new Error(`mariadbd exited (${child.exitCode}):\n${output}`);
+      try {
+        await (await root()).end();
+        return;
+      } catch {
+        if (Date.now() > deadline) {
+          await stop();
+          throw new Error(`mariadbd did not accept connections within ${timeoutMs} ms:\n${output}`);
+        }
+        await new Promise((r) => setTimeout(r, 200));
       }
-      await new Promise((r) => setTimeout(r, 200));
     }
-  }
-  return { port, socket, root, stop };
+  };
+  const restart = async (downMs = 0) => {
+    await stopServer();
+    await new Promise((r) => setTimeout(r, downMs));
+    child = spawnServer();
+    await ready();
+  };
+
+  await ready();
+  return { port, socket, root, restart, stop };
 }
 
 /**

@@ -1,0 +1,61 @@
+/**
+ * Watches the bridge's one-run guard during the soak (bridge/run-guard.ts: a MariaDB named lock
+ * held for the whole run): every few seconds, whether the lock is held, and when the bridge last
+ * wrote back. A bridge that has written in the last interval while nobody holds the lock is
+ * writing without its guard (a second run could start beside it). Right after MariaDB restarts
+ * the lock is free until the bridge reconnects, and it writes nothing meanwhile: not counted.
+ */
+import type mysql from "mysql2/promise";
+import { runLockName } from "../../bridge/run-guard";
+import { WRITEBACK_TABLE } from "../../bridge/write-back-tables";
+import type { BridgeSupervisor } from "./soak-supervisor";
+
+const EVERY_MS = 10_000;
+/** A process this young may still be taking the lock. */
+const SETTLING_MS = 15_000;
+
+export interface Unguarded {
+  at: number;
+  process: number;
+}
+
+export class GuardWatch {
+  samples = 0;
+  readonly unguarded: Unguarded[] = [];
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(
+    private readonly root: () => Promise<mysql.Connection>,
+    database: string,
+    project: string,
+    private readonly bridge: BridgeSupervisor,
+  ) {
+    const name = runLockName(database, project);
+    this.timer = setInterval(() => void this.sample(name), EVERY_MS);
+  }
+
+  private async sample(name: string): Promise<void> {
+    const p = this.bridge.current;
+    if (!p || Date.now() - p.startedAt < SETTLING_MS) return;
+    const conn = await this.root().catch(() => null);
+    if (!conn) return;
+    try {
+      const [rows] = await conn.query(
+        `SELECT IS_USED_LOCK(?) AS holder, UNIX_TIMESTAMP(MAX(written_at)) AS last_write, UNIX_TIMESTAMP() AS now FROM ${WRITEBACK_TABLE}`,
+        [name],
+      );
+      const r = (rows as { holder: number | null; last_write: number | null; now: number }[])[0]!;
+      this.samples++;
+      const wroteLately = r.last_write !== null && Number(r.last_write) >= Number(r.now) - EVERY_MS / 1000;
+      if (r.holder === null && wroteLately && this.bridge.current === p) this.unguarded.push({ at: Date.now(), process: p.n });
+    } catch {
+      // The database is restarting, or the bridge has not created its table yet.
+    } finally {
+      await conn.end().catch(() => undefined);
+    }
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+  }
+}
