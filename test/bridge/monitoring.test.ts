@@ -5,22 +5,20 @@
  * recent, the guard is held), ends at the test's own count, the file says the same, every
  * stderr line is a JSON event with the documented fields and no secret, and SIGTERM ends it 0.
  */
-import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { type AddressInfo, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { suiteNeeds } from "../../scripts/skipped-suites";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { OUTCOME, VALIDATE_STATE } from "../../bridge/boinc-codes";
 import type { WranglerDev } from "../browser/wrangler-dev";
 import { smallBoincDb } from "./boinc-fixture";
+import { startBridgeCli, validateNoCredit } from "./bridge-cli";
 import { type MariaDb, mariadbAvailable, startMariaDbAndServer } from "./mariadb";
 import { createProject } from "./service";
 import { WRITER, writerDsn } from "./write-back-check";
 
 const ADMIN = "bridge-monitoring-admin-token";
-const ROOT = new URL("../..", import.meta.url).pathname;
 const available = suiteNeeds("the bridge's logs and metrics", import.meta.url, "mariadb-server", mariadbAvailable());
 const INSERT_MS = 20_000;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -65,28 +63,14 @@ describe.skipIf(!available)("the bridge's logs and metrics", () => {
     const token = await createProject(server.base, ADMIN, "watched");
     const port = await freePort();
     const file = join(work, "bridge.prom");
-    const child: ChildProcess = spawn(
-      "node",
-      ["--import", "tsx", "bridge/cli.ts", "--url", server.base, "--project", "watched", "--state", join(work, "watched.json")].concat(
+    const bridge = startBridgeCli(
+      ["--url", server.base, "--project", "watched", "--state", join(work, "watched.json")].concat(
         ["--write-back", "--switch-time", String(start - 60), "--follow", "--poll-every", "1"],
         ["--log-format", "json", "--metrics-port", String(port), "--metrics-file", file],
       ),
-      {
-        cwd: ROOT,
-        env: {
-          ...process.env,
-          PATH: `${join(ROOT, "node_modules/.bin")}:${process.env.PATH}`,
-          COBBLESTONE_TOKEN: token,
-          BOINC_DB_URL: dsn,
-        },
-        stdio: ["ignore", "pipe", "pipe"],
-      },
+      { COBBLESTONE_TOKEN: token, BOINC_DB_URL: dsn },
     );
-    let stderr = "";
-    let stdout = "";
-    child.stderr!.on("data", (d) => (stderr += d));
-    child.stdout!.on("data", (d) => (stdout += d));
-    const exited = new Promise<number | null>((r) => child.once("exit", (code) => r(code)));
+    const { child } = bridge;
     const scrape = async () => {
       const response = await fetch(`http://127.0.0.1:${port}/metrics`);
       expect(response.headers.get("content-type")).toBe("text/plain; version=0.0.4; charset=utf-8");
@@ -103,7 +87,7 @@ describe.skipIf(!available)("the bridge's logs and metrics", () => {
       if (first && value(first, "guard_held") === 1) break;
       await sleep(200);
     }
-    expect(first, stderr).not.toBeNull();
+    expect(first, bridge.stderr()).not.toBeNull();
 
     // The validator: a workunit and its valid result every half second, granted nothing (--no_credit).
     const conn = await maria.root("watched");
@@ -111,30 +95,7 @@ describe.skipIf(!available)("the bridge's logs and metrics", () => {
     let during: Map<string, number> | null = null;
     const until = Date.now() + INSERT_MS;
     while (Date.now() < until) {
-      const id = ++inserted;
-      const now = Math.floor(Date.now() / 1000);
-      await conn.query(
-        "INSERT INTO workunit (id, appid, name, rsc_fpops_est, rsc_fpops_bound, target_nresults) VALUES (?, 1, ?, 1e13, 1e14, 1)",
-        [id, `w${id}`],
-      );
-      await conn.query("INSERT INTO result SET ?", [
-        {
-          id,
-          workunitid: id,
-          outcome: OUTCOME.success,
-          hostid: 7,
-          userid: 3,
-          teamid: 5,
-          sent_time: now - 5000,
-          received_time: now - 10,
-          cpu_time: 900,
-          validate_state: VALIDATE_STATE.valid,
-          granted_credit: 0,
-          elapsed_time: 1000,
-          flops_estimate: 1e10,
-          app_version_id: 1,
-        },
-      ]);
+      await validateNoCredit(conn, ++inserted);
       if (!during && Date.now() > until - INSERT_MS / 2) during = await scrape();
       await sleep(500);
     }
@@ -166,10 +127,11 @@ describe.skipIf(!available)("the bridge's logs and metrics", () => {
 
     expect(child.exitCode).toBeNull();
     child.kill("SIGTERM");
-    expect(await exited, stderr).toBe(0);
+    expect(await bridge.exited, bridge.stderr()).toBe(0);
 
     // Every stderr line one JSON event: time, level, event, msg (and fields); never a secret.
-    const events = stderr
+    const events = bridge
+      .stderr()
       .trimEnd()
       .split("\n")
       .map((line) => JSON.parse(line) as Record<string, unknown>);
@@ -179,8 +141,8 @@ describe.skipIf(!available)("the bridge's logs and metrics", () => {
       expect(e.event).toMatch(/^[a-z_]+$/);
       expect(typeof e.msg).toBe("string");
     }
-    expect(stderr).not.toContain(token);
-    expect(stderr).not.toContain(WRITER.password);
+    expect(bridge.stderr()).not.toContain(token);
+    expect(bridge.stderr()).not.toContain(WRITER.password);
     const named = (event: string) => events.filter((e) => e.event === event);
     expect(named("start")).toEqual([
       expect.objectContaining({ project: "watched", follow: true, write_back: true, database: expect.stringContaining(":***@") }),
@@ -193,6 +155,6 @@ describe.skipIf(!available)("the bridge's logs and metrics", () => {
     expect(events.at(-1)).toMatchObject({ event: "stop", level: "info", results: inserted, written: inserted, interrupted: true });
     expect(named("error")).toEqual([]);
     // The summary stays on stdout.
-    expect(stdout).toMatch(new RegExp(`wrote back ${inserted} results`));
+    expect(bridge.stdout()).toMatch(new RegExp(`wrote back ${inserted} results`));
   });
 });

@@ -3,86 +3,32 @@
  * connection is kept alive past wait_timeout, taken again when the server closes it, and a run
  * that finds another run holding it stops (exit 2) before it posts or writes anything more.
  */
-import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type mysql from "mysql2/promise";
 import { suiteNeeds } from "../../scripts/skipped-suites";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { OUTCOME, VALIDATE_STATE } from "../../bridge/boinc-codes";
 import { RunGuard, runLockName } from "../../bridge/run-guard";
 import type { WranglerDev } from "../browser/wrangler-dev";
 import { smallBoincDb } from "./boinc-fixture";
+import { killBridges, noCreditResult, startBridgeCli, validateNoCredit } from "./bridge-cli";
 import { type MariaDb, mariadbAvailable, startMariaDbAndServer } from "./mariadb";
 import { createProject } from "./service";
 import { writerDsn } from "./write-back-check";
 
 const ADMIN = "bridge-run-guard-admin-token";
-const ROOT = new URL("../..", import.meta.url).pathname;
 const available = suiteNeeds("the bridge's one-run guard", import.meta.url, "mariadb-server", mariadbAvailable());
 /** MariaDB's default wait_timeout, put back after a test shortened it. */
 const DEFAULT_WAIT_TIMEOUT = 28800;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-interface Bridge {
-  child: ChildProcess;
-  exited: Promise<number | null>;
-  stderr: () => string;
-}
-
-/** Every bridge started, so that a failed test leaves none running. */
-const started: ChildProcess[] = [];
-
-/** The CLI as an admin runs it, in a child process (its exit status is what is tested). */
-function bridge(args: string[], env: Record<string, string>): Bridge {
-  const child = spawn("node", ["--import", "tsx", "bridge/cli.ts", "--no-progress", ...args], {
-    cwd: ROOT,
-    env: { ...process.env, PATH: `${join(ROOT, "node_modules/.bin")}:${process.env.PATH}`, ...env },
-    stdio: ["ignore", "ignore", "pipe"],
-  });
-  started.push(child);
-  let stderr = "";
-  child.stderr!.on("data", (d) => (stderr += d));
-  const exited = new Promise<number | null>((r) => child.once("exit", (code) => r(code)));
-  return { child, exited, stderr: () => stderr };
-}
-
 /** Waits for `ready` (polled every 100 ms), failing with `what` after `ms`. */
 async function until(what: string, ready: () => Promise<boolean>, ms = 30_000): Promise<void> {
   for (const deadline = Date.now() + ms; !(await ready()); await sleep(100)) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
   }
-}
-
-/** What a --no_credit validator leaves: a workunit and its valid result, granted nothing. */
-async function validate(conn: mysql.Connection, id: number): Promise<void> {
-  await conn.query(
-    "INSERT INTO workunit (id, appid, name, rsc_fpops_est, rsc_fpops_bound, target_nresults) VALUES (?, 1, ?, 1e13, 1e14, 1)",
-    [id, `live${id}`],
-  );
-  await conn.query("INSERT INTO result SET ?", [validResult(id)]);
-}
-
-function validResult(id: number) {
-  const now = Math.floor(Date.now() / 1000);
-  return {
-    id,
-    workunitid: id,
-    outcome: OUTCOME.success,
-    hostid: 7,
-    userid: 3,
-    teamid: 5,
-    sent_time: now - 5000,
-    received_time: now - 10,
-    cpu_time: 900,
-    validate_state: VALIDATE_STATE.valid,
-    granted_credit: 0,
-    elapsed_time: 1000,
-    flops_estimate: 1e10,
-    app_version_id: 1,
-  };
 }
 
 const one = async <T>(conn: mysql.Connection, sql: string, values: unknown[] = []): Promise<T> =>
@@ -98,7 +44,7 @@ describe.skipIf(!available)("the bridge's one-run guard", () => {
     work = await mkdtemp(join(tmpdir(), "cobblestone-run-guard-"));
   });
   afterAll(async () => {
-    for (const child of started) if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+    killBridges();
     await Promise.all([maria?.stop(), server?.stop(), work && rm(work, { recursive: true, force: true })]);
   });
 
@@ -147,11 +93,11 @@ describe.skipIf(!available)("the bridge's one-run guard", () => {
       // New connections (the bridge's) take the global value: the server closes a session idle for 3 s.
       await root.query("SET GLOBAL wait_timeout = 3");
       try {
-        const first = bridge([...args("idle-a.json"), "--follow", "--poll-every", "8"], env);
+        const first = startBridgeCli([...args("idle-a.json"), "--follow", "--poll-every", "8"], env);
         await until("the first run's lock", async () => (await holder(root, "idle_follow", "idle-follow")) !== null);
         // Well past the 3 s (and inside the 8 s between two polls).
         await sleep(7000);
-        const second = bridge(args("idle-b.json"), env);
+        const second = startBridgeCli(args("idle-b.json"), env);
         expect(await second.exited, second.stderr()).toBe(2);
         expect(second.stderr()).toMatch(/^bridge: another bridge run is working on project 'idle-follow' of database 'idle_follow'/);
         expect(first.child.exitCode, first.stderr()).toBeNull();
@@ -169,7 +115,7 @@ describe.skipIf(!available)("the bridge's one-run guard", () => {
     await smallBoincDb(maria, name, Math.floor(Date.now() / 1000), []);
     const dsn = await writerDsn(maria, name);
     const token = await createProject(server.base, ADMIN, project);
-    const run = bridge(
+    const run = startBridgeCli(
       [
         "--url",
         server.base,
@@ -192,7 +138,7 @@ describe.skipIf(!available)("the bridge's one-run guard", () => {
     /** Validates `n` results, one every 300 ms, and waits until they are written back. */
     const validateSome = async (n: number) => {
       for (let i = 0; i < n; i++) {
-        await validate(conn, ++inserted);
+        await validateNoCredit(conn, ++inserted);
         await sleep(300);
       }
       await until(`${inserted} results written back`, async () => (await written().catch(() => 0)) === inserted);
@@ -242,12 +188,12 @@ describe.skipIf(!available)("the bridge's one-run guard", () => {
         [late, `live${late}`],
       );
       const [answers] = await root.query(`INSERT INTO result SET ?; KILL CONNECTION ${first}; SELECT GET_LOCK(?, 30) AS got`, [
-        validResult(late),
+        noCreditResult(late),
         runLockName("stolen_guard", "stolen-guard"),
       ]);
       expect(Number((answers as { got: number }[][])[2]![0]!.got)).toBe(1);
       // A result validated after the lock was lost, too.
-      await validate(conn, late + 1);
+      await validateNoCredit(conn, late + 1);
       const exit = await Promise.race([run.exited, sleep(30_000).then(() => "still running")]);
       expect(exit, run.stderr()).toBe(2);
       expect(run.stderr()).toMatch(

@@ -8,7 +8,7 @@
  * result is credited exactly once, by BOINC or by the bridge. A validator that was not restarted
  * with --no_credit is still refused.
  */
-import { type ChildProcess, spawn } from "node:child_process";
+import { spawn } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { createInterface } from "node:readline";
 import { tmpdir } from "node:os";
@@ -18,6 +18,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bridgeOptions, runBridge } from "../../bridge/run";
 import type { WranglerDev } from "../browser/wrangler-dev";
 import { smallBoincDb } from "./boinc-fixture";
+import { startBridgeCli } from "./bridge-cli";
 import { type MariaDb, mariadbAvailable, startMariaDbAndServer } from "./mariadb";
 import { createProject } from "./service";
 import { writerDsn } from "./write-back-check";
@@ -52,19 +53,6 @@ function startDaemons(socket: string, database: string) {
     if (!acks.includes(ack)) throw new Error(`boinc-daemons did not acknowledge ${cmd}`);
   };
   return { child, validated, command };
-}
-
-function bridgeCli(args: string[], env: Record<string, string>) {
-  const child: ChildProcess = spawn("node", ["--import", "tsx", "bridge/cli.ts", "--no-progress", ...args], {
-    cwd: ROOT,
-    env: { ...process.env, PATH: `${join(ROOT, "node_modules/.bin")}:${process.env.PATH}`, ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let stderr = "";
-  child.stderr!.on("data", (d) => (stderr += d));
-  child.stdout!.resume();
-  const exited = new Promise<number | null>((r) => child.once("exit", (code) => r(code)));
-  return { child, exited, stderr: () => stderr };
 }
 
 describe.skipIf(!available)("the switch-over while the project runs", () => {
@@ -126,7 +114,7 @@ describe.skipIf(!available)("the switch-over while the project runs", () => {
       const { daemons, writer, token, stateFile, T } = await beforeTheSwitch("switch_ok", "switch-ok");
       // bin/start with --no_credit: the results reported meanwhile are validated now, granted nothing.
       await daemons.command("no_credit");
-      const bridge = bridgeCli(cliArgs("switch-ok", stateFile, T), { COBBLESTONE_TOKEN: token, BOINC_DB_URL: writer });
+      const bridge = startBridgeCli(cliArgs("switch-ok", stateFile, T), { COBBLESTONE_TOKEN: token, BOINC_DB_URL: writer });
       await sleep(12_000);
       await daemons.command("quit", "done");
       expect(daemons.child.exitCode === null || daemons.child.exitCode === 0).toBe(true);
@@ -182,7 +170,7 @@ describe.skipIf(!available)("the switch-over while the project runs", () => {
     // bin/start without --no_credit: the validator goes on granting after T.
     await daemons.command("grant");
     await sleep(3000);
-    const bridge = bridgeCli(cliArgs("switch-rogue", stateFile, T), { COBBLESTONE_TOKEN: token, BOINC_DB_URL: writer });
+    const bridge = startBridgeCli(cliArgs("switch-rogue", stateFile, T), { COBBLESTONE_TOKEN: token, BOINC_DB_URL: writer });
     const code = await Promise.race([bridge.exited, sleep(120_000).then(() => "still running")]);
     await daemons.command("quit", "done");
     if (bridge.child.exitCode === null) bridge.child.kill("SIGKILL");

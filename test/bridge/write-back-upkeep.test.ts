@@ -4,7 +4,6 @@
  * the prune, and nothing is written twice; a workunit's canonical_credit that a validator's
  * late-result pass wrote over is put back, by a --follow run and by the next one-shot run.
  */
-import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -15,31 +14,15 @@ import { bridgeOptions, runBridge } from "../../bridge/run";
 import { OUTCOME, VALIDATE_STATE } from "../../bridge/boinc-codes";
 import type { WranglerDev } from "../browser/wrangler-dev";
 import { smallBoincDb } from "./boinc-fixture";
+import { startBridgeCli } from "./bridge-cli";
 import { type MariaDb, mariadbAvailable, startMariaDbAndServer } from "./mariadb";
 import { createProject } from "./service";
 import { writerDsn } from "./write-back-check";
 
 const ADMIN = "bridge-upkeep-admin-token";
-const ROOT = new URL("../..", import.meta.url).pathname;
 const T = 1_700_000_000;
 const available = suiteNeeds("the write-back's upkeep", import.meta.url, "mariadb-server", mariadbAvailable());
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-function bridgeCli(args: string[], env: Record<string, string>) {
-  const child: ChildProcess = spawn("node", ["--import", "tsx", "bridge/cli.ts", "--no-progress", ...args], {
-    cwd: ROOT,
-    env: { ...process.env, PATH: `${join(ROOT, "node_modules/.bin")}:${process.env.PATH}`, ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let stderr = "";
-  let stdout = "";
-  child.stderr!.on("data", (d) => (stderr += d));
-  child.stdout!.on("data", (d) => (stdout += d));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) =>
-    child.once("exit", (code, signal) => r({ code, signal })),
-  );
-  return { child, exited, stderr: () => stderr, stdout: () => stdout };
-}
 
 const one = async <R>(conn: mysql.Connection, sql: string, values: unknown[] = []) => ((await conn.query(sql, values))[0] as R[])[0]!;
 
@@ -130,7 +113,7 @@ describe.skipIf(!available)("the write-back's upkeep", () => {
       // A --follow run prunes 5 batches of 1,000 rows after each poll; it is killed in the middle of it.
       const args = ["--url", server.base, "--project", "prune", "--state", stateFile, "--write-back", "--follow", "--poll-every", "0.1"];
       const env = { COBBLESTONE_TOKEN: token, BOINC_DB_URL: writer };
-      const first = bridgeCli(args, env);
+      const first = startBridgeCli(args, env);
       let n = await count();
       for (let i = 0; i < 600 && n > 100_000; i++, n = await count()) await sleep(50);
       expect(n).toBeLessThan(150_020);
@@ -141,7 +124,7 @@ describe.skipIf(!available)("the write-back's upkeep", () => {
 
       // Results validated after the kill, then a new run finishes the prune and writes them.
       const fresh = [await validated(conn), await validated(conn), await validated(conn)];
-      const second = bridgeCli(args, env);
+      const second = startBridgeCli(args, env);
       const live = async () =>
         Number(
           (
@@ -153,7 +136,7 @@ describe.skipIf(!available)("the write-back's upkeep", () => {
         );
       for (let i = 0; i < 1200 && ((await count()) > 15 || (await live()) < 15); i++) await sleep(100);
       second.child.kill("SIGTERM");
-      expect((await second.exited).code, second.stderr()).toBe(0);
+      expect(await second.exited, second.stderr()).toBe(0);
       expect(second.stdout()).toMatch(/rows of purged results pruned from its table/);
 
       // What is left: exactly the rows of the results still in the table, each with the result's credit.
@@ -186,7 +169,7 @@ describe.skipIf(!available)("the write-back's upkeep", () => {
       const conn = await maria.root("repair");
       const canonical = async (wu: number) =>
         Number((await one<{ c: number }>(conn, "SELECT canonical_credit AS c FROM workunit WHERE id = ?", [wu])).c);
-      const bridge = bridgeCli(
+      const bridge = startBridgeCli(
         [
           "--url",
           server.base,
@@ -215,7 +198,7 @@ describe.skipIf(!available)("the write-back's upkeep", () => {
       for (let i = 0; i < 600 && (await canonical(1)) === 0; i++) await sleep(100);
       expect(await canonical(1)).toBe(credit);
       bridge.child.kill("SIGTERM");
-      expect((await bridge.exited).code, bridge.stderr()).toBe(0);
+      expect(await bridge.exited, bridge.stderr()).toBe(0);
       expect(bridge.stderr()).toMatch(/put back the canonical_credit of 1 workunit that a validator's late-result pass had written over/);
 
       // With the bridge stopped, the same happens to workunit 2: the next run (from cron) puts it back.
