@@ -1,7 +1,7 @@
 /**
  * Watches the bridge's one-run guard during the soak (bridge/run-guard.ts: a MariaDB named lock
  * held for the whole run): every few seconds, whether the lock is held, and when the bridge last
- * wrote back. A bridge that has written in the last interval while nobody holds the lock is
+ * wrote back. A bridge that wrote back between two samples that both found the lock free was
  * writing without its guard (a second run could start beside it). Right after MariaDB restarts
  * the lock is free until the bridge reconnects, and it writes nothing meanwhile: not counted.
  */
@@ -22,6 +22,8 @@ export interface Unguarded {
 export class GuardWatch {
   samples = 0;
   readonly unguarded: Unguarded[] = [];
+  /** The last sample: the database's clock, whether the lock was free, and the process then. */
+  private last: { now: number; free: boolean; process: number } | null = null;
   private readonly timer: NodeJS.Timeout;
 
   constructor(
@@ -46,8 +48,14 @@ export class GuardWatch {
       );
       const r = (rows as { holder: number | null; last_write: number | null; now: number }[])[0]!;
       this.samples++;
-      const wroteLately = r.last_write !== null && Number(r.last_write) >= Number(r.now) - EVERY_MS / 1000;
-      if (r.holder === null && wroteLately && this.bridge.current === p) this.unguarded.push({ at: Date.now(), process: p.n });
+      const free = r.holder === null;
+      const before = this.last;
+      this.last = { now: Number(r.now), free, process: p.n };
+      // written_at is whole seconds: a write in the second of the last sample counts as after it.
+      const wroteSince = before !== null && r.last_write !== null && Number(r.last_write) >= Math.floor(before.now);
+      if (free && before?.free && before.process === p.n && wroteSince && this.bridge.current === p) {
+        this.unguarded.push({ at: Date.now(), process: p.n });
+      }
     } catch {
       // The database is restarting, or the bridge has not created its table yet.
     } finally {

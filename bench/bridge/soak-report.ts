@@ -3,7 +3,7 @@
  * causes, RSS at start and end of each), the lag from each validation to its write-back, the
  * daemons' and the proxy's counts, and the end checks.
  */
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import type { Check } from "./soak-checks";
 import type { EndState } from "./soak-end-state";
 import type { ProxyCounts } from "./soak-fault-proxy";
@@ -38,7 +38,8 @@ const LOG_LINES: [string, RegExp][] = [
 
 function logCounts(processes: BridgeProcess[]): string[] {
   const n = LOG_LINES.map(() => 0);
-  for (const p of processes) {
+  // A log removed from under the run (its directory deleted) is skipped, not the report.
+  for (const p of processes.filter((x) => existsSync(x.log))) {
     for (const line of readFileSync(p.log, "utf8").split("\n")) {
       const k = LOG_LINES.findIndex(([, re]) => re.test(line));
       if (k >= 0) n[k]!++;
