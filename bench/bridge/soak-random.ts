@@ -1,13 +1,4 @@
-/** A seeded generator of numbers in [0, 1) (mulberry32): a soak's workload is the same for the same --seed. */
-export type Random = () => number;
+/** The soak's seeded numbers in [0, 1): the project's own generator (src/credit/seeded-random.ts), so a soak's workload is the same for the same --seed. */
+export { seededRandom } from "../../src/credit/seeded-random";
 
-export function seededRandom(seed: number): Random {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export type Random = () => number;
