@@ -246,6 +246,8 @@ export async function runBridge(options: BridgeOptions): Promise<BridgeReport> {
     await writeBackOpened;
     /** --follow, after the database was away: the guard's and the write-back's connections again (the pool reconnects itself). */
     const reconnect = async () => {
+      // Reopened before the next poll even if the database is still away now (ensureOpen).
+      writeBacks?.markStale();
       await ensureGuard();
       if (writeBacks) {
         await writeBacks.reopen();
@@ -333,7 +335,10 @@ export async function runBridge(options: BridgeOptions): Promise<BridgeReport> {
     // round's writes, never beside one: they share its connection.
     const upkeep = (batches: number) => () => pipeline.afterWrites(async () => writeBacks?.writeBack?.upkeep(batches));
     await followLoop({
-      beforePoll: ensureGuard,
+      beforePoll: async () => {
+        await ensureGuard();
+        await writeBacks?.ensureOpen();
+      },
       afterPoll: follow ? upkeep(UPKEEP_BATCHES.follow) : undefined,
       pollSeconds: follow?.pollSeconds ?? null,
       signal: options.signal,

@@ -6,6 +6,8 @@ import { type Grant, WriteBack, type WriteBackOptions, type WriteBackReport } fr
 
 export class WriteBackLink {
   private current: WriteBack | null = null;
+  /** Its connection is to be opened again before the next write (the database was away, and a reopening failed or is due). */
+  private stale = false;
 
   constructor(
     private readonly dsn: string,
@@ -26,9 +28,22 @@ export class WriteBackLink {
     this.current = await WriteBack.open(this.dsn, this.options, this.current ?? undefined);
   }
 
+  /** After the database was away: the connection is opened again now, or (if that fails) before the next poll (`ensureOpen`). */
   async reopen(): Promise<void> {
+    this.stale = true;
     await this.current?.close();
     await this.open();
+    this.stale = false;
+  }
+
+  /** Marks the connection for reopening, whatever happens to the rest of a reconnection. */
+  markStale(): void {
+    this.stale = true;
+  }
+
+  /** Before a poll: a reopening that failed while the database was still away is done now, not found out by the next write. */
+  async ensureOpen(): Promise<void> {
+    if (this.stale) await this.reopen();
   }
 
   /** Writes one answered request's grants; how many results this write wrote. */
