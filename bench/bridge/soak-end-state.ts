@@ -5,15 +5,9 @@
  */
 import type mysql from "mysql2/promise";
 import { WRITEBACK_TABLE } from "../../bridge/write-back-tables";
-import type { Records, WritebackRow } from "./soak-records";
+import { RESULT_FIELDS_SQL, type Records, type ResultFields, type WritebackRow, resultFields } from "./soak-records";
 
-export interface ResultState {
-  id: number;
-  wu: number;
-  host: number;
-  sentTime: number;
-  validateState: number;
-  grantedCredit: number;
+export interface ResultState extends ResultFields {
   /** Gone from the database: db_purge deleted it (the values are those it read). */
   purged: boolean;
 }
@@ -41,27 +35,12 @@ export interface EndState {
 export async function readEndState(conn: mysql.Connection, records: Records, before: Holders): Promise<EndState> {
   const results = new Map<number, ResultState>();
   for (const p of records.purged.values()) {
-    results.set(p.id, {
-      id: p.id,
-      wu: p.wu,
-      host: p.host,
-      sentTime: p.sentTime,
-      validateState: p.validateState,
-      grantedCredit: p.grantedCredit,
-      purged: true,
-    });
+    const { kind: _kind, canonicalCredit: _canonical, writeback: _writeback, at: _at, ...fields } = p;
+    results.set(p.id, { ...fields, purged: true });
   }
-  const [resultRows] = await conn.query("SELECT id, workunitid, hostid, sent_time, validate_state, granted_credit FROM result");
-  for (const r of resultRows as Record<string, number>[]) {
-    results.set(Number(r.id), {
-      id: Number(r.id),
-      wu: Number(r.workunitid),
-      host: Number(r.hostid),
-      sentTime: Number(r.sent_time),
-      validateState: Number(r.validate_state),
-      grantedCredit: Number(r.granted_credit),
-      purged: false,
-    });
+  const [resultRows] = await conn.query(`SELECT ${RESULT_FIELDS_SQL} FROM result`);
+  for (const r of resultRows as Record<string, unknown>[]) {
+    results.set(Number(r.id), { ...resultFields(r), purged: false });
   }
   const [wuRows] = await conn.query("SELECT id, canonical_credit FROM workunit");
   const workunits = new Map((wuRows as Record<string, number>[]).map((w) => [Number(w.id), Number(w.canonical_credit)]));

@@ -13,7 +13,7 @@
 import type mysql from "mysql2/promise";
 import { WRITEBACK_TABLE } from "../../bridge/write-back-tables";
 import { type DaemonDb, connectionLost } from "./soak-daemon-db";
-import type { DaemonCounts, PurgedRecord, SoakRecord, WritebackRow } from "./soak-records";
+import { type DaemonCounts, type PurgedRecord, RESULT_FIELDS_SQL, type SoakRecord, type WritebackRow, resultFields } from "./soak-records";
 
 const BATCH = 500;
 
@@ -57,10 +57,7 @@ export class Purge {
     const [idRows] = await conn.query("SELECT id FROM result WHERE workunitid IN (?) ORDER BY id", [wus]);
     const ids = (idRows as { id: number }[]).map((r) => Number(r.id));
     if (ids.length === 0) return [];
-    const [resultRows] = await conn.query(
-      "SELECT id, workunitid, hostid, sent_time, validate_state, granted_credit FROM result WHERE id IN (?) ORDER BY id FOR UPDATE",
-      [ids],
-    );
+    const [resultRows] = await conn.query(`SELECT ${RESULT_FIELDS_SQL} FROM result WHERE id IN (?) ORDER BY id FOR UPDATE`, [ids]);
     const [wuRows] = await conn.query("SELECT id, canonical_credit FROM workunit WHERE id IN (?) ORDER BY id FOR UPDATE", [wus]);
     const canonical = new Map(
       (wuRows as { id: number; canonical_credit: number }[]).map((w) => [Number(w.id), Number(w.canonical_credit)]),
@@ -69,12 +66,7 @@ export class Purge {
     const at = Date.now();
     const records: PurgedRecord[] = (resultRows as Record<string, number>[]).map((r) => ({
       kind: "purged",
-      id: Number(r.id),
-      wu: Number(r.workunitid),
-      host: Number(r.hostid),
-      sentTime: Number(r.sent_time),
-      validateState: Number(r.validate_state),
-      grantedCredit: Number(r.granted_credit),
+      ...resultFields(r),
       canonicalCredit: canonical.get(Number(r.workunitid)) ?? 0,
       writeback: written.get(Number(r.id)) ?? null,
       at,

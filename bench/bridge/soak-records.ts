@@ -36,14 +36,31 @@ export interface WritebackRow {
   writtenAt: number;
 }
 
-export interface PurgedRecord {
-  kind: "purged";
+/** A result row's columns the end checks read, as the purge and the end both read them. */
+export interface ResultFields {
   id: number;
   wu: number;
   host: number;
   sentTime: number;
   validateState: number;
   grantedCredit: number;
+}
+
+/** The columns of RESULT_FIELDS_SQL, as ResultFields. */
+export const RESULT_FIELDS_SQL = "id, workunitid, hostid, sent_time, validate_state, granted_credit";
+export function resultFields(r: Record<string, unknown>): ResultFields {
+  return {
+    id: Number(r.id),
+    wu: Number(r.workunitid),
+    host: Number(r.hostid),
+    sentTime: Number(r.sent_time),
+    validateState: Number(r.validate_state),
+    grantedCredit: Number(r.granted_credit),
+  };
+}
+
+export interface PurgedRecord extends ResultFields {
+  kind: "purged";
   canonicalCredit: number;
   writeback: WritebackRow | null;
   at: number;

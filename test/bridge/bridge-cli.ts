@@ -42,11 +42,14 @@ export function killBridges(): void {
   for (const child of started) if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
 }
 
-/** A valid success as a --no_credit validator leaves it (granted 0), of host 7 (user 3, team 5: boinc-fixture.ts's smallBoincDb), reported 10 s ago. */
-export function noCreditResult(id: number, workunitId = id): Record<string, unknown> {
+/**
+ * A valid success as a --no_credit validator leaves it (granted 0), of host 7 (user 3, team 5:
+ * boinc-fixture.ts's smallBoincDb), reported 10 s ago; `id` null leaves it to AUTO_INCREMENT.
+ */
+export function noCreditResult(id: number | null, workunitId = id): Record<string, unknown> {
   const now = Math.floor(Date.now() / 1000);
   return {
-    id,
+    ...(id === null ? {} : { id }),
     workunitid: workunitId,
     outcome: OUTCOME.success,
     hostid: 7,

@@ -9,9 +9,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { suiteNeeds } from "../../scripts/skipped-suites";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { OUTCOME, VALIDATE_STATE } from "../../bridge/boinc-codes";
 import type { WranglerDev } from "../browser/wrangler-dev";
 import { smallBoincDb } from "./boinc-fixture";
+import { validateNoCredit } from "./bridge-cli";
 import { type MariaDb, mariadbAvailable, startMariaDbAndServer } from "./mariadb";
 import { createProject } from "./service";
 import { writerDsn } from "./write-back-check";
@@ -78,30 +78,7 @@ describe.skipIf(!available)("the bridge's --follow", () => {
       let inserted = 0;
       const until = Date.now() + RUN_MS;
       while (Date.now() < until) {
-        const id = ++inserted;
-        const now = Math.floor(Date.now() / 1000);
-        await conn.query(
-          "INSERT INTO workunit (id, appid, name, rsc_fpops_est, rsc_fpops_bound, target_nresults) VALUES (?, 1, ?, 1e13, 1e14, 1)",
-          [id, `live${id}`],
-        );
-        await conn.query("INSERT INTO result SET ?", [
-          {
-            id,
-            workunitid: id,
-            outcome: OUTCOME.success,
-            hostid: 7,
-            userid: 3,
-            teamid: 5,
-            sent_time: now - 5000,
-            received_time: now - 10,
-            cpu_time: 900,
-            validate_state: VALIDATE_STATE.valid,
-            granted_credit: 0,
-            elapsed_time: 1000,
-            flops_estimate: 1e10,
-            app_version_id: 1,
-          },
-        ]);
+        await validateNoCredit(conn, ++inserted);
         await new Promise((r) => setTimeout(r, 500));
       }
       const count = async () => Number(((await conn.query("SELECT COUNT(*) AS n FROM cobblestone_writeback"))[0] as { n: number }[])[0]!.n);

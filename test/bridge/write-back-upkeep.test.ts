@@ -11,10 +11,10 @@ import type mysql from "mysql2/promise";
 import { suiteNeeds } from "../../scripts/skipped-suites";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bridgeOptions, runBridge } from "../../bridge/run";
-import { OUTCOME, VALIDATE_STATE } from "../../bridge/boinc-codes";
+import { VALIDATE_STATE } from "../../bridge/boinc-codes";
 import type { WranglerDev } from "../browser/wrangler-dev";
 import { smallBoincDb } from "./boinc-fixture";
-import { startBridgeCli } from "./bridge-cli";
+import { noCreditResult, startBridgeCli } from "./bridge-cli";
 import { type MariaDb, mariadbAvailable, startMariaDbAndServer } from "./mariadb";
 import { createProject } from "./service";
 import { writerDsn } from "./write-back-check";
@@ -37,22 +37,7 @@ async function validated(conn: mysql.Connection, fields: Record<string, unknown>
     workunitid = (done as mysql.ResultSetHeader).insertId;
   }
   const [done] = await conn.query("INSERT INTO result SET ?", [
-    {
-      workunitid,
-      outcome: OUTCOME.success,
-      hostid: 7,
-      userid: 3,
-      teamid: 5,
-      sent_time: T - 5000,
-      received_time: T - 50,
-      cpu_time: 900,
-      validate_state: VALIDATE_STATE.valid,
-      granted_credit: 0,
-      elapsed_time: 1000,
-      flops_estimate: 1e10,
-      app_version_id: 1,
-      ...fields,
-    },
+    { ...noCreditResult(null, workunitid), sent_time: T - 5000, received_time: T - 50, ...fields },
   ]);
   return (done as mysql.ResultSetHeader).insertId;
 }
