@@ -21,6 +21,7 @@ import { mountAmRpcs } from "./routes/am/am-rpcs.index";
 import { mountAppVersions } from "./routes/app-versions/app-versions.index";
 import { mountApps } from "./routes/apps/apps.index";
 import { mountFairness } from "./routes/apps/fairness.index";
+import { mountFairRebase } from "./routes/apps/fair-rebase.index";
 import { mountCentralContributors } from "./routes/central/central-contributors.index";
 import { mountCentral } from "./routes/central/central.index";
 import { mountNeutrality } from "./routes/central/neutrality.index";
@@ -86,6 +87,7 @@ export function createApp(): OpenAPIHono<AppEnv> {
   mountLeaderboards(app);
   mountApps(app);
   mountFairness(app);
+  mountFairRebase(app);
   mountAppVersions(app);
   mountEntities(app);
   mountBulkHolders(app);

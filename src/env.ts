@@ -46,5 +46,7 @@ export type AppEnv = {
     actor?: string;
     /** `cf-ray`, or a UUID; also the X-Request-Id of the response. */
     requestId: string;
+    /** Why, for the audit row of a route that asks for a reason (a fair re-base). */
+    auditReason?: string;
   };
 };

@@ -12,6 +12,7 @@ import {
   addYoungSample,
   gateZSample,
   inGoodStanding,
+  movesVersion,
   paidShare,
   relearn,
 } from "./fair-state";
@@ -52,6 +53,8 @@ export interface FairClaimInput {
   readonly version: FairVersionState;
   /** The scale a version uses while rescale has not set one (1 CPU, 0.1 GPU). */
   readonly defaultScale: number;
+  /** The app's level S as the last rescale left it; null before its first. */
+  readonly appLevel: number | null;
 }
 
 export interface FairClaim {
@@ -64,6 +67,8 @@ export interface FairClaim {
   readonly feedsQuantiles: boolean;
   /** An established host in good standing whose high-z share is above the gate: its z was left out. */
   readonly heldOutByGate: boolean;
+  /** Version 3: the version is sealed and this row is not a founder, so it moved no statistic. */
+  readonly heldOutBySeal: boolean;
   readonly host: FairHostState;
   readonly version: FairVersionState;
 }
@@ -80,8 +85,13 @@ export function versionScale(v: FairVersionState, defaultScale: number): number 
   return v.scale ?? defaultScale;
 }
 
-/** E (docs/spec/fair-policy.md#terms): est × L_v × s; null while the version has no level. */
-function expectedPfc(est: number, v: FairVersionState, defaultScale: number): number | null {
+/**
+ * E (docs/spec/fair-policy.md#r11): est × S once a rescale gave the version its own scale (version 3: what an
+ * expected credit pays is exactly the app's anchored level); before, est × L_v × its seed
+ * scale; null while the version has no level.
+ */
+export function expectedPfc(est: number, v: FairVersionState, defaultScale: number, appLevel: number | null): number | null {
+  if (v.ownScale && appLevel) return est * appLevel;
   return v.level === null ? null : est * v.level * versionScale(v, defaultScale);
 }
 
@@ -93,15 +103,17 @@ export function fairClaim(input: FairClaimInput): FairClaim {
   const { wu, host, version } = input;
   const est = wu.rscFpopsEst;
   const share = paidShare(version);
-  const unfed = { paidShare: share, feedsQuantiles: false, heldOutByGate: false };
+  const unfed = { paidShare: share, feedsQuantiles: false, heldOutByGate: false, heldOutBySeal: false };
   if (!finitePositive(est)) return { pfc: 0, rule: "no_estimate", ...unfed, host, version };
   const s = versionScale(version, input.defaultScale);
   const raw = fairRawPfc(input.result);
   // A version with no level yet: an established host is paid its scaled claim.
-  let expected = expectedPfc(est, version, input.defaultScale);
+  let expected = expectedPfc(est, version, input.defaultScale, input.appLevel);
   if (expected === null && host.q !== null) expected = Number.isFinite(raw) ? raw * s : est * s;
   const ratio = raw / est;
   const good = inGoodStanding(host);
+  // docs/spec/fair-policy.md#founders: after the seal only founder rows move the version.
+  const moves = movesVersion(host, version);
 
   if (!(Number.isFinite(ratio) && ratio >= PFC_SANE_MIN && ratio <= PFC_SANE_MAX)) {
     // Insane: the expected credit, never the bound; no statistics, but it counts toward re-learn.
@@ -134,11 +146,11 @@ export function fairClaim(input: FairClaimInput): FairClaim {
       [pfc, rule] = [e, "host_scale_check"];
     }
     h = host;
-    if (good) {
+    if (!good) {
+      [pfc, rule] = [Math.min(pfc, e, raw * s), "bad_standing"];
+    } else if (moves) {
       const step = gateZSample(host, v, z);
       [h, v, fed, heldOut] = [step.host, step.version, step.fed, !step.fed];
-    } else {
-      [pfc, rule] = [Math.min(pfc, e, raw * s), "bad_standing"];
     }
     const q = host.q + FAIR.hostStep * Math.sign(z);
     h = { ...h, q, run };
@@ -151,10 +163,19 @@ export function fairClaim(input: FairClaimInput): FairClaim {
     h = addYoungSample(host, x);
     sample = x;
   }
-  // docs/spec/fair-policy.md#r18: only hosts in good standing move the level, and once the version has its level
-  // (version 2: from its versionBuffer-th sample, not its 100th) only within the band.
-  if (good && (v.n < FAIR.versionBuffer || Math.abs(sample - Math.log(v.level!)) <= FAIR.band)) {
+  // docs/spec/fair-policy.md#r18: only hosts in good standing that may move the version (founders, once sealed) feed
+  // the level, and once the version has its level (from its versionBuffer-th sample) only within the band.
+  if (good && moves && (v.n < FAIR.versionBuffer || Math.abs(sample - Math.log(v.level!)) <= FAIR.band)) {
     v = addLevelSample(v, sample);
   }
-  return { pfc, rule, paidShare: share, feedsQuantiles: fed, heldOutByGate: heldOut, host: h, version: v };
+  return {
+    pfc,
+    rule,
+    paidShare: share,
+    feedsQuantiles: fed,
+    heldOutByGate: heldOut,
+    heldOutBySeal: good && !moves,
+    host: h,
+    version: v,
+  };
 }

@@ -4,10 +4,10 @@
  * result by result (docs/spec/fair-policy.md#order-within-a-pass), so this keeps one current state per host ×
  * version and per version, and hands the pass's final states to the writer.
  */
-import { type FairRule, type FairMeasurements, fairClaim, versionScale } from "./fair-claim";
+import { type FairRule, type FairMeasurements, expectedPfc, fairClaim, versionScale } from "./fair-claim";
 import { boundFairClaim } from "./fair-credit";
 import { defaultSeedScale } from "./fair-scales";
-import { type FairHostState, type FairVersionState, NEW_FAIR_HOST, NEW_FAIR_VERSION, afterValid } from "./fair-state";
+import { type FairHostState, type FairVersionState, NEW_FAIR_VERSION, afterValid, newFairHost } from "./fair-state";
 import { type HostAppVersionKey, havKey } from "./host-app-version-key";
 import type { WorkunitEstimate } from "./pfc";
 
@@ -26,6 +26,11 @@ export interface FairResultClaim {
   readonly feedsQuantiles: boolean;
   /** Whether the gate held this host's z out of them. */
   readonly heldOutByGate: boolean;
+  /** Version 3: whether the seal held this host out of every version statistic (not a founder). */
+  readonly heldOutBySeal: boolean;
+  /** Whether the host × version row is a founder of its version, and the version is sealed. */
+  readonly founder: boolean;
+  readonly sealed: boolean;
   /** Expected PFC after this result (the workunit's anchor), null while the version has no level. */
   readonly expected: number | null;
 }
@@ -60,17 +65,21 @@ export class FairPassState {
     wu: WorkunitEstimate,
     hostScaleCheck: boolean,
     consecutiveValid: number,
+    appLevel: number | null,
   ): FairResultClaim {
     const k = havKey(key);
     const defaultScale = defaultSeedScale(this.versionInputs.get(key.appVersionId)?.planClass ?? "");
+    const version = this.version(key.appVersionId);
     const out = fairClaim({
       result: r,
       wu,
       hostScaleCheck,
       consecutiveValid,
-      host: afterValid(this.hosts.get(k) ?? NEW_FAIR_HOST),
-      version: this.version(key.appVersionId),
+      // A row the pass creates is a founder unless its version is sealed (docs/spec/fair-policy.md#founders).
+      host: afterValid(this.hosts.get(k) ?? newFairHost(version)),
+      version,
       defaultScale,
+      appLevel,
     });
     this.hosts.set(k, out.host);
     this.changedHosts.set(k, { key, state: out.host });
@@ -83,7 +92,10 @@ export class FairPassState {
       paidShare: out.paidShare,
       feedsQuantiles: out.feedsQuantiles,
       heldOutByGate: out.heldOutByGate,
-      expected: out.version.level === null ? null : wu.rscFpopsEst * out.version.level * scale,
+      heldOutBySeal: out.heldOutBySeal,
+      founder: out.host.founder,
+      sealed: out.version.sealed,
+      expected: expectedPfc(wu.rscFpopsEst, out.version, defaultScale, appLevel),
     };
   }
 }

@@ -19,6 +19,11 @@ export interface FairHostState {
   readonly err: number;
   /** EMA of "this sample's z was above the version's tHi"; null until its first established sample in good standing. */
   readonly f: number | null;
+  /**
+   * Version 3: the row existed before its version was sealed, so it may move the version's
+   * statistics (docs/spec/fair-policy.md#founders). Set when the row is created, never by a re-learn.
+   */
+  readonly founder: boolean;
 }
 
 export interface FairVersionState {
@@ -36,9 +41,23 @@ export interface FairVersionState {
   readonly fv: number;
   /** The scale its claims use: set by rescale (seed while young); null = the default seed. */
   readonly scale: number | null;
+  /** A rescale found the version mature and gave it S / L_v: its expected PFC is est × S (version 3). */
+  readonly ownScale: boolean;
+  /** Version 3: after its app's anchor only founder rows feed its level, quantiles and fv. */
+  readonly sealed: boolean;
 }
 
-export const NEW_FAIR_HOST: FairHostState = { n: 0, q: null, buf: [], run: 0, err: 0, f: null };
+export const NEW_FAIR_HOST: FairHostState = { n: 0, q: null, buf: [], run: 0, err: 0, f: null, founder: true };
+
+/** A row created now: a founder unless its version is already sealed. */
+export function newFairHost(version: Pick<FairVersionState, "sealed">): FairHostState {
+  return version.sealed ? { ...NEW_FAIR_HOST, founder: false } : NEW_FAIR_HOST;
+}
+
+/** Whether this host × version may move its version's statistics (version 3's seal). */
+export function movesVersion(h: FairHostState, v: FairVersionState): boolean {
+  return h.founder || !v.sealed;
+}
 
 export const NEW_FAIR_VERSION: FairVersionState = {
   n: 0,
@@ -49,6 +68,8 @@ export const NEW_FAIR_VERSION: FairVersionState = {
   zn: 0,
   fv: FAIR.highShareStart,
   scale: null,
+  ownScale: false,
+  sealed: false,
 };
 
 export function median(xs: readonly number[]): number {
@@ -57,9 +78,9 @@ export function median(xs: readonly number[]): number {
   return s.length % 2 === 1 ? s[mid]! : 0.5 * (s[mid - 1]! + s[mid]!);
 }
 
-/** Re-learn: the host is young again; its error rate and its high-z share are kept. */
+/** Re-learn: the host is young again; its error rate, its high-z share and whether it is a founder are kept. */
 export function relearn(h: FairHostState): FairHostState {
-  return { ...NEW_FAIR_HOST, err: h.err, f: h.f };
+  return { ...NEW_FAIR_HOST, err: h.err, f: h.f, founder: h.founder };
 }
 
 /** A client error or timeout raises the rate (docs/spec/fair-policy.md#r0). */

@@ -76,6 +76,10 @@ export const FAIR = {
   /** The gate: a host feeds its version's z quantiles only while its share ≤ max(gateFactor × version's, version's + gateMargin). */
   gateFactor: 3,
   gateMargin: 0.1,
+  /** Version 3: the app takes its anchor S_ref once its mature versions hold this many level samples together. */
+  anchorSamples: 1000,
+  /** Version 3: after the anchor, S stays within S_ref ÷ e^this … S_ref × e^this (3%). */
+  anchorDrift: Math.log(1.03),
 } as const;
 
 /**

@@ -68,6 +68,10 @@ export interface PassApp extends AppCreditSettings {
   readonly maxGrantedCredit: number;
   /** Which rules pay an adaptive app's claims (absent: "boinc"); both sets of statistics are kept. */
   readonly creditPolicy?: CreditPolicy;
+  /** The fair policy's app level S as the last rescale left it (absent or null: none yet). */
+  readonly fairLevel?: number | null;
+  /** Its anchor S_ref (version 3); absent or null: not anchored. */
+  readonly fairSRef?: number | null;
 }
 
 export interface PassVersion extends AppVersionStats, FairVersionInput {
@@ -114,6 +118,13 @@ export interface FairExplanation {
   readonly feedsQuantiles: boolean;
   /** Whether the gate held the host's z out of them. */
   readonly heldOutByGate: boolean;
+  /** Version 3: the host × version row is a founder; its version is sealed; so the seal held it out of every version statistic. */
+  readonly founder: boolean;
+  readonly versionSealed: boolean;
+  readonly heldOutBySeal: boolean;
+  /** The app's level S and its anchor S_ref as this pass saw them (null: none yet). */
+  readonly appLevel: number | null;
+  readonly appAnchor: number | null;
 }
 
 /** What the workunit pays under each policy; the app's policy decides which is granted. */
@@ -530,7 +541,7 @@ class PassRun {
       if (pfc.avPfcSample !== undefined) push(this.effects.versionPfcSamples, r.appVersionId, pfc.avPfcSample);
       // Our app-version credit sample is the claim after the rsc_fpops_bound cap (docs/spec/credit.md#finite-numbers).
       push(this.effects.versionCreditSamples, r.appVersionId, { credit: claim.claimedCredit, time: r.sentTime });
-      const fair = this.fair.claim(copy.key, r, wu, app.hostScaleCheck, consecutiveValid);
+      const fair = this.fair.claim(copy.key, r, wu, app.hostScaleCheck, consecutiveValid, app.fairLevel ?? null);
       return { ...claim, fair };
     }
     return claim;
@@ -603,7 +614,7 @@ class PassRun {
             },
           }
         : {}),
-      ...(claim?.fair ? { fairExplanation: fairExplanation(claim.fair) } : {}),
+      ...(claim?.fair ? { fairExplanation: fairExplanation(claim.fair, app) } : {}),
       ...(claim && policyCredits ? { policyCredits } : {}),
     };
   }
@@ -694,12 +705,17 @@ export function runPass(state: PassState, workunits: readonly WorkunitInput[]): 
   return { workunits: outcomes, effects: run.effects, conflicts, after: run.after() };
 }
 
-function fairExplanation(fair: FairResultClaim): FairExplanation {
+function fairExplanation(fair: FairResultClaim, app: PassApp): FairExplanation {
   return {
     rule: fair.rule,
     claimedCredit: pfcToCreditExpanded(fair.pfc),
     paidShare: fair.paidShare,
     feedsQuantiles: fair.feedsQuantiles,
     heldOutByGate: fair.heldOutByGate,
+    founder: fair.founder,
+    versionSealed: fair.sealed,
+    heldOutBySeal: fair.heldOutBySeal,
+    appLevel: app.fairLevel ?? null,
+    appAnchor: app.fairSRef ?? null,
   };
 }

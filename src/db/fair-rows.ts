@@ -11,17 +11,17 @@ import { appVersions, hostAppVersions } from "./schema";
 import { chunks, name, ref, withJsonRows } from "./sql-helpers";
 import { setClause } from "./stat-updates";
 
-type HostRow = Pick<typeof hostAppVersions.$inferSelect, "fairN" | "fairQ" | "fairBuf" | "fairRun" | "fairErr" | "fairF">;
+type HostRow = Pick<typeof hostAppVersions.$inferSelect, "fairN" | "fairQ" | "fairBuf" | "fairRun" | "fairErr" | "fairF" | "fairFounder">;
 type VersionRow = Pick<
   typeof appVersions.$inferSelect,
-  "fairN" | "fairLevel" | "fairBuf" | "fairTHi" | "fairTLo" | "fairZn" | "fairFv" | "fairScale"
+  "fairN" | "fairLevel" | "fairBuf" | "fairTHi" | "fairTLo" | "fairZn" | "fairFv" | "fairScale" | "fairOwnScale" | "fairSealed"
 >;
 
 const parseBuf = (text: string | null): number[] => (text ? (JSON.parse(text) as number[]) : []);
 const bufText = (buf: readonly number[]): string | null => (buf.length > 0 ? JSON.stringify(buf) : null);
 
 export function fairHostState(r: HostRow): FairHostState {
-  return { n: r.fairN, q: r.fairQ, buf: parseBuf(r.fairBuf), run: r.fairRun, err: r.fairErr, f: r.fairF };
+  return { n: r.fairN, q: r.fairQ, buf: parseBuf(r.fairBuf), run: r.fairRun, err: r.fairErr, f: r.fairF, founder: r.fairFounder };
 }
 
 export function fairVersionState(r: VersionRow): FairVersionState {
@@ -34,13 +34,23 @@ export function fairVersionState(r: VersionRow): FairVersionState {
     zn: r.fairZn,
     fv: r.fairFv,
     scale: r.fairScale,
+    ownScale: r.fairOwnScale,
+    sealed: r.fairSealed,
   };
 }
 
 const h = hostAppVersions;
 const av = appVersions;
 
-/** A host's fair state as JSON-row fields, and the columns they are written to. */
+/**
+ * `fair_founder` of a host × version row inserted now: whether its version is not sealed at
+ * this moment (docs/spec/fair-policy.md#founders). Inserts set it; no update writes it but a re-base.
+ */
+export function founderOnInsert(projectId: number, appVersionId: SQLWrapper): SQL<number> {
+  return sql<number>`NOT coalesce((SELECT ${name(av.fairSealed)} FROM ${av} WHERE ${name(av.projectId)} = ${projectId} AND ${name(av.id)} = ${appVersionId}), 0)`;
+}
+
+/** A host's fair state as JSON-row fields, and the columns they are written to (founder is the insert's). */
 export const FAIR_HOST_FIELDS = ["fairN", "fairQ", "fairBuf", "fairRun", "fairErr", "fairF"] as const;
 
 export function fairHostFields(state: FairHostState): Record<(typeof FAIR_HOST_FIELDS)[number], unknown> {

@@ -13,7 +13,7 @@ import { HAV_AVERAGE } from "../credit/constants";
 import type { FairHostChange } from "../credit/fair-pass";
 import { type HostAppVersionKey, havKey } from "../credit/host-app-version-key";
 import type { HostAppVersionChange } from "../credit/pass";
-import { FAIR_HOST_FIELDS, fairHostAssignments, fairHostFields, fairHostStateWrites } from "./fair-rows";
+import { FAIR_HOST_FIELDS, fairHostAssignments, fairHostFields, fairHostStateWrites, founderOnInsert } from "./fair-rows";
 import { NEUTRAL_FIELDS, neutralAssignments, neutralFields } from "./neutral-rows";
 import { hostAppVersions as h } from "./schema";
 import {
@@ -40,6 +40,7 @@ function ensureHostAppVersions(projectId: number, keys: readonly HostAppVersionK
         [h.hostId, "hostId"],
         [h.appId, "appId"],
         [h.appVersionId, "appVersionId"],
+        [h.fairFounder, founderOnInsert(projectId, sql`json_extract(j.value, '$.appVersionId')`)],
       ],
       rows,
       sql`ON CONFLICT DO NOTHING`,
@@ -253,8 +254,8 @@ function walkInsert(projectId: number, pieces: readonly Piece[]): SQL {
   const base = sql`SELECT r.k AS k, ${list("r", KEY_FIELDS)}, ${values}
     FROM r JOIN ${zeroedRow(h, WALKED)} LEFT JOIN ${h} AS o ON ${sameKey(projectId, "r", "o")}`;
   return sql`${walkCtes(pieces, base)}
-    INSERT INTO ${h} (${name(h.projectId)}, ${name(h.hostId)}, ${name(h.appId)}, ${name(h.appVersionId)}, ${columns(WALKED)})
-    SELECT ${projectId}, ${list("w", KEY_FIELDS)}, ${list("w", WALKED)} FROM w WHERE w.fin = 1
+    INSERT INTO ${h} (${name(h.projectId)}, ${name(h.hostId)}, ${name(h.appId)}, ${name(h.appVersionId)}, ${name(h.fairFounder)}, ${columns(WALKED)})
+    SELECT ${projectId}, ${list("w", KEY_FIELDS)}, ${founderOnInsert(projectId, ref("w", "appVersionId"))}, ${list("w", WALKED)} FROM w WHERE w.fin = 1
     ON CONFLICT DO UPDATE SET ${setClause(WALKED.map((c) => [c, sql`excluded.${col(c)}`]))}`;
 }
 
@@ -282,8 +283,8 @@ function changeInsert(projectId: number, pieces: readonly Piece[]): SQL {
     ["appVersionId", h.appVersionId],
   ]);
   return sql`${withJsonRows("c", CHANGE_FIELDS, changeRows(pieces))}
-    INSERT INTO ${h} (${name(h.projectId)}, ${name(h.hostId)}, ${name(h.appId)}, ${name(h.appVersionId)}, ${columns(WALKED)})
-    SELECT ${projectId}, ${list("c", KEY_FIELDS)}, ${sql.join(
+    INSERT INTO ${h} (${name(h.projectId)}, ${name(h.hostId)}, ${name(h.appId)}, ${name(h.appVersionId)}, ${name(h.fairFounder)}, ${columns(WALKED)})
+    SELECT ${projectId}, ${list("c", KEY_FIELDS)}, ${founderOnInsert(projectId, ref("c", "appVersionId"))}, ${sql.join(
       ONE_CHANGE.map(([, v]) => v),
       sql`, `,
     )} FROM c, ${zeroedRow(h, WALKED)} WHERE true ON CONFLICT DO UPDATE SET ${setClause(changeAssignments(ofExcluded, col))}`;

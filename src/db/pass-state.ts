@@ -44,6 +44,8 @@ function passApp(row: AppRow): PassApp {
     creditMode: row.creditMode,
     maxGrantedCredit: row.maxGrantedCredit,
     creditPolicy: row.creditPolicy,
+    fairLevel: row.fairLevel,
+    fairSRef: row.fairSRef,
   };
 }
 

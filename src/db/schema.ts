@@ -139,6 +139,12 @@ export const apps = sqliteTable(
     creditPolicy: text("credit_policy", { enum: CREDIT_POLICIES }).notNull().default("boinc"),
     /** The fair policy's app level S (typical PFC/est of the reference device); null before any version is mature. */
     fairLevel: real("fair_level"),
+    // The fair policy's anchor (version 3, docs/spec/fair-policy.md#r31): S_ref, null until the app matured
+    // (or since a re-base); S as it would be without the clamp (the alarm); when each happened.
+    fairSRef: real("fair_s_ref"),
+    fairSRaw: real("fair_s_raw"),
+    fairAnchoredAt: real("fair_anchored_at"),
+    fairRebasedAt: real("fair_rebased_at"),
     /** BOINC's trickle handler --max_runtime: trickles are refused for an app without it. */
     trickleMaxRuntime: real("trickle_max_runtime"),
   },
@@ -171,6 +177,10 @@ export const appVersions = sqliteTable(
     fairFv: real("fair_fv").notNull().default(FAIR.highShareStart),
     /** Written by rescale; null: the default seed (1 CPU, 0.1 GPU). */
     fairScale: real("fair_scale"),
+    /** A rescale found it mature and gave it S / L_v: its expected PFC is est × S (docs/spec/fair-policy.md#r11). */
+    fairOwnScale: integer("fair_own_scale", { mode: "boolean" }).notNull().default(false),
+    /** Sealed at its app's anchor: only founder rows feed it since (docs/spec/fair-policy.md#founders). */
+    fairSealed: integer("fair_sealed", { mode: "boolean" }).notNull().default(false),
   },
   (t) => [primaryKey({ columns: [t.projectId, t.id] })],
 );
@@ -208,6 +218,11 @@ export const hostAppVersions = sqliteTable(
     fairErr: real("fair_err").notNull().default(0),
     /** The host's share of z above its version's fair_t_hi (EMA); null until its first established sample. */
     fairF: real("fair_f"),
+    /**
+     * The row existed before its version was sealed (docs/spec/fair-policy.md#founders): set when it is inserted,
+     * from its version's fair_sealed at that moment; 1 for every row stored before version 3.
+     */
+    fairFounder: integer("fair_founder", { mode: "boolean" }).notNull().default(true),
     // The neutrality window (src/credit/neutrality-window.ts): valid results' credit, device-seconds
     // and count in the 30-day period `neutral_period` and the one before it, written with the row's statistics.
     neutralPeriod: integer("neutral_period").notNull().default(0),
@@ -763,6 +778,8 @@ export const auditLog = sqliteTable(
     target: text("target").notNull(),
     status: integer("status").notNull(),
     requestId: text("request_id").notNull(),
+    /** Why, where the route asks for one (a fair re-base). */
+    reason: text("reason"),
   },
   (t) => [index("audit_log_project").on(t.projectId, t.id)],
 );

@@ -27,6 +27,7 @@ export const auditWrites = createMiddleware<AppEnv>(async (c, next) => {
       target: c.req.path.slice(0, 500),
       status: c.res.status,
       requestId: c.var.requestId,
+      reason: c.var.auditReason ?? null,
     });
   } catch (e) {
     console.error(`audit row of request ${c.var.requestId} not written:`, e instanceof Error ? e.message : e);

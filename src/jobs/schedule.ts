@@ -15,7 +15,7 @@ import { publishLeaderboards } from "./leaderboard-pages";
 import { reconcileAllAccountManagers } from "./reconcile";
 import { publishNeutrality } from "../services/neutrality";
 import { publishPlanClassScales } from "../services/plan-class-scales";
-import { rescaleAllProjects } from "../services/rescale";
+import { describeFairAlarm, rescaleAllProjects } from "../services/rescale";
 import { exportAllStats } from "../services/stats-export";
 import { foldAllAppCredit, moveAllHistory } from "./history-move";
 import { describePurge, retentionSettings, runRetention } from "./retention";
@@ -31,9 +31,15 @@ export const JOBS: readonly Job[] = [
   {
     name: "rescale",
     cron: "*/10 * * * *",
-    run: async (env) => {
-      const { n, note } = await sum(env, (db) => rescaleAllProjects(db, projectDatabase(env, DEFAULT_BINDING)));
-      return `rescaled ${n} projects${note}`;
+    run: async (env, now) => {
+      const { values, failed } = await inEachProjectDatabase(env, "job", (db) =>
+        rescaleAllProjects(db, projectDatabase(env, DEFAULT_BINDING), now),
+      );
+      const alarms = values.flatMap((v) => v.alarms);
+      // The operator's alarm (docs/fair-credit.md#the-alarm-and-the-re-base): one line per app held at its anchor's limit.
+      for (const a of alarms) console.warn(describeFairAlarm(a));
+      const n = values.reduce((total, v) => total + v.projects, 0);
+      return `rescaled ${n} projects${alarms.length > 0 ? `; ${alarms.length} apps held at their fair anchor's limit` : ""}${skippedNote(failed)}`;
     },
   },
   {
@@ -153,15 +159,6 @@ async function sumOverBindings<K extends string>(
     for (const k of counts) total[k] += one[k];
   }
   return total;
-}
-
-/**
- * A per-project job run over every database that holds projects (each handles the projects
- * that live in it), counts summed; a database that fails is logged and skipped.
- */
-async function sum(env: Env, job: (db: Db) => Promise<number>): Promise<{ n: number; note: string }> {
-  const { values, failed } = await inEachProjectDatabase(env, "job", job);
-  return { n: values.reduce((a, b) => a + b, 0), note: skippedNote(failed) };
 }
 
 /** A job run over every database that holds projects, its log lines joined; a database that fails is logged and skipped. */

@@ -26,11 +26,23 @@ export interface AppRescale {
   /** A GPU-only app with gpu_only_scale "cross-project": the factor used instead of 0.1, and why. */
   readonly crossProject?: AppGpuOnlyFactor & { readonly registryVersion: number | null };
   /** The fair policy's rescale (docs/spec/fair-policy.md#r3), done for every app whatever its policy. */
-  readonly fair: { readonly level: number | null; readonly basis: FairScaleBasis | null };
+  readonly fair: FairRescale;
+}
+
+/** What the fair rescale did to an app: its level S, and version 3's anchor (docs/spec/fair-policy.md#r31). */
+export interface FairRescale {
+  readonly level: number | null;
+  readonly basis: FairScaleBasis | null;
+  /** S before the clamp, S_ref after this rescale. */
+  readonly rawLevel: number | null;
+  readonly sRef: number | null;
+  readonly anchoredNow: boolean;
+  /** The alarm: the clamp held S at 3% from the anchor. */
+  readonly clamped: boolean;
 }
 
 /** `registry`: the default database, which holds the plan-class table (the project's rows are in `db`). */
-export async function rescaleProject(db: Db, registry: Db, projectId: number): Promise<AppRescale[]> {
+export async function rescaleProject(db: Db, registry: Db, projectId: number, now: number): Promise<AppRescale[]> {
   const [appRows, versionRows] = await db.batch([
     // Like BOINC's feeder (sched_shmem.cpp), only apps in service: deprecated = 0.
     db
@@ -55,14 +67,35 @@ export async function rescaleProject(db: Db, registry: Db, projectId: number): P
     const fair = computeFairScales(
       versions.filter((v) => !v.deprecated).map((v) => ({ id: v.id, planClass: v.planClass, fair: fairVersionState(v) })),
       await registryFor(app.crossProjectVersion),
+      { sRef: app.fairSRef },
     );
     // Only what changed is written: an unchanged table must not make the cron rewrite the snapshots.
-    const stored = new Map(versions.map((v) => [v.id, v.fairScale]));
-    const changedScales = new Map([...fair.scales].filter(([id, scale]) => stored.get(id) !== scale));
-    const levelChanged = fair.level !== null && fair.level !== app.fairLevel;
-    statements.push(...fairScaleWrites(projectId, app.id, { ...fair, scales: changedScales, level: levelChanged ? fair.level : null }));
-    changed ||= changedScales.size > 0 || levelChanged;
-    const fairReport = { level: fair.level, basis: fair.basis };
+    const stored = new Map(versions.map((v) => [v.id, v]));
+    const changedScales = new Map(
+      [...fair.scales].filter(([id, scale]) => {
+        const v = stored.get(id)!;
+        return v.fairScale !== scale || v.fairOwnScale !== fair.ownScale.has(id) || v.fairSealed !== fair.sealed.has(id);
+      }),
+    );
+    statements.push(...fairScaleWrites(projectId, { ...fair, scales: changedScales }));
+    const appChange = fairAppChange(app, fair, now);
+    if (appChange)
+      statements.push(
+        db
+          .update(apps)
+          .set(appChange)
+          .where(and(eq(apps.projectId, projectId), eq(apps.id, app.id)))
+          .getSQL(),
+      );
+    changed ||= changedScales.size > 0 || appChange !== null;
+    const fairReport: FairRescale = {
+      level: fair.level,
+      basis: fair.basis,
+      rawLevel: fair.rawLevel,
+      sRef: fair.sRef,
+      anchoredNow: fair.anchoredNow,
+      clamped: fair.clamped,
+    };
     let crossProject: AppRescale["crossProject"];
     if (app.gpuOnlyScale === "cross-project") {
       const registry = await registryFor(app.crossProjectVersion);
@@ -99,34 +132,65 @@ export async function rescaleProject(db: Db, registry: Db, projectId: number): P
 }
 
 /**
- * Mature versions get S / L_v with L_v as it is when written (as BOINC's pfc_scale); the
- * others their seed scale.
+ * The app row's fair columns this rescale changes, or null: S (clamped), S before the clamp,
+ * and the anchor with its time (docs/spec/fair-policy.md#r31).
  */
-function fairScaleWrites(projectId: number, appId: number, fair: FairScales) {
-  const rows = [...fair.scales].map(([id, scale]) => ({ versionId: id, scale }));
+function fairAppChange(
+  app: typeof apps.$inferSelect,
+  fair: FairScales,
+  now: number,
+): Partial<Pick<typeof apps.$inferInsert, "fairLevel" | "fairSRaw" | "fairSRef" | "fairAnchoredAt">> | null {
+  if (fair.level === null) return null;
+  const change = {
+    ...(fair.level !== app.fairLevel ? { fairLevel: fair.level } : {}),
+    ...(fair.rawLevel !== app.fairSRaw ? { fairSRaw: fair.rawLevel } : {}),
+    ...(fair.anchoredNow ? { fairSRef: fair.sRef, fairAnchoredAt: now } : {}),
+  };
+  return Object.keys(change).length > 0 ? change : null;
+}
+
+/**
+ * Mature versions get S / L_v with L_v as it is when written (as BOINC's pfc_scale), and with
+ * it their own scale and, once the app is anchored, the seal; the others their seed scale.
+ */
+function fairScaleWrites(projectId: number, fair: FairScales) {
+  const rows = [...fair.scales].map(([id, scale]) => ({ versionId: id, scale, own: fair.ownScale.has(id), sealed: fair.sealed.has(id) }));
+  if (rows.length === 0) return [];
   const f = (field: string) => ref("f", field);
   const level = fair.level;
   const mature = sql`${name(appVersions.fairN)} >= ${FAIR.versionSamples} AND ${name(appVersions.fairLevel)} IS NOT NULL`;
   return [
-    ...(rows.length === 0
-      ? []
-      : [
-          sql`${withJsonRows("f", ["versionId", "scale"], rows)}
-            UPDATE ${appVersions} SET ${name(appVersions.fairScale)} =
-              ${level === null ? f("scale") : sql`CASE WHEN ${mature} THEN ${level} / ${name(appVersions.fairLevel)} ELSE ${f("scale")} END`}
-            FROM f WHERE ${name(appVersions.projectId)} = ${projectId} AND ${name(appVersions.id)} = ${f("versionId")}`,
-        ]),
-    ...(level === null
-      ? []
-      : [
-          sql`UPDATE ${apps} SET ${name(apps.fairLevel)} = ${level} WHERE ${name(apps.projectId)} = ${projectId} AND ${name(apps.id)} = ${appId}`,
-        ]),
+    sql`${withJsonRows("f", ["versionId", "scale", "own", "sealed"], rows)}
+      UPDATE ${appVersions} SET ${name(appVersions.fairScale)} =
+        ${level === null ? f("scale") : sql`CASE WHEN ${mature} THEN ${level} / ${name(appVersions.fairLevel)} ELSE ${f("scale")} END`},
+        ${name(appVersions.fairOwnScale)} = ${f("own")}, ${name(appVersions.fairSealed)} = ${f("sealed")}
+      FROM f WHERE ${name(appVersions.projectId)} = ${projectId} AND ${name(appVersions.id)} = ${f("versionId")}`,
   ];
 }
 
-/** What cron runs every 10 minutes: the rescale of every project that lives in `db`. */
-export async function rescaleAllProjects(db: Db, registry: Db): Promise<number> {
+/** An app whose fair level is held at its anchor's limit this rescale (docs/spec/fair-policy.md#r31). */
+export interface FairAlarm {
+  readonly projectId: number;
+  readonly app: string;
+  readonly level: number;
+  readonly rawLevel: number;
+  readonly sRef: number;
+}
+
+export function describeFairAlarm(a: FairAlarm): string {
+  const ratio = a.rawLevel / a.sRef;
+  return `fair alarm: project ${a.projectId} app "${a.app}": app level held at its anchor's limit (S ${a.level}, unclamped S_raw ${a.rawLevel} = ${ratio.toFixed(4)} × S_ref ${a.sRef}); a re-base lets it follow (docs/fair-credit.md#the-alarm-and-the-re-base)`;
+}
+
+/** What cron runs every 10 minutes: the rescale of every project that lives in `db`, and the apps whose clamp binds. */
+export async function rescaleAllProjects(db: Db, registry: Db, now: number): Promise<{ projects: number; alarms: FairAlarm[] }> {
   const rows = await db.select({ id: projects.id }).from(projects).where(livesHere);
-  for (const p of rows) await rescaleProject(db, registry, p.id);
-  return rows.length;
+  const alarms: FairAlarm[] = [];
+  for (const p of rows) {
+    for (const a of await rescaleProject(db, registry, p.id, now)) {
+      if (a.fair.clamped)
+        alarms.push({ projectId: p.id, app: a.app, level: a.fair.level!, rawLevel: a.fair.rawLevel!, sRef: a.fair.sRef! });
+    }
+  }
+  return { projects: rows.length, alarms };
 }

@@ -19,6 +19,12 @@ export function appBody(r: AppRow) {
     deprecated: r.deprecated,
     credit_policy: r.creditPolicy,
     fair_level: r.fairLevel,
+    fair_s_raw: r.fairSRaw,
+    fair_s_ref: r.fairSRef,
+    fair_anchored_at: r.fairAnchoredAt,
+    fair_rebased_at: r.fairRebasedAt,
+    // The alarm: the clamp holds S at its anchor's limit (docs/spec/fair-policy.md#r31).
+    fair_held_at_anchor_limit: r.fairSRef !== null && r.fairSRaw !== null && r.fairLevel !== r.fairSRaw,
   };
 }
 

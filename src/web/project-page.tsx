@@ -90,6 +90,9 @@ export function ProjectPage(p: ProjectPageProps) {
               <th>Credit mode</th>
               <th class="num">min_avg_pfc</th>
               <th class="num">Max credit per job</th>
+              <th>Credit policy</th>
+              <th class="num">Fair level S</th>
+              <th>Fair anchor</th>
             </tr>
           </thead>
           <tbody>
@@ -102,6 +105,11 @@ export function ProjectPage(p: ProjectPageProps) {
                 <td>{a.credit_mode}</td>
                 <td class="num">{formatStatistic(a.min_avg_pfc)}</td>
                 <td class="num">{a.max_granted_credit > 0 ? formatCredit(a.max_granted_credit) : "no cap"}</td>
+                <td>{a.credit_policy}</td>
+                <td class="num">{a.fair_level == null ? "—" : formatStatistic(a.fair_level)}</td>
+                <td>
+                  <FairAnchor app={a} />
+                </td>
               </tr>
             ))}
           </tbody>
@@ -207,5 +215,26 @@ function BoardTable(props: { board: Board; slug: string; asOf: number }) {
       )}
       {board.total > board.entries.length ? <p class="muted">{`${formatCount(board.total)} ${board.kind} in all.`}</p> : null}
     </section>
+  );
+}
+
+/**
+ * The fair policy's anchor of an app (docs/fair-credit.md#the-alarm-and-the-re-base): when it was
+ * taken, and the alarm when the clamp holds S at 3% from it.
+ */
+function FairAnchor({ app }: { app: ReturnType<typeof appBody> }) {
+  const rebased = app.fair_rebased_at == null ? null : `re-based ${formatTime(app.fair_rebased_at).slice(0, 10)}`;
+  if (app.fair_s_ref == null) return <span class="muted">{rebased ?? "not anchored"}</span>;
+  const anchored = `S_ref ${formatStatistic(app.fair_s_ref)}, anchored ${formatTime(app.fair_anchored_at ?? 0).slice(0, 10)}`;
+  return (
+    <span>
+      {anchored}
+      {rebased ? `; ${rebased}` : null}
+      {app.fair_held_at_anchor_limit ? (
+        <strong class="alarm" role="status">
+          {` held at its limit: S_raw ${formatStatistic(app.fair_s_raw ?? 0)} (${formatStatistic((app.fair_s_raw ?? 0) / app.fair_s_ref)} × S_ref)`}
+        </strong>
+      ) : null}
+    </span>
   );
 }

@@ -41,6 +41,7 @@ figcaption{font-size:13px;color:var(--muted)}
 .key-credit{background:var(--bar)}
 .key-rac{height:3px;vertical-align:3px;background:var(--rac)}
 .muted{color:var(--muted)}
+.alarm{color:#a4262c}
 footer{margin-top:32px;padding-top:8px;padding-bottom:24px;border-top:1px solid var(--line);font-size:13px;color:var(--muted)}
 @media (max-width:480px){body{font-size:15px}h1{font-size:1.3rem}th,td{padding:5px 6px}}
 /* The chart scales down with the screen, its type with it: larger type, fewer dates on a phone. */

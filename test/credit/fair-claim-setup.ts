@@ -1,6 +1,7 @@
 /**
  * The common setup of the fair claim tests: a mature version with level L = 2 and scale
- * s = 0.5, a workunit of est = 1e12, so the expected PFC E = est × L × s = 1e12; an
+ * s = 0.5 given by a rescale at which the app's level was S = L × s = 1, a workunit of
+ * est = 1e12, so the expected PFC E = est × S = 1e12 (version 3; est × L × s before); an
  * established host whose typical PFC/est is 2. A result of 1000 s at f FLOPS claims
  * raw = 1000 f, i.e. r = raw / est = f / 1e9.
  */
@@ -19,8 +20,11 @@ export const VERSION: FairVersionState = {
   zn: 300,
   fv: 0.02,
   scale: 0.5,
+  ownScale: true,
+  sealed: false,
 };
-export const HOST: FairHostState = { n: 10, q: Math.log(2), buf: [], run: 0, err: 0, f: null };
+export const APP_LEVEL = 1;
+export const HOST: FairHostState = { n: 10, q: Math.log(2), buf: [], run: 0, err: 0, f: null, founder: true };
 
 /** A result whose claim is r × est. */
 export function claim(r: number, over: Partial<FairClaimInput> = {}) {
@@ -32,6 +36,7 @@ export function claim(r: number, over: Partial<FairClaimInput> = {}) {
     host: HOST,
     version: VERSION,
     defaultScale: 1,
+    appLevel: APP_LEVEL,
     ...over,
   });
 }

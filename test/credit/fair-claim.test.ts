@@ -45,11 +45,13 @@ describe("an established host", () => {
     expect(out.host.run).toBe(-1);
   });
 
-  it("five outliers in a row on one side re-learn the host, keeping its error rate and high-z share", () => {
+  it("five outliers in a row on one side re-learn the host, keeping its error rate, high-z share and founder flag", () => {
     const out = claim(8, { host: { ...HOST, run: 4, err: 0.05, f: 0.05 } });
     expectRel(out.pfc, E);
     // z = ln 4 > t_hi: the share moves 2% toward 1 before the re-learn, which keeps it.
-    expect(out.host).toEqual({ n: 0, q: null, buf: [], run: 0, err: 0.05, f: 0.05 + 0.02 * (1 - 0.05) });
+    expect(out.host).toEqual({ n: 0, q: null, buf: [], run: 0, err: 0.05, f: 0.05 + 0.02 * (1 - 0.05), founder: true });
+    // A row that is not a founder stays one after a re-learn (docs/spec/fair-policy.md#founders).
+    expect(claim(8, { host: { ...HOST, run: 4, founder: false } }).host.founder).toBe(false);
   });
 
   it("host_scale_check with fewer than 10 consecutive valid caps the pay at E", () => {
@@ -100,7 +102,11 @@ describe("a young host", () => {
   });
 
   it("is paid its raw claim × the seed scale while the version has no level", () => {
-    const out = claim(3, { host: NEW_FAIR_HOST, version: { ...VERSION, n: 0, level: null, scale: null }, defaultScale: 0.1 });
+    const out = claim(3, {
+      host: NEW_FAIR_HOST,
+      version: { ...VERSION, n: 0, level: null, scale: null, ownScale: false },
+      defaultScale: 0.1,
+    });
     expectRel(out.pfc, 3e12 * 0.1);
   });
 

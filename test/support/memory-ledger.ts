@@ -16,10 +16,11 @@ import {
   NEW_FAIR_VERSION,
   afterError,
   fairErrorEffect,
+  newFairHost,
 } from "../../src/credit/fair-state";
 import type { CreditMode } from "../../src/credit/credit-mode";
 import { errorEffect, type ErrorOutcome } from "../../src/credit/error-outcome";
-import { havKey, isAnonymousPlatform } from "../../src/credit/host-app-version-key";
+import { type HostAppVersionKey, havKey, isAnonymousPlatform } from "../../src/credit/host-app-version-key";
 import {
   type PassApp,
   type PassOutcome,
@@ -62,8 +63,9 @@ export class MemoryLedger {
   users = new Map<number, LedgerEntity>();
   teams = new Map<number, LedgerEntity>();
   fairHostAppVersions = new Map<string, FairHostState>();
-  /** The fair app level S of each app (docs/spec/fair-policy.md#r3). */
+  /** The fair app level S of each app (docs/spec/fair-policy.md#r3), and its anchor (docs/spec/fair-policy.md#r31). */
   fairLevels = new Map<string, number>();
+  fairAnchors = new Map<string, number>();
 
   putApp(a: {
     name: string;
@@ -84,6 +86,8 @@ export class MemoryLedger {
       creditMode: a.creditMode ?? held?.creditMode ?? "adaptive",
       maxGrantedCredit: a.maxGrantedCredit ?? held?.maxGrantedCredit ?? DEFAULT_MAX_GRANTED_CREDIT,
       creditPolicy: a.creditPolicy ?? held?.creditPolicy ?? "boinc",
+      // Set by rescale only (docs/spec/fair-policy.md#r3): a change of settings keeps it.
+      fairLevel: held?.fairLevel ?? null,
     });
   }
 
@@ -134,7 +138,7 @@ export class MemoryLedger {
       },
       hostAppVersions: () => {
         for (const k of e.hostAppVersionsSeen) {
-          if (!this.hostAppVersions.has(havKey(k))) this.hostAppVersions.set(havKey(k), ZERO_HOST_APP_VERSION);
+          if (!this.hostAppVersions.has(havKey(k))) this.createRow(k);
         }
         for (const c of e.hostAppVersionChanges) {
           const key = havKey(c);
@@ -192,13 +196,21 @@ export class MemoryLedger {
     const hav = this.hostAppVersions.get(key);
     const effect = errorEffect(outcome, hav !== undefined, delayBound);
     if (effect) {
+      if (hav === undefined) this.createRow({ hostId, appId: appRow.id, appVersionId });
       const next = applyHostAppVersionSamples(hav ?? ZERO_HOST_APP_VERSION, effect.samples);
       this.hostAppVersions.set(key, { ...next, consecutiveValid: effect.resetConsecutiveValid ? 0 : next.consecutiveValid });
     }
     const fairPays = appRow.creditPolicy === "fair" && !isAnonymousPlatform(appVersionId);
     const fair = fairErrorEffect(outcome, this.hostAppVersions.has(key), fairPays);
-    if (fair.createsRow) this.hostAppVersions.set(key, ZERO_HOST_APP_VERSION);
+    if (fair.createsRow) this.createRow({ hostId, appId: appRow.id, appVersionId });
     if (fair.counts) this.fairHostAppVersions.set(key, afterError(this.fairHostAppVersions.get(key) ?? NEW_FAIR_HOST));
+  }
+
+  /** A new host × version row: zeroed, and a founder unless its version is sealed now (as the SQL insert decides). */
+  private createRow(key: HostAppVersionKey): void {
+    this.hostAppVersions.set(havKey(key), ZERO_HOST_APP_VERSION);
+    const version = this.versions.get(key.appVersionId)?.fair ?? NEW_FAIR_VERSION;
+    this.fairHostAppVersions.set(havKey(key), newFairHost(version));
   }
 
   rescale(): void {
@@ -214,9 +226,16 @@ export class MemoryLedger {
     }
     for (const app of this.apps.values()) {
       const versions = [...this.versions.values()].filter((v) => v.appId === app.id && !v.deprecated);
-      const fair = computeFairScales(versions, null);
-      for (const [id, scale] of fair.scales) this.versions.get(id)!.fair = { ...this.versions.get(id)!.fair, scale };
-      if (fair.level !== null) this.fairLevels.set(app.name, fair.level);
+      const fair = computeFairScales(versions, null, { sRef: this.fairAnchors.get(app.name) ?? null });
+      for (const [id, scale] of fair.scales) {
+        const v = this.versions.get(id)!;
+        v.fair = { ...v.fair, scale, ownScale: fair.ownScale.has(id), sealed: fair.sealed.has(id) };
+      }
+      if (fair.sRef !== null) this.fairAnchors.set(app.name, fair.sRef);
+      if (fair.level !== null) {
+        this.fairLevels.set(app.name, fair.level);
+        this.apps.set(app.name, { ...this.apps.get(app.name)!, fairLevel: fair.level });
+      }
     }
   }
 }

@@ -77,6 +77,22 @@ export const AppSchema = z
       .number()
       .nullable()
       .openapi({ description: "The fair policy's app level S (set by rescale); null before a version is mature" }),
+    fair_s_raw: z.number().nullable().openapi({
+      description: "What S would be without the anchor's clamp, at the last rescale; null before a version is mature",
+    }),
+    fair_s_ref: z.number().nullable().openapi({
+      description:
+        "The app's anchor S_ref (fair policy version 3): S stays within 3% of it. Taken at the first rescale at which the mature versions hold 1,000 samples; null before that or since a re-base",
+    }),
+    fair_anchored_at: z.number().nullable().openapi({ description: "When the last anchor was taken (Unix seconds); null: never" }),
+    fair_rebased_at: z
+      .number()
+      .nullable()
+      .openapi({ description: "When the project last re-based the app (Unix seconds, POST …/fair-rebase); null: never" }),
+    fair_held_at_anchor_limit: z.boolean().openapi({
+      description:
+        "The alarm: at the last rescale S was held at 3% from S_ref (fair_s_raw is beyond it). Credit keeps S_ref's unit; if the app's level really changed, re-base it",
+    }),
   })
   .openapi("App");
 

@@ -18,6 +18,7 @@ export function mountAudit(app: OpenAPIHono<AppEnv>): void {
       target: r.target,
       status: r.status,
       request_id: r.requestId,
+      reason: r.reason,
     }));
     return c.json({ entries, next_cursor: rows.length > limit ? String(page[page.length - 1]!.id) : null }, 200);
   });

@@ -24,5 +24,6 @@ export const AuditEntrySchema = z
     target: z.string().openapi({ example: "/v1/projects/einstein/passes" }),
     status: z.number().int(),
     request_id: z.string(),
+    reason: z.string().nullable().openapi({ description: "Why, for a route that asks for a reason (a fair re-base); else null" }),
   })
   .openapi("AuditEntry");

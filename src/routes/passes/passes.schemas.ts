@@ -173,6 +173,25 @@ const ResultOutcomeSchema = z
             held_out_by_gate: z.boolean().openapi({
               description: "Whether the gate left this result's z out: the host's share of high z is far above its version's",
             }),
+            founder: z.boolean().openapi({
+              description:
+                "Whether the host × version row is a founder of its version: it existed before the version was sealed (docs/fair-credit.md#version-3-against-farms)",
+            }),
+            version_sealed: z.boolean().openapi({
+              description:
+                "Whether the version is sealed: after its app's anchor only founders move its level, z quantiles and high-z share",
+            }),
+            held_out_by_seal: z.boolean().openapi({
+              description:
+                "Whether the seal left this result out of every version statistic (a host in good standing that is not a founder)",
+            }),
+            app_level: z.number().nullable().openapi({
+              description:
+                "The app's level S as this pass saw it; a mature version's expected credit is est × S. null before the first mature rescale",
+            }),
+            app_anchor: z.number().nullable().openapi({
+              description: "The app's anchor S_ref: S stays within 3% of it. null until the app matured (or since a re-base)",
+            }),
           })
           .optional()
           .openapi({ description: "The fair policy's view; absent for an anonymous platform" }),

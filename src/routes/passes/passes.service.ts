@@ -220,6 +220,11 @@ function response(now: number, outcome: PassOutcome): PassResponse {
                         w_v: r.fairExplanation.paidShare,
                         feeds_quantiles: r.fairExplanation.feedsQuantiles,
                         held_out_by_gate: r.fairExplanation.heldOutByGate,
+                        founder: r.fairExplanation.founder,
+                        version_sealed: r.fairExplanation.versionSealed,
+                        held_out_by_seal: r.fairExplanation.heldOutBySeal,
+                        app_level: r.fairExplanation.appLevel,
+                        app_anchor: r.fairExplanation.appAnchor,
                       },
                     }
                   : {}),

@@ -8,7 +8,7 @@ export function mountRescale(app: OpenAPIHono<AppEnv>): void {
   app.openapi(route, async (c) => {
     const body = c.req.header("content-type")?.includes("json") ? c.req.valid("json") : {};
     const now = resolveNow(body.now);
-    const report = await rescaleProject(c.var.db, c.var.registry, c.var.project.id);
+    const report = await rescaleProject(c.var.db, c.var.registry, c.var.project.id, now);
     return c.json(
       {
         now,
