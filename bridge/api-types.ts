@@ -1061,6 +1061,142 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/projects/{slug}/apps/{app}/fair-rebase": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Re-base the fair policy's anchor of an app (version 3)
+         * @description Clears the app's anchor S_ref and every version's seal, and makes every existing host × version row of the app a founder; the next rescale that finds the app mature takes a new anchor and seals again (docs/fair-credit.md#the-alarm-and-the-re-base). For a genuine change of the app's level beyond 3% (the alarm: fair_held_at_anchor_limit). Written to the audit log with its reason.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    slug: string;
+                    app: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["FairRebase"];
+                };
+            };
+            responses: {
+                /** @description The app after the re-base */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["FairRebaseResult"];
+                    };
+                };
+                /** @description Malformed, or fails the schema: `issues` lists every bad field */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description No token, or an unknown one */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A token of another project */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unknown project, app, app version or entity */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Too large */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The body is not sent as application/json */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Well-formed but impossible */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Too many requests for this project or account, all its tokens together (`rate_limited`); see Retry-After */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Internal error; nothing was written */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The admin token is not configured (`admin_disabled`), the database is unavailable (`unavailable`), or a leaderboard page is not published yet (`not_published`): retry after Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/projects/{slug}/app-versions/{id}": {
         parameters: {
             query?: never;
@@ -5977,6 +6113,16 @@ export interface components {
             credit_policy: "boinc" | "fair";
             /** @description The fair policy's app level S (set by rescale); null before a version is mature */
             fair_level: number | null;
+            /** @description What S would be without the anchor's clamp, at the last rescale; null before a version is mature */
+            fair_s_raw: number | null;
+            /** @description The app's anchor S_ref (fair policy version 3): S stays within 3% of it. Taken at the first rescale at which the mature versions hold 1,000 samples; null before that or since a re-base */
+            fair_s_ref: number | null;
+            /** @description When the last anchor was taken (Unix seconds); null: never */
+            fair_anchored_at: number | null;
+            /** @description When the project last re-based the app (Unix seconds, POST …/fair-rebase); null: never */
+            fair_rebased_at: number | null;
+            /** @description The alarm: at the last rescale S was held at 3% from S_ref (fair_s_raw is beyond it). Credit keeps S_ref's unit; if the app's level really changed, re-base it */
+            fair_held_at_anchor_limit: boolean;
         };
         PutApp: {
             host_scale_check?: boolean;
@@ -6040,6 +6186,20 @@ export interface components {
                 gate: number;
             }[];
         };
+        FairRebaseResult: {
+            app: components["schemas"]["App"];
+            /** @description App versions whose seal was lifted */
+            versions_unsealed: number;
+            /** @description Host × version rows that were not founders and now are */
+            rows_made_founders: number;
+        };
+        FairRebase: {
+            /**
+             * @description Why (kept in the audit log), e.g. 'v7.2 builds twice as fast'
+             * @example new app build, 12% faster
+             */
+            reason: string;
+        };
         AppVersion: {
             id: number;
             app: string;
@@ -6062,6 +6222,10 @@ export interface components {
             fair_w_v: number;
             /** @description The fair policy's share of this version's results with z above its 98% quantile (EMA, weight 0.002); the quantile gate derives from it */
             fair_high_z_share: number;
+            /** @description A rescale found the version mature and gave it S / L_v: its expected credit is est × S (fair policy version 3) */
+            fair_own_scale: boolean;
+            /** @description Sealed at its app's anchor: only its founder host rows (made before the seal) move its level, z quantiles and high-z share */
+            fair_sealed: boolean;
         };
         PutAppVersion: {
             app: string;
@@ -6268,6 +6432,8 @@ export interface components {
             fair_error_rate: number;
             /** @description Fair policy: the host's share of results with z above its version's 98% quantile (EMA, weight 0.02); above the version's gate its z feeds no quantile. Null until its first established result */
             fair_high_z_share: number | null;
+            /** @description Fair policy version 3: the row existed before its version was sealed, so it may move the version's statistics; set when the row is made */
+            fair_founder: boolean;
         };
         PassResponse: {
             /** @description When the credit was granted: the request's now, or the project's clock (its latest grant) if that is later; time never runs backwards (SECURITY.md) */
@@ -6320,6 +6486,16 @@ export interface components {
                     feeds_quantiles: boolean;
                     /** @description Whether the gate left this result's z out: the host's share of high z is far above its version's */
                     held_out_by_gate: boolean;
+                    /** @description Whether the host × version row is a founder of its version: it existed before the version was sealed (docs/fair-credit.md#version-3-against-farms) */
+                    founder: boolean;
+                    /** @description Whether the version is sealed: after its app's anchor only founders move its level, z quantiles and high-z share */
+                    version_sealed: boolean;
+                    /** @description Whether the seal left this result out of every version statistic (a host in good standing that is not a founder) */
+                    held_out_by_seal: boolean;
+                    /** @description The app's level S as this pass saw it; a mature version's expected credit is est × S. null before the first mature rescale */
+                    app_level: number | null;
+                    /** @description The app's anchor S_ref: S stays within 3% of it. null until the app matured (or since a re-base) */
+                    app_anchor: number | null;
                 };
                 /** @description The workunit's credit under each policy; the app's credit_policy decides which is granted */
                 credit_by_policy?: {
@@ -6477,6 +6653,19 @@ export interface components {
                         source: "plan_class" | "proc_type" | "boinc_default";
                     }[];
                 };
+                /** @description The fair policy's rescale (docs/fair-credit.md#version-3-against-farms), done for every app */
+                fair: {
+                    /** @description The fair policy's app level S after this rescale; null: unchanged */
+                    level: number | null;
+                    /** @description S before the anchor's clamp */
+                    raw_level: number | null;
+                    /** @description S_ref after this rescale; null: not anchored */
+                    anchor: number | null;
+                    /** @description This rescale took the anchor (and sealed the mature versions) */
+                    anchored_now: boolean;
+                    /** @description The alarm: S was held at 3% from S_ref */
+                    held_at_anchor_limit: boolean;
+                };
             }[];
         };
         IssuedToken: components["schemas"]["TokenInfo"] & {
@@ -6558,6 +6747,8 @@ export interface components {
             target: string;
             status: number;
             request_id: string;
+            /** @description Why, for a route that asks for a reason (a fair re-base); else null */
+            reason: string | null;
         };
         CreatedAccountManager: {
             slug: string;

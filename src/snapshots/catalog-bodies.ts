@@ -46,5 +46,7 @@ export function appVersionBody(v: typeof appVersions.$inferSelect, appName: stri
     fair_scale: v.fairScale,
     fair_w_v: paidShare(fairVersionState(v)),
     fair_high_z_share: v.fairFv,
+    fair_own_scale: v.fairOwnScale,
+    fair_sealed: v.fairSealed,
   };
 }

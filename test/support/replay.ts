@@ -1,7 +1,15 @@
 /** Replays a trace through the HTTP API: each op becomes the call the traces' README names. */
 import { createProject, typedClient } from "./api";
 import type { components } from "./api-types";
-import { parseTrace } from "./trace";
+import { type TraceOp, parseTrace } from "./trace";
+
+type Api = ReturnType<typeof typedClient>;
+
+/** Calls around an op (by its 0-based index in the trace), after the passes before it were sent. */
+export interface ReplayHooks {
+  before?(index: number, op: TraceOp, api: Api, slug: string): Promise<void>;
+  after?(index: number, op: TraceOp, api: Api, slug: string): Promise<void>;
+}
 
 /** Result ids for trace error ops, which carry none: far above any id the traces use. */
 const ERROR_RESULT_IDS_FROM = 900_000_000;
@@ -14,7 +22,7 @@ const ERROR_RESULT_IDS_FROM = 900_000_000;
  * `passesPerRequest` > 1: consecutive passes go together through POST /pass-batches (as the
  * bridge sends them), sent before any other op; 1: each through POST /passes.
  */
-export async function replay(text: string, retime: (t: number) => number = (t) => t, passesPerRequest = 1) {
+export async function replay(text: string, retime: (t: number) => number = (t) => t, passesPerRequest = 1, hooks: ReplayHooks = {}) {
   const { slug, token } = await createProject("trace");
   const api = typedClient(slug, token);
   const granted = new Map<number, number>();
@@ -39,8 +47,9 @@ export async function replay(text: string, retime: (t: number) => number = (t) =
     waiting = [];
     for (const answer of res.passes) record(answer);
   };
-  for (const op of parseTrace(text)) {
-    if (op.op !== "pass") await flush();
+  for (const [index, op] of parseTrace(text).entries()) {
+    if (op.op !== "pass" || hooks.before) await flush();
+    await hooks.before?.(index, op, api, slug);
     switch (op.op) {
       case "app":
         await api.ok("PUT", `/apps/${op.name}`, {
@@ -93,6 +102,10 @@ export async function replay(text: string, retime: (t: number) => number = (t) =
       case "send":
         // BOINC's scheduler sending a job: Cobblestone creates the host_app_version at validation.
         break;
+    }
+    if (hooks.after) {
+      await flush();
+      await hooks.after(index, op, api, slug);
     }
   }
   await flush();

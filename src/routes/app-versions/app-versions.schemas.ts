@@ -36,5 +36,12 @@ export const AppVersionSchema = z
       description:
         "The fair policy's share of this version's results with z above its 98% quantile (EMA, weight 0.002); the quantile gate derives from it",
     }),
+    fair_own_scale: z.boolean().openapi({
+      description: "A rescale found the version mature and gave it S / L_v: its expected credit is est × S (fair policy version 3)",
+    }),
+    fair_sealed: z.boolean().openapi({
+      description:
+        "Sealed at its app's anchor: only its founder host rows (made before the seal) move its level, z quantiles and high-z share",
+    }),
   })
   .openapi("AppVersion");

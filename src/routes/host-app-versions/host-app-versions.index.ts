@@ -27,6 +27,7 @@ export function mountHostAppVersions(app: OpenAPIHono<AppEnv>): void {
           fair_run: r.fairRun,
           fair_error_rate: r.fairErr,
           fair_high_z_share: r.fairF,
+          fair_founder: r.fairFounder,
         })),
       },
       200,

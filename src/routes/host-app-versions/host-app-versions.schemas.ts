@@ -27,5 +27,9 @@ export const HostAppVersionSchema = z
       description:
         "Fair policy: the host's share of results with z above its version's 98% quantile (EMA, weight 0.02); above the version's gate its z feeds no quantile. Null until its first established result",
     }),
+    fair_founder: z.boolean().openapi({
+      description:
+        "Fair policy version 3: the row existed before its version was sealed, so it may move the version's statistics; set when the row is made",
+    }),
   })
   .openapi("HostAppVersion");

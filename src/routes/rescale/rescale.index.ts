@@ -30,6 +30,13 @@ export function mountRescale(app: OpenAPIHono<AppEnv>): void {
                 },
               }
             : {}),
+          fair: {
+            level: a.fair.level,
+            raw_level: a.fair.rawLevel,
+            anchor: a.fair.sRef,
+            anchored_now: a.fair.anchoredNow,
+            held_at_anchor_limit: a.fair.clamped,
+          },
         })),
       },
       200,

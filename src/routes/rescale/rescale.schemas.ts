@@ -25,6 +25,15 @@ export const RescaleResponseSchema = z
           })
           .optional()
           .openapi({ description: "Only for a GPU-only app with gpu_only_scale 'cross-project'" }),
+        fair: z
+          .object({
+            level: z.number().nullable().openapi({ description: "The fair policy's app level S after this rescale; null: unchanged" }),
+            raw_level: z.number().nullable().openapi({ description: "S before the anchor's clamp" }),
+            anchor: z.number().nullable().openapi({ description: "S_ref after this rescale; null: not anchored" }),
+            anchored_now: z.boolean().openapi({ description: "This rescale took the anchor (and sealed the mature versions)" }),
+            held_at_anchor_limit: z.boolean().openapi({ description: "The alarm: S was held at 3% from S_ref" }),
+          })
+          .openapi({ description: "The fair policy's rescale (docs/fair-credit.md#version-3-against-farms), done for every app" }),
       }),
     ),
   })
