@@ -6145,7 +6145,7 @@ export interface components {
             trickle_max_runtime?: number | null;
             deprecated?: boolean;
             /**
-             * @description Which rules pay an adaptive app's claims: 'boinc' (CreditNew, BOINC's exact numbers) or 'fair' (docs/fair-credit.md). Both sets of statistics are always kept, so a switch takes effect at the next pass, warm
+             * @description Which rules pay an adaptive app's claims: 'boinc' (CreditNew, BOINC's exact numbers) or 'fair' (version 3, docs/fair-credit.md): each claim against the host's own typical claim, young hosts and outliers paid the expected credit est × S, never the bound. Once the app matured (1,000 samples in its mature versions) S is anchored and held within 3% of S_ref, and only host × version rows that existed then (founders) move its versions' statistics, so a farm arriving later cannot raise anyone's credit. Not covered: a farm among the founders (present from the app's first days) still captures the z band; a genuine change of the app's level beyond 3% needs POST …/fair-rebase. Both sets of statistics are always kept, so a switch takes effect at the next pass, warm
              * @enum {string}
              */
             credit_policy?: "boinc" | "fair";

@@ -4,7 +4,7 @@
  */
 import { and, eq, sql } from "drizzle-orm";
 import { MIN_VERSION_SAMPLES } from "../credit/constants";
-import { FAIR } from "../credit/parameters";
+import { type CreditPolicy, FAIR } from "../credit/parameters";
 import { type AppGpuOnlyFactor, type ScaleRegistry, appGpuOnlyFactor } from "../credit/gpu-only-factor";
 import { type ScaleBasis, computeVersionScales, versionsInService } from "../credit/version-scales";
 import { type FairScaleBasis, type FairScales, computeFairScales } from "../credit/fair-scales";
@@ -19,6 +19,8 @@ import { livesHere } from "../db/project-db";
 
 export interface AppRescale {
   readonly app: string;
+  /** The app's credit_policy: the alarm concerns only apps the fair policy pays. */
+  readonly creditPolicy: CreditPolicy;
   /** null: BOINC changes nothing for this app (too few well-sampled versions). */
   readonly basis: ScaleBasis | null;
   readonly minAvgPfc: number;
@@ -103,7 +105,14 @@ export async function rescaleProject(db: Db, registry: Db, projectId: number, no
     }
     const scales = computeVersionScales(inService, crossProject?.factor);
     if (!scales) {
-      report.push({ app: app.name, basis: null, minAvgPfc: app.minAvgPfc, scaledVersions: [], fair: fairReport });
+      report.push({
+        app: app.name,
+        creditPolicy: app.creditPolicy,
+        basis: null,
+        minAvgPfc: app.minAvgPfc,
+        scaledVersions: [],
+        fair: fairReport,
+      });
       continue;
     }
     const target = scales.minAvgPfc;
@@ -117,6 +126,7 @@ export async function rescaleProject(db: Db, registry: Db, projectId: number, no
     statements.push(sql`UPDATE ${apps} SET min_avg_pfc = ${target} WHERE project_id = ${projectId} AND id = ${app.id}`);
     report.push({
       app: app.name,
+      creditPolicy: app.creditPolicy,
       basis: scales.basis,
       minAvgPfc: target,
       scaledVersions: scales.scaledVersionIds.map((id) => ({ id, pfcScale: target / byId.get(id)!.pfcAvg })),
@@ -182,7 +192,10 @@ export function describeFairAlarm(a: FairAlarm): string {
   return `fair alarm: project ${a.projectId} app "${a.app}": app level held at its anchor's limit (S ${a.level}, unclamped S_raw ${a.rawLevel} = ${ratio.toFixed(4)} × S_ref ${a.sRef}); a re-base lets it follow (docs/fair-credit.md#the-alarm-and-the-re-base)`;
 }
 
-/** What cron runs every 10 minutes: the rescale of every project that lives in `db`, and the apps whose clamp binds. */
+/**
+ * What cron runs every 10 minutes: the rescale of every project that lives in `db`, and the
+ * fair apps whose clamp binds (an app on "boinc" keeps its fair statistics, but they pay nothing).
+ */
 export async function rescaleAllProjects(db: Db, registry: Db, now: number): Promise<{ projects: number; alarms: FairAlarm[] }> {
   const rows = await db.select({ id: projects.id }).from(projects).where(livesHere);
   const alarms: FairAlarm[] = [];
