@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { database } from "../src/db/client";
 import { ingestPass } from "../src/routes/passes/passes.service";
 import { foldAllAppCredit } from "../src/jobs/history-move";
+import { rescaleProject } from "../src/services/rescale";
 import type { CostRow, CostSummary } from "./cost-summary";
 import { growthPer, tableBytes } from "./table-bytes";
 import { migratedLocalD1 } from "./local-d1";
@@ -69,7 +70,15 @@ async function run(d1: D1Database, sql: string): Promise<void> {
   await d1.prepare(sql).run();
 }
 
-export async function measureCost(root: string, now: number, quick: boolean): Promise<CostSummary> {
+/** Passes between two rescales with `--policy fair` (the cron's 10 minutes at a few passes a minute). */
+const PASSES_PER_RESCALE = 10;
+
+/**
+ * `policy` "fair": every app on the fair policy, rescaled (unmetered: a rescale is per 10
+ * minutes, not per result) every PASSES_PER_RESCALE passes, so that apps take their anchor and
+ * seal their versions as they would in service, and later hosts' rows are not founders.
+ */
+export async function measureCost(root: string, now: number, quick: boolean, policy: "boinc" | "fair" = "boinc"): Promise<CostSummary> {
   const local = await migratedLocalD1(root, "cobblestone-cost-");
   const persist = local.persist;
   try {
@@ -77,8 +86,8 @@ export async function measureCost(root: string, now: number, quick: boolean): Pr
     await run(raw, "INSERT INTO projects (id, slug, name, created_at, expavg_time) VALUES (1, 'bench', 'Bench', 0, 0)");
     for (const [i, a] of APPS.entries())
       await raw
-        .prepare("INSERT INTO apps (project_id, id, name) VALUES (1, ?, ?)")
-        .bind(i + 1, a.name)
+        .prepare("INSERT INTO apps (project_id, id, name, credit_policy) VALUES (1, ?, ?, ?)")
+        .bind(i + 1, a.name, policy)
         .run();
     for (const v of versions()) {
       await raw
@@ -88,6 +97,8 @@ export async function measureCost(root: string, now: number, quick: boolean): Pr
     }
     const meter: Meter = { rowsRead: 0, rowsWritten: 0, sizeAfter: 0, byTarget: new Map() };
     const db = database(metered(raw, meter));
+    const unmetered = database(raw);
+    let passesSinceRescale = 0;
     const measure = async (size: number, bodies: Iterable<{ now: number }>): Promise<CostRow> => {
       const before = { ...meter, byTarget: new Map(meter.byTarget), tables: tableBytes(persist) };
       let valid = 0;
@@ -96,6 +107,10 @@ export async function measureCost(root: string, now: number, quick: boolean): Pr
         const out = await ingestPass(db, 1, body.now, body as never);
         valid += out.workunits.flatMap((w) => w.results).filter((r) => r.validate_state === "valid" && !r.replayed).length;
         count++;
+        if (policy === "fair" && ++passesSinceRescale === PASSES_PER_RESCALE) {
+          await rescaleProject(unmetered, unmetered, 1, body.now);
+          passesSinceRescale = 0;
+        }
       }
       // Per-app credit is folded hourly (src/jobs/history-move.ts); each phase's passes share one
       // `now`, so one fold per phase is what an hourly fold does to them.
@@ -158,10 +173,11 @@ export async function measureCost(root: string, now: number, quick: boolean): Pr
   }
 }
 
-// `tsx bench/cost.ts [--quick]`: this part alone, as JSON on stdout.
+// `tsx bench/cost.ts [--quick] [--policy fair]`: this part alone, as JSON on stdout.
 if (process.argv[1]?.endsWith("cost.ts")) {
   const root = new URL("..", import.meta.url).pathname;
-  measureCost(root, Math.floor(Date.now() / 1000) - 60, process.argv.includes("--quick"))
+  const policy = process.argv.includes("--policy") && process.argv[process.argv.indexOf("--policy") + 1] === "fair" ? "fair" : "boinc";
+  measureCost(root, Math.floor(Date.now() / 1000) - 60, process.argv.includes("--quick"), policy)
     .then((s) => {
       mkdirSync(join(root, "bench/results"), { recursive: true });
       writeFileSync(join(root, "bench/results/cost.json"), JSON.stringify(s, null, 2));
