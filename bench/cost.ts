@@ -151,6 +151,15 @@ export async function measureCost(root: string, now: number, quick: boolean, pol
       );
       console.error(bytesLine(row));
     }
+    if (policy === "fair") {
+      // Whether the run reached version 3's steady state: anchored apps, sealed versions, newcomers' rows not founders.
+      const one = async (sql: string) => (await raw.prepare(sql).first<number>("n")) ?? 0;
+      console.error(
+        `cost: fair: ${await one("SELECT count(*) AS n FROM apps WHERE fair_s_ref IS NOT NULL")} of ${await count("apps")} apps anchored, ` +
+          `${await one("SELECT count(*) AS n FROM app_versions WHERE fair_sealed")} of ${await count("app_versions")} versions sealed, ` +
+          `${await one("SELECT count(*) AS n FROM host_app_versions WHERE NOT fair_founder")} of ${await count("host_app_versions")} host × version rows not founders`,
+      );
+    }
     const historyBefore = await count("credit_history");
     const at100 = rows.find((r) => r.size === 100)!;
     const day2 = await measure(100, passes(Array(at100.passes).fill(100), { seed: 4242, firstWu: 50_000_000, now }));
