@@ -10,60 +10,46 @@ import type { AppEnv } from "./env";
 import { auditWrites } from "./http/audit";
 import { declareCommonErrors } from "./http/common-errors";
 import { isDatabaseFailure } from "./http/db-failure";
-import { ApiError, type ErrorBody, boundedError, issuesOf } from "./http/errors";
+import { ApiError, type ErrorBody, boundedError } from "./http/errors";
 import { requestId } from "./http/request-id";
-import { mountAudit } from "./routes/audit/audit.index";
-import { mountTokens } from "./routes/tokens/tokens.index";
-import { mountAccountManagers } from "./routes/account-managers/account-managers.index";
-import { mountAccountManagerTokens } from "./routes/account-managers/account-manager-tokens.index";
-import { mountAmHistory } from "./routes/am/am-history.index";
-import { mountAmRpcs } from "./routes/am/am-rpcs.index";
-import { mountAppVersions } from "./routes/app-versions/app-versions.index";
-import { mountApps } from "./routes/apps/apps.index";
-import { mountFairness } from "./routes/apps/fairness.index";
-import { mountFairRebase } from "./routes/apps/fair-rebase.index";
-import { mountCentralContributors } from "./routes/central/central-contributors.index";
-import { mountCentral } from "./routes/central/central.index";
-import { mountNeutrality } from "./routes/central/neutrality.index";
-import { mountCpid } from "./routes/cpid/cpid.index";
-import { mountEntities } from "./routes/entities/entities.index";
-import { mountBulkHolders } from "./routes/entities/holders-bulk.index";
-import { mountErrors } from "./routes/errors/errors.index";
-import { mountHostAppVersions } from "./routes/host-app-versions/host-app-versions.index";
-import { mountPasses } from "./routes/passes/passes.index";
-import { mountTrickles } from "./routes/trickles/trickles.index";
-import { mountLeaderboards } from "./routes/leaderboards/leaderboards.index";
-import { mountPlanClasses } from "./routes/plan-classes/plan-classes.index";
-import { mountProjects } from "./routes/projects/projects.index";
-import { mountProjectReads } from "./routes/projects/project-reads.index";
-import { mountProjectRateLimit } from "./routes/projects/project-rate-limit.index";
-import { mountProjectHistoryDatabases } from "./routes/projects/project-history-databases.index";
-import { mountProjectHolderReads } from "./routes/projects/project-holder-reads.index";
-import { mountRescale } from "./routes/rescale/rescale.index";
-import { mountStats } from "./routes/stats/stats.index";
-import { mountPages } from "./web/pages.index";
-import { mountHealth } from "./routes/health/health.index";
+import { createRouter } from "./http/router";
+import { auditRouter } from "./routes/audit/audit.index";
+import { tokensRouter } from "./routes/tokens/tokens.index";
+import { accountManagersRouter } from "./routes/account-managers/account-managers.index";
+import { accountManagerTokensRouter } from "./routes/account-managers/account-manager-tokens.index";
+import { amHistoryRouter } from "./routes/am/am-history.index";
+import { amRpcsRouter } from "./routes/am/am-rpcs.index";
+import { appVersionsRouter } from "./routes/app-versions/app-versions.index";
+import { appsRouter } from "./routes/apps/apps.index";
+import { fairnessRouter } from "./routes/apps/fairness.index";
+import { fairRebaseRouter } from "./routes/apps/fair-rebase.index";
+import { centralContributorsRouter } from "./routes/central/central-contributors.index";
+import { centralRouter } from "./routes/central/central.index";
+import { neutralityRouter } from "./routes/central/neutrality.index";
+import { cpidRouter } from "./routes/cpid/cpid.index";
+import { entitiesRouter } from "./routes/entities/entities.index";
+import { bulkHoldersRouter } from "./routes/entities/holders-bulk.index";
+import { errorsRouter } from "./routes/errors/errors.index";
+import { hostAppVersionsRouter } from "./routes/host-app-versions/host-app-versions.index";
+import { passesRouter } from "./routes/passes/passes.index";
+import { tricklesRouter } from "./routes/trickles/trickles.index";
+import { leaderboardsRouter } from "./routes/leaderboards/leaderboards.index";
+import { planClassesRouter } from "./routes/plan-classes/plan-classes.index";
+import { projectsRouter } from "./routes/projects/projects.index";
+import { projectReadsRouter } from "./routes/projects/project-reads.index";
+import { projectRateLimitRouter } from "./routes/projects/project-rate-limit.index";
+import { projectHistoryDatabasesRouter } from "./routes/projects/project-history-databases.index";
+import { projectHolderReadsRouter } from "./routes/projects/project-holder-reads.index";
+import { rescaleRouter } from "./routes/rescale/rescale.index";
+import { statsRouter } from "./routes/stats/stats.index";
+import { pagesRouter } from "./web/pages.index";
+import { healthRouter } from "./routes/health/health.index";
 
 export const MAX_BODY_BYTES = 5 * 1024 * 1024;
 
-export function createApp(): OpenAPIHono<AppEnv> {
-  const app = new OpenAPIHono<AppEnv>({
-    defaultHook: (result, c) => {
-      if (result.success) return;
-      const issues = issuesOf(result.error);
-      // Too many items in any array (workunits, results, error results, pushed app versions,
-      // RPC projects) is a size limit, not a shape error.
-      const tooMany = result.error.issues.find((i) => i.code === "too_big" && i.origin === "array");
-      if (tooMany) {
-        return c.json<ErrorBody>(boundedError({ error: { code: "too_large", message: tooMany.message, issues } }), 413);
-      }
-      const where = result.target === "json" ? "body" : result.target;
-      return c.json<ErrorBody>(
-        boundedError({ error: { code: "validation_failed", message: `the request ${where} is invalid; nothing was written`, issues } }),
-        400,
-      );
-    },
-  });
+export function createApp() {
+  // The validation hook (a request failing its route's schemas) is src/http/router.ts's, shared by every router.
+  const app = createRouter();
 
   app.use("*", requestId);
   app.use("*", async (c, next) => {
@@ -82,37 +68,39 @@ export function createApp(): OpenAPIHono<AppEnv> {
     }),
   );
 
-  mountProjects(app);
-  mountProjectReads(app);
-  mountLeaderboards(app);
-  mountApps(app);
-  mountFairness(app);
-  mountFairRebase(app);
-  mountAppVersions(app);
-  mountEntities(app);
-  mountBulkHolders(app);
-  mountHostAppVersions(app);
-  mountPasses(app);
-  mountTrickles(app);
-  mountErrors(app);
-  mountRescale(app);
-  mountTokens(app);
-  mountProjectRateLimit(app);
-  mountProjectHistoryDatabases(app);
-  mountProjectHolderReads(app);
-  mountAudit(app);
-  mountAccountManagers(app);
-  mountAccountManagerTokens(app);
-  mountAmRpcs(app);
-  mountAmHistory(app);
-  mountCentralContributors(app);
-  mountCentral(app);
-  mountNeutrality(app);
-  mountPlanClasses(app);
-  mountCpid(app);
-  mountStats(app);
-  mountPages(app);
-  mountHealth(app);
+  // Chained, so that the type of `routed` (the same app: `route` returns it) keeps every route: AppType.
+  const routed = app
+    .route("/", projectsRouter)
+    .route("/", projectReadsRouter)
+    .route("/", leaderboardsRouter)
+    .route("/", appsRouter)
+    .route("/", fairnessRouter)
+    .route("/", fairRebaseRouter)
+    .route("/", appVersionsRouter)
+    .route("/", entitiesRouter)
+    .route("/", bulkHoldersRouter)
+    .route("/", hostAppVersionsRouter)
+    .route("/", passesRouter)
+    .route("/", tricklesRouter)
+    .route("/", errorsRouter)
+    .route("/", rescaleRouter)
+    .route("/", tokensRouter)
+    .route("/", projectRateLimitRouter)
+    .route("/", projectHistoryDatabasesRouter)
+    .route("/", projectHolderReadsRouter)
+    .route("/", auditRouter)
+    .route("/", accountManagersRouter)
+    .route("/", accountManagerTokensRouter)
+    .route("/", amRpcsRouter)
+    .route("/", amHistoryRouter)
+    .route("/", centralContributorsRouter)
+    .route("/", centralRouter)
+    .route("/", neutralityRouter)
+    .route("/", planClassesRouter)
+    .route("/", cpidRouter)
+    .route("/", statsRouter)
+    .route("/", pagesRouter)
+    .route("/", healthRouter);
 
   declareCommonErrors(app);
   app.openAPIRegistry.registerComponent("securitySchemes", "projectToken", { type: "http", scheme: "bearer" });
@@ -157,7 +145,7 @@ export function createApp(): OpenAPIHono<AppEnv> {
     const message = `internal error; nothing was written; retrying will not help (request id ${c.var.requestId})`;
     return c.json<ErrorBody>({ error: { code: "internal", message } }, 500);
   });
-  return app;
+  return routed;
 }
 
 /** The methods the OpenAPI document gives a concrete path (its templates' parameters match one segment each). */
@@ -172,5 +160,8 @@ function routeMethods(app: OpenAPIHono<AppEnv>): (path: string) => string[] {
     return [...new Set(routes.filter((r) => r.pattern.test(path)).map((r) => r.method))];
   };
 }
+
+/** The app's type: every route with its input and answers (hono-open-api-starter's `AppType`, for `hc<AppType>`). */
+export type AppType = ReturnType<typeof createApp>;
 
 export const app = createApp();

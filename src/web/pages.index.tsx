@@ -2,11 +2,9 @@
  * The public web pages. They read the same KV snapshots as the JSON reads (snapshots/reads.ts)
  * and carry the same cache validators, so a page and its API answer show the same numbers.
  */
-import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../env";
 import { serverNow } from "../clock";
 import { latestScaleTable } from "../services/plan-class-scales";
-import { HOLDER_KINDS } from "../snapshots/keys";
 import { readProjectList } from "../snapshots/reads";
 import { setCacheValidators } from "../snapshots/store";
 import { CentralPage } from "./central-page";
@@ -18,6 +16,7 @@ import { projectPage } from "./project-route";
 import { type Ctx, MARKUP_VERSION, html, notFound, validSlug } from "./respond";
 import { createMiddleware } from "hono/factory";
 import { useProject } from "../http/auth";
+import { createRouter } from "../http/router";
 import { knownProject } from "../snapshots/public-project";
 
 async function homePage(c: Ctx) {
@@ -50,14 +49,17 @@ const pageProject = createMiddleware<AppEnv>(async (c, next) => {
   await next();
 });
 
-export function mountPages(app: OpenAPIHono<AppEnv>): void {
-  app.use("/p/:slug", pageProject);
-  app.use("/p/:slug/*", pageProject);
-  app.get("/", homePage);
-  app.get("/central", centralPage);
-  app.get("/central/neutrality", neutralityPage);
-  app.get("/p/:slug", projectPage);
-  for (const kind of HOLDER_KINDS) app.get(`/p/:slug/${kind}/:id`, (c) => holderPage(c, kind));
+/** The pages, plain Hono routes (HTML, outside the OpenAPI document). */
+export const pagesRouter = createRouter()
+  .use("/p/:slug", pageProject)
+  .use("/p/:slug/*", pageProject)
+  .get("/", homePage)
+  .get("/central", centralPage)
+  .get("/central/neutrality", neutralityPage)
+  .get("/p/:slug", projectPage)
+  // One per kind, in HOLDER_KINDS' order.
+  .get("/p/:slug/hosts/:id", (c) => holderPage(c, "hosts"))
+  .get("/p/:slug/users/:id", (c) => holderPage(c, "users"))
+  .get("/p/:slug/teams/:id", (c) => holderPage(c, "teams"))
   // Anything else under /p/ is a page address too: the friendly 404, not the API's JSON one.
-  app.get("/p/*", (c) => notFound(c, "There is no page at this address."));
-}
+  .get("/p/*", (c) => notFound(c, "There is no page at this address."));

@@ -26,8 +26,7 @@ function withTotals(xml: string, t: { cpu_ec: number; cpu_time: number; njobs_su
 async function postXml(am: { slug: string; token: string }, hostId: number, xml: string, query: `?${string}`, accept = "application/json") {
   return request("POST", `/v1/am/${am.slug}/hosts/${hostId}/rpcs${query}`, {
     token: am.token,
-    rawBody: xml,
-    contentType: "application/xml",
+    xml,
     headers: { Accept: accept },
   });
 }

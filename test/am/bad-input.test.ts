@@ -5,13 +5,13 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { expectError, issueAt } from "../support/api-helpers";
-import { ADMIN_TOKEN, request, createProject } from "../support/api";
+import { ADMIN_TOKEN, createProject, rawRequest, request } from "../support/api";
 import { sha256Hex } from "../../src/http/tokens";
 import { EINSTEIN, HOUR, T0, createAm, rpcBody, totals } from "./support";
 
 const good = () => rpcBody(T0 + HOUR, [totals(EINSTEIN, { cpu_ec: 200 })]);
 
-/** A good RPC as JSON, which `edit` may spoil in any way. */
+/** A good RPC as JSON, which `edit` may spoil in any way (so it is sent untyped). */
 interface Rpc {
   user_id?: number;
   host: Record<string, unknown>;
@@ -38,14 +38,14 @@ describe("account-manager bad input", () => {
     const am = await createAm();
     await am.rpc(9, rpcBody(T0, [totals(EINSTEIN, { cpu_ec: 100 })]));
     for (const [what, edit, path] of spoiled) {
-      const body = good();
+      const body: Rpc = good();
       edit(body);
-      const error = expectError(await am.rpcRaw(9, body), 400, "validation_failed");
+      const error = expectError(await am.rpcUntyped(9, body), 400, "validation_failed");
       expect(issueAt(error, path), what).toBeDefined();
     }
     // Malformed JSON (a bare NaN is not JSON).
     const raw = JSON.stringify(good()).replace("200", "NaN");
-    expectError(await request("POST", `/v1/am/${am.slug}/hosts/9/rpcs`, { token: am.token, rawBody: raw }), 400);
+    expectError(await rawRequest("POST", `/v1/am/${am.slug}/hosts/9/rpcs`, { token: am.token, rawBody: raw }), 400);
     // `now` in the future.
     const future = rpcBody(Date.now() / 1000 + 3600, [totals(EINSTEIN, { cpu_ec: 200 })]);
     expectError(await am.rpcRaw(9, future), 422, "now_in_future");
@@ -63,7 +63,7 @@ describe("account-manager bad input", () => {
     const am = await createAm();
     const other = await createAm();
     const project = await createProject();
-    const path = `/v1/am/${am.slug}/hosts/1/rpcs`;
+    const path = `/v1/am/${am.slug}/hosts/1/rpcs` as const;
     expectError(await request("POST", path, { body: good() }), 401, "unauthorized");
     expectError(await request("POST", path, { body: good(), token: "cbl_nope" }), 401, "unauthorized");
     expectError(await request("POST", path, { body: good(), token: project.token }), 401, "unauthorized");

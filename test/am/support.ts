@@ -1,6 +1,6 @@
 /** Account-manager test helpers: an account manager with its token, RPC bodies, series reads. */
 import { expect } from "vitest";
-import { ADMIN_TOKEN, request, typedClient } from "../support/api";
+import { ADMIN_TOKEN, rawRequest, request, typedClient } from "../support/api";
 import type { components } from "../support/api-types";
 
 /** 2024-10-04 00:00:00 UTC: day 20,000. */
@@ -8,16 +8,9 @@ export const DAY0 = 20_000;
 export const T0 = DAY0 * 86_400;
 export const HOUR = 3600;
 
-export interface ProjectTotalsBody {
-  url: string;
-  cpu_ec: number;
-  cpu_time: number;
-  gpu_ec: number;
-  gpu_time: number;
-  njobs_success: number;
-  njobs_error: number;
-  [extra: string]: unknown;
-}
+/** An RPC's body and one project's lifetime totals in it, as the OpenAPI document types them. */
+export type RpcBody = components["schemas"]["AmRpc"];
+export type ProjectTotalsBody = components["schemas"]["AmProjectTotals"];
 
 export const EINSTEIN = "https://einstein.example/";
 export const ROSETTA = "https://rosetta.example/rosetta/";
@@ -28,7 +21,7 @@ export function totals(url: string, over: Partial<ProjectTotalsBody> = {}): Proj
 }
 
 /** An RPC of a 4-CPU, 1-GPU host of user 7 (unless given). */
-export function rpcBody(now: number, projects: ProjectTotalsBody[], over: Record<string, unknown> = {}) {
+export function rpcBody(now: number, projects: ProjectTotalsBody[], over: Partial<RpcBody> = {}): RpcBody {
   return { now, user_id: 7, host: { p_ncpus: 4, p_fpops: 4e9, n_gpus: 1 }, projects, ...over };
 }
 
@@ -39,13 +32,15 @@ export async function createAm(prefix = "am") {
   const res = await request("POST", "/v1/account-managers", { token: ADMIN_TOKEN, body: { slug, name: `AM ${slug}` } });
   if (res.status !== 201) throw new Error(`create account manager: ${res.status} ${JSON.stringify(res.body)}`);
   const { token } = res.body;
-  const rpcRaw = (hostId: number, body: unknown) => request("POST", `/v1/am/${slug}/hosts/${hostId}/rpcs`, { token, body });
+  const rpcRaw = (hostId: number, body: RpcBody) => request("POST", `/v1/am/${slug}/hosts/${hostId}/rpcs`, { token, body });
   return {
     slug,
     token,
     rpcRaw,
+    /** An RPC with any body (a spoiled one), answer `unknown`. */
+    rpcUntyped: (hostId: number, body: unknown) => rawRequest("POST", `/v1/am/${slug}/hosts/${hostId}/rpcs`, { token, body }),
     /** An RPC that must succeed. */
-    async rpc(hostId: number, body: unknown) {
+    async rpc(hostId: number, body: RpcBody) {
       const res = await rpcRaw(hostId, body);
       expect(res.status, JSON.stringify(res.body)).toBe(200);
       return res.body;

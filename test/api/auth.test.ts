@@ -4,6 +4,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { ADMIN_TOKEN, request } from "../support/api";
+import type { RequestBody } from "../support/api-types";
 import {
   expectError,
   expectNoEntitiesOf,
@@ -153,6 +154,6 @@ describe("other project routes need the project's token", () => {
 });
 
 /** A POST with a raw Authorization header (a token alone is sent as `Bearer <token>`). */
-function postWithAuthorization(path: string, authorization: string, body: unknown) {
+function postWithAuthorization<P extends string>(path: P, authorization: string, body: RequestBody<"POST", P>) {
   return request("POST", path, { headers: { Authorization: authorization }, body });
 }

@@ -20,6 +20,7 @@ import {
   pass,
   result,
   setupProject,
+  spoil,
   validPass,
   workunit,
 } from "../support/api-helpers";
@@ -123,7 +124,7 @@ describe("POST /passes: numbers out of range → 400 naming the field", () => {
 
   it("non-integer and non-positive ids, wrong types, bad enum → 400 at each path", async () => {
     const { api } = await setupProject();
-    const bad = validPass(1, 10, (p) => {
+    const bad = spoil(validPass(), (p) => {
       // Spoiled on purpose: any field may take any JSON value here.
       const r0: Record<string, unknown> = p.workunits[0]!.results[0]!;
       const r1: Record<string, unknown> = p.workunits[0]!.results[1]!;
@@ -134,7 +135,7 @@ describe("POST /passes: numbers out of range → 400 naming the field", () => {
       const w0: Record<string, unknown> = p.workunits[0]!;
       w0.target_nresults = "2";
     });
-    const error = expectError(await api.raw("POST", "/passes", bad), 400);
+    const error = expectError(await api.untyped("POST", "/passes", bad), 400);
     expect(issuePaths(error).sort()).toEqual(
       [
         "workunits[0].results[0].id",
@@ -235,8 +236,8 @@ describe("POST /passes: size limits → 413", () => {
 
   it("a huge padding field (over 5 MB) → 413, not 400", async () => {
     const { api } = await setupProject();
-    const bad = validPass(1, 10, (p) => (p.padding = "x".repeat(FIVE_MB + 1)));
-    expectError(await api.raw("POST", "/passes", bad), 413, "too_large");
+    const bad = spoil(validPass(), (p) => (p.padding = "x".repeat(FIVE_MB + 1)));
+    expectError(await api.untyped("POST", "/passes", bad), 413, "too_large");
     await expectNothingWritten(api, validPass());
   });
 
@@ -318,12 +319,12 @@ describe("POST /passes: malformed or unexpected bodies → 400", () => {
 
   it("unknown extra fields (pass, workunit, result) → 400 naming each, nothing written", async () => {
     const { api } = await setupProject();
-    const bad = validPass(1, 10, (p) => {
+    const bad = spoil(validPass(), (p) => {
       p.validator = "v1";
       p.workunits[0]!.priority = 3;
       p.workunits[0]!.results[1]!.granted_credit = 5;
     });
-    const error = expectError(await api.raw("POST", "/passes", bad), 400, "validation_failed");
+    const error = expectError(await api.untyped("POST", "/passes", bad), 400, "validation_failed");
     expect(issuePaths(error).sort()).toEqual(["(body)", "workunits[0]", "workunits[0].results[1]"].sort());
     const messages = error.issues!.map((i) => i.message).join(" ");
     for (const key of ["validator", "priority", "granted_credit"]) expect(messages).toContain(key);
@@ -332,15 +333,16 @@ describe("POST /passes: malformed or unexpected bodies → 400", () => {
 
   it("missing required fields and empty arrays → 400 at each path", async () => {
     const { api } = await setupProject();
-    const bad = validPass();
-    // Required fields, so removed through Reflect (the type says they are always there).
-    Reflect.deleteProperty(bad.workunits[0]!.results[0]!, "host_id");
-    Reflect.deleteProperty(bad.workunits[0]!, "app");
-    bad.workunits.push(workunit(2, []));
-    const error = expectError(await api.raw("POST", "/passes", bad), 400);
+    const bad = spoil(validPass(), (p) => {
+      // Required fields, so removed through Reflect (the type says they are always there).
+      Reflect.deleteProperty(p.workunits[0]!.results[0]!, "host_id");
+      Reflect.deleteProperty(p.workunits[0]!, "app");
+      p.workunits.push(workunit(2, []));
+    });
+    const error = expectError(await api.untyped("POST", "/passes", bad), 400);
     expect(issuePaths(error).sort()).toEqual(["workunits[0].app", "workunits[0].results[0].host_id", "workunits[1].results"].sort());
     expectError(await api.raw("POST", "/passes", { now: 6000, workunits: [] }), 400);
-    expectError(await api.raw("POST", "/passes", { now: 6000 }), 400);
+    expectError(await api.untyped("POST", "/passes", { now: 6000 }), 400);
     await expectNothingWritten(api, validPass());
   });
 
@@ -426,7 +428,7 @@ describe("configuration routes", () => {
   it("PUT /apps/:app with an unknown credit_mode or field → 400, app not created", async () => {
     const { api } = await setupProject();
     const before = await ledgerState(api, []);
-    const error = expectError(await api.raw("PUT", "/apps/x", { credit_mode: "generous", colour: "red" }), 400);
+    const error = expectError(await api.untyped("PUT", "/apps/x", { credit_mode: "generous", colour: "red" }), 400);
     expect(issuePaths(error).sort()).toEqual(["(body)", "credit_mode"]);
     expectError(await api.raw("PUT", "/apps/bad%20name", {}), 400);
     expect(await ledgerState(api, [])).toEqual(before);
@@ -483,7 +485,7 @@ describe("POST /errors", () => {
 
   it("an unknown app version → 404 naming it, nothing recorded (not even the valid results)", async () => {
     const { api } = await setupProject();
-    const good = { id: 1, host_id: 10, app_version_id: 1, outcome: "timeout", delay_bound: 100 };
+    const good = { id: 1, host_id: 10, app_version_id: 1, outcome: "timeout" as const, delay_bound: 100 };
     const res = await api.raw("POST", "/errors", {
       now: 6000,
       results: [good, { id: 2, host_id: 10, app_version_id: 777, outcome: "error" }],
@@ -510,7 +512,7 @@ describe("POST /errors", () => {
 
   it("the same result id twice → 400 at the duplicate, nothing recorded", async () => {
     const { api } = await setupProject();
-    const one = { id: 1, host_id: 10, app_version_id: 1, outcome: "timeout", delay_bound: 100 };
+    const one = { id: 1, host_id: 10, app_version_id: 1, outcome: "timeout" as const, delay_bound: 100 };
     const res = await api.raw("POST", "/errors", { now: 6000, results: [one, { ...one, outcome: "error" }] });
     const error = expectError(res, 400, "validation_failed");
     expect(issuePaths(error)).toEqual(["results[1].id"]);

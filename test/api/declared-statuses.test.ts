@@ -9,7 +9,7 @@ import { describe, expect, it } from "vitest";
 import { createApp } from "../../src/app";
 import { createAm } from "../am/support";
 import { setupProject } from "../support/api-helpers";
-import { ADMIN_TOKEN, request } from "../support/api";
+import { ADMIN_TOKEN, type CallOptions, rawRequest, request } from "../support/api";
 import type { OpenApiOperation } from "../support/api-types";
 
 type Operation = OpenApiOperation;
@@ -41,7 +41,7 @@ describe("OpenAPI declares every status", () => {
         const declared = new Set(Object.keys(op.responses));
         const url = (slug: string, id: string) => path.replace("{slug}", slug).replace(/\{[^}]+\}/g, id);
         const jsonBody = op.requestBody?.content["application/json"] !== undefined;
-        const attempts: [string, Parameters<typeof request>[2], string][] = [
+        const attempts: [string, CallOptions, string][] = [
           ["no token", {}, url(mine.slug, "1")],
           ["a wrong token", { token: "cbl_not-a-token" }, url(mine.slug, "1")],
           ["another project's token", { token: other.token }, url(mine.slug, "1")],
@@ -58,7 +58,7 @@ describe("OpenAPI declares every status", () => {
           );
         }
         for (const [what, opts, target] of attempts) {
-          const res = await request(method.toUpperCase(), target, opts);
+          const res = await rawRequest(method.toUpperCase(), target, opts);
           if (!declared.has(String(res.status))) undeclared.push(`${method.toUpperCase()} ${path} with ${what}: ${res.status}`);
         }
       }
@@ -92,7 +92,7 @@ describe("OpenAPI declares every status", () => {
           );
           // A body a valid caller might send: only the token is missing.
           const jsonBody = op.requestBody?.content["application/json"] !== undefined;
-          const res = await request(method.toUpperCase(), url, jsonBody ? { body: {} } : {});
+          const res = await rawRequest(method.toUpperCase(), url, jsonBody ? { body: {} } : {});
           const declaresSecurity = (op.security?.length ?? 0) > 0;
           if (declaresSecurity) secured++;
           else open++;

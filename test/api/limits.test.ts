@@ -51,7 +51,7 @@ describe("limits", () => {
 
   it("1001 error results → 413 too_large", async () => {
     const { api } = await setupProject();
-    const results = Array.from({ length: 1001 }, (_, i) => ({ id: i + 1, host_id: 10, app_version_id: 1, outcome: "error" }));
+    const results = Array.from({ length: 1001 }, (_, i) => ({ id: i + 1, host_id: 10, app_version_id: 1, outcome: "error" as const }));
     expectError(await api.raw("POST", "/errors", { results }), 413, "too_large");
   });
 

@@ -126,12 +126,12 @@ describe("POST /pass-batches", () => {
     // Passes 0 to 2 written (pass 2 a replay of pass 0, adding nothing); 3 and 4 not.
     const host = await api.ok("GET", "/hosts/10");
     expect(host.expavg_time).toBe(t + 10);
-    const again = await api.ok("POST", "/pass-batches", { passes: [first, passes[1], first] });
+    const again = await api.ok("POST", "/pass-batches", { passes: [first, passes[1]!, first] });
     expect(again.passes.map((p) => p.workunits[0]!.path)).toEqual(["replayed", "replayed", "replayed"]);
     expect(ledger(await api.ok("GET", "/hosts/10"))).toEqual(ledger(host));
     // The same three passes posted one by one into another project leave the same host.
     const single = await setupProject("batch-inner-single");
-    for (const p of [first, passes[1], first]) await single.api.ok("POST", "/passes", p);
+    for (const p of [first, passes[1]!, first]) await single.api.ok("POST", "/passes", p);
     expect(stored(await single.api.ok("GET", "/hosts/10"))).toEqual(stored(host));
   });
 

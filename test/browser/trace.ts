@@ -19,7 +19,7 @@ function pass(now: number, firstWu: number, who: { host: number; user: number; t
     flops_estimate: 3e9,
     sent_time: now - 5000,
     received_time: now - 1000,
-    validate_state: "valid",
+    validate_state: "valid" as const,
   });
   return {
     now,
@@ -82,7 +82,7 @@ export const SPANS = {
 export async function postSpans(base: string, adminToken: string): Promise<string[]> {
   for (const [slug, days] of Object.entries(SPANS)) {
     const { token } = await send(base, "POST", "/v1/projects", adminToken, { slug, name: slug });
-    const p = `/v1/projects/${slug}`;
+    const p = `/v1/projects/${slug}` as const;
     await send(base, "PUT", `${p}/apps/gw_search`, token, {});
     for (const id of [1, 2]) {
       await send(base, "PUT", `${p}/app-versions/${id}`, token, {

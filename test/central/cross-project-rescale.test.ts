@@ -68,7 +68,7 @@ describe('gpu_only_scale "cross-project"', () => {
     expect((await api.ok("PUT", "/apps/x", {})).gpu_only_scale).toBe("boinc");
     expect((await api.ok("PUT", "/apps/x", { gpu_only_scale: "cross-project" })).gpu_only_scale).toBe("cross-project");
     expect((await api.ok("PUT", "/apps/x", {})).gpu_only_scale).toBe("cross-project");
-    expectError(await api.raw("PUT", "/apps/x", { gpu_only_scale: "central" }), 400, "validation_failed");
+    expectError(await api.untyped("PUT", "/apps/x", { gpu_only_scale: "central" }), 400, "validation_failed");
   });
 
   it("uses the registry's factor for the plan class, then the processor type, then 0.1; 'boinc' keeps BOINC's numbers", async () => {

@@ -1,6 +1,6 @@
 /** Helpers for the cross-project tests: central tokens, pushes, running a cron job at a given time. */
 import { exports } from "cloudflare:workers";
-import { ADMIN_TOKEN, type ApiResponse, request } from "../support/api";
+import { ADMIN_TOKEN, type ApiResponse, rawRequest, request } from "../support/api";
 import { runCron as runScheduled } from "../support/cron";
 
 export const DAY = 86400;
@@ -20,7 +20,7 @@ export function push(
   contentType: string | undefined = "application/json",
   query = "",
 ): Promise<ApiResponse> {
-  return request("POST", `/v1/central/app-versions${query}`, { token, rawBody: body, contentType: contentType ?? null });
+  return rawRequest("POST", `/v1/central/app-versions${query}`, { token, rawBody: body, contentType: contentType ?? null });
 }
 
 /** One app version as BOINC's app_versions.php reports it (JSON field names). */

@@ -82,7 +82,7 @@ async function run(api: Api, firstWu: number, j: Jobs, now: number) {
             flops_estimate: 3e9,
             sent_time: now - 2 * elapsed,
             received_time: now - 60,
-            validate_state: "valid",
+            validate_state: "valid" as const,
             ...(j.devices === undefined ? {} : { devices: j.devices }),
           },
         ],
@@ -113,7 +113,7 @@ describe("GET /v1/central/neutrality", () => {
   it("a result's devices must be a positive number: 400, nothing written", async () => {
     const p = await project("neutral-bad");
     for (const devices of [0, -1, "2"]) {
-      const res = await p.api.raw("POST", "/passes", {
+      const res = await p.api.untyped("POST", "/passes", {
         workunits: [
           {
             id: 1,

@@ -14,7 +14,7 @@ import { moveHistory } from "../../src/db/history-queue";
 import { parseHistoryDatabases } from "../../src/db/history-databases";
 import { projectDatabase } from "../../src/db/project-db";
 import { result, workunit } from "../support/api-helpers";
-import { ADMIN_TOKEN, request, createProject, typedClient } from "../support/api";
+import { ADMIN_TOKEN, type ProjectSettings, request, createProject, typedClient } from "../support/api";
 import { fixClock, restoreClock } from "../support/clock";
 import { runCron } from "../support/cron";
 
@@ -27,7 +27,7 @@ const teamOf = (host: number) => (host === 12 ? 0 : 5);
 
 type Api = ReturnType<typeof typedClient>;
 
-async function setup(prefix: string, settings: Record<string, unknown>) {
+async function setup(prefix: string, settings: ProjectSettings) {
   const { slug, token } = await createProject(prefix, { result_retention_days: 3, ...settings });
   const api = typedClient(slug, token);
   await api.ok("PUT", "/apps/a", {});

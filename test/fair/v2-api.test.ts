@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { type ResultBody, result, setupProject, workunit } from "../support/api-helpers";
+import type { components } from "../support/api-types";
 import { expectRel } from "../credit/close";
 
 const NOW = 6000.25;
@@ -15,7 +16,12 @@ describe("an error outcome for a host × version without a row", () => {
     // App "a" (versions 1, 2) on fair, app "g" (version 3) on boinc.
     const { api } = await setupProject("fairerr");
     await api.ok("PUT", "/apps/a", { host_scale_check: false, credit_policy: "fair" });
-    const error = (id: number, hostId: number, appVersionId: number, outcome = "error") => ({
+    const error = (
+      id: number,
+      hostId: number,
+      appVersionId: number,
+      outcome: components["schemas"]["ErrorResult"]["outcome"] = "error",
+    ) => ({
       id,
       host_id: hostId,
       app_version_id: appVersionId,

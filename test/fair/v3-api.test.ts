@@ -7,7 +7,7 @@ import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { expectRel } from "../credit/close";
 import { type ResultBody, expectError, result, setupProject, workunit } from "../support/api-helpers";
-import { request } from "../support/api";
+import { rawRequest, request } from "../support/api";
 import { runCron } from "../support/cron";
 import { getPage, section } from "../web/html";
 
@@ -97,8 +97,8 @@ describe("version 3: anchor, seal, founders, alarm and re-base", () => {
     expectRel(answer.workunits[0]!.credit, 6.18e12 * COBBLESTONE);
 
     // The re-base: refused without a reason, and for an unknown app, changing nothing.
-    const path = `/v1/projects/${slug}/apps/a/fair-rebase`;
-    expectError(await request("POST", path, { token, body: {} }), 400);
+    const path = `/v1/projects/${slug}/apps/a/fair-rebase` as const;
+    expectError(await rawRequest("POST", path, { token, body: {} }), 400);
     expectError(await request("POST", `/v1/projects/${slug}/apps/nope/fair-rebase`, { token, body: { reason: "a reason" } }), 404);
     expect(await appA()).toMatchObject({ fair_s_ref: 2, fair_rebased_at: null });
     expectError(await request("POST", path, { body: { reason: "no token" } }), 401);

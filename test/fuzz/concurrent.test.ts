@@ -7,7 +7,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { request } from "../support/api";
-import { setupProject } from "../support/api-helpers";
+import { type PassBody, setupProject } from "../support/api-helpers";
 import { passArb } from "./arbitraries";
 import { runs, seed } from "./config";
 import { GrantBook, expectLedgerConsistent, expectWellFormed, projectIdOf } from "./ledger";
@@ -24,7 +24,7 @@ describe("fuzz: concurrent passes", () => {
           const id = await projectIdOf(slug);
           const bodies = [...passes, ...dupes.map((d) => passes[d % passes.length]!)];
           // A client retries a 503 (a pass that lost every one of its attempts to others), as a real one must.
-          const post = async (body: unknown) => {
+          const post = async (body: PassBody) => {
             for (let attempt = 1; ; attempt++) {
               const res = await request("POST", `/v1/projects/${slug}/passes`, { token, body });
               if (res.status !== 503 || attempt === 5) return res;

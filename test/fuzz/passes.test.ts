@@ -6,7 +6,6 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { request } from "../support/api";
 import { setupProject } from "../support/api-helpers";
 import { mutate, mutateText, mutationArb, passArb, textMutationArb, weirdArb } from "./arbitraries";
 import { runs, seed } from "./config";
@@ -21,7 +20,7 @@ type Fuzzed = Awaited<ReturnType<typeof fuzzProject>>;
 
 async function postAndCheck(p: Fuzzed, rawBody: string): Promise<number> {
   const before = await projectRows(p.id);
-  const res = await request("POST", `/v1/projects/${p.slug}/passes`, { token: p.token, rawBody });
+  const res = await p.postRaw("/passes", rawBody);
   expectWellFormed(res.status, res.body, rawBody.slice(0, 300));
   if (res.status >= 400) {
     expect(await projectRows(p.id), `rejected (${res.status}) but written: ${rawBody.slice(0, 300)}`).toEqual(before);

@@ -143,7 +143,7 @@ async function expectOrdinaryPassCredited(
     flops_estimate: 3e9,
     sent_time: T - 1000,
     received_time: T - 10,
-    validate_state: "valid",
+    validate_state: "valid" as const,
     claimed_credit: 5,
   });
   const body = {

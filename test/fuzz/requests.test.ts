@@ -6,7 +6,7 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { request } from "../support/api";
+import { rawRequest, request } from "../support/api";
 import { setupProject } from "../support/api-helpers";
 import { T, mutate, mutationArb, weirdArb } from "./arbitraries";
 import { runs, seed } from "./config";
@@ -154,7 +154,7 @@ describe("fuzz: reads and registrations", () => {
           async ([method, path, valid], pick, how, value, spoil) => {
             const body = spoil ? mutate(valid, pick, how, value) : valid;
             const before = await projectRows(id);
-            const res = await request(method, `/v1/projects/${slug}${path}`, { token, body });
+            const res = await rawRequest(method, `/v1/projects/${slug}${path}`, { token, body });
             const what = `${method} ${path} ${JSON.stringify(body)?.slice(0, 200)}`;
             expectWellFormed(res.status, res.body, what);
             if (res.status >= 400) expect(await projectRows(id), `${res.status} but written: ${what}`).toEqual(before);

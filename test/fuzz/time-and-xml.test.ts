@@ -170,13 +170,11 @@ describe("fuzz: hostile XML", () => {
           const res = central
             ? await request("POST", "/v1/central/app-versions", {
                 token: contributor.body.token,
-                rawBody: xmlOf(x, "app_versions"),
-                contentType: "application/xml",
+                xml: xmlOf(x, "app_versions"),
               })
             : await request("POST", `/v1/am/${am.slug}/hosts/4/rpcs?user_id=7&now=${T0}`, {
                 token: am.token,
-                rawBody: xmlOf(x, "acct_mgr_request"),
-                contentType: "application/xml",
+                xml: xmlOf(x, "acct_mgr_request"),
               });
           expectWellFormed(res.status, res.body, `depth ${x.depth} ${x.entity} cut ${x.cut}`);
           expect(JSON.stringify(res.body).length).toBeLessThanOrEqual(8 * 1024);

@@ -15,7 +15,7 @@ import { runCron } from "../support/cron";
 
 const RETENTION_CRON = "50 * * * *";
 const who = { host: 10, user: 10 };
-const errorReport = (now: number) => ({ now, results: [{ id: 99, host_id: 10, app_version_id: 1, outcome: "error" }] });
+const errorReport = (now: number) => ({ now, results: [{ id: 99, host_id: 10, app_version_id: 1, outcome: "error" as const }] });
 
 describe("an error outcome re-posted after the purge", () => {
   it(
@@ -43,7 +43,7 @@ describe("an error outcome re-posted after the purge", () => {
       // A new error, at the project's clock, is recorded as ever.
       const fresh = await api.ok("POST", "/errors", {
         ...errorReport(start + 40 * DAY),
-        results: [{ ...errorReport(0).results[0], id: 100 }],
+        results: [{ ...errorReport(0).results[0]!, id: 100 }],
       });
       expect(fresh.results[0]!.replayed).toBe(false);
     },

@@ -11,29 +11,20 @@ import { expectError, setupProject, validPass } from "../support/api-helpers";
 import { T0, createAm, rpcBody, totals } from "../am/support";
 import { dbState } from "../security/db-state";
 import { faultyD1 } from "../security/faulty-d1";
-import { callWith } from "../security/support";
+import { callWithRaw } from "../security/support";
+import { type CallRow, callRow } from "../support/api";
 
-type Post = { path: string; token: string; body: unknown };
-
-async function setups(): Promise<Record<string, Post>> {
+async function setups(): Promise<Record<string, CallRow>> {
   const p = await setupProject("race");
   await p.api.ok("PUT", "/apps/climate", { credit_mode: "trickle", trickle_max_runtime: 7200 });
   await p.api.ok("PUT", "/hosts/1", { user_id: 0, p_fpops: 3e9 });
   const am = await createAm("race");
-  const at = (path: string) => `/v1/projects/${p.slug}${path}`;
+  const at = <P extends string>(path: P) => `/v1/projects/${p.slug}${path}` as const;
   return {
-    passes: { path: at("/passes"), token: p.token, body: validPass(1, 10) },
-    trickles: {
-      path: at("/trickles"),
-      token: p.token,
-      body: { now: 6000, messages: [{ id: 1, app: "climate", host_id: 1, runtime: 3600 }] },
-    },
-    errors: {
-      path: at("/errors"),
-      token: p.token,
-      body: { now: 6000, results: [{ id: 99, host_id: 10, app_version_id: 1, outcome: "error" }] },
-    },
-    rpcs: { path: `/v1/am/${am.slug}/hosts/4/rpcs`, token: am.token, body: rpcBody(T0, [totals("https://race.example/")]) },
+    passes: callRow("POST", at("/passes"), p.token, validPass(1, 10)),
+    trickles: callRow("POST", at("/trickles"), p.token, { now: 6000, messages: [{ id: 1, app: "climate", host_id: 1, runtime: 3600 }] }),
+    errors: callRow("POST", at("/errors"), p.token, { now: 6000, results: [{ id: 99, host_id: 10, app_version_id: 1, outcome: "error" }] }),
+    rpcs: callRow("POST", `/v1/am/${am.slug}/hosts/4/rpcs`, am.token, rpcBody(T0, [totals("https://race.example/")])),
   };
 }
 
@@ -46,7 +37,7 @@ describe("a write that keeps losing a race on a UNIQUE key", () => {
       for (const [route, post] of Object.entries(posts)) {
         const before = await dbState();
         const faulty = faultyD1(env.DB, { conflicts: 1000 });
-        const res = await callWith({ DB: faulty.db }, "POST", post.path, { token: post.token, body: post.body });
+        const res = await callWithRaw({ DB: faulty.db }, post.method, post.path, { token: post.token, body: post.body });
         const error = expectError(res, 409, "concurrent_write");
         expect(error.message, route).toContain("retry");
         expect(res.headers?.get("Retry-After"), route).toBe("1");
@@ -60,7 +51,7 @@ describe("a write that keeps losing a race on a UNIQUE key", () => {
     const posts = await setups();
     for (const [route, post] of Object.entries(posts)) {
       const faulty = faultyD1(env.DB, { conflicts: CONFLICT_ATTEMPTS - 1 });
-      const res = await callWith({ DB: faulty.db }, "POST", post.path, { token: post.token, body: post.body });
+      const res = await callWithRaw({ DB: faulty.db }, post.method, post.path, { token: post.token, body: post.body });
       expect(res.status, `${route}: ${JSON.stringify(res.body)}`).toBe(200);
       expect(faulty.fired, route).toHaveLength(CONFLICT_ATTEMPTS - 1);
     }

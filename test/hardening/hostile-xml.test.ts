@@ -24,8 +24,7 @@ const clientXml = (extra: string) => dynamicXml.replace("<project>", `${extra}\n
 async function rpcXml(am: { slug: string; token: string }, xml: string) {
   return request("POST", `/v1/am/${am.slug}/hosts/4/rpcs?user_id=7&now=${T0}`, {
     token: am.token,
-    rawBody: xml,
-    contentType: "application/xml",
+    xml,
   });
 }
 
@@ -104,7 +103,7 @@ describe("error answers are bounded", () => {
   it("a thousand bad fields → at most a few KB of issues, saying how many were left out", async () => {
     const p = await setupProject("big");
     const res = await p.api.raw("POST", "/errors", {
-      results: Array.from({ length: 1000 }, (_, i) => ({ id: i + 1, host_id: -1, app_version_id: 1, outcome: "error" })),
+      results: Array.from({ length: 1000 }, (_, i) => ({ id: i + 1, host_id: -1, app_version_id: 1, outcome: "error" as const })),
     });
     const error = expectError(res, 400, "validation_failed");
     expectBounded(error, res.body);

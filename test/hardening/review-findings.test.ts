@@ -10,6 +10,7 @@ import { MAX_CPID_ROWS } from "../../src/routes/cpid/cpid.schemas";
 import { expectError, issueAt, pass, result, setupProject, workunit } from "../support/api-helpers";
 import { PLAN_CLASS_CRON, STATS_CRON, clockNow, getRaw, issueCentralToken, push, reported, runCron } from "../central/helpers";
 import { ADMIN_TOKEN, createProject, rawRequest, request } from "../support/api";
+import type { RequestBody } from "../support/api-types";
 import { runCron as runMinuteCron } from "../support/cron";
 
 /** What XML 1.0 refuses: a C0 control, U+FFFF, U+FFFE, a lone surrogate. */
@@ -31,7 +32,7 @@ const MINUTE_CRON = "* * * * *";
 describe("36.2: characters XML does not allow", () => {
   it("are refused at input with a 400 naming the field, on every stored string", async () => {
     const { api } = await setupProject("ctl");
-    const refused = async (path: string, body: Record<string, unknown>, field: string) => {
+    const refused = async <P extends string>(path: P, body: RequestBody<"PUT", `/v1/projects/${string}${P}`>, field: string) => {
       const error = expectError(await api.raw("PUT", path, body), 400, "validation_failed");
       expect(issueAt(error, field).message).toContain("XML does not allow");
     };
@@ -228,7 +229,7 @@ describe("36.9, 37.5: the messages a newcomer meets", () => {
 
   it("a missing required field says it is required", async () => {
     const { api } = await setupProject("missing");
-    const error = expectError(await api.raw("PUT", "/app-versions/9", { app: "a", platform: "linux", plan_class: "" }), 400);
+    const error = expectError(await api.untyped("PUT", "/app-versions/9", { app: "a", platform: "linux", plan_class: "" }), 400);
     expect(issueAt(error, "version_num").message).toBe("required (number), but missing");
   });
 

@@ -10,6 +10,7 @@ import { pass, result, setupProject, workunit } from "../support/api-helpers";
 import { callWith } from "../security/support";
 import { relativeError } from "../support/trace";
 import { racingD1 } from "../support/racing-d1";
+import type { components } from "../support/api-types";
 
 const PASSES = 24;
 const HOSTS = [31, 32, 33, 34, 35];
@@ -106,7 +107,7 @@ describe("concurrent passes", () => {
 describe("concurrent identical error reports", () => {
   it("the same POST /errors sent twice at once gets 200 and the same outcomes both times, recorded once", async () => {
     const { token, slug } = await setupProject("errrace");
-    const body = {
+    const body: components["schemas"]["ErrorsRequest"] = {
       results: [
         { id: 7001, host_id: 41, app_version_id: 1, outcome: "error" },
         { id: 7002, host_id: 42, app_version_id: 1, outcome: "timeout", delay_bound: 3600 },

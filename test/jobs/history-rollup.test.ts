@@ -16,7 +16,7 @@ import { database } from "../../src/db/client";
 import { CURSOR_START, chunkEnd, deleteChunk, foldChunk, raiseMonthlyBefore } from "../../src/db/history-rollup";
 import { rollUpProject } from "../../src/jobs/history-rollup";
 import { expectError, result, workunit } from "../support/api-helpers";
-import { ADMIN_TOKEN, request, createProject, typedClient } from "../support/api";
+import { ADMIN_TOKEN, type ProjectSettings, request, createProject, rawRequest, typedClient } from "../support/api";
 import { withFixedClock } from "../support/clock";
 import { runCron } from "../support/cron";
 import { getPage } from "../web/html";
@@ -29,7 +29,7 @@ const BOUNDARY = dayOfDate("2024-06-01");
 /** From 2024-01-01 to the last pass's day: the whole history in one read. */
 const WHOLE = `end=2026-06-15&days=${dayOfDate("2026-06-15") - dayOfDate("2024-01-01") + 1}`;
 
-async function fixedProject(settings: Record<string, unknown> = {}) {
+async function fixedProject(settings: ProjectSettings = {}) {
   const { slug, token } = await createProject("rollup", settings);
   const api = typedClient(slug, token);
   await api.ok("PUT", "/apps/a", { credit_mode: "fixed" });
@@ -243,7 +243,7 @@ describe("history roll-up", () => {
   it("refuses a span outside 31 … 36,600 days with a 400 in the error shape, creating nothing", async () => {
     for (const bad of [30, 36_601, 90.5, "730"]) {
       const slug = `span-${Math.random().toString(36).slice(2, 8)}`;
-      const res = await request("POST", "/v1/projects", { token: ADMIN_TOKEN, body: { slug, name: "Span", daily_history_days: bad } });
+      const res = await rawRequest("POST", "/v1/projects", { token: ADMIN_TOKEN, body: { slug, name: "Span", daily_history_days: bad } });
       const error = expectError(res, 400);
       expect(error.issues?.map((i) => i.path)).toEqual(["daily_history_days"]);
       expect(await env.DB.prepare("SELECT count(*) AS n FROM projects WHERE slug = ?").bind(slug).first<number>("n")).toBe(0);

@@ -7,12 +7,13 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { expectError, setupProject } from "../support/api-helpers";
-import { ADMIN_TOKEN, createProject, request } from "../support/api";
+import { ADMIN_TOKEN, createProject, rawRequest, request } from "../support/api";
+import type { components } from "../support/api-types";
 import { runCron } from "../support/cron";
 import { daysAgo, passFor } from "./fixtures";
 
 const publicGet = <P extends string>(slug: string, path: P) => request("GET", `/v1/projects/${slug}${path}`);
-const setReads = (slug: string, holder_reads: unknown, token = ADMIN_TOKEN) =>
+const setReads = (slug: string, holder_reads: components["schemas"]["SetHolderReads"]["holder_reads"], token = ADMIN_TOKEN) =>
   request("PUT", `/v1/projects/${slug}/holder-reads`, { token, body: { holder_reads } });
 
 /** The subjects queued for the KV refresh of `slug`, as [subject, id] pairs. */
@@ -103,11 +104,14 @@ describe("holder reads: KV snapshots or live from D1", () => {
     const read = await request("GET", `/v1/projects/${slug}/holder-reads`, { token });
     expect(read.body).toEqual({ slug, holder_reads: "live", snapshots_since: null });
 
-    const unknown = expectError(await setReads(slug, "sometimes"), 400);
+    const unknown = expectError(
+      await rawRequest("PUT", `/v1/projects/${slug}/holder-reads`, { token: ADMIN_TOKEN, body: { holder_reads: "sometimes" } }),
+      400,
+    );
     expect(unknown.issues?.map((i) => i.path)).toEqual(["holder_reads"]);
     expectError(await setReads(slug, "snapshots", token), 401);
     expectError(
-      await request("PUT", `/v1/projects/${slug}/holder-reads`, { token: ADMIN_TOKEN, body: { holder_reads: "live", extra: 1 } }),
+      await rawRequest("PUT", `/v1/projects/${slug}/holder-reads`, { token: ADMIN_TOKEN, body: { holder_reads: "live", extra: 1 } }),
       400,
     );
     expectError(await setReads("no-such-project", "live"), 404);
@@ -115,7 +119,7 @@ describe("holder reads: KV snapshots or live from D1", () => {
     expect((await request("GET", `/v1/projects/${slug}/holder-reads`, { token })).body).toEqual(read.body);
 
     expectError(
-      await request("POST", "/v1/projects", { token: ADMIN_TOKEN, body: { slug: "born-odd", name: "x", holder_reads: "kv" } }),
+      await rawRequest("POST", "/v1/projects", { token: ADMIN_TOKEN, body: { slug: "born-odd", name: "x", holder_reads: "kv" } }),
       400,
     );
   });

@@ -3,26 +3,27 @@
  * says what to set, whatever token is sent; nothing is created.
  */
 import { describe, expect, it } from "vitest";
-import { ADMIN_TOKEN, createProject } from "../support/api";
+import { ADMIN_TOKEN, callRow, createProject } from "../support/api";
 import { expectError } from "../support/api-helpers";
-import { callWith } from "./support";
+import { callWith, callWithRaw } from "./support";
 import { dbState } from "./db-state";
 
 const NO_ADMIN = { ADMIN_TOKEN: undefined };
 
 describe("a deployment without ADMIN_TOKEN", () => {
-  const adminRoutes: [string, string, unknown?][] = [
-    ["POST", "/v1/projects", { slug: "nope", name: "Nope" }],
-    ["POST", "/v1/account-managers", { slug: "nope", name: "Nope" }],
-    ["POST", "/v1/central/contributors", { name: "Nope" }],
-    ["GET", "/v1/central/contributors"],
-    ["DELETE", "/v1/central/contributors/1"],
+  // Each sent with each token below.
+  const adminRoutes = [
+    callRow("POST", "/v1/projects", undefined, { slug: "nope", name: "Nope" }),
+    callRow("POST", "/v1/account-managers", undefined, { slug: "nope", name: "Nope" }),
+    callRow("POST", "/v1/central/contributors", undefined, { name: "Nope" }),
+    callRow("GET", "/v1/central/contributors", undefined),
+    callRow("DELETE", "/v1/central/contributors/1", undefined),
   ];
-  for (const [method, path, body] of adminRoutes) {
+  for (const { method, path, body } of adminRoutes) {
     for (const token of [undefined, ADMIN_TOKEN, "anything"]) {
       it(`${method} ${path} with ${token === undefined ? "no token" : token === ADMIN_TOKEN ? "the old admin token" : "a made-up token"} → 503 admin_disabled`, async () => {
         const before = await dbState();
-        const res = await callWith(NO_ADMIN, method, path, { token, body });
+        const res = await callWithRaw(NO_ADMIN, method, path, { token, body });
         const error = expectError(res, 503, "admin_disabled");
         expect(error.message).toMatch(/ADMIN_TOKEN is not configured/);
         expect(await dbState()).toEqual(before);

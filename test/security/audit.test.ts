@@ -5,7 +5,7 @@
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { ADMIN_TOKEN, request, createProject } from "../support/api";
+import { ADMIN_TOKEN, request, createProject, rawRequest } from "../support/api";
 import { expectError, setupProject, validPass } from "../support/api-helpers";
 import { createAm, rpcBody, totals, EINSTEIN } from "../am/support";
 
@@ -52,7 +52,7 @@ describe("audit log", () => {
     const { slug, token } = await setupProject("aud2");
     const before = (await auditOf(slug, token)).entries;
     await request("GET", `/v1/projects/${slug}/apps`, { token });
-    const rejected = await request("POST", `/v1/projects/${slug}/passes`, { token, body: { workunits: "no" } });
+    const rejected = await rawRequest("POST", `/v1/projects/${slug}/passes`, { token, body: { workunits: "no" } });
     expectError(rejected, 400, "validation_failed");
     expect(rejected.headers!.get("X-Request-Id")).toMatch(/^[0-9a-f-]{36}$/);
     expectError(await request("POST", `/v1/projects/${slug}/passes`, { body: validPass() }), 401);

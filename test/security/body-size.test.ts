@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import { MAX_BODY_BYTES } from "../../src/app";
 import { ADMIN_TOKEN } from "../support/api";
 import { expectError, result, setupProject, workunit } from "../support/api-helpers";
-import { request } from "../support/api";
+import { callRow, rawRequest } from "../support/api";
 import { rpcBody, totals } from "../am/support";
 import { createAm } from "../am/support";
 import { issueCentralToken } from "../central/helpers";
@@ -80,7 +80,7 @@ describe("array lengths", () => {
     const before = await dbState();
     const results = Array.from({ length: 1001 }, (_, i) => result(i + 1));
     const workunits = Array.from({ length: 1001 }, (_, i) => workunit(i + 1, [result(i + 1)]));
-    const errors = Array.from({ length: 1001 }, (_, i) => ({ id: i + 1, host_id: 1, app_version_id: 1, outcome: "error" }));
+    const errors = Array.from({ length: 1001 }, (_, i) => ({ id: i + 1, host_id: 1, app_version_id: 1, outcome: "error" as const }));
     const projects = Array.from({ length: 101 }, (_, i) => totals(`https://p${i}.example/`));
     const version = {
       id: 1,
@@ -95,15 +95,15 @@ describe("array lengths", () => {
       expavg_time: 0,
     };
     const versions = Array.from({ length: 10_001 }, (_, i) => ({ ...version, id: i + 1 }));
-    const cases: [string, string, string, unknown][] = [
-      ["POST", `/v1/projects/${slug}/passes`, token, { workunits: [workunit(1, results)] }],
-      ["POST", `/v1/projects/${slug}/passes`, token, { workunits }],
-      ["POST", `/v1/projects/${slug}/errors`, token, { results: errors }],
-      ["POST", `/v1/am/${am.slug}/hosts/1/rpcs`, am.token, rpcBody(Date.now() / 1000 - 60, projects)],
-      ["POST", "/v1/central/app-versions", central.token, { app_versions: versions }],
+    const cases = [
+      callRow("POST", `/v1/projects/${slug}/passes`, token, { workunits: [workunit(1, results)] }),
+      callRow("POST", `/v1/projects/${slug}/passes`, token, { workunits }),
+      callRow("POST", `/v1/projects/${slug}/errors`, token, { results: errors }),
+      callRow("POST", `/v1/am/${am.slug}/hosts/1/rpcs`, am.token, rpcBody(Date.now() / 1000 - 60, projects)),
+      callRow("POST", "/v1/central/app-versions", central.token, { app_versions: versions }),
     ];
-    for (const [method, path, auth, body] of cases) {
-      expectError(await request(method, path, { token: auth, body }), 413, "too_large");
+    for (const { method, path, token: auth, body } of cases) {
+      expectError(await rawRequest(method, path, { token: auth, body }), 413, "too_large");
     }
     expect(await dbState()).toEqual(before);
     await api.ok("GET", "/apps");

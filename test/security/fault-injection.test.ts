@@ -7,18 +7,18 @@
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { expectError, setupProject, validPass } from "../support/api-helpers";
-import { ADMIN_TOKEN, request } from "../support/api";
+import { type PassBody, expectError, setupProject, validPass } from "../support/api-helpers";
+import { ADMIN_TOKEN, callRow, rawRequest } from "../support/api";
 import { EINSTEIN, createAm, rpcBody, totals } from "../am/support";
 import { dbState } from "./db-state";
 import { type Fault, faultyD1 } from "./faulty-d1";
-import { callWith } from "./support";
+import { callWith, callWithRaw } from "./support";
 import type { components } from "../support/api-types";
 
 const grants = (body: components["schemas"]["PassResponse"]) =>
   body.workunits.map((w) => ({ credit: w.credit, results: w.results.map((r) => [r.id, r.granted_credit, r.replayed]) }));
 
-async function postWithFault(slug: string, token: string, body: unknown, fault: Fault) {
+async function postWithFault(slug: string, token: string, body: PassBody, fault: Fault) {
   const faulty = faultyD1(env.DB, fault);
   const res = await callWith({ DB: faulty.db }, "POST", `/v1/projects/${slug}/passes`, { token, body });
   expect(faulty.fired, "the fault fired").toHaveLength(1);
@@ -80,31 +80,31 @@ describe("D1 fails during a pass", () => {
     async () => {
       const { slug, token, api } = await setupProject("routes");
       const am = await createAm("faultam");
-      const cases: [string, string, string, unknown][] = [
-        ["POST", "/v1/projects", ADMIN_TOKEN, { slug: "born-after-a-fault", name: "x" }],
-        ["PUT", `/v1/projects/${slug}/apps/late`, token, { host_scale_check: true }],
-        ["PUT", `/v1/projects/${slug}/app-versions/9`, token, { app: "late", platform: "p", plan_class: "", version_num: 1 }],
-        ["PUT", `/v1/projects/${slug}/hosts/77`, token, { name: "h" }],
-        ["POST", `/v1/projects/${slug}/holders`, token, { hosts: [{ id: 78, create_time: 1000 }], users: [{ id: 79, name: "u" }] }],
-        ["POST", `/v1/projects/${slug}/errors`, token, { results: [{ id: 901, host_id: 10, app_version_id: 1, outcome: "error" }] }],
-        ["POST", `/v1/projects/${slug}/tokens`, token, undefined],
-        [
+      const cases = [
+        callRow("POST", "/v1/projects", ADMIN_TOKEN, { slug: "born-after-a-fault", name: "x" }),
+        callRow("PUT", `/v1/projects/${slug}/apps/late`, token, { host_scale_check: true }),
+        callRow("PUT", `/v1/projects/${slug}/app-versions/9`, token, { app: "late", platform: "p", plan_class: "", version_num: 1 }),
+        callRow("PUT", `/v1/projects/${slug}/hosts/77`, token, { name: "h" }),
+        callRow("POST", `/v1/projects/${slug}/holders`, token, { hosts: [{ id: 78, create_time: 1000 }], users: [{ id: 79, name: "u" }] }),
+        callRow("POST", `/v1/projects/${slug}/errors`, token, { results: [{ id: 901, host_id: 10, app_version_id: 1, outcome: "error" }] }),
+        callRow("POST", `/v1/projects/${slug}/tokens`, token),
+        callRow(
           "POST",
           `/v1/am/${am.slug}/hosts/5/rpcs`,
           am.token,
           rpcBody(Date.now() / 1000 - 60, [totals(EINSTEIN, { cpu_ec: 10, cpu_time: 100 })]),
-        ],
+        ),
       ];
-      for (const [method, path, auth, body] of cases) {
+      for (const { method, path, token: auth, body } of cases) {
         for (const atStatement of [1, 0]) {
           const before = await dbState();
           const faulty = faultyD1(env.DB, { atStatement });
-          const res = await callWith({ DB: faulty.db }, method, path, { token: auth, body });
+          const res = await callWithRaw({ DB: faulty.db }, method, path, { token: auth, body });
           expect(faulty.fired, `${method} ${path} writes in a batch`).toHaveLength(1);
           expectError(res, 503, "unavailable");
           expect(await dbState(), `${method} ${path}`).toEqual(before);
         }
-        const retried = await request(method, path, { token: auth, body });
+        const retried = await rawRequest(method, path, { token: auth, body });
         expect(retried.status, `${method} ${path}: ${JSON.stringify(retried.body)}`).toBeLessThan(300);
       }
       expect((await api.ok("GET", "/apps")).apps.map((a) => a.name)).toContain("late");

@@ -7,16 +7,26 @@ import { env } from "cloudflare:workers";
 import worker from "../../src/index";
 import type { Env } from "../../src/env";
 import type { ApiResponse } from "../support/api";
-import type { SuccessBody } from "../support/api-types";
+import type { RequestBody, SuccessBody } from "../support/api-types";
 import { recordResponse } from "../support/response-schemas";
 
-/** Like `request` (test/support/api.ts): the answer is typed by the OpenAPI document. */
+/** Like `request` (test/support/api.ts): the body and the answer are typed by the OpenAPI document. */
 export async function callWith<M extends string, P extends string>(
   overrides: Partial<Record<keyof Env, unknown>>,
   method: M,
   path: P,
-  opts: { token?: string; body?: unknown; headers?: Record<string, string> } = {},
+  opts: { token?: string; body?: RequestBody<M, P>; headers?: Record<string, string> } = {},
 ): Promise<ApiResponse<SuccessBody<M, P>>> {
+  return (await callWithRaw(overrides, method, path, opts)) as ApiResponse<SuccessBody<M, P>>;
+}
+
+/** Like `rawRequest` (test/support/api.ts): any body (a string is sent as it is), the answer `unknown`. */
+export async function callWithRaw(
+  overrides: Partial<Record<keyof Env, unknown>>,
+  method: string,
+  path: string,
+  opts: { token?: string; body?: unknown; headers?: Record<string, string> } = {},
+): Promise<ApiResponse> {
   const headers: Record<string, string> = { ...opts.headers };
   if (opts.token) headers.Authorization = `Bearer ${opts.token}`;
   let body: string | undefined;
@@ -36,5 +46,5 @@ export async function callWith<M extends string, P extends string>(
     // not JSON
   }
   recordResponse(method, path, res, parsed);
-  return { status: res.status, body: parsed as SuccessBody<M, P>, headers: res.headers };
+  return { status: res.status, body: parsed, headers: res.headers };
 }

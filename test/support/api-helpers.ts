@@ -3,21 +3,36 @@
  * minimal valid passes, the error-shape check, and "nothing was written" checks.
  */
 import { expect } from "vitest";
-import { type ApiResponse, createProject, request, typedClient } from "./api";
-import type { SuccessBody } from "./api-types";
-import type { TraceResult, TraceWorkunit } from "./trace";
+import { type ApiResponse, type ProjectSettings, createProject, rawRequest, typedClient } from "./api";
+import type { SuccessBody, components } from "./api-types";
 
 /** The `now` of edge.jsonl's first pass. */
 export const NOW = 6000.25;
 
-/** API bodies, loosened so that a test can spoil any field. */
-export type ResultBody = TraceResult & { [extra: string]: unknown };
-export type WorkunitBody = Omit<TraceWorkunit, "results"> & { results: ResultBody[]; [extra: string]: unknown };
+/** A pass's body and its parts, as the OpenAPI document types them. */
+export type ResultBody = components["schemas"]["Result"];
+export type WorkunitBody = components["schemas"]["Workunit"];
+export type PassBody = components["schemas"]["PassRequest"];
 
-export interface PassBody {
-  now?: number;
-  workunits: WorkunitBody[];
-  [extra: string]: unknown;
+/**
+ * `T` with any extra field allowed at every level, for a body a test spoils on purpose (a
+ * field of the wrong type through `Record<string, unknown>`, a required one away through
+ * `Reflect.deleteProperty`).
+ */
+export type Spoilable<T> = T extends readonly (infer E)[]
+  ? Spoilable<E>[]
+  : T extends object
+    ? { [K in keyof T]: Spoilable<T[K]> } & { [extra: string]: unknown }
+    : T;
+
+/**
+ * A copy of `body` spoiled by `edit`. It is `unknown`, so it is sent only through an untyped
+ * call (`api.untyped`, `rawRequest`): a typed one takes only the documented shape.
+ */
+export function spoil<T>(body: T, edit: (spoiled: Spoilable<T>) => void): unknown {
+  const copy = structuredClone(body) as Spoilable<T>;
+  edit(copy);
+  return copy;
 }
 
 /** A valid result as in edge.jsonl's first pass (host 10, user 10, app version 1 of app "a"). */
@@ -50,7 +65,7 @@ export function pass(...workunits: WorkunitBody[]): PassBody {
 
 /**
  * A minimal valid pass: one workunit `wuId` with two valid results `wuId*10+1`, `wuId*10+2`
- * from host `hostId` (user `hostId`); `edit` may spoil it.
+ * from host `hostId` (user `hostId`); `edit` may change its values (`spoil` its shape).
  */
 export function validPass(wuId = 1, hostId = 10, edit: (p: PassBody) => void = () => {}): PassBody {
   const p = pass(
@@ -70,12 +85,12 @@ export interface TestProject {
   token: string;
   /** The project's calls, typed by the OpenAPI document. */
   api: Api;
-  /** POST with a raw (already serialised, maybe malformed) JSON body and the project's token. */
+  /** POST with a raw (already serialised, maybe malformed) JSON body and the project's token; the answer typed as `request`'s. */
   postRaw: <P extends string>(path: P, json: string) => Promise<ApiResponse<SuccessBody<"POST", `/v1/projects/${string}${P}`>>>;
 }
 
 /** A fresh project with edge.jsonl's setup: apps "a" and "g", app versions 1, 2 (a) and 3 (g). */
-export async function setupProject(prefix = "api", settings: Record<string, unknown> = {}): Promise<TestProject> {
+export async function setupProject(prefix = "api", settings: ProjectSettings = {}): Promise<TestProject> {
   const { slug, token } = await createProject(prefix, settings);
   const api = typedClient(slug, token);
   await api.ok("PUT", "/apps/a", { host_scale_check: false });
@@ -83,7 +98,10 @@ export async function setupProject(prefix = "api", settings: Record<string, unkn
   await api.ok("PUT", "/app-versions/1", { app: "a", platform: "linux", plan_class: "", version_num: 1 });
   await api.ok("PUT", "/app-versions/2", { app: "a", platform: "linux", plan_class: "intel", version_num: 1 });
   await api.ok("PUT", "/app-versions/3", { app: "g", platform: "linux", plan_class: "", version_num: 5 });
-  const postRaw = <P extends string>(path: P, json: string) => request("POST", `/v1/projects/${slug}${path}`, { token, rawBody: json });
+  const postRaw = <P extends string>(path: P, json: string) =>
+    rawRequest("POST", `/v1/projects/${slug}${path}`, { token, rawBody: json }) as Promise<
+      ApiResponse<SuccessBody<"POST", `/v1/projects/${string}${P}`>>
+    >;
   return { slug, token, api, postRaw };
 }
 

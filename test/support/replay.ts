@@ -1,6 +1,7 @@
 /** Replays a trace through the HTTP API: each op becomes the call the traces' README names. */
 import { createProject, typedClient } from "./api";
 import type { components } from "./api-types";
+import type { PassBody } from "./api-helpers";
 import { type TraceOp, parseTrace } from "./trace";
 
 type Api = ReturnType<typeof typedClient>;
@@ -40,7 +41,7 @@ export async function replay(text: string, retime: (t: number) => number = (t) =
       }
     }
   };
-  let waiting: unknown[] = [];
+  let waiting: PassBody[] = [];
   const flush = async () => {
     if (waiting.length === 0) return;
     const res = await api.ok("POST", "/pass-batches", { passes: waiting });

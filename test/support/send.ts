@@ -1,15 +1,16 @@
 /**
  * A JSON call to a running server (Node-side tests: bridge, browser), failing loudly on any non-2xx;
- * the answer is typed by the OpenAPI document, like `request` (test/support/api.ts).
+ * the body (required where the operation requires one) and the answer are typed by the OpenAPI
+ * document, like `typedClient(…).ok` (test/support/api.ts).
  */
-import type { SuccessBody } from "./api-types";
+import type { BodyArgs, SuccessBody } from "./api-types";
 
 export async function send<M extends string, P extends string>(
   base: string,
   method: M,
   path: P,
   token: string,
-  body?: unknown,
+  ...[body]: BodyArgs<M, P>
 ): Promise<SuccessBody<M, P>> {
   const res = await fetch(`${base}${path}`, {
     method,

@@ -8,7 +8,8 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { SECONDS_PER_DAY } from "../../src/credit/constants";
 import { dayOf } from "../../src/credit/history";
-import { errorOf } from "../support/api-helpers";
+import { errorOf, spoil } from "../support/api-helpers";
+import type { components } from "../support/api-types";
 import { request, createProject, typedClient } from "../support/api";
 import { runCron } from "../support/cron";
 
@@ -27,7 +28,13 @@ async function setup() {
   return { slug, api, projectId };
 }
 
-const message = (id: number, over: Record<string, unknown> = {}) => ({ id, app: "climate", host_id: 1, runtime: 3600, ...over });
+const message = (id: number, over: Partial<components["schemas"]["TrickleMessage"]> = {}) => ({
+  id,
+  app: "climate",
+  host_id: 1,
+  runtime: 3600,
+  ...over,
+});
 
 describe("POST /v1/projects/{slug}/trickles", () => {
   it("pays 25 credits for an hour at 3 GFLOPS to host, user, team and project, with RAC and history as any grant", async () => {
@@ -163,14 +170,14 @@ describe("POST /v1/projects/{slug}/trickles", () => {
       [{ messages: [message(1, { runtime: -60 })] }, 400, "validation_failed", "messages[0].runtime"],
       [{ messages: [message(1, { app: undefined })] }, 400, "validation_failed", "messages[0].app"],
       [{ messages: [message(1), message(1)] }, 400, "validation_failed", "messages[1].id"],
-      [{ messages: [message(1, { extra: true })] }, 400, "validation_failed", "messages[0]"],
+      [{ messages: [spoil(message(1), (m) => (m.extra = true))] }, 400, "validation_failed", "messages[0]"],
       [{ messages: [] }, 400, "validation_failed", "messages"],
       [{ messages: [message(1, { host_id: 999 })] }, 404, "not_found", "messages[0].host_id"],
       [{ messages: [message(1, { app: "nope" })] }, 404, "not_found", "messages[0].app"],
       [{ messages: [message(1), message(2, { app: "nomax" })] }, 422, "cannot_pay", "messages[1].app"],
     ];
     for (const [body, status, code, path] of cases) {
-      const res = await api.raw("POST", "/trickles", body);
+      const res = await api.untyped("POST", "/trickles", body);
       expect(res.status, JSON.stringify(body)).toBe(status);
       expect(errorOf(res).code).toBe(code);
       expect(errorOf(res).issues!.map((i) => i.path)).toContain(path);

@@ -4,8 +4,7 @@
  * project tokens do; a revocation stops every token of the account manager at once, until
  * the next rotation.
  */
-import type { OpenAPIHono } from "@hono/zod-openapi";
-import type { AppEnv } from "../../env";
+import { createRouter } from "../../http/router";
 import { amLimiterKey } from "../../http/auth";
 import { enforceTokenIssueLimit } from "../../http/rate-limit";
 import { newAccountManagerToken } from "../../http/tokens";
@@ -13,18 +12,16 @@ import { serverNow } from "../common";
 import { revokeRoute, rotateRoute } from "./account-manager-tokens.routes";
 import { accountManagerBySlug, revokeAccountManagerTokens, rotateAccountManagerToken } from "./account-manager-tokens.service";
 
-export function mountAccountManagerTokens(app: OpenAPIHono<AppEnv>): void {
-  app.openapi(rotateRoute, async (c) => {
+export const accountManagerTokensRouter = createRouter()
+  .openapi(rotateRoute, async (c) => {
     const am = await accountManagerBySlug(c.var.db, c.req.valid("param").am);
     await enforceTokenIssueLimit(c, amLimiterKey(am.id));
     const token = newAccountManagerToken();
     const previousExpiresAt = await rotateAccountManagerToken(c.var.db, am, token, serverNow());
     return c.json({ slug: am.slug, token, previous_expires_at: previousExpiresAt }, 201);
-  });
-
-  app.openapi(revokeRoute, async (c) => {
+  })
+  .openapi(revokeRoute, async (c) => {
     const am = await accountManagerBySlug(c.var.db, c.req.valid("param").am);
     await revokeAccountManagerTokens(c.var.db, am.id, serverNow());
     return c.json({ slug: am.slug, revoked: true as const }, 200);
   });
-}

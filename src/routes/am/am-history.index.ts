@@ -2,7 +2,7 @@
  * Daily series of an account manager's accounting, as JSON or CSV: per user (or user and
  * project), per project, in total, per host (or host and project). Public, like BOINC's stats.
  */
-import type { OpenAPIHono } from "@hono/zod-openapi";
+import { createRouter } from "../../http/router";
 import { type SeriesPoint, fillDailySeries, seriesCsv } from "../../credit/daily-series";
 import { projectUrlKey } from "../../credit/project-url";
 import { type SeriesKey, loadDailyRows } from "../../db/am-history";
@@ -49,9 +49,8 @@ const totals: AppRouteHandler<typeof routes.totals> = async (c) => {
   return q.format === "csv" ? csv(days) : c.json({ days }, 200);
 };
 
-export function mountAmHistory(app: OpenAPIHono<AppEnv>): void {
-  app.openapi(routes.user, user);
-  app.openapi(routes.host, host);
-  app.openapi(routes.project, project);
-  app.openapi(routes.totals, totals);
-}
+export const amHistoryRouter = createRouter()
+  .openapi(routes.user, user)
+  .openapi(routes.host, host)
+  .openapi(routes.project, project)
+  .openapi(routes.totals, totals);

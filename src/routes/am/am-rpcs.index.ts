@@ -1,7 +1,6 @@
 /** Account-manager RPCs: post one host's lifetime totals (booked as clipped deltas), list what was booked. */
-import type { OpenAPIHono } from "@hono/zod-openapi";
+import { createRouter } from "../../http/router";
 import { loadHostAccounts } from "../../db/am-accounts";
-import type { AppEnv } from "../../env";
 import { ApiError, issuesOf } from "../../http/errors";
 import { acceptsXml, isXmlMediaType } from "../../http/xml";
 import { resolveNow } from "../common";
@@ -26,8 +25,8 @@ function rpcFromXml(xml: string, query: { user_id?: number; now?: number }): Rpc
   return parsed.data;
 }
 
-export function mountAmRpcs(app: OpenAPIHono<AppEnv>): void {
-  app.openapi(postRpcRoute, async (c) => {
+export const amRpcsRouter = createRouter()
+  .openapi(postRpcRoute, async (c) => {
     const { host_id } = c.req.valid("param");
     const body = isXmlMediaType(c.req.header("content-type"))
       ? rpcFromXml(await c.req.text(), c.req.valid("query"))
@@ -40,10 +39,9 @@ export function mountAmRpcs(app: OpenAPIHono<AppEnv>): void {
       return c.body(accountsFragment(accounts), 200, { "Content-Type": "application/xml; charset=utf-8" });
     }
     return c.json(outcome, 200);
-  });
-  app.openapi(listRpcsRoute, async (c) => {
+  })
+  .openapi(listRpcsRoute, async (c) => {
     const { host_id } = c.req.valid("param");
     const rpcs = await listRpcs(c.var.db, c.var.accountManager.id, host_id, c.req.valid("query").limit);
     return c.json({ rpcs }, 200);
   });
-}

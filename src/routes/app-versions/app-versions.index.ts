@@ -1,5 +1,4 @@
-import type { OpenAPIHono } from "@hono/zod-openapi";
-import type { AppEnv } from "../../env";
+import { createRouter } from "../../http/router";
 import { appVersionBody } from "../../snapshots/catalog-bodies";
 import { readAppVersions } from "../../snapshots/reads";
 import { setCacheValidators } from "../../snapshots/store";
@@ -13,13 +12,11 @@ const list: AppRouteHandler<typeof listRoute> = async (c) => {
   return c.json(read.data, 200);
 };
 
-export function mountAppVersions(app: OpenAPIHono<AppEnv>): void {
-  app.openapi(putRoute, async (c) => {
+export const appVersionsRouter = createRouter()
+  .openapi(putRoute, async (c) => {
     const { id } = c.req.valid("param");
     const b = c.req.valid("json");
     const { row, appName } = await putAppVersion(c.var.db, c.var.project.id, id, b);
     return c.json(appVersionBody(row, appName), 200);
-  });
-
-  app.openapi(listRoute, list);
-}
+  })
+  .openapi(listRoute, list);

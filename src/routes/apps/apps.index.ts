@@ -1,5 +1,4 @@
-import type { OpenAPIHono } from "@hono/zod-openapi";
-import type { AppEnv } from "../../env";
+import { createRouter } from "../../http/router";
 import { appBody } from "../../snapshots/catalog-bodies";
 import { readApps } from "../../snapshots/reads";
 import { setCacheValidators } from "../../snapshots/store";
@@ -13,13 +12,11 @@ const list: AppRouteHandler<typeof listAppsRoute> = async (c) => {
   return c.json(read.data, 200);
 };
 
-export function mountApps(app: OpenAPIHono<AppEnv>): void {
-  app.openapi(putAppRoute, async (c) => {
+export const appsRouter = createRouter()
+  .openapi(putAppRoute, async (c) => {
     const { app: appName } = c.req.valid("param");
     const body = c.req.valid("json");
     const row = await putApp(c.var.db, c.var.registry, c.var.project.id, appName, body);
     return c.json(appBody(row), 200);
-  });
-
-  app.openapi(listAppsRoute, list);
-}
+  })
+  .openapi(listAppsRoute, list);

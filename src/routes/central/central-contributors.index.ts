@@ -3,22 +3,20 @@
  * to the registry. A token is shown once and stored only as its SHA-256; revoking one drops
  * what it pushed.
  */
-import type { OpenAPIHono } from "@hono/zod-openapi";
-import type { AppEnv } from "../../env";
+import { createRouter } from "../../http/router";
 import { newCentralToken } from "../../http/tokens";
 import { serverNow } from "../common";
 import { createContributorRoute, deleteContributorRoute, listContributorsRoute } from "./central-contributors.routes";
 import { createContributor, deleteContributor, listContributors } from "./central-contributors.service";
 
-export function mountCentralContributors(app: OpenAPIHono<AppEnv>): void {
-  app.openapi(createContributorRoute, async (c) => {
+export const centralContributorsRouter = createRouter()
+  .openapi(createContributorRoute, async (c) => {
     const body = c.req.valid("json");
     const token = newCentralToken();
     const id = await createContributor(c.var.db, body.name, body.url ?? null, token, serverNow());
     return c.json({ id, name: body.name, token }, 201);
-  });
-
-  app.openapi(listContributorsRoute, async (c) => {
+  })
+  .openapi(listContributorsRoute, async (c) => {
     const rows = await listContributors(c.var.db);
     return c.json(
       {
@@ -34,11 +32,9 @@ export function mountCentralContributors(app: OpenAPIHono<AppEnv>): void {
       },
       200,
     );
-  });
-
-  app.openapi(deleteContributorRoute, async (c) => {
+  })
+  .openapi(deleteContributorRoute, async (c) => {
     const { id } = c.req.valid("param");
     await deleteContributor(c.var.db, id);
     return c.json({ id, revoked: true as const }, 200);
   });
-}

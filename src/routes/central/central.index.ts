@@ -4,8 +4,7 @@
  * each push replaces its previous set. Projects of this deployment need no token: the
  * aggregation job reads them directly.
  */
-import type { OpenAPIHono } from "@hono/zod-openapi";
-import type { AppEnv } from "../../env";
+import { createRouter } from "../../http/router";
 import { ApiError, issuesOf } from "../../http/errors";
 import { serverNow } from "../common";
 import { isXmlMediaType } from "../../http/xml";
@@ -25,16 +24,14 @@ function pushFromXml(xml: string, project: string | undefined): Push {
   return parsed.data;
 }
 
-export function mountCentral(app: OpenAPIHono<AppEnv>): void {
-  app.openapi(pushRoute, async (c) => {
-    const query = c.req.valid("query");
-    const push: Push = isXmlMediaType(c.req.header("content-type"))
-      ? pushFromXml(await c.req.text(), query.project)
-      : (c.req.valid("json") as Push);
-    const contributor = c.var.contributor;
-    const project = push.project ?? query.project ?? "";
-    const now = serverNow();
-    const stored = await storePush(c.var.db, contributor.id, project, push, now);
-    return c.json({ contributor: contributor.name, project, app_versions: stored, reported_at: now }, 200);
-  });
-}
+export const centralRouter = createRouter().openapi(pushRoute, async (c) => {
+  const query = c.req.valid("query");
+  const push: Push = isXmlMediaType(c.req.header("content-type"))
+    ? pushFromXml(await c.req.text(), query.project)
+    : (c.req.valid("json") as Push);
+  const contributor = c.var.contributor;
+  const project = push.project ?? query.project ?? "";
+  const now = serverNow();
+  const stored = await storePush(c.var.db, contributor.id, project, push, now);
+  return c.json({ contributor: contributor.name, project, app_versions: stored, reported_at: now }, 200);
+});

@@ -1,6 +1,5 @@
 /** GET /v1/central/neutrality: the project-neutrality index the daily job published to KV (public). */
-import { OpenAPIHono } from "@hono/zod-openapi";
-import type { AppEnv } from "../../env";
+import { createRouter } from "../../http/router";
 import { latestNeutrality } from "../../services/neutrality";
 import { setCacheValidators } from "../../snapshots/store";
 import type { AppRouteHandler } from "../route-handler";
@@ -12,6 +11,4 @@ const neutrality: AppRouteHandler<typeof route> = async (c) => {
   return c.json(body, 200);
 };
 
-export function mountNeutrality(app: OpenAPIHono<AppEnv>): void {
-  app.openapi(route, neutrality);
-}
+export const neutralityRouter = createRouter().openapi(route, neutrality);

@@ -9,7 +9,7 @@
  * once a minute per location. A 404 is not kept, so a cpid shows as soon as it is registered
  * or its volunteer opts back in; a miss of the cpid indexes is cheap (docs/public-reads.md).
  */
-import type { OpenAPIHono } from "@hono/zod-openapi";
+import { createRouter } from "../../http/router";
 import { sumRecentAverages } from "../../credit/cross-project-totals";
 import { type RecentAverage, decayedRecentAverage } from "../../credit/recent-average";
 import type { AppEnv } from "../../env";
@@ -73,6 +73,4 @@ const cpidRead: AppRouteHandler<typeof route> = async (c) => {
   return c.json(read.data, 200);
 };
 
-export function mountCpid(app: OpenAPIHono<AppEnv>): void {
-  app.openapi(route, cpidRead);
-}
+export const cpidRouter = createRouter().openapi(route, cpidRead);

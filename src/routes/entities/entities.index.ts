@@ -3,12 +3,12 @@
  * create_time, which starts their RAC clock as in BOINC); a pass creates any it names first.
  * Anyone reads them (GET): from their KV snapshot, RAC decayed to the time of the answer.
  */
-import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../../env";
 import { ApiError } from "../../http/errors";
+import { createRouter } from "../../http/router";
 import { opener } from "../../db/project-db";
 import { loadHolderSnapshots } from "../../snapshots/holders";
-import { type HolderKind, HOLDER_KINDS } from "../../snapshots/keys";
+import type { HolderKind } from "../../snapshots/keys";
 import { historyFromDay } from "../../snapshots/public-project";
 import { readHolder as readSnapshot } from "../../snapshots/reads";
 import { readThrough, setCacheValidators } from "../../snapshots/store";
@@ -20,15 +20,10 @@ import type { PutHolder } from "./entities.schemas";
 import { holderRoutes } from "./entities.routes";
 import { putHolder } from "./entities.service";
 
-function mountKind(app: OpenAPIHono<AppEnv>, kind: HolderKind): void {
+/** One kind's routes: register (PUT), read, daily history. */
+function holderRouter<K extends HolderKind>(kind: K) {
   const one = kind.slice(0, -1);
   const { putRoute, getRoute, historyRoute } = holderRoutes(kind);
-
-  app.openapi(putRoute, async (c) => {
-    const { id } = c.req.valid("param");
-    const stored = await putHolder(c.var.db, c.var.registry, c.var.project.id, kind, id, c.req.valid("json") as PutHolder, serverNow());
-    return c.json(stored, 200);
-  });
 
   /** The holder's snapshot: KV, or D1 (`fromDay` on) when the key is missing or asked fresh. */
   const readHolder = (c: Parameters<typeof readThrough>[0], id: number, fromDay: number) =>
@@ -45,7 +40,6 @@ function mountKind(app: OpenAPIHono<AppEnv>, kind: HolderKind): void {
     const { history: _history, ...holder } = read.data;
     return c.json(publicHolder(kind, holder, asOf, read.takenAt), 200);
   };
-  app.openapi(getRoute, get);
 
   const history: AppRouteHandler<typeof historyRoute> = async (c) => {
     const { id } = c.req.valid("param");
@@ -60,9 +54,19 @@ function mountKind(app: OpenAPIHono<AppEnv>, kind: HolderKind): void {
     if (setCacheValidators(c, [read.version, `${window.firstDay}`, `${window.lastDay}`])) return c.body(null, 304);
     return c.json(historyBody(read.data.history, read.data.total_credit, window, read.takenAt), 200);
   };
-  app.openapi(historyRoute, history);
+
+  return createRouter()
+    .openapi(putRoute, async (c) => {
+      const { id } = c.req.valid("param");
+      const stored = await putHolder(c.var.db, c.var.registry, c.var.project.id, kind, id, c.req.valid("json") as PutHolder, serverNow());
+      return c.json(stored, 200);
+    })
+    .openapi(getRoute, get)
+    .openapi(historyRoute, history);
 }
 
-export function mountEntities(app: OpenAPIHono<AppEnv>): void {
-  for (const kind of HOLDER_KINDS) mountKind(app, kind);
-}
+/** The kinds in HOLDER_KINDS' order, one by one so that the router's type keeps each kind's routes. */
+export const entitiesRouter = createRouter()
+  .route("/", holderRouter("hosts"))
+  .route("/", holderRouter("users"))
+  .route("/", holderRouter("teams"));

@@ -6,20 +6,17 @@
  * Each result id counts once, as in a pass: a stored outcome is replayed, and one whose `now`
  * lies before the retention horizon (its row may have been purged) is refused (410).
  */
-import { OpenAPIHono } from "@hono/zod-openapi";
+import { createRouter } from "../../http/router";
 import { retryOnConflict } from "../../http/conflict-retry";
-import type { AppEnv } from "../../env";
 import { resolveNow } from "../common";
 import { route } from "./errors.routes";
 import { recordErrors } from "./errors.service";
 
-export function mountErrors(app: OpenAPIHono<AppEnv>): void {
-  app.openapi(route, async (c) => {
-    const body = c.req.valid("json");
-    const now = resolveNow(body.now);
-    // An identical request racing this one may insert the same results first; read again and
-    // answer them as replays (409 only if their content differs), as a sequential retry would.
-    const recorded = await retryOnConflict(() => recordErrors(c.var.db, c.var.project.id, body, now), "outcomes of these results");
-    return c.json({ results: recorded }, 200);
-  });
-}
+export const errorsRouter = createRouter().openapi(route, async (c) => {
+  const body = c.req.valid("json");
+  const now = resolveNow(body.now);
+  // An identical request racing this one may insert the same results first; read again and
+  // answer them as replays (409 only if their content differs), as a sequential retry would.
+  const recorded = await retryOnConflict(() => recordErrors(c.var.db, c.var.project.id, body, now), "outcomes of these results");
+  return c.json({ results: recorded }, 200);
+});

@@ -3,9 +3,8 @@
  * per bound D1 database (does it answer, and does it hold every table of src/db/schema.ts) and
  * one KV get. 200 when all answer; 503 naming each that failed.
  */
-import type { OpenAPIHono } from "@hono/zod-openapi";
+import { createRouter } from "../../http/router";
 import { databaseBindings } from "../../db/project-db";
-import type { AppEnv } from "../../env";
 import { route } from "./health.routes";
 import { checkDatabase } from "./health.service";
 
@@ -13,18 +12,16 @@ const noAnswer = (e: unknown) => `no answer: ${(e instanceof Error ? e.message :
 
 const check = (name: string, error: string | undefined) => ({ name, ok: error === undefined, ...(error === undefined ? {} : { error }) });
 
-export function mountHealth(app: OpenAPIHono<AppEnv>): void {
-  app.openapi(route, async (c) => {
-    const bound = c.env as unknown as Record<string, D1Database>;
-    const checks = await Promise.all([
-      ...databaseBindings(c.env).map(async (name) => check(name, await checkDatabase(bound[name]!).catch(noAnswer))),
-      c.env.KV.get("health").then(
-        () => check("KV", undefined),
-        (e: unknown) => check("KV", noAnswer(e)),
-      ),
-    ]);
-    const ok = checks.every((x) => x.ok);
-    for (const x of checks) if (!x.ok) console.error(`health: ${x.name}: ${x.error}`);
-    return c.json({ ok, checks }, ok ? 200 : 503);
-  });
-}
+export const healthRouter = createRouter().openapi(route, async (c) => {
+  const bound = c.env as unknown as Record<string, D1Database>;
+  const checks = await Promise.all([
+    ...databaseBindings(c.env).map(async (name) => check(name, await checkDatabase(bound[name]!).catch(noAnswer))),
+    c.env.KV.get("health").then(
+      () => check("KV", undefined),
+      (e: unknown) => check("KV", noAnswer(e)),
+    ),
+  ]);
+  const ok = checks.every((x) => x.ok);
+  for (const x of checks) if (!x.ok) console.error(`health: ${x.name}: ${x.error}`);
+  return c.json({ ok, checks }, ok ? 200 : 503);
+});

@@ -5,9 +5,8 @@
  * request reads the one or two pages it spans. With the project's token a request reads its
  * own rows from D1, ranked from a scan after the cursor's entry.
  */
-import type { OpenAPIHono } from "@hono/zod-openapi";
-import type { AppEnv } from "../../env";
-import { HOLDER_KINDS, type HolderKind } from "../../snapshots/keys";
+import { createRouter } from "../../http/router";
+import type { HolderKind } from "../../snapshots/keys";
 import type { LeaderboardPosition } from "../../snapshots/leaderboard";
 import { racAt } from "../../snapshots/present";
 import { setCacheValidators } from "../../snapshots/store";
@@ -24,7 +23,8 @@ const encodeCursor = (p: LeaderboardPosition) =>
     .replaceAll("+", "-")
     .replaceAll("/", "_");
 
-function mountKind(app: OpenAPIHono<AppEnv>, kind: HolderKind): void {
+/** One kind's leaderboard. */
+function topRouter<K extends HolderKind>(kind: K) {
   const route = topRoute(kind);
   const top: AppRouteHandler<typeof route> = async (c) => {
     const q = c.req.valid("query");
@@ -45,9 +45,11 @@ function mountKind(app: OpenAPIHono<AppEnv>, kind: HolderKind): void {
     };
     return c.json(body, 200);
   };
-  app.openapi(route, top);
+  return createRouter().openapi(route, top);
 }
 
-export function mountLeaderboards(app: OpenAPIHono<AppEnv>): void {
-  for (const kind of HOLDER_KINDS) mountKind(app, kind);
-}
+/** The kinds in HOLDER_KINDS' order, one by one so that the router's type keeps each kind's route. */
+export const leaderboardsRouter = createRouter()
+  .route("/", topRouter("hosts"))
+  .route("/", topRouter("users"))
+  .route("/", topRouter("teams"));

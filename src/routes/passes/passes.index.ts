@@ -1,19 +1,17 @@
-import { OpenAPIHono } from "@hono/zod-openapi";
-import type { AppEnv } from "../../env";
+import { createRouter } from "../../http/router";
 import { resolveNow } from "../common";
 import { postPassBatchRoute } from "./pass-batches.routes";
 import { ingestPassBatch } from "./pass-batches.service";
 import { postPassRoute } from "./passes.routes";
 import { checkTimesAgainstNow, ingestPass } from "./passes.service";
 
-export function mountPasses(app: OpenAPIHono<AppEnv>): void {
-  app.openapi(postPassRoute, async (c) => {
+export const passesRouter = createRouter()
+  .openapi(postPassRoute, async (c) => {
     const body = c.req.valid("json");
     const now = resolveNow(body.now);
     checkTimesAgainstNow(body, now);
     return c.json(await ingestPass(c.var.db, c.var.project.id, now, body), 200);
-  });
-  app.openapi(postPassBatchRoute, async (c) => {
+  })
+  .openapi(postPassBatchRoute, async (c) => {
     return c.json(await ingestPassBatch(c.var.db, c.var.project.id, c.req.valid("json")), 200);
   });
-}

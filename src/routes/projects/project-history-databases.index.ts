@@ -4,9 +4,8 @@
  * when the current one fills (admin only); it takes the buckets from the project's next day
  * on, and the older ones keep theirs. The project may read the list.
  */
-import type { OpenAPIHono } from "@hono/zod-openapi";
+import { createRouter } from "../../http/router";
 import type { HistoryDatabase } from "../../db/history-databases";
-import type { AppEnv } from "../../env";
 import { serverNow } from "../common";
 import { checkHistoryBinding, checkMigrated } from "./projects.history-binding";
 import { getRoute, postRoute } from "./project-history-databases.routes";
@@ -22,13 +21,12 @@ function answer(slug: string, ledger: string | null, list: readonly HistoryDatab
   };
 }
 
-export function mountProjectHistoryDatabases(app: OpenAPIHono<AppEnv>): void {
-  app.openapi(getRoute, async (c) => {
+export const projectHistoryDatabasesRouter = createRouter()
+  .openapi(getRoute, async (c) => {
     const { ledger, list } = await loadHistoryDatabases(c.var.registry, c.var.project.id);
     return c.json(answer(c.var.project.slug, ledger, list), 200);
-  });
-
-  app.openapi(postRoute, async (c) => {
+  })
+  .openapi(postRoute, async (c) => {
     const { database } = c.req.valid("json");
     const held = await loadHistoryDatabases(c.var.registry, c.var.project.id);
     checkHistoryBinding(
@@ -41,4 +39,3 @@ export function mountProjectHistoryDatabases(app: OpenAPIHono<AppEnv>): void {
     const list = await addHistoryDatabase(c.var.registry, c.var.db, c.var.project.id, held.list, held.createdClock, database, serverNow());
     return c.json(answer(c.var.project.slug, held.ledger, list), 200);
   });
-}

@@ -5,8 +5,7 @@
  * them live: fresher, and no KV write per holder. The operator sets it (admin only); the
  * project may read it.
  */
-import { OpenAPIHono } from "@hono/zod-openapi";
-import type { AppEnv } from "../../env";
+import { createRouter } from "../../http/router";
 import { forgetProject } from "../../snapshots/public-project";
 import { serverNow } from "../common";
 import { getRoute, putRoute } from "./project-holder-reads.routes";
@@ -15,12 +14,11 @@ import { type HolderReads, setSnapshotsSince, snapshotsSince, snapshotsSinceFor 
 const answer = (slug: string, since: number | null) =>
   ({ slug, holder_reads: since === null ? "live" : "snapshots", snapshots_since: since }) as const;
 
-export function mountProjectHolderReads(app: OpenAPIHono<AppEnv>): void {
-  app.openapi(getRoute, async (c) => {
+export const projectHolderReadsRouter = createRouter()
+  .openapi(getRoute, async (c) => {
     return c.json(answer(c.var.project.slug, await snapshotsSince(c.var.registry, c.var.project.id)), 200);
-  });
-
-  app.openapi(putRoute, async (c) => {
+  })
+  .openapi(putRoute, async (c) => {
     const { holder_reads } = c.req.valid("json");
     const held = await snapshotsSince(c.var.registry, c.var.project.id);
     const current: HolderReads = held === null ? "live" : "snapshots";
@@ -31,4 +29,3 @@ export function mountProjectHolderReads(app: OpenAPIHono<AppEnv>): void {
     forgetProject(c.var.project.slug);
     return c.json(answer(c.var.project.slug, since), 200);
   });
-}

@@ -2,8 +2,7 @@
  * A project's rate-limit tier: which binding counts its requests (src/limits.ts). The
  * operator sets it (admin only); the project may read it.
  */
-import type { OpenAPIHono } from "@hono/zod-openapi";
-import type { AppEnv } from "../../env";
+import { createRouter } from "../../http/router";
 import { RATE_LIMIT_TIERS, type RateLimitTierName } from "../../limits";
 import { getRoute, putRoute } from "./project-rate-limit.routes";
 import { loadRateLimitTier, setRateLimitTier } from "./project-rate-limit.service";
@@ -15,14 +14,12 @@ const answer = (slug: string, tier: RateLimitTierName) => ({
   period_seconds: RATE_LIMIT_TIERS[tier].periodSeconds,
 });
 
-export function mountProjectRateLimit(app: OpenAPIHono<AppEnv>): void {
-  app.openapi(getRoute, async (c) => {
+export const projectRateLimitRouter = createRouter()
+  .openapi(getRoute, async (c) => {
     return c.json(answer(c.var.project.slug, await loadRateLimitTier(c.var.registry, c.var.project.id)), 200);
-  });
-
-  app.openapi(putRoute, async (c) => {
+  })
+  .openapi(putRoute, async (c) => {
     const { tier } = c.req.valid("json");
     await setRateLimitTier(c.var.registry, c.var.project.id, tier);
     return c.json(answer(c.var.project.slug, tier), 200);
   });
-}

@@ -1,7 +1,6 @@
 /** The public view of projects: the list with totals, one project, its daily history. */
 import { opener } from "../../db/project-db";
-import { type OpenAPIHono } from "@hono/zod-openapi";
-import type { AppEnv } from "../../env";
+import { createRouter } from "../../http/router";
 import { ApiError } from "../../http/errors";
 import { racAt } from "../../snapshots/present";
 import { type ProjectSummary, loadProjectSnapshot } from "../../snapshots/project";
@@ -64,8 +63,4 @@ const history: AppRouteHandler<typeof historyRoute> = async (c) => {
   return c.json(historyBody(loaded.history, loaded.total_credit, window, window.now), 200);
 };
 
-export function mountProjectReads(app: OpenAPIHono<AppEnv>): void {
-  app.openapi(listRoute, list);
-  app.openapi(oneRoute, one);
-  app.openapi(historyRoute, history);
-}
+export const projectReadsRouter = createRouter().openapi(listRoute, list).openapi(oneRoute, one).openapi(historyRoute, history);

@@ -1,5 +1,4 @@
-import type { OpenAPIHono } from "@hono/zod-openapi";
-import type { AppEnv } from "../../env";
+import { createRouter } from "../../http/router";
 import { ApiError } from "../../http/errors";
 import { newProjectToken } from "../../http/tokens";
 import { serverNow } from "../common";
@@ -8,22 +7,20 @@ import { checkHistoryBinding, checkMigrated } from "./projects.history-binding";
 import { createProjectRoute } from "./projects.routes";
 import { createProject } from "./projects.service";
 
-export function mountProjects(app: OpenAPIHono<AppEnv>): void {
-  app.openapi(createProjectRoute, async (c) => {
-    const body = c.req.valid("json");
-    const token = newProjectToken();
-    const now = serverNow();
-    const binding = body.database === undefined || body.database === DEFAULT_BINDING ? null : body.database;
-    if (binding !== null && !databaseBindings(c.env).includes(binding)) {
-      throw new ApiError(422, "unknown_database", `no D1 binding '${binding}' on this deployment (wrangler.jsonc d1_databases)`, [
-        { path: "database", message: `one of ${databaseBindings(c.env).join(", ")}` },
-      ]);
-    }
-    if (body.history_database !== undefined) {
-      checkHistoryBinding(c.env, body.history_database, binding, [], "history_database");
-      await checkMigrated(c.env, body.history_database, "history_database");
-    }
-    await createProject(c.env, c.var.registry, body, binding, token, now);
-    return c.json({ slug: body.slug, token }, 201);
-  });
-}
+export const projectsRouter = createRouter().openapi(createProjectRoute, async (c) => {
+  const body = c.req.valid("json");
+  const token = newProjectToken();
+  const now = serverNow();
+  const binding = body.database === undefined || body.database === DEFAULT_BINDING ? null : body.database;
+  if (binding !== null && !databaseBindings(c.env).includes(binding)) {
+    throw new ApiError(422, "unknown_database", `no D1 binding '${binding}' on this deployment (wrangler.jsonc d1_databases)`, [
+      { path: "database", message: `one of ${databaseBindings(c.env).join(", ")}` },
+    ]);
+  }
+  if (body.history_database !== undefined) {
+    checkHistoryBinding(c.env, body.history_database, binding, [], "history_database");
+    await checkMigrated(c.env, body.history_database, "history_database");
+  }
+  await createProject(c.env, c.var.registry, body, binding, token, now);
+  return c.json({ slug: body.slug, token }, 201);
+});

@@ -3,8 +3,7 @@
  * Served only from what the daily job stored in KV (in parts when larger than a KV value),
  * never built from D1 on demand: a file not generated yet is a 404.
  */
-import { OpenAPIHono } from "@hono/zod-openapi";
-import type { AppEnv } from "../../env";
+import { createRouter } from "../../http/router";
 import { ApiError } from "../../http/errors";
 import { type StatsFileMeta, statsKvKey, statsPartKey } from "../../services/stats-export";
 import { type StatsFile, contentTypeOf } from "../../stats/export-stream";
@@ -33,9 +32,7 @@ const statsFile: AppRouteHandler<typeof route> = async (c) => {
   throw new ApiError(404, "not_found", `${file} has not been generated yet (the daily job builds it)`);
 };
 
-export function mountStats(app: OpenAPIHono<AppEnv>): void {
-  app.openapi(route, statsFile);
-}
+export const statsRouter = createRouter().openapi(route, statsFile);
 
 /** The file's parts one after the other (each read only when the previous one is done). */
 function concatParts(kv: KVNamespace, slug: string, file: StatsFile, first: ReadableStream, parts: number): ReadableStream {

@@ -4,30 +4,26 @@
  * is thus replaced without downtime: rotate, deploy the new token to the validators, revoke.
  * A project holds at most MAX_LIVE_TOKENS live tokens, and issuing has its own rate limit.
  */
-import type { OpenAPIHono } from "@hono/zod-openapi";
-import type { AppEnv } from "../../env";
+import { createRouter } from "../../http/router";
 import { projectLimiterKey } from "../../http/auth";
 import { enforceTokenIssueLimit } from "../../http/rate-limit";
 import { serverNow } from "../common";
 import { issueTokenRoute, listTokensRoute, revokeTokenRoute } from "./tokens.routes";
 import { issueToken, listTokens, revokeToken } from "./tokens.service";
 
-export function mountTokens(app: OpenAPIHono<AppEnv>): void {
-  app.openapi(issueTokenRoute, async (c) => {
+export const tokensRouter = createRouter()
+  .openapi(issueTokenRoute, async (c) => {
     const projectId = c.var.project.id;
     await enforceTokenIssueLimit(c, projectLimiterKey(projectId));
     const now = serverNow();
     const { id, token, othersExpireAt } = await issueToken(c.var.registry, projectId, now);
     return c.json({ id, token, created_at: now, expires_at: null, others_expire_at: othersExpireAt }, 201);
-  });
-
-  app.openapi(listTokensRoute, async (c) => {
+  })
+  .openapi(listTokensRoute, async (c) => {
     return c.json({ tokens: await listTokens(c.var.registry, c.var.project.id, serverNow()) }, 200);
-  });
-
-  app.openapi(revokeTokenRoute, async (c) => {
+  })
+  .openapi(revokeTokenRoute, async (c) => {
     const { id } = c.req.valid("param");
     await revokeToken(c.var.registry, c.var.project.id, id, serverNow());
     return c.json({ id, revoked: true as const }, 200);
   });
-}
