@@ -5,14 +5,14 @@
 import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import worker from "../../src/index";
-import type { Env } from "../../src/env";
+import type { WorkerEnv } from "../../src/env";
 import type { ApiResponse } from "../support/api";
 import type { SuccessBody } from "../support/api-types";
 import { recordResponse } from "../support/response-schemas";
 
 /** Like `request` (test/support/api.ts): the answer is typed by the OpenAPI document. */
 export async function callWith<M extends string, P extends string>(
-  overrides: Partial<Record<keyof Env, unknown>>,
+  overrides: Partial<Record<keyof WorkerEnv, unknown>>,
   method: M,
   path: P,
   opts: { token?: string; body?: unknown; headers?: Record<string, string> } = {},
@@ -25,7 +25,7 @@ export async function callWith<M extends string, P extends string>(
     body = typeof opts.body === "string" ? opts.body : JSON.stringify(opts.body);
   }
   const ctx = createExecutionContext();
-  const patched = { ...env, ...overrides } as Env;
+  const patched = { ...env, ...overrides } as WorkerEnv;
   const res = await worker.fetch(new Request(`http://cobblestone.test${path}`, { method, headers, body }), patched, ctx);
   await waitOnExecutionContext(ctx);
   const text = await res.text();

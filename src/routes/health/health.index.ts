@@ -6,6 +6,7 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import { databaseBindings } from "../../db/project-db";
 import type { AppEnv } from "../../env";
+import { log } from "../../log";
 import { route } from "./health.routes";
 import { checkDatabase } from "./health.service";
 
@@ -24,7 +25,7 @@ export function mountHealth(app: OpenAPIHono<AppEnv>): void {
       ),
     ]);
     const ok = checks.every((x) => x.ok);
-    for (const x of checks) if (!x.ok) console.error(`health: ${x.name}: ${x.error}`);
+    for (const x of checks) if (!x.ok) log("error", { event: "health_check_failed", check: x.name, error: x.error });
     return c.json({ ok, checks }, ok ? 200 : 503);
   });
 }
