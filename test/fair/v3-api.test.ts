@@ -89,7 +89,7 @@ describe("version 3: anchor, seal, founders, alarm and re-base", () => {
     const { lines } = await captureLogs(() => runCron("*/10 * * * *", (T + 1800) * 1000));
     const alarms = lines.filter((l) => l.event === "fair_alarm" && String(l.message).startsWith(`fair alarm: project ${id} app "a"`));
     expect(alarms).toHaveLength(1);
-    expect(alarms[0]).toMatchObject({ level: "warn", method: "warn", project_id: id, app: "a", s_raw: 2.5, s_ref: 2 });
+    expect(alarms[0]).toMatchObject({ level: "warn", console: "warn", project_id: id, app: "a", s_raw: 2.5, s_ref: 2 });
     expectRel(alarms[0]!.s as number, 2.06);
     expect(alarms[0]!.message).toContain("S_raw 2.5 = 1.2500 × S_ref 2");
 

@@ -18,7 +18,7 @@ describe("an unknown cron", () => {
     const { lines } = await captureLogs(() => runCron("*/5 * * * *"));
     expect(await env.KV.get(kvKeys.project(p.slug))).toBeNull();
     // The run's one log line (docs/operations.md#logs) is a warning naming the expression.
-    expect(lines).toEqual([expect.objectContaining({ event: "cron", level: "warn", method: "warn", cron: "*/5 * * * *", jobs: [] })]);
+    expect(lines).toEqual([expect.objectContaining({ event: "cron", level: "warn", console: "warn", cron: "*/5 * * * *", jobs: [] })]);
     expect(lines[0]!.message).toContain('cron "*/5 * * * *" names no job');
     expect(jobsFor("*/5 * * * *")).toEqual([]);
 

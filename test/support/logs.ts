@@ -11,10 +11,10 @@ const METHODS = ["log", "info", "warn", "error", "debug"] as const;
 
 /**
  * Runs `work` with the console captured (nothing printed) and returns, in order, every line it
- * wrote, parsed, with the console method that wrote it; `raw` holds each call's arguments as
+ * wrote, parsed, with the console method that wrote it (`console`); `raw` holds each call's arguments as
  * written, for checks that no secret appears anywhere. A line that is not one JSON object fails.
  */
-export async function captureLogs(work: () => Promise<unknown>): Promise<{ lines: (LogLine & { method: string })[]; raw: string[] }> {
+export async function captureLogs(work: () => Promise<unknown>): Promise<{ lines: (LogLine & { console: string })[]; raw: string[] }> {
   const calls: { method: string; args: unknown[] }[] = [];
   const spies = METHODS.map((method) =>
     vi.spyOn(console, method).mockImplementation((...args: unknown[]) => {
@@ -32,7 +32,7 @@ export async function captureLogs(work: () => Promise<unknown>): Promise<{ lines
       throw new Error(`console.${c.method} was not given one JSON line: ${c.args.join(" ")}`);
     const parsed = JSON.parse(c.args[0]) as LogLine;
     if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) throw new Error(`not a JSON object: ${c.args[0]}`);
-    return { ...parsed, method: c.method };
+    return { ...parsed, console: c.method };
   });
   return { lines, raw };
 }
