@@ -128,8 +128,10 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
   const args = devArgs(process.argv.slice(2));
   const problems = devVarProblems(devVars(root, args));
   if (problems.length > 0) {
-    for (const problem of problems) console.error(`npm run dev: ${problem}`);
-    console.error("Fix it in .dev.vars, wrangler.jsonc `vars` or --var (docs/operations.md#configuration); wrangler was not started.");
+    for (const problem of problems) console.error(problem);
+    console.error(
+      "npm run dev stopped before starting wrangler: fix the variable in .dev.vars, wrangler.jsonc `vars` or --var (docs/operations.md#configuration).",
+    );
     process.exit(1);
   }
   for (const binding of d1Bindings(readFileSync(new URL("wrangler.jsonc", root), "utf8"))) {

@@ -73,10 +73,10 @@ describe("npm run dev checks the variables with the Worker's schema (src/env-var
       { cwd: root, encoding: "utf8", timeout: 120_000, env: { ...process.env, PATH: dirname(process.execPath) } },
     );
     expect(run.status, run.stderr).toBe(1);
-    expect(run.stderr).toContain('npm run dev: AUDIT_RETENTION_DAYS: expected a whole number of days ≥ 1, got "abc"');
-    expect(run.stderr).toContain("npm run dev: ADMIN_TOKEN: contains whitespace");
+    expect(run.stderr).toContain('AUDIT_RETENTION_DAYS: expected a whole number of days ≥ 1, got "abc"');
+    expect(run.stderr).toContain("ADMIN_TOKEN: contains whitespace");
     expect(run.stderr).not.toContain("not a token");
-    expect(run.stderr).toContain("wrangler was not started");
+    expect(run.stderr).toContain("npm run dev stopped before starting wrangler");
     expect(`${run.stdout}${run.stderr}`).not.toMatch(/migrations/);
   });
 });
