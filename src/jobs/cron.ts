@@ -13,8 +13,9 @@ import { type Job, jobsFor, noJobMessage } from "./schedule";
 interface JobOutcome {
   readonly name: string;
   readonly outcome: "ok" | "failed";
-  /** The job's one-line summary (ok) or its exception (failed). */
+  /** The job's one-line summary, when ok. */
   readonly summary?: string;
+  /** What it threw (the stack), when failed. */
   readonly error?: string;
   readonly duration_ms: number;
   readonly rows_read: number;
