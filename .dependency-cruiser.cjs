@@ -6,8 +6,9 @@
  * A module may import its own layer and the layers before it, never a later one; jobs/ and
  * routes/ are siblings that share services/, and do not import each other; web/ uses what
  * routes/ uses (services/, snapshots/, db/, http/params.ts), never a routes/ module. clock.ts (the
- * server's clock), limits.ts (request limits), config.ts (operational settings) and env.ts (binding types) are leaves every layer
- * but credit/ may use.
+ * server's clock), limits.ts (request limits), config.ts (operational settings), log.ts (the JSON
+ * log line), env-vars.ts (the variables' schema) and env.ts (binding types, the parsed environment)
+ * are leaves every layer but credit/ may use.
  * docs/development.md explains the layers.
  */
 const later = (...layers) => `^src/(${layers.join("|")})`;
@@ -82,17 +83,24 @@ module.exports = {
     {
       name: "leaves-import-nothing",
       comment:
-        "clock.ts, limits.ts (the request limits) and config.ts (retention, purges, clock skew) are leaves every layer uses, so they import nothing of src/",
+        "clock.ts, limits.ts (the request limits), config.ts (retention, purges, clock skew) and log.ts (the JSON log line) are leaves every layer uses, so they import nothing of src/",
       severity: "error",
-      from: { path: "^src/(clock|limits|config)\\.ts$" },
+      from: { path: "^src/(clock|limits|config|log)\\.ts$" },
       to: { path: "^src/" },
     },
     {
+      name: "env-vars-knows-only-config",
+      comment: "env-vars.ts is the variables' schema, which Node (scripts/dev.ts) imports too: it may use config.ts's defaults only",
+      severity: "error",
+      from: { path: "^src/env-vars\\.ts$" },
+      to: { path: "^src/", pathNot: "^src/(config|env-vars)\\.ts$" },
+    },
+    {
       name: "env-knows-only-db",
-      comment: "env.ts types the bindings; it may use db/ types only",
+      comment: "env.ts types the bindings and parses the variables; it may use db/ types and env-vars.ts only",
       severity: "error",
       from: { path: "^src/env\\.ts$" },
-      to: { path: "^src/", pathNot: "^src/(db/|env\\.ts$)" },
+      to: { path: "^src/", pathNot: "^src/(db/|env\\.ts$|env-vars\\.ts$)" },
     },
     {
       name: "src-never-imports-tests",

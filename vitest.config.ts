@@ -84,6 +84,10 @@ export default defineConfig({
     // (benchmarks do), so the limits only catch a hang.
     testTimeout: 30_000,
     hookTimeout: 60_000,
+    // The Worker logs a JSON line per request and per cron run (docs/operations.md#logs), tens of
+    // thousands in a run: the ordinary ones are dropped here so that what a failing test prints
+    // stays readable (warnings and errors are kept). Tests that check the lines spy on console.
+    onConsoleLog: (line) => !/^\{"event":"(request|cron)","level":"info"/.test(line),
     // Each test file loads the Worker afresh in its own workerd; pre-bundled, its packages are a
     // handful of modules instead of about 300 (zod, hono, drizzle-orm: one fetch each from the
     // module runner), which halves the Worker's load time a file. Every package subpath that

@@ -12,6 +12,8 @@ import { declareCommonErrors } from "./http/common-errors";
 import { isDatabaseFailure } from "./http/db-failure";
 import { ApiError, type ErrorBody, boundedError } from "./http/errors";
 import { requestId } from "./http/request-id";
+import { requestEnv } from "./http/request-env";
+import { requestLog } from "./http/request-log";
 import { createRouter } from "./http/router";
 import { auditRouter } from "./routes/audit/audit.index";
 import { tokensRouter } from "./routes/tokens/tokens.index";
@@ -52,6 +54,8 @@ export function createApp() {
   const app = createRouter();
 
   app.use("*", requestId);
+  // One JSON log line per request; then the variables (parsed once) and the metered D1 bindings.
+  app.use("*", requestLog, requestEnv);
   app.use("*", async (c, next) => {
     const registry = database(c.env.DB);
     c.set("registry", registry);
@@ -135,13 +139,12 @@ export function createApp() {
     if (err instanceof HTTPException && err.status < 500) {
       return c.json<ErrorBody>(boundedError({ error: { code: "bad_request", message: err.message || "bad request" } }), err.status);
     }
+    // The request's log line (src/http/request-log.ts) carries the error, with the id the client sees.
     if (isDatabaseFailure(err)) {
-      console.error(`request ${c.var.requestId}: database unavailable:`, err instanceof Error ? err.message : err);
       const message = "the database is unavailable; nothing was written; retry";
       return c.json<ErrorBody>({ error: { code: "unavailable", message } }, 503, { "Retry-After": "1" });
     }
-    // Logged once, with the id the client sees, so an operator can find it; not retryable.
-    console.error(`request ${c.var.requestId}: internal error:`, err instanceof Error ? err.stack : err);
+    // Not retryable.
     const message = `internal error; nothing was written; retrying will not help (request id ${c.var.requestId})`;
     return c.json<ErrorBody>({ error: { code: "internal", message } }, 500);
   });

@@ -12,6 +12,7 @@
 import { eq, isNotNull, isNull, or } from "drizzle-orm";
 import { type Db, database } from "./client";
 import { projects } from "./schema";
+import { errorText, log } from "../log";
 
 export const DEFAULT_BINDING = "DB";
 
@@ -117,7 +118,7 @@ export async function inEachProjectDatabase<T>(
       try {
         return { binding, ok: true as const, value: await visit(db, binding) };
       } catch (e) {
-        console.error(`${what}: database ${binding} failed, skipped:`, e instanceof Error ? e.message : e);
+        log("error", { event: "database_skipped", what, binding, error: errorText(e) });
         return { binding, ok: false as const };
       }
     }),

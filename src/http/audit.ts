@@ -10,6 +10,7 @@ import { routePath } from "hono/route";
 import { auditLog } from "../db/schema";
 import type { AppEnv } from "../env";
 import { serverNow } from "../clock";
+import { errorText, log } from "../log";
 
 const WRITES = new Set(["PUT", "POST", "DELETE", "PATCH"]);
 
@@ -30,6 +31,6 @@ export const auditWrites = createMiddleware<AppEnv>(async (c, next) => {
       reason: c.var.auditReason ?? null,
     });
   } catch (e) {
-    console.error(`audit row of request ${c.var.requestId} not written:`, e instanceof Error ? e.message : e);
+    log("error", { event: "audit_not_written", request_id: c.var.requestId, error: errorText(e) });
   }
 });

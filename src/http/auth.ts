@@ -19,14 +19,14 @@ export const amLimiterKey = (amId: number) => `am:${amId}`;
 
 /** True when the request carries the admin token; 503 when the deployment has none. */
 async function isAdmin(c: Context<AppEnv>, token: string): Promise<boolean> {
-  const configured = c.env.ADMIN_TOKEN;
-  if (!configured) throw new ApiError(503, "admin_disabled", ADMIN_DISABLED);
+  const configured = c.var.settings.ADMIN_TOKEN;
+  if (configured === null) throw new ApiError(503, "admin_disabled", ADMIN_DISABLED);
   return sameSecret(token, configured);
 }
 
 /** Admin routes: Authorization: Bearer ADMIN_TOKEN. */
 export const requireAdmin = createMiddleware<AppEnv>(async (c, next) => {
-  if (!c.env.ADMIN_TOKEN) throw new ApiError(503, "admin_disabled", ADMIN_DISABLED);
+  if (c.var.settings.ADMIN_TOKEN === null) throw new ApiError(503, "admin_disabled", ADMIN_DISABLED);
   const token = bearerToken(c.req.header("Authorization"));
   if (!token) throw new ApiError(401, "unauthorized", "Authorization: Bearer <admin token> is required");
   if (!(await isAdmin(c, token))) throw new ApiError(401, "unauthorized", "invalid admin token");
@@ -59,7 +59,8 @@ async function acceptProjectToken(c: Context<AppEnv>, token: string): Promise<vo
   const hash = await sha256Hex(token);
   const owner = await projectOfToken(c, hash);
   if (!owner) {
-    if (c.env.ADMIN_TOKEN && (await sameSecret(token, c.env.ADMIN_TOKEN))) {
+    const admin = c.var.settings.ADMIN_TOKEN;
+    if (admin !== null && (await sameSecret(token, admin))) {
       const slug = c.req.param("slug") ?? "{slug}";
       throw new ApiError(
         401,
@@ -92,7 +93,8 @@ export const requireProjectToken = createMiddleware<AppEnv>(async (c, next) => {
 export const requireProjectTokenOrAdmin = createMiddleware<AppEnv>(async (c, next) => {
   const token = bearerToken(c.req.header("Authorization"));
   if (!token) throw new ApiError(401, "unauthorized", "Authorization: Bearer <project or admin token> is required");
-  if (c.env.ADMIN_TOKEN && (await sameSecret(token, c.env.ADMIN_TOKEN))) {
+  const admin = c.var.settings.ADMIN_TOKEN;
+  if (admin !== null && (await sameSecret(token, admin))) {
     await enforceRateLimit(c, "admin");
     c.set("actor", "admin");
     await loadProject(c, next);

@@ -45,8 +45,7 @@ async function enforce(c: Context<AppEnv>, limit: Limit, key: string, what: stri
   if (binding) {
     allowed = (await binding.limit({ key })).success;
   } else {
-    const configured = Number(c.env.RATE_LIMIT_PER_PERIOD);
-    const max = Number.isFinite(configured) && configured > 0 ? configured : limit.limit;
+    const max = c.var.settings.RATE_LIMIT_PER_PERIOD ?? limit.limit;
     allowed = fallbackAllows(`${limit.binding} ${key}`, max, limit.periodSeconds, now);
   }
   if (!allowed) {

@@ -14,6 +14,7 @@ import { DEFAULT_BINDING, type OpenDatabase, opener, projectDatabase } from "../
 import { projects } from "../db/schema";
 import { chunks } from "../db/sql-helpers";
 import type { Env } from "../env";
+import { errorText, log } from "../log";
 import { loadAppVersions, loadApps } from "../snapshots/catalog";
 import { loadHolderSnapshots } from "../snapshots/holders";
 import { HOLDER_KINDS, KIND_OF_SUBJECT, LEADERBOARD_ORDERS, kvKeys } from "../snapshots/keys";
@@ -201,7 +202,7 @@ async function putAll(
     const outcomes = await Promise.allSettled(batch.map((w) => kv.put(w.key, w.text)));
     outcomes.forEach((o, i) => {
       if (o.status === "rejected") {
-        console.error(`KV write of ${batch[i]!.key} failed:`, o.reason);
+        log("error", { event: "kv_write_failed", key: batch[i]!.key, error: errorText(o.reason) });
         failed.add(batch[i]!.key);
       }
     });

@@ -13,6 +13,7 @@ import { DEFAULT_BINDING, livesHere, projectDatabase } from "../db/project-db";
 import { leaderboardPublications, projects } from "../db/schema";
 import { chunks } from "../db/sql-helpers";
 import type { Env } from "../env";
+import { errorText, log } from "../log";
 import { HOLDER_KINDS, type HolderKind, LEADERBOARD_ORDERS, type LeaderboardOrder, kvKeys } from "../snapshots/keys";
 import { SNAPSHOT_LIMITS } from "../snapshots/limits";
 import { type Ranking, loadRankedPage, rankBoard } from "../snapshots/ranking";
@@ -94,7 +95,12 @@ export async function publishLeaderboards(
       const outcomes = await Promise.allSettled(
         part.map((n, i) => env.KV.put(kvKeys.leaderboardPage(board.slug, board.kind, board.by, n), storedText(loaded[i]!, now))),
       );
-      for (const o of outcomes) if (o.status === "rejected") console.error("KV write of a leaderboard page failed:", o.reason);
+      outcomes.forEach((o, i) => {
+        if (o.status === "rejected") {
+          const key = kvKeys.leaderboardPage(board.slug, board.kind, board.by, part[i]!);
+          log("error", { event: "kv_write_failed", key, error: errorText(o.reason) });
+        }
+      });
       failures += outcomes.filter((o) => o.status === "rejected").length;
     }
     left -= pages.length;

@@ -14,13 +14,7 @@
  * below it that is not stored is refused (410).
  */
 import { SECONDS_PER_DAY } from "../credit/constants";
-import {
-  DEFAULT_AM_RPC_RETENTION_DAYS,
-  DEFAULT_AUDIT_RETENTION_DAYS,
-  MAX_CLOCK_SKEW_SECONDS,
-  PURGE_CHUNK_ROWS,
-  PURGE_MAX_CHUNKS,
-} from "../config";
+import { MAX_CLOCK_SKEW_SECONDS, PURGE_CHUNK_ROWS, PURGE_MAX_CHUNKS } from "../config";
 import { runBatch } from "../db/batch";
 import type { Db } from "../db/client";
 import {
@@ -36,7 +30,7 @@ import {
 import { and, gt, not } from "drizzle-orm";
 import { projects } from "../db/schema";
 import { livesHere } from "../db/project-db";
-import type { Env } from "../env";
+import type { Settings } from "../env";
 import { rollUpProject } from "./history-rollup";
 
 export interface RetentionSettings {
@@ -46,15 +40,11 @@ export interface RetentionSettings {
   readonly maxChunks: number;
 }
 
-/** The deployment's settings: env vars AUDIT_RETENTION_DAYS, AM_RPC_RETENTION_DAYS, or the defaults. */
-export function retentionSettings(env: Pick<Env, "AUDIT_RETENTION_DAYS" | "AM_RPC_RETENTION_DAYS">): RetentionSettings {
-  const days = (value: string | undefined, fallback: number) => {
-    const n = Number(value);
-    return value !== undefined && Number.isFinite(n) && n > 0 ? n : fallback;
-  };
+/** The deployment's windows (AUDIT_RETENTION_DAYS, AM_RPC_RETENTION_DAYS, parsed by src/env-vars.ts) and the purge's budget. */
+export function retentionSettings(settings: Pick<Settings, "AUDIT_RETENTION_DAYS" | "AM_RPC_RETENTION_DAYS">): RetentionSettings {
   return {
-    auditDays: days(env.AUDIT_RETENTION_DAYS, DEFAULT_AUDIT_RETENTION_DAYS),
-    amRpcDays: days(env.AM_RPC_RETENTION_DAYS, DEFAULT_AM_RPC_RETENTION_DAYS),
+    auditDays: settings.AUDIT_RETENTION_DAYS,
+    amRpcDays: settings.AM_RPC_RETENTION_DAYS,
     chunkRows: PURGE_CHUNK_ROWS,
     maxChunks: PURGE_MAX_CHUNKS,
   };

@@ -2,12 +2,14 @@
  * What the cron triggers run. Each job names its cron expression; wrangler.jsonc lists the
  * same expressions (a test keeps the two in step). A manual trigger without an expression
  * (`curl localhost:8787/cdn-cgi/handler/scheduled`) runs every job once, in order; a trigger
- * whose expression names no job (one added in the dashboard) runs nothing and logs why, so a
- * stray every-minute trigger cannot run retention and the exports every minute.
+ * whose expression names no job (one added in the dashboard) runs nothing and its log line says
+ * why (src/jobs/cron.ts), so a stray every-minute trigger cannot run retention and the exports
+ * every minute.
  */
 import type { Db } from "../db/client";
 import { DEFAULT_BINDING, inEachProjectDatabase, projectDatabase, projectDatabases } from "../db/project-db";
-import type { Env } from "../env";
+import type { Env, Settings } from "../env";
+import { errorText, log } from "../log";
 import { dayOf } from "../credit/history";
 import { refreshAllFpopsPercentiles } from "./fpops-percentiles";
 import { refreshSnapshots } from "./kv-refresh";
@@ -23,8 +25,8 @@ import { describePurge, retentionSettings, runRetention } from "./retention";
 export interface Job {
   readonly name: string;
   readonly cron: string;
-  /** Returns a one-line summary for the log. */
-  run(env: Env, now: number): Promise<string>;
+  /** Returns a one-line summary for the cron's log line. */
+  run(env: Env, now: number, settings: Settings): Promise<string>;
 }
 
 export const JOBS: readonly Job[] = [
@@ -37,7 +39,17 @@ export const JOBS: readonly Job[] = [
       );
       const alarms = values.flatMap((v) => v.alarms);
       // The operator's alarm (docs/fair-credit.md#the-alarm-and-the-re-base): one line per app held at its anchor's limit.
-      for (const a of alarms) console.warn(describeFairAlarm(a));
+      for (const a of alarms) {
+        log("warn", {
+          event: "fair_alarm",
+          message: describeFairAlarm(a),
+          project_id: a.projectId,
+          app: a.app,
+          s: a.level,
+          s_raw: a.rawLevel,
+          s_ref: a.sRef,
+        });
+      }
       const n = values.reduce((total, v) => total + v.projects, 0);
       return `rescaled ${n} projects${alarms.length > 0 ? `; ${alarms.length} apps held at their fair anchor's limit` : ""}${skippedNote(failed)}`;
     },
@@ -131,7 +143,7 @@ export const JOBS: readonly Job[] = [
     // Hourly: a large project's day of results is purged in 24 small runs, not one big one.
     name: "retention",
     cron: "50 * * * *",
-    run: (env, now) => inEachDatabase(env, async (db) => describePurge(await runRetention(db, now, retentionSettings(env)))),
+    run: (env, now, settings) => inEachDatabase(env, async (db) => describePurge(await runRetention(db, now, retentionSettings(settings)))),
   },
 ];
 
@@ -142,7 +154,7 @@ async function inEachOne<T>(env: Env, binding: string, what: string, run: () => 
   try {
     return await run();
   } catch (e) {
-    console.error(`${what}: database ${binding} failed, skipped:`, e instanceof Error ? e.message : e);
+    log("error", { event: "database_skipped", what, binding, error: errorText(e) });
     return null;
   }
 }
@@ -171,25 +183,13 @@ async function inEachDatabase(env: Env, job: (db: Db) => Promise<string>): Promi
 /** The cron of a manual trigger: wrangler dev's /cdn-cgi/handler/scheduled without `?cron=`. */
 const MANUAL_TRIGGER_CRON = "";
 
+/** The jobs of a trigger's expression: none for one no job names (src/jobs/cron.ts logs why). */
 export function jobsFor(cron: string): readonly Job[] {
   if (cron === MANUAL_TRIGGER_CRON) return JOBS;
-  const matching = JOBS.filter((j) => j.cron === cron);
-  if (matching.length === 0) {
-    console.warn(`cron "${cron}" names no job (wrangler.jsonc triggers: ${[...new Set(JOBS.map((j) => j.cron))].join(", ")}); nothing run`);
-  }
-  return matching;
+  return JOBS.filter((j) => j.cron === cron);
 }
 
-/** Runs the jobs one after another; one job failing does not stop the others. */
-export async function runJobs(jobs: readonly Job[], env: Env, now: number): Promise<void> {
-  const failures: unknown[] = [];
-  for (const job of jobs) {
-    try {
-      console.log(`${job.name}: ${await job.run(env, now)}`);
-    } catch (err) {
-      console.error(`${job.name} failed:`, err);
-      failures.push(err);
-    }
-  }
-  if (failures.length > 0) throw new AggregateError(failures, `${failures.length} scheduled job(s) failed`);
+/** Why a trigger ran nothing, for its log line. */
+export function noJobMessage(cron: string): string {
+  return `cron "${cron}" names no job (wrangler.jsonc triggers: ${[...new Set(JOBS.map((j) => j.cron))].join(", ")}); nothing run`;
 }

@@ -9,6 +9,7 @@ import type { Context } from "hono";
 import type { AppEnv } from "../env";
 import { sha256Hex } from "../http/tokens";
 import { serverNow } from "../clock";
+import { errorText, log } from "../log";
 import { SNAPSHOT_LIMITS } from "./limits";
 
 export interface StoredSnapshot<T> {
@@ -69,7 +70,9 @@ export async function readThrough<T>(
   const headers = { "Cache-Control": `max-age=${SNAPSHOT_LIMITS.missCacheSeconds}` };
   if (keep(data)) {
     c.executionCtx.waitUntil(
-      caches.default.put(cacheUrl(key), new Response(text, { headers })).catch((err) => console.error(`cache of ${key} failed:`, err)),
+      caches.default
+        .put(cacheUrl(key), new Response(text, { headers }))
+        .catch((err) => log("error", { event: "cache_put_failed", key, error: errorText(err) })),
     );
   }
   return data === null ? null : { data, takenAt, version: await versionOf(text) };

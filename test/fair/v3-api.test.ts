@@ -4,11 +4,12 @@
  * the alarm (JSON, page, cron log), the re-base (audit log with its reason) and the next anchor.
  */
 import { env } from "cloudflare:workers";
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it } from "vitest";
 import { expectRel } from "../credit/close";
 import { type ResultBody, expectError, result, setupProject, workunit } from "../support/api-helpers";
 import { rawRequest, request } from "../support/api";
 import { runCron } from "../support/cron";
+import { captureLogs } from "../support/logs";
 import { getPage, section } from "../web/html";
 
 const COBBLESTONE = 200 / 86400e9;
@@ -23,8 +24,6 @@ const job = (wuId: number, hostId: number): ReturnType<typeof workunit> =>
   workunit(wuId, [result(wuId * 10 + 1, { host_id: hostId, user_id: hostId, flops_estimate: 6e9 } as Partial<ResultBody>)], {
     target_nresults: 1,
   });
-
-afterEach(() => vi.restoreAllMocks());
 
 describe("version 3: anchor, seal, founders, alarm and re-base", () => {
   it("anchors at 1,000 samples, holds S within 3%, keeps newcomers out, and re-bases on the project's word", async () => {
@@ -85,12 +84,14 @@ describe("version 3: anchor, seal, founders, alarm and re-base", () => {
     const apps = section((await getPage(`/p/${slug}`)).html, "apps");
     expect(apps).toContain("held at its limit: S_raw 2.5 (1.25 × S_ref)");
 
-    // The cron's rescale logs the alarm, naming project and app, with S, S_raw and S_ref.
-    const warn = vi.spyOn(console, "warn").mockImplementation(() => {});
-    await runCron("*/10 * * * *", (T + 1800) * 1000);
-    const lines = warn.mock.calls.map((c) => String(c[0])).filter((l) => l.startsWith(`fair alarm: project ${id} app "a"`));
-    expect(lines).toHaveLength(1);
-    expect(lines[0]).toContain("S_raw 2.5 = 1.2500 × S_ref 2");
+    // The cron's rescale logs the alarm, naming project and app, with S, S_raw and S_ref: a JSON
+    // line (docs/operations.md#logs) whose message is the operator's text.
+    const { lines } = await captureLogs(() => runCron("*/10 * * * *", (T + 1800) * 1000));
+    const alarms = lines.filter((l) => l.event === "fair_alarm" && String(l.message).startsWith(`fair alarm: project ${id} app "a"`));
+    expect(alarms).toHaveLength(1);
+    expect(alarms[0]).toMatchObject({ level: "warn", console: "warn", project_id: id, app: "a", s_raw: 2.5, s_ref: 2 });
+    expectRel(alarms[0]!.s as number, 2.06);
+    expect(alarms[0]!.message).toContain("S_raw 2.5 = 1.2500 × S_ref 2");
 
     // A young newcomer is paid against the held S: est × 2.06 = 6.18e12.
     answer = await api.ok("POST", "/passes", { now: T + 1900, workunits: [job(4, 9)] });

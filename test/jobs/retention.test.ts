@@ -13,6 +13,7 @@ import {
   MAX_CLOCK_SKEW_SECONDS,
 } from "../../src/config";
 import { database } from "../../src/db/client";
+import { parseSettings } from "../../src/env-vars";
 import { purgeProject, retentionSettings, runRetention } from "../../src/jobs/retention";
 import { expectError, result, setupProject, workunit } from "../support/api-helpers";
 import { ADMIN_TOKEN, request, createProject, typedClient } from "../support/api";
@@ -25,6 +26,13 @@ const STEP_DAYS = 10;
 const STEPS = 15; // 150 days: five windows of 30
 const WU_PER_STEP = 3;
 const who = { host: 10, user: 10 };
+
+/** The retention settings of a deployment with these variables, parsed as the Worker parses them (src/env-vars.ts). */
+function settingsWith(vars: Record<string, string> = {}) {
+  const parsed = parseSettings(vars);
+  if (!parsed.ok) throw new Error(parsed.problems.join("; "));
+  return retentionSettings(parsed.value);
+}
 
 /** The project's decided rows, as the database holds them. */
 async function storedRows(slug: string): Promise<{ results: number; workunits: number }> {
@@ -180,7 +188,7 @@ describe("retention's bounds and other tables", () => {
     const now = then + 35 * DAY;
     // Chunks of 3, two per run: 6 results and 5 workunits (the workunit chunk of the 2nd
     // batch deletes the last 2), then the remaining 4 results.
-    const tight = { ...retentionSettings({}), chunkRows: 3, maxChunks: 2 };
+    const tight = { ...settingsWith(), chunkRows: 3, maxChunks: 2 };
     const id = (await env.DB.prepare("SELECT id FROM projects WHERE slug = ?").bind(slug).first<number>("id"))!;
     // The project's clock has reached `now` (a later pass would have moved it there).
     const project = { id, resultRetentionDays: DEFAULT_RESULT_RETENTION_DAYS, clock: now, credited: true };
@@ -194,12 +202,12 @@ describe("retention's bounds and other tables", () => {
     expect(await auditRows()).toBe(0);
   });
 
-  it("reads its windows from the environment, falling back to the defaults", () => {
-    expect(retentionSettings({ AUDIT_RETENTION_DAYS: "30", AM_RPC_RETENTION_DAYS: "7" })).toMatchObject({ auditDays: 30, amRpcDays: 7 });
-    expect(retentionSettings({ AUDIT_RETENTION_DAYS: "soon" })).toMatchObject({
-      auditDays: DEFAULT_AUDIT_RETENTION_DAYS,
-      amRpcDays: DEFAULT_AM_RPC_RETENTION_DAYS,
-    });
+  it("reads its windows from the environment, the defaults when unset; a bad one is refused, not replaced", () => {
+    expect(settingsWith({ AUDIT_RETENTION_DAYS: "30", AM_RPC_RETENTION_DAYS: "7" })).toMatchObject({ auditDays: 30, amRpcDays: 7 });
+    expect(settingsWith()).toMatchObject({ auditDays: DEFAULT_AUDIT_RETENTION_DAYS, amRpcDays: DEFAULT_AM_RPC_RETENTION_DAYS });
+    expect(() => settingsWith({ AUDIT_RETENTION_DAYS: "soon" })).toThrow(
+      'AUDIT_RETENTION_DAYS: expected a whole number of days ≥ 1, got "soon"',
+    );
   });
 });
 
@@ -211,7 +219,7 @@ describe("account-manager RPC retention", () => {
     for (const [i, at] of t.entries()) {
       await am.rpc(5, rpcBody(at, [totals(EINSTEIN, { cpu_ec: cumulative[i]!, cpu_time: 100 * (i + 1) })]));
     }
-    const settings = { ...retentionSettings({ AM_RPC_RETENTION_DAYS: "5" }), maxChunks: 1000 };
+    const settings = { ...settingsWith({ AM_RPC_RETENTION_DAYS: "5" }), maxChunks: 1000 };
     // Five days after the last RPC: all three are older than the window, the latest stays.
     const counts = await runRetention(database(env.DB), t[2]! + 5 * DAY + 1, settings);
     expect(counts.amRpcs).toBe(2);
@@ -305,7 +313,7 @@ describe("trickle retention", () => {
     const db = database(env.DB);
     const now = T + DAY; // cutoff: T − 29 days, so 1, 2, 3, 5 are past it and 4 is not
     const project = { id, resultRetentionDays: DEFAULT_RESULT_RETENTION_DAYS, clock: now, credited: true };
-    const tight = { ...retentionSettings({}), chunkRows: 2, maxChunks: 1 };
+    const tight = { ...settingsWith(), chunkRows: 2, maxChunks: 1 };
     // Run 1: the next two ids above 0 (1, 2) are both old: horizon 2, both deleted.
     expect(await purgeProject(db, project, now, tight)).toMatchObject({ trickles: 2 });
     expect([await horizon(), await stored()]).toEqual([2, [3, 4, 5]]);

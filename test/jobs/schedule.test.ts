@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import wranglerConfig from "../../wrangler.jsonc?raw";
 import { projectDatabases } from "../../src/db/project-db";
 import { createProject } from "../support/api";
+import { parseEnv } from "../../src/env";
 import { JOBS, jobsFor } from "../../src/jobs/schedule";
 
 /** wrangler.jsonc is JSON with // comments (none inside strings that matter here). */
@@ -25,7 +26,7 @@ describe("scheduled jobs", () => {
     // Jobs visit the databases that hold projects (a bound one no project names is skipped).
     await createProject("sched", { database: "DB_LARGE" });
     const retention = JOBS.find((j) => j.name === "retention")!;
-    const line = await retention.run(env, Date.now() / 1000);
+    const line = await retention.run(env, Date.now() / 1000, parseEnv(env));
     const bindings = (await projectDatabases(env)).map((d) => d.binding);
     expect(bindings).toEqual(expect.arrayContaining(["DB", "DB_LARGE"]));
     expect([...line.matchAll(/(?:^|; )([A-Z_]+): purged \d+ results/g)].map((m) => m[1])).toEqual(bindings);

@@ -5,14 +5,14 @@
 import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import worker from "../../src/index";
-import type { Env } from "../../src/env";
+import type { WorkerEnv } from "../../src/env";
 import type { ApiResponse } from "../support/api";
 import type { RequestBody, SuccessBody } from "../support/api-types";
 import { recordResponse } from "../support/response-schemas";
 
 /** Like `request` (test/support/api.ts): the body and the answer are typed by the OpenAPI document. */
 export async function callWith<M extends string, P extends string>(
-  overrides: Partial<Record<keyof Env, unknown>>,
+  overrides: Partial<Record<keyof WorkerEnv, unknown>>,
   method: M,
   path: P,
   opts: { token?: string; body?: RequestBody<M, P>; headers?: Record<string, string> } = {},
@@ -22,7 +22,7 @@ export async function callWith<M extends string, P extends string>(
 
 /** Like `rawRequest` (test/support/api.ts): any body (a string is sent as it is), the answer `unknown`. */
 export async function callWithRaw(
-  overrides: Partial<Record<keyof Env, unknown>>,
+  overrides: Partial<Record<keyof WorkerEnv, unknown>>,
   method: string,
   path: string,
   opts: { token?: string; body?: unknown; headers?: Record<string, string> } = {},
@@ -35,7 +35,7 @@ export async function callWithRaw(
     body = typeof opts.body === "string" ? opts.body : JSON.stringify(opts.body);
   }
   const ctx = createExecutionContext();
-  const patched = { ...env, ...overrides } as Env;
+  const patched = { ...env, ...overrides } as WorkerEnv;
   const res = await worker.fetch(new Request(`http://cobblestone.test${path}`, { method, headers, body }), patched, ctx);
   await waitOnExecutionContext(ctx);
   const text = await res.text();

@@ -5,6 +5,7 @@
  */
 import { createRouter } from "../../http/router";
 import { databaseBindings } from "../../db/project-db";
+import { log } from "../../log";
 import { route } from "./health.routes";
 import { checkDatabase } from "./health.service";
 
@@ -22,6 +23,6 @@ export const healthRouter = createRouter().openapi(route, async (c) => {
     ),
   ]);
   const ok = checks.every((x) => x.ok);
-  for (const x of checks) if (!x.ok) console.error(`health: ${x.name}: ${x.error}`);
+  for (const x of checks) if (!x.ok) log("error", { event: "health_check_failed", check: x.name, error: x.error });
   return c.json({ ok, checks }, ok ? 200 : 503);
 });

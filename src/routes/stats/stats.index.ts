@@ -5,6 +5,7 @@
  */
 import { createRouter } from "../../http/router";
 import { ApiError } from "../../http/errors";
+import { errorText, log } from "../../log";
 import { type StatsFileMeta, statsKvKey, statsPartKey } from "../../services/stats-export";
 import { type StatsFile, contentTypeOf } from "../../stats/export-stream";
 import { matches } from "../../snapshots/store";
@@ -46,7 +47,7 @@ function concatParts(kv: KVNamespace, slug: string, file: StatsFile, first: Read
     }
     await writable.close();
   })().catch((err) => {
-    console.error(`stats ${file} of ${slug}:`, err);
+    log("error", { event: "stats_stream_failed", project: slug, file, error: errorText(err) });
     return writable.abort(err);
   });
   return readable;
