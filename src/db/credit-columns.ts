@@ -1,7 +1,7 @@
 /**
  * The columns a grant run updates on a credit holder's row (hosts, users, teams) and on the
  * project's, each as ONE step: its value after a run from the row's values before it. A pass
- * alone applies the step to the stored row (pass-writes.ts creditRunWrites, read-model-writes.ts
+ * alone applies the step to the stored row (grant-writes.ts: creditRunWrites,
  * projectCreditWrite); a pass batch walks it over each row's runs in pass order and writes the
  * last step (holder-walks.ts). Both writers, and every part of the walk (its base rows, its
  * recursive step, its UPDATE and its INSERT), are generated from these lists: a statistic a

@@ -15,7 +15,7 @@ import { dayOf } from "../credit/history";
 import type { Grant } from "../credit/pass";
 import type { GrantGroups, GrantPart } from "./grant-groups";
 import { type HistoryTarget, dayAt, finishedBucketWrites, finishesDay, storedFinishedDays } from "./history-transitions";
-import type { FreshHolders } from "./pass-writes";
+import type { FreshHolders } from "./grant-groups";
 import { type CreditSubject, type HolderTable, hosts, projects, teams, users } from "./schema";
 import { type CreditColumn, HOLDER_CREDIT_COLUMNS, PROJECT_CREDIT_COLUMNS } from "./credit-columns";
 import { batchQueueRaise } from "./queue-numbers";

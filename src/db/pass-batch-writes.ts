@@ -18,21 +18,12 @@ import type { FairVersionState } from "../credit/fair-state";
 import type { PassEffects } from "../credit/pass";
 import { appCreditQueueWrites } from "./app-credit-queue";
 import { attributionCountWrites } from "./holder-counts";
-import { markSubjects } from "./kv-marks";
-import {
-  type ExistingHolders,
-  attributionWrites,
-  type FreshHolders,
-  freshHolders,
-  grantGroups,
-  outcomeInserts,
-  versionStateWrites,
-  workunitInserts,
-} from "./pass-writes";
+import { dirtySubjects, markSubjects } from "./kv-marks";
+import { type ExistingHolders, type FreshHolders, freshHolders, grantGroups } from "./grant-groups";
+import { attributionWrites, outcomeInserts, versionStateWrites, workunitInserts } from "./pass-writes";
 import type { HistoryTarget } from "./history-transitions";
 import { holderWalkWrites } from "./holder-walks";
 import { hostAppVersionWrites } from "./host-app-version-writes";
-import { dirtySubjects } from "./read-model-writes";
 import { appVersions } from "./schema";
 import { jsonList, jsonRowsTable, name, wholeSeconds } from "./sql-helpers";
 import { type PhasedWrites, assembleWrites } from "./write-phases";

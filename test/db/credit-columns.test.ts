@@ -15,7 +15,8 @@ import { runBatch } from "../../src/db/batch";
 import { database } from "../../src/db/client";
 import { type CreditColumn, HOLDER_CREDIT_COLUMNS } from "../../src/db/credit-columns";
 import { holderWalkWrites } from "../../src/db/holder-walks";
-import { creditRunWrites, grantGroups } from "../../src/db/pass-writes";
+import { grantGroups } from "../../src/db/grant-groups";
+import { creditRunWrites } from "../../src/db/grant-writes";
 import { hosts, teams, users } from "../../src/db/schema";
 import { grantRun } from "../../src/db/stat-updates";
 

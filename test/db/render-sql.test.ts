@@ -13,8 +13,9 @@ import { database } from "../../src/db/client";
 import { attributionCountWrites } from "../../src/db/holder-counts";
 import { holderWalkWrites } from "../../src/db/holder-walks";
 import { PROJECT_SUBJECT, markSubjects } from "../../src/db/kv-marks";
-import { grantGroups, grantWrites, workunitInserts } from "../../src/db/pass-writes";
-import { projectCreditWrite } from "../../src/db/read-model-writes";
+import { grantGroups } from "../../src/db/grant-groups";
+import { grantWrites, projectCreditWrite } from "../../src/db/grant-writes";
+import { workunitInserts } from "../../src/db/pass-writes";
 import { renderStatement } from "../../src/db/render-sql";
 import { hosts, projects } from "../../src/db/schema";
 import { setClause } from "../../src/db/stat-updates";
@@ -38,8 +39,8 @@ describe("the batch's SQL renderer", () => {
     const groups = grantGroups(grants);
     const fresh = { hosts: new Map([[4, 0]]), users: new Map([[8, 0]]), teams: new Map<number, null>() };
     const statements = [
-      ...grantWrites(9, 1000.5, groups),
-      ...grantWrites(9, 1000.5, groups, fresh),
+      ...grantWrites(9, 1000.5, grants, groups),
+      ...grantWrites(9, 1000.5, grants, groups, fresh),
       ...projectCreditWrite(9, 1000.5, grants),
       ...appCreditQueueWrites(9, [
         { now: 999, groups },
