@@ -12,6 +12,7 @@ import { appCreditQueueWrites } from "./app-credit-queue";
 import { type CreditColumn, HOLDER_CREDIT_COLUMNS, PROJECT_CREDIT_COLUMNS, type RunField, creditAssignments } from "./credit-columns";
 import type { FreshHolders, GrantGroups, GrantPart } from "./grant-groups";
 import { type HistoryTarget, historyTransitionWrites } from "./history-transitions";
+import { QueueNumbers } from "./queue-numbers";
 import { type HolderTable, hosts, projects, teams, users } from "./schema";
 import { col, conflictRowField, name, ref, withJsonRows, chunks, zeroedRow } from "./sql-helpers";
 import { type Assignment, grantRun, setClause } from "./stat-updates";
@@ -43,11 +44,15 @@ export function grantPhases(
   fresh?: FreshHolders,
   history?: HistoryTarget,
 ): Pick<PhasedWrites, "finishedDays" | "holderCredit" | "appCreditQueue" | "projectCredit"> {
+  const queue = new QueueNumbers(projectId);
+  const finishedDays = historyTransitionWrites(projectId, now, groups, queue, history);
+  const appCreditQueue = appCreditQueueWrites(projectId, [{ now, groups }], queue);
+  // Last: the project's run raises queue_seq past the numbers the two above took.
   return {
-    finishedDays: historyTransitionWrites(projectId, now, groups, history),
+    finishedDays,
     holderCredit: holderCreditWrites(projectId, now, groups, fresh),
-    appCreditQueue: appCreditQueueWrites(projectId, [{ now, groups }]),
-    projectCredit: projectCreditWrite(projectId, now, grants),
+    appCreditQueue,
+    projectCredit: projectCreditWrite(projectId, now, grants, queue),
   };
 }
 
@@ -143,7 +148,7 @@ export interface FreshRows {
  * the same update starts the project's new day (history-transitions.ts) and raises queue_seq
  * past the number the pass's queue rows took (queue-numbers.ts).
  */
-export function projectCreditWrite(projectId: number, now: number, grants: readonly Grant[]): SQL[] {
+export function projectCreditWrite(projectId: number, now: number, grants: readonly Grant[], queue: QueueNumbers): SQL[] {
   if (grants.length === 0) return [];
   const run = grantRun(
     now,
@@ -158,7 +163,9 @@ export function projectCreditWrite(projectId: number, now: number, grants: reado
     sum: sql`${grants.reduce((sum, x) => sum + x.credit, 0)}`,
     add: sql`${run.first.credit + run.restCredit}`,
   };
-  return [
-    sql`UPDATE ${projects} SET ${setClause(creditAssignments(PROJECT_CREDIT_COLUMNS, (f) => fields[f]))} WHERE ${name(projects.id)} = ${projectId}`,
-  ];
+  const set = creditAssignments(PROJECT_CREDIT_COLUMNS, (f) => fields[f]).map(([c, v]): Assignment => [
+    c,
+    c === projects.queueSeq.name ? queue.raise(v, 1) : v,
+  ]);
+  return [sql`UPDATE ${projects} SET ${setClause(set)} WHERE ${name(projects.id)} = ${projectId}`];
 }

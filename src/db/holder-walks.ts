@@ -18,7 +18,7 @@ import { type HistoryTarget, dayAt, finishedBucketWrites, finishesDay, storedFin
 import type { FreshHolders } from "./grant-groups";
 import { type CreditSubject, type HolderTable, hosts, projects, teams, users } from "./schema";
 import { type CreditColumn, HOLDER_CREDIT_COLUMNS, PROJECT_CREDIT_COLUMNS } from "./credit-columns";
-import { batchQueueRaise } from "./queue-numbers";
+import type { QueueNumbers } from "./queue-numbers";
 import { MAX_STEPS_PER_STATEMENT, col, jsonList, jsonRowsTable, name, zeroedRow } from "./sql-helpers";
 import { grantRun, setClause } from "./stat-updates";
 
@@ -222,8 +222,12 @@ function freshInsert(projectId: number, walk: HolderWalk, columns: readonly Cred
   ];
 }
 
-/** The project row: a step per granting pass, also numbering the pass's queue rows and moving its first credit back. */
-function projectWalk(projectId: number, passes: readonly WalkedPass[], historyRows: number) {
+/**
+ * The project row: a step per granting pass, also raising queue_seq and moving its first credit
+ * back. `update()` writes the walk's end, raising queue_seq past the numbers `queue` gave out:
+ * call it after every statement that takes one.
+ */
+function projectWalk(projectId: number, passes: readonly WalkedPass[], queue: QueueNumbers) {
   const steps = finish(
     passes
       .filter((x) => x.grants.length > 0)
@@ -240,19 +244,18 @@ function projectWalk(projectId: number, passes: readonly WalkedPass[], historyRo
   const pr = projects;
   const columns = PROJECT_CREDIT_COLUMNS;
   const ctes = walkCtes("p", columns, storedBase(pr, columns, sql`${name(pr.id)} = ${projectId}`), steps);
-  // The walk's last values; queue_seq also past the numbers the batch's statements of buckets took.
-  const last = sql.join(
-    columns.map((c) => (c.name === pr.queueSeq.name ? batchQueueRaise(w(c.as), historyRows) : w(c.as))),
-    sql`, `,
-  );
-  const update =
-    steps.length === 0
-      ? []
-      : [
-          sql`WITH RECURSIVE ${ctes}
-            UPDATE ${pr} SET (${names(columns)}) = (SELECT ${last} FROM p_w AS w WHERE w.fin = 1)
-            WHERE ${name(pr.id)} = ${projectId}`,
-        ];
+  const update = (): SQL[] => {
+    if (steps.length === 0) return [];
+    const last = sql.join(
+      columns.map((c) => (c.name === pr.queueSeq.name ? queue.raise(w(c.as), steps.length) : w(c.as))),
+      sql`, `,
+    );
+    return [
+      sql`WITH RECURSIVE ${ctes}
+        UPDATE ${pr} SET (${names(columns)}) = (SELECT ${last} FROM p_w AS w WHERE w.fin = 1)
+        WHERE ${name(pr.id)} = ${projectId}`,
+    ];
+  };
   return { steps, ctes, update };
 }
 
@@ -321,16 +324,18 @@ function splitByDays(walk: HolderWalk): { firstDays: [k: number, day: number][];
 
 /**
  * The batch's credit on its holders and project row, in this order: the finished buckets (a
- * statement per part of the tables' walks, each numbering its queue row one above the last;
- * both guarded statements when `history` is "guarded"), each table's stored rows, its
- * fresh rows, then (`projectRow`) the project's walk, which must come after anything that
- * numbers itself by the project's queue_seq as the batch found it, and raises it past them all.
+ * statement per part of the tables' walks, each taking the next of `queue`'s numbers; both
+ * guarded statements when `history` is "guarded"), each table's stored rows, its fresh rows,
+ * then (`projectRow`) the project's walk, which must come after anything that numbers itself
+ * by the project's queue_seq as the batch found it, and raises it past them all: the batch's
+ * other queue rows take their numbers from `queue` before this is called.
  * The buckets of rows granted on one day are read from the rows as stored, in the first
  * statement (splitByDays); only the rows granted on several days are walked for them.
  */
 export function holderWalkWrites(
   projectId: number,
   passes: readonly WalkedPass[],
+  queue: QueueNumbers,
   history: HistoryTarget = "guarded",
   columns: readonly CreditColumn[] = HOLDER_CREDIT_COLUMNS,
 ): { history: SQL[]; holders: SQL[]; projectRow: SQL[] } {
@@ -339,7 +344,7 @@ export function holderWalkWrites(
   const splits = walks.map(splitByDays);
   const walkedParts = splits.map((x) => parts(x.walked));
   const statements = Math.max(1, ...walkedParts.map((t) => t.length));
-  const project = projectWalk(projectId, passes, statements);
+  const project = projectWalk(projectId, passes, queue);
   if (project.steps.length === 0) return { history: [], holders: [], projectRow: [] };
   const unwalked = walks.flatMap((walk, n) => {
     const firstDays = splits[n]!.firstDays;
@@ -357,11 +362,11 @@ export function holderWalkWrites(
       ],
       sql` UNION ALL `,
     );
-    return finishedBucketWrites(projectId, finished, history, sql`WITH RECURSIVE ${ctes}`, n);
+    return finishedBucketWrites(projectId, finished, queue, history, sql`WITH RECURSIVE ${ctes}`);
   });
   return {
     history: buckets.flat(),
     holders: tables.flat().flatMap((x) => [...storedUpdate(projectId, x, columns), ...freshInsert(projectId, x, columns)]),
-    projectRow: project.update,
+    projectRow: project.update(),
   };
 }

@@ -23,6 +23,7 @@ import { type ExistingHolders, type FreshHolders, freshHolders, grantGroups } fr
 import { attributionWrites, outcomeInserts, versionStateWrites, workunitInserts } from "./pass-writes";
 import type { HistoryTarget } from "./history-transitions";
 import { holderWalkWrites } from "./holder-walks";
+import { QueueNumbers } from "./queue-numbers";
 import { hostAppVersionWrites } from "./host-app-version-writes";
 import { appVersions } from "./schema";
 import { jsonList, jsonRowsTable, name, wholeSeconds } from "./sql-helpers";
@@ -81,9 +82,13 @@ export function passBatchWritePhases(
     for (const [key, change] of effects.fairHostAppVersions) fairHosts.set(key, change);
   }
   const attributions = passes.map((p) => ({ now: p.now, attributions: p.effects.attributions }));
+  const queue = new QueueNumbers(projectId);
+  // Before the walks: the project's walk raises queue_seq past every number taken.
+  const appCreditQueue = appCreditQueueWrites(projectId, groups, queue);
   const walks = holderWalkWrites(
     projectId,
     passes.map(({ now, effects }, k) => ({ now, groups: groups[k]!.groups, grants: effects.grants, fresh: fresh[k]! })),
+    queue,
     history,
   );
   return {
@@ -111,7 +116,7 @@ export function passBatchWritePhases(
     ),
     finishedDays: walks.history,
     holderCredit: walks.holders,
-    appCreditQueue: appCreditQueueWrites(projectId, groups),
+    appCreditQueue,
     projectCredit: walks.projectRow,
     versionCredit: versionCreditWalk(projectId, passes),
     // A holder a grant inserted takes the owner or team the batch's last pass gives it (written only if another).

@@ -17,6 +17,7 @@ import { type CreditColumn, HOLDER_CREDIT_COLUMNS } from "../../src/db/credit-co
 import { holderWalkWrites } from "../../src/db/holder-walks";
 import { grantGroups } from "../../src/db/grant-groups";
 import { creditRunWrites } from "../../src/db/grant-writes";
+import { QueueNumbers } from "../../src/db/queue-numbers";
 import { hosts, teams, users } from "../../src/db/schema";
 import { grantRun } from "../../src/db/stat-updates";
 
@@ -114,6 +115,7 @@ describe("a statistic added to the holders' column list", () => {
     const walks = holderWalkWrites(
       batched,
       PASSES.map(({ now, grants }) => ({ now, grants, groups: grantGroups(grants), fresh: empty })),
+      new QueueNumbers(batched),
       "ledger",
       COLUMNS,
     );

@@ -16,6 +16,7 @@ import { PROJECT_SUBJECT, markSubjects } from "../../src/db/kv-marks";
 import { grantGroups } from "../../src/db/grant-groups";
 import { grantWrites, projectCreditWrite } from "../../src/db/grant-writes";
 import { workunitInserts } from "../../src/db/pass-writes";
+import { QueueNumbers } from "../../src/db/queue-numbers";
 import { renderStatement } from "../../src/db/render-sql";
 import { hosts, projects } from "../../src/db/schema";
 import { setClause } from "../../src/db/stat-updates";
@@ -41,11 +42,15 @@ describe("the batch's SQL renderer", () => {
     const statements = [
       ...grantWrites(9, 1000.5, grants, groups),
       ...grantWrites(9, 1000.5, grants, groups, fresh),
-      ...projectCreditWrite(9, 1000.5, grants),
-      ...appCreditQueueWrites(9, [
-        { now: 999, groups },
-        { now: 1000.5, groups },
-      ]),
+      ...projectCreditWrite(9, 1000.5, grants, new QueueNumbers(9)),
+      ...appCreditQueueWrites(
+        9,
+        [
+          { now: 999, groups },
+          { now: 1000.5, groups },
+        ],
+        new QueueNumbers(9),
+      ),
       ...markSubjects(9, [PROJECT_SUBJECT, { subject: "host", id: 1 }]),
       ...attributionCountWrites(9, attributions),
       ...workunitInserts(9, [{ id: 5, appId: 2, credit: 12.5, at: 1000 }]),
@@ -54,7 +59,7 @@ describe("the batch's SQL renderer", () => {
           { now: 999, groups, grants, fresh },
           { now: 1000.5, groups, grants, fresh: { hosts: new Map(), users: new Map(), teams: new Map() } },
         ];
-        const walks = holderWalkWrites(9, passes, history);
+        const walks = holderWalkWrites(9, passes, new QueueNumbers(9), history);
         return [...walks.history, ...walks.holders, ...walks.projectRow];
       }),
     ];
