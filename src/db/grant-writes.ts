@@ -9,7 +9,7 @@ import type { AnySQLiteColumn } from "drizzle-orm/sqlite-core";
 import { dayOf } from "../credit/history";
 import type { Grant } from "../credit/pass";
 import { appCreditQueueWrites } from "./app-credit-queue";
-import { type CreditColumn, HOLDER_CREDIT_COLUMNS, PROJECT_CREDIT_COLUMNS, type RunField, creditAssignments } from "./credit-columns";
+import { type CreditColumn, HOLDER_CREDIT_COLUMNS, PROJECT_CREDIT_COLUMNS, boundRunFields, creditAssignments } from "./credit-columns";
 import type { FreshHolders, GrantGroups, GrantPart } from "./grant-groups";
 import { type HistoryTarget, historyTransitionWrites } from "./history-transitions";
 import { QueueNumbers } from "./queue-numbers";
@@ -77,7 +77,7 @@ export function creditRunWrites(
   now: number,
   groups: ReadonlyMap<string, readonly GrantPart[]>,
   fresh?: FreshRows,
-  columns: readonly CreditColumn[] = HOLDER_CREDIT_COLUMNS,
+  columns: readonly CreditColumn<HolderTable>[] = HOLDER_CREDIT_COLUMNS,
 ): SQL[] {
   const rows = [...groups].map(([key, parts]) => {
     const run = grantRun(now, parts);
@@ -94,7 +94,7 @@ export function creditRunWrites(
   const g = (f: string) => ref("g", f);
   /** The run's assignments to its row, `g(field)` reading the run's fields. */
   const assignments = (g: (f: string) => SQL): Assignment[] =>
-    creditAssignments(columns, (f) => {
+    creditAssignments(table, columns, (f) => {
       if (f === "now") return sql`${now}`;
       if (f === "day") return sql`${dayOf(now)}`;
       if (f === "add") throw new Error("a holder's run has no summed total");
@@ -116,7 +116,7 @@ export function creditRunWrites(
     ...assignments(ofExcluded),
     ...(fresh.attribution ? [[fresh.attribution.name, sql`excluded.${name(fresh.attribution)}`] as const] : []),
   ];
-  const startsAtNow = Object.fromEntries(columns.filter((c) => c.startsAtNow).map((c) => [c.name, now]));
+  const startsAtNow = Object.fromEntries(columns.filter((c) => c.startsAtNow).map((c) => [c.column(table).name, now]));
   const inserts = chunks(rows.filter((r) => "fresh" in r)).map(
     (chunk) => sql`${withJsonRows("g", [...fields, "fresh"], chunk)}
       INSERT INTO ${table} (${name(table.projectId)}, ${name(table.id)}, ${name(table.createTime)}, ${
@@ -150,20 +150,11 @@ export interface FreshRows {
  */
 export function projectCreditWrite(projectId: number, now: number, grants: readonly Grant[], queue: QueueNumbers): SQL[] {
   if (grants.length === 0) return [];
-  const run = grantRun(
+  const fields = boundRunFields(
     now,
     grants.map((g) => ({ credit: g.credit, start: g.startTime })),
   );
-  const fields: Record<RunField, SQL> = {
-    now: sql`${now}`,
-    day: sql`${dayOf(now)}`,
-    credit: sql`${run.first.credit}`,
-    start: sql`${run.first.start}`,
-    rest: sql`${run.restCredit}`,
-    sum: sql`${grants.reduce((sum, x) => sum + x.credit, 0)}`,
-    add: sql`${run.first.credit + run.restCredit}`,
-  };
-  const set = creditAssignments(PROJECT_CREDIT_COLUMNS, (f) => fields[f]).map(([c, v]): Assignment => [
+  const set = creditAssignments(projects, PROJECT_CREDIT_COLUMNS, (f) => fields[f]).map(([c, v]): Assignment => [
     c,
     c === projects.queueSeq.name ? queue.raise(v, 1) : v,
   ]);

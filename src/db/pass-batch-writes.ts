@@ -12,7 +12,7 @@
  * fair states, one statement per version, one per-app credit queue row (each run with its
  * pass's `now`), and one KV mark row.
  */
-import { type SQL, sql } from "drizzle-orm";
+import type { SQL } from "drizzle-orm";
 import type { FairHostChange } from "../credit/fair-pass";
 import type { FairVersionState } from "../credit/fair-state";
 import type { PassEffects } from "../credit/pass";
@@ -22,13 +22,14 @@ import { dirtySubjects, markSubjects } from "./kv-marks";
 import { type ExistingHolders, type FreshHolders, freshHolders, grantGroups } from "./grant-groups";
 import { attributionWrites, outcomeInserts, versionStateWrites, workunitInserts } from "./pass-writes";
 import type { HistoryTarget } from "./history-transitions";
-import { holderWalkWrites } from "./holder-walks";
+import { holderWalkWrites, runStep, storedWalkUpdate } from "./holder-walks";
 import { QueueNumbers } from "./queue-numbers";
 import { hostAppVersionWrites } from "./host-app-version-writes";
 import { appVersions } from "./schema";
-import { jsonList, jsonRowsTable, name, wholeSeconds } from "./sql-helpers";
+import { wholeSeconds } from "./sql-helpers";
+import { APP_VERSION_CREDIT_COLUMNS } from "./credit-columns";
+import { numberSteps } from "./walks";
 import { type PhasedWrites, assembleWrites } from "./write-phases";
-import { grantRun, recentAverageRun } from "./stat-updates";
 
 /** One pass's effects and the `now` it was decided at. */
 export interface TimedEffects {
@@ -129,44 +130,19 @@ export function passBatchWritePhases(
 /**
  * The app versions' credit samples of every pass as ONE statement: each version walks the RAC
  * runs of the passes that credited it, in pass order and each at its pass's `now` (the step a
- * pass alone writes: recentAverageRun), and keeps the last step. No other statement of the
- * batch reads or writes these two columns, so one walk after the passes equals a run per pass.
- * The holders' shape (holder-walks.ts): each step found by its key in the materialized steps,
- * the last steps (`fin`) materialized once and each version row then found by its key, so the
- * statement is linear in its steps (a subquery per version row would scan the whole walk).
+ * pass alone writes: APP_VERSION_CREDIT_COLUMNS), and keeps the last step. No other statement
+ * of the batch reads or writes these columns, so one walk after the passes equals a run per
+ * pass. The holders' walk of stored rows (holder-walks.ts storedWalkUpdate).
  */
 function versionCreditWalk(projectId: number, passes: readonly TimedEffects[]): SQL[] {
-  const steps: { v: number; i: number; fin: 0 | 1; now: number; credit: number; start: number; rest: number }[] = [];
-  const taken = new Map<number, number>();
-  for (const { now, effects } of passes) {
-    for (const [id, samples] of effects.versionCreditSamples) {
-      const run = grantRun(
+  const steps = passes.flatMap(({ now, effects }) =>
+    [...effects.versionCreditSamples].map(([id, samples]) =>
+      runStep(
+        id,
         now,
-        samples.map((s) => ({ credit: s.credit, start: s.time })),
-      );
-      const i = (taken.get(id) ?? 0) + 1;
-      taken.set(id, i);
-      steps.push({ v: id, i, fin: 0, now, credit: run.first.credit, start: run.first.start, rest: run.restCredit });
-    }
-  }
-  if (steps.length === 0) return [];
-  for (const x of steps) if (x.i === taken.get(x.v)) x.fin = 1;
-  const av = appVersions;
-  const rac = recentAverageRun.sql(
-    { avg: sql.raw("w.avg"), time: sql.raw("w.time") },
-    { now: sql.raw("s.now"), credit: sql.raw("s.credit"), start: sql.raw("s.start"), rest: sql.raw("s.rest") },
+        samples.map((x) => ({ credit: x.credit, start: x.time })),
+      ),
+    ),
   );
-  const ids = [...taken.keys()];
-  const mine = sql`${name(av.projectId)} = ${projectId} AND ${name(av.id)} IN ${jsonList(ids)}`;
-  return [
-    sql`WITH RECURSIVE
-      ${jsonRowsTable("s", ["v", "i", "fin", "now", "credit", "start", "rest"], steps)},
-      w(v, i, fin, avg, time) AS (
-        SELECT ${name(av.id)}, 0, 0, ${name(av.expavgCredit)}, ${name(av.expavgTime)} FROM ${av} WHERE ${mine}
-        UNION ALL
-        SELECT w.v, s.i, s.fin, ${rac.avg}, ${rac.time} FROM w JOIN s ON s.v = w.v AND s.i = w.i + 1),
-      z AS MATERIALIZED (SELECT v, avg, time FROM w WHERE fin = 1)
-      UPDATE ${av} SET ${name(av.expavgCredit)} = z.avg, ${name(av.expavgTime)} = z.time
-      FROM z WHERE ${name(av.projectId)} = ${projectId} AND ${name(av.id)} = z.v`,
-  ];
+  return storedWalkUpdate(projectId, appVersions, "v_", APP_VERSION_CREDIT_COLUMNS, numberSteps(steps));
 }

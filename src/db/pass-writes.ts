@@ -22,7 +22,8 @@ import { chunks, col, insertFromJson, jsonInt64, name, wholeSeconds } from "./sq
 import { FAIR_RULE_CODES, PFC_MODES, RESULT_OUTCOMES, type ResultOutcomeName, encode, encodeNullable } from "./codes";
 import type { PfcMode } from "../credit/pfc";
 import type { FairRule } from "../credit/fair-claim";
-import { averageUpdate, grantRun, recentAverageRun } from "./stat-updates";
+import { averageUpdate, setClause } from "./stat-updates";
+import { APP_VERSION_CREDIT_COLUMNS, boundRunFields, creditAssignments } from "./credit-columns";
 
 /** A result's final outcome as stored; absent fields are NULL. */
 export interface OutcomeRow {
@@ -240,16 +241,11 @@ function versionWrites(projectId: number, now: number, effects: PassEffects): SQ
   const credit = (id: number): SQL[] => {
     const samples = effects.versionCreditSamples.get(id);
     if (!samples?.length) return [];
-    const av = appVersions;
-    const run = grantRun(
+    const fields = boundRunFields(
       now,
       samples.map((c) => ({ credit: c.credit, start: c.time })),
     );
-    const rac = recentAverageRun.sql(
-      { avg: name(av.expavgCredit), time: name(av.expavgTime) },
-      { now: sql`${now}`, credit: sql`${run.first.credit}`, start: sql`${run.first.start}`, rest: sql`${run.restCredit}` },
-    );
-    return [sql`${name(av.expavgCredit)} = ${rac.avg}`, sql`${name(av.expavgTime)} = ${rac.time}`];
+    return [setClause(creditAssignments(appVersions, APP_VERSION_CREDIT_COLUMNS, (f) => fields[f]))];
   };
   return versionStateWrites(projectId, ids, effects.versionPfcSamples, effects.fairVersions, credit);
 }

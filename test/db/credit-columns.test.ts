@@ -7,7 +7,8 @@
  * generated from the list, and both leave the engine's values, to the last bit.
  */
 import { env } from "cloudflare:workers";
-import { sql } from "drizzle-orm";
+import { getTableName, sql } from "drizzle-orm";
+import { real, sqliteTable } from "drizzle-orm/sqlite-core";
 import { describe, expect, it } from "vitest";
 import type { Grant } from "../../src/credit/pass";
 
@@ -18,14 +19,21 @@ import { holderWalkWrites } from "../../src/db/holder-walks";
 import { grantGroups } from "../../src/db/grant-groups";
 import { creditRunWrites } from "../../src/db/grant-writes";
 import { QueueNumbers } from "../../src/db/queue-numbers";
-import { hosts, teams, users } from "../../src/db/schema";
+import { type HolderTable, hosts, teams, users } from "../../src/db/schema";
 import { grantRun } from "../../src/db/stat-updates";
 
 const db = database(env.DB);
 
-/** The recipe's one entry: the statistic's step from the row's value before a run and the run. */
-const BEST_RUN: CreditColumn = {
-  name: "best_run",
+/**
+ * The recipe's column, as schema.ts would declare it in creditHolder (`bestRun: real("best_run")…`):
+ * here on a stand-in of each holder table, whose column this test's D1 adds.
+ */
+const bestRunOf = new Map(
+  [hosts, users, teams].map((t) => [t, sqliteTable(getTableName(t), { bestRun: real("best_run").notNull().default(0) }).bestRun]),
+);
+/** The recipe's one entry: the statistic's column and its step from the row's value before a run and the run. */
+const BEST_RUN: CreditColumn<HolderTable> = {
+  column: (t) => bestRunOf.get(t)!,
   as: "best",
   step: (before, run) => sql`max(${before("best")}, ${run("credit")} + ${run("rest")})`,
 };
