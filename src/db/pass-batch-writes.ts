@@ -29,7 +29,7 @@ import { appVersions } from "./schema";
 import { wholeSeconds } from "./sql-helpers";
 import { APP_VERSION_CREDIT_COLUMNS } from "./credit-columns";
 import { numberSteps } from "./walks";
-import { type PhasedWrites, assembleWrites } from "./write-phases";
+import { assembleWrites } from "./write-phases";
 
 /** One pass's effects and the `now` it was decided at. */
 export interface TimedEffects {
@@ -44,16 +44,6 @@ export function passBatchWrites(
   existing: ExistingHolders,
   history?: HistoryTarget,
 ): SQL[] {
-  return assembleWrites(passBatchWritePhases(projectId, passes, existing, history));
-}
-
-/** The batch's writes by phase. */
-export function passBatchWritePhases(
-  projectId: number,
-  passes: readonly TimedEffects[],
-  existing: ExistingHolders,
-  history?: HistoryTarget,
-): PhasedWrites {
   const all = <T>(pick: (e: PassEffects) => readonly T[]) => passes.flatMap((p) => pick(p.effects));
   // Holders a pass both creates and credits are inserted by its grant statement (as for a pass
   // alone); a holder exists for every later pass once a pass has named it.
@@ -92,7 +82,7 @@ export function passBatchWritePhases(
     queue,
     history,
   );
-  return {
+  return assembleWrites({
     holderCounts: attributionCountWrites(
       projectId,
       all((e) => e.attributions),
@@ -124,7 +114,7 @@ export function passBatchWritePhases(
     grantedHolders: attributionWrites(projectId, attributions, (kind, id) => kind !== "teams" && insertedByGrants[kind].has(id)),
     versions: versionStateWrites(projectId, [...pfcSamples.keys()], pfcSamples, fairVersions),
     kvMarks: markSubjects(projectId, dirtySubjects(all((e) => e.attributions))),
-  };
+  });
 }
 
 /**

@@ -14,7 +14,7 @@ import { type ExistingHolders, freshHolders, grantGroups } from "./grant-groups"
 import { grantPhases } from "./grant-writes";
 import { attributionCountWrites } from "./holder-counts";
 import { dirtySubjects, markSubjects } from "./kv-marks";
-import { type PhasedWrites, assembleWrites } from "./write-phases";
+import { assembleWrites } from "./write-phases";
 import { fairVersionAssignments, fairVersionStateWrites } from "./fair-rows";
 import type { FairVersionState } from "../credit/fair-state";
 import { hostAppVersionWrites } from "./host-app-version-writes";
@@ -110,20 +110,9 @@ export function passWrites(
   existing?: ExistingHolders,
   history?: HistoryTarget,
 ): SQL[] {
-  return assembleWrites(passWritePhases(projectId, now, effects, existing, history));
-}
-
-/** A pass's writes by phase. */
-export function passWritePhases(
-  projectId: number,
-  now: number,
-  effects: PassEffects,
-  existing?: ExistingHolders,
-  history?: HistoryTarget,
-): PhasedWrites {
   const groups = grantGroups(effects.grants);
   const fresh = existing ? freshHolders(effects, groups, existing) : undefined;
-  return {
+  return assembleWrites({
     holderCounts: attributionCountWrites(projectId, effects.attributions),
     outcomes: outcomeInserts(
       projectId,
@@ -145,7 +134,7 @@ export function passWritePhases(
     ...grantPhases(projectId, now, effects.grants, groups, fresh, history),
     versions: versionWrites(projectId, now, effects),
     kvMarks: markSubjects(projectId, dirtySubjects(effects.attributions)),
-  };
+  });
 }
 
 /**
