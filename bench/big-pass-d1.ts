@@ -11,8 +11,18 @@ import { ingestPass } from "../src/routes/passes/passes.service";
 import { ingestPassBatch } from "../src/routes/passes/pass-batches.service";
 import type { PassRequest } from "../src/routes/passes/passes.schemas";
 import type { PassBatchRequest } from "../src/routes/passes/pass-batches.schemas";
-import type { BigRequest } from "./big-pass";
 import { migratedLocalD1 } from "./local-d1";
+
+/**
+ * One request of the benchmark (big-pass.ts builds them): its label, its route under the
+ * project, its body. Declared here, where it is consumed, so that big-pass.ts imports this
+ * module and not the other way round.
+ */
+export interface BigRequest {
+  readonly shape: string;
+  readonly route: "passes" | "pass-batches";
+  readonly body: unknown;
+}
 
 export interface D1WriteRow {
   readonly shape: string;

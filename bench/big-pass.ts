@@ -20,7 +20,7 @@ import { MAX_RESULTS_PER_PASS, MAX_WORKUNITS_PER_PASS } from "../src/routes/pass
 import { ADMIN_TOKEN, freshStateDir, prepareState, startServer } from "./server";
 import { percentile, postJson } from "./client";
 import type { WorkunitBody } from "./workload";
-import { d1WriteBatches } from "./big-pass-d1";
+import { type BigRequest, d1WriteBatches } from "./big-pass-d1";
 
 const NOW = Math.floor(Date.now() / 1000) - 3600;
 const APP = "big";
@@ -121,13 +121,6 @@ async function measure(url: string, shape: string, path: string, token: string, 
     ms,
     small: { count: small.length, p50: percentile(small, 50), max: small.at(-1) ?? 0 },
   };
-}
-
-/** One request of the benchmark: its label, its route under the project, its body. */
-export interface BigRequest {
-  readonly shape: string;
-  readonly route: "passes" | "pass-batches";
-  readonly body: unknown;
 }
 
 /** The requests, in order (later ones reuse the hosts earlier ones created). */

@@ -1,7 +1,7 @@
 /**
  * Per-app credit through a queue (schema.ts app_credit_queue): a pass appends ONE row with its
  * grant runs per (user, app) and (team, app); a batch of passes appends one row for all of
- * them, each run with its pass's `now`. The row takes the batch's first reserved queue number
+ * them, each run with its pass's `now`. The row takes the next of the batch's queue numbers
  * (queue-numbers.ts). The hourly job folds
  * the queue in order (src/credit/app-credit-fold.ts) and writes each per-app row once.
  *
@@ -16,7 +16,7 @@ import type { Db } from "./client";
 import type { GrantGroups, GrantPart } from "./grant-groups";
 import { markSubjects } from "./kv-marks";
 import { appCreditQueue, creditTeams, creditUsers, projects } from "./schema";
-import { reservedQueueNumber } from "./queue-numbers";
+import type { QueueNumbers } from "./queue-numbers";
 import { chunks, name } from "./sql-helpers";
 import { grantRun } from "./stat-updates";
 
@@ -54,9 +54,9 @@ export interface TimedGroups {
 
 /**
  * The per-app credit of passes decided in order, as ONE queue row dated at the last one's
- * `now`, numbered by queue-numbers.ts. Runs of earlier passes carry their own `now`.
+ * `now`, taking the next of the batch's queue numbers. Runs of earlier passes carry their own `now`.
  */
-export function appCreditQueueWrites(projectId: number, passes: readonly TimedGroups[]): SQL[] {
+export function appCreditQueueWrites(projectId: number, passes: readonly TimedGroups[], queue: QueueNumbers): SQL[] {
   if (passes.length === 0) return [];
   const rowNow = passes.at(-1)!.now;
   const runs = passes.flatMap(({ now, groups }) => [
@@ -67,7 +67,7 @@ export function appCreditQueueWrites(projectId: number, passes: readonly TimedGr
   const q = appCreditQueue;
   return [
     sql`INSERT INTO ${q} (${name(q.projectId)}, ${name(q.id)}, ${name(q.now)}, ${name(q.runs)})
-      SELECT ${projectId}, ${reservedQueueNumber()}, ${rowNow}, ${JSON.stringify(runs)} FROM ${projects} WHERE ${name(projects.id)} = ${projectId}`,
+      SELECT ${projectId}, ${queue.next(q)}, ${rowNow}, ${JSON.stringify(runs)} FROM ${projects} WHERE ${name(projects.id)} = ${projectId}`,
   ];
 }
 

@@ -1,18 +1,21 @@
 /**
- * The columns a grant run updates on a credit holder's row (hosts, users, teams) and on the
- * project's, each as ONE step: its value after a run from the row's values before it. A pass
- * alone applies the step to the stored row (pass-writes.ts creditRunWrites, read-model-writes.ts
- * projectCreditWrite); a pass batch walks it over each row's runs in pass order and writes the
- * last step (holder-walks.ts). Both writers, and every part of the walk (its base rows, its
- * recursive step, its UPDATE and its INSERT), are generated from these lists: a statistic a
- * pass keeps on these rows is one entry here (docs/development.md, "Adding a statistic a pass
- * keeps").
+ * The columns a grant run updates on a credit holder's row (hosts, users, teams), on the
+ * project's and on an app version's (its RAC), each as ONE step: its value after a run from
+ * the row's values before it. A pass alone applies the step to the stored row (grant-writes.ts:
+ * creditRunWrites, projectCreditWrite; an app version's in pass-writes.ts versionWrites); a pass
+ * batch walks it over each row's runs in pass order and writes the last step (holder-walks.ts).
+ * Both writers, and every part of the walk (its base rows, its recursive step, its UPDATE and
+ * its INSERT), are generated from these lists: a statistic a pass keeps on these rows is one
+ * entry here (docs/development.md, "Adding a statistic a pass keeps").
  */
 import { type SQL, sql } from "drizzle-orm";
+import type { AnySQLiteColumn } from "drizzle-orm/sqlite-core";
+import { dayOf } from "../credit/history";
 import { dayCreditAfter } from "./history-transitions";
 import { queueStep } from "./queue-numbers";
-import { col } from "./sql-helpers";
-import { type Assignment, recentAverageRun } from "./stat-updates";
+import type { HolderTable, appVersions, projects } from "./schema";
+import { name } from "./sql-helpers";
+import { type Assignment, grantRun, recentAverageRun } from "./stat-updates";
 
 /**
  * A grant run's fields as a step reads them: the pass's `now` and its `day`, the run's first
@@ -20,11 +23,15 @@ import { type Assignment, recentAverageRun } from "./stat-updates";
  * order (what the day's credit adds), and `add`, the project's whole run summed before it is
  * added (projectCreditWrite).
  */
-export type RunField = "now" | "day" | "credit" | "start" | "rest" | "sum" | "add";
+export const RUN_FIELDS = ["now", "day", "credit", "start", "rest", "sum", "add"] as const;
+export type RunField = (typeof RUN_FIELDS)[number];
 
-export interface CreditColumn {
-  /** The column's SQL name (the same in every table of the list). */
-  readonly name: string;
+/** The tables whose rows a grant run steps. */
+export type CreditTable = HolderTable | typeof projects | typeof appVersions;
+
+export interface CreditColumn<T extends CreditTable = CreditTable> {
+  /** The column on each table of its list, as the schema declares it: a rename there fails to compile here. */
+  readonly column: (table: T) => AnySQLiteColumn;
   /** Its name in the walk's rows. */
   readonly as: string;
   /** Its value after a run: `before(as)` reads a column of the row as it was, `run(field)` the run. */
@@ -39,36 +46,64 @@ const rac = (before: (as: string) => SQL, run: (field: RunField) => SQL) =>
     { now: run("now"), credit: run("credit"), start: run("start"), rest: run("rest") },
   );
 
-/** The RAC pair (grant_credit's update, docs/spec/credit.md#grant_credit) and the day's credit (history-transitions.ts). */
-const RAC_AND_DAY: readonly CreditColumn[] = [
-  { name: "expavg_credit", as: "avg", step: (b, r) => rac(b, r).avg },
-  { name: "expavg_time", as: "time", step: (b, r) => rac(b, r).time, startsAtNow: true },
-  // A run on a later day than the row's last grant starts a new day.
-  { name: "day_credit", as: "dc", step: (b, r) => dayCreditAfter({ time: b("time"), dayCredit: b("dc") }, r("day"), r("sum")) },
+/** The RAC pair (grant_credit's update, docs/spec/credit.md#grant_credit): every table's. */
+const RAC: readonly CreditColumn[] = [
+  { column: (t) => t.expavgCredit, as: "avg", step: (b, r) => rac(b, r).avg },
+  { column: (t) => t.expavgTime, as: "time", step: (b, r) => rac(b, r).time, startsAtNow: true },
 ];
 
+/** The day's credit (history-transitions.ts): a run on a later day than the row's last grant starts a new day. */
+const DAY: CreditColumn<HolderTable | typeof projects> = {
+  column: (t) => t.dayCredit,
+  as: "dc",
+  step: (b, r) => dayCreditAfter({ time: b("time"), dayCredit: b("dc") }, r("day"), r("sum")),
+};
+
 /** A host's, user's or team's credit columns (schema.ts creditHolder). */
-export const HOLDER_CREDIT_COLUMNS: readonly CreditColumn[] = [
-  { name: "total_credit", as: "total", step: (b, r) => sql`${b("total")} + ${r("credit")} + ${r("rest")}` },
-  ...RAC_AND_DAY,
+export const HOLDER_CREDIT_COLUMNS: readonly CreditColumn<HolderTable>[] = [
+  { column: (t) => t.totalCredit, as: "total", step: (b, r) => sql`${b("total")} + ${r("credit")} + ${r("rest")}` },
+  ...RAC,
+  DAY,
 ];
 
 /** The project row's: its total adds the run summed first, and each granting pass raises queue_seq (queue-numbers.ts). */
-export const PROJECT_CREDIT_COLUMNS: readonly CreditColumn[] = [
-  { name: "total_credit", as: "total", step: (b, r) => sql`${b("total")} + ${r("add")}` },
-  ...RAC_AND_DAY,
-  { name: "queue_seq", as: "qs", step: (b) => queueStep(b("qs")) },
+export const PROJECT_CREDIT_COLUMNS: readonly CreditColumn<typeof projects>[] = [
+  { column: (t) => t.totalCredit, as: "total", step: (b, r) => sql`${b("total")} + ${r("add")}` },
+  ...RAC,
+  DAY,
+  { column: (t) => t.queueSeq, as: "qs", step: (b) => queueStep(b("qs")) },
   // The earliest grant's time: a pass posted later for older history moves it back.
-  { name: "first_credit_time", as: "fct", step: (b, r) => sql`min(coalesce(${b("fct")}, ${r("now")}), ${r("now")})` },
+  { column: (t) => t.firstCreditTime, as: "fct", step: (b, r) => sql`min(coalesce(${b("fct")}, ${r("now")}), ${r("now")})` },
 ];
 
-/** The columns' assignments for one run on a row as stored (a pass alone), `run` reading the run's fields. */
-export function creditAssignments(columns: readonly CreditColumn[], run: (field: RunField) => SQL): Assignment[] {
-  const names = new Map(columns.map((c) => [c.as, c.name]));
-  const before = (as: string) => {
-    const column = names.get(as);
-    if (column === undefined) throw new Error(`no credit column walks as ${as}`);
-    return col(column);
+/** An app version's: its RAC, from the credit its results were granted (docs/spec/credit.md#end-of-the-pass). */
+export const APP_VERSION_CREDIT_COLUMNS: readonly CreditColumn<typeof appVersions>[] = RAC;
+
+/** A pass's run on one row (`parts` in pass order) as bound values, for a pass alone's statement of that row. */
+export function boundRunFields(now: number, parts: readonly { credit: number; start: number }[]): Record<RunField, SQL> {
+  const run = grantRun(now, parts);
+  return {
+    now: sql`${now}`,
+    day: sql`${dayOf(now)}`,
+    credit: sql`${run.first.credit}`,
+    start: sql`${run.first.start}`,
+    rest: sql`${run.restCredit}`,
+    sum: sql`${parts.reduce((sum, x) => sum + x.credit, 0)}`,
+    add: sql`${run.first.credit + run.restCredit}`,
   };
-  return columns.map((c) => [c.name, c.step(before, run)]);
+}
+
+/** The columns' assignments for one run on a row of `table` as stored (a pass alone), `run` reading the run's fields. */
+export function creditAssignments<T extends CreditTable>(
+  table: T,
+  columns: readonly CreditColumn<T>[],
+  run: (field: RunField) => SQL,
+): Assignment[] {
+  const byAs = new Map(columns.map((c) => [c.as, c.column(table)]));
+  const before = (as: string) => {
+    const column = byAs.get(as);
+    if (column === undefined) throw new Error(`no credit column walks as ${as}`);
+    return name(column);
+  };
+  return columns.map((c) => [c.column(table).name, c.step(before, run)]);
 }

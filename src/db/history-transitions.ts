@@ -25,7 +25,7 @@ import {
   teams,
   users,
 } from "./schema";
-import { reservedQueueNumberOf } from "./queue-numbers";
+import type { QueueNumbers } from "./queue-numbers";
 import { jsonList, name } from "./sql-helpers";
 import { setClause } from "./stat-updates";
 
@@ -98,8 +98,14 @@ const HISTORY_HERE = sql`(SELECT ${name(projects.historyDatabases)} FROM ${proje
  */
 export type HistoryTarget = "ledger" | "queue" | "guarded";
 
-/** The buckets the pass's grants finish, to go into its batch BEFORE the grants' updates. */
-export function historyTransitionWrites(projectId: number, now: number, groups: GrantGroups, history: HistoryTarget = "guarded"): SQL[] {
+/** The buckets the pass's grants finish, to go into its batch BEFORE the grants' updates (`queue`: the batch's queue numbers). */
+export function historyTransitionWrites(
+  projectId: number,
+  now: number,
+  groups: GrantGroups,
+  queue: QueueNumbers,
+  history: HistoryTarget = "guarded",
+): SQL[] {
   const idsOf = (group: ReadonlyMap<string, unknown>) => [...group.keys()].map(Number);
   const parts = [
     { subject: "host" as const, table: hosts, ids: idsOf(groups.hosts) },
@@ -114,22 +120,23 @@ export function historyTransitionWrites(projectId: number, now: number, groups: 
   ];
   // One statement for every subject (a pass's statements are what a pass batch is limited by);
   // the selects name distinct rows, so no two rows of it meet in the merge.
-  return finishedBucketWrites(projectId, sql.join(selects, sql` UNION ALL `), history);
+  return finishedBucketWrites(projectId, sql.join(selects, sql` UNION ALL `), queue, history);
 }
 
 /**
  * Finished buckets (`finished`: rows of subject, entity_id, day, credit, avg, time, each
- * bucket at most once) into credit_history, or as one history_queue row (HistoryTarget) taking the batch's
- * reserved queue number `queueOffset` (from 0: queue-numbers.ts). `ctes`: a WITH clause
- * `finished` reads.
+ * bucket at most once) into credit_history, or as one history_queue row (HistoryTarget) taking
+ * the next of the batch's queue numbers (queue-numbers.ts), which it takes whatever the target,
+ * as every statement of finished buckets always has. `ctes`: a WITH clause `finished` reads.
  */
 export function finishedBucketWrites(
   projectId: number,
   finished: SQL,
+  queue: QueueNumbers,
   history: HistoryTarget = "guarded",
   ctes: SQL = sql``,
-  queueOffset = 0,
 ): SQL[] {
+  const number = queue.nextOf(historyQueue);
   const h = creditHistory;
   const here = history === "guarded" ? sql`${HISTORY_HERE}${projectId}) IS NULL` : sql`${history === "queue" ? 0 : 1}`;
   const direct = sql`${ctes} INSERT INTO ${h} (${name(h.projectId)}, ${name(h.subject)}, ${name(h.entityId)}, ${name(h.day)}, ${name(h.credit)}, ${name(h.expavgCredit)}, ${name(h.expavgTime)})
@@ -137,7 +144,7 @@ export function finishedBucketWrites(
   // Numbers as text with 17 digits (the '!' flag: SQLite stops at 16 without it), so they read back exact.
   const exact = (x: string) => sql.raw(`printf('%!.17g', f.${x})`);
   const queued = sql`${ctes} INSERT INTO ${historyQueue} (${name(historyQueue.projectId)}, ${name(historyQueue.id)}, ${name(historyQueue.entries)})
-    SELECT ${projectId}, ${reservedQueueNumberOf(projectId, queueOffset)},
+    SELECT ${projectId}, ${number},
       json_group_array(json_array(f.subject, f.entity_id, f.day, ${exact("credit")}, ${exact("avg")}, ${exact("time")}))
     FROM (${finished}) AS f WHERE NOT ${here} HAVING count(*) > 0`;
   return { ledger: [direct], queue: [queued], guarded: [direct, queued] }[history];

@@ -13,14 +13,14 @@ import { type SQL, sql } from "drizzle-orm";
 import type { AnySQLiteColumn } from "drizzle-orm/sqlite-core";
 import { dayOf } from "../credit/history";
 import type { Grant } from "../credit/pass";
-import type { GrantGroups, GrantPart } from "./grant-groups";
+import type { FreshHolders, GrantGroups, GrantPart } from "./grant-groups";
 import { type HistoryTarget, dayAt, finishedBucketWrites, finishesDay, storedFinishedDays } from "./history-transitions";
-import type { FreshHolders } from "./pass-writes";
-import { type CreditSubject, type HolderTable, hosts, projects, teams, users } from "./schema";
-import { type CreditColumn, HOLDER_CREDIT_COLUMNS, PROJECT_CREDIT_COLUMNS } from "./credit-columns";
-import { batchQueueRaise } from "./queue-numbers";
-import { MAX_STEPS_PER_STATEMENT, col, jsonList, jsonRowsTable, name, zeroedRow } from "./sql-helpers";
+import { type CreditSubject, type HolderTable, type appVersions, hosts, projects, teams, users } from "./schema";
+import { type CreditColumn, type CreditTable, HOLDER_CREDIT_COLUMNS, PROJECT_CREDIT_COLUMNS, RUN_FIELDS } from "./credit-columns";
+import type { QueueNumbers } from "./queue-numbers";
+import { jsonList, jsonRowsTable, name, ref, zeroedRow } from "./sql-helpers";
 import { grantRun, setClause } from "./stat-updates";
+import { type Numbered, numberSteps, packPieces, walkCtes } from "./walks";
 
 /** A pass of the batch as the walks need it: its `now`, grant groups, grants and fresh holders. */
 export interface WalkedPass {
@@ -30,23 +30,38 @@ export interface WalkedPass {
   readonly fresh: FreshHolders;
 }
 
-/** One grant run on one row: the row's `i`-th step in the batch; `fin` marks its last. */
-interface Step {
-  k: number;
-  i: number;
-  fin: 0 | 1;
-  now: number;
-  day: number;
-  credit: number;
-  start: number;
-  rest: number;
+/** One grant run on row `k` (credit-columns.ts RunField): a step of its walk. */
+export interface RunStep {
+  readonly k: number;
+  readonly now: number;
+  readonly day: number;
+  readonly credit: number;
+  readonly start: number;
+  readonly rest: number;
   /** The run's credit summed in pass order: what the day's credit adds. */
-  sum: number;
+  readonly sum: number;
   /** The project's total adds the run's credit summed before it is added (projectCreditWrite). */
-  add?: number;
+  readonly add?: number;
 }
 
-const STEP_FIELDS = ["k", "i", "fin", "now", "day", "credit", "start", "rest", "sum", "add"];
+type Step = RunStep & Numbered;
+
+/** A pass's grant run (`parts`, in pass order) on row `k` at the pass's `now`. */
+export function runStep(k: number, now: number, parts: readonly GrantPart[]): RunStep {
+  const run = grantRun(now, parts);
+  return {
+    k,
+    now,
+    day: dayOf(now),
+    credit: run.first.credit,
+    start: run.first.start,
+    rest: run.restCredit,
+    sum: parts.reduce((s, p) => s + p.credit, 0),
+  };
+}
+
+/** A column's step, read from the walk's previous row `w` and its step `s` (its own fields: no table needed). */
+type Stepped = Pick<CreditColumn, "as" | "step">;
 
 interface HolderWalk {
   readonly subject: CreditSubject;
@@ -57,93 +72,76 @@ interface HolderWalk {
   readonly attribution?: AnySQLiteColumn;
   readonly steps: Step[];
   /** Rows the batch inserts: key → the `now` of the pass that creates it, and its attribution. */
-  readonly fresh: Map<number, { created: number; attribution: number | null }>;
-}
-
-function step(k: number, i: number, now: number, parts: readonly GrantPart[]): Step {
-  const run = grantRun(now, parts);
-  return {
-    k,
-    i,
-    fin: 0,
-    now,
-    day: dayOf(now),
-    credit: run.first.credit,
-    start: run.first.start,
-    rest: run.restCredit,
-    sum: parts.reduce((s, p) => s + p.credit, 0),
-  };
-}
-
-/** Marks each row's last step. */
-function finish(steps: Step[]): Step[] {
-  const last = new Map(steps.map((s) => [s.k, s]));
-  for (const s of last.values()) s.fin = 1;
-  return steps;
+  readonly fresh: Map<number, { createdAt: number; attribution: number | null }>;
 }
 
 const HOLDERS = {
-  hosts: { subject: "host", prefix: "h", table: hosts, attribution: hosts.userId },
-  users: { subject: "user", prefix: "u", table: users, attribution: users.teamId },
-  teams: { subject: "team", prefix: "t", table: teams, attribution: undefined },
+  hosts: { subject: "host", prefix: "h_", table: hosts, attribution: hosts.userId },
+  users: { subject: "user", prefix: "u_", table: users, attribution: users.teamId },
+  teams: { subject: "team", prefix: "t_", table: teams, attribution: undefined },
 } as const;
 
 function holderWalk(kind: keyof typeof HOLDERS, passes: readonly WalkedPass[]): HolderWalk {
-  const steps: Step[] = [];
-  const taken = new Map<number, number>();
-  const fresh = new Map<number, { created: number; attribution: number | null }>();
-  for (const { now, groups, fresh: created } of passes) {
-    for (const [key, parts] of groups[kind]) {
-      const k = Number(key);
-      const i = (taken.get(k) ?? 0) + 1;
-      taken.set(k, i);
-      steps.push(step(k, i, now, parts));
-    }
-    for (const [k, value] of created[kind]) fresh.set(k, { created: now, attribution: value });
-  }
-  return { ...HOLDERS[kind], steps: finish(steps), fresh };
+  const fresh = new Map<number, { createdAt: number; attribution: number | null }>();
+  for (const { now, fresh: created } of passes)
+    for (const [k, value] of created[kind]) fresh.set(k, { createdAt: now, attribution: value });
+  const steps = numberSteps(passes.flatMap(({ now, groups }) => [...groups[kind]].map(([key, parts]) => runStep(Number(key), now, parts))));
+  return { ...HOLDERS[kind], steps, fresh };
 }
 
-const w = (field: string) => sql.raw(`w."${field}"`);
-const s = (field: string) => sql.raw(`s."${field}"`);
-/** The walk's columns as the rows of `alias` hold them: `alias.as, …`. */
-const walked = (alias: string, columns: readonly CreditColumn[]) => sql.raw(columns.map((c) => `${alias}."${c.as}"`).join(", "));
-const names = (columns: readonly CreditColumn[]) => sql.raw(columns.map((c) => `"${c.name}"`).join(", "));
-
-/**
- * `p_s` (the steps), `p_b` (`base`: each row's stored or zeroed values, as k and the
- * columns' `as`) and `p_w` (the walk: step 0 is the base, each next row a column's step from
- * the walk's previous row `w` and the step `s`).
- */
-function walkCtes(p: string, columns: readonly CreditColumn[], base: SQL, steps: readonly Step[]): SQL {
-  const as = sql.raw(columns.map((c) => c.as).join(", "));
-  const next = sql.join(
-    columns.map((c) => c.step(w, s)),
+const w = (field: string) => ref("w", field);
+const s = (field: string) => ref("s", field);
+/** The walk's columns as the rows of `alias` hold them: `alias."as", …`. */
+const walked = (alias: string, columns: readonly Stepped[]) =>
+  sql.join(
+    columns.map((c) => ref(alias, c.as)),
     sql`, `,
   );
-  return sql`${jsonRowsTable(`${p}_s`, STEP_FIELDS, steps)},
-    ${sql.raw(`${p}_b`)} AS (${base}),
-    ${sql.raw(`${p}_w`)}(k, i, fin, ${as}) AS (
-      SELECT k, 0, 0, ${as} FROM ${sql.raw(`${p}_b`)}
-      UNION ALL
-      SELECT w.k, s.i, s.fin, ${next}
-      FROM ${sql.raw(`${p}_w`)} AS w JOIN ${sql.raw(`${p}_s`)} AS s ON s.k = w.k AND s.i = w.i + 1)`;
+/** The walk's columns as its own rows name them. */
+const carried = (columns: readonly Stepped[]) =>
+  sql.join(
+    columns.map((c) => sql.identifier(c.as)),
+    sql`, `,
+  );
+/** The columns' names on `table`, for an INSERT's or a row value's column list. */
+const names = <T extends CreditTable>(table: T, columns: readonly CreditColumn<T>[]) =>
+  sql.join(
+    columns.map((c) => name(c.column(table))),
+    sql`, `,
+  );
+
+/** A walk of `columns` (`${p}s`, `${p}b`, `${p}w`: walks.ts) over grant-run steps from `base`. */
+function creditWalk(p: string, columns: readonly Stepped[], base: SQL, steps: readonly Step[]): SQL {
+  return walkCtes({
+    prefix: p,
+    steps,
+    fields: RUN_FIELDS,
+    base,
+    carried: columns.map((c) => c.as),
+    next: columns.map((c) => c.step(w, s)),
+  });
 }
 
 /** The buckets a walk finishes: the row as it was before each step that begins a later day. */
 function finishedBy(p: string, subject: CreditSubject, entityId: SQL): SQL {
   return sql`SELECT ${subject} AS subject, ${entityId} AS entity_id, ${dayAt(w("time"))} AS day, w.dc AS credit, w.avg AS avg, w.time AS time
-    FROM ${sql.raw(`${p}_w`)} AS w JOIN ${sql.raw(`${p}_s`)} AS s ON s.k = w.k AND s.i = w.i + 1
+    FROM ${sql.raw(`${p}w`)} AS w JOIN ${sql.raw(`${p}s`)} AS s ON s.k = w.k AND s.i = w.i + 1
     WHERE ${finishesDay({ time: w("time"), dayCredit: w("dc") }, s("day"))}`;
 }
 
 /** Rows as stored, each with its key (`k`) and the columns' values. */
-function storedBase(t: HolderTable | typeof projects, columns: readonly CreditColumn[], where: SQL): SQL {
-  const values = sql.raw(columns.map((c) => `"${c.name}" AS ${c.as}`).join(", "));
+function storedBase<T extends CreditTable>(t: T, columns: readonly CreditColumn<T>[], where: SQL): SQL {
+  const values = sql.join(
+    columns.map((c) => sql`${name(c.column(t))} AS ${sql.raw(c.as)}`),
+    sql`, `,
+  );
   return sql`SELECT ${name(t.id)} AS k, ${values} FROM ${t} WHERE ${where}`;
 }
 
-const storedHolders = (t: HolderTable, projectId: number, keys: readonly number[]) =>
+/** The tables whose rows are keyed by (project_id, id). */
+type KeyedTable = HolderTable | typeof appVersions;
+
+const storedRows = (t: KeyedTable, projectId: number, keys: readonly number[]) =>
   sql`${name(t.projectId)} = ${projectId} AND ${name(t.id)} IN ${jsonList(keys)}`;
 
 /**
@@ -151,50 +149,60 @@ const storedHolders = (t: HolderTable, projectId: number, keys: readonly number[
  * at their creating pass's; or, for a row a concurrent request created since the batch's
  * read, the row as stored (found by its key), so that its walk is a stored row's.
  */
-function freshBase(p: string, t: HolderTable, columns: readonly CreditColumn[], projectId: number): SQL {
-  const values = sql.raw(
-    columns.map((c) => `coalesce(o."${c.name}", ${c.startsAtNow ? "f.created" : `z."${c.name}"`}) AS ${c.as}`).join(", "),
+function freshBase(p: string, t: HolderTable, columns: readonly CreditColumn<HolderTable>[], projectId: number): SQL {
+  const values = sql.join(
+    columns.map((c) => {
+      const column = name(c.column(t));
+      return sql`coalesce(o.${column}, ${c.startsAtNow ? sql.raw("f.createdAt") : sql`z.${column}`}) AS ${sql.raw(c.as)}`;
+    }),
+    sql`, `,
   );
   return sql`SELECT f.k AS k, ${values}
-    FROM ${sql.raw(`${p}_f`)} AS f JOIN ${zeroedRow(
+    FROM ${sql.raw(`${p}f`)} AS f JOIN ${zeroedRow(
       t,
-      columns.filter((c) => !c.startsAtNow).map((c) => c.name),
+      columns.filter((c) => !c.startsAtNow).map((c) => c.column(t).name),
     )}
     LEFT JOIN ${t} AS o ON o.${name(t.projectId)} = ${projectId} AND o.${name(t.id)} = f.k`;
 }
 
 function freshRows(p: string, walk: HolderWalk): SQL {
   return jsonRowsTable(
-    `${p}_f`,
-    ["k", "created", "attribution"],
+    `${p}f`,
+    ["k", "createdAt", "attribution"],
     [...walk.fresh].map(([k, f]) => ({ k, ...f })),
   );
 }
 
 /** The walk over stored rows and fresh ones together (for the finished buckets). */
-function wholeWalk(projectId: number, walk: HolderWalk, columns: readonly CreditColumn[]): SQL {
+function wholeWalk(projectId: number, walk: HolderWalk, columns: readonly CreditColumn<HolderTable>[]): SQL {
   const p = walk.prefix;
   const stored = [...new Set(walk.steps.filter((x) => !walk.fresh.has(x.k)).map((x) => x.k))];
   const bases = [
-    ...(stored.length > 0 ? [storedBase(walk.table, columns, storedHolders(walk.table, projectId, stored))] : []),
+    ...(stored.length > 0 ? [storedBase(walk.table, columns, storedRows(walk.table, projectId, stored))] : []),
     ...(walk.fresh.size > 0 ? [freshBase(p, walk.table, columns, projectId)] : []),
   ];
-  return sql`${walk.fresh.size > 0 ? sql`${freshRows(p, walk)}, ` : sql``}${walkCtes(p, columns, sql.join(bases, sql` UNION ALL `), walk.steps)}`;
+  return sql`${walk.fresh.size > 0 ? sql`${freshRows(p, walk)}, ` : sql``}${creditWalk(p, columns, sql.join(bases, sql` UNION ALL `), walk.steps)}`;
 }
 
-/** The stored rows' walk, written back: one UPDATE. */
-function storedUpdate(projectId: number, walk: HolderWalk, columns: readonly CreditColumn[]): SQL[] {
-  const steps = walk.steps.filter((x) => !walk.fresh.has(x.k));
+/**
+ * Stored rows of `t` walked through `steps` (each row's, numbered) and written back: one
+ * UPDATE. The last steps are materialized once, each row then found by its key (a subquery
+ * per row would walk again).
+ */
+export function storedWalkUpdate<T extends KeyedTable>(
+  projectId: number,
+  t: T,
+  p: string,
+  columns: readonly CreditColumn<T>[],
+  steps: readonly Step[],
+): SQL[] {
   if (steps.length === 0) return [];
-  const t = walk.table;
-  const p = walk.prefix;
   const keys = [...new Set(steps.map((x) => x.k))];
-  // The last steps materialized once, each row then found by its key (a subquery per row would walk again).
   return [
-    sql`WITH RECURSIVE ${walkCtes(p, columns, storedBase(t, columns, storedHolders(t, projectId, keys)), steps)},
-        ${sql.raw(`${p}_z`)} AS MATERIALIZED (SELECT k, ${sql.raw(columns.map((c) => c.as).join(", "))} FROM ${sql.raw(`${p}_w`)} WHERE fin = 1)
-      UPDATE ${t} SET ${setClause(columns.map((c) => [c.name, sql.raw(`z."${c.as}"`)]))}
-      FROM ${sql.raw(`${p}_z`)} AS z WHERE ${name(t.projectId)} = ${projectId} AND ${name(t.id)} = z.k`,
+    sql`WITH RECURSIVE ${creditWalk(p, columns, storedBase(t, columns, storedRows(t, projectId, keys)), steps)},
+        ${sql.raw(`${p}z`)} AS MATERIALIZED (SELECT k, ${carried(columns)} FROM ${sql.raw(`${p}w`)} WHERE fin = 1)
+      UPDATE ${t} SET ${setClause(columns.map((c) => [c.column(t).name, ref("z", c.as)]))}
+      FROM ${sql.raw(`${p}z`)} AS z WHERE ${name(t.projectId)} = ${projectId} AND ${name(t.id)} = z.k`,
   ];
 }
 
@@ -204,33 +212,36 @@ function storedUpdate(projectId: number, walk: HolderWalk, columns: readonly Cre
  * end over it (ON CONFLICT DO UPDATE) with the batch's attribution, keeping its create_time: a
  * holder two requests create is no conflict.
  */
-function freshInsert(projectId: number, walk: HolderWalk, columns: readonly CreditColumn[]): SQL[] {
+function freshInsert(projectId: number, walk: HolderWalk, columns: readonly CreditColumn<HolderTable>[]): SQL[] {
   if (walk.fresh.size === 0) return [];
   const t = walk.table;
   const p = walk.prefix;
   const steps = walk.steps.filter((x) => walk.fresh.has(x.k));
   const attribution = walk.attribution;
   return [
-    sql`WITH RECURSIVE ${freshRows(p, walk)}, ${walkCtes(p, columns, freshBase(p, t, columns, projectId), steps)}
-      INSERT INTO ${t} (${name(t.projectId)}, ${name(t.id)}, ${name(t.createTime)}, ${attribution ? sql`${name(attribution)}, ` : sql``}${names(columns)})
-      SELECT ${projectId}, w.k, f.created, ${attribution ? sql`f.attribution, ` : sql``}${walked("w", columns)}
-      FROM ${sql.raw(`${p}_w`)} AS w JOIN ${sql.raw(`${p}_f`)} AS f ON f.k = w.k WHERE w.fin = 1
+    sql`WITH RECURSIVE ${freshRows(p, walk)}, ${creditWalk(p, columns, freshBase(p, t, columns, projectId), steps)}
+      INSERT INTO ${t} (${name(t.projectId)}, ${name(t.id)}, ${name(t.createTime)}, ${attribution ? sql`${name(attribution)}, ` : sql``}${names(t, columns)})
+      SELECT ${projectId}, w.k, f.createdAt, ${attribution ? sql`f.attribution, ` : sql``}${walked("w", columns)}
+      FROM ${sql.raw(`${p}w`)} AS w JOIN ${sql.raw(`${p}f`)} AS f ON f.k = w.k WHERE w.fin = 1
       ON CONFLICT DO UPDATE SET ${setClause([
         ...(attribution ? [[attribution.name, sql`excluded.${name(attribution)}`] as const] : []),
-        ...columns.map((c) => [c.name, sql`excluded.${col(c.name)}`] as const),
+        ...columns.map((c) => [c.column(t).name, sql`excluded.${name(c.column(t))}`] as const),
       ])}`,
   ];
 }
 
-/** The project row: a step per granting pass, also numbering the pass's queue rows and moving its first credit back. */
-function projectWalk(projectId: number, passes: readonly WalkedPass[], historyRows: number) {
-  const steps = finish(
+/**
+ * The project row: a step per granting pass, also raising queue_seq and moving its first credit
+ * back. `update()` writes the walk's end, raising queue_seq past the numbers `queue` gave out:
+ * call it after every statement that takes one.
+ */
+function projectWalk(projectId: number, passes: readonly WalkedPass[], queue: QueueNumbers) {
+  const steps = numberSteps(
     passes
       .filter((x) => x.grants.length > 0)
-      .map(({ now, grants }, n) => {
-        const st = step(
+      .map(({ now, grants }) => {
+        const st = runStep(
           projectId,
-          n + 1,
           now,
           grants.map((g) => ({ credit: g.credit, start: g.startTime })),
         );
@@ -239,24 +250,23 @@ function projectWalk(projectId: number, passes: readonly WalkedPass[], historyRo
   );
   const pr = projects;
   const columns = PROJECT_CREDIT_COLUMNS;
-  const ctes = walkCtes("p", columns, storedBase(pr, columns, sql`${name(pr.id)} = ${projectId}`), steps);
-  // The walk's last values; queue_seq also past the numbers the batch's statements of buckets took.
-  const last = sql.join(
-    columns.map((c) => (c.name === pr.queueSeq.name ? batchQueueRaise(w(c.as), historyRows) : w(c.as))),
-    sql`, `,
-  );
-  const update =
-    steps.length === 0
-      ? []
-      : [
-          sql`WITH RECURSIVE ${ctes}
-            UPDATE ${pr} SET (${names(columns)}) = (SELECT ${last} FROM p_w AS w WHERE w.fin = 1)
-            WHERE ${name(pr.id)} = ${projectId}`,
-        ];
+  const ctes = creditWalk("p_", columns, storedBase(pr, columns, sql`${name(pr.id)} = ${projectId}`), steps);
+  const update = (): SQL[] => {
+    if (steps.length === 0) return [];
+    const last = sql.join(
+      columns.map((c) => (c.column(pr) === pr.queueSeq ? queue.raise(w(c.as), steps.length) : w(c.as))),
+      sql`, `,
+    );
+    return [
+      sql`WITH RECURSIVE ${ctes}
+        UPDATE ${pr} SET (${names(pr, columns)}) = (SELECT ${last} FROM p_w AS w WHERE w.fin = 1)
+        WHERE ${name(pr.id)} = ${projectId}`,
+    ];
+  };
   return { steps, ctes, update };
 }
 
-/** A table's walk split by rows (all of a row's steps in one part), each part at most MAX_STEPS_PER_STATEMENT steps unless one row has more. */
+/** A table's walk split by rows (all of a row's steps in one part; packPieces). */
 function parts(walk: HolderWalk): HolderWalk[] {
   const byRow = new Map<number, Step[]>();
   for (const x of walk.steps) {
@@ -264,19 +274,10 @@ function parts(walk: HolderWalk): HolderWalk[] {
     if (list) list.push(x);
     else byRow.set(x.k, [x]);
   }
-  const out: Step[][] = [];
-  let current: Step[] = [];
-  for (const steps of byRow.values()) {
-    if (current.length > 0 && current.length + steps.length > MAX_STEPS_PER_STATEMENT) {
-      out.push(current);
-      current = [];
-    }
-    current.push(...steps);
-  }
-  if (current.length > 0) out.push(current);
-  return out.map((steps) => {
-    const rows = new Set(steps.map((x) => x.k));
-    return { ...walk, steps, fresh: new Map([...walk.fresh].filter(([k]) => rows.has(k))) };
+  return packPieces([...byRow.values()], (steps) => steps.length).map((rows) => {
+    const steps = rows.flat();
+    const keys = new Set(steps.map((x) => x.k));
+    return { ...walk, steps, fresh: new Map([...walk.fresh].filter(([k]) => keys.has(k))) };
   });
 }
 
@@ -321,25 +322,27 @@ function splitByDays(walk: HolderWalk): { firstDays: [k: number, day: number][];
 
 /**
  * The batch's credit on its holders and project row, in this order: the finished buckets (a
- * statement per part of the tables' walks, each numbering its queue row one above the last;
- * both guarded statements when `history` is "guarded"), each table's stored rows, its
- * fresh rows, then (`projectRow`) the project's walk, which must come after anything that
- * numbers itself by the project's queue_seq as the batch found it, and raises it past them all.
+ * statement per part of the tables' walks, each taking the next of `queue`'s numbers; both
+ * guarded statements when `history` is "guarded"), each table's stored rows, its fresh rows,
+ * then (`projectRow`) the project's walk, which must come after anything that numbers itself
+ * by the project's queue_seq as the batch found it, and raises it past them all: the batch's
+ * other queue rows take their numbers from `queue` before this is called.
  * The buckets of rows granted on one day are read from the rows as stored, in the first
  * statement (splitByDays); only the rows granted on several days are walked for them.
  */
 export function holderWalkWrites(
   projectId: number,
   passes: readonly WalkedPass[],
+  queue: QueueNumbers,
   history: HistoryTarget = "guarded",
-  columns: readonly CreditColumn[] = HOLDER_CREDIT_COLUMNS,
+  columns: readonly CreditColumn<HolderTable>[] = HOLDER_CREDIT_COLUMNS,
 ): { history: SQL[]; holders: SQL[]; projectRow: SQL[] } {
   const walks = [holderWalk("hosts", passes), holderWalk("users", passes), holderWalk("teams", passes)];
   const tables = walks.map(parts);
   const splits = walks.map(splitByDays);
   const walkedParts = splits.map((x) => parts(x.walked));
   const statements = Math.max(1, ...walkedParts.map((t) => t.length));
-  const project = projectWalk(projectId, passes, statements);
+  const project = projectWalk(projectId, passes, queue);
   if (project.steps.length === 0) return { history: [], holders: [], projectRow: [] };
   const unwalked = walks.flatMap((walk, n) => {
     const firstDays = splits[n]!.firstDays;
@@ -353,15 +356,24 @@ export function holderWalkWrites(
         ...walked.map((x) => finishedBy(x.prefix, x.subject, sql.raw("w.k"))),
         // Nested: D1 allows 5 terms to a compound SELECT.
         ...(n === 0 && unwalked.length > 0 ? [sql`SELECT * FROM (${sql.join(unwalked, sql` UNION ALL `)})`] : []),
-        ...(n === 0 ? [finishedBy("p", "project", sql`0`)] : []),
+        ...(n === 0 ? [finishedBy("p_", "project", sql`0`)] : []),
       ],
       sql` UNION ALL `,
     );
-    return finishedBucketWrites(projectId, finished, history, sql`WITH RECURSIVE ${ctes}`, n);
+    return finishedBucketWrites(projectId, finished, queue, history, sql`WITH RECURSIVE ${ctes}`);
   });
   return {
     history: buckets.flat(),
-    holders: tables.flat().flatMap((x) => [...storedUpdate(projectId, x, columns), ...freshInsert(projectId, x, columns)]),
-    projectRow: project.update,
+    holders: tables.flat().flatMap((x) => [
+      ...storedWalkUpdate(
+        projectId,
+        x.table,
+        x.prefix,
+        columns,
+        x.steps.filter((step) => !x.fresh.has(step.k)),
+      ),
+      ...freshInsert(projectId, x, columns),
+    ]),
+    projectRow: project.update(),
   };
 }

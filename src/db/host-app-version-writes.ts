@@ -2,10 +2,11 @@
  * A pass's (or a pass batch's) writes to host_app_versions: each row walks its changes in
  * pass order, and only the walk's end is written, one statement per chunk of rows whatever
  * the number of changes a row takes (docs/storage.md#host-app-versions-walk-their-changes).
- * The shape of the holders' walks (holder-walks.ts): a recursive CTE whose step finds the
- * row's next change by its key in a MATERIALIZED table of steps, so the statement is linear
- * in its steps (docs/storage.md#walks-are-linear). A statement whose rows take one change
- * each applies it to the row without a walk.
+ * The walk is every walk's (walks.ts, as the holders' in holder-walks.ts): a recursive CTE
+ * whose step finds the row's next change by its key in a MATERIALIZED table of steps, so the
+ * statement is linear in its steps (docs/storage.md#walks-are-linear). A statement whose rows
+ * take one change each applies it to the row without a walk. A row the pass inserts is
+ * `fresh` (the snapshot did not hold it), as the holders' are.
  */
 import { type SQL, getTableColumns, sql } from "drizzle-orm";
 import type { AnySQLiteColumn } from "drizzle-orm/sqlite-core";
@@ -16,18 +17,8 @@ import type { HostAppVersionChange } from "../credit/pass";
 import { FAIR_HOST_FIELDS, fairHostAssignments, fairHostFields, fairHostStateWrites, founderOnInsert } from "./fair-rows";
 import { NEUTRAL_FIELDS, neutralAssignments, neutralFields } from "./neutral-rows";
 import { hostAppVersions as h } from "./schema";
-import {
-  MAX_STEPS_PER_STATEMENT,
-  chunks,
-  col,
-  conflictRowField,
-  insertFromJson,
-  jsonRowsTable,
-  name,
-  ref,
-  withJsonRows,
-  zeroedRow,
-} from "./sql-helpers";
+import { chunks, col, conflictRowField, insertFromJson, jsonRowsTable, name, ref, withJsonRows, zeroedRow } from "./sql-helpers";
+import { MAX_STEPS_PER_STATEMENT, numberSteps, packPieces, walkCtes } from "./walks";
 import { type Assignment, averageUpdate, averageVarUpdate, setClause } from "./stat-updates";
 
 /** Creates (zeroed) the host_app_versions that do not exist yet. */
@@ -49,8 +40,8 @@ function ensureHostAppVersions(projectId: number, keys: readonly HostAppVersionK
 }
 
 /**
- * Every host_app_version write of a pass: `created` names the rows the pass's snapshot did not
- * hold. A created row with changes is inserted with its changes already applied (one row
+ * Every host_app_version write of a pass: `fresh` names the rows the pass's snapshot did not
+ * hold. A fresh row with changes is inserted with its changes already applied (one row
  * written, not an insert and then an update); one without changes is inserted zeroed. If a
  * concurrent pass created the row first, the insert walks that row's values instead and
  * writes its walk's end over it (ON CONFLICT DO UPDATE): a row two passes create is no
@@ -58,7 +49,7 @@ function ensureHostAppVersions(projectId: number, keys: readonly HostAppVersionK
  */
 export function hostAppVersionWrites(
   projectId: number,
-  created: readonly HostAppVersionKey[],
+  fresh: readonly HostAppVersionKey[],
   changes: readonly HostAppVersionChange[],
   fair: ReadonlyMap<string, FairHostChange> = new Map(),
 ): SQL[] {
@@ -66,19 +57,19 @@ export function hostAppVersionWrites(
   return [
     ...ensureHostAppVersions(
       projectId,
-      created.filter((k) => !changed.has(havKey(k))),
+      fresh.filter((k) => !changed.has(havKey(k))),
     ),
-    ...hostAppVersionChangeWrites(projectId, changes, fair, new Set(created.map(havKey))),
+    ...hostAppVersionChangeWrites(projectId, changes, fair, new Set(fresh.map(havKey))),
   ];
 }
 
 /** A change as the fields of its JSON step (absent: no sample, no verdict). */
 type ChangeFields = Record<string, unknown>;
 
-/** One row's changes in pass order, and whether the pass creates the row. */
+/** One row's changes in pass order, and whether the pass inserts the row. */
 interface RowChanges {
   readonly key: HostAppVersionKey;
-  readonly created: boolean;
+  readonly fresh: boolean;
   readonly changes: ChangeFields[];
 }
 
@@ -91,7 +82,7 @@ interface Piece {
 
 /**
  * Each result's samples and verdict, applied to its host_app_version row in pass order: the
- * row walks its changes from its stored values (or, for a row the pass creates, from a zeroed
+ * row walks its changes from its stored values (or, for a fresh row, from a zeroed
  * row) and its last step is written, once. A row's fair state (absolute, computed by the pass)
  * rides in its last change. A statement walks at most MAX_STEPS_PER_STATEMENT changes, of as
  * many rows as fit; a row with more is walked in parts of that size by consecutive statements,
@@ -101,14 +92,14 @@ export function hostAppVersionChangeWrites(
   projectId: number,
   changes: readonly HostAppVersionChange[],
   fair: ReadonlyMap<string, FairHostChange> = new Map(),
-  created: ReadonlySet<string> = new Set(),
+  fresh: ReadonlySet<string> = new Set(),
 ): SQL[] {
   const rows = new Map<string, RowChanges>();
   for (const c of changes) {
     const key = havKey(c);
     let row = rows.get(key);
     if (!row) {
-      row = { key: { hostId: c.hostId, appId: c.appId, appVersionId: c.appVersionId }, created: created.has(key), changes: [] };
+      row = { key: { hostId: c.hostId, appId: c.appId, appVersionId: c.appVersionId }, fresh: fresh.has(key), changes: [] };
       rows.set(key, row);
     }
     row.changes.push({
@@ -126,45 +117,36 @@ export function hostAppVersionChangeWrites(
     if (row) Object.assign(row.changes.at(-1)!, { fair: 1, ...fairHostFields(change.state) });
     else unmerged.set(key, change);
   }
-  // The rows the pass creates first, so that few statements hold both inserts and updates.
-  const ordered = [...rows.values()].sort((a, b) => Number(b.created) - Number(a.created));
-  return [...statementParts(ordered).flatMap((part) => partWrites(projectId, part)), ...fairHostStateWrites(projectId, unmerged)];
+  // The fresh rows first, so that few statements hold both inserts and updates.
+  const ordered = [...rows.values()].sort((a, b) => Number(b.fresh) - Number(a.fresh));
+  const statements = packPieces(cut(ordered), (piece) => piece.changes.length);
+  return [...statements.flatMap((part) => partWrites(projectId, part)), ...fairHostStateWrites(projectId, unmerged)];
 }
 
 /**
- * The rows' changes in statements of at most MAX_STEPS_PER_STATEMENT steps, each row's
- * changes in one statement where they fit. A longer row is cut into parts of exactly that
- * many (each then a statement of its own) and a last part, so that its parts run in order.
+ * The rows' changes as pieces of at most MAX_STEPS_PER_STATEMENT (packPieces then puts each
+ * row's changes in one statement where they fit): a longer row is cut into pieces of exactly
+ * that many, each then a statement of its own, and a last piece, so that its pieces run in order.
  */
-function statementParts(rows: readonly RowChanges[]): Piece[][] {
-  const out: Piece[][] = [];
-  let current: Piece[] = [];
-  let steps = 0;
-  for (const row of rows) {
-    for (let from = 0; from < row.changes.length; from += MAX_STEPS_PER_STATEMENT) {
-      const changes = row.changes.slice(from, from + MAX_STEPS_PER_STATEMENT);
-      if (steps > 0 && steps + changes.length > MAX_STEPS_PER_STATEMENT) {
-        out.push(current);
-        current = [];
-        steps = 0;
-      }
-      current.push({ row, changes, first: from === 0 });
-      steps += changes.length;
-    }
-  }
-  if (current.length > 0) out.push(current);
-  return out;
+function cut(rows: readonly RowChanges[]): Piece[] {
+  return rows.flatMap((row) =>
+    Array.from({ length: Math.ceil(row.changes.length / MAX_STEPS_PER_STATEMENT) }, (_, n) => ({
+      row,
+      changes: row.changes.slice(n * MAX_STEPS_PER_STATEMENT, (n + 1) * MAX_STEPS_PER_STATEMENT),
+      first: n === 0,
+    })),
+  );
 }
 
 /**
- * A statement's parts: the rows it creates are inserted, the others (and later parts of
- * created rows) updated. Where every row takes one change (a pass's usual shape: each host
+ * A statement's pieces: the fresh rows are inserted, the others (and later pieces of fresh
+ * rows) updated. Where every row takes one change (a pass's usual shape: each host
  * once), the change is applied to the row itself, with no walk: the same assignments over the
  * row's columns (5,000 new rows: about two thirds of the walk's time).
  */
 function partWrites(projectId: number, pieces: readonly Piece[]): SQL[] {
-  const inserted = pieces.filter((p) => p.first && p.row.created);
-  const updated = pieces.filter((p) => !(p.first && p.row.created));
+  const inserted = pieces.filter((p) => p.first && p.row.fresh);
+  const updated = pieces.filter((p) => !(p.first && p.row.fresh));
   const single = (group: readonly Piece[]) => group.every((p) => p.changes.length === 1);
   return [
     ...(inserted.length > 0 ? [single(inserted) ? changeInsert(projectId, inserted) : walkInsert(projectId, inserted)] : []),
@@ -179,7 +161,8 @@ const havStats = {
 };
 
 const KEY_FIELDS = ["hostId", "appId", "appVersionId"];
-const STEP_FIELDS = ["k", "i", "fin", "pfc", "et", "turnaround", "cv", "fair", ...FAIR_HOST_FIELDS, ...NEUTRAL_FIELDS];
+/** A change's fields (ChangeFields), as its step and its JSON row bind them. */
+const CHANGE_FIELDS = ["pfc", "et", "turnaround", "cv", "fair", ...FAIR_HOST_FIELDS, ...NEUTRAL_FIELDS];
 
 /** A step's new value of each column, from the walk's previous row `w` and the change `s`. */
 const STEP = changeAssignments(
@@ -214,34 +197,35 @@ const sameKey = (projectId: number, alias: string, table?: string) => {
 };
 
 /**
- * `r` (each row `k` and its key), `s` (the steps, MATERIALIZED: SQLite indexes them, so each
- * step finds the next by equality), `b` (`base`: each row's values before its first step) and
- * `w` (the walk: step 0 is the base, each next row a change's assignments over the previous).
+ * `r` (each piece's row `k` and its key), then the walk of walks.ts: `s` (the changes), `b`
+ * (`base`: each row's values before its first step) and `w` (step 0 is the base, each next
+ * row a change's assignments over the previous, the key carried along).
  */
-function walkCtes(pieces: readonly Piece[], base: SQL): SQL {
+function havWalk(pieces: readonly Piece[], base: SQL): SQL {
   const keys = pieces.map((p, k) => ({ k, ...p.row.key }));
-  const steps = pieces.flatMap((p, k) => p.changes.map((c, n) => ({ ...c, k, i: n + 1, fin: n === p.changes.length - 1 ? 1 : 0 })));
-  return sql`WITH RECURSIVE ${jsonRowsTable("r", ["k", ...KEY_FIELDS], keys)}, ${jsonRowsTable("s", STEP_FIELDS, steps)},
-    b AS (${base}),
-    w(k, i, fin, ${columns(KEY_FIELDS)}, ${columns(WALKED)}) AS (
-      SELECT k, 0, 0, ${columns(KEY_FIELDS)}, ${columns(WALKED)} FROM b
-      UNION ALL
-      SELECT w.k, s.i, s.fin, ${list("w", KEY_FIELDS)}, ${sql.join(STEP.map(stored), sql`, `)}
-      FROM w JOIN s ON s.k = w.k AND s.i = w.i + 1)`;
+  const steps = numberSteps(pieces.flatMap((p, k) => p.changes.map((c) => ({ ...c, k }))));
+  return sql`WITH RECURSIVE ${jsonRowsTable("r", ["k", ...KEY_FIELDS], keys)}, ${walkCtes({
+    prefix: "",
+    steps,
+    fields: CHANGE_FIELDS,
+    base,
+    carried: [...KEY_FIELDS, ...WALKED],
+    next: [...KEY_FIELDS.map((f) => ref("w", f)), ...STEP.map(stored)],
+  })}`;
 }
 
 /** The stored rows walked from their values, each row's last step written: one UPDATE. */
 function walkUpdate(projectId: number, pieces: readonly Piece[]): SQL {
   const base = sql`SELECT r.k AS k, ${list("r", KEY_FIELDS)}, ${list("o", WALKED)} FROM r JOIN ${h} AS o ON ${sameKey(projectId, "r", "o")}`;
   // The last steps materialized once, each row then found by its key (a subquery per row would walk again).
-  return sql`${walkCtes(pieces, base)},
+  return sql`${havWalk(pieces, base)},
       l AS MATERIALIZED (SELECT ${list("w", KEY_FIELDS)}, ${list("w", WALKED)} FROM w WHERE w.fin = 1)
     UPDATE ${h} SET ${setClause(WALKED.map((c) => [c, ref("l", c)]))}
     FROM l WHERE ${sameKey(projectId, "l")}`;
 }
 
 /**
- * The rows the pass creates, walked from a zeroed row (or, for a row a concurrent request
+ * The fresh rows, walked from a zeroed row (or, for a row a concurrent request
  * created since the pass's read, from that row as stored) and inserted at their walk's end:
  * one row written per row. Over a row created meanwhile the insert writes the end of the walk
  * that started from it (ON CONFLICT DO UPDATE).
@@ -253,26 +237,26 @@ function walkInsert(projectId: number, pieces: readonly Piece[]): SQL {
   );
   const base = sql`SELECT r.k AS k, ${list("r", KEY_FIELDS)}, ${values}
     FROM r JOIN ${zeroedRow(h, WALKED)} LEFT JOIN ${h} AS o ON ${sameKey(projectId, "r", "o")}`;
-  return sql`${walkCtes(pieces, base)}
+  return sql`${havWalk(pieces, base)}
     INSERT INTO ${h} (${name(h.projectId)}, ${name(h.hostId)}, ${name(h.appId)}, ${name(h.appVersionId)}, ${name(h.fairFounder)}, ${columns(WALKED)})
     SELECT ${projectId}, ${list("w", KEY_FIELDS)}, ${founderOnInsert(projectId, ref("w", "appVersionId"))}, ${list("w", WALKED)} FROM w WHERE w.fin = 1
     ON CONFLICT DO UPDATE SET ${setClause(WALKED.map((c) => [c, sql`excluded.${col(c)}`]))}`;
 }
 
 /** Each row's one change as a JSON row: the row's key and the change's fields. */
-const CHANGE_FIELDS = [...KEY_FIELDS, ...STEP_FIELDS.filter((f) => !["k", "i", "fin"].includes(f))];
+const CHANGE_ROW_FIELDS = [...KEY_FIELDS, ...CHANGE_FIELDS];
 const changeRows = (pieces: readonly Piece[]) => pieces.map((p) => ({ ...p.row.key, ...p.changes[0] }));
 /** A change's assignments over the row's own columns (`c` the change). */
 const ONE_CHANGE = changeAssignments((f) => ref("c", f), col);
 
 /** Stored rows that take one change each: one UPDATE, each row's assignments over its values. */
 function changeUpdate(projectId: number, pieces: readonly Piece[]): SQL {
-  return sql`${withJsonRows("c", CHANGE_FIELDS, changeRows(pieces))}
+  return sql`${withJsonRows("c", CHANGE_ROW_FIELDS, changeRows(pieces))}
     UPDATE ${h} SET ${setClause(ONE_CHANGE)} FROM c WHERE ${sameKey(projectId, "c")}`;
 }
 
 /**
- * Created rows that take one change each: the assignments evaluated on a zeroed row, one row
+ * Fresh rows that take one change each: the assignments evaluated on a zeroed row, one row
  * written. A row created since the pass's read (a concurrent pass of the same host) takes the
  * change as the update above would give it, its fields found by its key.
  */
@@ -282,7 +266,7 @@ function changeInsert(projectId: number, pieces: readonly Piece[]): SQL {
     ["appId", h.appId],
     ["appVersionId", h.appVersionId],
   ]);
-  return sql`${withJsonRows("c", CHANGE_FIELDS, changeRows(pieces))}
+  return sql`${withJsonRows("c", CHANGE_ROW_FIELDS, changeRows(pieces))}
     INSERT INTO ${h} (${name(h.projectId)}, ${name(h.hostId)}, ${name(h.appId)}, ${name(h.appVersionId)}, ${name(h.fairFounder)}, ${columns(WALKED)})
     SELECT ${projectId}, ${list("c", KEY_FIELDS)}, ${founderOnInsert(projectId, ref("c", "appVersionId"))}, ${sql.join(
       ONE_CHANGE.map(([, v]) => v),

@@ -4,6 +4,7 @@
  * batch as the change. The cron reads the queue (kv-refresh.ts).
  */
 import { type SQL, and, eq, isNotNull, sql } from "drizzle-orm";
+import type { Attribution } from "../credit/pass";
 import type { CreditSubject } from "./schema";
 import { hosts, kvMarks, projects } from "./schema";
 import type { Db } from "./client";
@@ -136,4 +137,23 @@ export async function countQueued(db: Db): Promise<number> {
   const [row] = await db.all<{ n: number }>(sql`
     SELECT count(*) AS n FROM (SELECT DISTINCT ${name(kvMarks.projectId)}, j.value FROM ${kvMarks}, json_each(${kvMarks.subjects}) AS j)`);
   return row?.n ?? 0;
+}
+
+/** Everything a pass may have changed the public view of: its hosts, users, teams, project. */
+export function dirtySubjects(attributions: readonly Attribution[]): SubjectRef[] {
+  if (attributions.length === 0) return [];
+  const seen = new Set<string>();
+  const out: SubjectRef[] = [PROJECT_SUBJECT];
+  const add = (subject: CreditSubject, id: number) => {
+    const key = `${subject}/${id}`;
+    if (seen.has(key)) return;
+    seen.add(key);
+    out.push({ subject, id });
+  };
+  for (const a of attributions) {
+    add("host", a.hostId);
+    if (a.userId !== 0) add("user", a.userId);
+    if (a.userId !== 0 && a.teamId !== 0) add("team", a.teamId);
+  }
+  return out;
 }

@@ -12,31 +12,24 @@
  * fair states, one statement per version, one per-app credit queue row (each run with its
  * pass's `now`), and one KV mark row.
  */
-import { type SQL, sql } from "drizzle-orm";
+import type { SQL } from "drizzle-orm";
 import type { FairHostChange } from "../credit/fair-pass";
 import type { FairVersionState } from "../credit/fair-state";
 import type { PassEffects } from "../credit/pass";
 import { appCreditQueueWrites } from "./app-credit-queue";
 import { attributionCountWrites } from "./holder-counts";
-import { markSubjects } from "./kv-marks";
-import {
-  type ExistingHolders,
-  attributionWrites,
-  type FreshHolders,
-  freshHolders,
-  grantGroups,
-  outcomeInserts,
-  versionStateWrites,
-  workunitInserts,
-} from "./pass-writes";
+import { dirtySubjects, markSubjects } from "./kv-marks";
+import { type ExistingHolders, type FreshHolders, freshHolders, grantGroups } from "./grant-groups";
+import { attributionWrites, outcomeInserts, versionStateWrites, workunitInserts } from "./pass-writes";
 import type { HistoryTarget } from "./history-transitions";
-import { holderWalkWrites } from "./holder-walks";
+import { holderWalkWrites, runStep, storedWalkUpdate } from "./holder-walks";
+import { QueueNumbers } from "./queue-numbers";
 import { hostAppVersionWrites } from "./host-app-version-writes";
-import { dirtySubjects } from "./read-model-writes";
 import { appVersions } from "./schema";
-import { jsonList, jsonRowsTable, name, wholeSeconds } from "./sql-helpers";
-import { type PhasedWrites, assembleWrites } from "./write-phases";
-import { grantRun, recentAverageRun } from "./stat-updates";
+import { wholeSeconds } from "./sql-helpers";
+import { APP_VERSION_CREDIT_COLUMNS } from "./credit-columns";
+import { numberSteps } from "./walks";
+import { assembleWrites } from "./write-phases";
 
 /** One pass's effects and the `now` it was decided at. */
 export interface TimedEffects {
@@ -51,16 +44,6 @@ export function passBatchWrites(
   existing: ExistingHolders,
   history?: HistoryTarget,
 ): SQL[] {
-  return assembleWrites(passBatchWritePhases(projectId, passes, existing, history));
-}
-
-/** The batch's writes by phase. */
-export function passBatchWritePhases(
-  projectId: number,
-  passes: readonly TimedEffects[],
-  existing: ExistingHolders,
-  history?: HistoryTarget,
-): PhasedWrites {
   const all = <T>(pick: (e: PassEffects) => readonly T[]) => passes.flatMap((p) => pick(p.effects));
   // Holders a pass both creates and credits are inserted by its grant statement (as for a pass
   // alone); a holder exists for every later pass once a pass has named it.
@@ -90,12 +73,16 @@ export function passBatchWritePhases(
     for (const [key, change] of effects.fairHostAppVersions) fairHosts.set(key, change);
   }
   const attributions = passes.map((p) => ({ now: p.now, attributions: p.effects.attributions }));
+  const queue = new QueueNumbers(projectId);
+  // Before the walks: the project's walk raises queue_seq past every number taken.
+  const appCreditQueue = appCreditQueueWrites(projectId, groups, queue);
   const walks = holderWalkWrites(
     projectId,
     passes.map(({ now, effects }, k) => ({ now, groups: groups[k]!.groups, grants: effects.grants, fresh: fresh[k]! })),
+    queue,
     history,
   );
-  return {
+  return assembleWrites({
     holderCounts: attributionCountWrites(
       projectId,
       all((e) => e.attributions),
@@ -120,57 +107,32 @@ export function passBatchWritePhases(
     ),
     finishedDays: walks.history,
     holderCredit: walks.holders,
-    appCreditQueue: appCreditQueueWrites(projectId, groups),
+    appCreditQueue,
     projectCredit: walks.projectRow,
     versionCredit: versionCreditWalk(projectId, passes),
     // A holder a grant inserted takes the owner or team the batch's last pass gives it (written only if another).
     grantedHolders: attributionWrites(projectId, attributions, (kind, id) => kind !== "teams" && insertedByGrants[kind].has(id)),
     versions: versionStateWrites(projectId, [...pfcSamples.keys()], pfcSamples, fairVersions),
     kvMarks: markSubjects(projectId, dirtySubjects(all((e) => e.attributions))),
-  };
+  });
 }
 
 /**
  * The app versions' credit samples of every pass as ONE statement: each version walks the RAC
  * runs of the passes that credited it, in pass order and each at its pass's `now` (the step a
- * pass alone writes: recentAverageRun), and keeps the last step. No other statement of the
- * batch reads or writes these two columns, so one walk after the passes equals a run per pass.
- * The holders' shape (holder-walks.ts): each step found by its key in the materialized steps,
- * the last steps (`fin`) materialized once and each version row then found by its key, so the
- * statement is linear in its steps (a subquery per version row would scan the whole walk).
+ * pass alone writes: APP_VERSION_CREDIT_COLUMNS), and keeps the last step. No other statement
+ * of the batch reads or writes these columns, so one walk after the passes equals a run per
+ * pass. The holders' walk of stored rows (holder-walks.ts storedWalkUpdate).
  */
 function versionCreditWalk(projectId: number, passes: readonly TimedEffects[]): SQL[] {
-  const steps: { v: number; i: number; fin: 0 | 1; now: number; credit: number; start: number; rest: number }[] = [];
-  const taken = new Map<number, number>();
-  for (const { now, effects } of passes) {
-    for (const [id, samples] of effects.versionCreditSamples) {
-      const run = grantRun(
+  const steps = passes.flatMap(({ now, effects }) =>
+    [...effects.versionCreditSamples].map(([id, samples]) =>
+      runStep(
+        id,
         now,
-        samples.map((s) => ({ credit: s.credit, start: s.time })),
-      );
-      const i = (taken.get(id) ?? 0) + 1;
-      taken.set(id, i);
-      steps.push({ v: id, i, fin: 0, now, credit: run.first.credit, start: run.first.start, rest: run.restCredit });
-    }
-  }
-  if (steps.length === 0) return [];
-  for (const x of steps) if (x.i === taken.get(x.v)) x.fin = 1;
-  const av = appVersions;
-  const rac = recentAverageRun.sql(
-    { avg: sql.raw("w.avg"), time: sql.raw("w.time") },
-    { now: sql.raw("s.now"), credit: sql.raw("s.credit"), start: sql.raw("s.start"), rest: sql.raw("s.rest") },
+        samples.map((x) => ({ credit: x.credit, start: x.time })),
+      ),
+    ),
   );
-  const ids = [...taken.keys()];
-  const mine = sql`${name(av.projectId)} = ${projectId} AND ${name(av.id)} IN ${jsonList(ids)}`;
-  return [
-    sql`WITH RECURSIVE
-      ${jsonRowsTable("s", ["v", "i", "fin", "now", "credit", "start", "rest"], steps)},
-      w(v, i, fin, avg, time) AS (
-        SELECT ${name(av.id)}, 0, 0, ${name(av.expavgCredit)}, ${name(av.expavgTime)} FROM ${av} WHERE ${mine}
-        UNION ALL
-        SELECT w.v, s.i, s.fin, ${rac.avg}, ${rac.time} FROM w JOIN s ON s.v = w.v AND s.i = w.i + 1),
-      z AS MATERIALIZED (SELECT v, avg, time FROM w WHERE fin = 1)
-      UPDATE ${av} SET ${name(av.expavgCredit)} = z.avg, ${name(av.expavgTime)} = z.time
-      FROM z WHERE ${name(av.projectId)} = ${projectId} AND ${name(av.id)} = z.v`,
-  ];
+  return storedWalkUpdate(projectId, appVersions, "v_", APP_VERSION_CREDIT_COLUMNS, numberSteps(steps));
 }

@@ -23,7 +23,7 @@ import {
   workunits,
 } from "./schema";
 import type { HistoryTarget } from "./history-transitions";
-import type { ExistingHolders } from "./pass-writes";
+import type { ExistingHolders } from "./grant-groups";
 import { int64Text, jsonList } from "./sql-helpers";
 import { startedClock } from "./stat-updates";
 import { PFC_MODES, RESULT_OUTCOMES, decode, decodeNullable, validOutcome } from "./codes";

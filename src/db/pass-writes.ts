@@ -5,27 +5,25 @@
  * insert on a workunit another pass already credited, and then nothing is written.
  */
 import { type SQL, sql } from "drizzle-orm";
-import type { AnySQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
+import type { SQLiteTable } from "drizzle-orm/sqlite-core";
 import { AV_AVERAGE, type AverageParams } from "../credit/constants";
-import type { Attribution, Grant, PassEffects } from "../credit/pass";
-import { appCreditQueueWrites } from "./app-credit-queue";
-import { type HistoryTarget, historyTransitionWrites } from "./history-transitions";
-import { type CreditColumn, HOLDER_CREDIT_COLUMNS, creditAssignments } from "./credit-columns";
-import { dayOf } from "../credit/history";
+import type { Attribution, PassEffects } from "../credit/pass";
+import type { HistoryTarget } from "./history-transitions";
 import { type HolderKind, type HolderTable, appVersions, hosts, results, teams, users, workunits } from "./schema";
-import type { GrantGroups, GrantPart } from "./grant-groups";
+import { type ExistingHolders, freshHolders, grantGroups } from "./grant-groups";
+import { grantPhases } from "./grant-writes";
 import { attributionCountWrites } from "./holder-counts";
-import { dirtySubjects, projectCreditWrite } from "./read-model-writes";
-import { markSubjects } from "./kv-marks";
-import { type PhasedWrites, assembleWrites } from "./write-phases";
+import { dirtySubjects, markSubjects } from "./kv-marks";
+import { assembleWrites } from "./write-phases";
 import { fairVersionAssignments, fairVersionStateWrites } from "./fair-rows";
 import type { FairVersionState } from "../credit/fair-state";
 import { hostAppVersionWrites } from "./host-app-version-writes";
-import { chunks, col, conflictRowField, insertFromJson, jsonInt64, name, ref, wholeSeconds, withJsonRows, zeroedRow } from "./sql-helpers";
+import { chunks, col, insertFromJson, jsonInt64, name, wholeSeconds } from "./sql-helpers";
 import { FAIR_RULE_CODES, PFC_MODES, RESULT_OUTCOMES, type ResultOutcomeName, encode, encodeNullable } from "./codes";
 import type { PfcMode } from "../credit/pfc";
 import type { FairRule } from "../credit/fair-claim";
-import { type Assignment, averageUpdate, grantRun, recentAverageRun, setClause } from "./stat-updates";
+import { averageUpdate, setClause } from "./stat-updates";
+import { APP_VERSION_CREDIT_COLUMNS, boundRunFields, creditAssignments } from "./credit-columns";
 
 /** A result's final outcome as stored; absent fields are NULL. */
 export interface OutcomeRow {
@@ -112,20 +110,9 @@ export function passWrites(
   existing?: ExistingHolders,
   history?: HistoryTarget,
 ): SQL[] {
-  return assembleWrites(passWritePhases(projectId, now, effects, existing, history));
-}
-
-/** A pass's writes by phase. */
-export function passWritePhases(
-  projectId: number,
-  now: number,
-  effects: PassEffects,
-  existing?: ExistingHolders,
-  history?: HistoryTarget,
-): PhasedWrites {
   const groups = grantGroups(effects.grants);
   const fresh = existing ? freshHolders(effects, groups, existing) : undefined;
-  return {
+  return assembleWrites({
     holderCounts: attributionCountWrites(projectId, effects.attributions),
     outcomes: outcomeInserts(
       projectId,
@@ -144,55 +131,10 @@ export function passWritePhases(
       effects.hostAppVersionChanges,
       effects.fairHostAppVersions,
     ),
-    ...grantPhases(projectId, now, groups, fresh, history),
-    projectCredit: projectCreditWrite(projectId, now, effects.grants),
+    ...grantPhases(projectId, now, effects.grants, groups, fresh, history),
     versions: versionWrites(projectId, now, effects),
     kvMarks: markSubjects(projectId, dirtySubjects(effects.attributions)),
-  };
-}
-
-/** Who the pass names: each host's owner and each user's team (the latest result's), and the teams. */
-function attributed(effects: Pick<PassEffects, "attributions">) {
-  const a = effects.attributions;
-  // A Map keeps the last value set for a key: the latest result names the owner and team.
-  return {
-    owners: new Map(a.map((x) => [x.hostId, x.userId] as const)),
-    teamsOfUsers: new Map(a.filter((x) => x.userId !== 0).map((x) => [x.userId, x.teamId] as const)),
-    teamIds: new Set(a.filter((x) => x.userId !== 0 && x.teamId !== 0).map((x) => x.teamId)),
-  };
-}
-
-/** The ids of the pass's hosts, users and teams that exist (read with the pass's snapshot). */
-export interface ExistingHolders {
-  readonly hosts: ReadonlySet<number>;
-  readonly users: ReadonlySet<number>;
-  readonly teams: ReadonlySet<number>;
-}
-
-/**
- * Holders the pass both creates and credits, with the column that attributes them (a host's
- * owner, a user's team): each is inserted with its grants applied, one row written instead
- * of an insert and an update.
- */
-export interface FreshHolders {
-  readonly hosts: ReadonlyMap<number, number>;
-  readonly users: ReadonlyMap<number, number>;
-  readonly teams: ReadonlyMap<number, null>;
-}
-
-export function freshHolders(effects: Pick<PassEffects, "attributions">, groups: GrantGroups, existing: ExistingHolders): FreshHolders {
-  const { owners, teamsOfUsers, teamIds } = attributed(effects);
-  const fresh = <V>(named: Iterable<readonly [number, V]>, credited: ReadonlyMap<string, unknown>, known: ReadonlySet<number>) =>
-    new Map([...named].filter(([id]) => credited.has(`${id}`) && !known.has(id)));
-  return {
-    hosts: fresh(owners, groups.hosts, existing.hosts),
-    users: fresh(teamsOfUsers, groups.users, existing.users),
-    teams: fresh(
-      [...teamIds].map((id) => [id, null] as const),
-      groups.teams,
-      existing.teams,
-    ),
-  };
+  });
 }
 
 /**
@@ -235,143 +177,6 @@ export function attributionWrites(
       insertFromJson(sql`${users}`, [...created(users), [users.teamId, "team"]], rows, changed(users.teamId)),
     ),
     ...chunks([...teamRows.values()]).map((rows) => insertFromJson(sql`${teams}`, created(teams), rows, sql`ON CONFLICT DO NOTHING`)),
-  ];
-}
-
-/** Grants grouped by row (a key string), keeping pass order inside each group. */
-function groupGrants(grants: readonly Grant[], keyOf: (g: Grant) => string | null): Map<string, GrantPart[]> {
-  const groups = new Map<string, GrantPart[]>();
-  for (const g of grants) {
-    const key = keyOf(g);
-    if (key === null) continue;
-    const part = { credit: g.credit, start: g.startTime, job: (g.perApp ?? "job") === "job" };
-    const list = groups.get(key);
-    if (list) list.push(part);
-    else groups.set(key, [part]);
-  }
-  return groups;
-}
-
-/**
- * Applies each row's run of grants (grant_credit, docs/spec/credit.md#grant_credit) to a
- * holder's row: each of `columns` (credit-columns.ts) takes its step, the total adding the
- * run's credit, the RAC updated by the run, the day's credit. `groups` are keyed by holder id.
- */
-export function creditRunWrites(
-  table: HolderTable,
-  projectId: number,
-  now: number,
-  groups: ReadonlyMap<string, readonly GrantPart[]>,
-  fresh?: FreshRows,
-  columns: readonly CreditColumn[] = HOLDER_CREDIT_COLUMNS,
-): SQL[] {
-  const rows = [...groups].map(([key, parts]) => {
-    const run = grantRun(now, parts);
-    return {
-      k: Number(key),
-      ...(fresh?.rows.has(key) ? { fresh: fresh.rows.get(key) } : {}),
-      credit: run.first.credit,
-      start: run.first.start,
-      rest: run.restCredit,
-      // The run's credit summed in pass order: what the day's history bucket adds.
-      sum: parts.reduce((s, p) => s + p.credit, 0),
-    };
-  });
-  const g = (f: string) => ref("g", f);
-  /** The run's assignments to its row, `g(field)` reading the run's fields. */
-  const assignments = (g: (f: string) => SQL): Assignment[] =>
-    creditAssignments(columns, (f) => {
-      if (f === "now") return sql`${now}`;
-      if (f === "day") return sql`${dayOf(now)}`;
-      if (f === "add") throw new Error("a holder's run has no summed total");
-      return g(f);
-    });
-  const set = assignments(g);
-  const fields = ["k", "credit", "start", "rest", "sum"];
-  const updates = chunks(rows.filter((r) => !("fresh" in r))).map(
-    (chunk) => sql`${withJsonRows("g", fields, chunk)} UPDATE ${table} SET ${setClause(set)} FROM g
-      WHERE ${name(table.projectId)} = ${projectId} AND ${name(table.id)} = ${g("k")}`,
-  );
-  if (!fresh) return updates;
-  // The same assignments on the row as attributionWrites would have created it (RAC clock at
-  // `now`). If a concurrent pass created the row since this pass's read, the run is applied to
-  // that row as the update above would (its fields found by its key) and the attribution is
-  // this pass's, as attributionWrites sets it: a holder two passes create is no conflict.
-  const ofExcluded = conflictRowField("g", [["k", table.id]]);
-  const onConflict: Assignment[] = [
-    ...assignments(ofExcluded),
-    ...(fresh.attribution ? [[fresh.attribution.name, sql`excluded.${name(fresh.attribution)}`] as const] : []),
-  ];
-  const startsAtNow = Object.fromEntries(columns.filter((c) => c.startsAtNow).map((c) => [c.name, now]));
-  const inserts = chunks(rows.filter((r) => "fresh" in r)).map(
-    (chunk) => sql`${withJsonRows("g", [...fields, "fresh"], chunk)}
-      INSERT INTO ${table} (${name(table.projectId)}, ${name(table.id)}, ${name(table.createTime)}, ${
-        fresh.attribution ? sql`${name(fresh.attribution)}, ` : sql``
-      }${sql.join(
-        set.map(([c]) => col(c)),
-        sql`, `,
-      )})
-      SELECT ${projectId}, ${g("k")}, ${now}, ${fresh.attribution ? sql`${g("fresh")}, ` : sql``}${sql.join(
-        set.map(([, v]) => v),
-        sql`, `,
-      )} FROM g, ${zeroedRow(
-        table,
-        set.map(([c]) => c),
-        startsAtNow,
-      )} WHERE true ON CONFLICT DO UPDATE SET ${setClause(onConflict)}`,
-  );
-  return [...inserts, ...updates];
-}
-
-/** Rows creditRunWrites inserts instead of updating: key → the attribution column's value. */
-export interface FreshRows {
-  readonly rows: ReadonlyMap<string, number | null>;
-  readonly attribution?: AnySQLiteColumn;
-}
-
-export function grantGroups(grants: readonly Grant[]): GrantGroups {
-  return {
-    hosts: groupGrants(grants, (g) => `${g.hostId}`),
-    users: groupGrants(grants, (g) => (g.userId !== 0 ? `${g.userId}` : null)),
-    // A host without an owner credits only itself (BOINC's zombie hosts, docs/spec/edge-cases.md#e18).
-    teams: groupGrants(grants, (g) => (g.userId !== 0 && g.teamId !== 0 ? `${g.teamId}` : null)),
-    userApps: groupGrants(grants, (g) => (g.userId !== 0 && g.perApp !== "none" ? `${g.userId}/${g.appId}` : null)),
-    // BOINC keeps per-app credit for team 0 ("no team") too (docs/spec/credit.md#grant_credit_by_app).
-    teamApps: groupGrants(grants, (g) => (g.userId !== 0 && g.perApp !== "none" ? `${g.teamId}/${g.appId}` : null)),
-  };
-}
-
-/** grantPhases as one list, in the order of WRITE_PHASES. */
-export function grantWrites(projectId: number, now: number, groups: GrantGroups, fresh?: FreshHolders, history?: HistoryTarget): SQL[] {
-  return assembleWrites(grantPhases(projectId, now, groups, fresh, history));
-}
-
-/**
- * The grants' writes on the holders: the history buckets the grants finish (history-transitions.ts,
- * from the rows as they are before this pass), each holder's run (which also starts its new
- * day), and the pass's per-app credit as one queue row for the hourly fold.
- */
-export function grantPhases(
-  projectId: number,
-  now: number,
-  groups: GrantGroups,
-  fresh?: FreshHolders,
-  history?: HistoryTarget,
-): Pick<PhasedWrites, "finishedDays" | "holderCredit" | "appCreditQueue"> {
-  return {
-    finishedDays: historyTransitionWrites(projectId, now, groups, history),
-    holderCredit: holderCreditWrites(projectId, now, groups, fresh),
-    appCreditQueue: appCreditQueueWrites(projectId, [{ now, groups }]),
-  };
-}
-
-/** One pass's grant run on each host, user and team. */
-function holderCreditWrites(projectId: number, now: number, groups: GrantGroups, fresh?: FreshHolders): SQL[] {
-  const rowsOf = <V>(m: ReadonlyMap<number, V>) => new Map([...m].map(([id, v]) => [`${id}`, v as number | null]));
-  return [
-    ...creditRunWrites(hosts, projectId, now, groups.hosts, fresh && { rows: rowsOf(fresh.hosts), attribution: hosts.userId }),
-    ...creditRunWrites(users, projectId, now, groups.users, fresh && { rows: rowsOf(fresh.users), attribution: users.teamId }),
-    ...creditRunWrites(teams, projectId, now, groups.teams, fresh && { rows: rowsOf(fresh.teams) }),
   ];
 }
 
@@ -425,16 +230,11 @@ function versionWrites(projectId: number, now: number, effects: PassEffects): SQ
   const credit = (id: number): SQL[] => {
     const samples = effects.versionCreditSamples.get(id);
     if (!samples?.length) return [];
-    const av = appVersions;
-    const run = grantRun(
+    const fields = boundRunFields(
       now,
       samples.map((c) => ({ credit: c.credit, start: c.time })),
     );
-    const rac = recentAverageRun.sql(
-      { avg: name(av.expavgCredit), time: name(av.expavgTime) },
-      { now: sql`${now}`, credit: sql`${run.first.credit}`, start: sql`${run.first.start}`, rest: sql`${run.restCredit}` },
-    );
-    return [sql`${name(av.expavgCredit)} = ${rac.avg}`, sql`${name(av.expavgTime)} = ${rac.time}`];
+    return [setClause(creditAssignments(appVersions, APP_VERSION_CREDIT_COLUMNS, (f) => fields[f]))];
   };
   return versionStateWrites(projectId, ids, effects.versionPfcSamples, effects.fairVersions, credit);
 }

@@ -1,36 +1,59 @@
 /**
  * The numbers of a project's queue rows (history_queue, app_credit_queue: projects.queue_seq,
- * docs/storage.md). A write batch reserves numbers above queue_seq as the batch finds it: the
- * n-th (from 0) is queue_seq + 1 + n, the same in both tables (each numbers its own rows).
- * The batch's update of the project row comes after every row that takes one (the
- * projectCredit phase, write-phases.ts) and raises queue_seq past them all, so no number is
- * taken twice. A pass alone reserves one number; a pass batch one per statement of its
- * finished buckets (holder-walks.ts), and raises queue_seq by at least one per granting pass,
- * as the passes posted alone would.
+ * docs/storage.md). A write batch takes numbers above queue_seq as the batch finds it, through
+ * ONE QueueNumbers: each table's n-th row of the batch (from 0) is queue_seq + 1 + n (each
+ * table numbers its own rows). The batch's update of the project row comes after every
+ * statement that takes one (the projectCredit phase, write-phases.ts) and raises queue_seq
+ * past them all (`raise`), so no number is taken twice; one asked for after the raise throws.
+ * A pass alone takes at most one number a table, and its run raises queue_seq by one
+ * (queueStep); a pass batch takes one per statement of its finished buckets (holder-walks.ts)
+ * and raises queue_seq by one per granting pass, as the passes posted alone would, or past
+ * its numbers if those are more.
  */
 import { type SQL, sql } from "drizzle-orm";
-import { projects } from "./schema";
+import { appCreditQueue, historyQueue, projects } from "./schema";
 import { name } from "./sql-helpers";
 
-/** The n-th number reserved (from 0), over the project's row the statement reads. */
-export function reservedQueueNumber(n = 0): SQL {
-  return sql`${name(projects.queueSeq)} + ${sql.raw(String(1 + n))}`;
-}
+type QueueTable = typeof historyQueue | typeof appCreditQueue;
 
-/** The n-th number reserved, read from the project's row by a statement whose rows come from elsewhere. */
-export function reservedQueueNumberOf(projectId: number, n = 0): SQL {
-  return sql`(SELECT ${reservedQueueNumber(n)} FROM ${projects} WHERE ${name(projects.id)} = ${projectId})`;
-}
-
-/** A granting pass's raise of queue_seq (`before`: its value before the pass): past the one number a pass alone reserves. */
+/** A granting pass's raise of queue_seq (`before`: its value before the pass): past the one number a pass alone takes. */
 export function queueStep(before: SQL): SQL {
   return sql`${before} + 1`;
 }
 
-/**
- * A batch's raise: past its passes' steps (`walked`, the walk's last value) and past the
- * `reserved` numbers its statements of finished buckets took.
- */
-export function batchQueueRaise(walked: SQL, reserved: number): SQL {
-  return sql`max(${walked}, ${projects}.${name(projects.queueSeq)} + ${sql.raw(String(reserved))})`;
+/** The queue numbers one write batch takes, and its raise of queue_seq past them. */
+export class QueueNumbers {
+  readonly #taken = new Map<QueueTable, number>();
+  #raised = false;
+
+  constructor(readonly projectId: number) {}
+
+  #take(table: QueueTable): number {
+    if (this.#raised) throw new Error("a queue number taken after the batch raised queue_seq past its numbers");
+    const n = this.#taken.get(table) ?? 0;
+    this.#taken.set(table, n + 1);
+    return n;
+  }
+
+  /** The next number of `table`'s rows, in a statement that reads the project's row itself (FROM projects). */
+  next(table: QueueTable): SQL {
+    return sql`${name(projects.queueSeq)} + ${sql.raw(String(1 + this.#take(table)))}`;
+  }
+
+  /** The next number of `table`'s rows, read from the project's row by a statement whose rows come from elsewhere. */
+  nextOf(table: QueueTable): SQL {
+    return sql`(SELECT ${this.next(table)} FROM ${projects} WHERE ${name(projects.id)} = ${this.projectId})`;
+  }
+
+  /**
+   * queue_seq as the batch's update of the project row writes it: `stepped`, its value after
+   * the batch's `passes` granting passes each took their queueStep, or past every number
+   * taken if those are more. Takes no number after it.
+   */
+  raise(stepped: SQL, passes: number): SQL {
+    this.#raised = true;
+    const taken = Math.max(0, ...this.#taken.values());
+    if (taken <= passes) return stepped;
+    return sql`max(${stepped}, ${projects}.${name(projects.queueSeq)} + ${sql.raw(String(taken))})`;
+  }
 }

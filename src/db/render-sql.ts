@@ -6,6 +6,10 @@
  * else (placeholders, inlined params, aliases, subqueries, query builders…) returns null, and
  * the caller renders that statement with drizzle. test/db/render-sql.test.ts holds the two
  * equal over every statement of a replayed workload.
+ *
+ * It reads drizzle's internals (Table's symbols, StringChunk, Name, Param, `shouldInlineParams`),
+ * which no semver range promises: drizzle-orm is pinned to one exact version for this
+ * (package.json says so beside the pin), and a bump must pass that test first.
  */
 import { Column, Name, Param, Placeholder, SQL, StringChunk, Table } from "drizzle-orm";
 

@@ -29,7 +29,7 @@ export const projects = sqliteTable("projects", {
   /**
    * The `now` of the earliest pass that granted credit (a backfill's first second of history,
    * not the day the project was created here); null until the first grant. Set by the pass's
-   * own update of this row (read-model-writes.ts): no row written for it.
+   * own update of this row (its step in credit-columns.ts): no row written for it.
    */
   firstCreditTime: real("first_credit_time"),
   ...recentAverage(),

@@ -57,12 +57,6 @@ export function insertFromJson(
   return sql`INSERT INTO ${table} (${columns}) SELECT ${values} FROM json_each(${JSON.stringify(rows)}) AS j WHERE true ${onConflict}`;
 }
 
-/**
- * Steps of a recursive walk in one statement at most (holder-walks.ts, host-app-version-writes.ts):
- * each JSON document bound stays far below D1's 1 MB for a value.
- */
-export const MAX_STEPS_PER_STATEMENT = 500;
-
 /** Splits rows into chunks so that no bound JSON document gets huge. */
 export function chunks<T>(rows: readonly T[], size = 500): T[][] {
   const out: T[][] = [];

@@ -6,10 +6,11 @@ import { type SQL, and, eq, sql } from "drizzle-orm";
 import type { Attribution, Grant } from "../credit/pass";
 import type { FlopsSource } from "../credit/trickle";
 import type { Db } from "./client";
-import { attributionWrites, grantGroups, grantPhases } from "./pass-writes";
+import { attributionWrites } from "./pass-writes";
+import { grantGroups } from "./grant-groups";
+import { grantPhases } from "./grant-writes";
 import { attributionCountWrites } from "./holder-counts";
-import { dirtySubjects, projectCreditWrite } from "./read-model-writes";
-import { markSubjects } from "./kv-marks";
+import { dirtySubjects, markSubjects } from "./kv-marks";
 import { assembleWrites } from "./write-phases";
 import { apps, hosts, projects, trickles, users } from "./schema";
 import { chunks, insertFromJson, int64Text, jsonInt64, jsonList, wholeSeconds } from "./sql-helpers";
@@ -145,8 +146,7 @@ export function trickleWrites(
     ),
     // Owners and teams as the hosts hold them: creates a user or team row a host names first.
     holders: attributionWrites(projectId, [{ now, attributions }]),
-    ...grantPhases(projectId, now, groups),
-    projectCredit: projectCreditWrite(projectId, now, grants),
+    ...grantPhases(projectId, now, grants, groups),
     kvMarks: markSubjects(projectId, dirtySubjects(attributions)),
   });
 }

@@ -1,17 +1,34 @@
 /**
- * The order of the statements of a pass's write batch, as data. The writers (a pass alone:
- * pass-writes.ts; a pass batch: pass-batch-writes.ts; paid trickles: trickle-writes.ts) give
- * their statements by phase, and assembleWrites puts them in the order of WRITE_PHASES. Each
- * phase names the tables its statements write and the phases it must follow, with the reason;
- * test/db/write-phases.test.ts checks that the list keeps every such rule and that each
- * writer's statements write their phase's tables, in the list's order.
+ * The order of the statements of a write batch, as data. The writers (a pass alone:
+ * pass-writes.ts; a pass batch: pass-batch-writes.ts; paid trickles: trickle-writes.ts;
+ * client errors: error-writes.ts) give their statements by phase, and assembleWrites puts them
+ * in the order of WRITE_PHASES. Each phase names the tables its statements write (the schema's
+ * drizzle tables) and the phases it must follow, with the reason; test/db/write-phases.test.ts
+ * checks that the list keeps every such rule and that each writer's batch writes its tables in
+ * an order the list allows.
  */
 import type { SQL } from "drizzle-orm";
+import type { SQLiteTable } from "drizzle-orm/sqlite-core";
+import {
+  appCreditQueue,
+  appVersions,
+  creditHistory,
+  historyQueue,
+  hostAppVersions,
+  hosts,
+  kvMarks,
+  projects,
+  results,
+  teams,
+  trickles,
+  users,
+  workunits,
+} from "./schema";
 
 interface WritePhaseRule {
   readonly phase: string;
   /** The tables its statements insert into, update or delete from. */
-  readonly writes: readonly string[];
+  readonly writes: readonly SQLiteTable[];
   /** Phases whose statements must all have run before this one's. */
   readonly after: readonly string[];
   readonly why: string;
@@ -20,67 +37,73 @@ interface WritePhaseRule {
 export const WRITE_PHASES = [
   {
     phase: "holderCounts",
-    writes: ["projects"],
+    writes: [projects],
     after: [],
     why: "counts the named hosts, users and teams not stored yet: before any statement inserts one (holder-counts.ts)",
   },
   {
     phase: "outcomes",
-    writes: ["results", "trickles"],
+    writes: [results, trickles],
     after: [],
     why: "a result (or trickle) already decided fails its insert and the whole batch: its place does not matter",
   },
-  { phase: "workunits", writes: ["workunits"], after: [], why: "the same for a workunit already credited" },
+  { phase: "workunits", writes: [workunits], after: [], why: "the same for a workunit already credited" },
   {
     phase: "holders",
-    writes: ["hosts", "users", "teams"],
+    writes: [hosts, users, teams],
     after: ["holderCounts"],
     why: "creates the holders no grant statement inserts, and sets owners and teams, before the grants update them",
   },
-  { phase: "hostAppVersions", writes: ["host_app_versions"], after: [], why: "no other statement reads these rows" },
+  { phase: "hostAppVersions", writes: [hostAppVersions], after: [], why: "no other statement of a pass reads these rows" },
+  {
+    phase: "fairErrors",
+    writes: [hostAppVersions],
+    after: ["hostAppVersions"],
+    why: "client errors counted in the fair error rate of rows the statements above may have just created (fair-rows.ts fairErrorWrites)",
+  },
   {
     phase: "finishedDays",
-    writes: ["credit_history", "history_queue"],
+    writes: [creditHistory, historyQueue],
     after: [],
     why: "the day buckets the grants finish, read from the rows as they are before the grants (history-transitions.ts)",
   },
   {
     phase: "holderCredit",
-    writes: ["hosts", "users", "teams"],
+    writes: [hosts, users, teams],
     after: ["holderCounts", "holders", "finishedDays"],
     why: "each holder's grant run; a fresh holder is inserted here with its grants applied",
   },
   {
     phase: "appCreditQueue",
-    writes: ["app_credit_queue"],
+    writes: [appCreditQueue],
     after: [],
     why: "the per-app credit's queue row, numbered by queue_seq as the batch found it (queue-numbers.ts)",
   },
   {
     phase: "projectCredit",
-    writes: ["projects"],
+    writes: [projects],
     after: ["finishedDays", "appCreditQueue"],
     why: "the project's grant run, which starts its new day and raises queue_seq past every number the rows above took",
   },
   {
     phase: "versionCredit",
-    writes: ["app_versions"],
+    writes: [appVersions],
     after: [],
     why: "a batch's app-version RAC walk (a pass alone writes it with the version's other columns)",
   },
   {
     phase: "grantedHolders",
-    writes: ["hosts", "users"],
+    writes: [hosts, users],
     after: ["holderCredit"],
     why: "a batch's last owner or team for the holders its grant statements inserted",
   },
   {
     phase: "versions",
-    writes: ["app_versions"],
+    writes: [appVersions],
     after: [],
     why: "each app version's PFC walk, fair state (and for a pass alone its RAC): one statement per version",
   },
-  { phase: "kvMarks", writes: ["kv_marks"], after: [], why: "the subjects whose KV snapshots the minute cron rewrites" },
+  { phase: "kvMarks", writes: [kvMarks], after: [], why: "the subjects whose KV snapshots the minute cron rewrites" },
 ] as const satisfies readonly WritePhaseRule[];
 
 export type WritePhase = (typeof WRITE_PHASES)[number]["phase"];

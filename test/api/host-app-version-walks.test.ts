@@ -11,7 +11,7 @@ import { describe, expect, it } from "vitest";
 import { HAV_AVERAGE } from "../../src/credit/constants";
 import { havKey } from "../../src/credit/host-app-version-key";
 import { database } from "../../src/db/client";
-import { MAX_STEPS_PER_STATEMENT } from "../../src/db/sql-helpers";
+import { MAX_STEPS_PER_STATEMENT } from "../../src/db/walks";
 import { PassRequestSchema, WorkunitSchema } from "../../src/routes/passes/passes.schemas";
 import { engineWorkunits, ingestPass } from "../../src/routes/passes/passes.service";
 import { DAY, daysAgo } from "../reads/fixtures";

@@ -7,7 +7,8 @@
  * generated from the list, and both leave the engine's values, to the last bit.
  */
 import { env } from "cloudflare:workers";
-import { sql } from "drizzle-orm";
+import { getTableName, sql } from "drizzle-orm";
+import { real, sqliteTable } from "drizzle-orm/sqlite-core";
 import { describe, expect, it } from "vitest";
 import type { Grant } from "../../src/credit/pass";
 
@@ -15,15 +16,24 @@ import { runBatch } from "../../src/db/batch";
 import { database } from "../../src/db/client";
 import { type CreditColumn, HOLDER_CREDIT_COLUMNS } from "../../src/db/credit-columns";
 import { holderWalkWrites } from "../../src/db/holder-walks";
-import { creditRunWrites, grantGroups } from "../../src/db/pass-writes";
-import { hosts, teams, users } from "../../src/db/schema";
+import { grantGroups } from "../../src/db/grant-groups";
+import { creditRunWrites } from "../../src/db/grant-writes";
+import { QueueNumbers } from "../../src/db/queue-numbers";
+import { type HolderTable, hosts, teams, users } from "../../src/db/schema";
 import { grantRun } from "../../src/db/stat-updates";
 
 const db = database(env.DB);
 
-/** The recipe's one entry: the statistic's step from the row's value before a run and the run. */
-const BEST_RUN: CreditColumn = {
-  name: "best_run",
+/**
+ * The recipe's column, as schema.ts would declare it in creditHolder (`bestRun: real("best_run")…`):
+ * here on a stand-in of each holder table, whose column this test's D1 adds.
+ */
+const bestRunOf = new Map(
+  [hosts, users, teams].map((t) => [t, sqliteTable(getTableName(t), { bestRun: real("best_run").notNull().default(0) }).bestRun]),
+);
+/** The recipe's one entry: the statistic's column and its step from the row's value before a run and the run. */
+const BEST_RUN: CreditColumn<HolderTable> = {
+  column: (t) => bestRunOf.get(t)!,
   as: "best",
   step: (before, run) => sql`max(${before("best")}, ${run("credit")} + ${run("rest")})`,
 };
@@ -113,6 +123,7 @@ describe("a statistic added to the holders' column list", () => {
     const walks = holderWalkWrites(
       batched,
       PASSES.map(({ now, grants }) => ({ now, grants, groups: grantGroups(grants), fresh: empty })),
+      new QueueNumbers(batched),
       "ledger",
       COLUMNS,
     );

@@ -13,8 +13,10 @@ import { database } from "../../src/db/client";
 import { attributionCountWrites } from "../../src/db/holder-counts";
 import { holderWalkWrites } from "../../src/db/holder-walks";
 import { PROJECT_SUBJECT, markSubjects } from "../../src/db/kv-marks";
-import { grantGroups, grantWrites, workunitInserts } from "../../src/db/pass-writes";
-import { projectCreditWrite } from "../../src/db/read-model-writes";
+import { grantGroups } from "../../src/db/grant-groups";
+import { grantWrites, projectCreditWrite } from "../../src/db/grant-writes";
+import { workunitInserts } from "../../src/db/pass-writes";
+import { QueueNumbers } from "../../src/db/queue-numbers";
 import { renderStatement } from "../../src/db/render-sql";
 import { hosts, projects } from "../../src/db/schema";
 import { setClause } from "../../src/db/stat-updates";
@@ -38,13 +40,17 @@ describe("the batch's SQL renderer", () => {
     const groups = grantGroups(grants);
     const fresh = { hosts: new Map([[4, 0]]), users: new Map([[8, 0]]), teams: new Map<number, null>() };
     const statements = [
-      ...grantWrites(9, 1000.5, groups),
-      ...grantWrites(9, 1000.5, groups, fresh),
-      ...projectCreditWrite(9, 1000.5, grants),
-      ...appCreditQueueWrites(9, [
-        { now: 999, groups },
-        { now: 1000.5, groups },
-      ]),
+      ...grantWrites(9, 1000.5, grants, groups),
+      ...grantWrites(9, 1000.5, grants, groups, fresh),
+      ...projectCreditWrite(9, 1000.5, grants, new QueueNumbers(9)),
+      ...appCreditQueueWrites(
+        9,
+        [
+          { now: 999, groups },
+          { now: 1000.5, groups },
+        ],
+        new QueueNumbers(9),
+      ),
       ...markSubjects(9, [PROJECT_SUBJECT, { subject: "host", id: 1 }]),
       ...attributionCountWrites(9, attributions),
       ...workunitInserts(9, [{ id: 5, appId: 2, credit: 12.5, at: 1000 }]),
@@ -53,7 +59,7 @@ describe("the batch's SQL renderer", () => {
           { now: 999, groups, grants, fresh },
           { now: 1000.5, groups, grants, fresh: { hosts: new Map(), users: new Map(), teams: new Map() } },
         ];
-        const walks = holderWalkWrites(9, passes, history);
+        const walks = holderWalkWrites(9, passes, new QueueNumbers(9), history);
         return [...walks.history, ...walks.holders, ...walks.projectRow];
       }),
     ];

@@ -15,7 +15,8 @@ import { applyHostAppVersionSamples, type HostAppVersionStats } from "../../src/
 import { runBatch } from "../../src/db/batch";
 import { database } from "../../src/db/client";
 import { hostAppVersionChangeWrites } from "../../src/db/host-app-version-writes";
-import { averageWalk, creditRunWrites } from "../../src/db/pass-writes";
+import { creditRunWrites } from "../../src/db/grant-writes";
+import { averageWalk } from "../../src/db/pass-writes";
 import { hostAppVersions, hosts } from "../../src/db/schema";
 import { averageUpdate, decayedRecentAverageTwin, recentAverageRun } from "../../src/db/stat-updates";
 import { relativeError } from "../support/trace";

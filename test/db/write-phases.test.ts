@@ -1,53 +1,57 @@
 /**
  * The order of a write batch is WRITE_PHASES (src/db/write-phases.ts): the list keeps the
- * rules it states, and each writer's statements write their phase's tables, in the list's
- * order. The rules are read from the list, not from comments beside the statements.
+ * rules it states, and every writer's batch (a pass alone, a pass batch, paid trickles,
+ * reported errors) writes its tables in an order the list allows. Each statement's target is
+ * read from its SQL and found among the schema's drizzle tables; the batch is in list order
+ * when each statement can be given a phase that writes its table, no earlier than the phase of
+ * the statement before. The rules are read from the list, not from comments beside the
+ * statements, and the writers' batches are checked as they run them, not against their own parts.
  */
-import { type SQL } from "drizzle-orm";
-import { SQLiteAsyncDialect } from "drizzle-orm/sqlite-core";
+import { type SQL, getTableName, is } from "drizzle-orm";
+import { SQLiteAsyncDialect, SQLiteTable } from "drizzle-orm/sqlite-core";
 import { describe, expect, it } from "vitest";
 import { EMPTY_AVERAGE } from "../../src/credit/average";
 import { type PassEffects, type PassState, type ResultInput, runPass } from "../../src/credit/pass";
+import { errorWrites } from "../../src/db/error-writes";
 import type { HistoryTarget } from "../../src/db/history-transitions";
-import { passBatchWritePhases, passBatchWrites } from "../../src/db/pass-batch-writes";
-import { passWritePhases, passWrites } from "../../src/db/pass-writes";
-import { type PhasedWrites, WRITE_PHASES, type WritePhase, assembleWrites } from "../../src/db/write-phases";
+import { passBatchWrites } from "../../src/db/pass-batch-writes";
+import { passWrites } from "../../src/db/pass-writes";
+import * as schema from "../../src/db/schema";
+import { trickleWrites } from "../../src/db/trickle-writes";
+import { WRITE_PHASES, type WritePhase } from "../../src/db/write-phases";
 
 const dialect = new SQLiteAsyncDialect();
 const PHASES: readonly WritePhase[] = WRITE_PHASES.map((p) => p.phase);
+const TABLES = new Map(
+  (Object.values(schema) as unknown[]).filter((x): x is SQLiteTable => is(x, SQLiteTable)).map((t) => [getTableName(t), t] as const),
+);
 
-/** The table a statement writes: the first INSERT INTO, UPDATE or DELETE FROM after its CTEs (which only select). */
-function target(s: SQL): string {
+/** The schema table a statement writes: the first INSERT INTO, UPDATE or DELETE FROM after its CTEs (which only select). */
+function target(s: SQL): SQLiteTable {
   const text = dialect.sqlToQuery(s).sql;
   const m = /(?:INSERT INTO|UPDATE|DELETE FROM) "(\w+)"/.exec(text);
-  if (!m) throw new Error(`no target table in ${text}`);
-  return m[1]!;
+  const table = m && TABLES.get(m[1]!);
+  if (!table) throw new Error(`no schema table written by ${text}`);
+  return table;
 }
 
-const text = (s: SQL) => dialect.sqlToQuery(s);
-
-/** The writer's batch is its phases assembled: each statement's phase, in the batch's order. */
-function phasesOf(statements: readonly SQL[], phased: PhasedWrites): WritePhase[] {
-  expect(statements.map(text)).toEqual(assembleWrites(phased).map(text));
-  return PHASES.flatMap((phase) => (phased[phase] ?? []).map(() => phase));
-}
-
-/** A writer's batch against the list: phase order, each phase's tables, each rule. Returns the phases it used. */
-function expectInListOrder(statements: readonly SQL[], phased: PhasedWrites): Set<WritePhase> {
-  const phases = phasesOf(statements, phased);
-  statements.forEach((s, i) => {
-    const rule = WRITE_PHASES.find((p) => p.phase === phases[i])!;
-    expect(rule.writes as readonly string[], `${rule.phase} writes ${target(s)}`).toContain(target(s));
+/**
+ * Each statement's phase, the earliest the list allows: one that writes its table, at or after
+ * the previous statement's. Throws at the first statement no such phase writes.
+ */
+function phasesInListOrder(statements: readonly SQL[]): WritePhase[] {
+  let at = 0;
+  return statements.map((s, n) => {
+    const table = target(s);
+    const found = WRITE_PHASES.findIndex((p, i) => i >= at && (p.writes as readonly SQLiteTable[]).includes(table));
+    if (found < 0) throw new Error(`statement ${n} writes ${getTableName(table)}: no phase from ${PHASES[at]} on writes it`);
+    at = found;
+    return PHASES[found]!;
   });
-  for (const rule of WRITE_PHASES) {
-    for (const before of rule.after) {
-      const lastBefore = phases.lastIndexOf(before);
-      const firstAfter = phases.indexOf(rule.phase);
-      if (lastBefore >= 0 && firstAfter >= 0) expect(lastBefore, `${before} before ${rule.phase}: ${rule.why}`).toBeLessThan(firstAfter);
-    }
-  }
-  return new Set(phases);
 }
+
+/** The tables a batch writes, by name, in the order it first writes them. */
+const tablesOf = (statements: readonly SQL[]) => [...new Set(statements.map((s) => getTableName(target(s))))];
 
 const state: PassState = {
   apps: new Map([
@@ -99,14 +103,63 @@ function effectsOf(k: number): PassEffects {
   ]);
   return outcome.effects;
 }
+
+const PROJECT = 7;
 const existing = { hosts: new Set([1]), users: new Set([1]), teams: new Set([1]) };
+const passBatch = () => [1, 2, 3].map((k) => ({ now: 3000 + k, effects: effectsOf(k) }));
+
+/** A trickle batch: two paid messages of hosts 1 (stored) and 3 (its user 3 and team 3 named first). */
+function trickles(): SQL[] {
+  const grants = [
+    { resultId: 0, hostId: 1, userId: 1, teamId: 1, appId: 1, credit: 2.5, startTime: 2900, perApp: "credit" as const },
+    { resultId: 0, hostId: 3, userId: 3, teamId: 3, appId: 1, credit: 1.25, startTime: 2950, perApp: "credit" as const },
+  ];
+  const paid = grants.map((g, n) => ({
+    id: 500 + n,
+    appId: 1,
+    hostId: g.hostId,
+    fingerprint: `${900 + n}`,
+    credit: g.credit,
+    runtime: 100,
+    runtimeCut: false,
+    flops: 1e9,
+    flopsSource: "host" as const,
+  }));
+  return trickleWrites(
+    PROJECT,
+    3000,
+    paid,
+    grants,
+    grants.map((g) => ({ hostId: g.hostId, userId: g.userId, teamId: g.teamId })),
+  );
+}
+
+/** Reported errors: one on a stored row, one creating its row, both counted in the fair error rate. */
+function errors(): SQL[] {
+  const stored = { hostId: 1, appId: 1, appVersionId: 10 };
+  const fresh = { hostId: 2, appId: 1, appVersionId: 10 };
+  return errorWrites(PROJECT, 3000, {
+    outcomes: [1, 2].map((hostId, n) => ({
+      id: 90 + n,
+      appId: 1,
+      hostId,
+      outcome: "error" as const,
+      grantedCredit: 0,
+      fingerprint: `${n}`,
+    })),
+    fresh: [fresh],
+    changes: [stored, fresh].map((k) => ({ ...k, samples: {}, consecutiveValid: "reset" as const })),
+    fairErrors: [stored, fresh],
+  });
+}
 
 describe("the write phases", () => {
-  it("are listed after every phase they must follow, each once", () => {
+  it("are listed after every phase they must follow, each once, each naming schema tables", () => {
     expect(new Set(PHASES).size).toBe(PHASES.length);
     for (const rule of WRITE_PHASES) {
       for (const before of rule.after)
         expect(PHASES.indexOf(before), `${before} before ${rule.phase}`).toBeLessThan(PHASES.indexOf(rule.phase));
+      for (const table of rule.writes) expect(TABLES.get(getTableName(table)), rule.phase).toBe(table);
     }
   });
 
@@ -119,39 +172,73 @@ describe("the write phases", () => {
       [undefined, "ledger"],
     ];
     for (const args of cases) {
-      const used = expectInListOrder(passWrites(7, 3000, effects, ...args), passWritePhases(7, 3000, effects, ...args));
-      for (const phase of [
-        "holderCounts",
-        "outcomes",
-        "workunits",
-        "holders",
-        "hostAppVersions",
-        "finishedDays",
-        "holderCredit",
-      ] as const) {
-        expect(used).toContain(phase);
-      }
-      for (const phase of ["appCreditQueue", "projectCredit", "versions", "kvMarks"] as const) expect(used).toContain(phase);
+      const batch = passWrites(PROJECT, 3000, effects, ...args);
+      expect(() => phasesInListOrder(batch), args[1]).not.toThrow();
+      const history = { guarded: ["credit_history", "history_queue"], queue: ["history_queue"], ledger: ["credit_history"] }[args[1]];
+      expect(new Set(tablesOf(batch))).toEqual(
+        new Set([
+          "projects",
+          "results",
+          "workunits",
+          "hosts",
+          "users",
+          "teams",
+          "host_app_versions",
+          ...history,
+          "app_credit_queue",
+          "app_versions",
+          "kv_marks",
+        ]),
+      );
     }
   });
 
   it("order a pass batch's", () => {
-    const passes = [1, 2, 3].map((k) => ({ now: 3000 + k, effects: effectsOf(k) }));
     for (const history of ["guarded", "ledger", "queue"] as const) {
-      const used = expectInListOrder(passBatchWrites(7, passes, existing, history), passBatchWritePhases(7, passes, existing, history));
-      for (const phase of [
-        "holderCounts",
-        "outcomes",
-        "workunits",
-        "holders",
-        "hostAppVersions",
-        "finishedDays",
-        "holderCredit",
-      ] as const) {
-        expect(used).toContain(phase);
-      }
-      for (const phase of ["appCreditQueue", "projectCredit", "versionCredit", "versions", "kvMarks"] as const)
-        expect(used).toContain(phase);
+      const batch = passBatchWrites(PROJECT, passBatch(), existing, history);
+      const phases = phasesInListOrder(batch);
+      // The batch's own phases: its app versions' RAC walk, and the owners of the holders its grants inserted.
+      expect(phases).toContain("versionCredit");
+      expect(phases).toContain("grantedHolders");
+      expect(tablesOf(batch)).toContain("app_credit_queue");
     }
+  });
+
+  it("order a trickle batch's and an error report's", () => {
+    expect(tablesOf(trickles())).toEqual([
+      "projects",
+      "trickles",
+      "hosts",
+      "users",
+      "teams",
+      "credit_history",
+      "history_queue",
+      "app_credit_queue",
+      "kv_marks",
+    ]);
+    expect(phasesInListOrder(trickles())).toContain("projectCredit");
+    expect(tablesOf(errors())).toEqual(["results", "host_app_versions"]);
+    expect(() => phasesInListOrder(errors())).not.toThrow();
+    // fairErrors after hostAppVersions, which the tables alone cannot tell: the rate's update is last.
+    const texts = errors().map((s) => dialect.sqlToQuery(s).sql);
+    const fairErr = `"${schema.hostAppVersions.fairErr.name}"`;
+    expect(texts.findIndex((t) => t.includes(`${fairErr} = ${fairErr} +`))).toBe(texts.length - 1);
+  });
+
+  it("find a batch out of order", () => {
+    const batch = passWrites(PROJECT, 3000, effectsOf(1), existing, "queue");
+    const moved = (from: number, to: number) => {
+      const out = [...batch];
+      out.splice(to, 0, ...out.splice(from, 1));
+      return out;
+    };
+    const tables = batch.map((s) => getTableName(target(s)));
+    const at = (table: string, last = false) => (last ? tables.lastIndexOf(table) : tables.indexOf(table));
+    // The project's credit (raising queue_seq) before the queue row numbered by it.
+    expect(() => phasesInListOrder(moved(at("projects", true), at("app_credit_queue")))).toThrow(/app_credit_queue/);
+    // The KV marks first.
+    expect(() => phasesInListOrder(moved(at("kv_marks"), 0))).toThrow(/projects/);
+    // A host_app_version's change after the holders' credit.
+    expect(() => phasesInListOrder(moved(at("host_app_versions"), at("app_credit_queue")))).toThrow(/host_app_versions/);
   });
 });

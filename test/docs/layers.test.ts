@@ -1,7 +1,8 @@
 /**
  * The layering rules of .dependency-cruiser.cjs fire: a fixture tree with one upward import,
  * one route reaching into a job and one cycle gets exactly those, named by their rules, while
- * a job using a service passes. (`npm run lint:layers` applies the same rules to src/.)
+ * a job using a service passes. (`npm run lint:layers` applies the same rules to src/, and the
+ * cycle rule to bench/ too.)
  */
 import { createRequire } from "node:module";
 import { cruise } from "dependency-cruiser";

@@ -2,10 +2,9 @@ import { z } from "@hono/zod-openapi";
 import { and, eq, sql } from "drizzle-orm";
 import { errorEffect } from "../../credit/error-outcome";
 import { fairErrorEffect } from "../../credit/fair-state";
-import { fairErrorWrites } from "../../db/fair-rows";
 import { havKey, isAnonymousPlatform } from "../../credit/host-app-version-key";
-import { hostAppVersionWrites } from "../../db/host-app-version-writes";
-import { type OutcomeRow, outcomeInserts } from "../../db/pass-writes";
+import { errorWrites } from "../../db/error-writes";
+import type { OutcomeRow } from "../../db/pass-writes";
 import type { HostAppVersionKey } from "../../credit/host-app-version-key";
 import type { HostAppVersionChange } from "../../credit/pass";
 import { runBatch } from "../../db/batch";
@@ -45,7 +44,7 @@ export async function recordErrors(db: Db, projectId: number, body: z.infer<type
   const purged: Issue[] = [];
   const inserts: OutcomeRow[] = [];
   const changes: HostAppVersionChange[] = [];
-  const created: HostAppVersionKey[] = [];
+  const fresh: HostAppVersionKey[] = [];
   const fairErrors: HostAppVersionKey[] = [];
   const outcomes = [];
   for (const [i, r] of body.results.entries()) {
@@ -76,14 +75,14 @@ export async function recordErrors(db: Db, projectId: number, body: z.infer<type
     // Only a row that is really missing: created rows are inserted without ON CONFLICT.
     if (effect?.createIfMissing && !existing.has(havKey(key))) {
       existing.add(havKey(key));
-      created.push(key);
+      fresh.push(key);
     }
     if (effect) changes.push({ ...key, samples: effect.samples, consecutiveValid: "reset" as const });
     // The fair error rate (docs/spec/fair-policy.md#r0): where the fair policy pays, a missing row is created and counts.
     const fair = fairErrorEffect(r.outcome, existing.has(havKey(key)), fairApps.has(appId) && !anonymous);
     if (fair.createsRow) {
       existing.add(havKey(key));
-      created.push(key);
+      fresh.push(key);
     }
     if (fair.counts) fairErrors.push(key);
     inserts.push({ id: r.id, appId, hostId: r.host_id, outcome: r.outcome, grantedCredit: 0, fingerprint });
@@ -100,11 +99,6 @@ export async function recordErrors(db: Db, projectId: number, body: z.infer<type
     );
   }
 
-  const statements = [
-    ...outcomeInserts(projectId, now, inserts),
-    ...hostAppVersionWrites(projectId, created, changes),
-    ...fairErrorWrites(projectId, fairErrors),
-  ];
-  await runBatch(db, statements);
+  await runBatch(db, errorWrites(projectId, now, { outcomes: inserts, fresh, changes, fairErrors }));
   return outcomes;
 }
