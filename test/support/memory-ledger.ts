@@ -63,9 +63,6 @@ export class MemoryLedger {
   users = new Map<number, LedgerEntity>();
   teams = new Map<number, LedgerEntity>();
   fairHostAppVersions = new Map<string, FairHostState>();
-  /** The fair app level S of each app (docs/spec/fair-policy.md#r3), and its anchor (docs/spec/fair-policy.md#r31). */
-  fairLevels = new Map<string, number>();
-  fairAnchors = new Map<string, number>();
 
   putApp(a: {
     name: string;
@@ -86,8 +83,9 @@ export class MemoryLedger {
       creditMode: a.creditMode ?? held?.creditMode ?? "adaptive",
       maxGrantedCredit: a.maxGrantedCredit ?? held?.maxGrantedCredit ?? DEFAULT_MAX_GRANTED_CREDIT,
       creditPolicy: a.creditPolicy ?? held?.creditPolicy ?? "boinc",
-      // Set by rescale only (docs/spec/fair-policy.md#r3): a change of settings keeps it.
+      // Set by rescale only (docs/spec/fair-policy.md#r3, #r31): a change of settings keeps them.
       fairLevel: held?.fairLevel ?? null,
+      fairSRef: held?.fairSRef ?? null,
     });
   }
 
@@ -226,16 +224,13 @@ export class MemoryLedger {
     }
     for (const app of this.apps.values()) {
       const versions = [...this.versions.values()].filter((v) => v.appId === app.id && !v.deprecated);
-      const fair = computeFairScales(versions, null, { sRef: this.fairAnchors.get(app.name) ?? null });
+      const fair = computeFairScales(versions, null, { sRef: app.fairSRef ?? null });
       for (const [id, scale] of fair.scales) {
         const v = this.versions.get(id)!;
         v.fair = { ...v.fair, scale, ownScale: fair.ownScale.has(id), sealed: fair.sealed.has(id) };
       }
-      if (fair.sRef !== null) this.fairAnchors.set(app.name, fair.sRef);
-      if (fair.level !== null) {
-        this.fairLevels.set(app.name, fair.level);
-        this.apps.set(app.name, { ...this.apps.get(app.name)!, fairLevel: fair.level });
-      }
+      // The app's S and anchor, as the rescale stores them on the app row.
+      if (fair.level !== null) this.apps.set(app.name, { ...this.apps.get(app.name)!, fairLevel: fair.level, fairSRef: fair.sRef });
     }
   }
 }
