@@ -40,26 +40,21 @@ export class FileDeleter {
 
   async tick(): Promise<void> {
     const now = Date.now();
-    const transition = this.toTransition.filter((d) => d.at <= now).map((d) => d.id);
-    if (transition.length > 0) {
-      await this.db.query("UPDATE result SET file_delete_state = ? WHERE id IN (?) AND file_delete_state = ?", [
-        FILE_DELETE.ready,
-        transition,
-        FILE_DELETE.none,
-      ]);
-      this.toTransition = this.toTransition.filter((d) => d.at > now);
-      for (const id of transition) this.toDelete.push({ id, at: this.later(now, DELETE_DELAY_S) });
-      this.counts.transitioned += transition.length;
+    const transitioned = await this.advance(this.toTransition, now, FILE_DELETE.none, FILE_DELETE.ready);
+    this.toTransition = this.toTransition.filter((d) => d.at > now);
+    for (const id of transitioned) this.toDelete.push({ id, at: this.later(now, DELETE_DELAY_S) });
+    this.counts.transitioned += transitioned.length;
+    const deleted = await this.advance(this.toDelete, now, FILE_DELETE.ready, FILE_DELETE.done);
+    this.toDelete = this.toDelete.filter((d) => d.at > now);
+    this.counts.fileDeleted += deleted.length;
+  }
+
+  /** Moves the results of `queue` due by `now` from file_delete_state `from` to `to`; returns their ids. */
+  private async advance(queue: readonly Due[], now: number, from: number, to: number): Promise<number[]> {
+    const due = queue.filter((d) => d.at <= now).map((d) => d.id);
+    if (due.length > 0) {
+      await this.db.query("UPDATE result SET file_delete_state = ? WHERE id IN (?) AND file_delete_state = ?", [to, due, from]);
     }
-    const remove = this.toDelete.filter((d) => d.at <= now).map((d) => d.id);
-    if (remove.length > 0) {
-      await this.db.query("UPDATE result SET file_delete_state = ? WHERE id IN (?) AND file_delete_state = ?", [
-        FILE_DELETE.done,
-        remove,
-        FILE_DELETE.ready,
-      ]);
-      this.toDelete = this.toDelete.filter((d) => d.at > now);
-      this.counts.fileDeleted += remove.length;
-    }
+    return due;
   }
 }
