@@ -66,16 +66,16 @@ export async function rescaleProject(db: Db, registry: Db, projectId: number, no
   for (const app of appRows.sort((a, b) => a.id - b.id)) {
     const versions = versionRows.filter((v) => v.appId === app.id).map((v) => ({ ...v, pfc: { n: v.pfcN, avg: v.pfcAvg } }));
     const inService = versionsInService(versions);
+    const byId = new Map(versions.map((v) => [v.id, v]));
     const fair = computeFairScales(
       versions.filter((v) => !v.deprecated).map((v) => ({ id: v.id, planClass: v.planClass, fair: fairVersionState(v) })),
       await registryFor(app.crossProjectVersion),
       { sRef: app.fairSRef },
     );
     // Only what changed is written: an unchanged table must not make the cron rewrite the snapshots.
-    const stored = new Map(versions.map((v) => [v.id, v]));
     const changedScales = new Map(
       [...fair.scales].filter(([id, scale]) => {
-        const v = stored.get(id)!;
+        const v = byId.get(id)!;
         return v.fairScale !== scale || v.fairOwnScale !== fair.ownScale.has(id) || v.fairSealed !== fair.sealed.has(id);
       }),
     );
@@ -116,7 +116,6 @@ export async function rescaleProject(db: Db, registry: Db, projectId: number, no
       continue;
     }
     const target = scales.minAvgPfc;
-    const byId = new Map(versions.map((v) => [v.id, v]));
     changed ||= target !== app.minAvgPfc || scales.scaledVersionIds.some((id) => target / byId.get(id)!.pfcAvg !== byId.get(id)!.pfcScale);
     if (scales.scaledVersionIds.length > 0) {
       // Divides by each version's average as it is when written.
