@@ -18,6 +18,7 @@ import { DAY, daysAgo } from "../reads/fixtures";
 import { type PassBody, type ResultBody, type TestProject, result, setupProject, workunit } from "../support/api-helpers";
 import { MemoryLedger } from "../support/memory-ledger";
 import { relativeError } from "../support/trace";
+import { projectIdOf } from "../support/project-id";
 
 const COLUMNS = [
   "host_id",
@@ -50,7 +51,7 @@ const COLUMNS = [
 ];
 
 async function projectId(p: TestProject): Promise<number> {
-  return (await env.DB.prepare("SELECT id FROM projects WHERE slug = ?").bind(p.slug).first<number>("id"))!;
+  return await projectIdOf(p.slug);
 }
 
 /** Every host_app_versions column of the project, each with its SQLite type (a REAL is not an INTEGER of the same value). */

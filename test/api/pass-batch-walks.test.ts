@@ -9,13 +9,14 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { DAY, daysAgo, passFor } from "../reads/fixtures";
 import { type PassBody, type TestProject, result, setupProject, workunit } from "../support/api-helpers";
+import { projectIdOf } from "../support/project-id";
 
 /** Host h, its owner 20 + h, the owner's team 30 + h (team 0 for host 3: no team). */
 const who = (h: number) => ({ host: h, user: 20 + h, team: h === 3 ? 0 : 30 + h });
 
 /** Each holder's credit columns, as stored. */
 async function rows(project: TestProject, { withQueueSeq = true } = {}) {
-  const id = (await env.DB.prepare("SELECT id FROM projects WHERE slug = ?").bind(project.slug).first<number>("id"))!;
+  const id = await projectIdOf(project.slug);
   const all = async (q: string) => (await env.DB.prepare(q).bind(id).all()).results;
   const credit = "total_credit, expavg_credit, expavg_time, day_credit, create_time";
   return {
@@ -110,8 +111,7 @@ describe("a batch walks its holders and project row", () => {
     }),
   });
 
-  const projectId = async (slug: string) =>
-    (await env.DB.prepare("SELECT id FROM projects WHERE slug = ?").bind(slug).first<number>("id"))!;
+  const projectId = async (slug: string) => await projectIdOf(slug);
   /** The project's history_queue row numbers, in order. */
   const queueIds = async (slug: string) =>
     (

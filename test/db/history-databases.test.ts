@@ -17,6 +17,7 @@ import { result, workunit } from "../support/api-helpers";
 import { ADMIN_TOKEN, type ProjectSettings, request, createProject, typedClient } from "../support/api";
 import { fixClock, restoreClock } from "../support/clock";
 import { runCron } from "../support/cron";
+import { projectIdOf } from "../support/project-id";
 
 const DAY = 86400;
 const START = Date.UTC(2026, 2, 1, 6) / 1000;
@@ -34,7 +35,7 @@ async function setup(prefix: string, settings: ProjectSettings) {
   await api.ok("PUT", "/apps/b", {});
   await api.ok("PUT", "/app-versions/1", { app: "a", platform: "linux", plan_class: "", version_num: 1 });
   await api.ok("PUT", "/app-versions/2", { app: "b", platform: "linux", plan_class: "", version_num: 1 });
-  const id = (await env.DB.prepare("SELECT id FROM projects WHERE slug = ?").bind(slug).first<number>("id"))!;
+  const id = await projectIdOf(slug);
   return { slug, token, api, id };
 }
 

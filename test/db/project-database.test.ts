@@ -12,6 +12,7 @@ import { STATS_CRON, clockNow, getRaw, runCron } from "../central/helpers";
 import { daysAgo, passFor } from "../reads/fixtures";
 import { ADMIN_TOKEN, request } from "../support/api";
 import { runCron as runKvRefresh } from "../support/cron";
+import { projectIdOf } from "../support/project-id";
 
 const CPID = "00112233445566778899aabbccddeeff";
 /** Every table with a project_id, but the registry's (projects, project_tokens). */
@@ -85,7 +86,7 @@ describe("a project in its own database", () => {
     expect(exported.headers.get("x-stats-source")).toBe("kv");
     expect(await exported.text()).toMatch(/<nusers_total>1<\/nusers_total>/);
 
-    const id = (await env.DB.prepare("SELECT id FROM projects WHERE slug = ?").bind(large.slug).first<number>("id"))!;
+    const id = await projectIdOf(large.slug);
     const inDefault = await rowsOf(env.DB, id);
     expect(
       Object.values(inDefault).every((n) => n === 0),
@@ -101,7 +102,7 @@ describe("a project in its own database", () => {
     expect(await env.DB.prepare("SELECT database FROM projects WHERE id = ?").bind(id).first("database")).toBe("DB_LARGE");
     expect(await env.DB_LARGE.prepare("SELECT database FROM projects WHERE id = ?").bind(id).first("database")).toBeNull();
     // And the small project's rows stay in the default database.
-    const smallId = (await env.DB.prepare("SELECT id FROM projects WHERE slug = ?").bind(small.slug).first<number>("id"))!;
+    const smallId = await projectIdOf(small.slug);
     expect(Object.values(await rowsOf(env.DB_LARGE, smallId)).every((n) => n === 0)).toBe(true);
   });
 

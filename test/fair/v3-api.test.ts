@@ -11,13 +11,10 @@ import { rawRequest, request } from "../support/api";
 import { runCron } from "../support/cron";
 import { captureLogs } from "../support/logs";
 import { getPage, section } from "../web/html";
+import { projectIdOf } from "../support/project-id";
 
 const COBBLESTONE = 200 / 86400e9;
 const T = 6000;
-
-async function projectId(slug: string): Promise<number> {
-  return (await env.DB.prepare("SELECT id FROM projects WHERE slug = ?").bind(slug).first<{ id: number }>())!.id;
-}
 
 /** One workunit of app "a" (est 3e12) with one result of host `hostId` on version 1 claiming r = 2 (6e9 FLOPS × 1000 s / 3e12). */
 const job = (wuId: number, hostId: number): ReturnType<typeof workunit> =>
@@ -29,7 +26,7 @@ describe("version 3: anchor, seal, founders, alarm and re-base", () => {
   it("anchors at 1,000 samples, holds S within 3%, keeps newcomers out, and re-bases on the project's word", async () => {
     const { api, slug, token } = await setupProject("fairv3");
     await api.ok("PUT", "/apps/a", { credit_policy: "fair" });
-    const id = await projectId(slug);
+    const id = await projectIdOf(slug);
     // Version 1's hosts have given it 1,000 level samples at L = 2 (as a long history would).
     await env.DB.prepare("UPDATE app_versions SET fair_n = 1000, fair_level = 2 WHERE project_id = ? AND id = 1").bind(id).run();
     const version1 = async () => (await api.ok("GET", "/app-versions")).app_versions.find((v) => v.id === 1)!;

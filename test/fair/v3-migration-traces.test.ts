@@ -13,12 +13,9 @@ import rebased from "../fixtures/fair-v3/rebased.expected.json";
 import { replay } from "../support/replay";
 import { mismatchCheck } from "../support/trace-mismatches";
 import { relativeError } from "../support/trace";
+import { projectIdOf } from "../support/project-id";
 
 type Expected = typeof migrated;
-
-async function projectId(slug: string): Promise<number> {
-  return (await env.DB.prepare("SELECT id FROM projects WHERE slug = ?").bind(slug).first<{ id: number }>())!.id;
-}
 
 function mismatches(granted: ReadonlyMap<number, number>, credit: ReadonlyMap<number, number>, expected: Expected): string[] {
   const out: string[] = [];
@@ -44,7 +41,7 @@ describe("fair policy version 3 on fair-farm-04-f2-full-1", () => {
     const { granted, credit, api } = await replay(trace, undefined, 1, {
       after: async (index, op, _api, slug) => {
         if (op.op !== "rescale" || index >= migrated.op_index) return;
-        const id = await projectId(slug);
+        const id = await projectIdOf(slug);
         await env.DB.batch([
           env.DB.prepare("UPDATE apps SET fair_s_ref = NULL, fair_s_raw = NULL, fair_anchored_at = NULL WHERE project_id = ?").bind(id),
           env.DB.prepare("UPDATE app_versions SET fair_own_scale = 0, fair_sealed = 0 WHERE project_id = ?").bind(id),

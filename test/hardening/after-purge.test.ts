@@ -12,6 +12,7 @@ import { DEFAULT_RESULT_RETENTION_DAYS } from "../../src/config";
 import { expectError, result, setupProject, workunit } from "../support/api-helpers";
 import { DAY, daysAgo, passFor } from "../reads/fixtures";
 import { runCron } from "../support/cron";
+import { projectIdOf } from "../support/project-id";
 
 const RETENTION_CRON = "50 * * * *";
 const who = { host: 10, user: 10 };
@@ -61,7 +62,7 @@ describe("a new result for a workunit retention purged", () => {
     { timeout: 60_000 },
     async () => {
       const { slug, api } = await setupProject("wu-purged");
-      const id = (await env.DB.prepare("SELECT id FROM projects WHERE slug = ?").bind(slug).first<number>("id"))!;
+      const id = await projectIdOf(slug);
       const runs = async () =>
         (await env.DB.prepare("SELECT first_id, last_id FROM purged_workunits WHERE project_id = ? ORDER BY first_id").bind(id).all())
           .results;

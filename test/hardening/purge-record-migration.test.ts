@@ -8,6 +8,7 @@ import { describe, expect, it } from "vitest";
 import migration from "../../migrations/0024_purged_workunit_blocks.sql?raw";
 import { expectError, result, setupProject, workunit } from "../support/api-helpers";
 import { daysAgo, passFor } from "../reads/fixtures";
+import { projectIdOf } from "../support/project-id";
 
 const late = (wu: number, now: number) => ({
   now,
@@ -17,7 +18,7 @@ const late = (wu: number, now: number) => ({
 describe("migration 0024 (purged_workunit_blocks)", () => {
   it("moves one-workunit runs into a row per block, keeps longer runs, and refuses what was recorded", async () => {
     const { slug, api } = await setupProject("wu-migrate");
-    const id = (await env.DB.prepare("SELECT id FROM projects WHERE slug = ?").bind(slug).first<number>("id"))!;
+    const id = await projectIdOf(slug);
     const now = daysAgo(0);
     await api.ok("POST", "/passes", passFor(now, 20_000, { host: 10, user: 10 }));
     // As the purge recorded gaps before: a row per workunit (2, 4, 4100), and one run (7 to 9).

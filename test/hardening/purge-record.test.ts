@@ -12,6 +12,7 @@ import { expectError, result, setupProject, workunit } from "../support/api-help
 import { DAY, daysAgo, passFor } from "../reads/fixtures";
 import { fixClock, restoreClock } from "../support/clock";
 import { runCron } from "../support/cron";
+import { projectIdOf } from "../support/project-id";
 
 const RETENTION_CRON = "50 * * * *";
 const who = { host: 10, user: 10 };
@@ -29,7 +30,7 @@ describe("the purge record of workunits whose ids have gaps", () => {
     { timeout: 120_000 },
     async () => {
       const { slug, api } = await setupProject("wu-gaps", { result_retention_days: 1 });
-      const id = (await env.DB.prepare("SELECT id FROM projects WHERE slug = ?").bind(slug).first<number>("id"))!;
+      const id = await projectIdOf(slug);
       const count = async (table: string) =>
         (await env.DB.prepare(`SELECT count(*) AS n FROM ${table} WHERE project_id = ?`).bind(id).first<number>("n"))!;
       const start = daysAgo(3);

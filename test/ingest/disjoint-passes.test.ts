@@ -13,6 +13,7 @@ import { callWith } from "../security/support";
 import { relativeError } from "../support/trace";
 import { daysAgo } from "../reads/fixtures";
 import { racingD1 } from "../support/racing-d1";
+import { projectIdOf } from "../support/project-id";
 
 const CLIENTS = 16;
 const HOSTS = [501, 502, 503, 504, 505, 506];
@@ -41,7 +42,7 @@ function clientPass(c: number, now: number): PassBody {
 }
 
 async function projectId(slug: string): Promise<number> {
-  return (await env.DB.prepare("SELECT id FROM projects WHERE slug = ?").bind(slug).first<number>("id"))!;
+  return await projectIdOf(slug);
 }
 
 /** Every result stored once, each holder created once, each host's total the sum of its grants. */

@@ -20,6 +20,7 @@ import { ADMIN_TOKEN, type ProjectSettings, request, createProject, rawRequest, 
 import { withFixedClock } from "../support/clock";
 import { runCron } from "../support/cron";
 import { getPage } from "../web/html";
+import { projectIdOf } from "../support/project-id";
 
 const RETENTION_CRON = "50 * * * *";
 const MONTHS = 30;
@@ -34,7 +35,7 @@ async function fixedProject(settings: ProjectSettings = {}) {
   const api = typedClient(slug, token);
   await api.ok("PUT", "/apps/a", { credit_mode: "fixed" });
   await api.ok("PUT", "/app-versions/1", { app: "a", platform: "linux", plan_class: "", version_num: 1 });
-  const id = (await env.DB.prepare("SELECT id FROM projects WHERE slug = ?").bind(slug).first<number>("id"))!;
+  const id = await projectIdOf(slug);
   return { slug, api, id };
 }
 

@@ -9,6 +9,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { publishLeaderboards } from "../../src/jobs/leaderboard-pages";
 import { SNAPSHOT_LIMITS } from "../../src/snapshots/limits";
 import { setupProject } from "../support/api-helpers";
+import { projectIdOf } from "../support/project-id";
 
 const USERS = 11_500;
 const PAGE = SNAPSHOT_LIMITS.leaderboardPageSize;
@@ -17,7 +18,7 @@ let projectId = 0;
 
 beforeAll(async () => {
   slug = (await setupProject("deep")).slug;
-  projectId = (await env.DB.prepare("SELECT id FROM projects WHERE slug = ?").bind(slug).first<{ id: number }>())!.id;
+  projectId = await projectIdOf(slug);
   // Totals repeat every 1,000 ids (ties by id); RACs differ from the totals' order.
   await env.DB.prepare(
     `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ${USERS})

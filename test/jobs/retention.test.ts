@@ -20,6 +20,7 @@ import { ADMIN_TOKEN, request, createProject, typedClient } from "../support/api
 import { runCron } from "../support/cron";
 import { EINSTEIN, T0, createAm, rpcBody, totals } from "../am/support";
 import { DAY, daysAgo, passFor } from "../reads/fixtures";
+import { projectIdOf } from "../support/project-id";
 
 const RETENTION_CRON = "50 * * * *";
 const STEP_DAYS = 10;
@@ -189,7 +190,7 @@ describe("retention's bounds and other tables", () => {
     // Chunks of 3, two per run: 6 results and 5 workunits (the workunit chunk of the 2nd
     // batch deletes the last 2), then the remaining 4 results.
     const tight = { ...settingsWith(), chunkRows: 3, maxChunks: 2 };
-    const id = (await env.DB.prepare("SELECT id FROM projects WHERE slug = ?").bind(slug).first<number>("id"))!;
+    const id = await projectIdOf(slug);
     // The project's clock has reached `now` (a later pass would have moved it there).
     const project = { id, resultRetentionDays: DEFAULT_RESULT_RETENTION_DAYS, clock: now, credited: true };
     expect(await purgeProject(db, project, now, tight)).toEqual({ results: 6, workunits: 5, trickles: 0 });
@@ -251,7 +252,7 @@ describe("trickle retention", () => {
     const api = typedClient(slug, token);
     await api.ok("PUT", "/apps/climate", { credit_mode: "trickle", trickle_max_runtime: 7200 });
     await api.ok("PUT", "/hosts/1", { create_time: T - 100 * DAY, user_id: 5, p_fpops: 3e9 });
-    const id = (await env.DB.prepare("SELECT id FROM projects WHERE slug = ?").bind(slug).first<number>("id"))!;
+    const id = await projectIdOf(slug);
     const stored = async () =>
       (await env.DB.prepare("SELECT id FROM trickles WHERE project_id = ? ORDER BY id").bind(id).all<{ id: number }>()).results.map(
         (r) => r.id,

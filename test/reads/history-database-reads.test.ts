@@ -16,6 +16,7 @@ import { runCron } from "../support/cron";
 import { fixClock, restoreClock, ORDINARY_NOW } from "../support/clock";
 import { setupProject } from "../support/api-helpers";
 import { DAY, daysAgo, passFor } from "./fixtures";
+import { projectIdOf } from "../support/project-id";
 
 const who = { host: 1, user: 1 };
 
@@ -25,7 +26,7 @@ describe("public history of a project with a history database (issue 36, finding
 
   it("equals the ledger's after the minute crons, and on every read between them", async () => {
     const { slug, api } = await setupProject("histdb-read", { history_database: "DB_HISTORY_1" });
-    const projectId = (await env.DB.prepare("SELECT id FROM projects WHERE slug = ?").bind(slug).first<number>("id"))!;
+    const projectId = await projectIdOf(slug);
     const first = await api.ok("POST", "/passes", passFor(daysAgo(2), 1, who));
     const second = await api.ok("POST", "/passes", passFor(daysAgo(1), 2, who));
     const credit = (res: typeof first) => res.workunits.flatMap((w) => w.results).reduce((s, r) => s + r.granted_credit, 0);

@@ -12,6 +12,7 @@ import { errorOf, spoil } from "../support/api-helpers";
 import type { components } from "../support/api-types";
 import { request, createProject, typedClient } from "../support/api";
 import { runCron } from "../support/cron";
+import { projectIdOf } from "../support/project-id";
 
 const NOW = 1_700_000_000;
 const DAY_BEFORE = NOW - SECONDS_PER_DAY;
@@ -24,7 +25,7 @@ async function setup() {
   await api.ok("PUT", "/teams/9", { create_time: DAY_BEFORE });
   await api.ok("PUT", "/users/5", { create_time: DAY_BEFORE, team_id: 9 });
   await api.ok("PUT", "/hosts/1", { create_time: DAY_BEFORE, user_id: 5, p_fpops: 3e9 });
-  const projectId = (await env.DB.prepare("SELECT id FROM projects WHERE slug = ?").bind(slug).first<number>("id"))!;
+  const projectId = await projectIdOf(slug);
   return { slug, api, projectId };
 }
 
