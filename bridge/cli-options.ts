@@ -2,6 +2,7 @@
 import { homedir } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
 import { parseArgs } from "node:util";
+import { DEFAULT_MAX_GRANTED_CREDIT } from "./credit-bounds";
 import { resolveDatabase } from "./db-source";
 import { BridgeError } from "./errors";
 import { LOG_FORMATS, type LogFormat } from "./event-log";
@@ -13,6 +14,7 @@ export const USAGE = `usage: cobblestone-bridge --url BASE_URL --project SLUG
          [--db mysql://USER:PASS@HOST:PORT/DB | --boinc-config PROJECT/config.xml]
          [--token TOKEN] [--state FILE] [--since TIME] [--rescale-every SECONDS] [--dry-run]
          [--compare OUT.csv] [--no-progress] [--write-back [--credit-by-app] [--switch-time TIME]]
+         [--max-granted-credit CREDIT]
          [--follow [--poll-every SECONDS]] [--log-format text|json]
          [--metrics-port PORT [--metrics-host HOST]] [--metrics-file FILE.prom] [--help] [--version]
   The token may come from COBBLESTONE_TOKEN instead of --token, and the database URL from
@@ -104,6 +106,7 @@ export async function parseOptions(argv: string[], env: NodeJS.ProcessEnv): Prom
         "write-back": { type: "boolean", default: false },
         "credit-by-app": { type: "boolean", default: false },
         "switch-time": { type: "string" },
+        "max-granted-credit": { type: "string" },
         follow: { type: "boolean", default: false },
         "poll-every": { type: "string" },
         "log-format": { type: "string" },
@@ -140,6 +143,13 @@ export async function parseOptions(argv: string[], env: NodeJS.ProcessEnv): Prom
   ];
   if (missing.length > 0) throw new BridgeError(`missing ${missing.join(", ")}\n${USAGE}`);
   const url = normalizeServiceUrl(values.url!);
+  const maxText = values["max-granted-credit"];
+  const maxGranted = maxText === undefined ? DEFAULT_MAX_GRANTED_CREDIT : Number(maxText);
+  if (maxText !== undefined && !(maxText.trim() !== "" && Number.isFinite(maxGranted) && maxGranted >= 0)) {
+    throw new BridgeError(
+      `--max-granted-credit must be a credit of 0 or more (0: no cap, as BOINC's validator reads it), not '${maxText}'`,
+    );
+  }
   // A live project's own cron rescales it: --follow replays no rescale schedule unless told.
   const rescaleEvery =
     values["rescale-every"] === undefined ? (values.follow ? 0 : DEFAULT_RESCALE_EVERY) : Number(values["rescale-every"]);
@@ -159,6 +169,7 @@ export async function parseOptions(argv: string[], env: NodeJS.ProcessEnv): Prom
     stateFile: values.state === undefined ? join(defaultStateDir(env), `bridge-${values.project}.json`) : userPath(values.state, env),
     since: values.since === undefined ? null : parseTime(values.since),
     rescaleEvery,
+    validatorCaps: { byApp: resolved.validatorCaps, fallback: maxGranted },
     dryRun: values["dry-run"]!,
     compare: values.compare === undefined ? null : userPath(values.compare, env),
     // A progress line is no JSON line: with --log-format json the request events tell the progress.

@@ -30,13 +30,45 @@ export function creditByAppInConfig(xml: string, file = "config.xml"): boolean {
   return "credit_by_app" in configSection(xml, file);
 }
 
-function configSection(xml: string, file: string): Record<string, unknown> {
-  let parsed: { boinc?: { config?: unknown }; config?: unknown };
+type ParsedConfig = { boinc?: { config?: unknown; daemons?: unknown }; config?: unknown; daemons?: unknown };
+
+function parseConfig(xml: string, file: string): ParsedConfig {
   try {
-    parsed = new XMLParser({ parseTagValue: false, trimValues: true }).parse(xml);
+    return new XMLParser({ parseTagValue: false, trimValues: true }).parse(xml) as ParsedConfig;
   } catch (e) {
     throw new BridgeError(`${file} is not XML: ${(e as Error).message}`);
   }
+}
+
+/**
+ * The validators' --max_granted_credit, per app (`--app NAME` on the same command line), from
+ * config.xml's <daemons>; BOINC's daemons take each option with one dash or two.
+ */
+export function validatorCapsFromConfig(xml: string, file = "config.xml"): Map<string, number> {
+  const parsed = parseConfig(xml, file);
+  const daemons = (parsed.boinc?.daemons ?? parsed.daemons) as { daemon?: unknown } | undefined;
+  const list = daemons && typeof daemons === "object" ? daemons.daemon : undefined;
+  const caps = new Map<string, number>();
+  for (const d of Array.isArray(list) ? list : list === undefined ? [] : [list]) {
+    const cmd = String((d as { cmd?: unknown })?.cmd ?? "");
+    const words = cmd.split(/\s+/);
+    const value = (name: string) => {
+      const i = words.findIndex((w) => w === `-${name}` || w === `--${name}`);
+      return i >= 0 ? words[i + 1] : undefined;
+    };
+    const app = value("app");
+    const cap = value("max_granted_credit");
+    if (app === undefined || cap === undefined) continue;
+    const n = Number(cap);
+    if (!Number.isFinite(n) || n < 0)
+      throw new BridgeError(`${file}: a validator of app '${app}' has --max_granted_credit '${cap}', not a number`);
+    caps.set(app, n);
+  }
+  return caps;
+}
+
+function configSection(xml: string, file: string): Record<string, unknown> {
+  const parsed = parseConfig(xml, file);
   const section = parsed.boinc?.config ?? parsed.config;
   if (section === undefined) throw new BridgeError(`${file} has no <config> section (is it the project's config.xml?)`);
   // An empty <config/> parses as "".
@@ -64,10 +96,11 @@ export async function resolveDatabase(
   boincConfig: string | undefined,
   env: NodeJS.ProcessEnv,
   primary: boolean,
-): Promise<{ dsn: string | null; creditByApp: boolean }> {
+): Promise<{ dsn: string | null; creditByApp: boolean; validatorCaps: Map<string, number> }> {
   const xml = boincConfig === undefined ? null : await readConfig(boincConfig);
   const creditByApp = xml !== null && creditByAppInConfig(xml, boincConfig);
-  if (db) return { dsn: db, creditByApp };
-  if (env.BOINC_DB_URL) return { dsn: env.BOINC_DB_URL, creditByApp };
-  return { dsn: xml === null ? null : dsnFromBoincConfig(xml, boincConfig, primary), creditByApp };
+  const validatorCaps = xml === null ? new Map<string, number>() : validatorCapsFromConfig(xml, boincConfig);
+  if (db) return { dsn: db, creditByApp, validatorCaps };
+  if (env.BOINC_DB_URL) return { dsn: env.BOINC_DB_URL, creditByApp, validatorCaps };
+  return { dsn: xml === null ? null : dsnFromBoincConfig(xml, boincConfig, primary), creditByApp, validatorCaps };
 }

@@ -14,6 +14,7 @@ import { grantsOfAnswer } from "./answer-grants";
 import { CobblestoneApi } from "./api-client";
 import { BoincDb, type ResultKey, redactDsn } from "./boinc-db";
 import { CreditComparison, type CompareSummary, summaryText } from "./compare";
+import type { ValidatorCaps } from "./credit-bounds";
 import { BridgeError } from "./errors";
 import { type EventLog, type Level, textLog } from "./event-log";
 import type { KnownVersions } from "./events";
@@ -65,6 +66,8 @@ export interface BridgeOptions {
   creditByApp?: boolean;
   /** When the validators were restarted with --no_credit (Unix seconds): needed by the first write-back run, then kept in the database. */
   switchTime?: number | null;
+  /** The validators' --max_granted_credit (config.xml, --max-granted-credit): no answer above it is written (credit-bounds.ts). Default: BOINC's. */
+  validatorCaps?: ValidatorCaps;
   /** --follow: keep polling for newly validated results, this many seconds apart, until the signal aborts. */
   follow?: { pollSeconds: number } | null;
   /** Result keys read per scan of the result table (default 100,000); --write-back's refusal checks each scan before posting its rows. */
