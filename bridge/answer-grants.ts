@@ -1,5 +1,12 @@
-/** What the service's answer to one request of passes means for the write-back: a grant per valid result. */
+/**
+ * What the service's answer to one request of passes means for the write-back: a grant per valid
+ * result, once the answer is reconciled with the request (answer-check.ts): every result posted
+ * comes back exactly once, as posted, and every valid one with a credit BOINC would grant. An
+ * answer that fails is refused whole: nothing of its request is written, and the cursor stays.
+ */
 import type { components } from "./api-types";
+import { refuseUnreconciled } from "./answer-check";
+import type { CreditCeilings } from "./credit-bounds";
 import type { PassBody } from "./events";
 import type { ResultRow } from "./rows";
 import type { Grant } from "./write-back";
@@ -16,8 +23,10 @@ export function grantsOfAnswer(
   passes: readonly PassBody[],
   answer: PassBatchAnswer,
   rows: ReadonlyMap<number, ResultRow>,
+  ceilings: CreditCeilings,
   seen: (result: AnsweredResult, workunitId: number) => void = () => undefined,
 ): Grant[] {
+  refuseUnreconciled(passes, answer, ceilings);
   const grants: Grant[] = [];
   for (const [i, p] of answer.passes.entries()) {
     // The grant's time is the pass's own now, as posted: a pass answered again after a crash

@@ -8,6 +8,7 @@
  * (and once more later still), and rewritten if it differs.
  */
 import type mysql from "mysql2/promise";
+import { creditProblem } from "./credit-bounds";
 import { WRITEBACK_TABLE } from "./write-back-tables";
 
 /** Seconds after the bridge's write at which a workunit is checked again. */
@@ -48,20 +49,30 @@ export class CanonicalRepair {
     return this.due.size;
   }
 
-  /** Checks the workunits that are due; rewrites the ones whose canonical_credit differs. Returns how many it rewrote. */
-  async step(conn: mysql.Connection): Promise<number> {
+  /**
+   * Checks the workunits that are due; rewrites the ones whose canonical_credit differs. Returns
+   * how many it rewrote. A credit BOINC would not grant (`ceilingOfApp`; one written before the
+   * bridge checked answers, and found in its table) is never put back: an admin's fix stays.
+   */
+  async step(conn: mysql.Connection, ceilingOfApp: (appId: number) => number = () => Infinity): Promise<number> {
     const now = this.now();
     const ids = [...this.due].filter(([, d]) => d.at <= now).map(([id]) => id);
     let repaired = 0;
     for (let i = 0; i < ids.length; i += PER_QUERY) {
       const chunk = ids.slice(i, i + PER_QUERY);
-      const [rows] = await conn.query("SELECT id, canonical_credit FROM workunit WHERE id IN (?)", [chunk]);
-      const stored = new Map((rows as { id: number; canonical_credit: number }[]).map((r) => [Number(r.id), Number(r.canonical_credit)]));
+      const [rows] = await conn.query("SELECT id, appid, canonical_credit FROM workunit WHERE id IN (?)", [chunk]);
+      const stored = new Map(
+        (rows as { id: number; appid: number; canonical_credit: number }[]).map((r) => [
+          Number(r.id),
+          { credit: Number(r.canonical_credit), app: Number(r.appid) },
+        ]),
+      );
       for (const id of chunk) {
         const d = this.due.get(id)!;
-        const value = stored.get(id);
+        const row = stored.get(id);
+        const value = row?.credit;
         // A purged workunit is gone; an equal one needs nothing. The condition keeps a write made meanwhile.
-        if (value !== undefined && value !== d.credit) {
+        if (row !== undefined && value !== d.credit && creditProblem(d.credit, ceilingOfApp(row.app)) === null) {
           const [done] = await conn.query("UPDATE workunit SET canonical_credit = ? WHERE id = ? AND canonical_credit = ?", [
             d.credit,
             id,

@@ -12,7 +12,7 @@ import { BRIDGE_VERSION } from "./version";
 
 export const USAGE = `usage: cobblestone-bridge --url BASE_URL --project SLUG
          [--db mysql://USER:PASS@HOST:PORT/DB | --boinc-config PROJECT/config.xml]
-         [--token TOKEN] [--state FILE] [--since TIME] [--rescale-every SECONDS] [--dry-run]
+         [--token TOKEN] [--state FILE] [--since TIME] [--rewind TIME] [--rescale-every SECONDS] [--dry-run]
          [--compare OUT.csv] [--no-progress] [--write-back [--credit-by-app] [--switch-time TIME]]
          [--max-granted-credit CREDIT]
          [--follow [--poll-every SECONDS]] [--log-format text|json]
@@ -40,12 +40,21 @@ export const DEFAULT_POLL_SECONDS = 2;
 /** Thrown for --help and --version: the CLI prints the message (the usage, the version) and exits 0. */
 export class HelpRequested extends Error {}
 
-/** Unix seconds, or an ISO date such as 2024-01-31T00:00:00Z. */
+/**
+ * Unix seconds, or an ISO date with its zone such as 2024-01-31T00:00:00Z or …+02:00. A date
+ * without a zone is refused: JavaScript reads it in this machine's time zone, while every time
+ * the bridge takes is by the database's clock.
+ */
 export function parseTime(text: string, option = "--since"): number {
   const n = Number(text);
   if (text.trim() !== "" && Number.isFinite(n) && n >= 0) return Math.floor(n);
   const ms = Date.parse(text);
   if (Number.isNaN(ms)) throw new BridgeError(`${option}: '${text}' is neither Unix seconds nor an ISO date`);
+  if (!/[T ]\d\d:\d\d(:\d\d(\.\d+)?)?\s*(Z|[+-]\d\d(:?\d\d)?)$/i.test(text.trim())) {
+    throw new BridgeError(
+      `${option}: '${text}' has no time zone, and times are by the database's clock: give the time with Z for UTC (such as 2024-01-31T00:00:00Z) or with an offset (such as 2024-01-31T02:00:00+02:00), or Unix seconds (SELECT UNIX_TIMESTAMP(); in the database)`,
+    );
+  }
   return Math.floor(ms / 1000);
 }
 
@@ -99,6 +108,7 @@ export async function parseOptions(argv: string[], env: NodeJS.ProcessEnv): Prom
         token: { type: "string" },
         state: { type: "string" },
         since: { type: "string" },
+        rewind: { type: "string" },
         "rescale-every": { type: "string" },
         "dry-run": { type: "boolean", default: false },
         compare: { type: "string" },
@@ -168,6 +178,7 @@ export async function parseOptions(argv: string[], env: NodeJS.ProcessEnv): Prom
     token: token!,
     stateFile: values.state === undefined ? join(defaultStateDir(env), `bridge-${values.project}.json`) : userPath(values.state, env),
     since: values.since === undefined ? null : parseTime(values.since),
+    rewind: values.rewind === undefined ? null : parseTime(values.rewind, "--rewind"),
     rescaleEvery,
     validatorCaps: { byApp: resolved.validatorCaps, fallback: maxGranted },
     dryRun: values["dry-run"]!,

@@ -27,7 +27,9 @@ export function creditCeiling(app: string, validator: ValidatorCaps, serviceMax:
 
 /** Why `credit` is not a credit BOINC would grant under `ceiling`, or null when it is. */
 export function creditProblem(credit: unknown, ceiling: number): string | null {
-  if (typeof credit !== "number" || !Number.isFinite(credit)) return `${JSON.stringify(credit)} is not a number`;
+  if (typeof credit !== "number" || !Number.isFinite(credit)) {
+    return `${typeof credit === "number" ? credit : JSON.stringify(credit)} is not a finite number`;
+  }
   if (credit < 0) return `${credit} is negative`;
   if (credit > ceiling) return `${credit} is more than the most BOINC grants for this app (${ceiling})`;
   return null;
@@ -36,15 +38,26 @@ export function creditProblem(credit: unknown, ceiling: number): string | null {
 /** Per app: the ceilings of a run, from the validator's caps and the service's apps. */
 export class CreditCeilings {
   private readonly byApp = new Map<string, number>();
+  private readonly names: ReadonlyMap<number, string>;
 
+  /** `databaseApps`: BOINC's app ids and names, for a ceiling by app id (the write-back's rows carry ids). */
   constructor(
     private readonly validator: ValidatorCaps,
     serviceApps: readonly { name: string; max_granted_credit: number }[],
+    databaseApps: readonly { id: number; name: string }[] = [],
   ) {
     for (const a of serviceApps) this.byApp.set(a.name, creditCeiling(a.name, validator, a.max_granted_credit));
+    this.names = new Map(databaseApps.map((a) => [Number(a.id), a.name]));
   }
 
   of(app: string): number {
     return this.byApp.get(app) ?? creditCeiling(app, this.validator, undefined);
+  }
+
+  /** By BOINC's app id; an id the database did not list gets the validator's fallback. */
+  ofAppId(id: number): number {
+    const name = this.names.get(id);
+    if (name !== undefined) return this.of(name);
+    return this.validator.fallback > 0 ? this.validator.fallback : Infinity;
   }
 }

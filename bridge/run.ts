@@ -14,7 +14,8 @@ import { grantsOfAnswer } from "./answer-grants";
 import { CobblestoneApi } from "./api-client";
 import { BoincDb, type ResultKey, redactDsn } from "./boinc-db";
 import { CreditComparison, type CompareSummary, summaryText } from "./compare";
-import type { ValidatorCaps } from "./credit-bounds";
+import { BOINC_DEFAULT_CAPS, CreditCeilings, type ValidatorCaps } from "./credit-bounds";
+import { clockSetBack, refuseCursorAhead, rewind, whenText, writeBackStart } from "./cursor-checks";
 import { BridgeError } from "./errors";
 import { type EventLog, type Level, textLog } from "./event-log";
 import type { KnownVersions } from "./events";
@@ -44,6 +45,8 @@ export interface BridgeOptions {
   token: string;
   stateFile: string;
   since: number | null;
+  /** --rewind TIME: move the saved cursor back to TIME (never forward) and post again from there. */
+  rewind?: number | null;
   rescaleEvery: number;
   dryRun: boolean;
   compare: string | null;
@@ -158,6 +161,8 @@ export async function runBridge(options: BridgeOptions): Promise<BridgeReport> {
       status?.setGuardHeld(guard.held);
     }
   };
+  /** The most each app's results may be granted (credit-bounds.ts): set once the service's apps are read. */
+  let ceilings: CreditCeilings | null = null;
   const writeBacks =
     options.writeBack && !options.dryRun
       ? new WriteBackLink(options.db, {
@@ -167,6 +172,7 @@ export async function runBridge(options: BridgeOptions): Promise<BridgeReport> {
           project: options.project,
           switchTime: options.switchTime ?? null,
           beforeCommit: ensureGuard,
+          ceilingOfApp: (appId) => ceilings?.ofAppId(appId) ?? Infinity,
         })
       : null;
   try {
@@ -200,6 +206,20 @@ export async function runBridge(options: BridgeOptions): Promise<BridgeReport> {
     const state: BridgeState = stored ?? freshState(url, options.project, options.since ?? 0);
     if (stored && options.since !== null && options.since > state.cursor.mod_time) state.cursor = { mod_time: options.since, id: 0 };
     const follow = options.follow ?? null;
+    // Whole seconds that are over by the database's own clock (it stamps mod_time), less a margin.
+    const seenAt = await boinc.serverTime();
+    const until = seenAt - (follow ? FOLLOW_HOLD_SECONDS : SETTLE_SECONDS) + 1;
+    if (options.rewind !== undefined && options.rewind !== null) {
+      tell("warn", "rewind", rewind(state, options.rewind, seenAt), { cursor_mod_time: state.cursor.mod_time });
+    }
+    refuseCursorAhead(state, seenAt, options.stateFile);
+    if (!writeBacks && !options.dryRun && state.write_back_cursor) {
+      tell(
+        "warn",
+        "not_written_back",
+        `this state file's project writes its credit back (its write-back wrote up to ${whenText(state.write_back_cursor.mod_time)}), but this run has no --write-back: it posts without writing, and the next --write-back run posts these results again and writes them`,
+      );
+    }
     note(
       "start",
       `start: project '${options.project}' at ${redactDsn(url)}, database ${redactDsn(options.db)}, cursor ${state.cursor.mod_time}:${state.cursor.id}`,
@@ -215,9 +235,6 @@ export async function runBridge(options: BridgeOptions): Promise<BridgeReport> {
         cursor_id: state.cursor.id,
       },
     );
-    // Whole seconds that are over by the database's own clock (it stamps mod_time), less a margin.
-    const seenAt = await boinc.serverTime();
-    const until = seenAt - (follow ? FOLLOW_HOLD_SECONDS : SETTLE_SECONDS) + 1;
     // The database's side of the start (the write-back's checks and tables, the first scan of the
     // result table) runs while the apps are registered with the service.
     const writeBackOpened = writeBacks ? writeBacks.open() : Promise.resolve();
@@ -235,11 +252,32 @@ export async function runBridge(options: BridgeOptions): Promise<BridgeReport> {
       const rows = boinc.rowsAfter(rereads ? rereads.from(state.cursor) : state.cursor, until, { check, keysPerScan: options.keysPerScan });
       return rereads ? rereads.unposted(rows, state.cursor) : rows;
     };
-    const firstRows = rowsOfRound(until);
+    /** --write-back starts where its own writing stopped, or at the switch point (cursor-checks.ts). */
+    const backToWriteBack = () => {
+      const writeBack = writeBacks?.writeBack;
+      const back = writeBack ? writeBackStart(state, writeBack.switchTime) : null;
+      if (!back) return;
+      tell(
+        "warn",
+        "cursor_rewound",
+        `--write-back: ${back.why}; going back to ${whenText(back.to.mod_time)} to post them again and write them back (re-posting is safe: the service answers them as replayed)`,
+        { from_mod_time: state.cursor.mod_time, to_mod_time: back.to.mod_time },
+      );
+      state.cursor = back.to;
+    };
+    // The first scan waits for the write-back's switch point (a few statements), not for the service.
+    const firstRows = writeBackOpened.then(() => {
+      backToWriteBack();
+      return rowsOfRound(until);
+    });
+    firstRows.catch(() => undefined);
+    const databaseApps = await boinc.apps();
     let knownVersions: KnownVersions;
     try {
       knownVersions = await registerApps(boinc, api, options.dryRun, (line) => tell("info", "dry_run", line));
-      if (writeBacks) await refuseUnpaidCreditModes(api);
+      const serviceApps = options.dryRun ? [] : await api.apps();
+      ceilings = new CreditCeilings(options.validatorCaps ?? BOINC_DEFAULT_CAPS, serviceApps, databaseApps);
+      if (writeBacks) refuseUnpaidCreditModes(serviceApps);
     } catch (e) {
       // The service's refusal is told, as when the two sides ran one after the other; the
       // write-back's connection must be open (or failed) before the run closes it.
@@ -247,6 +285,7 @@ export async function runBridge(options: BridgeOptions): Promise<BridgeReport> {
       throw e;
     }
     await writeBackOpened;
+    const answerCeilings = ceilings;
     /** --follow, after the database was away: the guard's and the write-back's connections again (the pool reconnects itself). */
     const reconnect = async () => {
       // Reopened before the next poll even if the database is still away now (ensureOpen).
@@ -254,7 +293,9 @@ export async function runBridge(options: BridgeOptions): Promise<BridgeReport> {
       await ensureGuard();
       if (writeBacks) {
         await writeBacks.reopen();
-        await refuseUnpaidCreditModes(api);
+        const serviceApps = await api.apps();
+        ceilings = new CreditCeilings(options.validatorCaps ?? BOINC_DEFAULT_CAPS, serviceApps, databaseApps);
+        refuseUnpaidCreditModes(serviceApps);
       }
       note("reconnect", "follow: connections checked, the write-back's opened again", { guard_held: guard?.held ?? false });
     };
@@ -274,11 +315,13 @@ export async function runBridge(options: BridgeOptions): Promise<BridgeReport> {
     const meter = follow ? new FollowMeter() : null;
     // --follow: the database's clock minus this machine's (the lag is measured by the database's clock).
     let clockOffset = 0;
+    /** --follow: when the last poll read the database's clock (this machine's monotonic clock, ms). */
+    let lastPoll = 0;
     let replayed = 0;
     const pipeline = new RequestPipeline(state, {
       post: options.dryRun ? null : (passes) => api.postPassBatch({ passes }),
       grants: (request, answer) =>
-        grantsOfAnswer(request.passes, answer, request.rows, (r, workunitId) => {
+        grantsOfAnswer(request.passes, answer, request.rows, ceilings ?? answerCeilings, (r, workunitId) => {
           if (r.replayed) replayed++;
           const theirs = request.boincGranted.get(r.id);
           if (theirs && comparison)
@@ -310,7 +353,10 @@ export async function runBridge(options: BridgeOptions): Promise<BridgeReport> {
           },
         );
       },
-      save: options.dryRun ? async () => undefined : (s) => saveState(options.stateFile, s),
+      // A write-back run writes every answered request before it saves: its writing reached the cursor.
+      save: options.dryRun
+        ? async () => undefined
+        : (s) => saveState(options.stateFile, writeBacks ? { ...s, write_back_cursor: { ...s.cursor } } : s),
       keepRows: writeBacks !== null || follow !== null,
       passesPerRequest: options.passesPerRequest,
     });
@@ -348,11 +394,26 @@ export async function runBridge(options: BridgeOptions): Promise<BridgeReport> {
       poll: async (first) => {
         if (first) {
           clockOffset = seenAt - Date.now() / 1000;
-          await rounds.run(seenAt, firstRows);
+          lastPoll = performance.now();
+          await rounds.run(seenAt, await firstRows);
           return;
         }
         const seen = await boinc.serverTime();
         clockOffset = seen - Date.now() / 1000;
+        const back = clockSetBack(state.cursor, seen, (performance.now() - lastPoll) / 1000);
+        lastPoll = performance.now();
+        if (back) {
+          tell(
+            "warn",
+            "clock_set_back",
+            `follow: the database's clock (${whenText(seen)}) is behind the cursor (${whenText(state.cursor.mod_time)}): it was set back since the last poll; going back to ${whenText(back.mod_time)} so that the results stamped since are posted`,
+            { clock: seen, cursor_mod_time: state.cursor.mod_time, to_mod_time: back.mod_time },
+          );
+          state.cursor = back;
+          pipeline.next.cursor = back;
+          pipeline.commit();
+          await pipeline.drain();
+        }
         await rounds.run(seen, rowsOfRound(seen - FOLLOW_HOLD_SECONDS + 1));
       },
       interrupted: () => rounds.counts.interrupted,

@@ -18,6 +18,13 @@ export interface BridgeState {
   cursor: Cursor;
   last_event_time: number | null;
   last_rescale_mark: number | null;
+  /**
+   * With --write-back: how far every answered request was also written back into BOINC's
+   * database. A run without --write-back moves `cursor` but never this, so the next write-back
+   * run knows where its own writing stopped (cursor-checks.ts). Absent in state files written
+   * before it existed and by read-only runs only.
+   */
+  write_back_cursor?: Cursor | null;
 }
 
 export function freshState(url: string, project: string, since: number): BridgeState {

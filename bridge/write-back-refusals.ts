@@ -3,7 +3,6 @@
  * time with the reason and the fix (docs/bridge.md, "Make Cobblestone the credit of record").
  */
 import type mysql from "mysql2/promise";
-import type { CobblestoneApi } from "./api-client";
 import { BridgeError } from "./errors";
 import type { BoincDb, ResultKey } from "./boinc-db";
 import { grantedBeforeSwitch } from "./switch-decision";
@@ -27,9 +26,8 @@ export async function refuseReadOnly(conn: mysql.Connection, creditByApp: boolea
   await refuseMissingPrivileges(conn, creditByApp);
 }
 
-/** Apps the write-back cannot pay: refused before the first request of passes. */
-export async function refuseUnpaidCreditModes(api: CobblestoneApi): Promise<void> {
-  const apps = await api.apps();
+/** Apps the write-back cannot pay (the service's apps): refused before the first request of passes. */
+export function refuseUnpaidCreditModes(apps: readonly { name: string; credit_mode: string }[]): void {
   const refused = apps.filter((a) => a.credit_mode in MODES_NOT_WRITTEN);
   if (refused.length > 0) {
     throw new BridgeError(

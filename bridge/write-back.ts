@@ -71,6 +71,8 @@ export interface WriteBackOptions {
   project: string;
   /** --switch-time: required when the database has no switch point for the project yet. */
   switchTime: number | null;
+  /** The most a result of this app (BOINC's app id) may be granted (credit-bounds.ts): the repair never writes more. */
+  ceilingOfApp?: (appId: number) => number;
   /** Awaited before each COMMIT (the bridge's one-run guard, run-guard.ts): a throw rolls the request's write back. */
   beforeCommit?: () => Promise<void>;
 }
@@ -171,6 +173,15 @@ export class WriteBack {
         `the first --write-back run of '${project}' needs --switch-time TIME: when the validators were restarted with --no_credit (docs/bridge.md, "Make Cobblestone the credit of record"); results validated before it keep BOINC's credit`,
       );
     }
+    // T is a moment that has happened (the validators' restart): one in the future would turn off
+    // the "a validator still grants" refusal until then.
+    const [clock] = await this.conn.query("SELECT UNIX_TIMESTAMP() AS now");
+    const now = Math.floor(Number((clock as { now: unknown }[])[0]!.now));
+    if (switchTime > now) {
+      throw new BridgeError(
+        `--switch-time ${switchTime} (${new Date(switchTime * 1000).toISOString()}) is later than the database's clock (${now}, ${new Date(now * 1000).toISOString()}): T is when the validators were restarted with --no_credit, by the database's clock (SELECT UNIX_TIMESTAMP();); nothing was stored or written`,
+      );
+    }
     await this.conn.query(`INSERT INTO ${SWITCH_TABLE} (project, switch_time) VALUES (?, ?)`, [project, switchTime]);
     return switchTime;
   }
@@ -215,7 +226,7 @@ export class WriteBack {
       const step = await pruneStep(this.conn, this.sweepAfter, batches);
       this.sweepAfter = step.sweepAfter;
       this.report.pruned += step.deleted;
-      const repaired = await this.repair.step(this.conn);
+      const repaired = await this.repair.step(this.conn, this.options.ceilingOfApp);
       if (repaired > 0) {
         this.options.log(
           `write-back: put back the canonical_credit of ${repaired} workunit${repaired === 1 ? "" : "s"} that a validator's late-result pass had written over`,

@@ -10,6 +10,7 @@ import { RequestPipeline, type RequestPipelineParts } from "../../bridge/request
 import type { ResultRow } from "../../bridge/rows";
 import { type BridgeState, freshState } from "../../bridge/state";
 import { grantsOfAnswer } from "../../bridge/answer-grants";
+import { BOINC_DEFAULT_CAPS, CreditCeilings } from "../../bridge/credit-bounds";
 import type { Grant } from "../../bridge/write-back";
 
 export const KNOWN = new Map([[1, "alpha"]]);
@@ -142,7 +143,7 @@ export function fakePipeline(o: FakeOptions = {}): { pipeline: RequestPipeline; 
           log.push(`answer ${name}`);
           return answer;
         },
-    grants: (request, answer) => grantsOfAnswer(request.passes, answer, request.rows),
+    grants: (request, answer) => grantsOfAnswer(request.passes, answer, request.rows, new CreditCeilings(BOINC_DEFAULT_CAPS, [])),
     write:
       o.writeBack === false
         ? null
