@@ -4,8 +4,9 @@
  */
 import createClient from "openapi-fetch";
 import type { components, paths } from "./api-types";
+import { AnswerTooLarge, DEFAULT_MAX_ANSWER_BYTES, readCapped } from "./capped-answer";
 import { BridgeError } from "./errors";
-import { DEFAULT_RETRY, type RetryOptions, retryingFetch } from "./retrying-fetch";
+import { DEFAULT_REQUEST_TIMEOUT_MS, DEFAULT_RETRY, type RetryOptions, retryingFetch } from "./retrying-fetch";
 
 type Schemas = components["schemas"];
 export type HolderKind = "hosts" | "users" | "teams";
@@ -66,13 +67,15 @@ export function batchIssueNamer(body: PassBatchBody): NameIssue {
 
 export class CobblestoneApi {
   private readonly client;
+  /** Each request's fetch: retried, timed and capped, its retries and failure naming it as `what`. */
+  private readonly fetchAs: (what: string) => typeof fetch;
 
   /** `beforeWrite`: awaited before each attempt of a request that changes the service (the bridge's one-run guard, run-guard.ts); a throw stops it unsent. */
   constructor(
     private readonly baseUrl: string,
     private readonly slug: string,
     private readonly token: string,
-    retry: RetryOptions = DEFAULT_RETRY,
+    private readonly retry: RetryOptions = DEFAULT_RETRY,
     beforeWrite?: () => Promise<void>,
   ) {
     const send: typeof fetch = beforeWrite
@@ -82,11 +85,9 @@ export class CobblestoneApi {
           return fetch(input, init);
         }
       : fetch;
-    this.client = createClient<paths>({
-      baseUrl,
-      headers: { Authorization: `Bearer ${token}` },
-      fetch: retryingFetch(retry, send),
-    });
+    this.fetchAs = (what) => retryingFetch(retry, send, what);
+    // Every call names its request (fetchAs); the default is there for a call that does not.
+    this.client = createClient<paths>({ baseUrl, headers: { Authorization: `Bearer ${token}` }, fetch: retryingFetch(retry, send) });
   }
 
   private get params() {
@@ -99,10 +100,20 @@ export class CobblestoneApi {
    */
   async check(): Promise<void> {
     const url = `${this.baseUrl}/v1/projects/${encodeURIComponent(this.slug)}/rate-limit`;
+    const timeoutMs = this.retry.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
     let response: Response;
     try {
-      response = await fetch(url, { headers: { Authorization: `Bearer ${this.token}` } });
+      const answer = await fetch(url, { headers: { Authorization: `Bearer ${this.token}` }, signal: AbortSignal.timeout(timeoutMs) });
+      response = await readCapped(answer, this.retry.maxAnswerBytes ?? DEFAULT_MAX_ANSWER_BYTES);
     } catch (e) {
+      if (e instanceof AnswerTooLarge) {
+        throw new BridgeError(`checking project '${this.slug}' at ${this.baseUrl}: ${e.message}; is --url the Cobblestone service?`);
+      }
+      if ((e as Error).name === "TimeoutError") {
+        throw new BridgeError(
+          `the service at ${this.baseUrl} did not answer within ${timeoutMs / 1000} s (checking project '${this.slug}'); is --url right and the service up? (The time limit: --request-timeout.)`,
+        );
+      }
       const cause = (e as { cause?: { code?: string; message?: string } }).cause;
       throw new BridgeError(
         `cannot reach the service at ${this.baseUrl} (${cause?.code ?? cause?.message ?? (e as Error).message}); is --url right and the service up?`,
@@ -120,36 +131,51 @@ export class CobblestoneApi {
   }
 
   async apps() {
-    return ok("GET apps", await this.client.GET("/v1/projects/{slug}/apps", { params: this.params })).apps;
+    const what = "GET apps";
+    return ok(what, await this.client.GET("/v1/projects/{slug}/apps", { params: this.params, fetch: this.fetchAs(what) })).apps;
   }
 
   async appVersions() {
-    return ok("GET app versions", await this.client.GET("/v1/projects/{slug}/app-versions", { params: this.params })).app_versions;
+    const what = "GET app versions";
+    return ok(what, await this.client.GET("/v1/projects/{slug}/app-versions", { params: this.params, fetch: this.fetchAs(what) }))
+      .app_versions;
   }
 
   async putApp(name: string, body: Schemas["PutApp"]) {
+    const what = `PUT app ${name}`;
     return ok(
-      `PUT app ${name}`,
-      await this.client.PUT("/v1/projects/{slug}/apps/{app}", { params: { path: { slug: this.slug, app: name } }, body }),
+      what,
+      await this.client.PUT("/v1/projects/{slug}/apps/{app}", {
+        params: { path: { slug: this.slug, app: name } },
+        body,
+        fetch: this.fetchAs(what),
+      }),
     );
   }
 
   async putAppVersion(id: number, body: Schemas["PutAppVersion"]) {
+    const what = `PUT app version ${id}`;
     return ok(
-      `PUT app version ${id}`,
-      await this.client.PUT("/v1/projects/{slug}/app-versions/{id}", { params: { path: { slug: this.slug, id: String(id) } }, body }),
+      what,
+      await this.client.PUT("/v1/projects/{slug}/app-versions/{id}", {
+        params: { path: { slug: this.slug, id: String(id) } },
+        body,
+        fetch: this.fetchAs(what),
+      }),
     );
   }
 
   async postHolders(body: Schemas["BulkHoldersRequest"]) {
-    return ok("POST holders", await this.client.POST("/v1/projects/{slug}/holders", { params: this.params, body }));
+    const what = "POST holders";
+    return ok(what, await this.client.POST("/v1/projects/{slug}/holders", { params: this.params, body, fetch: this.fetchAs(what) }));
   }
 
   async postPassBatch(body: PassBatchBody) {
     const span = `${body.passes[0]!.now}${body.passes.length > 1 ? `…${body.passes.at(-1)!.now}` : ""}`;
+    const what = `POST ${body.passes.length} passes at ${span}`;
     return ok(
-      `POST ${body.passes.length} passes at ${span}`,
-      await this.client.POST("/v1/projects/{slug}/pass-batches", { params: this.params, body }),
+      what,
+      await this.client.POST("/v1/projects/{slug}/pass-batches", { params: this.params, body, fetch: this.fetchAs(what) }),
       batchIssueNamer(body),
     );
   }
@@ -160,10 +186,15 @@ export class CobblestoneApi {
       const r = m ? body.results[Number(m[1])] : undefined;
       return r ? `result ${r.id}` : null;
     };
-    return ok(`POST errors at ${body.now}`, await this.client.POST("/v1/projects/{slug}/errors", { params: this.params, body }), name);
+    const what = `POST errors at ${body.now}`;
+    return ok(what, await this.client.POST("/v1/projects/{slug}/errors", { params: this.params, body, fetch: this.fetchAs(what) }), name);
   }
 
   async rescale(now: number) {
-    return ok(`POST rescale at ${now}`, await this.client.POST("/v1/projects/{slug}/rescale", { params: this.params, body: { now } }));
+    const what = `POST rescale at ${now}`;
+    return ok(
+      what,
+      await this.client.POST("/v1/projects/{slug}/rescale", { params: this.params, body: { now }, fetch: this.fetchAs(what) }),
+    );
   }
 }

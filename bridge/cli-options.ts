@@ -15,6 +15,7 @@ export const USAGE = `usage: cobblestone-bridge --url BASE_URL --project SLUG
          [--token TOKEN] [--state FILE] [--since TIME] [--rewind TIME] [--rescale-every SECONDS] [--dry-run]
          [--compare OUT.csv] [--no-progress] [--write-back [--credit-by-app] [--switch-time TIME]]
          [--max-granted-credit CREDIT]
+         [--request-timeout SECONDS] [--request-attempts N] [--max-answer-mib MIB]
          [--follow [--poll-every SECONDS]] [--log-format text|json]
          [--metrics-port PORT [--metrics-host HOST]] [--metrics-file FILE.prom] [--help] [--version]
   The token may come from COBBLESTONE_TOKEN instead of --token, and the database URL from
@@ -95,6 +96,39 @@ function monitoring(
   };
 }
 
+/** --request-timeout, --request-attempts, --max-answer-mib: each request to the service (retrying-fetch.ts). */
+function requestLimits(values: {
+  "request-timeout"?: string;
+  "request-attempts"?: string;
+  "max-answer-mib"?: string;
+}): Pick<BridgeOptions, "requestTimeoutMs" | "requestAttempts" | "maxAnswerBytes"> {
+  const number = (option: string, text: string | undefined, ok: (n: number) => boolean, what: string): number | undefined => {
+    if (text === undefined) return undefined;
+    const n = Number(text);
+    if (text.trim() === "" || !ok(n)) throw new BridgeError(`${option} must be ${what}, not '${text}'`);
+    return n;
+  };
+  const seconds = number(
+    "--request-timeout",
+    values["request-timeout"],
+    (n) => n >= 0.1 && n <= 3600,
+    "a number of seconds from 0.1 to 3600",
+  );
+  const attempts = number(
+    "--request-attempts",
+    values["request-attempts"],
+    (n) => Number.isInteger(n) && n >= 1 && n <= 100,
+    "a whole number from 1 to 100",
+  );
+  // Above 256 MiB an answer's text nears V8's string limit (512 MiB) and takes gigabytes to parse.
+  const mib = number("--max-answer-mib", values["max-answer-mib"], (n) => n >= 1 && n <= 256, "a number of MiB from 1 to 256");
+  return {
+    ...(seconds === undefined ? {} : { requestTimeoutMs: seconds * 1000 }),
+    ...(attempts === undefined ? {} : { requestAttempts: attempts }),
+    ...(mib === undefined ? {} : { maxAnswerBytes: Math.floor(mib * 1024 * 1024) }),
+  };
+}
+
 export async function parseOptions(argv: string[], env: NodeJS.ProcessEnv): Promise<CliOptions> {
   let values;
   try {
@@ -117,6 +151,9 @@ export async function parseOptions(argv: string[], env: NodeJS.ProcessEnv): Prom
         "credit-by-app": { type: "boolean", default: false },
         "switch-time": { type: "string" },
         "max-granted-credit": { type: "string" },
+        "request-timeout": { type: "string" },
+        "request-attempts": { type: "string" },
+        "max-answer-mib": { type: "string" },
         follow: { type: "boolean", default: false },
         "poll-every": { type: "string" },
         "log-format": { type: "string" },
@@ -135,6 +172,7 @@ export async function parseOptions(argv: string[], env: NodeJS.ProcessEnv): Prom
   if (values.help) throw new HelpRequested(USAGE);
   if (values.version) throw new HelpRequested(BRIDGE_VERSION);
   const told = monitoring(values, env);
+  const limits = requestLimits(values);
   const token = values.token ?? env.COBBLESTONE_TOKEN;
   const writeBack = values["write-back"]!;
   const resolved = await resolveDatabase(
@@ -186,6 +224,7 @@ export async function parseOptions(argv: string[], env: NodeJS.ProcessEnv): Prom
     // A progress line is no JSON line: with --log-format json the request events tell the progress.
     progress: !values["no-progress"] && told.logFormat === "text",
     ...told,
+    ...limits,
     ...(values.follow ? { follow: { pollSeconds } } : {}),
     ...(writeBack
       ? {

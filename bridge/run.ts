@@ -27,7 +27,7 @@ import { Progress } from "./progress";
 import { registerApps } from "./register-apps";
 import { RequestPipeline } from "./request-pipeline";
 import { RereadWindow } from "./reread-window";
-import type { RetryOptions } from "./retrying-fetch";
+import { DEFAULT_RETRY, type RetryOptions } from "./retrying-fetch";
 import { Rounds, SKIPS_LOGGED } from "./round";
 import type { ResultRow } from "./rows";
 import { RunGuard } from "./run-guard";
@@ -52,6 +52,10 @@ export interface BridgeOptions {
   compare: string | null;
   progress: boolean;
   retry?: RetryOptions;
+  /** Each attempt of a request to the service (--request-timeout), its largest answer (--max-answer-mib), its attempts (--request-attempts); defaults in retrying-fetch.ts and capped-answer.ts. */
+  requestTimeoutMs?: number;
+  maxAnswerBytes?: number;
+  requestAttempts?: number;
   /** Stop after this many seconds of history (tests use it to interrupt a run). */
   maxSeconds?: number;
   /** Aborted (Ctrl-C): the run stops after the request in flight, saves and returns `interrupted`. */
@@ -176,10 +180,8 @@ export async function runBridge(options: BridgeOptions): Promise<BridgeReport> {
         })
       : null;
   try {
-    const retry = options.retry ?? {
-      maxAttempts: 12,
-      baseDelayMs: 500,
-      maxDelayMs: 60_000,
+    const defaultRetry: RetryOptions = {
+      ...DEFAULT_RETRY,
       onRetry: (why: string, ms: number, next: number, max: number) => {
         status?.retried();
         tell("warn", "retry", `${why}; retrying in ${(ms / 1000).toFixed(1)} s (attempt ${next} of ${max})`, {
@@ -189,6 +191,12 @@ export async function runBridge(options: BridgeOptions): Promise<BridgeReport> {
           max_attempts: max,
         });
       },
+    };
+    const retry: RetryOptions = {
+      ...(options.retry ?? defaultRetry),
+      ...(options.requestTimeoutMs === undefined ? {} : { timeoutMs: options.requestTimeoutMs }),
+      ...(options.maxAnswerBytes === undefined ? {} : { maxAnswerBytes: options.maxAnswerBytes }),
+      ...(options.requestAttempts === undefined ? {} : { maxAttempts: options.requestAttempts }),
     };
     const api = new CobblestoneApi(url, options.project, options.token, retry, ensureGuard);
     // The service is checked while the database is opened; a database that fails is told first, as before.

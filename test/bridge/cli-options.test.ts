@@ -113,6 +113,30 @@ describe("bridge command line", () => {
     );
   });
 
+  it("reads --request-timeout, --request-attempts and --max-answer-mib (each request's limits), and refuses bad values", async () => {
+    const env = { COBBLESTONE_TOKEN: "t", BOINC_DB_URL: "mysql://u:p@h/db" };
+    const defaults = await parseOptions(base, env);
+    // Unset: the run's defaults (retrying-fetch.ts, capped-answer.ts).
+    expect([defaults.requestTimeoutMs, defaults.requestAttempts, defaults.maxAnswerBytes]).toEqual([undefined, undefined, undefined]);
+    expect(
+      await parseOptions([...base, "--request-timeout", "2.5", "--request-attempts", "3", "--max-answer-mib", "128"], env),
+    ).toMatchObject({ requestTimeoutMs: 2500, requestAttempts: 3, maxAnswerBytes: 128 * 1024 * 1024 });
+    const refused = async (args: string[]) => {
+      const e = await parseOptions([...base, ...args], env).catch((x) => x);
+      expect(e).toBeInstanceOf(BridgeError);
+      return (e as Error).message;
+    };
+    for (const t of ["0", "0.05", "3601", "soon", ""]) {
+      expect(await refused([`--request-timeout=${t}`])).toBe(`--request-timeout must be a number of seconds from 0.1 to 3600, not '${t}'`);
+    }
+    for (const n of ["0", "1.5", "101", "many"]) {
+      expect(await refused([`--request-attempts=${n}`])).toBe(`--request-attempts must be a whole number from 1 to 100, not '${n}'`);
+    }
+    for (const m of ["0.5", "257", "big"]) {
+      expect(await refused([`--max-answer-mib=${m}`])).toBe(`--max-answer-mib must be a number of MiB from 1 to 256, not '${m}'`);
+    }
+  });
+
   it("lets one run at a time use a state file, and takes over the lock of a run that died", async () => {
     const state = join(work, "locked.json");
     const first = await lockState(state);

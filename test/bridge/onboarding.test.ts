@@ -162,7 +162,8 @@ describe.skipIf(!available)("a project admin's first backfill", () => {
     } finally {
       proxy.close();
     }
-    expect(lines).toEqual(["POST /v1/projects/wrong-url/pass-batches: 503; retrying in 0.0 s (attempt 2 of 12)"]);
+    // The retry names the request as its failure would (api-client.ts): the seconds it carries.
+    expect(lines).toEqual([`POST 2 passes at ${T}…${T + 1}: 503; retrying in 0.0 s (attempt 2 of 12)`]);
   });
 
   it("counts what happened: a second backfill into the same project posts results the service already had, and says so", async () => {

@@ -3,11 +3,12 @@
  * Retry-After, a 500 (or any other answer) is passed straight back, network failures back off
  * with each retry reported, and a service that never answers ends in a clear error.
  */
-import { createServer, type Server } from "node:http";
+import { createServer, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { CobblestoneApi } from "../../bridge/api-client";
 import { BridgeError } from "../../bridge/errors";
-import { retryAfterMs, retryingFetch } from "../../bridge/retrying-fetch";
+import { DEFAULT_RETRY, type RetryOptions, retryAfterMs, retryingFetch } from "../../bridge/retrying-fetch";
 
 /** Answers each request with the next scripted status (and Retry-After), then 200; records the bodies it got. */
 function scriptedServer(script: { status: number; retryAfter?: string }[]) {
@@ -107,5 +108,172 @@ describe("retryAfterMs", () => {
     expect(retryAfterMs("Thu, 01 Jan 2026 00:00:10 GMT", Date.parse("Thu, 01 Jan 2026 00:00:00 GMT"))).toBe(10_000);
     expect(retryAfterMs(null)).toBeNull();
     expect(retryAfterMs("soon")).toBeNull();
+  });
+});
+
+/**
+ * The limits of each attempt (issue 48): a service that never answers, or answers without end,
+ * is retried like one that is down, each retry naming the request, and the last failure says
+ * what the next run does. Small limits keep these fast; nothing here is timed.
+ */
+describe("retryingFetch's time limit and answer cap", () => {
+  const NAME = "POST 2 passes at 1700000000…1700000001";
+  const quick = (extra: Partial<RetryOptions>, told: string[]): RetryOptions => ({
+    maxAttempts: 2,
+    baseDelayMs: 1,
+    maxDelayMs: 1,
+    sleep: async () => undefined,
+    onRetry: (why, _ms, next, max) => told.push(`${why} → attempt ${next} of ${max}`),
+    ...extra,
+  });
+
+  /** A server whose answer to request n (from 1) is `answer(n, res)`; it keeps every response it was given. */
+  async function server(answer: (n: number, res: ServerResponse) => void | Promise<void>) {
+    const responses: ServerResponse[] = [];
+    const s = createServer((req, res) => {
+      responses.push(res);
+      req.resume();
+      req.on("end", () => void answer(responses.length, res));
+    });
+    const url = await listen(s);
+    const close = () => {
+      s.closeAllConnections();
+      return new Promise<void>((r) => s.close(() => r()));
+    };
+    return { url, responses, close };
+  }
+
+  it("an attempt that gets no answer is cut off at the time limit and retried; the last one names the request and the next run", async () => {
+    const hang = await server(() => undefined);
+    const told: string[] = [];
+    const failure = await retryingFetch(
+      quick({ timeoutMs: 50 }, told),
+      fetch,
+      NAME,
+    )(`${hang.url}/v1/projects/p/pass-batches`, {
+      method: "POST",
+      body: "{}",
+    }).catch((e: unknown) => e);
+    await hang.close();
+    expect(hang.responses).toHaveLength(2);
+    expect(told).toEqual([`${NAME}: no answer within 0.05 s → attempt 2 of 2`]);
+    expect(failure).toBeInstanceOf(BridgeError);
+    expect((failure as BridgeError).transient).toBe(true);
+    expect((failure as Error).message).toBe(
+      `the service did not answer after 2 attempts (${NAME}: no answer within 0.05 s); is it up? (The time limit: --request-timeout.) ` +
+        "Run the bridge again to resume: the next run sends this request again from the saved cursor (nothing of it was written to BOINC's database).",
+    );
+  });
+
+  it("the time limit covers the answer's body too: headers and a first part, then silence", async () => {
+    const stall = await server((_n, res) => {
+      res.writeHead(200, { "content-type": "application/json" });
+      res.write('{"passes":[');
+    });
+    const told: string[] = [];
+    const failure = await retryingFetch(quick({ timeoutMs: 50 }, told))(`${stall.url}/v1/x`).catch((e: unknown) => e);
+    await stall.close();
+    expect(told).toEqual(["GET /v1/x: no answer within 0.05 s → attempt 2 of 2"]);
+    expect((failure as Error).message).toMatch(/^the service did not answer after 2 attempts \(GET \/v1\/x: no answer within 0\.05 s\)/);
+  });
+
+  it("a request that timed out once and is answered the next time gets that answer", async () => {
+    const once = await server((n, res) => {
+      if (n > 1) res.end('{"ok":true}');
+    });
+    const told: string[] = [];
+    const res = await retryingFetch(quick({ timeoutMs: 50 }, told), fetch, NAME)(`${once.url}/x`, { method: "POST", body: "{}" });
+    expect(await res.json()).toEqual({ ok: true });
+    await once.close();
+    expect(told).toEqual([`${NAME}: no answer within 0.05 s → attempt 2 of 2`]);
+  });
+
+  it("an answer without end is cut off at the cap, not read whole, and retried; the last failure says so", async () => {
+    // 64 MiB in chunks of 64 KiB, each written once the last is taken: the cap is 64 KiB.
+    const chunk = Buffer.alloc(64 * 1024, " ");
+    const finished: boolean[] = [];
+    const huge = await server(async (_n, res) => {
+      res.writeHead(200, { "content-type": "application/json" });
+      res.on("close", () => finished.push(res.writableFinished));
+      for (let i = 0; i < 1024 && !res.destroyed; i++) {
+        if (!res.write(chunk)) await new Promise((r) => res.once("drain", r).once("close", r));
+      }
+      if (!res.destroyed) res.end();
+    });
+    const told: string[] = [];
+    const failure = await retryingFetch(
+      quick({ maxAnswerBytes: 64 * 1024 }, told),
+      fetch,
+      NAME,
+    )(`${huge.url}/x`, {
+      method: "POST",
+      body: "{}",
+    }).catch((e: unknown) => e);
+    // The bridge closes each connection as it drops the answer (a server left to end it would still be writing).
+    while (finished.length < 2) await new Promise((r) => setTimeout(r, 5));
+    await huge.close();
+    expect(told).toEqual([`${NAME}: an answer over the 65536 bytes the bridge reads → attempt 2 of 2`]);
+    expect((failure as Error).message).toBe(
+      `no usable answer from the service after 2 attempts (${NAME}: an answer over the 65536 bytes the bridge reads); ` +
+        "is --url the Cobblestone service? (The cap: --max-answer-mib.) " +
+        "Run the bridge again to resume: the next run sends this request again from the saved cursor (nothing of it was written to BOINC's database).",
+    );
+    // Both answers were closed by the bridge before their end.
+    expect(finished).toEqual([false, false]);
+  });
+
+  it("an answer whose Content-Length is over the cap is refused before its body is read", async () => {
+    const declared = await server((_n, res) => {
+      res.writeHead(200, { "content-type": "application/json", "content-length": String(3 * 1024 * 1024) });
+      res.write("{");
+    });
+    const told: string[] = [];
+    const failure = await retryingFetch(quick({ maxAnswerBytes: 1024 * 1024 }, told))(`${declared.url}/x`).catch((e: unknown) => e);
+    await declared.close();
+    expect(told).toEqual(["GET /x: an answer of 3 MiB, over the 1 MiB the bridge reads → attempt 2 of 2"]);
+    expect(failure).toBeInstanceOf(BridgeError);
+  });
+
+  it("an answer of exactly the cap is read whole, with its status and headers", async () => {
+    const body = JSON.stringify({ pad: "x".repeat(1000 - 10) });
+    expect(body).toHaveLength(1000);
+    const exact = await server((_n, res) => {
+      res.writeHead(422, { "content-type": "application/json", "x-mark": "kept" });
+      // In two writes without a length (chunked), so the cap is counted as the body streams.
+      res.write(body.slice(0, 400));
+      res.end(body.slice(400));
+    });
+    const told: string[] = [];
+    const res = await retryingFetch(quick({ maxAnswerBytes: 1000 }, told))(`${exact.url}/x`);
+    await exact.close();
+    expect(res.status).toBe(422);
+    expect(res.headers.get("x-mark")).toBe("kept");
+    expect(await res.text()).toBe(body);
+    expect(told).toEqual([]);
+  });
+
+  it("the caller's own abort is not retried", async () => {
+    const hang = await server(() => undefined);
+    const told: string[] = [];
+    const stop = new AbortController();
+    const pending = retryingFetch(quick({ maxAttempts: 5 }, told))(`${hang.url}/x`, { signal: stop.signal }).catch((e: unknown) => e);
+    while (hang.responses.length === 0) await new Promise((r) => setTimeout(r, 5));
+    stop.abort();
+    const failure = await pending;
+    await hang.close();
+    expect((failure as Error).name).toBe("AbortError");
+    expect(told).toEqual([]);
+    expect(hang.responses).toHaveLength(1);
+  });
+
+  it("the first check of the service has the same limit: a wrong --url that never answers is named", async () => {
+    const hang = await server(() => undefined);
+    const api = new CobblestoneApi(hang.url, "p", "t", { ...DEFAULT_RETRY, timeoutMs: 50 });
+    const failure = await api.check().catch((e: unknown) => e);
+    await hang.close();
+    expect(failure).toBeInstanceOf(BridgeError);
+    expect((failure as Error).message).toBe(
+      `the service at ${hang.url} did not answer within 0.05 s (checking project 'p'); is --url right and the service up? (The time limit: --request-timeout.)`,
+    );
   });
 });
