@@ -258,6 +258,11 @@ export class BoincDb {
     await this.pool.end();
   }
 
+  /** The read-only pool itself, for readers of their own (unpaid.ts, audit.ts). */
+  get reader(): mysql.Pool {
+    return this.pool;
+  }
+
   /** Fails with every missing table or column named, and why an old schema lacks it. */
   async checkSchema(): Promise<void> {
     const [rows] = await this.pool.query(

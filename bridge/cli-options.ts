@@ -18,6 +18,7 @@ export const USAGE = `usage: cobblestone-bridge --url BASE_URL --project SLUG
          [--request-timeout SECONDS] [--request-attempts N] [--max-answer-mib MIB]
          [--follow [--poll-every SECONDS]] [--log-format text|json]
          [--metrics-port PORT [--metrics-host HOST]] [--metrics-file FILE.prom] [--help] [--version]
+       cobblestone-bridge audit --url BASE_URL --project SLUG [...]: the audit (audit --help)
   The token may come from COBBLESTONE_TOKEN instead of --token, and the database URL from
   BOINC_DB_URL instead of --db (both keep secrets out of \`ps\`). Percent-encode the whole
   password in a URL (: / # @ % ? and space). In a checkout of Cobblestone: npm run bridge -- OPTIONS.

@@ -1,4 +1,5 @@
 /** `cobblestone-bridge …` (in a checkout `npm run bridge -- …`): feeds Cobblestone from a BOINC project's database (docs/bridge.md). */
+import { auditCommand } from "./audit-cli";
 import { HelpRequested, parseOptions } from "./cli-options";
 import { BridgeError } from "./errors";
 import { asksForJson, eventLog } from "./event-log";
@@ -8,6 +9,9 @@ import { type MetricsServer, serveMetrics } from "./metrics-server";
 import { type BridgeReport, runBridge } from "./run";
 import { BridgeStatus } from "./status";
 import { summary } from "./summary";
+
+// `cobblestone-bridge audit …`: the one-shot audit (audit-cli.ts), not a run.
+if (process.argv[2] === "audit") process.exit(await auditCommand(process.argv.slice(3), process.env));
 
 const argv = process.argv.slice(2);
 // Chosen before the options are parsed, so that a bad option is told in the format asked for.
@@ -80,7 +84,9 @@ try {
     await out.start();
     status.onPoll(() => out.write());
   }
-  const report = await runBridge({ ...options, events: emit, status, signal: interrupt.signal });
+  // The unpaid count (--write-back) is a scan of the result table: made only when a monitor reads the metrics.
+  const countUnpaid = metrics !== null || metricsFile !== null;
+  const report = await runBridge({ ...options, events: emit, status, signal: interrupt.signal, countUnpaid });
   const line = summary(report, options.dryRun);
   // The summary stays on stdout in both formats; the JSON log ends with the same numbers.
   emit({ level: "info", event: "stop", msg: line, fields: stopFields(report), jsonOnly: true });

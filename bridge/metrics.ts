@@ -58,5 +58,11 @@ export function renderMetrics(s: StatusSnapshot): string {
     [',kind="unavailable"', s.errors.unavailable],
     [',kind="fatal"', s.errors.fatal],
   ]);
+  if (s.unpaid) {
+    metric("unpaid_results", "gauge", "Valid results reported after the switch point, validated over 5 minutes ago, that nobody paid.", [
+      ["", s.unpaid.count],
+    ]);
+    metric("unpaid_counted_timestamp_seconds", "gauge", "When unpaid_results was last counted (Unix seconds).", [["", s.unpaid.at]]);
+  }
   return out.join("\n") + "\n";
 }

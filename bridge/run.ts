@@ -34,6 +34,8 @@ import { RunGuard } from "./run-guard";
 import { normalizeServiceUrl } from "./service-url";
 import { type BridgeState, freshState, loadState, saveState } from "./state";
 import type { BridgeStatus } from "./status";
+import { countUnpaid } from "./unpaid";
+import { UnpaidWatch } from "./unpaid-watch";
 import type { WriteBackReport } from "./write-back";
 import { WriteBackLink } from "./write-back-link";
 import { refuseGrantedByOthers, refuseUnpaidCreditModes } from "./write-back-refusals";
@@ -77,6 +79,8 @@ export interface BridgeOptions {
   validatorCaps?: ValidatorCaps;
   /** --follow: keep polling for newly validated results, this many seconds apart, until the signal aborts. */
   follow?: { pollSeconds: number } | null;
+  /** With --write-back and a status: count the unpaid results for the metric (unpaid-watch.ts; the CLI: when metrics are asked for). */
+  countUnpaid?: boolean;
   /** Result keys read per scan of the result table (default 100,000); --write-back's refusal checks each scan before posting its rows. */
   keysPerScan?: number;
 }
@@ -156,6 +160,7 @@ export async function runBridge(options: BridgeOptions): Promise<BridgeReport> {
   const lock = options.dryRun ? null : await lockState(options.stateFile);
   let db: BoincDb | null = null;
   let guard: RunGuard | null = null;
+  let unpaid: UnpaidWatch | null = null;
   // Before every poll, post and write-back commit: the one-run guard still held (run-guard.ts).
   const ensureGuard = async () => {
     if (!guard) return;
@@ -375,6 +380,16 @@ export async function runBridge(options: BridgeOptions): Promise<BridgeReport> {
       writeBackRetries: () => writeBacks?.report?.retries ?? 0,
     });
     if (status) status.following = follow !== null;
+    if (status && writeBacks && options.countUnpaid) {
+      unpaid = new UnpaidWatch(
+        async () => {
+          const wb = writeBacks.writeBack;
+          return wb ? countUnpaid(boinc.reader, wb.switchTime) : null;
+        },
+        status,
+        (msg, fields) => tell("warn", "unpaid", msg, fields),
+      );
+    }
     const rounds = new Rounds({
       pipeline,
       api: options.dryRun ? null : api,
@@ -433,6 +448,7 @@ export async function runBridge(options: BridgeOptions): Promise<BridgeReport> {
       },
       polled: () => {
         rereads?.prune(state.cursor);
+        if (follow) unpaid?.poll();
         status?.polled();
         const minute = meter?.minuteSummary();
         if (minute) {
@@ -448,7 +464,10 @@ export async function runBridge(options: BridgeOptions): Promise<BridgeReport> {
     });
     const counts = rounds.counts;
     if (options.signal?.aborted) counts.interrupted = true;
-    else if (!follow) await upkeep(UPKEEP_BATCHES.end)();
+    else if (!follow) {
+      await upkeep(UPKEEP_BATCHES.end)();
+      await unpaid?.countNow();
+    }
     progress.finish();
     if (counts.skipped > SKIPS_LOGGED) {
       tell("warn", "skipped", `… ${counts.skipped - SKIPS_LOGGED} more results skipped`, { more: counts.skipped - SKIPS_LOGGED });
@@ -479,6 +498,7 @@ export async function runBridge(options: BridgeOptions): Promise<BridgeReport> {
     throw e;
   } finally {
     await writeBacks?.close();
+    await unpaid?.settle();
     await db?.close();
     await guard?.release();
     status?.setGuardHeld(false);

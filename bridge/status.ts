@@ -34,6 +34,8 @@ export class BridgeStatus {
   /** Each written request's largest lag, with when it was measured (ms), over the last minute. */
   private lags: { at: number; lag: number }[] = [];
   private sources = NONE;
+  /** --write-back: the last count of unpaid results (unpaid.ts) and when it was made (Unix seconds); null before the first. */
+  private unpaid: { count: number; at: number } | null = null;
   private readonly pollListeners: (() => void)[] = [];
 
   constructor(
@@ -69,6 +71,10 @@ export class BridgeStatus {
     this.forgetOldLags(at);
   }
 
+  unpaidCounted(count: number, at: number): void {
+    this.unpaid = { count, at };
+  }
+
   /** A round went through: the last successful poll is now. */
   polled(): void {
     this.lastPollAt = this.nowMs() / 1000;
@@ -95,6 +101,7 @@ export class BridgeStatus {
       backlog: this.sources.backlog(),
       retries: { service: this.serviceRetries, write_back: this.sources.writeBackRetries() },
       errors: { ...this.errorCounts },
+      unpaid: this.unpaid,
     };
   }
 

@@ -35,6 +35,7 @@ import { loadSoakProject } from "./soak-project";
 import { type DaemonCounts, readRecords } from "./soak-records";
 import { reportText } from "./soak-report";
 import { type BridgeProcess, BridgeSupervisor } from "./soak-supervisor";
+import { unpaidCheck } from "./soak-unpaid";
 
 const ROOT = new URL("../..", import.meta.url).pathname;
 const ADMIN = "soak-bridge-admin";
@@ -118,6 +119,8 @@ try {
 
   startedAt = Date.now();
   const recordsFile = join(work, "daemons.jsonl");
+  // The bridge's metrics, for its count of unpaid results (soak-unpaid.ts).
+  const metricsFile = join(work, "bridge.prom");
   const countsFile = join(work, "daemons-counts.json");
   daemons = spawn(
     process.execPath,
@@ -150,6 +153,7 @@ try {
           join(work, "bridge-state.json"),
         ],
         ...["--write-back", "--switch-time", String(switchTime), "--follow", "--poll-every", values["poll-every"]!],
+        ...["--metrics-file", metricsFile],
       ],
       cwd: ROOT,
       env: { ...process.env, PATH: `${join(ROOT, "node_modules/.bin")}:${process.env.PATH}`, COBBLESTONE_TOKEN: token, BOINC_DB_URL: dsn },
@@ -213,8 +217,13 @@ try {
   const records = readRecords(recordsFile);
   const conn = await maria.root(DB);
   const end = await readEndState(conn, records, before);
+  const unpaid = await unpaidCheck(conn, switchTime, metricsFile);
   await conn.end();
-  const checks = [...processChecks(supervisor.processes, last, caughtUpAt, daemonsCode, guard), ...endChecks(records, end, endedAt)];
+  const checks = [
+    ...processChecks(supervisor.processes, last, caughtUpAt, daemonsCode, guard),
+    ...endChecks(records, end, endedAt),
+    unpaid,
+  ];
   failed = checks.some((c) => !c.ok);
   console.log(
     reportText({

@@ -21,9 +21,10 @@ export interface BridgeCli {
 /** Every bridge started, so that a failed test can leave none running (`killBridges`). */
 const started: ChildProcess[] = [];
 
-/** `args` after `--no-progress`; `env` adds to this process's (the token, BOINC_DB_URL). */
+/** `args` after `--no-progress` (a subcommand, `audit`, first); `env` adds to this process's (the token, BOINC_DB_URL). */
 export function startBridgeCli(args: string[], env: Record<string, string>): BridgeCli {
-  const child = spawn("node", ["--import", "tsx", "bridge/cli.ts", "--no-progress", ...args], {
+  const lead = args[0] === "audit" ? args : ["--no-progress", ...args];
+  const child = spawn("node", ["--import", "tsx", "bridge/cli.ts", ...lead], {
     cwd: ROOT,
     env: { ...process.env, PATH: `${join(ROOT, "node_modules/.bin")}:${process.env.PATH}`, ...env },
     stdio: ["ignore", "pipe", "pipe"],

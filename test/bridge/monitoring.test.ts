@@ -120,6 +120,9 @@ describe.skipIf(!available)("the bridge's logs and metrics", () => {
     expect(value(last, "results_written_total")).toBe(inserted);
     expect(value(last, "backlog_results")).toBe(0);
     expect(value(last, "errors_total", ',kind="fatal"')).toBe(0);
+    // The write-back's own count (at the first poll): nothing validated over 5 minutes ago is unpaid.
+    expect(value(last, "unpaid_results")).toBe(0);
+    expect(value(last, "unpaid_counted_timestamp_seconds")!).toBeGreaterThanOrEqual(value(first!, "start_time_seconds")!);
     expect(value(last, "lag_max_seconds")).toBeGreaterThanOrEqual(0);
     expect(value(last, "lag_seconds")).toBeGreaterThanOrEqual(0);
     // The textfile collector's file: the same metrics.
