@@ -214,7 +214,10 @@ try {
   const conn = await maria.root(DB);
   const end = await readEndState(conn, records, before);
   await conn.end();
-  const checks = [...processChecks(supervisor.processes, last, caughtUpAt, daemonsCode, guard), ...endChecks(records, end, endedAt)];
+  const checks = [
+    ...processChecks(supervisor.processes, last, caughtUpAt, daemonsCode, guard),
+    ...endChecks(records, end, endedAt, proxy.counts),
+  ];
   failed = checks.some((c) => !c.ok);
   console.log(
     reportText({
