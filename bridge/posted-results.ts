@@ -7,8 +7,10 @@
  *
  * Only what is through is remembered (run.ts: after the request's write; round.ts: after the
  * error report's answer), so a failure or pipeline.abandon() leaves nothing claimed that the
- * service never answered. Another process starts empty and posts again: the service answers
- * `replayed`, the write-back's table says it is written; that is safe, only slower.
+ * service never answered. A process starts with nothing remembered (a restart, a run from
+ * cron): with --write-back, a valid result it does not know is looked up in the write-back's
+ * table, whose row says the service answered it and the grant was written; the rest (invalid
+ * results, error outcomes) are posted again, which is safe (the service answers `replayed`).
  *
  * Bound: the last MAX_REMEMBERED results remembered (the oldest forgotten first), each an id and
  * 48 bits of a SHA-1 of its fields, about 55 bytes of heap an entry: at most about 6 MB. That is
@@ -16,7 +18,8 @@
  * sooner at a higher rate is only posted again.
  */
 import { createHash } from "node:crypto";
-import type { PassBody } from "./events";
+import { VALIDATE_STATE } from "./boinc-codes";
+import { type PassBody, isDecided } from "./events";
 import type { ResultRow } from "./rows";
 
 export const MAX_REMEMBERED = 100_000;
@@ -54,10 +57,33 @@ export function fingerprint(row: ResultRow): number {
   return createHash("sha1").update(JSON.stringify(values)).digest().readUIntBE(0, 6);
 }
 
+/** Of these results, the ones the write-back has written (BoincDb.writtenBack). */
+export type WrittenBack = (ids: number[]) => Promise<Set<number>>;
+
 export class PostedResults {
   private readonly posted = new Map<number, number>();
 
-  constructor(readonly max = MAX_REMEMBERED) {}
+  constructor(
+    private readonly writtenBack: WrittenBack | null = null,
+    readonly max = MAX_REMEMBERED,
+  ) {}
+
+  /**
+   * The rows of each second still to post: the others are remembered as they are, or (with
+   * the write-back) valid results this process never posted that its table holds. A row
+   * remembered with other content is posted again, even if written: the service must see the change.
+   */
+  async unposted(seconds: readonly (readonly ResultRow[])[]): Promise<ResultRow[][]> {
+    const fresh = seconds.map((rows) => rows.filter((r) => !this.has(r)));
+    const unknown = this.writtenBack
+      ? fresh.flat().filter((r) => !this.posted.has(r.id) && isDecided(r) && r.validate_state === VALIDATE_STATE.valid)
+      : [];
+    if (unknown.length === 0) return fresh;
+    const written = await this.writtenBack!(unknown.map((r) => r.id));
+    if (written.size === 0) return fresh;
+    for (const r of unknown) if (written.has(r.id)) this.remember(r);
+    return fresh.map((rows) => rows.filter((r) => !written.has(r.id)));
+  }
 
   /** The service has this row as it is now: posted by this process, answered (and written), and unchanged since. */
   has(row: ResultRow): boolean {

@@ -123,7 +123,7 @@ export class Rounds {
     const { pipeline, registrar, knownVersions, follow, posted } = this.parts;
     outer: for await (const rowBatch of batches(seconds(rows))) {
       // The second keeps all its rows (the cursor moves past them); only the others are posted.
-      const fresh = rowBatch.map((s) => (posted ? s.rows.filter((r) => !posted.has(r)) : s.rows));
+      const fresh = posted ? await posted.unposted(rowBatch.map((s) => s.rows)) : rowBatch.map((s) => s.rows);
       const calls = rowBatch.map((s, i) => callsForSecond(follow ? seenAt : s.time, fresh[i]!, knownVersions));
       await registrar.register(holdersOf(calls));
       for (const [i, call] of calls.entries()) {

@@ -234,11 +234,11 @@ export async function runBridge(options: BridgeOptions): Promise<BridgeReport> {
     // --follow re-reads the window before its cursor, skipping the rows it has posted there.
     const rereads = follow ? new RereadWindow(FOLLOW_REREAD_SECONDS) : null;
     // --follow reads a result again when BOINC's daemons move its mod_time: posted again only if changed.
-    const posted = follow ? new PostedResults() : null;
+    const posted = follow ? new PostedResults(writeBacks ? (ids) => boinc.writtenBack(ids) : null) : null;
     /** A round's rows: after the cursor (the saved one), and with --follow the unposted ones of the window before it. */
     const rowsOfRound = (until: number): AsyncIterable<ResultRow> => {
       const rows = boinc.rowsAfter(rereads ? rereads.from(state.cursor) : state.cursor, until, { check, keysPerScan: options.keysPerScan });
-      return rereads ? rereads.unposted(rows, state.cursor) : rows;
+      return rereads ? rereads.unposted(rows, state.cursor, posted ? (r) => posted.has(r) : undefined) : rows;
     };
     const firstRows = rowsOfRound(until);
     let knownVersions: KnownVersions;

@@ -42,7 +42,7 @@ describe.skipIf(!available)("--follow's re-posts", () => {
   });
 
   it(
-    "posts a result whose mod_time alone moved once, valid or an error, and posts again one whose content changed",
+    "posts a result whose mod_time alone moved once, valid or an error, also after a restart (valid ones), and posts again one whose content changed",
     { timeout: 300_000 },
     async () => {
       const start = Math.floor(Date.now() / 1000);
@@ -62,13 +62,18 @@ describe.skipIf(!available)("--follow's re-posts", () => {
       ]);
 
       const posted = standIn.passResults;
-      const run = runBridge(
-        bridgeOptions(
-          { db: writer, url: standIn.base, project: "reposts", token, stateFile },
-          { writeBack: true, switchTime: start - 60, follow: { pollSeconds: 0.5 }, log: () => undefined },
-        ),
-      );
-      run.catch(() => undefined);
+      const follow = (signal?: AbortSignal) => {
+        const run = runBridge(
+          bridgeOptions(
+            { db: writer, url: standIn.base, project: "reposts", token, stateFile },
+            { writeBack: true, switchTime: start - 60, follow: { pollSeconds: 0.5 }, signal, log: () => undefined },
+          ),
+        );
+        run.catch(() => undefined);
+        return run;
+      };
+      const stop = new AbortController();
+      const first = follow(stop.signal);
       const cursor = async () =>
         (JSON.parse(await readFile(stateFile, "utf8").catch(() => "{}")) as { cursor?: { mod_time: number } }).cursor;
       /** Waits until the bridge saved a cursor at or past `modTime` (all before it answered and written). */
@@ -99,12 +104,24 @@ describe.skipIf(!available)("--follow's re-posts", () => {
       await through(await modTime(2));
       expect(posted).toEqual([[1, 2], [2]]);
 
+      stop.abort();
+      // 1 and 2, then 2 again (replayed); the error once; read again and not posted: 1, 2, 3, then 1.
+      expect(await first).toMatchObject({ results: 3, replayed: 1, error_outcomes: 1, unchanged: 4, interrupted: true });
+
+      // A new process (systemd's restart) remembers nothing: the results touched again are found in the
+      // write-back's table; the error outcome, which has no row there, is posted again (replayed).
+      await sleep(1100);
+      await conn.query("UPDATE result SET mod_time = NOW() WHERE id IN (1, 2, 3)");
+      const second = follow();
+      await through(await modTime(1));
+      expect(posted).toEqual([[1, 2], [2]]);
+      expect(errorReports()).toBe(2);
+
       // Result 1 found invalid after it was posted valid: posted again, and the service refuses the other content (409).
       await sleep(1100);
       await conn.query("UPDATE result SET validate_state = ? WHERE id = 1", [VALIDATE_STATE.invalid]);
-      await expect(run).rejects.toThrow(/result 1 already has a final outcome/);
+      await expect(second).rejects.toThrow(/result 1 already has a final outcome/);
       expect(posted).toEqual([[1, 2], [2], [1]]);
-      expect(errorReports()).toBe(1);
       await conn.end();
     },
   );

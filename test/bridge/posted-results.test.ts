@@ -57,7 +57,7 @@ describe("the results posted", () => {
   });
 
   it("keeps at most its bound, forgetting the one remembered longest ago", () => {
-    const posted = new PostedResults(3);
+    const posted = new PostedResults(null, 3);
     for (const id of [1, 2, 3]) posted.remember(row(id, 100));
     // Remembered again (changed and posted again): now the newest.
     const invalid = touched(row(1, 100), 110, { validate_state: VALIDATE_STATE.invalid });
@@ -65,6 +65,28 @@ describe("the results posted", () => {
     posted.remember(row(4, 100));
     expect(posted.size).toBe(3);
     expect([invalid, row(2, 100), row(3, 100), row(4, 100)].map((r) => posted.has(touched(r, 200)))).toEqual([true, false, true, true]);
+  });
+
+  it("with the write-back, leaves out the valid results it does not know that the write-back's table holds, and only those", async () => {
+    const asked: number[][] = [];
+    const posted = new PostedResults(async (ids) => {
+      asked.push(ids);
+      return new Set(ids.filter((id) => id === 1 || id === 3));
+    });
+    const known = row(3, 90);
+    posted.remember(known);
+    const invalid = row(2, 100, { validate_state: VALIDATE_STATE.invalid });
+    // 1: written by an earlier process; 2: invalid (never in the table); 3: remembered with other content; 4: new.
+    const fresh = await posted.unposted([
+      [row(1, 100), invalid],
+      [touched(known, 101, { elapsed_time: 5 }), row(4, 101)],
+    ]);
+    expect(asked).toEqual([[1, 4]]);
+    expect(fresh.map((rows) => rows.map((r) => r.id))).toEqual([[2], [3, 4]]);
+    // Remembered now: read again, it is not looked up again.
+    expect(posted.has(touched(row(1, 100), 130))).toBe(true);
+    expect(await posted.unposted([[touched(row(1, 100), 130)]])).toEqual([[]]);
+    expect(asked).toHaveLength(1);
   });
 
   it("in a round: posts again only the changed row, and moves the cursor past the rows it did not post", async () => {
