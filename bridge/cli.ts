@@ -52,6 +52,7 @@ function stopFields(report: BridgeReport) {
   return {
     results: report.results,
     replayed: report.replayed,
+    unchanged: report.unchanged,
     passes: report.passes,
     requests: report.requests,
     error_outcomes: report.error_outcomes,

@@ -15,9 +15,12 @@ export class RereadWindow {
     return { mod_time: Math.max(0, cursor.mod_time - this.seconds), id: 0 };
   }
 
-  /** Rows after the cursor, and rows before it (the window) not posted yet. */
-  async *unposted(rows: AsyncIterable<ResultRow>, cursor: Cursor): AsyncGenerator<ResultRow> {
-    for await (const row of rows) if (after(row, cursor) || !this.posted.has(row.id)) yield row;
+  /**
+   * Rows after the cursor, and rows before it (the window) not posted yet; `known` leaves out
+   * more of those before it (posted-results.ts: a row posted, then touched, then left behind).
+   */
+  async *unposted(rows: AsyncIterable<ResultRow>, cursor: Cursor, known?: (row: ResultRow) => boolean): AsyncGenerator<ResultRow> {
+    for await (const row of rows) if (after(row, cursor) || !(this.posted.has(row.id) || known?.(row))) yield row;
   }
 
   add(row: Pick<ResultRow, "id" | "mod_time">): void {

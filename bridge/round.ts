@@ -6,6 +6,7 @@
 import type { CobblestoneApi } from "./api-client";
 import { type KnownVersions, type SecondCalls, type Skipped, callsForSecond, rescaleMarkBefore } from "./events";
 import { type HolderIds, emptyHolderIds } from "./holders";
+import type { PostedResults } from "./posted-results";
 import type { RequestPipeline } from "./request-pipeline";
 import { type ResultRow, after } from "./rows";
 
@@ -73,6 +74,8 @@ export interface RoundParts {
   rescaleEvery: number;
   /** --follow: a grant's time is when the bridge first sees the result validated (the poll's database clock), not its mod_time. */
   follow: boolean;
+  /** --follow: the results this process posted and got answered; a row read again unchanged is not posted again. */
+  posted?: PostedResults | null;
   /** Stop after this many seconds of history, over all rounds (tests use it to interrupt a run). */
   maxSeconds?: number;
   /** Aborted: the round stops before the next second. */
@@ -88,6 +91,8 @@ export interface RoundCounts {
   rows: number;
   seconds: number;
   skipped: number;
+  /** Rows read again that the service already had as they are (posted-results.ts): not posted again. */
+  unchanged: number;
   rescales: number;
   /** Error reports (requests) and the outcomes they carried. */
   errors: number;
@@ -97,7 +102,16 @@ export interface RoundCounts {
 }
 
 export class Rounds {
-  readonly counts: RoundCounts = { rows: 0, seconds: 0, skipped: 0, rescales: 0, errors: 0, error_outcomes: 0, interrupted: false };
+  readonly counts: RoundCounts = {
+    rows: 0,
+    seconds: 0,
+    skipped: 0,
+    unchanged: 0,
+    rescales: 0,
+    errors: 0,
+    error_outcomes: 0,
+    interrupted: false,
+  };
   private secondsLeft: number;
 
   constructor(private readonly parts: RoundParts) {
@@ -106,9 +120,11 @@ export class Rounds {
 
   /** One pass over `rows`, read at the database's clock `seenAt`; returns once all is answered, written and saved. */
   async run(seenAt: number, rows: AsyncIterable<ResultRow>): Promise<void> {
-    const { pipeline, registrar, knownVersions, follow } = this.parts;
+    const { pipeline, registrar, knownVersions, follow, posted } = this.parts;
     outer: for await (const rowBatch of batches(seconds(rows))) {
-      const calls = rowBatch.map((s) => callsForSecond(follow ? seenAt : s.time, s.rows, knownVersions));
+      // The second keeps all its rows (the cursor moves past them); only the others are posted.
+      const fresh = posted ? await posted.unposted(rowBatch.map((s) => s.rows)) : rowBatch.map((s) => s.rows);
+      const calls = rowBatch.map((s, i) => callsForSecond(follow ? seenAt : s.time, fresh[i]!, knownVersions));
       await registrar.register(holdersOf(calls));
       for (const [i, call] of calls.entries()) {
         if (this.secondsLeft-- <= 0) break outer;
@@ -116,14 +132,14 @@ export class Rounds {
           this.counts.interrupted = true;
           break outer;
         }
-        await this.second(call, rowBatch[i]!);
+        await this.second(call, rowBatch[i]!, fresh[i]!);
       }
     }
     await pipeline.drain();
   }
 
-  private async second(call: SecondCalls, { time, rows }: Second): Promise<void> {
-    const { pipeline, api } = this.parts;
+  private async second(call: SecondCalls, { time, rows }: Second, fresh: ResultRow[]): Promise<void> {
+    const { pipeline, api, posted } = this.parts;
     const next = pipeline.next;
     for (const s of call.skipped) {
       if (this.counts.skipped++ < SKIPS_LOGGED) this.parts.skipped(s);
@@ -139,13 +155,18 @@ export class Rounds {
         this.counts.rescales++;
         pipeline.commit();
       }
-      for (const pass of call.passes) await pipeline.add(pass, call.boincGranted, rows);
+      for (const pass of call.passes) await pipeline.add(pass, call.boincGranted, fresh);
       if (call.errors.length > 0) {
         await pipeline.flush();
         await pipeline.settle();
       }
+      // Remembered once answered: a report that failed leaves its rows to be posted again.
+      const rowOf = posted && call.errors.length > 0 ? new Map(fresh.map((r) => [r.id, r])) : null;
       for (const errors of call.errors) {
-        if (api) await api.postErrors(errors);
+        if (api) {
+          await api.postErrors(errors);
+          if (rowOf) for (const r of errors.results) posted!.remember(rowOf.get(r.id)!);
+        }
         this.counts.errors++;
         this.counts.error_outcomes += errors.results.length;
       }
@@ -159,6 +180,7 @@ export class Rounds {
       pipeline.commit();
     }
     this.counts.rows += rows.length;
+    this.counts.unchanged += rows.length - fresh.length;
     this.counts.seconds++;
     this.parts.progress?.(rows.length);
   }

@@ -23,6 +23,7 @@ import { followLoop } from "./follow-loop";
 import { FollowMeter, minuteText } from "./follow-meter";
 import { HolderRegistrar } from "./holders";
 import { lockState } from "./lock";
+import { PostedResults } from "./posted-results";
 import { Progress } from "./progress";
 import { registerApps } from "./register-apps";
 import { RequestPipeline } from "./request-pipeline";
@@ -124,6 +125,8 @@ export interface BridgeReport {
   /** Validated results posted in passes, and of those the ones the service already had. */
   results: number;
   replayed: number;
+  /** With --follow: rows read again (their mod_time moved) that this process had posted as they are, so not posted again. */
+  unchanged: number;
   /** Client errors and timeouts posted in error reports. */
   error_outcomes: number;
   skipped: number;
@@ -260,10 +263,12 @@ export async function runBridge(options: BridgeOptions): Promise<BridgeReport> {
     };
     // --follow re-reads the window before its cursor, skipping the rows it has posted there.
     const rereads = follow ? new RereadWindow(FOLLOW_REREAD_SECONDS) : null;
+    // --follow reads a result again when BOINC's daemons move its mod_time: posted again only if changed.
+    const posted = follow ? new PostedResults(writeBacks ? (ids) => boinc.writtenBack(ids) : null) : null;
     /** A round's rows: after the cursor (the saved one), and with --follow the unposted ones of the window before it. */
     const rowsOfRound = (until: number): AsyncIterable<ResultRow> => {
       const rows = boinc.rowsAfter(rereads ? rereads.from(state.cursor) : state.cursor, until, { check, keysPerScan: options.keysPerScan });
-      return rereads ? rereads.unposted(rows, state.cursor) : rows;
+      return rereads ? rereads.unposted(rows, state.cursor, posted ? (r) => posted.has(r) : undefined) : rows;
     };
     /** --write-back starts where its own writing stopped, or at the switch point (cursor-checks.ts). */
     const backToWriteBack = () => {
@@ -355,6 +360,8 @@ export async function runBridge(options: BridgeOptions): Promise<BridgeReport> {
           for (const row of request.rows.values()) rereads.add(row);
           status?.lagged(lagMax);
         }
+        // Answered and written: from now on, the same row read again is not posted again.
+        posted?.rememberPasses(request.passes, request.rows);
         note(
           "request",
           `request answered: ${request.passes.length} passes, ${request.results} results${writeBacks ? `, ${written} written back` : ""}`,
@@ -397,6 +404,7 @@ export async function runBridge(options: BridgeOptions): Promise<BridgeReport> {
       knownVersions,
       rescaleEvery: options.rescaleEvery,
       follow: follow !== null,
+      posted,
       maxSeconds: options.maxSeconds,
       signal: options.signal,
       skipped: (s) => tell("warn", "skipped", `result ${s.id} skipped: ${s.reason}`, { result_id: s.id, reason: s.reason }),
@@ -478,6 +486,7 @@ export async function runBridge(options: BridgeOptions): Promise<BridgeReport> {
       rows: counts.rows,
       results: pipeline.counts.results,
       replayed,
+      unchanged: counts.unchanged,
       error_outcomes: counts.error_outcomes,
       skipped: counts.skipped,
       passes: pipeline.counts.passes,

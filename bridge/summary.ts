@@ -5,8 +5,9 @@ import type { BridgeReport } from "./run";
 export function summary(report: BridgeReport, dryRun: boolean): string {
   const would = dryRun ? "would post" : "posted";
   const replayed = report.replayed > 0 ? ` (${report.replayed} the service already had)` : "";
+  const unchanged = report.unchanged > 0 ? `, ${report.unchanged} read again unchanged and not posted again` : "";
   return (
-    `${would} ${report.results} validated results${replayed} in ${report.passes} passes (${report.requests} requests), ` +
+    `${would} ${report.results} validated results${replayed} in ${report.passes} passes (${report.requests} requests)${unchanged}, ` +
     `${report.error_outcomes} error outcomes in ${report.errors} reports, ${report.rescales} rescales; ` +
     `${report.skipped} results skipped; ${report.holders} host/user/team records ${dryRun ? "to send" : "sent"}; ` +
     `${report.rows} rows read in ${report.elapsed_s.toFixed(1)} s` +

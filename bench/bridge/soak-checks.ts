@@ -5,6 +5,7 @@
  */
 import { TAYLOR_RATE, decayedRecentAverage, updateRecentAverage } from "../../src/credit/recent-average";
 import type { EndState } from "./soak-end-state";
+import type { ProxyCounts } from "./soak-fault-proxy";
 import { ownerOf, teamOf } from "./soak-project";
 import type { Records } from "./soak-records";
 
@@ -17,6 +18,12 @@ export interface Check {
 /** Rows of results purged longer ago than this are expected gone from cobblestone_writeback (a prune between polls). */
 export const PRUNE_GRACE_S = 60;
 const SHOWN = 5;
+/**
+ * Posts of a validated result, on average: BOINC's daemons move a result's mod_time after its
+ * validation, and --follow posts again only what changed (bridge/posted-results.ts). Over 1 are
+ * a restarted process's re-posts, and requests posted again after a fault.
+ */
+export const MAX_POSTS_PER_RESULT = 1.1;
 
 const same = (a: number, b: number, rel = 1e-12) => Math.abs(a - b) <= rel * Math.max(Math.abs(a), Math.abs(b), 1e-300);
 const ids = (xs: number[]) => xs.slice(0, SHOWN).join(", ") + (xs.length > SHOWN ? ` … (${xs.length})` : ` (${xs.length})`);
@@ -217,7 +224,25 @@ function tablePruned(records: Records, end: EndState, endedAt: number): Check {
   };
 }
 
-export function endChecks(records: Records, end: EndState, endedAt: number): Check[] {
+function postsPerResult(records: Records, posts: Pick<ProxyCounts, "passResults" | "distinctPassResults">): Check {
+  const validated = records.validated.size;
+  const ratio = posts.passResults / Math.max(1, validated);
+  return {
+    name: `the bridge posted each validated result at most ${MAX_POSTS_PER_RESULT} times on average`,
+    ok: ratio <= MAX_POSTS_PER_RESULT,
+    lines: [
+      `${posts.passResults} results in the pass batches the service got, for ${validated} validated results: ${ratio.toFixed(3)} posts each; ` +
+        `${posts.distinctPassResults} distinct results, ${posts.passResults - posts.distinctPassResults} posts of a result posted before`,
+    ],
+  };
+}
+
+export function endChecks(
+  records: Records,
+  end: EndState,
+  endedAt: number,
+  posts: Pick<ProxyCounts, "passResults" | "distinctPassResults">,
+): Check[] {
   return [
     creditedOnce(records, end),
     invalidUncredited(records, end),
@@ -225,5 +250,6 @@ export function endChecks(records: Records, end: EndState, endedAt: number): Che
     canonicalCredit(records, end),
     recentAverages(records, end),
     tablePruned(records, end, endedAt),
+    postsPerResult(records, posts),
   ];
 }

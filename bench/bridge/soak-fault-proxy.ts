@@ -7,6 +7,8 @@
  *   did the work: the bridge must post it again and get it answered as replayed);
  * - `drop`: closes the connection, every other request before forwarding it, the others after
  *   the service answered (the answer lost on the way back).
+ * It also counts the validated results in the pass batches it forwards (what the service got,
+ * re-posts included): the soak's posts per validated result.
  */
 import { type IncomingMessage, type Server, type ServerResponse, createServer, request } from "node:http";
 import type { Socket } from "node:net";
@@ -19,11 +21,34 @@ export interface ProxyCounts {
   answered500: number;
   droppedBefore: number;
   droppedAfter: number;
+  /** Results in the pass batches forwarded to the service, and how many distinct results they were. */
+  passResults: number;
+  distinctPassResults: number;
+}
+
+/** The request's results, when it is a pass batch (POST …/pass-batches). */
+function passResultIds(req: IncomingMessage, body: string): number[] {
+  if (req.method !== "POST" || !req.url?.endsWith("/pass-batches")) return [];
+  try {
+    const batch = JSON.parse(body) as { passes: { workunits: { results: { id: number }[] }[] }[] };
+    return batch.passes.flatMap((p) => p.workunits.flatMap((w) => w.results.map((r) => r.id)));
+  } catch {
+    return [];
+  }
 }
 
 export class FaultProxy {
   mode: ProxyMode = "pass";
-  readonly counts: ProxyCounts = { forwarded: 0, answered503: 0, answered500: 0, droppedBefore: 0, droppedAfter: 0 };
+  readonly counts: ProxyCounts = {
+    forwarded: 0,
+    answered503: 0,
+    answered500: 0,
+    droppedBefore: 0,
+    droppedAfter: 0,
+    passResults: 0,
+    distinctPassResults: 0,
+  };
+  private readonly resultIds = new Set<number>();
   private drops = 0;
   private readonly sockets = new Set<Socket>();
 
@@ -62,6 +87,9 @@ export class FaultProxy {
       return;
     }
     this.counts.forwarded++;
+    const body: Buffer[] = [];
+    req.on("data", (d: Buffer) => body.push(d));
+    req.on("end", () => this.countResults(passResultIds(req, Buffer.concat(body).toString())));
     const upstream = request(
       {
         host: this.target.hostname,
@@ -94,6 +122,12 @@ export class FaultProxy {
       res.end();
     });
     req.pipe(upstream);
+  }
+
+  private countResults(ids: number[]): void {
+    this.counts.passResults += ids.length;
+    for (const id of ids) this.resultIds.add(id);
+    this.counts.distinctPassResults = this.resultIds.size;
   }
 
   async close(): Promise<void> {

@@ -221,7 +221,7 @@ try {
   await conn.end();
   const checks = [
     ...processChecks(supervisor.processes, last, caughtUpAt, daemonsCode, guard),
-    ...endChecks(records, end, endedAt),
+    ...endChecks(records, end, endedAt, proxy.counts),
     unpaid,
   ];
   failed = checks.some((c) => !c.ok);

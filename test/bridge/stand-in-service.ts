@@ -25,10 +25,17 @@ export interface FaultRule {
   times?: number;
 }
 
+function resultIds(body: Buffer): number[] {
+  const batch = JSON.parse(body.toString("utf8")) as { passes: { workunits: { results: { id: number }[] }[] }[] };
+  return batch.passes.flatMap((p) => p.workunits.flatMap((w) => w.results.map((r) => r.id)));
+}
+
 export class StandInService {
   readonly rules: FaultRule[] = [];
   /** Requests seen, as "METHOD /path", and how many got a fault. */
   readonly seen: string[] = [];
+  /** The result ids of each pass batch posted (POST …/pass-batches), in order. */
+  readonly passResults: number[][] = [];
   faulted = 0;
   private readonly sockets = new Set<Socket>();
 
@@ -80,6 +87,7 @@ export class StandInService {
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
     const body = Buffer.concat(chunks);
+    if (/^POST .*\/pass-batches$/.test(line)) this.passResults.push(resultIds(body));
     const fault = this.pick(line);
     if (fault) this.faulted++;
     if (fault?.kind === "hang") return;
