@@ -30,6 +30,11 @@ function resultIds(body: Buffer): number[] {
   return batch.passes.flatMap((p) => p.workunits.flatMap((w) => w.results.map((r) => r.id)));
 }
 
+function withoutEncoding(headers: IncomingMessage["headers"]): IncomingMessage["headers"] {
+  const { "accept-encoding": _encoding, ...rest } = headers;
+  return rest;
+}
+
 export class StandInService {
   readonly rules: FaultRule[] = [];
   /** Requests seen, as "METHOD /path", and how many got a fault. */
@@ -107,7 +112,8 @@ export class StandInService {
       port: this.target.port,
       method: req.method,
       path: req.url,
-      headers: { ...req.headers, host: this.target.host, "content-length": String(body.length) },
+      // Uncompressed, so that a rewrite can read the service's answer.
+      headers: { ...withoutEncoding(req.headers), host: this.target.host, "content-length": String(body.length) },
     });
     upstream.on("error", () => res.destroy());
     upstream.on("response", (answer) => {
