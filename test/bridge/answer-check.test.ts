@@ -138,7 +138,7 @@ describe("an answer reconciled with its request", () => {
     })();
     expect(e).toBeInstanceOf(BridgeError);
     expect(e!.message).toMatch(
-      /^the service's answer to POST 2 passes at 100…101 does not match the request, so none of it is written:\n  result 1 \(app alpha\)/,
+      /^the service's answer to POST 2 passes at 100…101 does not match the request, so none of it is written:\n {2}result 1 \(app alpha\)/,
     );
     expect(e!.message).toMatch(
       /Nothing of this request was written into the BOINC database and the cursor was not moved: the next run posts the same request again/,

@@ -132,7 +132,7 @@ describe.skipIf(!available)("the bridge against a faulty service", () => {
     );
     expect(await bridge.exited, bridge.stderr()).toBe(2);
     expect(bridge.stderr()).toMatch(
-      /result 1 \(app alpha\): granted_credit -1000 is negative\n  result 2 \(app alpha\): granted_credit -1000 is negative/,
+      /result 1 \(app alpha\): granted_credit -1000 is negative\n {2}result 2 \(app alpha\): granted_credit -1000 is negative/,
     );
     expect(bridge.stdout()).toBe("");
     expect(await credit("negative")).toEqual(NOTHING_WRITTEN);
@@ -164,7 +164,7 @@ describe.skipIf(!available)("the bridge against a faulty service", () => {
         for (const p of a.passes) p.workunits = [];
         return a;
       },
-      /result 1 posted in the pass at 1700000000 is missing from the answer\n  result 2 posted in the pass at 1700000001 is missing/,
+      /result 1 posted in the pass at 1700000000 is missing from the answer\n {2}result 2 posted in the pass at 1700000001 is missing/,
     );
   });
 
