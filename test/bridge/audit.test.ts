@@ -5,7 +5,7 @@
  * cobblestone_bridge_unpaid_results counts the unpaid ones, whatever its cursor says. BOINC's
  * database (MariaDB with BOINC's schema) is the input, set up here row by row.
  */
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { suiteNeeds } from "../../scripts/skipped-suites";
@@ -14,6 +14,7 @@ import { audit, type Finding } from "../../bridge/audit";
 import { VALIDATE_STATE } from "../../bridge/boinc-codes";
 import { renderMetrics } from "../../bridge/metrics";
 import { bridgeOptions, runBridge } from "../../bridge/run";
+import { normalizeServiceUrl } from "../../bridge/service-url";
 import { BridgeStatus } from "../../bridge/status";
 import { countUnpaid } from "../../bridge/unpaid";
 import { CREATE_SWITCH_TABLE, CREATE_TABLE, SWITCH_TABLE, WRITEBACK_TABLE } from "../../bridge/write-back-tables";
@@ -183,13 +184,24 @@ describe.skipIf(!available)("the write-back's audit and unpaid count", () => {
     const writer = await writerDsn(maria, name);
     const token = await createProject(server.base, ADMIN, slug);
     const status = new BridgeStatus(slug);
-    // The cursor starts after results 1-4 (validated at T to T+3): as if it had passed result 1 by
-    // without writing it, the fault the count is there to catch.
+    // The cursor, and the write-back's, start after results 1-4 (validated at T to T+3): as if a
+    // write-back run had passed result 1 by without writing it, the fault the count is there to catch.
+    const stateFile = join(work, `${slug}.state.json`);
+    const past = { mod_time: T + 100, id: 0 };
+    await writeFile(
+      stateFile,
+      JSON.stringify({
+        version: 1,
+        url: normalizeServiceUrl(server.base),
+        project: slug,
+        cursor: past,
+        last_event_time: null,
+        last_rescale_mark: null,
+        write_back_cursor: past,
+      }),
+    );
     const options = (extra: Parameters<typeof bridgeOptions>[1]) =>
-      bridgeOptions(
-        { db: writer, url: server.base, project: slug, token, stateFile: join(work, `${slug}.state.json`) },
-        { log: () => undefined, writeBack: true, since: T + 100, ...extra },
-      );
+      bridgeOptions({ db: writer, url: server.base, project: slug, token, stateFile }, { log: () => undefined, writeBack: true, ...extra });
     const report = await runBridge(options({ status, countUnpaid: true }));
     expect(report.write_back).toMatchObject({ written: 0 });
     expect(status.snapshot().unpaid).toMatchObject({ count: 1 });
