@@ -41,7 +41,10 @@ function explain(what: string, answer: Answer<unknown>, name: NameIssue = () => 
     return new BridgeError(`${what}: the service refused the token (${detail}); check --token or COBBLESTONE_TOKEN and --project`);
   }
   if (status === 404 && body?.error?.code === "not_found" && !issues) return new BridgeError(`${what}: ${detail} (is --project right?)`);
-  return new BridgeError(`${what}: ${detail}${issues}`);
+  // The service failing (a 500: the same request would get it again, so a run stops on it) or
+  // busy: no refusal of the bridge's, and a restart is the retry (exit 75, not 2).
+  const unavailable = status >= 500 || status === 429;
+  return new BridgeError(`${what}: ${detail}${issues}`, unavailable ? { kind: "unavailable" } : {});
 }
 
 function ok<T>(what: string, answer: Answer<T>, name?: NameIssue): T {
@@ -112,11 +115,13 @@ export class CobblestoneApi {
       if ((e as Error).name === "TimeoutError") {
         throw new BridgeError(
           `the service at ${this.baseUrl} did not answer within ${timeoutMs / 1000} s (checking project '${this.slug}'); is --url right and the service up? (The time limit: --request-timeout.)`,
+          { kind: "unavailable" },
         );
       }
       const cause = (e as { cause?: { code?: string; message?: string } }).cause;
       throw new BridgeError(
         `cannot reach the service at ${this.baseUrl} (${cause?.code ?? cause?.message ?? (e as Error).message}); is --url right and the service up?`,
+        { kind: "unavailable" },
       );
     }
     if (response.ok) {

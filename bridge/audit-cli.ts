@@ -2,7 +2,7 @@
  * `cobblestone-bridge audit …`: the one-shot audit's command line (audit.ts), with the bridge's
  * own sources of the database, the service and the token. One line on stdout per finding, then
  * a summary; exit 0 when there is none, 3 when there are findings, 2 when the audit could not be
- * made, 1 on a bug.
+ * made (75 when the service or the database was unavailable), 1 on a bug (exit-codes.ts).
  */
 import { parseArgs } from "node:util";
 import { CobblestoneApi } from "./api-client";
@@ -11,7 +11,8 @@ import { BoincDb, redactDsn } from "./boinc-db";
 import { parseTime, userPath } from "./cli-options";
 import { CreditCeilings, DEFAULT_MAX_GRANTED_CREDIT, type ValidatorCaps } from "./credit-bounds";
 import { resolveDatabase } from "./db-source";
-import { BridgeError } from "./errors";
+import { BridgeError, exitStatusOf, isTransient } from "./errors";
+import { EXIT } from "./exit-codes";
 import { normalizeServiceUrl } from "./service-url";
 import { UNPAID_AFTER_SECONDS, storedSwitchPoint } from "./unpaid";
 
@@ -20,11 +21,12 @@ export const AUDIT_USAGE = `usage: cobblestone-bridge audit --url BASE_URL --pro
          [--since TIME] [--until TIME] [--max-granted-credit CREDIT] [--help]
   Lists every valid result reported in [--since, --until) (default: from the switch point on)
   that is unpaid, paid outside BOINC's bounds, or paid differently from the service's grant.
-  Exit status: 0 none, 3 some (one line each on stdout), 2 when the audit cannot be made.
+  Exit status: 0 none, 3 some (one line each on stdout), 2 when the audit cannot be made
+  (75 when the service or the database is unavailable: try again later).
   COBBLESTONE_TOKEN and BOINC_DB_URL work as for the bridge. Details: docs/bridge.md.`;
 
 /** Exit status when the audit found something. */
-export const AUDIT_FOUND = 3;
+export const AUDIT_FOUND = EXIT.findings;
 
 export interface AuditCliOptions {
   db: string;
@@ -112,7 +114,7 @@ export async function auditCommand(
     const options = await parseAuditOptions(argv, env);
     if (!options) {
       out(AUDIT_USAGE);
-      return 0;
+      return EXIT.ok;
     }
     const api = new CobblestoneApi(options.url, options.project, options.token);
     const checked = api.check();
@@ -142,20 +144,20 @@ export async function auditCommand(
         ? `; ${report.pending} validated in the last ${UNPAID_AFTER_SECONDS / 60} minutes and not paid yet (not findings: the bridge writes them next)`
         : "";
     out(`audit of '${options.project}': ${window}, ${ids}: ${total} finding${total === 1 ? "" : "s"} (${kinds})${pending}`);
-    return total > 0 ? AUDIT_FOUND : 0;
+    return total > 0 ? AUDIT_FOUND : EXIT.ok;
   } catch (e) {
     if (e instanceof BridgeError) {
       err(`audit: ${e.message}`);
-      return 2;
+      return exitStatusOf(e);
     }
     // The database's own errors (gone, refused a read): the audit could not be made, no bug.
     const code = (e as { code?: unknown }).code;
     if (typeof code === "string") {
       err(`audit: the BOINC database failed during the audit (${code}: ${(e as Error).message}); nothing was judged past that point`);
-      return 2;
+      return isTransient(e) ? EXIT.unavailable : EXIT.needsHuman;
     }
     err(`audit: ${(e as Error).stack ?? String(e)}`);
-    return 1;
+    return EXIT.bug;
   } finally {
     await db?.close().catch(() => undefined);
   }

@@ -1,10 +1,11 @@
 /** `cobblestone-bridge …` (in a checkout `npm run bridge -- …`): feeds Cobblestone from a BOINC project's database (docs/bridge.md). */
 import { auditCommand } from "./audit-cli";
 import { HelpRequested, parseOptions } from "./cli-options";
-import { BridgeError } from "./errors";
+import { BridgeError, exitStatusOf, isTransient } from "./errors";
 import { asksForJson, eventLog } from "./event-log";
+import { EXIT } from "./exit-codes";
 import { renderMetrics } from "./metrics";
-import { MetricsFile } from "./metrics-file";
+import { MetricsFile, previousStatus } from "./metrics-file";
 import { type MetricsServer, serveMetrics } from "./metrics-server";
 import { type BridgeReport, runBridge } from "./run";
 import { BridgeStatus } from "./status";
@@ -30,7 +31,7 @@ const stop = (what: string) => () => {
       msg: "bridge: stopped; run the same command again to resume",
       fields: { signal: what, again: true },
     });
-    process.exit(130);
+    process.exit(EXIT.interrupted);
   }
   emit({
     level: "info",
@@ -71,23 +72,36 @@ function stopFields(report: BridgeReport) {
   };
 }
 
+/** The database's own error for a connection gone (mysql2's, not wrapped in a BridgeError), as a line. */
+function unavailableText(e: unknown): string {
+  const err = e as { code?: string; message?: string };
+  return `the BOINC database is unavailable (${[err.code, err.message].filter(Boolean).join(": ")}); run the same command again when it is back: it resumes from the saved cursor`;
+}
+
 let server: MetricsServer | null = null;
 let file: MetricsFile | null = null;
-let exitCode = 0;
+let status: BridgeStatus | null = null;
+let exitCode: number = EXIT.ok;
+/** A bug with --log-format text: thrown again at the end, so that Node prints its stack (exit 1). */
+let crash: { error: unknown } | null = null;
 try {
   const { logFormat: _format, metrics, metricsFile, ...options } = await parseOptions(argv, process.env);
-  const status = new BridgeStatus(options.project);
-  const render = () => renderMetrics(status.snapshot());
+  const run = new BridgeStatus(options.project);
+  status = run;
+  // What the last process left (its last poll, its end) goes on being told until this one does better.
+  const previous = metricsFile ? await previousStatus(metricsFile, options.project) : null;
+  if (previous) run.carryOver(previous);
+  const render = () => renderMetrics(run.snapshot());
   if (metrics) server = await serveMetrics(metrics.host, metrics.port, render);
   if (metricsFile) {
     const out = new MetricsFile(metricsFile, render, (msg) => emit({ level: "warn", event: "metrics_file", msg }));
     file = out;
     await out.start();
-    status.onPoll(() => out.write());
+    run.onPoll(() => out.write());
   }
   // The unpaid count (--write-back) is a scan of the result table: made only when a monitor reads the metrics.
   const countUnpaid = metrics !== null || metricsFile !== null;
-  const report = await runBridge({ ...options, events: emit, status, signal: interrupt.signal, countUnpaid });
+  const report = await runBridge({ ...options, events: emit, status: run, signal: interrupt.signal, countUnpaid });
   const line = summary(report, options.dryRun);
   // The summary stays on stdout in both formats; the JSON log ends with the same numbers.
   emit({ level: "info", event: "stop", msg: line, fields: stopFields(report), jsonOnly: true });
@@ -100,25 +114,34 @@ try {
       msg: `bridge: interrupted; everything up to ${when(report.cursor.mod_time)} is posted and saved in ${options.stateFile}; run the same command again to resume`,
       fields: { cursor_mod_time: report.cursor.mod_time },
     });
-    exitCode = 130;
+    exitCode = EXIT.interrupted;
   }
 } catch (e) {
   if (e instanceof HelpRequested) {
     console.log(e.message);
-  } else if (e instanceof BridgeError) {
-    emit({ level: "error", event: "error", msg: `bridge: ${e.message}`, fields: { transient: e.transient } });
-    exitCode = 2;
-  } else if (json) {
-    // A bug: still one JSON line, with its stack.
-    emit({ level: "error", event: "crash", msg: `bridge: ${(e as Error).message}`, fields: { stack: (e as Error).stack ?? String(e) } });
-    exitCode = 1;
+  } else if (e instanceof BridgeError || isTransient(e)) {
+    // Told in one line; the exit status says what to do about it (exit-codes.ts).
+    exitCode = exitStatusOf(e);
+    const msg = e instanceof BridgeError ? e.message : unavailableText(e);
+    const kind = e instanceof BridgeError ? e.kind : "unavailable";
+    emit({ level: "error", event: "error", msg: `bridge: ${msg}`, fields: { transient: isTransient(e), kind, exit: exitCode } });
   } else {
-    await file?.close();
-    await server?.close();
-    throw e;
+    exitCode = EXIT.bug;
+    // A bug: in JSON still one line, with its stack; in text Node prints it.
+    if (json)
+      emit({
+        level: "error",
+        event: "crash",
+        msg: `bridge: ${(e as Error).message}`,
+        fields: { stack: (e as Error).stack ?? String(e), exit: exitCode },
+      });
+    else crash = { error: e };
   }
 }
+// The file's last write tells how this process ended, for the monitor and the next process.
+status?.exited(exitCode);
 await file?.close();
 await server?.close();
+if (crash) throw crash.error;
 // On success the process ends by itself, as it always did.
-if (exitCode !== 0) process.exit(exitCode);
+if (exitCode !== EXIT.ok) process.exit(exitCode);

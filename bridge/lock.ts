@@ -1,7 +1,7 @@
 /**
  * One bridge run per state file on this machine: a lock file beside it (`FILE.lock`, holding
- * the run's pid), created exclusively. A second run on the same state exits with one line; a
- * lock left by a run that died is taken over. The run-wide guard is the database lock
+ * the run's pid), created exclusively. A second run on the same state exits with one line (exit
+ * 76); a lock left by a run that died is taken over. The run-wide guard is the database lock
  * (run-guard.ts); this one only keeps two runs off one file, and trusts no bare pid: a pid
  * number is used again (pid_max can be 32,768) and `kill(pid, 0)` answers for threads too, so
  * a lock is held only while a process of that pid exists that started before the lock was
@@ -73,10 +73,11 @@ export async function lockState(stateFile: string): Promise<StateLock> {
     if (Number.isInteger(pid) && pid > 0 && (await held(path, pid))) {
       throw new BridgeError(
         `another bridge run (pid ${pid}) is using ${stateFile}; this one exits (a run every minute overlaps a long one: that is fine)`,
+        { kind: "locked" },
       );
     }
     // Its run died without removing it (or its pid now names a later process).
     await unlink(path).catch(() => undefined);
   }
-  throw new BridgeError(`cannot take the lock ${path}: another run keeps creating it`);
+  throw new BridgeError(`cannot take the lock ${path}: another run keeps creating it`, { kind: "locked" });
 }

@@ -1,10 +1,14 @@
 /**
  * --metrics-file: the run's status for node_exporter's textfile collector, written atomically
- * (a temp file renamed over it, so the collector never reads half a file) after every round and
- * every 15 s while a long round runs.
+ * (a temp file renamed over it, so the collector never reads half a file) after every round,
+ * every 15 s while a long round runs, and once more at the end with how the process ended. The
+ * file is also the bridge's memory for its monitor: the next process reads back what the last
+ * one left (previousStatus) before it writes over it.
  */
-import { rename, writeFile } from "node:fs/promises";
+import { readFile, rename, writeFile } from "node:fs/promises";
 import { BridgeError } from "./errors";
+import { carriedStatus } from "./metrics";
+import type { CarriedStatus } from "./status";
 
 const EVERY_MS = 15_000;
 
@@ -54,4 +58,10 @@ export class MetricsFile {
     await writeFile(temp, this.render());
     await rename(temp, this.path);
   }
+}
+
+/** What the last process of `project` left in the file at `path`; null when there is no file, or none of the project's. */
+export async function previousStatus(path: string, project: string): Promise<CarriedStatus | null> {
+  const text = await readFile(path, "utf8").catch(() => null);
+  return text === null ? null : carriedStatus(text, project);
 }

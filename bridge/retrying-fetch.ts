@@ -3,7 +3,8 @@
  * service's "retry": rate limited, database unavailable) honour Retry-After, network failures
  * back off exponentially (with jitter), each retry is reported (onRetry), and it gives up with a
  * clear error after `maxAttempts`. Any other answer, a 500 included, is passed back at once: a
- * 500 is a bug that the same request will hit again. Every write the bridge makes is idempotent
+ * 500 is a bug that the same request will hit again (the run stops with exit 75, and a restart
+ * is the retry: exit-codes.ts). Every write the bridge makes is idempotent
  * (passes and errors by result id, PUTs by id), so sending one twice is safe.
  *
  * Each attempt has a time limit (sending to the answer's last byte) and the answer a size limit

@@ -8,7 +8,7 @@
  * an idle session after wait_timeout, an admin KILLs it, the server restarts. So the guard keeps
  * its session alive (its own wait_timeout, a heartbeat), checks that it still holds the lock
  * before every poll, post and write (ensureHeld), and when it lost it takes it again on a new
- * connection, or, if another run holds it now, stops the run (exit 2) before anything more is
+ * connection, or, if another run holds it now, stops the run (exit 76) before anything more is
  * posted or written.
  */
 import { createHash } from "node:crypto";
@@ -94,7 +94,7 @@ export class RunGuard {
     this.heartbeat = period > 0 ? setInterval(() => void this.ensureHeld().catch(() => undefined), period).unref() : null;
   }
 
-  /** Takes the project's lock without waiting, or says who holds it (exit 2). */
+  /** Takes the project's lock without waiting, or says who holds it (exit 76). */
   static async take(dsn: string, database: string, project: string, options: RunGuardOptions = {}): Promise<RunGuard> {
     const name = runLockName(database, project);
     const conn = await openConnection(dsn);
@@ -103,6 +103,7 @@ export class RunGuard {
       if ("holder" in lease) {
         throw new BridgeError(
           `another bridge run is working on project '${project}' of database '${database}' (it holds the database lock '${name}', connection ${lease.holder}); this one exits (a run every minute overlaps a long one: that is fine)`,
+          { kind: "locked" },
         );
       }
       return new RunGuard(dsn, database, project, lease, options);
@@ -114,7 +115,7 @@ export class RunGuard {
 
   /**
    * Resolves once this run holds the lock: checked on its connection (one round trip), taken
-   * again on a new one if that connection is gone. Throws a BridgeError (exit 2) if another run
+   * again on a new one if that connection is gone. Throws a BridgeError (exit 76) if another run
    * holds it now, a transient one if the database cannot be reached (--follow backs off).
    */
   ensureHeld(): Promise<void> {
@@ -137,7 +138,7 @@ export class RunGuard {
 
   private async check(): Promise<void> {
     if (this.lost) throw this.lost;
-    if (this.released) throw new BridgeError("the bridge's run guard was used after the run released it");
+    if (this.released) throw new BridgeError("the bridge's run guard was used after the run released it", { kind: "bug" });
     const lease = this.lease;
     if (!lease.closed) {
       try {
@@ -185,6 +186,7 @@ export class RunGuard {
       }
       this.lost = new BridgeError(
         `the one-run guard was lost: ${what}, and another bridge run is working on project '${this.project}' of database '${this.database}' now (it holds the database lock '${this.name}', connection ${lease.holder}). This run stopped at its first check since (one comes before every post and every write-back commit): nothing was written back without the lock. Run one bridge per project (look for a second cron job, systemd unit or machine); this command resumes from its state file once the other run has ended`,
+        { kind: "locked" },
       );
       throw this.lost;
     } catch (e) {

@@ -385,6 +385,7 @@ export async function runBridge(options: BridgeOptions): Promise<BridgeReport> {
       written: () => writeBacks?.report?.written ?? 0,
       backlog: () => pipeline.pending,
       writeBackRetries: () => writeBacks?.report?.retries ?? 0,
+      cursor: () => state.cursor.mod_time,
     });
     if (status) status.following = follow !== null;
     if (status && writeBacks && options.countUnpaid) {

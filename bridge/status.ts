@@ -1,7 +1,10 @@
 /**
  * How a run is doing, for a monitor (metrics.ts renders it): counters and times the run pushes
- * as things happen, and the live numbers it lends (`attach`) to be read when asked.
+ * as things happen, the live numbers it lends (`attach`) to be read when asked, and what the
+ * process before it left in the metrics file (`carryOver`): when a round last went through, how
+ * the last process ended, and whether that was a failure no round has gone through since.
  */
+import { isFailure } from "./exit-codes";
 
 const LAG_WINDOW_MS = 60_000;
 
@@ -15,9 +18,26 @@ export interface StatusSources {
   backlog(): number;
   /** Write-back transactions retried (deadlock, lock wait timeout). */
   writeBackRetries(): number;
+  /** The cursor's mod_time (the database's clock): every result stamped up to it is answered and saved. */
+  cursor(): number | null;
 }
 
-const NONE: StatusSources = { posted: () => 0, written: () => 0, backlog: () => 0, writeBackRetries: () => 0 };
+const NONE: StatusSources = { posted: () => 0, written: () => 0, backlog: () => 0, writeBackRetries: () => 0, cursor: () => null };
+
+/** A process's end: its exit status and when (Unix seconds). */
+export interface ProcessExit {
+  code: number;
+  at: number;
+}
+
+/** What a process leaves for the next one (metrics-file.ts reads it back from the file). */
+export interface CarriedStatus {
+  /** When a round last went through (Unix seconds); null if none ever did. */
+  lastPoll: number | null;
+  lastExit: ProcessExit | null;
+  /** A failed exit, and no round has gone through since. */
+  failed: boolean;
+}
 
 export type ErrorKind = "unavailable" | "fatal";
 
@@ -37,6 +57,11 @@ export class BridgeStatus {
   /** --write-back: the last count of unpaid results (unpaid.ts) and when it was made (Unix seconds); null before the first. */
   private unpaid: { count: number; at: number } | null = null;
   private readonly pollListeners: (() => void)[] = [];
+  /** How the last process ended (this one, once it does); null when nothing is known. */
+  private lastExit: ProcessExit | null = null;
+  /** The last process ended in a failure (exit-codes.ts) and no round has gone through since, in any process. */
+  private failing = false;
+  private polledOnce = false;
 
   constructor(
     readonly project: string,
@@ -44,6 +69,23 @@ export class BridgeStatus {
   ) {
     this.startTime = nowMs() / 1000;
     this.lastPollAt = this.startTime;
+  }
+
+  /**
+   * What the process before this one left: its end, whether that was a failure no round has
+   * gone through since, and when a round last went through (kept until this process's first:
+   * a restart does not make a bridge that polls no more look as if it just did).
+   */
+  carryOver(previous: CarriedStatus): void {
+    this.lastExit = previous.lastExit;
+    this.failing = previous.failed;
+    if (previous.lastPoll !== null && !this.polledOnce) this.lastPollAt = previous.lastPoll;
+  }
+
+  /** This process ends with `code` (exit-codes.ts). */
+  exited(code: number): void {
+    this.lastExit = { code, at: this.nowMs() / 1000 };
+    if (isFailure(code)) this.failing = true;
   }
 
   attach(sources: StatusSources): void {
@@ -78,6 +120,8 @@ export class BridgeStatus {
   /** A round went through: the last successful poll is now. */
   polled(): void {
     this.lastPollAt = this.nowMs() / 1000;
+    this.polledOnce = true;
+    this.failing = false;
     for (const l of this.pollListeners) l();
   }
 
@@ -102,6 +146,9 @@ export class BridgeStatus {
       retries: { service: this.serviceRetries, write_back: this.sources.writeBackRetries() },
       errors: { ...this.errorCounts },
       unpaid: this.unpaid,
+      cursor: this.sources.cursor(),
+      lastExit: this.lastExit,
+      failed: this.failing,
     };
   }
 

@@ -9,7 +9,7 @@
 import type mysql from "mysql2/promise";
 import { updateRecentAverage, type RecentAverage } from "../src/credit/recent-average";
 import { openConnection, redactDsn } from "./boinc-db";
-import { BridgeError } from "./errors";
+import { BridgeError, isTransient } from "./errors";
 import { type CreditByAppRow, type GrantPlan, type HolderRow, planGrants } from "./write-back-plan";
 import { VALIDATE_STATE, OUTCOME } from "./boinc-codes";
 import { refuseReadOnly } from "./write-back-refusals";
@@ -125,7 +125,10 @@ export class WriteBack {
     } catch (e) {
       await conn.end().catch(() => undefined);
       if (e instanceof BridgeError) throw e;
-      throw new BridgeError(`--write-back: cannot prepare the bridge's tables in the BOINC database: ${(e as Error).message}`);
+      // The database gone meanwhile is an outage (--follow backs off; exit 75), not a refusal.
+      throw new BridgeError(`--write-back: cannot prepare the bridge's tables in the BOINC database: ${(e as Error).message}`, {
+        transient: isTransient(e),
+      });
     }
     return wb;
   }
@@ -211,7 +214,11 @@ export class WriteBack {
             { transient: true },
           );
         }
-        throw new BridgeError(`write-back of ${grants.length} results failed: ${(e as Error).message}`);
+        // Still locked out after every attempt: the database is busy, not wrong (exit 75, restarted).
+        throw new BridgeError(
+          `write-back of ${grants.length} results failed: ${(e as Error).message}`,
+          RETRIED.has(code(e)) ? { kind: "unavailable" } : {},
+        );
       }
     }
   }

@@ -4,6 +4,7 @@
  * daemons' and the proxy's counts, and the end checks.
  */
 import { existsSync, readFileSync } from "node:fs";
+import { EXIT } from "../../bridge/exit-codes";
 import type { Check } from "./soak-checks";
 import type { EndState } from "./soak-end-state";
 import type { ProxyCounts } from "./soak-fault-proxy";
@@ -47,6 +48,16 @@ function logCounts(processes: BridgeProcess[]): string[] {
   }
   return LOG_LINES.map(([what], k) => `${n[k]} ${what}`);
 }
+
+/** What a bridge's exit status says (bridge/exit-codes.ts), after it in the restart causes. */
+const MEANING = new Map<string, string>([
+  [`exit ${EXIT.bug}`, "a bug"],
+  [`exit ${EXIT.needsHuman}`, "needs a human"],
+  [`exit ${EXIT.unavailable}`, "unavailable"],
+  [`exit ${EXIT.locked}`, "locked"],
+  [`exit ${EXIT.interrupted}`, "interrupted"],
+]);
+const exitText = (exit: string | null) => (exit && MEANING.has(exit) ? `${exit} (${MEANING.get(exit)})` : (exit ?? "running"));
 
 /** Processes that lived less than this (restarted while the service or the database was down) are counted, not listed. */
 const SHORT_LIVED_S = 10;
@@ -92,7 +103,7 @@ export function reportText(run: SoakRun): string {
   out.push("", `The bridge: ${run.processes.length} processes, ${Math.max(0, run.processes.length - 1)} restarts`);
   const causes = new Map<string, number>();
   for (const p of run.processes.slice(0, -1)) {
-    const cause = `${p.exit}: ${(p.cause ?? "").replace(/\d+(\.\d+)?/g, "N").slice(0, 160)}`;
+    const cause = `${exitText(p.exit)}: ${(p.cause ?? "").replace(/\d+(\.\d+)?/g, "N").slice(0, 160)}`;
     causes.set(cause, (causes.get(cause) ?? 0) + 1);
   }
   for (const [cause, n] of [...causes].sort((a, b) => b[1] - a[1])) out.push(`  ${n} × ${cause}`);
@@ -101,7 +112,7 @@ export function reportText(run: SoakRun): string {
   for (const p of run.processes) {
     if (short.includes(p)) continue;
     out.push(
-      `  #${p.n} ${at(p.startedAt)}–${at(p.endedAt ?? run.endedAt)} (${lifetime(p).toFixed(0)} s) ${p.exit ?? "running"}; ${rssLine(p)}${p.failure ? `; FAILURE: ${p.failure}` : ""}`,
+      `  #${p.n} ${at(p.startedAt)}–${at(p.endedAt ?? run.endedAt)} (${lifetime(p).toFixed(0)} s) ${exitText(p.exit)}; ${rssLine(p)}${p.failure ? `; FAILURE: ${p.failure}` : ""}`,
     );
   }
   if (short.length > 0)

@@ -1,19 +1,21 @@
 /**
  * The bridge as systemd runs it in the soak (docs/bridge.md's unit: `node --import tsx
- * bridge/cli.ts … --write-back --follow`, Restart=on-failure): a child process, started again
- * `restartMs` after it exits with a failure (a non-zero status, or a signal the soak did not send
- * to stop it), each restart counted with its cause. A refusal (exit 2 saying a validator still
- * grants, or another write-back refusal) and a bug (exit 1) are soak failures; so is a clean
- * exit nobody asked for (systemd would leave the bridge down: the soak starts it again to go on).
+ * bridge/cli.ts … --write-back --follow`, Restart=on-failure, RestartPreventExitStatus=2): a
+ * child process, started again `restartMs` after it exits with a failure (a non-zero status, or a
+ * signal the soak did not send to stop it), each restart counted with its cause. The exit status
+ * says which (bridge/exit-codes.ts): the service or the database unavailable (75, a 500 of the
+ * service included) and another run holding the lock (76) are outages systemd restarts from; a
+ * bug (exit 1) is a soak failure, and so is exit 2 (a refusal, such as a validator still
+ * granting: needs a human, and systemd would not restart it) and a clean exit nobody asked for
+ * (systemd would leave the bridge down). After those the soak starts it again anyway, to go on.
  * Every process's VmRSS is sampled from /proc every few seconds.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { createWriteStream } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
+import { EXIT } from "../../bridge/exit-codes";
 
-/** Exit 2 messages that are a refusal, not an outage (bridge/write-back-refusals.ts, bridge/write-back.ts). */
-const REFUSAL = /a validator still grants|already have credit the bridge did not write|read-only|may not write|credit_mode|switch point/;
 const RSS_EVERY_MS = 2000;
 const TAIL_LINES = 30;
 
@@ -120,7 +122,9 @@ export class BridgeSupervisor {
         this.say(why);
         return;
       }
-      this.say(`${why}${p.failure ? ` [FAILURE: ${p.failure}]` : ""}; restarting in ${this.restartMs / 1000} s`);
+      // Restart=on-failure leaves a clean exit down, RestartPreventExitStatus=2 a refusal.
+      const systemd = code === EXIT.ok || code === EXIT.needsHuman ? " (systemd would leave it down: the soak goes on)" : "";
+      this.say(`${why}${p.failure ? ` [FAILURE: ${p.failure}]` : ""}; restarting in ${this.restartMs / 1000} s${systemd}`);
       this.restartTimer = setTimeout(() => this.start(), this.restartMs);
     });
   }
@@ -132,15 +136,20 @@ export class BridgeSupervisor {
     if (signal) {
       p.cause = signal === this.sent ? `${signal} sent by the soak` : `killed by ${signal}`;
       if (signal !== this.sent) p.failure = `killed by ${signal}, which the soak did not send`;
-    } else if (code === 0) {
+    } else if (code === EXIT.ok) {
       p.cause = this.stopping ? "stopped by SIGTERM" : message;
       if (!this.stopping) p.failure = "exited 0 without being asked to stop (systemd's Restart=on-failure would leave it down)";
-    } else if (code === 2) {
+    } else if (code === EXIT.unavailable || code === EXIT.locked) {
+      // An outage, told by the status: systemd restarts it, as the soak does.
       p.cause = message;
-      if (REFUSAL.test(message)) p.failure = "a refusal";
     } else {
       p.cause = message;
-      p.failure = code === 1 ? "exit 1: a bug" : `exit ${code}`;
+      p.failure =
+        code === EXIT.needsHuman
+          ? "exit 2: needs a human (a refusal), and systemd would not restart it (RestartPreventExitStatus=2)"
+          : code === EXIT.bug
+            ? "exit 1: a bug"
+            : `exit ${code}`;
     }
   }
 

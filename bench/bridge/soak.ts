@@ -1,11 +1,12 @@
 /**
  * `npm run soak:bridge -- --minutes N`: the live bridge (`--write-back --follow`, a child process
- * restarted as systemd's Restart=on-failure restarts it) against MariaDB with BOINC's schema and
- * a local service (`wrangler dev` behind a proxy that can fail), while a second process acts as
- * BOINC's daemons (boinc-daemons.ts) and faults are injected on a schedule (soak-faults.ts).
- * At the end (daemons stopped, the bridge caught up and stopped with SIGTERM) it checks that
- * every validated result was credited exactly once and prints the report (soak-report.ts). A
- * benchmark, not a test: it exits 1 when a check fails.
+ * restarted as systemd's Restart=on-failure and RestartPreventExitStatus=2 restart it:
+ * soak-supervisor.ts) against MariaDB with BOINC's schema and a local service (`wrangler dev`
+ * behind a proxy that can fail), while a second process acts as BOINC's daemons
+ * (boinc-daemons.ts) and faults are injected on a schedule (soak-faults.ts). At the end (daemons
+ * stopped, the bridge caught up and stopped with SIGTERM) it checks that every validated result
+ * was credited exactly once and prints the report (soak-report.ts). A benchmark, not a test: it
+ * exits 1 when a check fails.
  *
  * Options: --minutes N (5), --rate R validated results a second (20), --poll-every S (2),
  * --restart-sec S (2, systemd's RestartSec), --purge-after S (db_purge's age: half a cycle, 60

@@ -7,10 +7,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BridgeError } from "../../bridge/errors";
-import { labelValue, renderMetrics } from "../../bridge/metrics";
-import { MetricsFile } from "../../bridge/metrics-file";
+import { carriedStatus, labelValue, renderMetrics } from "../../bridge/metrics";
+import { MetricsFile, previousStatus } from "../../bridge/metrics-file";
 import { serveMetrics } from "../../bridge/metrics-server";
 import { BridgeStatus } from "../../bridge/status";
+import { BRIDGE_VERSION } from "../../bridge/version";
 
 describe("the bridge's metrics", () => {
   let work: string;
@@ -22,7 +23,7 @@ describe("the bridge's metrics", () => {
     const status = new BridgeStatus("my-project", () => now);
     status.following = true;
     status.setGuardHeld(true);
-    status.attach({ posted: () => 120, written: () => 118, backlog: () => 2, writeBackRetries: () => 1 });
+    status.attach({ posted: () => 120, written: () => 118, backlog: () => 2, writeBackRetries: () => 1, cursor: () => 999_990 });
     status.retried();
     status.retried();
     status.failed("unavailable");
@@ -37,8 +38,10 @@ describe("the bridge's metrics", () => {
     const samples = text.split("\n").filter((l) => l && !l.startsWith("#"));
     const p = 'project="my-project"';
     expect(samples).toEqual([
+      `cobblestone_bridge_build_info{${p},version="${BRIDGE_VERSION}"} 1`,
       `cobblestone_bridge_start_time_seconds{${p}} 1000000`,
       `cobblestone_bridge_last_poll_timestamp_seconds{${p}} 1000070`,
+      `cobblestone_bridge_cursor_timestamp_seconds{${p}} 999990`,
       `cobblestone_bridge_guard_held{${p}} 1`,
       `cobblestone_bridge_lag_seconds{${p}} 2`,
       `cobblestone_bridge_lag_max_seconds{${p}} 3`,
@@ -49,6 +52,7 @@ describe("the bridge's metrics", () => {
       `cobblestone_bridge_retries_total{${p},kind="write_back"} 1`,
       `cobblestone_bridge_errors_total{${p},kind="unavailable"} 1`,
       `cobblestone_bridge_errors_total{${p},kind="fatal"} 0`,
+      `cobblestone_bridge_failed{${p}} 0`,
     ]);
     // One HELP and one TYPE line before each metric's samples.
     const names = [...new Set(samples.map((s) => s.slice(0, s.indexOf("{"))))];
@@ -65,10 +69,85 @@ describe("the bridge's metrics", () => {
     expect([idle.lagMaxMinute, idle.lagLast]).toEqual([0, 2]);
   });
 
+  it("tells how the last process ended, and keeps a failure and the last poll across processes until a round goes through", () => {
+    let now = 2_000_000_000;
+    const p = 'project="p"';
+    const sample = (text: string, name: string) => new RegExp(`^cobblestone_bridge_${name}\\{${p}\\} (\\S+)$`, "m").exec(text)?.[1];
+    // A process that polled once, then stopped on a 500 of the service (exit 75).
+    const first = new BridgeStatus("p", () => now);
+    now += 5_000;
+    first.polled();
+    now += 10_000;
+    first.failed("fatal");
+    first.exited(75);
+    const left = renderMetrics(first.snapshot());
+    expect(sample(left, "last_exit_code")).toBe("75");
+    expect(sample(left, "last_exit_timestamp_seconds")).toBe("2000015");
+    expect(sample(left, "failed")).toBe("1");
+    expect(left).toContain(`cobblestone_bridge_errors_total{${p},kind="fatal"} 1\n`);
+    // systemd's restart reads it back: its own start time, the last poll and the failure of the one before.
+    now += 30_000;
+    const second = new BridgeStatus("p", () => now);
+    second.carryOver(carriedStatus(left, "p")!);
+    const restarted = renderMetrics(second.snapshot());
+    expect(sample(restarted, "start_time_seconds")).toBe("2000045");
+    expect(sample(restarted, "last_poll_timestamp_seconds")).toBe("2000005");
+    expect(sample(restarted, "last_exit_code")).toBe("75");
+    expect(sample(restarted, "failed")).toBe("1");
+    expect(restarted).toContain(`cobblestone_bridge_errors_total{${p},kind="fatal"} 0\n`);
+    // Its first round clears the failure; the last exit stays, as history.
+    now += 2_000;
+    second.polled();
+    const polled = renderMetrics(second.snapshot());
+    expect([sample(polled, "failed"), sample(polled, "last_exit_code"), sample(polled, "last_poll_timestamp_seconds")]).toEqual([
+      "0",
+      "75",
+      "2000047",
+    ]);
+    // Stopped by SIGTERM: exit 0, no failure; interrupted (130): no failure either.
+    second.exited(0);
+    expect(carriedStatus(renderMetrics(second.snapshot()), "p")).toEqual({
+      lastPoll: 2000047,
+      lastExit: { code: 0, at: 2000047 },
+      failed: false,
+    });
+    // Another project's file, or no metrics at all, carries nothing.
+    expect(carriedStatus(left, "q")).toBeNull();
+    expect(carriedStatus("", "p")).toBeNull();
+    // A process that failed before any round, after one that had failed too: still failing, the last poll still the old one.
+    const third = new BridgeStatus("p", () => now);
+    third.carryOver(carriedStatus(left, "p")!);
+    third.exited(2);
+    expect(carriedStatus(renderMetrics(third.snapshot()), "p")).toEqual({
+      lastPoll: 2000005,
+      lastExit: { code: 2, at: 2000047 },
+      failed: true,
+    });
+  });
+
+  it("reads back what the last process left in the file, and nothing from a file that is not there", async () => {
+    const path = join(work, "previous.prom");
+    const status = new BridgeStatus("p", () => 1_000);
+    status.exited(76);
+    const file = new MetricsFile(
+      path,
+      () => renderMetrics(status.snapshot()),
+      () => undefined,
+    );
+    await file.start();
+    await file.close();
+    expect(await previousStatus(path, "p")).toEqual({ lastPoll: 1, lastExit: { code: 76, at: 1 }, failed: true });
+    expect(await previousStatus(join(work, "none.prom"), "p")).toBeNull();
+    await rm(path);
+  });
+
   it("leaves the lag out of a backfill, starts the last poll at the start, and escapes label values", () => {
     const status = new BridgeStatus('a"b\\c', () => 5_000);
     const text = renderMetrics(status.snapshot());
     expect(text).not.toContain("lag");
+    // Nothing known of a cursor or of a process's end yet: no sample, rather than a 0 that means something.
+    expect(text).not.toContain("cursor_timestamp_seconds");
+    expect(text).not.toContain("last_exit");
     expect(text).toContain('cobblestone_bridge_last_poll_timestamp_seconds{project="a\\"b\\\\c"} 5\n');
     expect(text).toContain('cobblestone_bridge_guard_held{project="a\\"b\\\\c"} 0\n');
     expect(labelValue("x\ny")).toBe("x\\ny");

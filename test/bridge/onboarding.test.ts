@@ -106,7 +106,7 @@ describe.skipIf(!available)("a project admin's first backfill", () => {
     expect(await traceMismatches(server.base, "ctrl-c", token, boinc.expected, boinc.appNumbers)).toEqual([]);
   });
 
-  it("a second run on the same state file exits 2 with one line, and the lock goes with the run", async () => {
+  it("a second run on the same state file exits 76 with one line, and the lock goes with the run", async () => {
     const dsn = await smallBoincDb(maria, "overlap", T, [{}]);
     const token = await createProject(server.base, ADMIN, "overlap");
     const state = join(work, "overlap.json");
@@ -115,7 +115,7 @@ describe.skipIf(!available)("a project admin's first backfill", () => {
       COBBLESTONE_TOKEN: token,
       BOINC_DB_URL: dsn,
     }).done;
-    expect(second.code).toBe(2);
+    expect(second.code).toBe(76);
     expect(second.stderr.trim().split("\n")).toEqual([
       `bridge: another bridge run (pid ${process.pid}) is using ${state}; this one exits (a run every minute overlaps a long one: that is fine)`,
     ]);

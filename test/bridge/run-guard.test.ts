@@ -1,7 +1,7 @@
 /**
  * The one-run guard holds for a whole --follow run (issue 42 item 2): the database lock's
  * connection is kept alive past wait_timeout, taken again when the server closes it, and a run
- * that finds another run holding it stops (exit 2) before it posts or writes anything more.
+ * that finds another run holding it stops (exit 76) before it posts or writes anything more.
  */
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -81,7 +81,7 @@ describe.skipIf(!available)("the bridge's one-run guard", () => {
   });
 
   it(
-    "a --follow run polling less often than wait_timeout keeps its guard: a second run is refused (exit 2)",
+    "a --follow run polling less often than wait_timeout keeps its guard: a second run is refused (exit 76)",
     { timeout: 120_000 },
     async () => {
       await smallBoincDb(maria, "idle_follow", 1_700_000_000, [{}, {}]);
@@ -98,7 +98,7 @@ describe.skipIf(!available)("the bridge's one-run guard", () => {
         // Well past the 3 s (and inside the 8 s between two polls).
         await sleep(7000);
         const second = startBridgeCli(args("idle-b.json"), env);
-        expect(await second.exited, second.stderr()).toBe(2);
+        expect(await second.exited, second.stderr()).toBe(76);
         expect(second.stderr()).toMatch(/^bridge: another bridge run is working on project 'idle-follow' of database 'idle_follow'/);
         expect(first.child.exitCode, first.stderr()).toBeNull();
         first.child.kill("SIGTERM");
@@ -171,7 +171,7 @@ describe.skipIf(!available)("the bridge's one-run guard", () => {
   });
 
   it(
-    "its connection KILLed and the lock taken by another connection meanwhile: the run stops (exit 2), writing nothing more",
+    "its connection KILLed and the lock taken by another connection meanwhile: the run stops (exit 76), writing nothing more",
     { timeout: 120_000 },
     async () => {
       const { run, conn, written, validateSome, inserted } = await following("stolen_guard", "stolen-guard");
@@ -195,7 +195,7 @@ describe.skipIf(!available)("the bridge's one-run guard", () => {
       // A result validated after the lock was lost, too.
       await validateNoCredit(conn, late + 1);
       const exit = await Promise.race([run.exited, sleep(30_000).then(() => "still running")]);
-      expect(exit, run.stderr()).toBe(2);
+      expect(exit, run.stderr()).toBe(76);
       expect(run.stderr()).toMatch(
         new RegExp(
           `bridge: the one-run guard was lost: its connection \\(id ${first}\\) was closed \\d+ s after its last answer .*, and another bridge run is working on project 'stolen-guard' of database 'stolen_guard' now \\(it holds the database lock '${runLockName("stolen_guard", "stolen-guard")}', connection ${thief}\\)\\. This run stopped at its first check since`,

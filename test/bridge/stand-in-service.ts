@@ -2,7 +2,7 @@
  * A stand-in service for the bridge's trust tests: a small HTTP server in front of the real
  * service (`wrangler dev`) that forwards every request, and answers the requests a test picks as
  * a faulty, misdeployed or compromised service would: it rewrites the service's JSON answer,
- * never answers, or answers a body of any size. The bridge is run against it unchanged, and
+ * never answers, answers a body of any size or an error status, or holds a request until let go. The bridge is run against it unchanged, and
  * BOINC's database is read afterwards.
  */
 import { type IncomingMessage, type Server, type ServerResponse, createServer, request } from "node:http";
@@ -15,7 +15,11 @@ export type Fault =
   /** Reads the request and never answers (the connection stays open). */
   | { kind: "hang" }
   /** Answers 200 with a JSON body of about `bytes` bytes, written in chunks (the request is not forwarded). */
-  | { kind: "huge"; bytes: number };
+  | { kind: "huge"; bytes: number }
+  /** Answers `status` with the API's error shape (code `internal` for a 5xx, as the service's own 500) without forwarding. */
+  | { kind: "status"; status: number; code?: string }
+  /** Holds the request until `until` resolves, then forwards it as any other (a slow service the test lets go). */
+  | { kind: "hold"; until: Promise<void> };
 
 export interface FaultRule {
   /** Matched against "METHOD /path" (e.g. /^POST .*\/pass-batches$/). */
@@ -93,9 +97,19 @@ export class StandInService {
     for await (const c of req) chunks.push(c as Buffer);
     const body = Buffer.concat(chunks);
     if (/^POST .*\/pass-batches$/.test(line)) this.passResults.push(resultIds(body));
-    const fault = this.pick(line);
-    if (fault) this.faulted++;
+    const picked = this.pick(line);
+    if (picked) this.faulted++;
+    if (picked?.kind === "hold") await picked.until;
+    // Let go, a held request is forwarded as any other.
+    const fault = picked?.kind === "hold" ? null : picked;
     if (fault?.kind === "hang") return;
+    if (fault?.kind === "status") {
+      const code = fault.code ?? (fault.status >= 500 ? "internal" : "bad_request");
+      const out = JSON.stringify({ error: { code, message: `the stand-in answered ${fault.status}` } });
+      res.writeHead(fault.status, { "content-type": "application/json", "content-length": Buffer.byteLength(out) });
+      res.end(out);
+      return;
+    }
     if (fault?.kind === "huge") {
       res.writeHead(200, { "content-type": "application/json" });
       const chunk = Buffer.alloc(1 << 20, " ");

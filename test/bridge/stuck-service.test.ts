@@ -2,7 +2,7 @@
  * A stuck or oversized answer (issue 48): the bridge, run as an admin runs it with --write-back,
  * against a stand-in service that never answers its pass request, or answers it without end.
  * Each attempt is cut off (--request-timeout, --max-answer-mib) and logged as a retry naming the
- * request; when the attempts run out it exits 2 naming the request and what the next run does,
+ * request; when the attempts run out it exits 75 naming the request and what the next run does,
  * BOINC's database is as the validator left it (nothing granted), and the next run, the
  * service well again, pays the same results.
  */
@@ -90,9 +90,9 @@ describe.skipIf(!available)("a stuck or oversized answer", () => {
   const resume =
     "Run the bridge again to resume: the next run sends this request again from the saved cursor (nothing of it was written to BOINC's database).";
 
-  it("a service that never answers: each attempt cut off at --request-timeout, a retry naming the request, exit 2, nothing written", async () => {
+  it("a service that never answers: each attempt cut off at --request-timeout, a retry naming the request, exit 75, nothing written", async () => {
     const run = await faultyThenWell("never_answers", { kind: "hang" }, ["--request-timeout", "5"]);
-    expect(run.failed.code, run.failed.stderr).toBe(2);
+    expect(run.failed.code, run.failed.stderr).toBe(75);
     expect(run.failed.faulted).toBe(2);
     expect(run.failed.stderr).toMatch(new RegExp(`^${REQUEST}: no answer within 5 s; retrying in [\\d.]+ s \\(attempt 2 of 2\\)$`, "m"));
     expect(run.failed.stderr).toContain(
@@ -108,9 +108,9 @@ describe.skipIf(!available)("a stuck or oversized answer", () => {
     expect(Math.abs(run.well.credit.host - run.well.credit.results)).toBeLessThan(1e-9 * run.well.credit.results);
   });
 
-  it("an answer without end: cut off at --max-answer-mib, a retry naming the request, exit 2, nothing written", async () => {
+  it("an answer without end: cut off at --max-answer-mib, a retry naming the request, exit 75, nothing written", async () => {
     const run = await faultyThenWell("answers_without_end", { kind: "huge", bytes: 64 * 1024 * 1024 }, ["--max-answer-mib", "1"]);
-    expect(run.failed.code, run.failed.stderr).toBe(2);
+    expect(run.failed.code, run.failed.stderr).toBe(75);
     expect(run.failed.faulted).toBe(2);
     expect(run.failed.stderr).toMatch(
       new RegExp(`^${REQUEST}: an answer over the 1 MiB the bridge reads; retrying in [\\d.]+ s \\(attempt 2 of 2\\)$`, "m"),

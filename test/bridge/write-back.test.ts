@@ -198,7 +198,7 @@ describe.skipIf(!available)("the bridge's write-back into a BOINC database", () 
     expect(await columnMismatches("wb_fair", boinc.ops, service)).toEqual([]);
   });
 
-  it("two bridges at once: one runs, the other refuses (exit 2); a SIGKILLed run does not block the next", async () => {
+  it("two bridges at once: one runs, the other refuses (exit 76); a SIGKILLed run does not block the next", async () => {
     const boinc = await prepared("wb_guard", "bridge-11");
     const token = await createProject(server.base, ADMIN, "wb-guard");
     const env = { COBBLESTONE_TOKEN: token, BOINC_DB_URL: boinc.writer };
@@ -224,8 +224,8 @@ describe.skipIf(!available)("the bridge's write-back into a BOINC database", () 
     const b = guardRun("guard-b.json");
     const exits = await Promise.all([a.done, b.done]);
     const codes = exits.map((e) => e.code).sort();
-    expect(codes, exits.map((e) => e.stderr).join("\n")).toEqual([0, 2]);
-    const refused = exits.find((e) => e.code === 2)!;
+    expect(codes, exits.map((e) => e.stderr).join("\n")).toEqual([0, 76]);
+    const refused = exits.find((e) => e.code === 76)!;
     expect(refused.stderr.trim()).toMatch(
       new RegExp(
         `^bridge: another bridge run is working on project 'wb-guard' of database 'wb_guard' \\(it holds the database lock '${runLockName("wb_guard", "wb-guard")}'`,
