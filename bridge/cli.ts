@@ -7,6 +7,7 @@ import { renderMetrics } from "./metrics";
 import { MetricsFile } from "./metrics-file";
 import { type MetricsServer, serveMetrics } from "./metrics-server";
 import { type BridgeReport, runBridge } from "./run";
+import { cleartextWarning, isCleartextToNetwork } from "./service-url";
 import { BridgeStatus } from "./status";
 import { summary } from "./summary";
 
@@ -76,6 +77,10 @@ let file: MetricsFile | null = null;
 let exitCode = 0;
 try {
   const { logFormat: _format, metrics, metricsFile, ...options } = await parseOptions(argv, process.env);
+  // Only --allow-http lets such a --url through (service-url.ts): said at every start, as it is every request.
+  if (isCleartextToNetwork(options.url)) {
+    emit({ level: "warn", event: "cleartext_http", msg: `bridge: ${cleartextWarning(options.url)}`, fields: { url: options.url } });
+  }
   const status = new BridgeStatus(options.project);
   const render = () => renderMetrics(status.snapshot());
   if (metrics) server = await serveMetrics(metrics.host, metrics.port, render);
