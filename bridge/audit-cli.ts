@@ -13,17 +13,17 @@ import { CreditCeilings, DEFAULT_MAX_GRANTED_CREDIT, type ValidatorCaps } from "
 import { resolveDatabase } from "./db-source";
 import { BridgeError, exitStatusOf, isTransient } from "./errors";
 import { EXIT } from "./exit-codes";
-import { normalizeServiceUrl } from "./service-url";
+import { checkedServiceUrl, cleartextWarning, isCleartextToNetwork } from "./service-url";
 import { UNPAID_AFTER_SECONDS, storedSwitchPoint } from "./unpaid";
 
 export const AUDIT_USAGE = `usage: cobblestone-bridge audit --url BASE_URL --project SLUG
-         [--db mysql://USER:PASS@HOST:PORT/DB | --boinc-config PROJECT/config.xml] [--token TOKEN]
-         [--since TIME] [--until TIME] [--max-granted-credit CREDIT] [--help]
+         [--db mysql://USER:PASS@HOST:PORT/DB | --boinc-config PROJECT/config.xml] [--db-params PARAMS]
+         [--token TOKEN] [--allow-http] [--since TIME] [--until TIME] [--max-granted-credit CREDIT] [--help]
   Lists every valid result reported in [--since, --until) (default: from the switch point on)
   that is unpaid, paid outside BOINC's bounds, or paid differently from the service's grant.
   Exit status: 0 none, 3 some (one line each on stdout), 2 when the audit cannot be made
   (75 when the service or the database is unavailable: try again later).
-  COBBLESTONE_TOKEN and BOINC_DB_URL work as for the bridge. Details: docs/bridge.md.`;
+  COBBLESTONE_TOKEN, BOINC_DB_URL, --db-params and --allow-http work as for the bridge. Details: docs/bridge.md.`;
 
 /** Exit status when the audit found something. */
 export const AUDIT_FOUND = EXIT.findings;
@@ -47,7 +47,9 @@ export async function parseAuditOptions(argv: string[], env: NodeJS.ProcessEnv):
       options: {
         db: { type: "string" },
         "boinc-config": { type: "string" },
+        "db-params": { type: "string" },
         url: { type: "string" },
+        "allow-http": { type: "boolean", default: false },
         project: { type: "string" },
         token: { type: "string" },
         since: { type: "string" },
@@ -69,6 +71,7 @@ export async function parseAuditOptions(argv: string[], env: NodeJS.ProcessEnv):
     values["boinc-config"] === undefined ? undefined : userPath(values["boinc-config"], env),
     env,
     false,
+    values["db-params"],
   );
   const missing = [
     ...(resolved.dsn ? [] : ["--db (or BOINC_DB_URL, or --boinc-config)"]),
@@ -86,7 +89,7 @@ export async function parseAuditOptions(argv: string[], env: NodeJS.ProcessEnv):
   }
   return {
     db: resolved.dsn!,
-    url: normalizeServiceUrl(values.url!),
+    url: checkedServiceUrl(values.url!, values["allow-http"]!),
     project: values.project!,
     token: token!,
     since: values.since === undefined ? null : parseTime(values.since),
@@ -116,6 +119,7 @@ export async function auditCommand(
       out(AUDIT_USAGE);
       return EXIT.ok;
     }
+    if (isCleartextToNetwork(options.url)) err(`audit: ${cleartextWarning(options.url)}`);
     const api = new CobblestoneApi(options.url, options.project, options.token);
     const checked = api.check();
     checked.catch(() => undefined);

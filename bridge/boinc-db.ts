@@ -6,6 +6,7 @@
  */
 import mysql from "mysql2/promise";
 import type { Cursor, ResultRow } from "./rows";
+import { type DsnSettings, dsnSettings } from "./db-params";
 import { BridgeError, isUnavailableCode } from "./errors";
 import { grantStatement, whoAndWhere } from "./grants";
 import { WRITEBACK_TABLE } from "./write-back-tables";
@@ -163,24 +164,49 @@ export function redactDsn(dsn: string): string {
 export const PASSWORD_HINT =
   "percent-encode the whole password in the URL (every : / # @ % ? and space: %3A %2F %23 %40 %25 %3F %20), or give it as BOINC_DB_URL or --boinc-config";
 
-function connectionError(dsn: string, e: unknown): BridgeError {
+/** What a failed TLS handshake means, by ssl-mode (db-params.ts). */
+function tlsFailure(tls: DsnSettings, message: string): string {
+  const checked =
+    tls.sslMode === "REQUIRED"
+      ? ""
+      : tls.sslCa
+        ? `: the server's certificate must be signed by the CA in ssl-ca (${tls.sslCa})`
+        : ": without ssl-ca the server's certificate must be signed by a CA Node trusts (its bundled list, and NODE_EXTRA_CA_CERTS); give the project's CA as ssl-ca";
+  const identity = /altnames|does not match/i.test(message)
+    ? "; with ssl-mode=VERIFY_IDENTITY the host in the URL must be one the certificate names (or say VERIFY_CA)"
+    : "";
+  return `the TLS handshake failed (${message}) with ssl-mode=${tls.sslMode}${checked}${identity}; nothing was sent`;
+}
+
+function connectionError(dsn: string, e: unknown, tls: DsnSettings): BridgeError {
   const err = e as { code?: string; message?: string };
   const where = redactDsn(dsn);
+  const noTls = tls.sslMode === "DISABLED";
   const why: Record<string, string> = {
     ECONNREFUSED: "nothing listens there (is MySQL/MariaDB running, and is the port right?)",
     ENOTFOUND: "the host name does not resolve",
     ETIMEDOUT: "the connection timed out",
-    ER_ACCESS_DENIED_ERROR: `the user name or password was refused (if the password has special characters: ${PASSWORD_HINT})`,
+    ER_ACCESS_DENIED_ERROR: `the user name or password was refused (if the password has special characters: ${PASSWORD_HINT})${noTls ? '; or the server or this account takes only TLS (require_secure_transport, REQUIRE SSL): add ssl-mode=VERIFY_CA&ssl-ca=/path/ca.pem (docs/bridge.md, "TLS to the database")' : ""}`,
     ER_DBACCESS_DENIED_ERROR: "this user may not read that database",
     ER_BAD_DB_ERROR: "there is no database of that name",
+    HANDSHAKE_NO_SSL_SUPPORT: `the server offers no TLS, and ssl-mode=${tls.sslMode} requires it: nothing was sent in cleartext. Turn TLS on in the server (ssl_cert and ssl_key in its [mysqld] section), or say ssl-mode=DISABLED where the network is trusted`,
+    HANDSHAKE_SSL_ERROR: tlsFailure(tls, err.message ?? String(e)),
   };
-  return new BridgeError(`cannot open the BOINC database ${where}: ${why[err.code ?? ""] ?? err.message ?? String(e)}`, {
+  // MariaDB's and MySQL's require_secure_transport (MariaDB's errno has no name in mysql2's list).
+  const insecure = /insecure transport/i.test(err.message ?? "")
+    ? `the server accepts only TLS connections (${err.message}): add ssl-mode=VERIFY_CA&ssl-ca=/path/ca.pem to the database URL (docs/bridge.md, "TLS to the database")`
+    : undefined;
+  return new BridgeError(`cannot open the BOINC database ${where}: ${insecure ?? why[err.code ?? ""] ?? err.message ?? String(e)}`, {
     transient: isUnavailableCode(err.code),
   });
 }
 
-/** mysql2's settings for a DSN, and the database it names; a malformed DSN is refused with the fix. */
-export function connectionSettings(dsn: string): { settings: mysql.ConnectionOptions; database: string } {
+/**
+ * mysql2's settings for a DSN, and the database it names; a malformed DSN, or a parameter the
+ * bridge does not know, is refused with the fix. Every connection the bridge opens (the read
+ * pool, the run guard's, the write-back's) takes its settings here, TLS included (db-params.ts).
+ */
+export function connectionSettings(dsn: string): { settings: mysql.ConnectionOptions; database: string; tls: DsnSettings } {
   let url: URL;
   let user: string;
   let password: string;
@@ -197,16 +223,20 @@ export function connectionSettings(dsn: string): { settings: mysql.ConnectionOpt
     throw new BridgeError(`--db must start with mysql:// (got ${url.protocol}//)`);
   }
   if (url.pathname.length <= 1) throw new BridgeError("--db names no database: mysql://USER:PASS@HOST:PORT/DB");
-  const socketPath = url.searchParams.get("socket") ?? undefined;
+  const host = url.hostname || "localhost";
+  const tls = dsnSettings(url.searchParams, host);
+  const { socketPath, ssl } = tls;
   return {
     database,
+    tls,
     settings: {
-      host: url.hostname || "localhost",
+      host,
       port: url.port ? Number(url.port) : 3306,
       user,
       password,
       database,
       ...(socketPath ? { socketPath } : {}),
+      ...(ssl ? { ssl } : {}),
       supportBigNumbers: true,
       timezone: "Z",
     },
@@ -215,13 +245,13 @@ export function connectionSettings(dsn: string): { settings: mysql.ConnectionOpt
 
 /** One connection of its own (the run guard's, the write-back's), in UTC; fails with the reason named. */
 export async function openConnection(dsn: string, extra: mysql.ConnectionOptions = {}): Promise<mysql.Connection> {
-  const { settings } = connectionSettings(dsn);
+  const { settings, tls } = connectionSettings(dsn);
   try {
     const conn = await mysql.createConnection({ ...settings, ...extra });
     await conn.query("SET time_zone = '+00:00'");
     return conn;
   } catch (e) {
-    throw connectionError(dsn, e);
+    throw connectionError(dsn, e, tls);
   }
 }
 
@@ -233,7 +263,7 @@ export class BoincDb {
   ) {}
 
   static async open(dsn: string): Promise<BoincDb> {
-    const { settings, database } = connectionSettings(dsn);
+    const { settings, database, tls } = connectionSettings(dsn);
     const pool = mysql.createPool({
       ...settings,
       // The count for the progress line, a scan for the next keys, a page of rows and the holders
@@ -249,7 +279,7 @@ export class BoincDb {
       await pool.query("SELECT 1");
     } catch (e) {
       await pool.end().catch(() => undefined);
-      throw connectionError(dsn, e);
+      throw connectionError(dsn, e, tls);
     }
     return new BoincDb(pool, database);
   }

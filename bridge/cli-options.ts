@@ -3,17 +3,18 @@ import { homedir } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { DEFAULT_MAX_GRANTED_CREDIT } from "./credit-bounds";
+import { connectionSettings } from "./boinc-db";
 import { resolveDatabase } from "./db-source";
 import { BridgeError } from "./errors";
 import { LOG_FORMATS, type LogFormat } from "./event-log";
 import { type BridgeOptions, DEFAULT_RESCALE_EVERY } from "./run";
-import { normalizeServiceUrl } from "./service-url";
+import { checkedServiceUrl } from "./service-url";
 import { BRIDGE_VERSION } from "./version";
 
 export const USAGE = `usage: cobblestone-bridge --url BASE_URL --project SLUG
-         [--db mysql://USER:PASS@HOST:PORT/DB | --boinc-config PROJECT/config.xml]
-         [--token TOKEN] [--state FILE] [--since TIME] [--rewind TIME] [--rescale-every SECONDS] [--dry-run]
-         [--compare OUT.csv] [--no-progress] [--write-back [--credit-by-app] [--switch-time TIME]]
+         [--db mysql://USER:PASS@HOST:PORT/DB | --boinc-config PROJECT/config.xml] [--db-params PARAMS]
+         [--token TOKEN] [--allow-http] [--state FILE] [--since TIME] [--rewind TIME] [--rescale-every SECONDS]
+         [--dry-run] [--compare OUT.csv] [--no-progress] [--write-back [--credit-by-app] [--switch-time TIME]]
          [--max-granted-credit CREDIT]
          [--request-timeout SECONDS] [--request-attempts N] [--max-answer-mib MIB]
          [--follow [--poll-every SECONDS]] [--log-format text|json]
@@ -21,8 +22,10 @@ export const USAGE = `usage: cobblestone-bridge --url BASE_URL --project SLUG
        cobblestone-bridge audit --url BASE_URL --project SLUG [...]: the audit (audit --help)
   The token may come from COBBLESTONE_TOKEN instead of --token, and the database URL from
   BOINC_DB_URL instead of --db (both keep secrets out of \`ps\`). Percent-encode the whole
-  password in a URL (: / # @ % ? and space). In a checkout of Cobblestone: npm run bridge -- OPTIONS.
-  Details: docs/bridge.md.`;
+  password in a URL (: / # @ % ? and space). TLS to the database: ?ssl-mode=VERIFY_CA&ssl-ca=/path/ca.pem
+  in its URL, or --db-params 'ssl-mode=VERIFY_CA&ssl-ca=/path/ca.pem' (for --boinc-config's database too).
+  --url is https:// unless the service is on this machine (localhost, 127.x, ::1), or --allow-http.
+  In a checkout of Cobblestone: npm run bridge -- OPTIONS. Details: docs/bridge.md.`;
 
 /** What the command line says beyond a run's options: how the bridge tells how it is doing. */
 export interface CliOptions extends BridgeOptions {
@@ -138,7 +141,9 @@ export async function parseOptions(argv: string[], env: NodeJS.ProcessEnv): Prom
       options: {
         db: { type: "string" },
         "boinc-config": { type: "string" },
+        "db-params": { type: "string" },
         url: { type: "string" },
+        "allow-http": { type: "boolean", default: false },
         project: { type: "string" },
         token: { type: "string" },
         state: { type: "string" },
@@ -181,6 +186,7 @@ export async function parseOptions(argv: string[], env: NodeJS.ProcessEnv): Prom
     values["boinc-config"] === undefined ? undefined : userPath(values["boinc-config"], env),
     env,
     writeBack,
+    values["db-params"],
   );
   const db = resolved.dsn;
   if (values["credit-by-app"] && !writeBack) throw new BridgeError(`--credit-by-app only means something with --write-back\n${USAGE}`);
@@ -191,7 +197,9 @@ export async function parseOptions(argv: string[], env: NodeJS.ProcessEnv): Prom
     ...(token ? [] : ["--token (or COBBLESTONE_TOKEN)"]),
   ];
   if (missing.length > 0) throw new BridgeError(`missing ${missing.join(", ")}\n${USAGE}`);
-  const url = normalizeServiceUrl(values.url!);
+  const url = checkedServiceUrl(values.url!, values["allow-http"]!);
+  // A parameter the bridge does not know, or a TLS file it cannot read, is told before anything starts.
+  connectionSettings(db!);
   const maxText = values["max-granted-credit"];
   const maxGranted = maxText === undefined ? DEFAULT_MAX_GRANTED_CREDIT : Number(maxText);
   if (maxText !== undefined && !(maxText.trim() !== "" && Number.isFinite(maxGranted) && maxGranted >= 0)) {

@@ -8,6 +8,7 @@ import { renderMetrics } from "./metrics";
 import { MetricsFile, previousStatus } from "./metrics-file";
 import { type MetricsServer, serveMetrics } from "./metrics-server";
 import { type BridgeReport, runBridge } from "./run";
+import { cleartextWarning, isCleartextToNetwork } from "./service-url";
 import { BridgeStatus } from "./status";
 import { summary } from "./summary";
 
@@ -86,6 +87,10 @@ let exitCode: number = EXIT.ok;
 let crash: { error: unknown } | null = null;
 try {
   const { logFormat: _format, metrics, metricsFile, ...options } = await parseOptions(argv, process.env);
+  // Only --allow-http lets such a --url through (service-url.ts): said at every start, as it is every request.
+  if (isCleartextToNetwork(options.url)) {
+    emit({ level: "warn", event: "cleartext_http", msg: `bridge: ${cleartextWarning(options.url)}`, fields: { url: options.url } });
+  }
   const run = new BridgeStatus(options.project);
   status = run;
   // What the last process left (its last poll, its end) goes on being told until this one does better.

@@ -6,6 +6,7 @@
  */
 import { readFile } from "node:fs/promises";
 import { XMLParser } from "fast-xml-parser";
+import { withDsnParams } from "./db-params";
 import { BridgeError } from "./errors";
 
 /** A mysql:// URL for BOINC's config.xml database settings (replica_db_* when replica_db_host is set). */
@@ -90,17 +91,19 @@ async function readConfig(boincConfig: string): Promise<string> {
 /**
  * The database to use, and whether config.xml asks for per-app credit. A write-back (`primary`)
  * never takes the replica: it writes, and a replica's rows are the primary's, copied later.
+ * `params` (--db-params) are added to the URL's own parameters, wherever it came from: config.xml
+ * has no TLS settings (db-params.ts).
  */
 export async function resolveDatabase(
   db: string | undefined,
   boincConfig: string | undefined,
   env: NodeJS.ProcessEnv,
   primary: boolean,
+  params?: string,
 ): Promise<{ dsn: string | null; creditByApp: boolean; validatorCaps: Map<string, number> }> {
   const xml = boincConfig === undefined ? null : await readConfig(boincConfig);
   const creditByApp = xml !== null && creditByAppInConfig(xml, boincConfig);
   const validatorCaps = xml === null ? new Map<string, number>() : validatorCapsFromConfig(xml, boincConfig);
-  if (db) return { dsn: db, creditByApp, validatorCaps };
-  if (env.BOINC_DB_URL) return { dsn: env.BOINC_DB_URL, creditByApp, validatorCaps };
-  return { dsn: xml === null ? null : dsnFromBoincConfig(xml, boincConfig, primary), creditByApp, validatorCaps };
+  const dsn = db || env.BOINC_DB_URL || (xml === null ? null : dsnFromBoincConfig(xml, boincConfig, primary));
+  return { dsn: dsn === null ? null : withDsnParams(dsn, params), creditByApp, validatorCaps };
 }

@@ -1,17 +1,22 @@
 /**
  * The bridge's command line without a database: where the state file goes, where the database
- * password may come from (never only the command line), one spelling per service URL, --help,
- * and the lock that keeps two runs off one state file.
+ * password may come from (never only the command line), one spelling per service URL, no
+ * plain http:// to another machine without --allow-http, the database URL's TLS parameters
+ * (and no other), --help, and the lock that keeps two runs off one state file.
  */
+import { generateKeyPairSync } from "node:crypto";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { rootCertificates } from "node:tls";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parseAuditOptions } from "../../bridge/audit-cli";
+import { connectionSettings } from "../../bridge/boinc-db";
 import { HelpRequested, parseOptions } from "../../bridge/cli-options";
 import { dsnFromBoincConfig } from "../../bridge/db-source";
 import { BridgeError } from "../../bridge/errors";
 import { lockState } from "../../bridge/lock";
-import { normalizeServiceUrl } from "../../bridge/service-url";
+import { isCleartextToNetwork, normalizeServiceUrl } from "../../bridge/service-url";
 
 const ROOT = new URL("../..", import.meta.url).pathname;
 const base = ["--url", "http://127.0.0.1:8787", "--project", "demo"];
@@ -69,6 +74,114 @@ describe("bridge command line", () => {
     expect(() => normalizeServiceUrl("ftp://x")).toThrow(/http:\/\/ or https:\/\//);
     const env = { COBBLESTONE_TOKEN: "t", BOINC_DB_URL: "mysql://u:p@h/db" };
     expect((await parseOptions(["--url", "http://127.0.0.1:8787/", "--project", "demo"], env)).url).toBe("http://127.0.0.1:8787");
+  });
+
+  it("refuses plain http:// to another machine unless --allow-http; localhost, 127.x and ::1 are this machine", async () => {
+    const env = { COBBLESTONE_TOKEN: "t", BOINC_DB_URL: "mysql://u:p@h/db" };
+    const url = async (text: string, ...more: string[]) => (await parseOptions(["--url", text, "--project", "demo", ...more], env)).url;
+    for (const local of ["http://localhost:8787", "http://127.0.0.1:8787/", "http://127.1.2.3", "http://[::1]:8787", "HTTP://LOCALHOST"]) {
+      expect(isCleartextToNetwork(await url(local))).toBe(false);
+    }
+    expect(await url("https://cobblestone.example.org")).toBe("https://cobblestone.example.org");
+    const refused = await url("http://example.org").catch((e) => e);
+    expect(refused).toBeInstanceOf(BridgeError);
+    expect(refused.message).toBe(
+      "--url http://example.org is plain http:// to another machine: every request carries the project's token, readable by anyone on the way. Use https:// (or, for a service on a network you trust, --allow-http)",
+    );
+    // Neither a name ending in localhost nor an address on this machine's network is loopback.
+    for (const other of ["http://localhost.example.org", "http://192.168.1.5:8787", "http://0.0.0.0:8787", "http://[::ffff:c0a8:105]"]) {
+      expect(await url(other).catch((e) => e)).toBeInstanceOf(BridgeError);
+    }
+    expect(await url("http://[::ffff:127.0.0.1]:8787")).toBe("http://[::ffff:7f00:1]:8787");
+    expect(await url("http://example.org", "--allow-http")).toBe("http://example.org");
+    // The audit takes the same --url.
+    const audit = (...more: string[]) => parseAuditOptions(["--url", "http://example.org", "--project", "demo", ...more], env);
+    expect((await audit().catch((e) => e)).message).toMatch(/^--url http:\/\/example\.org is plain http:\/\/ to another machine/);
+    expect((await audit("--allow-http"))!.url).toBe("http://example.org");
+  });
+
+  it("reads TLS to the database from the URL's ssl-mode, ssl-ca, ssl-cert and ssl-key, and refuses any other parameter", async () => {
+    // A CA certificate Node ships, as the CA file.
+    const caText = rootCertificates[0]!;
+    const ca = join(work, "ca.pem");
+    await writeFile(ca, caText);
+    const settings = (query: string, host = "db.example.org") => connectionSettings(`mysql://u:p@${host}:3306/boinc${query}`);
+    const refused = (query: string, host?: string) => {
+      try {
+        settings(query, host);
+      } catch (e) {
+        expect(e).toBeInstanceOf(BridgeError);
+        return (e as Error).message;
+      }
+      throw new Error(`${query} was taken`);
+    };
+    expect(settings("").settings.ssl).toBeUndefined();
+    expect(settings("").tls.sslMode).toBe("DISABLED");
+    expect(settings("?socket=/run/mysqld/mysqld.sock").settings).toMatchObject({ socketPath: "/run/mysqld/mysqld.sock" });
+    expect(settings("?ssl-mode=required").settings.ssl).toEqual({ rejectUnauthorized: false, verifyIdentity: false });
+    expect(settings(`?ssl-mode=VERIFY_CA&ssl-ca=${ca}`).settings.ssl).toEqual({
+      rejectUnauthorized: true,
+      verifyIdentity: false,
+      ca: caText,
+    });
+    // Without ssl-ca: the CAs Node trusts.
+    expect(settings("?ssl-mode=VERIFY_IDENTITY").settings.ssl).toEqual({ rejectUnauthorized: true, verifyIdentity: true });
+
+    expect(refused("?ssl=true&sslmode=REQUIRED&ssl_ca=/x&charset=utf8")).toBe(
+      "the database URL has parameters the bridge does not know: 'ssl' (did you mean ssl-mode=REQUIRED, VERIFY_CA or VERIFY_IDENTITY?), 'sslmode' (did you mean ssl-mode?), 'ssl_ca' (did you mean ssl-ca?), 'charset'; " +
+        'the bridge knows socket, ssl-mode, ssl-ca, ssl-cert, ssl-key (docs/bridge.md, "TLS to the database"). It refuses what it would not read rather than ignore it',
+    );
+    expect(refused("?ssl-mode=PREFERRED")).toMatch(/^database URL parameter ssl-mode=PREFERRED is not taken: it goes on in cleartext/);
+    expect(refused("?ssl-mode=ON")).toBe(
+      "database URL parameter ssl-mode must be one of DISABLED, REQUIRED, VERIFY_CA, VERIFY_IDENTITY, not 'ON'",
+    );
+    expect(refused("?ssl-mode=REQUIRED&ssl-mode=DISABLED")).toBe("database URL parameter ssl-mode is given twice");
+    expect(refused("?socket=")).toBe("database URL parameter socket is empty");
+    expect(refused(`?ssl-ca=${ca}`)).toMatch(/^database URL parameter ssl-ca without ssl-mode: add ssl-mode=VERIFY_CA/);
+    expect(refused(`?ssl-mode=DISABLED&ssl-ca=${ca}`)).toMatch(/ssl-ca with ssl-mode=DISABLED: there is no TLS to use it for/);
+    expect(refused(`?ssl-mode=REQUIRED&ssl-ca=${ca}`)).toMatch(
+      /^database URL parameter ssl-ca with ssl-mode=REQUIRED: REQUIRED checks no certificate/,
+    );
+    expect(refused("?ssl-mode=VERIFY_CA&ssl-ca=ca.pem")).toMatch(/ssl-ca: 'ca.pem' is not an absolute path/);
+    expect(refused(`?ssl-mode=VERIFY_CA&ssl-ca=${work}/none.pem`)).toMatch(
+      /^database URL parameter ssl-ca: cannot read .*none\.pem: ENOENT/,
+    );
+    const notPem = join(work, "not.pem");
+    await writeFile(notPem, "not a certificate\n");
+    expect(refused(`?ssl-mode=VERIFY_CA&ssl-ca=${notPem}`)).toMatch(/ssl-ca: .*not\.pem holds no certificate in PEM form/);
+    expect(refused(`?ssl-mode=REQUIRED&ssl-cert=${ca}`)).toMatch(/ssl-cert and ssl-key go together/);
+    const key = join(work, "client.key");
+    await writeFile(key, generateKeyPairSync("rsa", { modulusLength: 2048 }).privateKey.export({ type: "pkcs8", format: "pem" }));
+    expect(refused(`?ssl-mode=REQUIRED&ssl-cert=${ca}&ssl-key=${key}`)).toMatch(
+      /^database URL parameter ssl-key .*client\.key is not the private key of ssl-cert .*ca\.pem$/,
+    );
+    expect(refused("?ssl-mode=VERIFY_IDENTITY", "127.0.0.1")).toMatch(
+      /^database URL parameter ssl-mode=VERIFY_IDENTITY with the address 127\.0\.0\.1: .*or say VERIFY_CA$/,
+    );
+    expect(refused("?ssl-mode=VERIFY_IDENTITY", "[::1]")).toMatch(/with the address \[::1\]/);
+
+    // --db-params: the same parameters for config.xml's database (and added to any URL's), checked before anything starts.
+    const env = { COBBLESTONE_TOKEN: "t" };
+    const config = join(work, "tls-config.xml");
+    await writeFile(
+      config,
+      "<boinc><config><db_name>boinc</db_name><db_host>db.example.org</db_host><db_user>u</db_user><db_passwd>p</db_passwd></config></boinc>",
+    );
+    const tlsParams = `ssl-mode=VERIFY_CA&ssl-ca=${ca}`;
+    expect((await parseOptions([...base, "--boinc-config", config, "--db-params", tlsParams], env)).db).toBe(
+      `mysql://u:p@db.example.org:3306/boinc?${tlsParams}`,
+    );
+    expect((await parseOptions([...base, "--db-params", `?${tlsParams}`], { ...env, BOINC_DB_URL: "mysql://u:p@h/db?socket=/s" })).db).toBe(
+      `mysql://u:p@h/db?socket=/s&${tlsParams}`,
+    );
+    const twice = await parseOptions([...base, "--db-params", "ssl-mode=REQUIRED"], {
+      ...env,
+      BOINC_DB_URL: "mysql://u:p@h/db?ssl-mode=DISABLED",
+    }).catch((e) => e);
+    expect(twice.message).toBe("database URL parameter ssl-mode is given twice");
+    const unknown = await parseOptions(base, { ...env, BOINC_DB_URL: "mysql://u:p@h/db?sslmode=REQUIRED" }).catch((e) => e);
+    expect(unknown).toBeInstanceOf(BridgeError);
+    expect(unknown.message).toMatch(/^the database URL has a parameter the bridge does not know: 'sslmode' \(did you mean ssl-mode\?\)/);
   });
 
   it("--help prints the usage; an unknown option names itself and the usage", async () => {
