@@ -160,6 +160,16 @@ export function redactDsn(dsn: string): string {
   }
 }
 
+/**
+ * What to run when the result table has no index on mod_time (docs/bridge.md, step 3 of the
+ * checklist), on the database the bridge reads: the replica, or with --write-back the primary
+ * (an index created on the primary reaches its replicas; one created on a replica stays there).
+ */
+export function modTimeIndexStatement(database: string): string {
+  const name = /^[A-Za-z0-9_$]+$/.test(database) ? database : `\`${database.replace(/`/g, "``")}\``;
+  return `CREATE INDEX res_mod_time ON ${name}.result (mod_time, id);`;
+}
+
 /** What to do about a password with URL characters in it. */
 export const PASSWORD_HINT =
   "percent-encode the whole password in the URL (every : / # @ % ? and space: %3A %2F %23 %40 %25 %3F %20), or give it as BOINC_DB_URL or --boinc-config";
@@ -293,8 +303,12 @@ export class BoincDb {
     return this.pool;
   }
 
-  /** Fails with every missing table or column named, and why an old schema lacks it. */
-  async checkSchema(): Promise<void> {
+  /**
+   * Fails with every missing table or column named, and why an old schema lacks it. Says whether
+   * the result table has an index that reads in mod_time order (one whose first column is
+   * mod_time): without one every read of the rows after the cursor scans the whole table.
+   */
+  async checkSchema(): Promise<{ modTimeIndex: boolean }> {
     const [rows] = await this.pool.query(
       "SELECT TABLE_NAME AS t, COLUMN_NAME AS c FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE()",
     );
@@ -319,6 +333,11 @@ export class BoincDb {
         `this database does not have BOINC's tables as the bridge reads them:\n  ${problems.join("\n  ")}\nIf they are there, this account may not read them: ${grantStatement(["SELECT"], database, "*", account)}`,
       );
     }
+    const [indexes] = await this.pool.query(
+      `SELECT INDEX_NAME AS name FROM information_schema.STATISTICS
+       WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'result' AND SEQ_IN_INDEX = 1 AND COLUMN_NAME = 'mod_time' LIMIT 1`,
+    );
+    return { modTimeIndex: (indexes as unknown[]).length > 0 };
   }
 
   async apps(): Promise<AppRow[]> {

@@ -1,4 +1,6 @@
 /** `cobblestone-bridge …` (in a checkout `npm run bridge -- …`): feeds Cobblestone from a BOINC project's database (docs/bridge.md). */
+// First: an older Node is told which Node to install (exit 2) before any other module of the bridge runs.
+import "./node-version";
 import { auditCommand } from "./audit-cli";
 import { HelpRequested, parseOptions } from "./cli-options";
 import { BridgeError, exitStatusOf, isTransient } from "./errors";

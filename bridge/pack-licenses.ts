@@ -1,5 +1,5 @@
 /**
- * The licences of the packages bundled into cobblestone-bridge.mjs (bridge/pack.ts): their
+ * The licences of the packages bundled into cobblestone-bridge-main.mjs (bridge/pack.ts): their
  * licences ask that their notices travel with their code, and the bundle carries the code.
  */
 import { readFile, readdir } from "node:fs/promises";
@@ -37,5 +37,5 @@ export async function thirdPartyLicenses(packageDirs: string[]): Promise<string>
       return `${manifest.name}@${manifest.version} (${manifest.license ?? "no licence named"})\n\n${text}\n`;
     }),
   );
-  return `Packages bundled into cobblestone-bridge.mjs, with their licences.\n\n${sections.join("\n---\n\n")}`;
+  return `Packages bundled into cobblestone-bridge-main.mjs, with their licences.\n\n${sections.join("\n---\n\n")}`;
 }

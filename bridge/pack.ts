@@ -1,8 +1,9 @@
 /**
  * `npm run bridge:pack`: the bridge as an npm package with no dependencies, for a BOINC server
  * that has Node but not this repository: bridge/cli.ts and what it imports bundled into one file
- * by esbuild, the package.json of bridge/package/ with the version of bridge/version.ts, its
- * README and the bundled packages' licences, packed by `npm pack` into
+ * by esbuild, the small executable that checks the Node version before it loads that bundle
+ * (bridge/launcher.ts), the package.json of bridge/package/ with the version of
+ * bridge/version.ts, its README and the bundled packages' licences, packed by `npm pack` into
  * dist/bridge/cobblestone-bridge-VERSION.tgz (docs/bridge.md, step 2 of the checklist).
  */
 import { execFile } from "node:child_process";
@@ -18,7 +19,9 @@ const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const TEMPLATE = fileURLToPath(new URL("package/", import.meta.url));
 /** Where the package is staged and the tarball written (dist/ is not committed). */
 export const PACK_DIR = join(ROOT, "dist", "bridge");
+/** The executable (bridge/launcher.ts) and the bundle it loads once the Node version is checked. */
 export const BIN_FILE = "cobblestone-bridge.mjs";
+export const MAIN_FILE = "cobblestone-bridge-main.mjs";
 
 export interface Packed {
   tarball: string;
@@ -36,10 +39,11 @@ interface Manifest {
 
 // mysql2 and its dependencies are CommonJS and require Node's own modules: an ES module bundle
 // has no `require` of its own, so it gets one.
-const BANNER = `#!/usr/bin/env node
-// cobblestone-bridge ${BRIDGE_VERSION}: bridge/cli.ts of Cobblestone and its dependencies in one file (npm run bridge:pack).
+const MAIN_BANNER = `// cobblestone-bridge ${BRIDGE_VERSION}: bridge/cli.ts of Cobblestone and its dependencies in one file (npm run bridge:pack), loaded by ${BIN_FILE}.
 import { createRequire as __bridgeCreateRequire } from "node:module";
 const require = __bridgeCreateRequire(import.meta.url);`;
+const BIN_BANNER = `#!/usr/bin/env node
+// cobblestone-bridge ${BRIDGE_VERSION}: checks the Node version, then runs ${MAIN_FILE} (bridge/launcher.ts of Cobblestone, npm run bridge:pack).`;
 
 export async function packBridge(): Promise<Packed> {
   await rm(PACK_DIR, { recursive: true, force: true });
@@ -49,14 +53,27 @@ export async function packBridge(): Promise<Packed> {
   const { metafile } = await build({
     absWorkingDir: ROOT,
     entryPoints: ["bridge/cli.ts"],
-    outfile: join(staging, BIN_FILE),
+    outfile: join(staging, MAIN_FILE),
     bundle: true,
     platform: "node",
     format: "esm",
     // The oldest Node the package claims: ">=20" is node20.
     target: `node${/\d+/.exec(manifest.engines.node)![0]}`,
-    banner: { js: BANNER },
+    banner: { js: MAIN_BANNER },
     metafile: true,
+    logLevel: "warning",
+  });
+  await build({
+    absWorkingDir: ROOT,
+    entryPoints: ["bridge/launcher.ts"],
+    outfile: join(staging, BIN_FILE),
+    bundle: true,
+    platform: "node",
+    format: "esm",
+    // Read by whatever Node the machine has, so that an old one is told which to install: Node
+    // 12.20 is the oldest that runs an ES module file with import() (Ubuntu 22.04 has 12.22).
+    target: "node12.20",
+    banner: { js: BIN_BANNER },
     logLevel: "warning",
   });
   await chmod(join(staging, BIN_FILE), 0o755);

@@ -12,7 +12,7 @@
  */
 import { grantsOfAnswer } from "./answer-grants";
 import { CobblestoneApi } from "./api-client";
-import { BoincDb, type ResultKey, redactDsn } from "./boinc-db";
+import { BoincDb, modTimeIndexStatement, type ResultKey, redactDsn } from "./boinc-db";
 import { CreditComparison, type CompareSummary, summaryText } from "./compare";
 import { BOINC_DEFAULT_CAPS, CreditCeilings, type ValidatorCaps } from "./credit-bounds";
 import { clockSetBack, refuseCursorAhead, rewind, whenText, writeBackStart } from "./cursor-checks";
@@ -179,8 +179,12 @@ export async function runBridge(options: BridgeOptions): Promise<BridgeReport> {
     options.writeBack && !options.dryRun
       ? new WriteBackLink(options.db, {
           creditByApp: options.creditByApp ?? false,
-          log: (line, kind) =>
-            tell("warn", kind === "retry" ? "write_back_retry" : kind === "repair" ? "write_back_repair" : "write_back_warning", line),
+          // Each event name a literal: test/bridge/event-table.test.ts reads them from the source.
+          log: (line, kind) => {
+            if (kind === "retry") tell("warn", "write_back_retry", line);
+            else if (kind === "repair") tell("warn", "write_back_repair", line);
+            else tell("warn", "write_back_warning", line);
+          },
           project: options.project,
           switchTime: options.switchTime ?? null,
           beforeCommit: ensureGuard,
@@ -216,7 +220,16 @@ export async function runBridge(options: BridgeOptions): Promise<BridgeReport> {
       guard = await RunGuard.take(options.db, boinc.database, options.project, { log: (line) => tell("warn", "guard", line) });
       status?.setGuardHeld(guard.held);
     }
-    await boinc.checkSchema();
+    const schema = await boinc.checkSchema();
+    if (!schema.modTimeIndex) {
+      const statement = modTimeIndexStatement(boinc.database);
+      tell(
+        "warn",
+        "no_mod_time_index",
+        `the result table of database '${boinc.database}' has no index on mod_time: each read of the results after the cursor scans the whole table, which is slow on a large database. Create one where this run reads (${writeBacks ? "with --write-back that is the primary: an index created on a replica only is not there" : "created on the primary, it reaches the replicas too"}): ${statement} (docs/bridge.md, step 3 of the checklist)`,
+        { database: boinc.database, statement },
+      );
+    }
     await checked;
     const stored = await loadState(options.stateFile, url, options.project);
     const state: BridgeState = stored ?? freshState(url, options.project, options.since ?? 0);

@@ -24,15 +24,23 @@ export function skippedDir(env: NodeJS.ProcessEnv = process.env): string {
 
 /**
  * Declares that the suite `suite` of `file` needs the Debian package `pkg`; where it is not
- * `available`, records the skip and warns. Returns `available`, for `describe.skipIf(!…)`.
+ * `available`, records the skip and warns, with `why` (what is missing and how to install it:
+ * by default, that `pkg` is not installed and the apt-get that installs it). Returns
+ * `available`, for `describe.skipIf(!…)`.
  */
-export function suiteNeeds(suite: string, file: string, pkg: string, available: boolean): boolean {
+export function suiteNeeds(
+  suite: string,
+  file: string,
+  pkg: string,
+  available: boolean,
+  why = `${pkg} is not installed (apt-get install -y ${pkg})`,
+): boolean {
   if (available) return true;
   const dir = skippedDir();
   mkdirSync(dir, { recursive: true });
   const record: SkippedSuite = { suite, file: file.replace(/^.*?\/(test\/)/, "$1"), package: pkg };
   writeFileSync(join(dir, `${encodeURIComponent(suite)}.json`), JSON.stringify(record));
-  console.warn(`SKIPPED "${suite}": ${pkg} is not installed (apt-get install -y ${pkg})`);
+  console.warn(`SKIPPED "${suite}": ${why}`);
   return false;
 }
 

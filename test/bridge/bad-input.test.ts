@@ -1,7 +1,8 @@
 /**
  * What the bridge does with a database or a service that is not as it should be: rows the API
- * would refuse are skipped with their reason (and the rest posted), an old schema or a wrong
- * DSN, token or URL stops it with a clear message before it posts anything. (That the API
+ * would refuse are skipped with their reason (and the rest posted), a result table without an
+ * index on mod_time is warned about, an old schema or a wrong DSN, token or URL stops it with a
+ * clear message before it posts anything. (That the API
  * types it is compiled against are what the service documents: test/docs/api-types.test.ts.)
  */
 import { mkdtemp, readFile, rm } from "node:fs/promises";
@@ -9,11 +10,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { suiteNeeds } from "../../scripts/skipped-suites";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { modTimeIndexStatement } from "../../bridge/boinc-db";
 import { OUTCOME, VALIDATE_STATE } from "../../bridge/boinc-codes";
 import { BridgeError } from "../../bridge/errors";
+import type { BridgeEvent } from "../../bridge/event-log";
 import { type BridgeOptions, bridgeOptions, runBridge } from "../../bridge/run";
 import { freePort, type WranglerDev } from "../browser/wrangler-dev";
-import { BRIDGE_USER, createBoincDb, smallBoincDb } from "./boinc-fixture";
+import { BRIDGE_USER, createBoincDb, linesBesidesIndexAdvice, smallBoincDb } from "./boinc-fixture";
 import { type MariaDb, mariadbAvailable, startMariaDbAndServer } from "./mariadb";
 import { createProject } from "./service";
 
@@ -57,7 +60,7 @@ describe.skipIf(!available)("the bridge with bad input", () => {
     ]);
     const token = await createProject(server.base, ADMIN, "bad-rows");
     const lines: string[] = [];
-    const report = await runBridge(options(dsn, "bad-rows", token, { log: (l) => lines.push(l) }));
+    const report = await runBridge(options(dsn, "bad-rows", token, { events: linesBesidesIndexAdvice(lines) }));
     // 7 rows read: 2 validated results posted, 1 error outcome, 4 skipped (result 2 waits for its validator).
     expect(report).toMatchObject({ rows: 7, results: 2, error_outcomes: 1, passes: 2, errors: 1, skipped: 4 });
     expect(lines).toEqual([
@@ -98,6 +101,41 @@ describe.skipIf(!available)("the bridge with bad input", () => {
     expect(failure.message).toContain("table 'team' is missing");
     expect(failure.message).toMatch(/column result\.flops_estimate is missing: .*credit system of 2010.*upgrade/);
     expect((await get("/v1/projects/old/apps", token)).apps).toEqual([]);
+  });
+
+  it("a result table without an index on mod_time is warned about at the start, with the CREATE INDEX to run; with it, not", async () => {
+    const dsn = await smallDb("no_index", [{}]);
+    const token = await createProject(server.base, ADMIN, "no-index");
+    const events: BridgeEvent[] = [];
+    await runBridge(options(dsn, "no-index", token, { events: (e) => events.push(e) }));
+    const statement = "CREATE INDEX res_mod_time ON no_index.result (mod_time, id);";
+    const warnings = events.filter((e) => e.event === "no_mod_time_index");
+    expect(warnings).toEqual([
+      {
+        level: "warn",
+        event: "no_mod_time_index",
+        msg: `the result table of database 'no_index' has no index on mod_time: each read of the results after the cursor scans the whole table, which is slow on a large database. Create one where this run reads (created on the primary, it reaches the replicas too): ${statement} (docs/bridge.md, step 3 of the checklist)`,
+        fields: { database: "no_index", statement },
+      },
+    ]);
+    // Told at the start, before the run starts reading.
+    expect(events.findIndex((e) => e.event === "no_mod_time_index")).toBeLessThan(events.findIndex((e) => e.event === "start"));
+    // The statement it names, run as it stands, is what it looks for.
+    const conn = await maria.root("no_index");
+    await conn.query(statement);
+    await conn.end();
+    events.length = 0;
+    await runBridge(options(dsn, "no-index", token, { events: (e) => events.push(e) }));
+    expect(events.map((e) => e.event)).not.toContain("no_mod_time_index");
+    // Any index that starts with mod_time will do; one where mod_time comes second does not.
+    const other = await smallDb("index_second", [{}]);
+    const root = await maria.root("index_second");
+    await root.query("CREATE INDEX res_id_mod_time ON result (id, mod_time)");
+    await root.end();
+    events.length = 0;
+    await runBridge(options(other, "no-index", token, { dryRun: true, events: (e) => events.push(e) }));
+    expect(events.filter((e) => e.event === "no_mod_time_index")).toHaveLength(1);
+    expect(modTimeIndexStatement("boinc-db")).toBe("CREATE INDEX res_mod_time ON `boinc-db`.result (mod_time, id);");
   });
 
   it("a wrong DSN says what is wrong without printing the password", async () => {

@@ -2,13 +2,17 @@
  * The bridge's command line without a database: where the state file goes, where the database
  * password may come from (never only the command line), one spelling per service URL, no
  * plain http:// to another machine without --allow-http, the database URL's TLS parameters
- * (and no other), --help, and the lock that keeps two runs off one state file.
+ * (and no other), --help, the lock that keeps two runs off one state file, what a state file
+ * of another service or project, or a broken one, is told, and an old Node told which Node to
+ * install.
  */
+import { execFile } from "node:child_process";
 import { generateKeyPairSync } from "node:crypto";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { rootCertificates } from "node:tls";
+import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseAuditOptions } from "../../bridge/audit-cli";
 import { connectionSettings } from "../../bridge/boinc-db";
@@ -16,7 +20,9 @@ import { HelpRequested, parseOptions } from "../../bridge/cli-options";
 import { dsnFromBoincConfig } from "../../bridge/db-source";
 import { BridgeError } from "../../bridge/errors";
 import { lockState } from "../../bridge/lock";
+import { MIN_NODE_MAJOR, oldNodeProblem } from "../../bridge/node-version";
 import { isCleartextToNetwork, normalizeServiceUrl } from "../../bridge/service-url";
+import { freshState, loadState, saveState } from "../../bridge/state";
 
 const ROOT = new URL("../..", import.meta.url).pathname;
 const base = ["--url", "http://127.0.0.1:8787", "--project", "demo"];
@@ -266,5 +272,72 @@ describe("bridge command line", () => {
     // The default state directory need not exist yet.
     const fresh = await lockState(join(work, "new", "dir", "state.json"));
     await fresh.release();
+  });
+
+  it("a state file of another spelling of the service, of another project, or broken: refused with how to go on", async () => {
+    const file = join(work, "moved.json");
+    const saved = { ...freshState("https://cobblestone.example.org", "demo", 0), cursor: { mod_time: 1_700_000_000, id: 42 } };
+    await saveState(file, saved);
+    // The same URL however spelled: the cursor is read.
+    expect((await loadState(file, normalizeServiceUrl("HTTPS://Cobblestone.Example.org:443//"), "demo"))?.cursor).toEqual(saved.cursor);
+
+    const refusal = async (url: string, project = "demo") => {
+      const e = await loadState(file, url, project).catch((x) => x);
+      expect(e).toBeInstanceOf(BridgeError);
+      return (e as Error).message;
+    };
+    // Another spelling of the host: both URLs, and the two ways to keep the cursor.
+    const moved = await refusal("https://203.0.113.7");
+    expect(moved).toContain(`the state file ${file} was saved for project 'demo' at https://cobblestone.example.org`);
+    expect(moved).toContain("this run was given --url https://203.0.113.7");
+    expect(moved).toContain("run with --url https://cobblestone.example.org as before");
+    expect(moved).toContain(`or change the state file's "url" field to "https://203.0.113.7" (the cursor is kept either way)`);
+    expect(moved).toMatch(/another service, give this run a state file of its own \(--state FILE\)/);
+    expect(moved).not.toContain("\n");
+    // Its advice works: the file with the other spelling is this run's.
+    await writeFile(file, JSON.stringify({ ...saved, url: "https://203.0.113.7" }));
+    expect((await loadState(file, "https://203.0.113.7", "demo"))?.cursor).toEqual(saved.cursor);
+
+    expect(await refusal("https://203.0.113.7", "other")).toMatch(
+      /belongs to project 'demo' at https:\/\/203\.0\.113\.7, not 'other': give each project a state file of its own \(--state FILE/,
+    );
+
+    // A broken state file: moving it away is a full re-post, and --rewind is the way back in time.
+    for (const [text, what] of [
+      ["{ not json", "is not JSON ("],
+      [`{"version":1,"url":"https://cobblestone.example.org"}`, "is not a bridge state file"],
+    ]) {
+      await writeFile(file, text!);
+      const message = await refusal("https://cobblestone.example.org");
+      expect(message.startsWith(`the state file ${file} ${what}`), message).toBe(true);
+      expect(message).toContain(
+        "moving it away starts over: the next run posts the whole history again, from the beginning or from --since TIME",
+      );
+      expect(message).toContain("--rewind TIME moves a sound state file's cursor back instead");
+    }
+  });
+
+  it("an old Node is told which Node to install and exits 2, before anything else of the bridge is loaded", async () => {
+    const engines = JSON.parse(await readFile(join(ROOT, "bridge/package/package.json"), "utf8")).engines.node;
+    expect(engines).toBe(`>=${MIN_NODE_MAJOR}`);
+    for (const ok of [`${MIN_NODE_MAJOR}.0.0`, "22.23.3", "v24.1.0"]) expect(oldNodeProblem(ok)).toBeNull();
+    for (const old of ["18.19.1", "12.22.9", "v19.9.0", "nonsense"]) {
+      expect(oldNodeProblem(old)).toMatch(
+        new RegExp(`^bridge: this is Node ${old}; the bridge needs Node ${MIN_NODE_MAJOR} or later .*install nodejs ${MIN_NODE_MAJOR}\\.x`),
+      );
+    }
+    // The check is cli.ts's first import, so that it runs before any other module of the bridge is evaluated.
+    const cli = await readFile(join(ROOT, "bridge/cli.ts"), "utf8");
+    expect(/^import\s[^;]*?["']([^"']+)["']/m.exec(cli)?.[1]).toBe("./node-version");
+    // As `npm run bridge` runs it, on a Node that calls itself 18 (Debian 12's): one line, exit 2, nothing else done.
+    const fake = join(work, "node-18.cjs");
+    await writeFile(fake, `Object.defineProperty(process.versions, "node", { value: "18.19.1" });\n`);
+    const e = await promisify(execFile)("node", ["--require", fake, "--import", "tsx", "bridge/cli.ts", "--version"], {
+      cwd: ROOT,
+      env: { ...process.env, PATH: `${join(ROOT, "node_modules/.bin")}:${process.env.PATH}` },
+    }).catch((x) => x);
+    expect(e.code).toBe(2);
+    expect(e.stdout).toBe("");
+    expect(e.stderr).toBe(`${oldNodeProblem("18.19.1")}\n`);
   });
 });

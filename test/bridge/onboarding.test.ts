@@ -16,7 +16,7 @@ import { BridgeError } from "../../bridge/errors";
 import { lockState } from "../../bridge/lock";
 import { type BridgeOptions, bridgeOptions, runBridge } from "../../bridge/run";
 import { freePort, type WranglerDev } from "../browser/wrangler-dev";
-import { boincDbWithTrace, smallBoincDb } from "./boinc-fixture";
+import { boincDbWithTrace, linesBesidesIndexAdvice, smallBoincDb } from "./boinc-fixture";
 import { sqlTime } from "./load-trace";
 import { type MariaDb, mariadbAvailable, startMariaDbAndServer } from "./mariadb";
 import { createProject, traceMismatches } from "./service";
@@ -157,7 +157,7 @@ describe.skipIf(!available)("a project admin's first backfill", () => {
     const lines: string[] = [];
     try {
       const url = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
-      const report = await runBridge(options(dsn, "wrong-url", token, { url, log: (l) => lines.push(l), retry: undefined }));
+      const report = await runBridge(options(dsn, "wrong-url", token, { url, events: linesBesidesIndexAdvice(lines), retry: undefined }));
       expect(report).toMatchObject({ results: 2, passes: 2, requests: 1 });
     } finally {
       proxy.close();
@@ -170,7 +170,7 @@ describe.skipIf(!available)("a project admin's first backfill", () => {
     const dsn = await smallBoincDb(maria, "counts", T, [{}, {}, { app_version_id: 2 }]);
     const token = await createProject(server.base, ADMIN, "counts");
     const lines: string[] = [];
-    const first = await runBridge(options(dsn, "counts", token, { log: (l) => lines.push(l) }));
+    const first = await runBridge(options(dsn, "counts", token, { events: linesBesidesIndexAdvice(lines) }));
     // Result 3 names version 2 of app beta on a workunit of app alpha: skipped, not a refusal stopping every later run.
     expect(first).toMatchObject({ rows: 3, results: 2, replayed: 0, skipped: 1, passes: 2, requests: 1 });
     expect(lines).toEqual(["result 3 skipped: app version 2 is of app 'beta', not of workunit 3's app 'alpha'"]);
@@ -201,7 +201,7 @@ describe.skipIf(!available)("a project admin's first backfill", () => {
     expect(((await dry({ project: "no-such-project" })) as Error).message).toMatch(/refused the token|is --project right/);
     expect(((await dry({ url: `http://127.0.0.1:${await freePort()}` })) as Error).message).toMatch(/cannot reach the service/);
     const lines: string[] = [];
-    const report = await dry({ log: (l) => lines.push(l) });
+    const report = await dry({ events: linesBesidesIndexAdvice(lines) });
     expect(report).toMatchObject({ rows: 2, results: 2, passes: 2 });
     expect(lines).toEqual(["would register 2 apps (2 new) and 2 app versions (2 new)"]);
     const apps = await (

@@ -3,15 +3,19 @@
  * installs it offline into an empty folder, and the installed `cobblestone-bridge`, run by the
  * machine's own Node with a cron job's bare environment, prints its usage and version, backfills
  * a trace into a real `wrangler dev`, and writes the service's credit back into a real MariaDB.
+ * It runs on the oldest Node its engines name (Node 20: /usr/bin/node on this project's machines),
+ * not only on whatever Node is newest here; an older Node is told which Node to install.
  * The sizes are printed, not asserted (BENCHMARKS.md, "The installed bridge").
  */
-import { execFile } from "node:child_process";
-import { mkdtemp, readFile, rm, stat } from "node:fs/promises";
+import { execFile, spawnSync } from "node:child_process";
+import { existsSync } from "node:fs";
+import { mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { suiteNeeds } from "../../scripts/skipped-suites";
+import { MIN_NODE_MAJOR, oldNodeProblem } from "../../bridge/node-version";
 import { BRIDGE_VERSION } from "../../bridge/version";
 import type { WranglerDev } from "../browser/wrangler-dev";
 import { boincDbWithTrace } from "./boinc-fixture";
@@ -24,13 +28,42 @@ import { asNoCreditValidatorLeftIt, checker, expectedColumns, writerDsn } from "
 const ADMIN = "bridge-pack-admin-token";
 const available = suiteNeeds("the installed bridge against MariaDB and the service", import.meta.url, "mariadb-server", mariadbAvailable());
 
+/** A `node` of this major: the machine's (its PATH without node_modules, then /usr/bin and /usr/local/bin); null when none. */
+function nodeOfMajor(major: number): string | null {
+  const candidates = new Set([
+    ...machinePath()
+      .split(":")
+      .map((dir) => join(dir, "node")),
+    "/usr/bin/node",
+    "/usr/local/bin/node",
+  ]);
+  for (const node of candidates) {
+    if (!existsSync(node)) continue;
+    const version = spawnSync(node, ["--version"], { encoding: "utf8" }).stdout?.trim() ?? "";
+    if (Number(/^v(\d+)\./.exec(version)?.[1]) === major) return node;
+  }
+  return null;
+}
+
+/** The oldest Node the package declares, found on this machine: npm scripts put the repository's Node 22 first, a BOINC server may have 20. */
+const oldestNode = nodeOfMajor(MIN_NODE_MAJOR);
+const onOldest = suiteNeeds(
+  `the installed bridge on Node ${MIN_NODE_MAJOR}, the oldest its engines name`,
+  import.meta.url,
+  `nodejs ${MIN_NODE_MAJOR}.x`,
+  oldestNode !== null,
+  `no node of major ${MIN_NODE_MAJOR} on the PATH, at /usr/bin/node or /usr/local/bin/node: install nodejs ${MIN_NODE_MAJOR}.x from NodeSource's packages`,
+);
+/** PATH as cron has it: the machine's, with the oldest declared Node first when there is one (the executable starts with `#!/usr/bin/env node`). */
+const cronPath = (node: string | null = oldestNode) => (node ? `${dirname(node)}:${machinePath()}` : machinePath());
+
 let work: string;
 let prefix: string;
 let bin: string;
 
-/** The installed executable with nothing but PATH (the machine's Node), HOME and `env`, as cron runs it. */
-const installed = (args: string[], env: Record<string, string> = {}, cwd?: string): Promise<Exit> =>
-  run(bin, args, { cwd: cwd ?? work, env: { PATH: machinePath(), HOME: join(work, "home"), ...env } });
+/** The installed executable with nothing but PATH (the oldest declared Node, else the machine's), HOME and `env`, as cron runs it. */
+const installed = (args: string[], env: Record<string, string> = {}, cwd?: string, path = cronPath()): Promise<Exit> =>
+  run(bin, args, { cwd: cwd ?? work, env: { PATH: path, HOME: join(work, "home"), ...env } });
 
 beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), "cobblestone-pack-"));
@@ -44,28 +77,55 @@ beforeAll(async () => {
 });
 afterAll(() => work && rm(work, { recursive: true, force: true }));
 
+/** --help, --version and bad input, on the Node that PATH names. */
+async function usageVersionAndBadInput(path: string): Promise<void> {
+  const help = await installed(["--help"], {}, undefined, path);
+  expect(help.code, help.stderr).toBe(0);
+  expect(help.stdout).toMatch(/^usage: cobblestone-bridge --url BASE_URL --project SLUG\n/);
+  const version = await installed(["--version"], {}, undefined, path);
+  expect(version.code, version.stderr).toBe(0);
+  const manifest = JSON.parse(await readFile(join(prefix, "lib/node_modules/cobblestone-bridge/package.json"), "utf8"));
+  expect(version.stdout).toBe(`${BRIDGE_VERSION}\n`);
+  expect(manifest.version).toBe(BRIDGE_VERSION);
+  const missing = await installed(["--url", "http://127.0.0.1:9"], {}, undefined, path);
+  expect(missing.code).toBe(2);
+  expect(missing.stderr).toMatch(/^bridge: missing --db \(or BOINC_DB_URL, or --boinc-config\), --project, --token/);
+}
+
 describe("the packed bridge, installed from its tarball", () => {
   it("runs on the machine's own Node, at least the one its engines name", async () => {
     const manifest = JSON.parse(await readFile(join(prefix, "lib/node_modules/cobblestone-bridge/package.json"), "utf8"));
     expect(manifest.dependencies ?? {}).toEqual({});
+    expect(manifest.engines.node).toBe(`>=${MIN_NODE_MAJOR}`);
     const node = (await run("node", ["--version"], { env: { PATH: machinePath() } })).stdout.trim();
-    console.log(`the installed bridge runs on Node ${node} (engines: ${manifest.engines.node})`);
-    expect(manifest.engines.node).toMatch(/^>=\d+$/);
-    expect(Number(/^v(\d+)/.exec(node)![1])).toBeGreaterThanOrEqual(Number(manifest.engines.node.slice(2)));
+    console.log(
+      `the installed bridge runs on Node ${node} (the machine's) and ${oldestNode ? `on ${oldestNode}, the oldest its engines name` : `not on Node ${MIN_NODE_MAJOR}: none here`} (engines: ${manifest.engines.node})`,
+    );
+    expect(Number(/^v(\d+)/.exec(node)![1])).toBeGreaterThanOrEqual(MIN_NODE_MAJOR);
   });
 
   it("--help prints the usage under its own name, --version the package's version; bad input exits 2", async () => {
-    const help = await installed(["--help"]);
-    expect(help.code, help.stderr).toBe(0);
-    expect(help.stdout).toMatch(/^usage: cobblestone-bridge --url BASE_URL --project SLUG\n/);
-    const version = await installed(["--version"]);
-    expect(version.code, version.stderr).toBe(0);
-    const manifest = JSON.parse(await readFile(join(prefix, "lib/node_modules/cobblestone-bridge/package.json"), "utf8"));
-    expect(version.stdout).toBe(`${BRIDGE_VERSION}\n`);
-    expect(manifest.version).toBe(BRIDGE_VERSION);
-    const missing = await installed(["--url", "http://127.0.0.1:9"]);
-    expect(missing.code).toBe(2);
-    expect(missing.stderr).toMatch(/^bridge: missing --db \(or BOINC_DB_URL, or --boinc-config\), --project, --token/);
+    await usageVersionAndBadInput(machinePath());
+  });
+
+  it("on an older Node it says which Node to install and exits 2, whatever it was asked", async () => {
+    // A Node that calls itself 18, as Debian 12's own does: the executable checks before it loads the bundle.
+    const fake = join(work, "node-18.cjs");
+    await writeFile(fake, `Object.defineProperty(process.versions, "node", { value: "18.19.1" });\n`);
+    for (const args of [["--version"], ["--url", "http://127.0.0.1:9"], ["audit", "--help"]]) {
+      const old = await installed(args, { NODE_OPTIONS: `--require ${fake}` }, undefined, machinePath());
+      expect(old.code, old.stderr).toBe(2);
+      expect(old.stdout).toBe("");
+      expect(old.stderr).toBe(`${oldNodeProblem("18.19.1")}\n`);
+    }
+  });
+});
+
+describe.skipIf(!onOldest)(`the installed bridge on Node ${MIN_NODE_MAJOR}, the oldest its engines name`, () => {
+  it("is run by that Node from a cron job's PATH; --help, --version and bad input as on any other", async () => {
+    const node = (await run("node", ["--version"], { env: { PATH: cronPath() } })).stdout.trim();
+    expect(Number(/^v(\d+)/.exec(node)![1])).toBe(MIN_NODE_MAJOR);
+    await usageVersionAndBadInput(cronPath());
   });
 });
 
@@ -109,7 +169,9 @@ describe.skipIf(!available)("the installed bridge against MariaDB and the servic
     });
     expect(exit.code, exit.stderr).toBe(0);
     const valid = decided(boinc.ops).filter((r) => r.validate_state === "valid").length;
-    expect(exit.stdout).toContain(`; wrote back ${valid} results (0 written before, 0 skipped, 0 missing hosts/users/teams`);
+    expect(exit.stdout).toContain(
+      `; wrote back ${valid} results (0 written before, 0 skipped, 0 validated before the switch with BOINC's credit, 0 missing hosts/users/teams`,
+    );
     expect(JSON.parse(await readFile(join(work, "wb.json"), "utf8")).cursor.mod_time).toBeGreaterThan(0);
 
     const conn = await maria.root("pack_wb");

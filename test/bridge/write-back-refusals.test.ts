@@ -12,6 +12,7 @@ import { suiteNeeds } from "../../scripts/skipped-suites";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BridgeError } from "../../bridge/errors";
 import { type BridgeOptions, bridgeOptions, runBridge } from "../../bridge/run";
+import { summary } from "../../bridge/summary";
 import type { WranglerDev } from "../browser/wrangler-dev";
 import { send } from "../support/send";
 import { smallBoincDb } from "./boinc-fixture";
@@ -103,6 +104,10 @@ describe.skipIf(!available)("--write-back's refusals", () => {
     const report = await runBridge(options(db.writer, "before-switch", token, { switchTime: T + 1000 }));
     expect(report.results).toBe(3);
     expect(report.write_back).toMatchObject({ written: 0, boinc_granted: 3 });
+    // The summary line counts them, as docs/bridge.md says.
+    expect(summary(report, false)).toContain(
+      "; wrote back 0 results (0 written before, 0 skipped, 3 validated before the switch with BOINC's credit, ",
+    );
     expect(await credit("before_switch")).toEqual({ results: 3, host: 0 });
   });
 
