@@ -10,7 +10,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { suiteNeeds } from "../../scripts/skipped-suites";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import mysql from "mysql2/promise";
 import { BridgeError } from "../../bridge/errors";
+import { writeBackTables } from "../../bridge/write-back-privileges";
 import { bridgeOptions, runBridge } from "../../bridge/run";
 import type { WranglerDev } from "../browser/wrangler-dev";
 import { smallBoincDb } from "./boinc-fixture";
@@ -48,17 +50,20 @@ function filledIn(database: string): string {
     .replaceAll("IDENTIFIED BY '…'", `IDENTIFIED BY '${PASSWORD}'`);
 }
 
-/** Each GRANT line of the block, and the table it is on. */
+/** Each GRANT line of the block, the table it is on, and the columns of its column-level UPDATE. */
 function grantLines(database: string) {
   return filledIn(database)
     .split("\n")
     .filter((line) => line.startsWith("GRANT "))
     .map((line) => {
-      const m = /^GRANT [A-Z, ]+ ON \w+\.(\S+) TO \S+;$/.exec(line);
+      const m = /^GRANT ([A-Z, ]+?)(?: \(([a-z_, ]+)\))? ON \w+\.(\S+) TO \S+;$/.exec(line);
       if (!m) throw new Error(`unexpected GRANT line: ${line}`);
-      return { line, table: m[1]! };
+      return { line, privileges: m[1]!, table: m[3]!, columns: m[2]?.split(", ") ?? [] };
     });
 }
+
+/** The GRANT statements of a refusal, up to ON (privileges, column lists and all). */
+const grantsIn = (message: string) => message.match(/GRANT [A-Z]+(?: \([a-z_, ]+\))?(?:, [A-Z]+(?: \([a-z_, ]+\))?)* ON /g);
 
 describe.skipIf(!available)("the switch-over checklist's GRANTs", () => {
   let maria: MariaDb;
@@ -129,7 +134,7 @@ describe.skipIf(!available)("the switch-over checklist's GRANTs", () => {
   });
 
   const lines = grantLines("grants_line");
-  it("the block has the lines the write-back needs", () => {
+  it("the block has the lines the write-back needs, UPDATE on exactly the columns the write-back writes", () => {
     // SELECT on the database, UPDATE on 5 BOINC tables, 2 per-app tables, the bridge's 2 tables.
     expect(lines.map((l) => l.table)).toEqual([
       "*",
@@ -143,6 +148,37 @@ describe.skipIf(!available)("the switch-over checklist's GRANTs", () => {
       "cobblestone_writeback",
       "cobblestone_writeback_switch",
     ]);
+    // UPDATE in BOINC's tables only on the columns the write-back writes (the probe's list), nowhere table-wide.
+    const updates = Object.fromEntries(writeBackTables(true).map((t) => [t.table, t.update ?? []]));
+    for (const { table, privileges, columns } of lines.filter((l) => l.table !== "*")) {
+      expect(columns, table).toEqual(updates[table]);
+      expect(privileges.split(", ").filter((p) => p === "UPDATE").length === 0 || columns.length > 0, table).toBe(true);
+    }
+  });
+
+  it("what the block gives writes nothing but credit: an authenticator, a password, a result's state are refused", async () => {
+    const dsn = await granted("grants_least");
+    const conn = await mysql.createConnection(dsn);
+    const refused = async (sql: string) =>
+      conn.query(sql).then(
+        () => "allowed",
+        (e: { code?: string }) => e.code,
+      );
+    expect(await refused("UPDATE user SET authenticator = 'x' WHERE id = 3")).toBe("ER_COLUMNACCESS_DENIED_ERROR");
+    expect(await refused("UPDATE user SET passwd_hash = 'x' WHERE id = 3")).toBe("ER_COLUMNACCESS_DENIED_ERROR");
+    expect(await refused("UPDATE user SET email_addr = 'x' WHERE id = 3")).toBe("ER_COLUMNACCESS_DENIED_ERROR");
+    expect(await refused("UPDATE result SET server_state = 0 WHERE id > 0")).toBe("ER_COLUMNACCESS_DENIED_ERROR");
+    expect(await refused("UPDATE host SET userid = 1 WHERE id = 7")).toBe("ER_COLUMNACCESS_DENIED_ERROR");
+    expect(await refused("DELETE FROM result")).toBe("ER_TABLEACCESS_DENIED_ERROR");
+    expect(await refused("INSERT INTO user (create_time, email_addr, cross_project_id) VALUES (1, 'a', 'b')")).toBe(
+      "ER_TABLEACCESS_DENIED_ERROR",
+    );
+    // And the locking read the write-back does, on the columns it reads, with column-level UPDATE on the table (MariaDB: SELECT alone).
+    await conn.query("START TRANSACTION");
+    const [rows] = await conn.query("SELECT id, teamid, expavg_credit, expavg_time FROM user WHERE id = 3 FOR UPDATE");
+    expect(rows).toHaveLength(1);
+    await conn.query("ROLLBACK");
+    await conn.end();
   });
 
   for (const [i, { line: named }] of lines.entries()) {
@@ -160,7 +196,28 @@ describe.skipIf(!available)("the switch-over checklist's GRANTs", () => {
       expect(e).toBeInstanceOf(BridgeError);
       // The line itself, as the fix (the bridge's tables are not there yet, a first run: CREATE is needed too), and no other GRANT.
       expect(e.message).toContain(line);
-      expect(e.message.match(/GRANT [A-Z]+(?:, [A-Z]+)* ON /g), e.message).toEqual([line.slice(0, line.indexOf(" ON ") + 4)]);
+      expect(grantsIn(e.message), e.message).toEqual([line.slice(0, line.indexOf(" ON ") + 4)]);
+      expect(await written(database)).toEqual({ results: 0, host: 0, credit_user: 0, own_tables: 0 });
+    });
+  }
+
+  // One column of each column-level line revoked (a different one each time): that column alone is named.
+  for (const [i, { table, columns }] of lines.entries()) {
+    if (columns.length === 0) continue;
+    const column = columns[i % columns.length]!;
+    it(`without UPDATE (${column}) on ${table}: refused, that column alone named; nothing written`, async () => {
+      const database = `grants_column_${i}`;
+      const dsn = await granted(database);
+      const root = await maria.root();
+      await root.query(`REVOKE UPDATE (${column}) ON ${database}.${table} FROM ${ACCOUNT}`);
+      await root.end();
+      const e = await writeBack(dsn, `grants-column-${i}`).then(
+        () => new Error("no refusal"),
+        (e: unknown) => e as Error,
+      );
+      expect(e).toBeInstanceOf(BridgeError);
+      expect(e.message).toContain(`${table}: no UPDATE (${column}): GRANT UPDATE (${column}) ON ${database}.${table} TO ${ACCOUNT};`);
+      expect(grantsIn(e.message), e.message).toEqual([`GRANT UPDATE (${column}) ON `]);
       expect(await written(database)).toEqual({ results: 0, host: 0, credit_user: 0, own_tables: 0 });
     });
   }
