@@ -87,20 +87,47 @@ async function readConfig(boincConfig: string): Promise<string> {
   }
 }
 
+/** Where the database URL came from. */
+export type DsnSource = "--db" | "BOINC_DB_URL" | "config.xml";
+
+/** config.xml's db_user: the project's own database account (BOINC's daemons and web pages use it). */
+export function projectUserOfConfig(xml: string, file = "config.xml"): string | null {
+  const user = configSection(xml, file).db_user;
+  return user === undefined || user === null || String(user) === "" ? null : String(user);
+}
+
+/** The user a mysql:// URL logs in as (null if it is no such URL: connecting names that problem). */
+export function userOfDsn(dsn: string): string | null {
+  try {
+    return decodeURIComponent(new URL(dsn).username);
+  } catch {
+    return null;
+  }
+}
+
 /**
  * The database to use, and whether config.xml asks for per-app credit. A write-back (`primary`)
  * never takes the replica: it writes, and a replica's rows are the primary's, copied later.
+ * `projectUser`: config.xml's db_user, the project's own account (null without --boinc-config).
  */
 export async function resolveDatabase(
   db: string | undefined,
   boincConfig: string | undefined,
   env: NodeJS.ProcessEnv,
   primary: boolean,
-): Promise<{ dsn: string | null; creditByApp: boolean; validatorCaps: Map<string, number> }> {
+): Promise<{
+  dsn: string | null;
+  source: DsnSource | null;
+  projectUser: string | null;
+  creditByApp: boolean;
+  validatorCaps: Map<string, number>;
+}> {
   const xml = boincConfig === undefined ? null : await readConfig(boincConfig);
   const creditByApp = xml !== null && creditByAppInConfig(xml, boincConfig);
   const validatorCaps = xml === null ? new Map<string, number>() : validatorCapsFromConfig(xml, boincConfig);
-  if (db) return { dsn: db, creditByApp, validatorCaps };
-  if (env.BOINC_DB_URL) return { dsn: env.BOINC_DB_URL, creditByApp, validatorCaps };
-  return { dsn: xml === null ? null : dsnFromBoincConfig(xml, boincConfig, primary), creditByApp, validatorCaps };
+  const projectUser = xml === null ? null : projectUserOfConfig(xml, boincConfig);
+  const from = (dsn: string | null, source: DsnSource | null) => ({ dsn, source, projectUser, creditByApp, validatorCaps });
+  if (db) return from(db, "--db");
+  if (env.BOINC_DB_URL) return from(env.BOINC_DB_URL, "BOINC_DB_URL");
+  return xml === null ? from(null, null) : from(dsnFromBoincConfig(xml, boincConfig, primary), "config.xml");
 }

@@ -10,6 +10,7 @@
  * write-back-prune.ts) read and write, column by column; a test of its own keeps the two in step.
  */
 import type mysql from "mysql2/promise";
+import { openConnection } from "./boinc-db";
 import { BridgeError } from "./errors";
 import { type GrantColumns, grantStatement, privilegeList, whoAndWhere } from "./grants";
 import { SWITCH_TABLE, WRITEBACK_TABLE } from "./write-back-tables";
@@ -225,4 +226,73 @@ export async function refuseMissingPrivileges(conn: mysql.Connection, creditByAp
       `--write-back: this database account may not write what the write-back writes (a read-only account?); nothing was written. What ${account} lacks in database ${database}, and the GRANT that gives it (run them as the database's owner; docs/bridge.md, "Switch-over checklist"):\n  ${[...problems, ...lines].join("\n  ")}`,
     );
   }
+}
+
+/**
+ * Writes the write-back never makes and the project's own account can (BOINC's daemons and web
+ * pages log in as config.xml's db_user, with every privilege on the database): an account that
+ * passes one of these holds more than the checklist's GRANTs give.
+ */
+const BEYOND: { what: string; sql: string }[] = [
+  { what: "UPDATE user.authenticator", sql: "UPDATE `user` SET `authenticator` = '' WHERE 1 = 0" },
+  { what: "UPDATE user.passwd_hash", sql: "UPDATE `user` SET `passwd_hash` = '' WHERE 1 = 0" },
+  { what: "UPDATE user.email_addr", sql: "UPDATE `user` SET `email_addr` = '' WHERE 1 = 0" },
+  { what: "UPDATE result.server_state", sql: "UPDATE `result` SET `server_state` = 0 WHERE 1 = 0" },
+  { what: "DELETE on result", sql: "DELETE FROM `result` WHERE 1 = 0" },
+];
+
+/**
+ * What this account may do beyond the write-back's privileges (`UPDATE user.authenticator`, …),
+ * each tried with a statement that changes nothing (`WHERE 1 = 0`, in a transaction rolled
+ * back); empty for an account with the checklist's GRANTs alone. A column an older BOINC
+ * lacks is left out.
+ */
+export async function privilegesBeyondWriteBack(conn: mysql.Connection): Promise<string[]> {
+  const beyond: string[] = [];
+  await conn.query("START TRANSACTION");
+  try {
+    for (const { what, sql } of BEYOND) {
+      try {
+        await conn.query(sql);
+        beyond.push(what);
+      } catch (e) {
+        const code = (e as { code?: string }).code ?? "";
+        if (!DENIED.has(code) && code !== "ER_BAD_FIELD_ERROR" && code !== "ER_NO_SUCH_TABLE") throw e;
+      }
+    }
+  } finally {
+    await conn.query("ROLLBACK");
+  }
+  return beyond;
+}
+
+/**
+ * The account the write-back logs in as (CURRENT_USER()), and what it may do beyond the
+ * write-back's privileges. On a read-only server (a replica) nothing is tried: every write is
+ * refused there whatever the privileges, and the write-back's opening refuses the server.
+ */
+export async function writeBackAccount(dsn: string): Promise<{ account: string; beyond: string[] }> {
+  const conn = await openConnection(dsn);
+  try {
+    const { account } = await whoAndWhere(conn);
+    const [ro] = await conn.query("SELECT @@global.read_only AS ro");
+    if (Number((ro as { ro: unknown }[])[0]!.ro) !== 0) return { account, beyond: [] };
+    return { account, beyond: await privilegesBeyondWriteBack(conn) };
+  } finally {
+    await conn.end().catch(() => undefined);
+  }
+}
+
+/**
+ * The warning when the write-back's account is the project's own (`projectUser`: config.xml's
+ * db_user) or holds more than the write-back's privileges; null when it is neither.
+ */
+export function accountWarning(account: string, projectUser: string | null, beyond: string[]): string | null {
+  if (projectUser === null && beyond.length === 0) return null;
+  const may = beyond.length > 0 ? `, which may ${beyond.join(", ")} and more than the write-back needs` : "";
+  const who =
+    projectUser !== null
+      ? `--write-back writes as the project's own database account (config.xml's db_user${projectUser ? ` '${projectUser}'` : ""}, logged in as ${account})${may}`
+      : `--write-back's database account ${account} may do more than write credit (${beyond.join(", ")})`;
+  return `${who}: the write-back needs only the GRANTs of docs/bridge.md's "Switch-over checklist" (step 2), on the credit columns; give it an account with those alone, as BOINC_DB_URL (or --db), and it cannot change a password, an authenticator or a result's state`;
 }

@@ -5,13 +5,15 @@
  * gives it (issue 42 item 3). The test reads the doc: the doc and the test cannot drift apart.
  */
 import { readFileSync } from "node:fs";
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { suiteNeeds } from "../../scripts/skipped-suites";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import mysql from "mysql2/promise";
+import { parseOptions } from "../../bridge/cli-options";
 import { BridgeError } from "../../bridge/errors";
+import type { BridgeEvent } from "../../bridge/event-log";
 import { writeBackTables } from "../../bridge/write-back-privileges";
 import { bridgeOptions, runBridge } from "../../bridge/run";
 import type { WranglerDev } from "../browser/wrangler-dev";
@@ -221,4 +223,108 @@ describe.skipIf(!available)("the switch-over checklist's GRANTs", () => {
       expect(await written(database)).toEqual({ results: 0, host: 0, credit_user: 0, own_tables: 0 });
     });
   }
+
+  describe("the write-back's account (issue 49)", () => {
+    const PROJECT_USER = "boincadm";
+    const PROJECT_PASSWORD = "pr0ject";
+    /** Everything BOINC's daemons may do, as the write-back should not: what each run tells of an account that may. */
+    const BEYOND =
+      "UPDATE user.authenticator, UPDATE user.passwd_hash, UPDATE user.email_addr, UPDATE result.server_state, DELETE on result";
+
+    /** The block's account on a fresh database, the project's own account beside it (every privilege, as make_project leaves it), and its config.xml. */
+    async function project(database: string) {
+      const dsn = await granted(database);
+      const root = await maria.root();
+      await root.query(`CREATE USER IF NOT EXISTS '${PROJECT_USER}'@'127.0.0.1' IDENTIFIED BY '${PROJECT_PASSWORD}'`);
+      await root.query(`GRANT ALL PRIVILEGES ON ${database}.* TO '${PROJECT_USER}'@'127.0.0.1'`);
+      await root.end();
+      const config = join(work, `${database}-config.xml`);
+      await writeFile(
+        config,
+        `<boinc><config><db_name>${database}</db_name><db_host>127.0.0.1:${maria.port}</db_host><db_user>${PROJECT_USER}</db_user><db_passwd>${PROJECT_PASSWORD}</db_passwd><credit_by_app/></config></boinc>`,
+      );
+      return { dsn, config };
+    }
+
+    /** A --write-back run as the command line makes it, its events kept. */
+    async function run(argv: string[], env: Record<string, string>, slug: string) {
+      if (!tokens.has(slug)) tokens.set(slug, await createProject(server.base, ADMIN, slug));
+      const options = await parseOptions(
+        [
+          "--url",
+          server.base,
+          "--project",
+          slug,
+          "--state",
+          join(work, `${slug}.json`),
+          "--write-back",
+          "--switch-time",
+          String(T - 100),
+          ...argv,
+        ],
+        { COBBLESTONE_TOKEN: tokens.get(slug)!, ...env },
+      );
+      const events: BridgeEvent[] = [];
+      const report = await runBridge({ ...options, progress: false, events: (e) => events.push(e) });
+      const start = events.find((e) => e.event === "start")!.fields!;
+      return { report, start, warnings: events.filter((e) => e.event === "write_back_account") };
+    }
+
+    it("the checklist's account (BOINC_DB_URL beside --boinc-config): no warning, and the start event says whose account writes", async () => {
+      const { dsn, config } = await project("account_own");
+      const { report, start, warnings } = await run(["--boinc-config", config], { BOINC_DB_URL: dsn }, "account-own");
+      expect(report.write_back).toMatchObject({ written: 3 });
+      expect(start).toMatchObject({ write_back_account: ACCOUNT, write_back_project_account: false, write_back_beyond: null });
+      expect(warnings).toEqual([]);
+    });
+
+    it("config.xml's db_user: refused unless --project-account says it is meant; then it writes, and warns", async () => {
+      const { config } = await project("account_project");
+      const refused = await run(["--boinc-config", config], {}, "account-project").catch((e: unknown) => e as Error);
+      expect(refused).toBeInstanceOf(BridgeError);
+      expect((refused as Error).message).toContain("config.xml's db_user 'boincadm', the project's own database account");
+      expect(await written("account_project")).toEqual({ results: 0, host: 0, credit_user: 0, own_tables: 0 });
+
+      const { report, start, warnings } = await run(["--boinc-config", config, "--project-account"], {}, "account-project");
+      expect(report.write_back).toMatchObject({ written: 3 });
+      const account = `'${PROJECT_USER}'@'127.0.0.1'`;
+      expect(start).toMatchObject({ write_back_account: account, write_back_project_account: true, write_back_beyond: BEYOND });
+      expect(warnings).toEqual([
+        expect.objectContaining({
+          level: "warn",
+          fields: { account, project_account: true, beyond: BEYOND },
+          msg: expect.stringMatching(
+            /^--write-back writes as the project's own database account \(config\.xml's db_user 'boincadm', logged in as 'boincadm'@'127\.0\.0\.1'\), which may UPDATE user\.authenticator, .*: the write-back needs only the GRANTs of docs\/bridge\.md's "Switch-over checklist" \(step 2\)/,
+          ),
+        }),
+      ]);
+    });
+
+    it("a URL of config.xml's db_user is the project's own account too; another account with more than the GRANTs is warned of as well", async () => {
+      const { config } = await project("account_url");
+      const projectDsn = `mysql://${PROJECT_USER}:${PROJECT_PASSWORD}@127.0.0.1:${maria.port}/account_url`;
+      const same = await run(["--boinc-config", config], { BOINC_DB_URL: projectDsn }, "account-url");
+      expect(same.start).toMatchObject({ write_back_project_account: true, write_back_beyond: BEYOND });
+      expect(same.warnings).toHaveLength(1);
+
+      // An account of its own, but table-wide: it may write what the write-back never writes.
+      const root = await maria.root();
+      await root.query("CREATE USER IF NOT EXISTS 'wide'@'127.0.0.1' IDENTIFIED BY 'w1de'");
+      await root.query("GRANT SELECT, UPDATE, INSERT, DELETE, CREATE ON account_url.* TO 'wide'@'127.0.0.1'");
+      await root.end();
+      const wide = await run([], { BOINC_DB_URL: `mysql://wide:w1de@127.0.0.1:${maria.port}/account_url` }, "account-url");
+      expect(wide.start).toMatchObject({
+        write_back_account: "'wide'@'127.0.0.1'",
+        write_back_project_account: false,
+        write_back_beyond: BEYOND,
+      });
+      expect(wide.warnings).toEqual([
+        expect.objectContaining({
+          msg: expect.stringMatching(
+            /^--write-back's database account 'wide'@'127\.0\.0\.1' may do more than write credit \(UPDATE user\.authenticator, /,
+          ),
+        }),
+      ]);
+    });
+  });
 });
