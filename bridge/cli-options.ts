@@ -4,7 +4,7 @@ import { isAbsolute, join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { DEFAULT_MAX_GRANTED_CREDIT } from "./credit-bounds";
 import { connectionSettings } from "./boinc-db";
-import { resolveDatabase } from "./db-source";
+import { resolveDatabase, userOfDsn } from "./db-source";
 import { BridgeError } from "./errors";
 import { LOG_FORMATS, type LogFormat } from "./event-log";
 import { type BridgeOptions, DEFAULT_RESCALE_EVERY } from "./run";
@@ -14,7 +14,7 @@ import { BRIDGE_VERSION } from "./version";
 export const USAGE = `usage: cobblestone-bridge --url BASE_URL --project SLUG
          [--db mysql://USER:PASS@HOST:PORT/DB | --boinc-config PROJECT/config.xml] [--db-params PARAMS]
          [--token TOKEN] [--allow-http] [--state FILE] [--since TIME] [--rewind TIME] [--rescale-every SECONDS]
-         [--dry-run] [--compare OUT.csv] [--no-progress] [--write-back [--credit-by-app] [--switch-time TIME]]
+         [--dry-run] [--compare OUT.csv] [--no-progress] [--write-back [--credit-by-app] [--switch-time TIME] [--project-account]]
          [--max-granted-credit CREDIT]
          [--request-timeout SECONDS] [--request-attempts N] [--max-answer-mib MIB]
          [--follow [--poll-every SECONDS]] [--log-format text|json]
@@ -25,6 +25,9 @@ export const USAGE = `usage: cobblestone-bridge --url BASE_URL --project SLUG
   password in a URL (: / # @ % ? and space). TLS to the database: ?ssl-mode=VERIFY_CA&ssl-ca=/path/ca.pem
   in its URL, or --db-params 'ssl-mode=VERIFY_CA&ssl-ca=/path/ca.pem' (for --boinc-config's database too).
   --url is https:// unless the service is on this machine (localhost, 127.x, ::1), or --allow-http.
+  --write-back logs in as the account of --db or BOINC_DB_URL (one with the GRANTs of the switch-over
+  checklist); with --boinc-config alone it refuses, unless --project-account says config.xml's db_user
+  (the project's own account) is meant.
   In a checkout of Cobblestone: npm run bridge -- OPTIONS. Details: docs/bridge.md.`;
 
 /** What the command line says beyond a run's options: how the bridge tells how it is doing. */
@@ -133,6 +136,32 @@ function requestLimits(values: {
   };
 }
 
+/**
+ * The write-back's account is a choice the admin makes (docs/bridge.md, "Switch-over checklist",
+ * steps 2 and 5): the account of --db or BOINC_DB_URL, or with --boinc-config alone config.xml's
+ * db_user (the project's own account, which may change anything in the database) only when
+ * --project-account says so. Returns config.xml's db_user when the write-back logs in as it
+ * (from config.xml, or a URL with that user): the run then warns.
+ */
+function chooseWriteBackAccount(
+  resolved: { dsn: string | null; source: string | null; projectUser: string | null },
+  projectAccountMeant: boolean,
+): string | null {
+  if (resolved.source === "config.xml" && !projectAccountMeant) {
+    throw new BridgeError(
+      `--write-back with --boinc-config and no --db or BOINC_DB_URL would write as config.xml's db_user${resolved.projectUser ? ` '${resolved.projectUser}'` : ""}, the project's own database account, which may change anything in the database. Give the write-back an account of its own, with the GRANTs of docs/bridge.md's "Switch-over checklist" (step 2), as BOINC_DB_URL (or --db): --boinc-config still gives <credit_by_app/> and the validators' caps. Or add --project-account to write back as config.xml's db_user knowingly (each run then warns).`,
+    );
+  }
+  if (projectAccountMeant && resolved.source !== null && resolved.source !== "config.xml") {
+    throw new BridgeError(
+      `--project-account means the write-back logs in as config.xml's db_user (--boinc-config, no --db, no BOINC_DB_URL); here ${resolved.source} names the account: leave --project-account out\n${USAGE}`,
+    );
+  }
+  if (resolved.source === "config.xml") return resolved.projectUser ?? "";
+  const user = resolved.dsn === null ? null : userOfDsn(resolved.dsn);
+  return resolved.projectUser !== null && user === resolved.projectUser ? user : null;
+}
+
 export async function parseOptions(argv: string[], env: NodeJS.ProcessEnv): Promise<CliOptions> {
   let values;
   try {
@@ -156,6 +185,7 @@ export async function parseOptions(argv: string[], env: NodeJS.ProcessEnv): Prom
         "write-back": { type: "boolean", default: false },
         "credit-by-app": { type: "boolean", default: false },
         "switch-time": { type: "string" },
+        "project-account": { type: "boolean", default: false },
         "max-granted-credit": { type: "string" },
         "request-timeout": { type: "string" },
         "request-attempts": { type: "string" },
@@ -190,6 +220,8 @@ export async function parseOptions(argv: string[], env: NodeJS.ProcessEnv): Prom
   );
   const db = resolved.dsn;
   if (values["credit-by-app"] && !writeBack) throw new BridgeError(`--credit-by-app only means something with --write-back\n${USAGE}`);
+  const projectAccount = writeBack ? chooseWriteBackAccount(resolved, values["project-account"]!) : null;
+  if (values["project-account"] && !writeBack) throw new BridgeError(`--project-account only means something with --write-back\n${USAGE}`);
   const missing = [
     ...(db ? [] : ["--db (or BOINC_DB_URL, or --boinc-config)"]),
     ...(values.url ? [] : ["--url"]),
@@ -240,6 +272,7 @@ export async function parseOptions(argv: string[], env: NodeJS.ProcessEnv): Prom
           writeBack,
           creditByApp: values["credit-by-app"]! || resolved.creditByApp,
           switchTime: values["switch-time"] === undefined ? null : parseTime(values["switch-time"], "--switch-time"),
+          projectAccount,
         }
       : {}),
   };

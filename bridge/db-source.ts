@@ -88,11 +88,30 @@ async function readConfig(boincConfig: string): Promise<string> {
   }
 }
 
+/** Where the database URL came from. */
+export type DsnSource = "--db" | "BOINC_DB_URL" | "config.xml";
+
+/** config.xml's db_user: the project's own database account (BOINC's daemons and web pages use it). */
+export function projectUserOfConfig(xml: string, file = "config.xml"): string | null {
+  const user = configSection(xml, file).db_user;
+  return user === undefined || user === null || String(user) === "" ? null : String(user);
+}
+
+/** The user a mysql:// URL logs in as (null if it is no such URL: connecting names that problem). */
+export function userOfDsn(dsn: string): string | null {
+  try {
+    return decodeURIComponent(new URL(dsn).username);
+  } catch {
+    return null;
+  }
+}
+
 /**
  * The database to use, and whether config.xml asks for per-app credit. A write-back (`primary`)
  * never takes the replica: it writes, and a replica's rows are the primary's, copied later.
  * `params` (--db-params) are added to the URL's own parameters, wherever it came from: config.xml
  * has no TLS settings (db-params.ts).
+ * `projectUser`: config.xml's db_user, the project's own account (null without --boinc-config).
  */
 export async function resolveDatabase(
   db: string | undefined,
@@ -100,10 +119,19 @@ export async function resolveDatabase(
   env: NodeJS.ProcessEnv,
   primary: boolean,
   params?: string,
-): Promise<{ dsn: string | null; creditByApp: boolean; validatorCaps: Map<string, number> }> {
+): Promise<{
+  dsn: string | null;
+  source: DsnSource | null;
+  projectUser: string | null;
+  creditByApp: boolean;
+  validatorCaps: Map<string, number>;
+}> {
   const xml = boincConfig === undefined ? null : await readConfig(boincConfig);
   const creditByApp = xml !== null && creditByAppInConfig(xml, boincConfig);
   const validatorCaps = xml === null ? new Map<string, number>() : validatorCapsFromConfig(xml, boincConfig);
-  const dsn = db || env.BOINC_DB_URL || (xml === null ? null : dsnFromBoincConfig(xml, boincConfig, primary));
-  return { dsn: dsn === null ? null : withDsnParams(dsn, params), creditByApp, validatorCaps };
+  const projectUser = xml === null ? null : projectUserOfConfig(xml, boincConfig);
+  const from = (dsn: string | null, source: DsnSource | null) => ({ dsn, source, projectUser, creditByApp, validatorCaps });
+  if (db) return from(withDsnParams(db, params), "--db");
+  if (env.BOINC_DB_URL) return from(withDsnParams(env.BOINC_DB_URL, params), "BOINC_DB_URL");
+  return xml === null ? from(null, null) : from(withDsnParams(dsnFromBoincConfig(xml, boincConfig, primary), params), "config.xml");
 }

@@ -18,8 +18,18 @@ const ORDER = ["CREATE", "SELECT", "INSERT", "UPDATE", "DELETE"];
 
 export const inGrantOrder = (privileges: string[]) => [...new Set(privileges)].sort((a, b) => ORDER.indexOf(a) - ORDER.indexOf(b));
 
-export function grantStatement(privileges: string[], database: string, table: string, account: string): string {
-  return `GRANT ${inGrantOrder(privileges).join(", ")} ON ${sqlName(database)}.${table === "*" ? "*" : sqlName(table)} TO ${account};`;
+/** Privileges given on some columns only (a column-level GRANT): per privilege, its columns in order. */
+export type GrantColumns = Partial<Record<string, readonly string[]>>;
+
+/** `INSERT, UPDATE (total, njobs)`: the privileges in order, each with its columns where it is column-level. */
+export function privilegeList(privileges: string[], columns: GrantColumns = {}): string {
+  return inGrantOrder(privileges)
+    .map((p) => (columns[p]?.length ? `${p} (${columns[p]!.map(sqlName).join(", ")})` : p))
+    .join(", ");
+}
+
+export function grantStatement(privileges: string[], database: string, table: string, account: string, columns: GrantColumns = {}): string {
+  return `GRANT ${privilegeList(privileges, columns)} ON ${sqlName(database)}.${table === "*" ? "*" : sqlName(table)} TO ${account};`;
 }
 
 /** The account this connection's privileges are those of, and its database. */

@@ -39,6 +39,7 @@ import { countUnpaid } from "./unpaid";
 import { UnpaidWatch } from "./unpaid-watch";
 import type { WriteBackReport } from "./write-back";
 import { WriteBackLink } from "./write-back-link";
+import { accountWarning, writeBackAccount } from "./write-back-privileges";
 import { refuseGrantedByOthers, refuseUnpaidCreditModes } from "./write-back-refusals";
 
 export interface BridgeOptions {
@@ -76,6 +77,12 @@ export interface BridgeOptions {
   creditByApp?: boolean;
   /** When the validators were restarted with --no_credit (Unix seconds): needed by the first write-back run, then kept in the database. */
   switchTime?: number | null;
+  /**
+   * config.xml's db_user when the write-back logs in as it, the project's own account
+   * (--project-account, or a URL with that user): the run warns (write_back_account). The CLI
+   * sets it; null or absent: another account.
+   */
+  projectAccount?: string | null;
   /** The validators' --max_granted_credit (config.xml, --max-granted-credit): no answer above it is written (credit-bounds.ts). Default: BOINC's. */
   validatorCaps?: ValidatorCaps;
   /** --follow: keep polling for newly validated results, this many seconds apart, until the signal aborts. */
@@ -249,6 +256,9 @@ export async function runBridge(options: BridgeOptions): Promise<BridgeReport> {
         `this state file's project writes its credit back (its write-back wrote up to ${whenText(state.write_back_cursor.mod_time)}), but this run has no --write-back: it posts without writing, and the next --write-back run posts these results again and writes them`,
       );
     }
+    // The write-back's account: the project's own, or one that may do more than write credit, is told (docs/bridge.md, "Switch-over checklist").
+    const account = writeBacks ? await writeBackAccount(options.db) : null;
+    const projectUser = writeBacks ? (options.projectAccount ?? null) : null;
     note(
       "start",
       `start: project '${options.project}' at ${redactDsn(url)}, database ${redactDsn(options.db)}, cursor ${state.cursor.mod_time}:${state.cursor.id}`,
@@ -262,8 +272,19 @@ export async function runBridge(options: BridgeOptions): Promise<BridgeReport> {
         dry_run: options.dryRun,
         cursor_mod_time: state.cursor.mod_time,
         cursor_id: state.cursor.id,
+        write_back_account: account?.account ?? null,
+        write_back_project_account: account ? projectUser !== null : null,
+        write_back_beyond: account && account.beyond.length > 0 ? account.beyond.join(", ") : null,
       },
     );
+    const warning = account ? accountWarning(account.account, projectUser, account.beyond) : null;
+    if (account && warning) {
+      tell("warn", "write_back_account", warning, {
+        account: account.account,
+        project_account: projectUser !== null,
+        beyond: account.beyond.length > 0 ? account.beyond.join(", ") : null,
+      });
+    }
     // The database's side of the start (the write-back's checks and tables, the first scan of the
     // result table) runs while the apps are registered with the service.
     const writeBackOpened = writeBacks ? writeBacks.open() : Promise.resolve();

@@ -66,6 +66,49 @@ describe("bridge command line", () => {
     expect(missing.message).toMatch(/missing --db \(or BOINC_DB_URL, or --boinc-config\)/);
   });
 
+  it("--write-back's account is a choice: config.xml's db_user (the project's own account) only with --project-account", async () => {
+    const env = { COBBLESTONE_TOKEN: "t" };
+    const config = join(work, "wb-config.xml");
+    await writeFile(
+      config,
+      `<boinc><config><db_name>main</db_name><db_host>primary</db_host><db_user>boincadm</db_user><db_passwd>p</db_passwd>
+        <replica_db_host>replica</replica_db_host><replica_db_user>ro</replica_db_user><replica_db_passwd>q</replica_db_passwd>
+        <credit_by_app/></config></boinc>`,
+    );
+    const wb = [...base, "--boinc-config", config, "--write-back"];
+    // --boinc-config alone: refused, naming the ways out.
+    const refused = await parseOptions(wb, env).catch((e) => e);
+    expect(refused).toBeInstanceOf(BridgeError);
+    expect(refused.message).toMatch(
+      /^--write-back with --boinc-config and no --db or BOINC_DB_URL would write as config\.xml's db_user 'boincadm', the project's own database account/,
+    );
+    expect(refused.message).toContain("as BOINC_DB_URL (or --db)");
+    expect(refused.message).toContain("add --project-account");
+    // Said explicitly: the primary's db_user, told as the project's own account.
+    expect(await parseOptions([...wb, "--project-account"], env)).toMatchObject({
+      db: "mysql://boincadm:p@primary:3306/main",
+      projectAccount: "boincadm",
+      creditByApp: true,
+    });
+    // The write-back's own account from BOINC_DB_URL (or --db): config.xml still gives <credit_by_app/>.
+    expect(await parseOptions(wb, { ...env, BOINC_DB_URL: "mysql://cobblestone_wb:x@primary/main" })).toMatchObject({
+      db: "mysql://cobblestone_wb:x@primary/main",
+      projectAccount: null,
+      creditByApp: true,
+    });
+    // A URL that logs in as config.xml's db_user is the project's own account too.
+    expect((await parseOptions([...wb, "--db", "mysql://boincadm:p@primary/main"], env)).projectAccount).toBe("boincadm");
+    // --project-account where it means nothing: refused.
+    const withDb = await parseOptions([...wb, "--project-account", "--db", "mysql://cobblestone_wb:x@primary/main"], env).catch((e) => e);
+    expect(withDb.message).toMatch(
+      /^--project-account means the write-back logs in as config\.xml's db_user .*here --db names the account/,
+    );
+    const noWriteBack = await parseOptions([...base, "--boinc-config", config, "--project-account"], env).catch((e) => e);
+    expect(noWriteBack.message).toMatch(/^--project-account only means something with --write-back/);
+    // Without --write-back, --boinc-config reads through the replica as before.
+    expect((await parseOptions([...base, "--boinc-config", config], env)).db).toBe("mysql://ro:q@replica:3306/main");
+  });
+
   it("reads a config.xml's replica when it has one (BOINC's read-only tools do too)", () => {
     const xml = `<boinc><config><db_name>main</db_name><db_user>u</db_user><db_passwd>p</db_passwd><db_host>primary</db_host>
       <replica_db_host>replica:3307</replica_db_host><replica_db_user>ro</replica_db_user><replica_db_passwd>q</replica_db_passwd></config></boinc>`;
