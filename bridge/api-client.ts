@@ -38,7 +38,9 @@ function explain(what: string, answer: Answer<unknown>, name: NameIssue = () => 
       })
       .join("") ?? "";
   if (status === 401 || status === 403) {
-    return new BridgeError(`${what}: the service refused the token (${detail}); check --token or COBBLESTONE_TOKEN and --project`);
+    return new BridgeError(
+      `${what}: the service refused the token (${detail}); check --token or COBBLESTONE_TOKEN (in --secrets-file, the credential cobblestone-token or the environment) and --project`,
+    );
   }
   if (status === 404 && body?.error?.code === "not_found" && !issues) return new BridgeError(`${what}: ${detail} (is --project right?)`);
   return new BridgeError(`${what}: ${detail}${issues}`);

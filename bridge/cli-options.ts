@@ -7,21 +7,24 @@ import { resolveDatabase } from "./db-source";
 import { BridgeError } from "./errors";
 import { LOG_FORMATS, type LogFormat } from "./event-log";
 import { type BridgeOptions, DEFAULT_RESCALE_EVERY } from "./run";
+import { resolveSecrets } from "./secrets";
 import { normalizeServiceUrl } from "./service-url";
 import { BRIDGE_VERSION } from "./version";
 
 export const USAGE = `usage: cobblestone-bridge --url BASE_URL --project SLUG
          [--db mysql://USER:PASS@HOST:PORT/DB | --boinc-config PROJECT/config.xml]
-         [--token TOKEN] [--state FILE] [--since TIME] [--rewind TIME] [--rescale-every SECONDS] [--dry-run]
+         [--secrets-file FILE] [--token TOKEN] [--state FILE] [--since TIME] [--rewind TIME] [--rescale-every SECONDS] [--dry-run]
          [--compare OUT.csv] [--no-progress] [--write-back [--credit-by-app] [--switch-time TIME]]
          [--max-granted-credit CREDIT]
          [--request-timeout SECONDS] [--request-attempts N] [--max-answer-mib MIB]
          [--follow [--poll-every SECONDS]] [--log-format text|json]
          [--metrics-port PORT [--metrics-host HOST]] [--metrics-file FILE.prom] [--help] [--version]
        cobblestone-bridge audit --url BASE_URL --project SLUG [...]: the audit (audit --help)
-  The token may come from COBBLESTONE_TOKEN instead of --token, and the database URL from
-  BOINC_DB_URL instead of --db (both keep secrets out of \`ps\`). Percent-encode the whole
-  password in a URL (: / # @ % ? and space). In a checkout of Cobblestone: npm run bridge -- OPTIONS.
+  Keep the secrets off the command line, where \`ps\` shows them: --secrets-file FILE (mode 600) with
+  the lines COBBLESTONE_TOKEN=… and BOINC_DB_URL=…, or under systemd the credentials
+  cobblestone-token, boinc-db-url and boinc-config.xml ($CREDENTIALS_DIRECTORY), or the
+  environment variables COBBLESTONE_TOKEN and BOINC_DB_URL. Percent-encode the whole password
+  in a URL (: / # @ % ? and space). In a checkout of Cobblestone: npm run bridge -- OPTIONS.
   Details: docs/bridge.md.`;
 
 /** What the command line says beyond a run's options: how the bridge tells how it is doing. */
@@ -130,6 +133,26 @@ function requestLimits(values: {
   };
 }
 
+/** What a missing token or database says: every place it may come from. */
+export const MISSING_DB = "--db (or BOINC_DB_URL, or --boinc-config)";
+export const MISSING_TOKEN = "--token (or COBBLESTONE_TOKEN: in --secrets-file, the credential cobblestone-token or the environment)";
+
+/** The token, the database URL and config.xml from the options, --secrets-file, systemd's credentials and the environment (secrets.ts). */
+export function secretsOf(
+  values: { token?: string; db?: string; "boinc-config"?: string; "secrets-file"?: string },
+  env: NodeJS.ProcessEnv,
+): ReturnType<typeof resolveSecrets> {
+  return resolveSecrets(
+    {
+      token: values.token,
+      db: values.db,
+      boincConfig: values["boinc-config"] === undefined ? undefined : userPath(values["boinc-config"], env),
+      secretsFile: values["secrets-file"] === undefined ? undefined : userPath(values["secrets-file"], env),
+    },
+    env,
+  );
+}
+
 export async function parseOptions(argv: string[], env: NodeJS.ProcessEnv): Promise<CliOptions> {
   let values;
   try {
@@ -141,6 +164,7 @@ export async function parseOptions(argv: string[], env: NodeJS.ProcessEnv): Prom
         url: { type: "string" },
         project: { type: "string" },
         token: { type: "string" },
+        "secrets-file": { type: "string" },
         state: { type: "string" },
         since: { type: "string" },
         rewind: { type: "string" },
@@ -174,21 +198,17 @@ export async function parseOptions(argv: string[], env: NodeJS.ProcessEnv): Prom
   if (values.version) throw new HelpRequested(BRIDGE_VERSION);
   const told = monitoring(values, env);
   const limits = requestLimits(values);
-  const token = values.token ?? env.COBBLESTONE_TOKEN;
   const writeBack = values["write-back"]!;
-  const resolved = await resolveDatabase(
-    values.db,
-    values["boinc-config"] === undefined ? undefined : userPath(values["boinc-config"], env),
-    env,
-    writeBack,
-  );
+  const secrets = await secretsOf(values, env);
+  const token = secrets.token;
+  const resolved = await resolveDatabase(secrets.db, secrets.boincConfig, env, writeBack);
   const db = resolved.dsn;
   if (values["credit-by-app"] && !writeBack) throw new BridgeError(`--credit-by-app only means something with --write-back\n${USAGE}`);
   const missing = [
-    ...(db ? [] : ["--db (or BOINC_DB_URL, or --boinc-config)"]),
+    ...(db ? [] : [MISSING_DB]),
     ...(values.url ? [] : ["--url"]),
     ...(values.project ? [] : ["--project"]),
-    ...(token ? [] : ["--token (or COBBLESTONE_TOKEN)"]),
+    ...(token ? [] : [MISSING_TOKEN]),
   ];
   if (missing.length > 0) throw new BridgeError(`missing ${missing.join(", ")}\n${USAGE}`);
   const url = normalizeServiceUrl(values.url!);

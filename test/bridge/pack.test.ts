@@ -6,12 +6,14 @@
  * The sizes are printed, not asserted (BENCHMARKS.md, "The installed bridge").
  */
 import { execFile } from "node:child_process";
-import { mkdtemp, readFile, rm, stat } from "node:fs/promises";
+import { mkdtemp, readdir, readFile, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { suiteNeeds } from "../../scripts/skipped-suites";
+import { SYSTEMD_DIR } from "../../bridge/pack";
 import { BRIDGE_VERSION } from "../../bridge/version";
 import type { WranglerDev } from "../browser/wrangler-dev";
 import { boincDbWithTrace } from "./boinc-fixture";
@@ -52,6 +54,16 @@ describe("the packed bridge, installed from its tarball", () => {
     console.log(`the installed bridge runs on Node ${node} (engines: ${manifest.engines.node})`);
     expect(manifest.engines.node).toMatch(/^>=\d+$/);
     expect(Number(/^v(\d+)/.exec(node)![1])).toBeGreaterThanOrEqual(Number(manifest.engines.node.slice(2)));
+  });
+
+  it("ships the systemd units and their examples as bridge/package/systemd/ has them (test/bridge/systemd-units.test.ts checks them)", async () => {
+    const installedDir = join(prefix, "lib/node_modules/cobblestone-bridge", SYSTEMD_DIR);
+    const sourceDir = fileURLToPath(new URL(`../../bridge/package/${SYSTEMD_DIR}/`, import.meta.url));
+    const names = (await readdir(sourceDir)).sort();
+    expect((await readdir(installedDir)).sort()).toEqual(names);
+    expect(names).toContain("cobblestone-bridge@.service");
+    for (const name of names)
+      expect(await readFile(join(installedDir, name), "utf8"), name).toBe(await readFile(join(sourceDir, name), "utf8"));
   });
 
   it("--help prints the usage under its own name, --version the package's version; bad input exits 2", async () => {
