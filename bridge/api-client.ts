@@ -38,7 +38,9 @@ function explain(what: string, answer: Answer<unknown>, name: NameIssue = () => 
       })
       .join("") ?? "";
   if (status === 401 || status === 403) {
-    return new BridgeError(`${what}: the service refused the token (${detail}); check --token or COBBLESTONE_TOKEN and --project`);
+    return new BridgeError(
+      `${what}: the service refused the token (${detail}); check --token or COBBLESTONE_TOKEN (in --secrets-file, the credential cobblestone-token or the environment) and --project`,
+    );
   }
   if (status === 404 && body?.error?.code === "not_found" && !issues) return new BridgeError(`${what}: ${detail} (is --project right?)`);
   // The service failing (a 500: the same request would get it again, so a run stops on it) or

@@ -8,7 +8,7 @@ import { parseArgs } from "node:util";
 import { CobblestoneApi } from "./api-client";
 import { audit, FINDING_KINDS, type Finding } from "./audit";
 import { BoincDb, redactDsn } from "./boinc-db";
-import { parseTime, userPath } from "./cli-options";
+import { MISSING_DB, MISSING_TOKEN, parseTime, secretsOf } from "./cli-options";
 import { CreditCeilings, DEFAULT_MAX_GRANTED_CREDIT, type ValidatorCaps } from "./credit-bounds";
 import { resolveDatabase } from "./db-source";
 import { BridgeError, exitStatusOf, isTransient } from "./errors";
@@ -17,13 +17,15 @@ import { checkedServiceUrl, cleartextWarning, isCleartextToNetwork } from "./ser
 import { UNPAID_AFTER_SECONDS, storedSwitchPoint } from "./unpaid";
 
 export const AUDIT_USAGE = `usage: cobblestone-bridge audit --url BASE_URL --project SLUG
-         [--db mysql://USER:PASS@HOST:PORT/DB | --boinc-config PROJECT/config.xml] [--db-params PARAMS]
+         [--db mysql://USER:PASS@HOST:PORT/DB | --boinc-config PROJECT/config.xml] [--db-params PARAMS] [--secrets-file FILE]
          [--token TOKEN] [--allow-http] [--since TIME] [--until TIME] [--max-granted-credit CREDIT] [--help]
   Lists every valid result reported in [--since, --until) (default: from the switch point on)
   that is unpaid, paid outside BOINC's bounds, or paid differently from the service's grant.
   Exit status: 0 none, 3 some (one line each on stdout), 2 when the audit cannot be made
   (75 when the service or the database is unavailable: try again later).
-  COBBLESTONE_TOKEN, BOINC_DB_URL, --db-params and --allow-http work as for the bridge. Details: docs/bridge.md.`;
+  The token and the database come from the same places as for the bridge (--secrets-file, systemd's
+  credentials, COBBLESTONE_TOKEN and BOINC_DB_URL); --db-params and --allow-http work as for it too.
+  Details: docs/bridge.md.`;
 
 /** Exit status when the audit found something. */
 export const AUDIT_FOUND = EXIT.findings;
@@ -52,6 +54,7 @@ export async function parseAuditOptions(argv: string[], env: NodeJS.ProcessEnv):
         "allow-http": { type: "boolean", default: false },
         project: { type: "string" },
         token: { type: "string" },
+        "secrets-file": { type: "string" },
         since: { type: "string" },
         until: { type: "string" },
         "max-granted-credit": { type: "string" },
@@ -64,20 +67,15 @@ export async function parseAuditOptions(argv: string[], env: NodeJS.ProcessEnv):
     throw new BridgeError(`${(e as Error).message}\n${AUDIT_USAGE}`);
   }
   if (values.help) return null;
-  const token = values.token ?? env.COBBLESTONE_TOKEN;
+  const secrets = await secretsOf(values, env);
+  const token = secrets.token;
   // Reads only: the replica (config.xml's replica_db_*) serves, as for the bridge's read-only runs.
-  const resolved = await resolveDatabase(
-    values.db,
-    values["boinc-config"] === undefined ? undefined : userPath(values["boinc-config"], env),
-    env,
-    false,
-    values["db-params"],
-  );
+  const resolved = await resolveDatabase(secrets.db, secrets.boincConfig, env, false, values["db-params"]);
   const missing = [
-    ...(resolved.dsn ? [] : ["--db (or BOINC_DB_URL, or --boinc-config)"]),
+    ...(resolved.dsn ? [] : [MISSING_DB]),
     ...(values.url ? [] : ["--url"]),
     ...(values.project ? [] : ["--project"]),
-    ...(token ? [] : ["--token (or COBBLESTONE_TOKEN)"]),
+    ...(token ? [] : [MISSING_TOKEN]),
   ];
   if (missing.length > 0) throw new BridgeError(`missing ${missing.join(", ")}\n${AUDIT_USAGE}`);
   const maxText = values["max-granted-credit"];

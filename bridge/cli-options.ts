@@ -8,21 +8,25 @@ import { resolveDatabase, userOfDsn } from "./db-source";
 import { BridgeError } from "./errors";
 import { LOG_FORMATS, type LogFormat } from "./event-log";
 import { type BridgeOptions, DEFAULT_RESCALE_EVERY } from "./run";
+import { resolveSecrets } from "./secrets";
 import { checkedServiceUrl } from "./service-url";
 import { BRIDGE_VERSION } from "./version";
 
 export const USAGE = `usage: cobblestone-bridge --url BASE_URL --project SLUG
          [--db mysql://USER:PASS@HOST:PORT/DB | --boinc-config PROJECT/config.xml] [--db-params PARAMS]
-         [--token TOKEN] [--allow-http] [--state FILE] [--since TIME] [--rewind TIME] [--rescale-every SECONDS]
+         [--secrets-file FILE] [--token TOKEN] [--allow-http] [--state FILE] [--since TIME] [--rewind TIME] [--rescale-every SECONDS]
          [--dry-run] [--compare OUT.csv] [--no-progress] [--write-back [--credit-by-app] [--switch-time TIME] [--project-account]]
          [--max-granted-credit CREDIT]
          [--request-timeout SECONDS] [--request-attempts N] [--max-answer-mib MIB]
          [--follow [--poll-every SECONDS]] [--log-format text|json]
          [--metrics-port PORT [--metrics-host HOST]] [--metrics-file FILE.prom] [--help] [--version]
        cobblestone-bridge audit --url BASE_URL --project SLUG [...]: the audit (audit --help)
-  The token may come from COBBLESTONE_TOKEN instead of --token, and the database URL from
-  BOINC_DB_URL instead of --db (both keep secrets out of \`ps\`). Percent-encode the whole
-  password in a URL (: / # @ % ? and space). TLS to the database: ?ssl-mode=VERIFY_CA&ssl-ca=/path/ca.pem
+  Keep the secrets off the command line, where \`ps\` shows them: --secrets-file FILE (mode 600) with
+  the lines COBBLESTONE_TOKEN=… and BOINC_DB_URL=…, or under systemd the credentials
+  cobblestone-token, boinc-db-url and boinc-config.xml ($CREDENTIALS_DIRECTORY), or the
+  environment variables COBBLESTONE_TOKEN and BOINC_DB_URL. Percent-encode the whole password
+  in a URL (: / # @ % ? and space).
+  TLS to the database: ?ssl-mode=VERIFY_CA&ssl-ca=/path/ca.pem
   in its URL, or --db-params 'ssl-mode=VERIFY_CA&ssl-ca=/path/ca.pem' (for --boinc-config's database too).
   --url is https:// unless the service is on this machine (localhost, 127.x, ::1), or --allow-http.
   --write-back logs in as the account of --db or BOINC_DB_URL (one with the GRANTs of the switch-over
@@ -162,6 +166,26 @@ function chooseWriteBackAccount(
   return resolved.projectUser !== null && user === resolved.projectUser ? user : null;
 }
 
+/** What a missing token or database says: every place it may come from. */
+export const MISSING_DB = "--db (or BOINC_DB_URL, or --boinc-config)";
+export const MISSING_TOKEN = "--token (or COBBLESTONE_TOKEN: in --secrets-file, the credential cobblestone-token or the environment)";
+
+/** The token, the database URL and config.xml from the options, --secrets-file, systemd's credentials and the environment (secrets.ts). */
+export function secretsOf(
+  values: { token?: string; db?: string; "boinc-config"?: string; "secrets-file"?: string },
+  env: NodeJS.ProcessEnv,
+): ReturnType<typeof resolveSecrets> {
+  return resolveSecrets(
+    {
+      token: values.token,
+      db: values.db,
+      boincConfig: values["boinc-config"] === undefined ? undefined : userPath(values["boinc-config"], env),
+      secretsFile: values["secrets-file"] === undefined ? undefined : userPath(values["secrets-file"], env),
+    },
+    env,
+  );
+}
+
 export async function parseOptions(argv: string[], env: NodeJS.ProcessEnv): Promise<CliOptions> {
   let values;
   try {
@@ -175,6 +199,7 @@ export async function parseOptions(argv: string[], env: NodeJS.ProcessEnv): Prom
         "allow-http": { type: "boolean", default: false },
         project: { type: "string" },
         token: { type: "string" },
+        "secrets-file": { type: "string" },
         state: { type: "string" },
         since: { type: "string" },
         rewind: { type: "string" },
@@ -209,24 +234,19 @@ export async function parseOptions(argv: string[], env: NodeJS.ProcessEnv): Prom
   if (values.version) throw new HelpRequested(BRIDGE_VERSION);
   const told = monitoring(values, env);
   const limits = requestLimits(values);
-  const token = values.token ?? env.COBBLESTONE_TOKEN;
   const writeBack = values["write-back"]!;
-  const resolved = await resolveDatabase(
-    values.db,
-    values["boinc-config"] === undefined ? undefined : userPath(values["boinc-config"], env),
-    env,
-    writeBack,
-    values["db-params"],
-  );
+  const secrets = await secretsOf(values, env);
+  const token = secrets.token;
+  const resolved = await resolveDatabase(secrets.db, secrets.boincConfig, env, writeBack, values["db-params"]);
   const db = resolved.dsn;
   if (values["credit-by-app"] && !writeBack) throw new BridgeError(`--credit-by-app only means something with --write-back\n${USAGE}`);
   const projectAccount = writeBack ? chooseWriteBackAccount(resolved, values["project-account"]!) : null;
   if (values["project-account"] && !writeBack) throw new BridgeError(`--project-account only means something with --write-back\n${USAGE}`);
   const missing = [
-    ...(db ? [] : ["--db (or BOINC_DB_URL, or --boinc-config)"]),
+    ...(db ? [] : [MISSING_DB]),
     ...(values.url ? [] : ["--url"]),
     ...(values.project ? [] : ["--project"]),
-    ...(token ? [] : ["--token (or COBBLESTONE_TOKEN)"]),
+    ...(token ? [] : [MISSING_TOKEN]),
   ];
   if (missing.length > 0) throw new BridgeError(`missing ${missing.join(", ")}\n${USAGE}`);
   const url = checkedServiceUrl(values.url!, values["allow-http"]!);

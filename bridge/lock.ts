@@ -8,6 +8,7 @@
  * written (Linux's /proc tells when; elsewhere the pid's existence is all there is).
  */
 import { mkdir, open, readFile, stat, unlink } from "node:fs/promises";
+import { uptime } from "node:os";
 import { dirname } from "node:path";
 import { BridgeError } from "./errors";
 
@@ -24,6 +25,16 @@ function alive(pid: number): boolean {
 /** Linux's USER_HZ, the unit of /proc/PID/stat's start time (100 on every Linux architecture Node runs on). */
 const CLOCK_TICKS_PER_SECOND = 100;
 
+/**
+ * When this machine booted (Unix seconds): /proc/stat's btime, else now less the uptime (the
+ * shipped systemd units' ProcSubset=pid leaves /proc only the processes; the uptime then comes
+ * from the kernel's clock instead of /proc/uptime).
+ */
+async function bootTime(): Promise<number> {
+  const btime = Number(/^btime (\d+)$/m.exec(await readFile("/proc/stat", "utf8").catch(() => ""))?.[1]);
+  return Number.isFinite(btime) ? btime : Math.floor(Date.now() / 1000 - uptime());
+}
+
 /** When process `pid` started (Unix ms), from /proc; null where /proc cannot tell. */
 export async function processStartMs(pid: number): Promise<number | null> {
   try {
@@ -31,7 +42,7 @@ export async function processStartMs(pid: number): Promise<number | null> {
     // Fields after the command name (which may hold spaces and parentheses); start time is field 22.
     const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
     const ticks = Number(fields[22 - 3]);
-    const btime = Number(/^btime (\d+)$/m.exec(await readFile("/proc/stat", "utf8"))?.[1]);
+    const btime = await bootTime();
     if (!Number.isFinite(ticks) || !Number.isFinite(btime)) return null;
     return btime * 1000 + (ticks / CLOCK_TICKS_PER_SECOND) * 1000;
   } catch {

@@ -3,11 +3,11 @@
  * that has Node but not this repository: bridge/cli.ts and what it imports bundled into one file
  * by esbuild, the small executable that checks the Node version before it loads that bundle
  * (bridge/launcher.ts), the package.json of bridge/package/ with the version of
- * bridge/version.ts, its README and the bundled packages' licences, packed by `npm pack` into
+ * bridge/version.ts, its README, its systemd units (bridge/package/systemd/) and the bundled packages' licences, packed by `npm pack` into
  * dist/bridge/cobblestone-bridge-VERSION.tgz (docs/bridge.md, step 2 of the checklist).
  */
 import { execFile } from "node:child_process";
-import { chmod, copyFile, mkdir, readFile, rm, writeFile } from "node:fs/promises";
+import { chmod, copyFile, cp, mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join, relative } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { promisify } from "node:util";
@@ -22,6 +22,8 @@ export const PACK_DIR = join(ROOT, "dist", "bridge");
 /** The executable (bridge/launcher.ts) and the bundle it loads once the Node version is checked. */
 export const BIN_FILE = "cobblestone-bridge.mjs";
 export const MAIN_FILE = "cobblestone-bridge-main.mjs";
+/** The systemd units and their example settings, in the package as in bridge/package/ (docs/bridge.md, "Live: --follow"). */
+export const SYSTEMD_DIR = "systemd";
 
 export interface Packed {
   tarball: string;
@@ -80,6 +82,7 @@ export async function packBridge(): Promise<Packed> {
   const { name, ...rest } = manifest;
   await writeFile(join(staging, "package.json"), `${JSON.stringify({ name, version: BRIDGE_VERSION, ...rest }, null, 2)}\n`);
   await copyFile(join(TEMPLATE, "README.md"), join(staging, "README.md"));
+  await cp(join(TEMPLATE, SYSTEMD_DIR), join(staging, SYSTEMD_DIR), { recursive: true });
   await writeFile(join(staging, "THIRD-PARTY-LICENSES.txt"), await thirdPartyLicenses(bundledPackageDirs(metafile, ROOT)));
   const { stdout } = await promisify(execFile)("npm", ["pack", "--json", "--pack-destination", PACK_DIR], { cwd: staging });
   const [packed] = JSON.parse(stdout) as { filename: string; size: number; unpackedSize: number }[];

@@ -9,13 +9,15 @@
  */
 import { execFile, spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
-import { mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { suiteNeeds } from "../../scripts/skipped-suites";
 import { MIN_NODE_MAJOR, oldNodeProblem } from "../../bridge/node-version";
+import { SYSTEMD_DIR } from "../../bridge/pack";
 import { BRIDGE_VERSION } from "../../bridge/version";
 import type { WranglerDev } from "../browser/wrangler-dev";
 import { boincDbWithTrace } from "./boinc-fixture";
@@ -102,6 +104,16 @@ describe("the packed bridge, installed from its tarball", () => {
       `the installed bridge runs on Node ${node} (the machine's) and ${oldestNode ? `on ${oldestNode}, the oldest its engines name` : `not on Node ${MIN_NODE_MAJOR}: none here`} (engines: ${manifest.engines.node})`,
     );
     expect(Number(/^v(\d+)/.exec(node)![1])).toBeGreaterThanOrEqual(MIN_NODE_MAJOR);
+  });
+
+  it("ships the systemd units and their examples as bridge/package/systemd/ has them (test/bridge/systemd-units.test.ts checks them)", async () => {
+    const installedDir = join(prefix, "lib/node_modules/cobblestone-bridge", SYSTEMD_DIR);
+    const sourceDir = fileURLToPath(new URL(`../../bridge/package/${SYSTEMD_DIR}/`, import.meta.url));
+    const names = (await readdir(sourceDir)).sort();
+    expect((await readdir(installedDir)).sort()).toEqual(names);
+    expect(names).toContain("cobblestone-bridge@.service");
+    for (const name of names)
+      expect(await readFile(join(installedDir, name), "utf8"), name).toBe(await readFile(join(sourceDir, name), "utf8"));
   });
 
   it("--help prints the usage under its own name, --version the package's version; bad input exits 2", async () => {
