@@ -727,7 +727,7 @@ export interface paths {
         get?: never;
         /**
          * Register an app or change its settings
-         * @description A new app starts with min_avg_pfc = 1 (BOINC's schema default). Omitted fields keep their value.
+         * @description A new app starts with min_avg_pfc = 1 (BOINC's schema default). Omitted fields keep their value. An 'ingest' token registers an app with host_scale_check and target_nresults only (as the bridge does); any other field is a setting and needs a 'manage' token (403 insufficient_scope, nothing written).
          */
         put: {
             parameters: {
@@ -3352,7 +3352,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The project's live tokens (ids and expiry, never the tokens) */
+        /** The project's live tokens (ids, scopes and expiry, never the tokens) */
         get: {
             parameters: {
                 query?: never;
@@ -3442,8 +3442,8 @@ export interface paths {
         };
         put?: never;
         /**
-         * Rotate: issue a new project token; the others keep working for 24 hours
-         * @description At most 20 live tokens per project (409 beyond: revoke one first); at most 10 issued per 60 s per project (429).
+         * Rotate: issue a new project token; the others of its scope keep working for 24 hours
+         * @description The body is optional: `{scope?}`, default 'manage'. Issuing a token of one scope leaves the tokens of the other alone (an 'ingest' token for the bridge does not expire the operator's 'manage' one). At most 20 live tokens per project (409 beyond: revoke one first); at most 10 issued per 60 s per project (429).
          */
         post: {
             parameters: {
@@ -3454,7 +3454,11 @@ export interface paths {
                 };
                 cookie?: never;
             };
-            requestBody?: never;
+            requestBody?: {
+                content: {
+                    "application/json": components["schemas"]["IssueToken"];
+                };
+            };
             responses: {
                 /** @description The new token */
                 201: {
@@ -3510,6 +3514,24 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description Too large */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The body is not sent as application/json */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description Too many requests for this project or account, all its tokens together (`rate_limited`); see Retry-After */
                 429: {
                     headers: {
@@ -3557,7 +3579,7 @@ export interface paths {
         post?: never;
         /**
          * Revoke a token at once
-         * @description The project's last live token can't be revoked (409): rotate first.
+         * @description The project's last live 'manage' token can't be revoked (409): rotate first.
          */
         delete: {
             parameters: {
@@ -5997,7 +6019,7 @@ export interface components {
     schemas: {
         CreatedProject: {
             slug: string;
-            /** @description The project's bearer token. Shown only this once; store it. */
+            /** @description The project's first bearer token, of scope 'manage' (docs/tokens-and-audit.md#scopes). Shown only this once; store it. Its validators or bridge get an 'ingest' one: POST /v1/projects/{slug}/tokens with {"scope": "ingest"} */
             token: string;
         };
         Error: {
@@ -6671,7 +6693,7 @@ export interface components {
         IssuedToken: components["schemas"]["TokenInfo"] & {
             /** @description The new bearer token. Shown only this once; store it. */
             token: string;
-            /** @description The project's other tokens stop working at this time (24 h from now) unless revoked sooner */
+            /** @description The project's other tokens of the same scope stop working at this time (24 h from now) unless revoked sooner */
             others_expire_at: number;
         };
         TokenInfo: {
@@ -6680,6 +6702,18 @@ export interface components {
             created_at: number;
             /** @description Null: works until revoked */
             expires_at: number | null;
+            /**
+             * @description 'ingest': what a validator or the bridge needs (passes, pass batches, errors, trickles, rescales; registering apps with host_scale_check and target_nresults, app versions and holders; every read). 'manage': that, and the apps' other settings, the fair re-base and the project's tokens (docs/tokens-and-audit.md#scopes)
+             * @enum {string}
+             */
+            scope: "ingest" | "manage";
+        };
+        IssueToken: {
+            /**
+             * @description The new token's scope; default 'manage' (a rotation: the new token replaces the caller's). For the validators or the bridge, 'ingest'
+             * @enum {string}
+             */
+            scope?: "ingest" | "manage";
         };
         RateLimit: {
             slug: string;

@@ -107,7 +107,13 @@ export function createApp() {
     .route("/", healthRouter);
 
   declareCommonErrors(app);
-  app.openAPIRegistry.registerComponent("securitySchemes", "projectToken", { type: "http", scheme: "bearer" });
+  app.openAPIRegistry.registerComponent("securitySchemes", "projectToken", {
+    type: "http",
+    scheme: "bearer",
+    description:
+      "A project's token, for its own slug only. Its scope is 'ingest' or 'manage' (docs/tokens-and-audit.md#scopes): an operation whose " +
+      "requirement lists no role takes either; one that lists 'manage' refuses an 'ingest' token (403 insufficient_scope).",
+  });
   app.openAPIRegistry.registerComponent("securitySchemes", "adminToken", { type: "http", scheme: "bearer" });
   app.openAPIRegistry.registerComponent("securitySchemes", "amToken", { type: "http", scheme: "bearer" });
   app.openAPIRegistry.registerComponent("securitySchemes", "centralToken", { type: "http", scheme: "bearer" });

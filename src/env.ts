@@ -1,6 +1,6 @@
 import type { Db } from "./db/client";
 import type { D1Usage } from "./db/metered";
-import type { accountManagers, centralContributors, projects } from "./db/schema";
+import type { TokenScope, accountManagers, centralContributors, projects } from "./db/schema";
 import { type Settings, type VariableName, parseSettings } from "./env-vars";
 
 export type { Settings } from "./env-vars";
@@ -82,8 +82,10 @@ export type AppEnv = {
     actor?: string;
     /** `cf-ray`, or a UUID; also the X-Request-Id of the response. */
     requestId: string;
-    /** Why, for the audit row of a route that asks for a reason (a fair re-base). */
-    auditReason?: string;
+    /** The scope of the project token the request carries (none for the admin token or a public read without a token). */
+    tokenScope?: TokenScope;
+    /** The route wrote its audit row in its own batch (src/http/audit.ts, auditRow): the middleware writes none. */
+    audited?: true;
     /** The deployment's variables, parsed (src/env-vars.ts). */
     settings: Settings;
     /** The request's D1 use so far, for its log line (src/db/metered.ts). */

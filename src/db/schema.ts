@@ -744,9 +744,19 @@ export const planClassScales = sqliteTable(
 );
 
 /**
+ * What a project token may do (docs/tokens-and-audit.md#scopes): `ingest` is what a validator
+ * or the bridge needs (passes, errors, trickles, rescales, registering apps, versions and
+ * holders, every read); `manage` is that and the project's settings, the fair re-base and its
+ * tokens.
+ */
+export const TOKEN_SCOPES = ["ingest", "manage"] as const;
+export type TokenScope = (typeof TOKEN_SCOPES)[number];
+
+/**
  * A project's bearer tokens, stored only as SHA-256. A project may hold several: rotation
- * issues a new one and gives the others 24 hours (`expires_at`); revocation deletes the row.
- * The id is not secret: it names the token in the audit log and in DELETE …/tokens/:id.
+ * issues a new one and gives the others of its scope 24 hours (`expires_at`); revocation
+ * deletes the row. The id is not secret: it names the token in the audit log and in
+ * DELETE …/tokens/:id.
  */
 export const projectTokens = sqliteTable(
   "project_tokens",
@@ -755,8 +765,13 @@ export const projectTokens = sqliteTable(
     projectId: projectId(),
     tokenHash: text("token_hash").notNull().unique(),
     createdAt: real("created_at").notNull(),
-    /** Null: works until revoked. Set when a newer token is issued. */
+    /** Null: works until revoked. Set when a newer token of the same scope is issued. */
     expiresAt: real("expires_at"),
+    /**
+     * TOKEN_SCOPES. The default is for the rows stored before scopes existed: those tokens
+     * could do everything, and keep doing it. Every insert names its scope.
+     */
+    scope: text("scope", { enum: TOKEN_SCOPES }).notNull().default("manage"),
   },
   (t) => [index("project_tokens_project").on(t.projectId)],
 );

@@ -1,7 +1,8 @@
 import { and, eq, gt, isNull, or } from "drizzle-orm";
 import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
-import { accountManagers, centralContributors, projectTokens, projects } from "../db/schema";
+import { routePath } from "hono/route";
+import { type TokenScope, accountManagers, centralContributors, projectTokens, projects } from "../db/schema";
 import type { AppEnv } from "../env";
 import { ApiError } from "./errors";
 import { enforceRateLimit } from "./rate-limit";
@@ -36,8 +37,8 @@ export const requireAdmin = createMiddleware<AppEnv>(async (c, next) => {
 });
 
 /**
- * The project a live token belongs to (not revoked, not expired), with the token's id, or
- * null for an unknown token.
+ * The project a live token belongs to (not revoked, not expired), with the token's id and
+ * scope, or null for an unknown token.
  */
 async function projectOfToken(c: Context<AppEnv>, hash: string) {
   const [row] = await c.var.registry
@@ -47,6 +48,7 @@ async function projectOfToken(c: Context<AppEnv>, hash: string) {
       database: projects.database,
       rateLimitTier: projects.rateLimitTier,
       tokenId: projectTokens.id,
+      scope: projectTokens.scope,
     })
     .from(projectTokens)
     .innerJoin(projects, eq(projects.id, projectTokens.projectId))
@@ -54,8 +56,34 @@ async function projectOfToken(c: Context<AppEnv>, hash: string) {
   return row ?? null;
 }
 
-/** Accepts the project's own token for :slug (401 unknown, 403 another project's); sets project and actor. */
-async function acceptProjectToken(c: Context<AppEnv>, token: string): Promise<void> {
+/** A token of scope `held` may do what `needs` names: a `manage` token anything, an `ingest` one only what ingest allows. */
+const allows = (held: TokenScope, needs: TokenScope) => held === "manage" || needs === "ingest";
+
+/** 403 `insufficient_scope`: `what` (a route, or part of a body) needs a token of scope `needs`, and the request's token is narrower. */
+function insufficientScope(c: Context<AppEnv>, held: TokenScope, needs: TokenScope, what: string): ApiError {
+  const slug = c.req.param("slug") ?? "{slug}";
+  return new ApiError(
+    403,
+    "insufficient_scope",
+    `this is an '${held}' token; ${what} needs a '${needs}' token (the project's first token is one; a '${needs}' token or the admin token issues another: POST /v1/projects/${slug}/tokens)`,
+  );
+}
+
+/**
+ * For a route that allows an `ingest` token some of its writes only (PUT apps: the fields the
+ * bridge registers): 403 `insufficient_scope` unless the request's token may do `what`. The
+ * admin token, where a route takes it, may.
+ */
+export function requireScope(c: Context<AppEnv>, needs: TokenScope, what: string): void {
+  const held = c.var.tokenScope;
+  if (held !== undefined && !allows(held, needs)) throw insufficientScope(c, held, needs, what);
+}
+
+/**
+ * Accepts the project's own token for :slug (401 unknown, 403 another project's or one whose
+ * scope does not allow `needs`); sets project, actor and tokenScope.
+ */
+async function acceptProjectToken(c: Context<AppEnv>, token: string, needs: TokenScope): Promise<void> {
   const hash = await sha256Hex(token);
   const owner = await projectOfToken(c, hash);
   if (!owner) {
@@ -73,36 +101,54 @@ async function acceptProjectToken(c: Context<AppEnv>, token: string): Promise<vo
   if (owner.slug !== c.req.param("slug")) {
     throw new ApiError(403, "forbidden", `this token belongs to another project, not '${c.req.param("slug")}'`);
   }
+  // Refused before the rate limit, like another project's token: a refusal spends no budget.
+  if (!allows(owner.scope, needs)) throw insufficientScope(c, owner.scope, needs, `${c.req.method} ${routePath(c, -1)}`);
   await enforceRateLimit(c, projectLimiterKey(owner.id), owner.rateLimitTier);
   useProject(c, owner);
   c.set("actor", `token:${owner.tokenId}`);
+  c.set("tokenScope", owner.scope);
 }
 
 /**
- * Project routes: the bearer token must be one of the project's live tokens. An unknown (or
- * expired, or revoked) token is 401, the token of another project 403. Sets `project`.
+ * Project routes: the bearer token must be one of the project's live tokens whose scope allows
+ * `needs`. An unknown (or expired, or revoked) token is 401, the token of another project 403,
+ * an `ingest` token on a `manage` route 403 `insufficient_scope`. Sets `project`.
  */
-export const requireProjectToken = createMiddleware<AppEnv>(async (c, next) => {
-  const token = bearerToken(c.req.header("Authorization"));
-  if (!token) throw new ApiError(401, "unauthorized", "Authorization: Bearer <project token> is required");
-  await acceptProjectToken(c, token);
-  await next();
-});
+function requireProjectTokenOf(needs: TokenScope) {
+  return createMiddleware<AppEnv>(async (c, next) => {
+    const token = bearerToken(c.req.header("Authorization"));
+    if (!token) throw new ApiError(401, "unauthorized", "Authorization: Bearer <project token> is required");
+    await acceptProjectToken(c, token, needs);
+    await next();
+  });
+}
 
-/** Token management: the project's own token or the admin token (an operator may rotate for a project). */
-export const requireProjectTokenOrAdmin = createMiddleware<AppEnv>(async (c, next) => {
-  const token = bearerToken(c.req.header("Authorization"));
-  if (!token) throw new ApiError(401, "unauthorized", "Authorization: Bearer <project or admin token> is required");
-  const admin = c.var.settings.ADMIN_TOKEN;
-  if (admin !== null && (await sameSecret(token, admin))) {
-    await enforceRateLimit(c, "admin");
-    c.set("actor", "admin");
-    await loadProject(c, next);
-    return;
-  }
-  await acceptProjectToken(c, token);
-  await next();
-});
+/** Any of the project's tokens (an `ingest` one suffices). */
+export const requireProjectToken = requireProjectTokenOf("ingest");
+/** A `manage` token of the project. */
+export const requireManageToken = requireProjectTokenOf("manage");
+
+/** The project's own token whose scope allows `needs`, or the admin token (an operator may act for a project). */
+function requireProjectTokenOrAdminOf(needs: TokenScope) {
+  return createMiddleware<AppEnv>(async (c, next) => {
+    const token = bearerToken(c.req.header("Authorization"));
+    if (!token) throw new ApiError(401, "unauthorized", "Authorization: Bearer <project or admin token> is required");
+    const admin = c.var.settings.ADMIN_TOKEN;
+    if (admin !== null && (await sameSecret(token, admin))) {
+      await enforceRateLimit(c, "admin");
+      c.set("actor", "admin");
+      await loadProject(c, next);
+      return;
+    }
+    await acceptProjectToken(c, token, needs);
+    await next();
+  });
+}
+
+/** Reads of the project's settings: any of its tokens, or the admin token. */
+export const requireProjectTokenOrAdmin = requireProjectTokenOrAdminOf("ingest");
+/** Token management: a `manage` token of the project, or the admin token (an operator may rotate for a project). */
+export const requireManageTokenOrAdmin = requireProjectTokenOrAdminOf("manage");
 
 /** The request serves this project: sets `project`, and `db` to the project's own database. */
 export function useProject(

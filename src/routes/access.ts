@@ -13,6 +13,8 @@ import {
   requireAdmin,
   requireAmToken,
   requireCentralToken,
+  requireManageToken,
+  requireManageTokenOrAdmin,
   requireProjectToken,
   requireProjectTokenOrAdmin,
 } from "../http/auth";
@@ -25,7 +27,9 @@ type Rule = { security?: Security; middleware: Middleware[] };
 
 export type Access =
   | "projectToken"
+  | "manageToken"
   | "projectTokenOrAdmin"
+  | "manageTokenOrAdmin"
   | "admin"
   | "adminForProject"
   | "amToken"
@@ -34,11 +38,23 @@ export type Access =
   | "publicProjectLedger"
   | "publicAccountManager";
 
+/**
+ * A project token's scopes (docs/tokens-and-audit.md#scopes) are the OpenAPI security
+ * requirement's roles: `projectToken: []` takes any of the project's tokens (an `ingest` one
+ * suffices), `projectToken: ["manage"]` only a `manage` one (an `ingest` token is 403
+ * `insufficient_scope`). test/security/scopes.test.ts holds the decision for every route.
+ */
+const MANAGE = ["manage"];
+
 const ACCESS: Record<Access, Rule> = {
-  /** The project's own token (:slug). */
+  /** Any of the project's own tokens (:slug): an `ingest` one suffices. */
   projectToken: { security: [{ projectToken: [] }], middleware: [requireProjectToken] },
-  /** The project's own token, or the operator's admin token. */
+  /** A `manage` token of the project (:slug). */
+  manageToken: { security: [{ projectToken: MANAGE }], middleware: [requireManageToken] },
+  /** Any of the project's own tokens, or the operator's admin token. */
   projectTokenOrAdmin: { security: [{ projectToken: [] }, { adminToken: [] }], middleware: [requireProjectTokenOrAdmin] },
+  /** A `manage` token of the project, or the operator's admin token. */
+  manageTokenOrAdmin: { security: [{ projectToken: MANAGE }, { adminToken: [] }], middleware: [requireManageTokenOrAdmin] },
   /** The operator's admin token. */
   admin: { security: [{ adminToken: [] }], middleware: [requireAdmin] },
   /** The admin token, on a route about the project :slug (404 if it does not exist). */

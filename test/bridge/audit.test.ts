@@ -23,7 +23,7 @@ import { send } from "../support/send";
 import { smallBoincDb } from "./boinc-fixture";
 import { killBridges, startBridgeCli } from "./bridge-cli";
 import { type MariaDb, mariadbAvailable, startMariaDbAndServer } from "./mariadb";
-import { createProject } from "./service";
+import { createProject, createProjectTokens } from "./service";
 import { writerDsn } from "./write-back-check";
 
 const ADMIN = "bridge-audit-admin-token";
@@ -96,8 +96,9 @@ describe.skipIf(!available)("the write-back's audit and unpaid count", () => {
       [6, 0],
     ]);
     await validatedJustNow(name, 8);
-    const token = await createProject(server.base, ADMIN, "audit-findings");
-    await send(server.base, "PUT", "/v1/projects/audit-findings/apps/beta", token, { max_granted_credit: 50 });
+    const { manage, ingest: token } = await createProjectTokens(server.base, ADMIN, "audit-findings");
+    // A setting: the operator's manage token (the bridge's ingest token may not).
+    await send(server.base, "PUT", "/v1/projects/audit-findings/apps/beta", manage, { max_granted_credit: 50 });
 
     const cli = startBridgeCli(["audit", "--url", server.base, "--project", "audit-findings"], {
       COBBLESTONE_TOKEN: token,

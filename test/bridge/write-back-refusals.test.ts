@@ -17,7 +17,7 @@ import type { WranglerDev } from "../browser/wrangler-dev";
 import { send } from "../support/send";
 import { smallBoincDb } from "./boinc-fixture";
 import { type MariaDb, mariadbAvailable, startMariaDbAndServer } from "./mariadb";
-import { createProject } from "./service";
+import { createProject, createProjectTokens } from "./service";
 import { writerDsn } from "./write-back-check";
 
 const ADMIN = "bridge-writeback-refusals-admin-token";
@@ -136,8 +136,8 @@ describe.skipIf(!available)("--write-back's refusals", () => {
 
   it("refuses an app whose credit mode it cannot pay (fixed, post_assigned), by name", async () => {
     const db = await granted("fixed_mode");
-    const token = await createProject(server.base, ADMIN, "fixed-mode");
-    await send(server.base, "PUT", "/v1/projects/fixed-mode/apps/beta", token, { credit_mode: "fixed" });
+    const { manage, ingest: token } = await createProjectTokens(server.base, ADMIN, "fixed-mode");
+    await send(server.base, "PUT", "/v1/projects/fixed-mode/apps/beta", manage, { credit_mode: "fixed" });
     const e = (await refusal(runBridge(options(db.writer, "fixed-mode", token, { switchTime: 0 })))) as Error;
     expect(e.message).toMatch(/^--write-back: app 'beta' \(credit_mode fixed\): its credit comes from the workunit's canonical_credit/);
   });

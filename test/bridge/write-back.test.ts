@@ -19,7 +19,7 @@ import type { WranglerDev } from "../browser/wrangler-dev";
 import { send } from "../support/send";
 import { boincDbWithTrace } from "./boinc-fixture";
 import { type MariaDb, mariadbAvailable, startMariaDbAndServer } from "./mariadb";
-import { createProject } from "./service";
+import { createProject, createProjectTokens } from "./service";
 import type { TraceExpected, TraceOp } from "./trace-types";
 import { asNoCreditValidatorLeftIt, checker, expectedColumns, writerDsn } from "./write-back-check";
 
@@ -175,9 +175,9 @@ describe.skipIf(!available)("the bridge's write-back into a BOINC database", () 
 
   it("under the fair policy writes back the service's own grants (fair-e-1)", async () => {
     const boinc = await prepared("wb_fair", "fair-e-1");
-    const token = await createProject(server.base, ADMIN, "wb-fair");
+    const { manage, ingest: token } = await createProjectTokens(server.base, ADMIN, "wb-fair");
     for (const name of boinc.appNumbers.keys()) {
-      await send(server.base, "PUT", `/v1/projects/wb-fair/apps/${name}`, token, { credit_policy: "fair" });
+      await send(server.base, "PUT", `/v1/projects/wb-fair/apps/${name}`, manage, { credit_policy: "fair" });
     }
     const csv = join(work, "wb-fair.csv");
     await runBridge(options(boinc.writer, "wb-fair", token, { compare: csv }));

@@ -1,13 +1,15 @@
 /**
  * The audit log: every successful write is recorded (who, what, when, request id) and readable
  * by its project; reads and rejected requests are not recorded; every response carries
- * X-Request-Id.
+ * X-Request-Id. A fair re-base's row, with its reason, is in the re-base's own batch.
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { ADMIN_TOKEN, request, createProject, rawRequest } from "../support/api";
 import { expectError, setupProject, validPass } from "../support/api-helpers";
 import { createAm, rpcBody, totals, EINSTEIN } from "../am/support";
+import { faultyD1 } from "./faulty-d1";
+import { callWith } from "./support";
 
 async function auditOf(slug: string, token: string, query: "" | `?${string}` = "") {
   const res = await request("GET", `/v1/projects/${slug}/audit${query}`, { token });
@@ -107,5 +109,39 @@ describe("audit log", () => {
       .bind(created.headers!.get("X-Request-Id"))
       .first();
     expect(adminRow).toEqual({ actor: "admin", route: "/v1/account-managers" });
+  });
+
+  it("a fair re-base and its audit row (with the reason) are one batch: both or neither, never the re-base alone", async () => {
+    const { slug, token } = await setupProject("rebase");
+    const path = `/v1/projects/${slug}/apps/a/fair-rebase` as const;
+    const rowsOf = async (requestId: string | null) =>
+      (await env.DB.prepare("SELECT actor, route, status, reason FROM audit_log WHERE request_id = ?").bind(requestId).all()).results;
+    const rebasedAt = async () =>
+      (await request("GET", `/v1/projects/${slug}/apps`, { token })).body.apps.find((a) => a.name === "a")!.fair_rebased_at;
+    const tokenId = await tokenIdOf(slug, token);
+
+    // The batch fails at its last statement (the audit row): neither the re-base nor the row.
+    const lost = faultyD1(env.DB, { atStatement: 0 });
+    const failed = await callWith({ DB: lost.db }, "POST", path, { token, body: { reason: "first try" } });
+    expectError(failed, 503, "unavailable");
+    expect(lost.fired).toHaveLength(1);
+    expect(await rowsOf(failed.headers!.get("X-Request-Id"))).toEqual([]);
+    expect(await rebasedAt()).toBeNull();
+
+    // The batch commits and the answer is lost: the re-base is stored, and so is its reason.
+    const committed = faultyD1(env.DB, { afterBatch: true });
+    const unanswered = await callWith({ DB: committed.db }, "POST", path, { token, body: { reason: "second try" } });
+    expectError(unanswered, 503, "unavailable");
+    expect(await rowsOf(unanswered.headers!.get("X-Request-Id"))).toEqual([
+      { actor: `token:${tokenId}`, route: "/v1/projects/:slug/apps/:app/fair-rebase", status: 200, reason: "second try" },
+    ]);
+    expect(await rebasedAt()).toBeGreaterThan(0);
+
+    // A clean re-base: exactly one row (the middleware writes no second one).
+    const ok = await request("POST", path, { token, body: { reason: "third try" } });
+    expect(ok.status).toBe(200);
+    expect(await rowsOf(ok.headers!.get("X-Request-Id"))).toEqual([
+      { actor: `token:${tokenId}`, route: "/v1/projects/:slug/apps/:app/fair-rebase", status: 200, reason: "third try" },
+    ]);
   });
 });

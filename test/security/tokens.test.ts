@@ -1,7 +1,8 @@
 /**
  * Token rotation: POST /tokens issues a new token (shown once, stored as SHA-256) and gives the
  * others 24 hours; DELETE revokes at once; the last live token can't be revoked; tokens are
- * never returned after creation.
+ * never returned after creation. The tokens here are all `manage` ones (a project's first, and
+ * POST /tokens without a body); scopes: scopes.test.ts.
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
@@ -33,8 +34,8 @@ describe("project token rotation", () => {
     const listed = await request("GET", `/v1/projects/${slug}/tokens`, { token: issued.token });
     expect(listed.status).toBe(200);
     expect(listed.body.tokens).toEqual([
-      { id: expect.any(Number), created_at: expect.any(Number), expires_at: issued.others_expire_at },
-      { id: issued.id, created_at: issued.created_at, expires_at: null },
+      { id: expect.any(Number), created_at: expect.any(Number), expires_at: issued.others_expire_at, scope: "manage" },
+      { id: issued.id, created_at: issued.created_at, expires_at: null, scope: "manage" },
     ]);
     // Neither token nor hash is ever returned again.
     const text = JSON.stringify(listed.body);

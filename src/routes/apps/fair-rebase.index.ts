@@ -1,6 +1,7 @@
 /** POST …/apps/{app}/fair-rebase: the operator's answer to the fair anchor's alarm (docs/fair-credit.md#the-alarm-and-the-re-base). */
 import { createRouter } from "../../http/router";
 import { serverNow } from "../../clock";
+import { auditRow } from "../../http/audit";
 import { appBody } from "../../snapshots/catalog-bodies";
 import { route } from "./fair-rebase.routes";
 import { rebaseFairAnchor } from "./fair-rebase.service";
@@ -8,7 +9,8 @@ import { rebaseFairAnchor } from "./fair-rebase.service";
 export const fairRebaseRouter = createRouter().openapi(route, async (c) => {
   const { app: appName } = c.req.valid("param");
   const { reason } = c.req.valid("json");
-  const done = await rebaseFairAnchor(c.var.db, c.var.project.id, appName, serverNow());
-  c.set("auditReason", reason);
+  const now = serverNow();
+  // The audit row, with the reason, in the re-base's own batch (not after the answer, as other writes'): both or neither.
+  const done = await rebaseFairAnchor(c.var.db, c.var.project.id, appName, now, auditRow(c, 200, now, reason));
   return c.json({ app: appBody(done.app), versions_unsealed: done.versionsUnsealed, rows_made_founders: done.rowsMadeFounders }, 200);
 });

@@ -31,7 +31,7 @@ export const route = createRoute({
     "Clears the app's anchor S_ref and every version's seal, and makes every existing host × version row of the app a founder; " +
     "the next rescale that finds the app mature takes a new anchor and seals again (docs/fair-credit.md#the-alarm-and-the-re-base). " +
     "For a genuine change of the app's level beyond 3% (the alarm: fair_held_at_anchor_limit). Written to the audit log with its reason.",
-  ...access("projectToken"),
+  ...access("manageToken"),
   request: { params: AppNameParams, body: { required: true, content: { "application/json": { schema: FairRebaseSchema } } } },
   responses: {
     200: { description: "The app after the re-base", content: { "application/json": { schema: FairRebaseResponseSchema } } },

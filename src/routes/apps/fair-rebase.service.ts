@@ -1,16 +1,18 @@
 /**
  * The operator's re-base of an app's fair anchor (docs/spec/fair-policy.md#re-base): S_ref and
- * the seals cleared, every existing host × version row of the app a founder, in one batch.
- * The next rescale that finds the app mature anchors and seals again.
+ * the seals cleared, every existing host × version row of the app a founder, and the audit row
+ * with the operator's reason, in one batch: no re-base is stored without its reason. The next
+ * rescale that finds the app mature anchors and seals again.
  */
-import { and, eq } from "drizzle-orm";
+import { type SQL, and, eq } from "drizzle-orm";
 import { runBatch } from "../../db/batch";
 import { PROJECT_SUBJECT, markSubjects } from "../../db/kv-marks";
 import { appVersions, apps, hostAppVersions } from "../../db/schema";
 import type { Db } from "../../db/client";
 import { ApiError } from "../../http/errors";
 
-export async function rebaseFairAnchor(db: Db, projectId: number, appName: string, now: number) {
+/** Re-bases the app; `audit` is the request's audit row (src/http/audit.ts, auditRow), written in the same batch. */
+export async function rebaseFairAnchor(db: Db, projectId: number, appName: string, now: number, audit: SQL) {
   const [found] = await db
     .select()
     .from(apps)
@@ -35,6 +37,7 @@ export async function rebaseFairAnchor(db: Db, projectId: number, appName: strin
       .where(and(eq(hostAppVersions.projectId, projectId), eq(hostAppVersions.appId, found.id), eq(hostAppVersions.fairFounder, false)))
       .getSQL(),
     ...markSubjects(projectId, [PROJECT_SUBJECT]),
+    audit,
   ]);
   return { app: { ...found, ...rebased }, versionsUnsealed: unsealed!.meta.changes, rowsMadeFounders: madeFounders!.meta.changes };
 }

@@ -52,6 +52,10 @@ export type CreateProject = z.infer<typeof CreateProjectSchema>;
 export const CreatedProjectSchema = z
   .object({
     slug: z.string(),
-    token: z.string().openapi({ description: "The project's bearer token. Shown only this once; store it." }),
+    token: z.string().openapi({
+      description:
+        "The project's first bearer token, of scope 'manage' (docs/tokens-and-audit.md#scopes). Shown only this once; store it. " +
+        'Its validators or bridge get an \'ingest\' one: POST /v1/projects/{slug}/tokens with {"scope": "ingest"}',
+    }),
   })
   .openapi("CreatedProject");

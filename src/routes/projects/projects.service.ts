@@ -4,7 +4,7 @@ import type { Db } from "../../db/client";
 import { storeHistoryDatabases } from "../../db/history-databases";
 import { PROJECT_SUBJECT, markOne, markProjectBySlug } from "../../db/kv-marks";
 import { projectDatabase } from "../../db/project-db";
-import { projectTokens, projects } from "../../db/schema";
+import { type TokenScope, projectTokens, projects } from "../../db/schema";
 import type { Env } from "../../env";
 import { ApiError } from "../../http/errors";
 import { sha256Hex } from "../../http/tokens";
@@ -67,6 +67,8 @@ export async function createProject(
             tokenHash: sql<string>`${await sha256Hex(token)}`.as("token_hash"),
             createdAt: sql<number>`${now}`.as("created_at"),
             expiresAt: sql<number | null>`NULL`.as("expires_at"),
+            // The first token manages the project (its settings, its tokens); the project mints 'ingest' ones for its validators.
+            scope: sql<TokenScope>`${"manage" satisfies TokenScope}`.as("scope"),
           })
           .from(projects)
           .where(eq(projects.slug, body.slug)),
