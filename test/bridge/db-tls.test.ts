@@ -106,7 +106,8 @@ describe.skipIf(!available)(SUITE, () => {
       `<boinc><config><db_name>tls_write_back</db_name><db_host>127.0.0.1:${tlsMaria.port}</db_host><db_user>${WRITER.name}</db_user><db_passwd>${WRITER.password}</db_passwd></config></boinc>`,
     );
     const args = ["--url", server.base, "--project", db.slug, "--state", stateFile(db.slug), "--boinc-config", config];
-    const writing = ["--write-back", "--switch-time", String(SWITCH)];
+    // config.xml's db_user is the writing account here: said so with --project-account.
+    const writing = ["--write-back", "--switch-time", String(SWITCH), "--project-account"];
     // Without TLS the server refuses the login (MariaDB says "access denied"): the bridge says what may be why.
     const cleartext = startBridgeCli([...args, ...writing], { COBBLESTONE_TOKEN: db.token });
     expect(await cleartext.exited).toBe(2);

@@ -147,7 +147,7 @@ describe("retryingFetch's time limit and answer cap", () => {
     const hang = await server(() => undefined);
     const told: string[] = [];
     const failure = await retryingFetch(
-      quick({ timeoutMs: 50 }, told),
+      quick({ timeoutMs: 500 }, told),
       fetch,
       NAME,
     )(`${hang.url}/v1/projects/p/pass-batches`, {
@@ -156,11 +156,11 @@ describe("retryingFetch's time limit and answer cap", () => {
     }).catch((e: unknown) => e);
     await hang.close();
     expect(hang.responses).toHaveLength(2);
-    expect(told).toEqual([`${NAME}: no answer within 0.05 s → attempt 2 of 2`]);
+    expect(told).toEqual([`${NAME}: no answer within 0.5 s → attempt 2 of 2`]);
     expect(failure).toBeInstanceOf(BridgeError);
     expect((failure as BridgeError).transient).toBe(true);
     expect((failure as Error).message).toBe(
-      `the service did not answer after 2 attempts (${NAME}: no answer within 0.05 s); is it up? (The time limit: --request-timeout.) ` +
+      `the service did not answer after 2 attempts (${NAME}: no answer within 0.5 s); is it up? (The time limit: --request-timeout.) ` +
         "Run the bridge again to resume: the next run sends this request again from the saved cursor (nothing of it was written to BOINC's database).",
     );
   });
@@ -171,10 +171,10 @@ describe("retryingFetch's time limit and answer cap", () => {
       res.write('{"passes":[');
     });
     const told: string[] = [];
-    const failure = await retryingFetch(quick({ timeoutMs: 50 }, told))(`${stall.url}/v1/x`).catch((e: unknown) => e);
+    const failure = await retryingFetch(quick({ timeoutMs: 500 }, told))(`${stall.url}/v1/x`).catch((e: unknown) => e);
     await stall.close();
-    expect(told).toEqual(["GET /v1/x: no answer within 0.05 s → attempt 2 of 2"]);
-    expect((failure as Error).message).toMatch(/^the service did not answer after 2 attempts \(GET \/v1\/x: no answer within 0\.05 s\)/);
+    expect(told).toEqual(["GET /v1/x: no answer within 0.5 s → attempt 2 of 2"]);
+    expect((failure as Error).message).toMatch(/^the service did not answer after 2 attempts \(GET \/v1\/x: no answer within 0\.5 s\)/);
   });
 
   it("a request that timed out once and is answered the next time gets that answer", async () => {
@@ -182,10 +182,10 @@ describe("retryingFetch's time limit and answer cap", () => {
       if (n > 1) res.end('{"ok":true}');
     });
     const told: string[] = [];
-    const res = await retryingFetch(quick({ timeoutMs: 50 }, told), fetch, NAME)(`${once.url}/x`, { method: "POST", body: "{}" });
+    const res = await retryingFetch(quick({ timeoutMs: 500 }, told), fetch, NAME)(`${once.url}/x`, { method: "POST", body: "{}" });
     expect(await res.json()).toEqual({ ok: true });
     await once.close();
-    expect(told).toEqual([`${NAME}: no answer within 0.05 s → attempt 2 of 2`]);
+    expect(told).toEqual([`${NAME}: no answer within 0.5 s → attempt 2 of 2`]);
   });
 
   it("an answer without end is cut off at the cap, not read whole, and retried; the last failure says so", async () => {
@@ -268,12 +268,12 @@ describe("retryingFetch's time limit and answer cap", () => {
 
   it("the first check of the service has the same limit: a wrong --url that never answers is named", async () => {
     const hang = await server(() => undefined);
-    const api = new CobblestoneApi(hang.url, "p", "t", { ...DEFAULT_RETRY, timeoutMs: 50 });
+    const api = new CobblestoneApi(hang.url, "p", "t", { ...DEFAULT_RETRY, timeoutMs: 500 });
     const failure = await api.check().catch((e: unknown) => e);
     await hang.close();
     expect(failure).toBeInstanceOf(BridgeError);
     expect((failure as Error).message).toBe(
-      `the service at ${hang.url} did not answer within 0.05 s (checking project 'p'); is --url right and the service up? (The time limit: --request-timeout.)`,
+      `the service at ${hang.url} did not answer within 0.5 s (checking project 'p'); is --url right and the service up? (The time limit: --request-timeout.)`,
     );
   });
 });

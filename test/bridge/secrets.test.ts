@@ -111,7 +111,8 @@ describe("the secrets: --secrets-file and systemd's credentials", () => {
     expect(await parseOptions(base, env)).toMatchObject({ token: `${TOKEN}-cred`, db: DB });
     const file = await fileOf(work, "cred-first.secrets", `COBBLESTONE_TOKEN=${TOKEN}\n`);
     expect(await parseOptions([...base, "--secrets-file", file], env)).toMatchObject({ token: TOKEN, db: DB });
-    // config.xml as a credential: the database from it (and its <credit_by_app/>) when nothing else gives one.
+    // config.xml as a credential: the database from it (and its <credit_by_app/>) when nothing else gives one;
+    // a write-back as its db_user, the project's own account, only when --project-account says so.
     const only = join(work, "config-credential");
     await mkdir(only);
     await fileOf(only, "cobblestone-token", TOKEN, 0o400);
@@ -121,7 +122,8 @@ describe("the secrets: --secrets-file and systemd's credentials", () => {
       "<boinc><config><db_name>einstein</db_name><db_host>db</db_host><db_user>boincadm</db_user><db_passwd>p@ss</db_passwd><credit_by_app/></config></boinc>",
       0o400,
     );
-    const o = await parseOptions([...base, "--write-back"], { CREDENTIALS_DIRECTORY: only });
+    await expect(parseOptions([...base, "--write-back"], { CREDENTIALS_DIRECTORY: only })).rejects.toThrow(/--project-account/);
+    const o = await parseOptions([...base, "--write-back", "--project-account"], { CREDENTIALS_DIRECTORY: only });
     expect(o).toMatchObject({ token: TOKEN, db: "mysql://boincadm:p%40ss@db:3306/einstein", creditByApp: true });
     // An empty credential (SetCredential='s default when LoadCredential= found no file) counts as none.
     await fileOf(only, "boinc-db-url", "", 0o400);
