@@ -1,13 +1,19 @@
 /** The project's apps and app versions, from the database to the service (or, in a dry run, compared with it). */
 import type { CobblestoneApi } from "./api-client";
-import type { BoincDb } from "./boinc-db";
+import type { AppRow, BoincDb } from "./boinc-db";
 import { BridgeError } from "./errors";
 import type { KnownVersions } from "./events";
 import { eachLimited } from "./holders";
 
 /** Apps and versions as the database has them, registered (PUT, idempotent) unless a dry run; a dry run compares them with the service's instead. */
-export async function registerApps(db: BoincDb, api: CobblestoneApi, dryRun: boolean, log: (line: string) => void): Promise<KnownVersions> {
-  const apps = await db.apps();
+/** `apps`: the database's apps, as the run read them (it keeps them for the credit ceilings). */
+export async function registerApps(
+  db: BoincDb,
+  apps: AppRow[],
+  api: CobblestoneApi,
+  dryRun: boolean,
+  log: (line: string) => void,
+): Promise<KnownVersions> {
   const versions = await db.appVersions();
   if (dryRun) {
     const [known, knownVersions] = await Promise.all([api.apps(), api.appVersions()]);

@@ -324,11 +324,14 @@ export async function runBridge(options: BridgeOptions): Promise<BridgeReport> {
     });
     firstRows.catch(() => undefined);
     const databaseApps = await boinc.apps();
+    /** The ceilings of the service's apps as it lists them now (the database's apps give their ids). */
+    const ceilingsOf = (serviceApps: readonly { name: string; max_granted_credit: number }[]) =>
+      new CreditCeilings(options.validatorCaps ?? BOINC_DEFAULT_CAPS, serviceApps, databaseApps);
     let knownVersions: KnownVersions;
     try {
-      knownVersions = await registerApps(boinc, api, options.dryRun, (line) => tell("info", "dry_run", line));
+      knownVersions = await registerApps(boinc, databaseApps, api, options.dryRun, (line) => tell("info", "dry_run", line));
       const serviceApps = options.dryRun ? [] : await api.apps();
-      ceilings = new CreditCeilings(options.validatorCaps ?? BOINC_DEFAULT_CAPS, serviceApps, databaseApps);
+      ceilings = ceilingsOf(serviceApps);
       if (writeBacks) refuseUnpaidCreditModes(serviceApps);
     } catch (e) {
       // The service's refusal is told, as when the two sides ran one after the other; the
@@ -346,7 +349,7 @@ export async function runBridge(options: BridgeOptions): Promise<BridgeReport> {
       if (writeBacks) {
         await writeBacks.reopen();
         const serviceApps = await api.apps();
-        ceilings = new CreditCeilings(options.validatorCaps ?? BOINC_DEFAULT_CAPS, serviceApps, databaseApps);
+        ceilings = ceilingsOf(serviceApps);
         refuseUnpaidCreditModes(serviceApps);
       }
       note("reconnect", "follow: connections checked, the write-back's opened again", { guard_held: guard?.held ?? false });
