@@ -40,7 +40,9 @@ const KEY = /^[A-Za-z_][A-Za-z0-9_]*$/;
 /**
  * Parses KEY=VALUE lines: blank lines and `#` comments skipped, an optional leading `export `,
  * a value in one pair of matching quotes taken without them (nothing else is unquoted or
- * expanded: a `%`, `$` or `\` is the character itself). A line the bridge cannot read is named by
+ * expanded: a `%`, `$` or `\` is the character itself), and a `#` after a space ends the line
+ * as a comment, as the shell reads it (docs/bridge.md's step 5 has one after each value; a token
+ * or a percent-encoded URL has neither a space nor a `#`). A line the bridge cannot read is named by
  * its number only, never quoted, since it may be a secret.
  */
 export function parseSecretsFile(text: string, file: string): Partial<Record<SecretsKey, string>> {
@@ -64,13 +66,20 @@ export function parseSecretsFile(text: string, file: string): Partial<Record<Sec
       throw new BridgeError(`--secrets-file: ${where} sets ${key}; the file takes only ${SECRETS_FILE_KEYS.join(" and ")}`);
     }
     if (values[key as SecretsKey] !== undefined) throw new BridgeError(`--secrets-file: ${where} sets ${key} a second time`);
-    let value = line.slice(eq + 1).trim();
-    const quote = value[0];
-    if ((quote === "'" || quote === '"') && value.length >= 2 && value.endsWith(quote)) value = value.slice(1, -1);
+    const value = unquoted(line.slice(eq + 1).trim());
     if (value === "") throw new BridgeError(`--secrets-file: ${where} sets ${key} to nothing`);
     values[key as SecretsKey] = value;
   }
   return values;
+}
+
+/** A value without its one pair of quotes, or without the comment after it. */
+function unquoted(value: string): string {
+  const quote = value[0];
+  if ((quote === "'" || quote === '"') && value.length >= 2 && value.endsWith(quote)) return value.slice(1, -1);
+  const quotedThenComment = /^(["'])(.*?)\1\s+#.*$/.exec(value);
+  if (quotedThenComment) return quotedThenComment[2]!;
+  return value.replace(/\s+#.*$/, "");
 }
 
 /** `--secrets-file FILE`: refused when its group or other users may read or write it. */

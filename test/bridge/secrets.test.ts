@@ -52,6 +52,14 @@ describe("the secrets: --secrets-file and systemd's credentials", () => {
     expect(parseSecretsFile("BOINC_DB_URL=mysql://u:a%25$HOME\\n@h/d\r\n", "f")).toEqual({ BOINC_DB_URL: "mysql://u:a%25$HOME\\n@h/d" });
   });
 
+  it("takes a `#` after a space as a comment, as docs/bridge.md's step 5 writes the file; a `#` inside a value stays", () => {
+    const text = [`COBBLESTONE_TOKEN=${TOKEN}     # the ingest token of step 4`, `BOINC_DB_URL='${DB}'  # quoted, then a comment`].join(
+      "\n",
+    );
+    expect(parseSecretsFile(text, "f")).toEqual({ COBBLESTONE_TOKEN: TOKEN, BOINC_DB_URL: DB });
+    expect(parseSecretsFile("COBBLESTONE_TOKEN=cbp_a#b", "f")).toEqual({ COBBLESTONE_TOKEN: "cbp_a#b" });
+  });
+
   it("refuses a line it cannot read by its number, never quoting it, and a key it does not take by its name", () => {
     expect(() => parseSecretsFile(`COBBLESTONE_TOKEN=${TOKEN}\nmysql://u:hunter2@h/d`, "/etc/x.secrets")).toThrow(
       new BridgeError("--secrets-file: /etc/x.secrets line 2 is not KEY=VALUE (the file takes COBBLESTONE_TOKEN and BOINC_DB_URL)"),

@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { suiteNeeds } from "../../scripts/skipped-suites";
 import { parseOptions } from "../../bridge/cli-options";
 import { parseSecretsFile } from "../../bridge/secrets";
+import { environmentFile, execStart, unitSettings } from "./systemd-exec";
 
 const DIR = new URL("../../bridge/package/systemd/", import.meta.url).pathname;
 const FOLLOW = "cobblestone-bridge@.service";
@@ -35,17 +36,7 @@ function analyzer(): boolean {
 
 const available = suiteNeeds("the shipped systemd units, by systemd-analyze", import.meta.url, "systemd", analyzer());
 
-/** A unit file's settings: each key's values, in order (comments and sections dropped). */
-function settings(text: string): Map<string, string[]> {
-  const map = new Map<string, string[]>();
-  for (const line of text.split("\n")) {
-    const m = /^([A-Za-z]+)=(.*)$/.exec(line);
-    if (m) map.set(m[1]!, [...(map.get(m[1]!) ?? []), m[2]!]);
-  }
-  return map;
-}
-
-const unit = async (name: string) => settings(await readFile(join(DIR, name), "utf8"));
+const unit = async (name: string) => unitSettings(await readFile(join(DIR, name), "utf8"));
 
 function analyze(args: string[], cwd: string): Promise<{ code: number; out: string }> {
   return new Promise((resolve) =>
@@ -100,18 +91,12 @@ describe("the shipped systemd units", () => {
     await mkdir(credentials, { recursive: true });
     await copyFile(join(DIR, "example.secrets"), join(credentials, "secrets"));
     await chmod(join(credentials, "secrets"), 0o400);
-    const conf = parseConf(await readFile(join(DIR, "example.conf"), "utf8"));
+    const conf = environmentFile(await readFile(join(DIR, "example.conf"), "utf8"));
     expect(conf.COBBLESTONE_URL).toBe("https://cobblestone.example.org");
     const vars: Record<string, string> = { ...conf, BRIDGE_OPTIONS: "--write-back --log-format json", FOLLOW_OPTIONS: "--poll-every 5" };
     for (const name of SERVICES) {
       const line = (await unit(name)).get("ExecStart")![0]!;
-      const expanded = line
-        .replaceAll("%i", "myproject")
-        .replaceAll("%d", credentials)
-        .replaceAll("%S", "/var/lib")
-        .replace(/\$\{(\w+)\}/g, (_, v: string) => vars[v] ?? "")
-        .replace(/\$(\w+)/g, (_, v: string) => vars[v] ?? "");
-      const [command, ...args] = expanded.split(/\s+/);
+      const { command, args } = execStart(line, { instance: "myproject", credentials, stateRoot: "/var/lib" }, vars);
       expect(command, name).toBe(EXECUTABLE);
       const o = await parseOptions(args, {});
       expect(o, name).toMatchObject({
@@ -165,13 +150,3 @@ describe("the shipped systemd units", () => {
     });
   });
 });
-
-/** example.conf's KEY=VALUE lines, as systemd's EnvironmentFile= reads these (no quotes in them). */
-function parseConf(text: string): Record<string, string> {
-  const values: Record<string, string> = {};
-  for (const line of text.split("\n")) {
-    const m = /^(\w+)=(.*)$/.exec(line.trim());
-    if (m) values[m[1]!] = m[2]!;
-  }
-  return values;
-}

@@ -4,7 +4,6 @@
  * bridge refuses before writing anything, naming each missing privilege with the GRANT that
  * gives it (issue 42 item 3). The test reads the doc: the doc and the test cannot drift apart.
  */
-import { readFileSync } from "node:fs";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -19,6 +18,7 @@ import { bridgeOptions, runBridge } from "../../bridge/run";
 import type { WranglerDev } from "../browser/wrangler-dev";
 import { smallBoincDb } from "./boinc-fixture";
 import { type MariaDb, mariadbAvailable, startMariaDbAndServer } from "./mariadb";
+import { blockWith, docSection, fillIn } from "./bridge-doc";
 import { createProject } from "./service";
 
 const ADMIN = "bridge-writeback-grants-admin-token";
@@ -28,28 +28,13 @@ const PASSWORD = "gr4nted";
 const ACCOUNT = "'cobblestone_wb'@'127.0.0.1'";
 const available = suiteNeeds("the switch-over checklist's GRANTs", import.meta.url, "mariadb-server", mariadbAvailable());
 
-/** The ```sql block of "Switch-over checklist" in docs/bridge.md, as an admin copies it (the list's indent dropped). */
-function checklistBlock(): string {
-  const doc = readFileSync(new URL("../../docs/bridge.md", import.meta.url), "utf8");
-  const section = doc.slice(doc.indexOf("### Switch-over checklist"));
-  const block = /```sql\n([\s\S]*?)\n\s*```/.exec(section)?.[1];
-  if (!block) throw new Error("docs/bridge.md's switch-over checklist has no ```sql block");
-  return block
-    .split("\n")
-    .map((line) => line.trim())
-    .join("\n");
-}
-
-/** The block with only its placeholders filled in: the account's host, the database, the password. */
+/** The block of "Switch-over checklist" step 2, with only its placeholders filled in: the account's host, the database, the password. */
 function filledIn(database: string): string {
-  const block = checklistBlock();
-  for (const placeholder of ["'bridge-host'", "boinc_db.", "IDENTIFIED BY '…'"]) {
-    if (!block.includes(placeholder)) throw new Error(`the checklist's block no longer has ${placeholder}`);
-  }
-  return block
-    .replaceAll("'bridge-host'", "'127.0.0.1'")
-    .replaceAll("boinc_db.", `${database}.`)
-    .replaceAll("IDENTIFIED BY '…'", `IDENTIFIED BY '${PASSWORD}'`);
+  return fillIn(blockWith(docSection("Switch-over checklist"), "sql", "cobblestone_wb"), {
+    "'bridge-host'": "'127.0.0.1'",
+    "boinc_db.": `${database}.`,
+    "IDENTIFIED BY '…'": `IDENTIFIED BY '${PASSWORD}'`,
+  });
 }
 
 /** Each GRANT line of the block, the table it is on, and the columns of its column-level UPDATE. */
