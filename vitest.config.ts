@@ -93,9 +93,9 @@ export default defineConfig({
     // thousands in a run: the ordinary ones are dropped here so that what a failing test prints
     // stays readable (warnings and errors are kept). Tests that check the lines spy on console.
     onConsoleLog: (line) => !/^\{"event":"(request|cron)","level":"info"/.test(line),
-    // Each test file loads the Worker afresh in its own workerd; pre-bundled, its packages are a
-    // handful of modules instead of about 300 (zod, hono, drizzle-orm: one fetch each from the
-    // module runner), which halves the Worker's load time a file. Every package subpath that
+    // Each of the maxWorkers workers loads the Worker once (isolate: false, above); pre-bundled,
+    // its packages are a handful of modules instead of about 300 (zod, hono, drizzle-orm: one
+    // fetch each from the module runner), which halves that load. Every package subpath that
     // src/ or test/ imports is listed: one left out is still loaded module by module.
     deps: {
       optimizer: {

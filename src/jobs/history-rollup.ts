@@ -12,7 +12,7 @@
  */
 import { dayOf } from "../credit/history";
 import { rollUpBoundary } from "../credit/history-months";
-import { runBatch } from "../db/batch";
+import { runBatch, runNamedBatch } from "../db/batch";
 import type { Db } from "../db/client";
 import { CURSOR_START, type RollUpCursor, chunkEnd, deleteChunk, foldChunk, markRolledUp, raiseMonthlyBefore } from "../db/history-rollup";
 
@@ -37,19 +37,19 @@ export async function rollUpProject(
   let folded = 0;
   for (let i = 0; i < settings.maxChunks; i++) {
     const args = [project.id, boundary, from, settings.chunkRows] as const;
-    const [, end, , deleted] = await runBatch(db, [
-      raiseMonthlyBefore(project.id, boundary),
-      chunkEnd(...args),
-      foldChunk(...args),
-      deleteChunk(...args),
-    ]);
-    const rows = deleted!.meta.changes ?? 0;
+    const { end, deleted } = await runNamedBatch(db, {
+      raised: raiseMonthlyBefore(project.id, boundary),
+      end: chunkEnd(...args),
+      folded: foldChunk(...args),
+      deleted: deleteChunk(...args),
+    });
+    const rows = deleted.meta.changes ?? 0;
     folded += rows;
     if (rows < settings.chunkRows) {
       await runBatch(db, [markRolledUp(project.id, boundary)]);
       break;
     }
-    const last = (end!.results as { subject: string; entityId: number }[])[0]!;
+    const last = (end.results as { subject: string; entityId: number }[])[0]!;
     from = { subject: last.subject, entityId: last.entityId };
   }
   return folded;

@@ -11,17 +11,20 @@ import { newAccountManagerToken } from "../../http/tokens";
 import { serverNow } from "../common";
 import { revokeRoute, rotateRoute } from "./account-manager-tokens.routes";
 import { accountManagerBySlug, revokeAccountManagerTokens, rotateAccountManagerToken } from "./account-manager-tokens.service";
+import type { AppRouteHandler } from "../route-handler";
 
-export const accountManagerTokensRouter = createRouter()
-  .openapi(rotateRoute, async (c) => {
-    const am = await accountManagerBySlug(c.var.db, c.req.valid("param").am);
-    await enforceTokenIssueLimit(c, amLimiterKey(am.id));
-    const token = newAccountManagerToken();
-    const previousExpiresAt = await rotateAccountManagerToken(c.var.db, am, token, serverNow());
-    return c.json({ slug: am.slug, token, previous_expires_at: previousExpiresAt }, 201);
-  })
-  .openapi(revokeRoute, async (c) => {
-    const am = await accountManagerBySlug(c.var.db, c.req.valid("param").am);
-    await revokeAccountManagerTokens(c.var.db, am.id, serverNow());
-    return c.json({ slug: am.slug, revoked: true as const }, 200);
-  });
+const revokeHandler: AppRouteHandler<typeof revokeRoute> = async (c) => {
+  const am = await accountManagerBySlug(c.var.db, c.req.valid("param").am);
+  await revokeAccountManagerTokens(c.var.db, am.id, serverNow());
+  return c.json({ slug: am.slug, revoked: true as const }, 200);
+};
+
+const rotateHandler: AppRouteHandler<typeof rotateRoute> = async (c) => {
+  const am = await accountManagerBySlug(c.var.db, c.req.valid("param").am);
+  await enforceTokenIssueLimit(c, amLimiterKey(am.id));
+  const token = newAccountManagerToken();
+  const previousExpiresAt = await rotateAccountManagerToken(c.var.db, am, token, serverNow());
+  return c.json({ slug: am.slug, token, previous_expires_at: previousExpiresAt }, 201);
+};
+
+export const accountManagerTokensRouter = createRouter().openapi(rotateRoute, rotateHandler).openapi(revokeRoute, revokeHandler);

@@ -4,10 +4,13 @@ import { newAccountManagerToken } from "../../http/tokens";
 import { serverNow } from "../common";
 import { createRouteDef } from "./account-managers.routes";
 import { createAccountManager } from "./account-managers.service";
+import type { AppRouteHandler } from "../route-handler";
 
-export const accountManagersRouter = createRouter().openapi(createRouteDef, async (c) => {
+const createRouteDefHandler: AppRouteHandler<typeof createRouteDef> = async (c) => {
   const body = c.req.valid("json");
   const token = newAccountManagerToken();
   await createAccountManager(c.var.db, body.slug, body.name, token, serverNow());
   return c.json({ slug: body.slug, token }, 201);
-});
+};
+
+export const accountManagersRouter = createRouter().openapi(createRouteDef, createRouteDefHandler);

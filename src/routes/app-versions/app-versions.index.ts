@@ -12,11 +12,11 @@ const list: AppRouteHandler<typeof listRoute> = async (c) => {
   return c.json(read.data, 200);
 };
 
-export const appVersionsRouter = createRouter()
-  .openapi(putRoute, async (c) => {
-    const { id } = c.req.valid("param");
-    const b = c.req.valid("json");
-    const { row, appName } = await putAppVersion(c.var.db, c.var.project.id, id, b);
-    return c.json(appVersionBody(row, appName), 200);
-  })
-  .openapi(listRoute, list);
+const putHandler: AppRouteHandler<typeof putRoute> = async (c) => {
+  const { id } = c.req.valid("param");
+  const b = c.req.valid("json");
+  const { row, appName } = await putAppVersion(c.var.db, c.var.project.id, id, b);
+  return c.json(appVersionBody(row, appName), 200);
+};
+
+export const appVersionsRouter = createRouter().openapi(putRoute, putHandler).openapi(listRoute, list);

@@ -14,19 +14,19 @@ const list: AppRouteHandler<typeof listAppsRoute> = async (c) => {
   return c.json(read.data, 200);
 };
 
-export const appsRouter = createRouter()
-  .openapi(putAppRoute, async (c) => {
-    const { app: appName } = c.req.valid("param");
-    const body = c.req.valid("json");
-    const settings = Object.keys(body).filter((field) => !(INGEST_APP_FIELDS as readonly string[]).includes(field));
-    if (settings.length > 0) {
-      requireScope(
-        c,
-        "manage",
-        `PUT /v1/projects/:slug/apps/:app with ${settings.join(", ")} (the app's settings; an 'ingest' token sends ${INGEST_APP_FIELDS.join(" and ")} only)`,
-      );
-    }
-    const row = await putApp(c.var.db, c.var.registry, c.var.project.id, appName, body);
-    return c.json(appBody(row), 200);
-  })
-  .openapi(listAppsRoute, list);
+const putAppHandler: AppRouteHandler<typeof putAppRoute> = async (c) => {
+  const { app: appName } = c.req.valid("param");
+  const body = c.req.valid("json");
+  const settings = Object.keys(body).filter((field) => !(INGEST_APP_FIELDS as readonly string[]).includes(field));
+  if (settings.length > 0) {
+    requireScope(
+      c,
+      "manage",
+      `PUT /v1/projects/:slug/apps/:app with ${settings.join(", ")} (the app's settings; an 'ingest' token sends ${INGEST_APP_FIELDS.join(" and ")} only)`,
+    );
+  }
+  const row = await putApp(c.var.db, c.var.registry, c.var.project.id, appName, body);
+  return c.json(appBody(row), 200);
+};
+
+export const appsRouter = createRouter().openapi(putAppRoute, putAppHandler).openapi(listAppsRoute, list);

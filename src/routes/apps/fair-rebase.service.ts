@@ -5,7 +5,7 @@
  * rescale that finds the app mature anchors and seals again.
  */
 import { type SQL, and, eq } from "drizzle-orm";
-import { runBatch } from "../../db/batch";
+import { runNamedBatch } from "../../db/batch";
 import { PROJECT_SUBJECT, markSubjects } from "../../db/kv-marks";
 import { appVersions, apps, hostAppVersions } from "../../db/schema";
 import type { Db } from "../../db/client";
@@ -20,24 +20,26 @@ export async function rebaseFairAnchor(db: Db, projectId: number, appName: strin
   if (!found) throw new ApiError(404, "not_found", `unknown app '${appName}'`);
   const rebased = { fairSRef: null, fairRebasedAt: now };
   // Only rows that change are written (a row already a founder costs nothing); each update's count of changed rows is the answer.
-  const [, unsealed, madeFounders] = await runBatch(db, [
-    db
-      .update(apps)
-      .set(rebased)
-      .where(and(eq(apps.projectId, projectId), eq(apps.id, found.id)))
-      .getSQL(),
-    db
-      .update(appVersions)
-      .set({ fairSealed: false })
-      .where(and(eq(appVersions.projectId, projectId), eq(appVersions.appId, found.id), eq(appVersions.fairSealed, true)))
-      .getSQL(),
-    db
-      .update(hostAppVersions)
-      .set({ fairFounder: true })
-      .where(and(eq(hostAppVersions.projectId, projectId), eq(hostAppVersions.appId, found.id), eq(hostAppVersions.fairFounder, false)))
-      .getSQL(),
-    ...markSubjects(projectId, [PROJECT_SUBJECT]),
-    audit,
-  ]);
-  return { app: { ...found, ...rebased }, versionsUnsealed: unsealed!.meta.changes, rowsMadeFounders: madeFounders!.meta.changes };
+  const { unsealed, madeFounders } = await runNamedBatch(
+    db,
+    {
+      app: db
+        .update(apps)
+        .set(rebased)
+        .where(and(eq(apps.projectId, projectId), eq(apps.id, found.id)))
+        .getSQL(),
+      unsealed: db
+        .update(appVersions)
+        .set({ fairSealed: false })
+        .where(and(eq(appVersions.projectId, projectId), eq(appVersions.appId, found.id), eq(appVersions.fairSealed, true)))
+        .getSQL(),
+      madeFounders: db
+        .update(hostAppVersions)
+        .set({ fairFounder: true })
+        .where(and(eq(hostAppVersions.projectId, projectId), eq(hostAppVersions.appId, found.id), eq(hostAppVersions.fairFounder, false)))
+        .getSQL(),
+    },
+    [...markSubjects(projectId, [PROJECT_SUBJECT]), audit],
+  );
+  return { app: { ...found, ...rebased }, versionsUnsealed: unsealed.meta.changes, rowsMadeFounders: madeFounders.meta.changes };
 }

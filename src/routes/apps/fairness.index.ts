@@ -7,8 +7,9 @@ import { createRouter } from "../../http/router";
 import { resolveNow } from "../common";
 import { route } from "./fairness.routes";
 import { fairnessReport } from "./fairness.service";
+import type { AppRouteHandler } from "../route-handler";
 
-export const fairnessRouter = createRouter().openapi(route, async (c) => {
+const routeHandler: AppRouteHandler<typeof route> = async (c) => {
   const { app: appName } = c.req.valid("param");
   const { limit, now: given } = c.req.valid("query");
   const now = resolveNow(given);
@@ -32,4 +33,6 @@ export const fairnessRouter = createRouter().openapi(route, async (c) => {
     },
     200,
   );
-});
+};
+
+export const fairnessRouter = createRouter().openapi(route, routeHandler);

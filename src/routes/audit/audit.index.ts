@@ -2,8 +2,9 @@
 import { createRouter } from "../../http/router";
 import { route } from "./audit.routes";
 import { loadAuditPage } from "./audit.service";
+import type { AppRouteHandler } from "../route-handler";
 
-export const auditRouter = createRouter().openapi(route, async (c) => {
+const routeHandler: AppRouteHandler<typeof route> = async (c) => {
   const { limit, cursor } = c.req.valid("query");
   const rows = await loadAuditPage(c.var.db, c.var.project.id, limit, cursor);
   const page = rows.slice(0, limit);
@@ -19,4 +20,6 @@ export const auditRouter = createRouter().openapi(route, async (c) => {
     reason: r.reason,
   }));
   return c.json({ entries, next_cursor: rows.length > limit ? String(page[page.length - 1]!.id) : null }, 200);
-});
+};
+
+export const auditRouter = createRouter().openapi(route, routeHandler);

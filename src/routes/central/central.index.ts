@@ -12,6 +12,7 @@ import { appVersionsFromXml } from "./central.xml";
 import { type Push, PushSchema } from "./central.schemas";
 import { pushRoute } from "./central.routes";
 import { storePush } from "./central.service";
+import type { AppRouteHandler } from "../route-handler";
 
 /** An XML push, checked by the same schema as a JSON one. */
 function pushFromXml(xml: string, project: string | undefined): Push {
@@ -24,7 +25,7 @@ function pushFromXml(xml: string, project: string | undefined): Push {
   return parsed.data;
 }
 
-export const centralRouter = createRouter().openapi(pushRoute, async (c) => {
+const pushHandler: AppRouteHandler<typeof pushRoute> = async (c) => {
   const query = c.req.valid("query");
   const push: Push = isXmlMediaType(c.req.header("content-type"))
     ? pushFromXml(await c.req.text(), query.project)
@@ -34,4 +35,6 @@ export const centralRouter = createRouter().openapi(pushRoute, async (c) => {
   const now = serverNow();
   const stored = await storePush(c.var.db, contributor.id, project, push, now);
   return c.json({ contributor: contributor.name, project, app_versions: stored, reported_at: now }, 200);
-});
+};
+
+export const centralRouter = createRouter().openapi(pushRoute, pushHandler);

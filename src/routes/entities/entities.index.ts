@@ -55,14 +55,13 @@ function holderRouter<K extends HolderKind>(kind: K) {
     return c.json(historyBody(read.data.history, read.data.total_credit, window, read.takenAt), 200);
   };
 
-  return createRouter()
-    .openapi(putRoute, async (c) => {
-      const { id } = c.req.valid("param");
-      const stored = await putHolder(c.var.db, c.var.registry, c.var.project.id, kind, id, c.req.valid("json") as PutHolder, serverNow());
-      return c.json(stored, 200);
-    })
-    .openapi(getRoute, get)
-    .openapi(historyRoute, history);
+  const put: AppRouteHandler<typeof putRoute> = async (c) => {
+    const { id } = c.req.valid("param");
+    const stored = await putHolder(c.var.db, c.var.registry, c.var.project.id, kind, id, c.req.valid("json") as PutHolder, serverNow());
+    return c.json(stored, 200);
+  };
+
+  return createRouter().openapi(putRoute, put).openapi(getRoute, get).openapi(historyRoute, history);
 }
 
 /** The kinds in HOLDER_KINDS' order, one by one so that the router's type keeps each kind's routes. */

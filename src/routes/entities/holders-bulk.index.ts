@@ -10,8 +10,9 @@ import { markHostsOfUser } from "../../db/kv-marks";
 import { checkCreateTime, holderCounts } from "./entities.upsert";
 import { bulkHolderWrites } from "./holders-bulk.upsert";
 import { route } from "./holders-bulk.routes";
+import type { AppRouteHandler } from "../route-handler";
 
-export const bulkHoldersRouter = createRouter().openapi(route, async (c) => {
+const routeHandler: AppRouteHandler<typeof route> = async (c) => {
   const body = c.req.valid("json");
   const now = serverNow();
   for (const kind of HOLDER_KINDS) body[kind]?.forEach((h, i) => checkCreateTime(h.create_time, now, `${kind}[${i}].create_time`));
@@ -24,4 +25,6 @@ export const bulkHoldersRouter = createRouter().openapi(route, async (c) => {
   // The count goes first: it counts the holders not stored yet.
   if (upserts.length > 0) await runBatch(db, [...counts.map((q) => q.getSQL()), ...upserts, ...optedOut]);
   return c.json({ hosts: body.hosts?.length ?? 0, users: body.users?.length ?? 0, teams: body.teams?.length ?? 0 }, 200);
-});
+};
+
+export const bulkHoldersRouter = createRouter().openapi(route, routeHandler);

@@ -11,12 +11,15 @@ import { retryOnConflict } from "../../http/conflict-retry";
 import { resolveNow } from "../common";
 import { route } from "./errors.routes";
 import { recordErrors } from "./errors.service";
+import type { AppRouteHandler } from "../route-handler";
 
-export const errorsRouter = createRouter().openapi(route, async (c) => {
+const routeHandler: AppRouteHandler<typeof route> = async (c) => {
   const body = c.req.valid("json");
   const now = resolveNow(body.now);
   // An identical request racing this one may insert the same results first; read again and
   // answer them as replays (409 only if their content differs), as a sequential retry would.
   const recorded = await retryOnConflict(() => recordErrors(c.var.db, c.var.project.id, body, now), "outcomes of these results");
   return c.json({ results: recorded }, 200);
-});
+};
+
+export const errorsRouter = createRouter().openapi(route, routeHandler);

@@ -8,12 +8,13 @@ import { databaseBindings } from "../../db/project-db";
 import { log } from "../../log";
 import { route } from "./health.routes";
 import { checkDatabase } from "./health.service";
+import type { AppRouteHandler } from "../route-handler";
 
 const noAnswer = (e: unknown) => `no answer: ${(e instanceof Error ? e.message : String(e)).slice(0, 200)}`;
 
 const check = (name: string, error: string | undefined) => ({ name, ok: error === undefined, ...(error === undefined ? {} : { error }) });
 
-export const healthRouter = createRouter().openapi(route, async (c) => {
+const routeHandler: AppRouteHandler<typeof route> = async (c) => {
   const bound = c.env as unknown as Record<string, D1Database>;
   const checks = await Promise.all([
     ...databaseBindings(c.env).map(async (name) => check(name, await checkDatabase(bound[name]!).catch(noAnswer))),
@@ -25,4 +26,6 @@ export const healthRouter = createRouter().openapi(route, async (c) => {
   const ok = checks.every((x) => x.ok);
   for (const x of checks) if (!x.ok) log("error", { event: "health_check_failed", check: x.name, error: x.error });
   return c.json({ ok, checks }, ok ? 200 : 503);
-});
+};
+
+export const healthRouter = createRouter().openapi(route, routeHandler);

@@ -1,8 +1,9 @@
 import { createRouter } from "../../http/router";
 import { listRoute } from "./host-app-versions.routes";
 import { listHostAppVersions } from "./host-app-versions.service";
+import type { AppRouteHandler } from "../route-handler";
 
-export const hostAppVersionsRouter = createRouter().openapi(listRoute, async (c) => {
+const listHandler: AppRouteHandler<typeof listRoute> = async (c) => {
   const { host_id } = c.req.valid("query");
   const rows = await listHostAppVersions(c.var.db, c.var.project.id, host_id);
   return c.json(
@@ -30,4 +31,6 @@ export const hostAppVersionsRouter = createRouter().openapi(listRoute, async (c)
     },
     200,
   );
-});
+};
+
+export const hostAppVersionsRouter = createRouter().openapi(listRoute, listHandler);

@@ -8,8 +8,9 @@ import { ApiError } from "../../http/errors";
 import { latestScaleTable } from "../../services/plan-class-scales";
 import { type ScaleTableBody, scaleTableBody, scaleTableXml } from "../../snapshots/plan-classes.body";
 import { route } from "./plan-classes.routes";
+import type { AppRouteHandler } from "../route-handler";
 
-export const planClassesRouter = createRouter().openapi(route, async (c) => {
+const routeHandler: AppRouteHandler<typeof route> = async (c) => {
   const { format, version } = c.req.valid("query");
   let body: ScaleTableBody;
   if (version === undefined) body = await latestScaleTable(c);
@@ -20,4 +21,6 @@ export const planClassesRouter = createRouter().openapi(route, async (c) => {
   }
   if (format === "xml") return c.body(scaleTableXml(body), 200, { "Content-Type": "application/xml; charset=utf-8" });
   return c.json(body, 200);
-});
+};
+
+export const planClassesRouter = createRouter().openapi(route, routeHandler);

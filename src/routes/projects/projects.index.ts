@@ -6,8 +6,9 @@ import { DEFAULT_BINDING, databaseBindings } from "../../db/project-db";
 import { checkHistoryBinding, checkMigrated } from "./projects.history-binding";
 import { createProjectRoute } from "./projects.routes";
 import { createProject } from "./projects.service";
+import type { AppRouteHandler } from "../route-handler";
 
-export const projectsRouter = createRouter().openapi(createProjectRoute, async (c) => {
+const createProjectHandler: AppRouteHandler<typeof createProjectRoute> = async (c) => {
   const body = c.req.valid("json");
   const token = newProjectToken();
   const now = serverNow();
@@ -23,4 +24,6 @@ export const projectsRouter = createRouter().openapi(createProjectRoute, async (
   }
   await createProject(c.env, c.var.registry, body, binding, token, now);
   return c.json({ slug: body.slug, token }, 201);
-});
+};
+
+export const projectsRouter = createRouter().openapi(createProjectRoute, createProjectHandler);

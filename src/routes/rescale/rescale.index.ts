@@ -2,8 +2,9 @@ import { createRouter } from "../../http/router";
 import { rescaleProject } from "../../services/rescale";
 import { resolveNow } from "../common";
 import { route } from "./rescale.routes";
+import type { AppRouteHandler } from "../route-handler";
 
-export const rescaleRouter = createRouter().openapi(route, async (c) => {
+const routeHandler: AppRouteHandler<typeof route> = async (c) => {
   const body = c.req.header("content-type")?.includes("json") ? c.req.valid("json") : {};
   const now = resolveNow(body.now);
   const report = await rescaleProject(c.var.db, c.var.registry, c.var.project.id, now);
@@ -39,4 +40,6 @@ export const rescaleRouter = createRouter().openapi(route, async (c) => {
     },
     200,
   );
-});
+};
+
+export const rescaleRouter = createRouter().openapi(route, routeHandler);
