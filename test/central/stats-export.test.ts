@@ -11,6 +11,7 @@ import { exportProjectStats } from "../../src/services/stats-export";
 import { expectError, pass, result, workunit } from "../support/api-helpers";
 import { request, createProject, typedClient } from "../support/api";
 import { STATS_CRON, clockNow, getRaw, runCron } from "./helpers";
+import { projectIdOf } from "../support/project-id";
 
 /** Every element's text as a string (so that a cpid of digits stays a string), lists where BOINC repeats. */
 const parser = new XMLParser({ parseTagValue: false, isArray: (name) => ["user", "team", "host", "application"].includes(name) });
@@ -110,7 +111,7 @@ async function projectWithVolunteers() {
     ),
     now: clockNow(),
   });
-  const [{ id }] = (await rows<{ id: number }>("SELECT id FROM projects WHERE slug = ?", slug)) as [{ id: number }];
+  const id = await projectIdOf(slug);
   return { slug, id, api };
 }
 

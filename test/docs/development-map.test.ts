@@ -38,6 +38,16 @@ function foundUnder(dir: string, name: string): boolean {
   );
 }
 
+/** A test file named after when or why it was written rather than what it specifies. */
+const HISTORICAL = /(^|[-/])(issue|review|finding|round-?\d|session)s?[-.\d]/;
+
+/** Every `*.test.ts` under `dir`, as paths from the root. */
+function testFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? testFiles(join(dir, e.name)) : e.name.endsWith(".test.ts") ? [join(dir, e.name).slice(root.length)] : [],
+  );
+}
+
 describe("docs/development.md's map", () => {
   const entries = mapEntries(readFileSync(join(root, "docs/development.md"), "utf8"));
 
@@ -60,6 +70,17 @@ describe("docs/development.md's map", () => {
       }
     }
     expect(missing).toEqual([]);
+  });
+
+  it('names every folder of test/, and no test file is named after an issue, a review or a finding ("Where a test goes")', () => {
+    const mapped = new Set(entries.map((e) => e.path));
+    const folders = readdirSync(join(root, "test"), { withFileTypes: true })
+      .filter((e) => e.isDirectory())
+      .map((e) => `test/${e.name}/`);
+    expect(folders.filter((f) => !mapped.has(f) && !mapped.has(`${f}traces/`))).toEqual([]);
+    expect(testFiles(join(root, "test")).filter((f) => HISTORICAL.test(f))).toEqual([]);
+    expect(["test/hardening/review-findings.test.ts", "test/api/issue-37.test.ts"].every((f) => HISTORICAL.test(f))).toBe(true);
+    expect(["test/reads/stats-opt-out.test.ts", "test/bridge/round.test.ts"].some((f) => HISTORICAL.test(f))).toBe(false);
   });
 
   it("would catch a file that is gone", () => {

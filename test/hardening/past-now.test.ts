@@ -14,6 +14,7 @@ import { dayOf } from "../../src/credit/history";
 import { type TestProject, setupProject, validPass } from "../support/api-helpers";
 import { request } from "../support/api";
 import { historyDays } from "../support/history";
+import { projectIdOf } from "../support/project-id";
 
 const T = 1_700_000_000;
 const DAY = SECONDS_PER_DAY;
@@ -26,10 +27,7 @@ async function holder(p: TestProject, path: string) {
   return res.body;
 }
 
-async function projectId(p: TestProject): Promise<number> {
-  const row = await env.DB.prepare("SELECT id FROM projects WHERE slug = ?").bind(p.slug).first<{ id: number }>();
-  return row!.id;
-}
+const projectId = (p: TestProject): Promise<number> => projectIdOf(p.slug);
 
 /** The days (UTC) that hold credit in any of the project's history buckets, stored or current. */
 const creditedDays = async (p: TestProject) =>

@@ -11,6 +11,7 @@ import { callWith } from "../security/support";
 import { relativeError } from "../support/trace";
 import { racingD1 } from "../support/racing-d1";
 import type { components } from "../support/api-types";
+import { projectIdOf } from "../support/project-id";
 
 const PASSES = 24;
 const HOSTS = [31, 32, 33, 34, 35];
@@ -55,11 +56,11 @@ describe("concurrent passes", () => {
     expect(grants.size).toBe(PASSES * 2);
     for (const list of grants.values()) expect(list.filter((g) => !g.replayed)).toHaveLength(1);
 
-    const project = await env.DB.prepare("SELECT id FROM projects WHERE slug = ?").bind(slug).first<{ id: number }>();
-    const stored = await env.DB.prepare("SELECT count(*) AS n FROM results WHERE project_id = ?").bind(project!.id).first<{ n: number }>();
+    const projectId = await projectIdOf(slug);
+    const stored = await env.DB.prepare("SELECT count(*) AS n FROM results WHERE project_id = ?").bind(projectId).first<{ n: number }>();
     expect(stored!.n).toBe(PASSES * 2);
     // Each account created once though every pass found it missing: the losers ran again.
-    const counts = await env.DB.prepare("SELECT host_count, user_count, team_count FROM projects WHERE id = ?").bind(project!.id).first();
+    const counts = await env.DB.prepare("SELECT host_count, user_count, team_count FROM projects WHERE id = ?").bind(projectId).first();
     expect(counts).toEqual({ host_count: HOSTS.length, user_count: 2, team_count: 2 });
 
     const credited = [...grants.values()].map((list) => list.find((g) => !g.replayed)!);

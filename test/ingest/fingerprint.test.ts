@@ -7,6 +7,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { fingerprint64 } from "../../src/http/fingerprint";
 import { pass, result, setupProject, workunit } from "../support/api-helpers";
+import { projectIdOf } from "../support/project-id";
 
 describe("result fingerprints", () => {
   it("hash [wu id, app, host, user, team, version, elapsed, cpu, flops, whole sent, whole received, state, outlier, claim]", async () => {
@@ -15,9 +16,9 @@ describe("result fingerprints", () => {
     const full = result(72, { host_id: 11, user_id: 12, team_id: 3, runtime_outlier: true, claimed_credit: 42.5, devices: 4 });
     await p.api.ok("POST", "/passes", pass(workunit(7, [plain, full])));
 
-    const project = await env.DB.prepare("SELECT id FROM projects WHERE slug = ?").bind(p.slug).first<{ id: number }>();
+    const projectId = await projectIdOf(p.slug);
     const stored = await env.DB.prepare("SELECT id, CAST(fingerprint AS TEXT) AS fp FROM results WHERE project_id = ? ORDER BY id")
-      .bind(project!.id)
+      .bind(projectId)
       .all<{ id: number; fp: string }>();
     // Times truncated to whole seconds, no outlier flag: false, no claim: null; devices left out.
     const expected = [

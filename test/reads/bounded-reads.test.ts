@@ -15,6 +15,7 @@ import { JOBS } from "../../src/jobs/schedule";
 import { callWith } from "../security/support";
 import { type Meter, meteredD1, meteredKv } from "../support/metered";
 import { daysAgo, decayed, passFor } from "./fixtures";
+import { projectIdOf } from "../support/project-id";
 
 /** The documented bound (docs/public-reads.md): the longest history window plus its carry-in row and lookups. */
 const MAX_ROWS = SNAPSHOT_LIMITS.maxHistoryDays + 10;
@@ -42,7 +43,7 @@ beforeAll(async () => {
   slug = project.slug;
   token = project.token;
   await project.api.ok("POST", "/passes", passFor(daysAgo(3), 1, { host: 10, user: 10, team: 3 }));
-  const { id } = (await env.DB.prepare("SELECT id FROM projects WHERE slug = ?").bind(slug).first<{ id: number }>())!;
+  const id = await projectIdOf(slug);
   // Many holders at once, straight into D1, counted on the project row as the batches that
   // insert holders count them: every third has no RAC (a tie across page boundaries), the rest
   // RACs and times that cross in order.

@@ -12,6 +12,7 @@ import { expectError, setupProject } from "../support/api-helpers";
 import { request } from "../support/api";
 import { runCron } from "../support/cron";
 import { daysAgo, decayed, passFor } from "./fixtures";
+import { projectIdOf } from "../support/project-id";
 
 const USERS = [1, 2, 3, 4, 5];
 
@@ -91,7 +92,7 @@ describe("GET /v1/projects/:slug/top/users", () => {
 
   it("a board of more than one page is never ranked by an anonymous read: 503 until the cron has published it", async () => {
     const { slug, token } = await setupProject("top");
-    const { id } = (await env.DB.prepare("SELECT id FROM projects WHERE slug = ?").bind(slug).first<{ id: number }>())!;
+    const id = await projectIdOf(slug);
     // 1,500 users: user i has total credit 2·i, so by total the order is 1500, 1499, … 1.
     await env.DB.prepare(
       `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 1500)

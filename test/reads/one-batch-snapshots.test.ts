@@ -13,6 +13,7 @@ import { loadProjectSnapshot } from "../../src/snapshots/project";
 import { historyFromDay } from "../../src/snapshots/public-project";
 import { setupProject } from "../support/api-helpers";
 import { daysAgo, passFor } from "./fixtures";
+import { projectIdOf } from "../support/project-id";
 
 /** The real D1, counting how many times it is asked: batches and single statements. */
 function countingD1(real: D1Database) {
@@ -57,7 +58,7 @@ describe("snapshots are read in one D1 batch", () => {
     const { slug, api } = await setupProject("onebatch");
     await api.ok("POST", "/passes", passFor(daysAgo(2), 1, { host: 70, user: 70, team: 7 }));
     await api.ok("POST", "/passes", passFor(daysAgo(0), 2, { host: 70, user: 70, team: 7 }));
-    const { id: projectId } = (await env.DB.prepare("SELECT id FROM projects WHERE slug = ?").bind(slug).first<{ id: number }>())!;
+    const projectId = await projectIdOf(slug);
     const fromDay = historyFromDay(daysAgo(0));
     const ids = { hosts: 70, users: 70, teams: 7 };
 

@@ -9,6 +9,7 @@ import { describe, expect, it } from "vitest";
 import { sha256Hex } from "../../src/http/tokens";
 import { createProject } from "../support/api";
 import { callWith } from "./support";
+import { projectIdOf } from "../support/project-id";
 
 const LIMIT = 3;
 const PERIOD_SECONDS = 10;
@@ -18,7 +19,7 @@ const windowOf = (ms: number) => Math.floor(ms / 1000 / PERIOD_SECONDS);
 describe("a project's budget is shared by its tokens", () => {
   it(`${TOKENS} tokens of one project together get at most the project's budget`, async () => {
     const { slug } = await createProject("budget");
-    const { id } = (await env.DB.prepare("SELECT id FROM projects WHERE slug = ?").bind(slug).first<{ id: number }>())!;
+    const id = await projectIdOf(slug);
     const tokens = Array.from({ length: TOKENS }, (_, i) => `cbp_budget-${slug}-${i}`);
     for (const token of tokens) {
       await env.DB.prepare("INSERT INTO project_tokens (project_id, token_hash, created_at) VALUES (?, ?, 1)")
