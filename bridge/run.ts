@@ -26,7 +26,8 @@ import { HolderRegistrar } from "./holders";
 import { lockState } from "./lock";
 import { PostedResults } from "./posted-results";
 import { Progress } from "./progress";
-import { registerApps, tellModes } from "./register-apps";
+import { registerApps } from "./register-apps";
+import { registerModes, tellModes } from "./register-modes";
 import { RequestPipeline } from "./request-pipeline";
 import { RereadWindow } from "./reread-window";
 import { DEFAULT_RETRY, type RetryOptions } from "./retrying-fetch";
@@ -336,13 +337,13 @@ export async function runBridge(options: BridgeOptions): Promise<BridgeReport> {
       databaseApps.map((a) => a.name),
     );
     /** Each app's credit mode: the service's, as registered (a dry run registers nothing: the stated one first). */
-    const modes = new Map<string, CreditMode>();
+    let modes: Map<string, CreditMode>;
     try {
-      knownVersions = await registerApps(boinc, databaseApps, api, options.dryRun, (line) => tell("info", "dry_run", line), stated);
-      const serviceApps = await api.apps();
-      for (const a of serviceApps) modes.set(a.name, a.credit_mode);
-      if (options.dryRun) for (const [app, found] of stated) modes.set(app, found.mode);
-      ceilings = ceilingsOf(options.dryRun ? [] : serviceApps);
+      const dryRunLine = (line: string) => tell("info", "dry_run", line);
+      knownVersions = await registerApps(boinc, databaseApps, api, options.dryRun, dryRunLine);
+      const service = await registerModes(api, options.project, stated, options.dryRun, dryRunLine);
+      modes = service.modes;
+      ceilings = ceilingsOf(options.dryRun ? [] : service.apps);
       tellModes(databaseApps, stated, modes, writeBacks !== null, emit);
     } catch (e) {
       // The service's refusal is told, as when the two sides ran one after the other; the
