@@ -454,7 +454,7 @@ export async function runBridge(options: BridgeOptions): Promise<BridgeReport> {
       noCredit: (w) =>
         tell(
           "warn",
-          "no_credit",
+          "workunit_no_credit",
           `workunit ${w.workunit_id} (app '${w.app}', credit mode ${w.mode}) has no credit: its canonical_credit is 0 (${w.mode === "fixed" ? "create_work gave it no --credit" : "the validator's init_result() set no claimed_credit"}); its valid results are granted 0, as BOINC's validator grants them`,
           { workunit_id: w.workunit_id, app: w.app, mode: w.mode },
         ),
@@ -534,7 +534,7 @@ export async function runBridge(options: BridgeOptions): Promise<BridgeReport> {
     }
     progress.finish();
     if (counts.no_credit > SKIPS_LOGGED) {
-      tell("warn", "no_credit", `… ${counts.no_credit - SKIPS_LOGGED} more workunits with no credit`, {
+      tell("warn", "workunit_no_credit", `… ${counts.no_credit - SKIPS_LOGGED} more workunits with no credit`, {
         more: counts.no_credit - SKIPS_LOGGED,
       });
     }

@@ -26,7 +26,7 @@ import { killBridges, startBridgeCli } from "./bridge-cli";
 import { sqlTime } from "./load-trace";
 import { type MariaDb, mariadbAvailable, startMariaDbAndServer } from "./mariadb";
 import { createProjectTokens } from "./service";
-import { boincUpdateAverage, checker, writerDsn } from "./write-back-check";
+import { boincUpdateAverage, checker, holderMismatches, writerDsn } from "./write-back-check";
 
 const ADMIN = "bridge-fixed-post-admin-token";
 const available = suiteNeeds("fixed and post-assigned credit through the bridge", import.meta.url, "mariadb-server", mariadbAvailable());
@@ -360,35 +360,7 @@ describe.skipIf(!available)("fixed and post-assigned credit through the bridge",
       check(`result ${r.id} granted_credit`, r.granted_credit, want.results.get(r.id) ?? 0);
     for (const w of await rows<{ id: number; canonical_credit: number }>("SELECT id, canonical_credit FROM workunit"))
       if (want.wuCredit.has(w.id)) check(`workunit ${w.id} canonical_credit`, w.canonical_credit, want.wuCredit.get(w.id)!);
-    for (const kind of ["host", "user", "team"] as const) {
-      for (const row of await rows<{ id: number; total_credit: number; expavg_credit: number; expavg_time: number }>(
-        `SELECT id, total_credit, expavg_credit, expavg_time FROM ${kind}`,
-      )) {
-        const a = want.holders[kind].get(row.id) ?? { total: 0, avg: 0, time: 0 };
-        check(`${kind} ${row.id} total_credit`, row.total_credit, a.total);
-        check(`${kind} ${row.id} expavg_credit`, row.expavg_credit, a.avg);
-        check(`${kind} ${row.id} expavg_time`, row.expavg_time, a.time);
-      }
-    }
-    for (const [table, holder, map] of [
-      ["credit_user", "userid", want.creditUser],
-      ["credit_team", "teamid", want.creditTeam],
-    ] as const) {
-      const got = await rows<{ h: number; appid: number; njobs: number; total: number; expavg: number; expavg_time: number }>(
-        `SELECT ${holder} AS h, appid, njobs, total, expavg, expavg_time FROM ${table}`,
-      );
-      if (got.length !== map.size) mismatches.push(`${table}: ${got.length} rows, expected ${map.size}`);
-      for (const row of got) {
-        const a = map.get(`${row.h}/${row.appid}`);
-        if (!a) mismatches.push(`${table} ${row.h}/${row.appid} should not exist`);
-        else {
-          check(`${table} ${row.h}/${row.appid} njobs`, row.njobs, a.njobs);
-          check(`${table} ${row.h}/${row.appid} total`, row.total, a.total);
-          check(`${table} ${row.h}/${row.appid} expavg`, row.expavg, a.avg);
-          check(`${table} ${row.h}/${row.appid} expavg_time`, row.expavg_time, a.time);
-        }
-      }
-    }
+    await holderMismatches(conn, want, { mismatches, check });
     await conn.end();
     return mismatches;
   }
