@@ -67,13 +67,20 @@ export const validatorModes: ModeFinder = (daemons, file) => {
 };
 
 /**
+ * The finders config.xml is read with, in order: the hook for more modes (a `trickle_credit`
+ * daemon's finder, naming the apps it pays, goes after the validators': its app is then on
+ * `trickle`, whatever its --no_credit validator says).
+ */
+export const MODE_FINDERS: readonly ModeFinder[] = [validatorModes];
+
+/**
  * Every app's mode config.xml's daemons (config-xml.ts) state, by each finder in turn (a later one's app replaces an
  * earlier one's: the trickle daemon's finder, once there is one, comes after the validators').
  */
 export function modesFromConfig(
   daemons: readonly (readonly string[])[],
   file = "config.xml",
-  finders: readonly ModeFinder[] = [validatorModes],
+  finders: readonly ModeFinder[] = MODE_FINDERS,
 ): Map<string, FoundMode> {
   const modes = new Map<string, FoundMode>();
   for (const find of finders) for (const [app, m] of find(daemons, file)) modes.set(app, m);
