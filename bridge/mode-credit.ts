@@ -23,10 +23,12 @@ export function statedCredit(row: ResultRow, credits: AppCredits): { mode: Credi
   if (mode !== "fixed" && mode !== "post_assigned") return null;
   const c = row.canonical_credit ?? 0;
   if (!Number.isFinite(c) || c < 0) return `workunit ${row.workunit_id}: canonical_credit ${c} is not a credit`;
-  if (mode === "post_assigned" && row.validate_state === VALIDATE_STATE.valid && !((row.canonical_resultid ?? 0) > 0)) {
-    // The validator writes the results, then the workunit: it is between the two (or was stopped there).
+  if (row.validate_state === VALIDATE_STATE.valid && !((row.canonical_resultid ?? 0) > 0)) {
+    // The validator writes the results, then the workunit: it is between the two (or was stopped
+    // there). A post-assigned credit is not there yet, a fixed one not capped yet (and an older
+    // server's --credit_from_wu read it from the workunit's XML, writing it here only then).
     throw new BridgeError(
-      `result ${row.id} is valid but its workunit ${row.workunit_id} has no canonical result yet, so its post-assigned credit is not written yet (the validator writes the workunit after its results); the next run reads it again`,
+      `result ${row.id} is valid but its workunit ${row.workunit_id} has no canonical result yet, so the validator has not written the workunit's credit yet (it writes the workunit after its results); the next run reads it again`,
       { transient: true },
     );
   }

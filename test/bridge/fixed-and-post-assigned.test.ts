@@ -17,6 +17,7 @@ import { suiteNeeds } from "../../scripts/skipped-suites";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { OUTCOME, VALIDATE_STATE } from "../../bridge/boinc-codes";
 import { daemonCommandLines } from "../../bridge/config-xml";
+import { BridgeError } from "../../bridge/errors";
 import { modesFromConfig } from "../../bridge/credit-modes";
 import { type BridgeOptions, bridgeOptions, runBridge } from "../../bridge/run";
 import type { WranglerDev } from "../browser/wrangler-dev";
@@ -415,6 +416,28 @@ describe.skipIf(!available)("fixed and post-assigned credit through the bridge",
       );
     });
   }
+
+  it("a valid result whose workunit the validator has not written yet is not posted: the run stops (transient), the next one posts it", async () => {
+    const wus = workunits(1);
+    const db = await boincDb("mid_write", wus, true);
+    const conn = await maria.root("mid_write");
+    // Between the validator's write of results 24 and 25 and its write of workunit 13 (post-assigned 7.25).
+    await conn.query("UPDATE workunit SET canonical_resultid = 0, canonical_credit = 0, mod_time = mod_time WHERE id = 13");
+    const { manage: token } = await createProjectTokens(server.base, ADMIN, "mid-write");
+    const first = await runBridge(options(db.reader, "mid-write", token)).then(
+      () => null,
+      (e: unknown) => e as BridgeError,
+    );
+    expect(first).toBeInstanceOf(BridgeError);
+    expect(first!.transient).toBe(true);
+    expect(first!.message).toMatch(/^result 24 is valid but its workunit 13 has no canonical result yet/);
+    // The validator finishes; the next run posts it with its credit.
+    await conn.query("UPDATE workunit SET canonical_resultid = 24, canonical_credit = 7.25, mod_time = mod_time WHERE id = 13");
+    await conn.end();
+    const csv = join(work, "mid-write.csv");
+    await runBridge(options(db.reader, "mid-write", token, { compare: csv }));
+    expect((await compared(csv)).get(24)).toBe(7.25);
+  });
 
   for (const noCredit of [false, true]) {
     const how = noCredit ? "every result validated with --no_credit" : "BOINC granted before T, --no_credit from T on";
