@@ -19,7 +19,7 @@ export const REQUIRED_COLUMNS: Record<string, string[]> = {
   host: ["id", "create_time", "userid", "host_cpid"],
   user: ["id", "create_time", "teamid", "name", "cross_project_id", "email_addr"],
   team: ["id", "create_time", "name"],
-  workunit: ["id", "appid", "rsc_fpops_est", "rsc_fpops_bound", "target_nresults", "delay_bound"],
+  workunit: ["id", "appid", "rsc_fpops_est", "rsc_fpops_bound", "target_nresults", "delay_bound", "canonical_resultid", "canonical_credit"],
   result: [
     "id",
     "workunitid",
@@ -112,7 +112,7 @@ export interface ReadOptions {
 
 const RESULT_SELECT = `
   SELECT r.id, UNIX_TIMESTAMP(r.mod_time) AS mod_time, r.workunitid AS workunit_id, w.appid AS app_id, a.name AS app,
-         w.rsc_fpops_est, w.rsc_fpops_bound, w.target_nresults, w.delay_bound,
+         w.rsc_fpops_est, w.rsc_fpops_bound, w.target_nresults, w.delay_bound, w.canonical_credit, w.canonical_resultid,
          r.hostid AS host_id, r.userid AS user_id, r.teamid AS team_id, r.app_version_id,
          r.elapsed_time, r.cpu_time, r.flops_estimate, r.sent_time, r.received_time,
          r.validate_state, r.outcome, r.exit_status, r.runtime_outlier, r.granted_credit
@@ -141,6 +141,8 @@ const NUMERIC_ROW_FIELDS = [
   "exit_status",
   "runtime_outlier",
   "granted_credit",
+  "canonical_credit",
+  "canonical_resultid",
 ] as const;
 
 function toResultRow(raw: Record<string, unknown>): ResultRow {

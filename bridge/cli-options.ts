@@ -4,6 +4,7 @@ import { isAbsolute, join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { DEFAULT_MAX_GRANTED_CREDIT } from "./credit-bounds";
 import { connectionSettings } from "./boinc-db";
+import { parseModeOverrides } from "./credit-modes";
 import { resolveDatabase, userOfDsn } from "./db-source";
 import { BridgeError } from "./errors";
 import { LOG_FORMATS, type LogFormat } from "./event-log";
@@ -16,7 +17,7 @@ export const USAGE = `usage: cobblestone-bridge --url BASE_URL --project SLUG
          [--db mysql://USER:PASS@HOST:PORT/DB | --boinc-config PROJECT/config.xml] [--db-params PARAMS]
          [--secrets-file FILE] [--token TOKEN] [--allow-http] [--state FILE] [--since TIME] [--rewind TIME] [--rescale-every SECONDS]
          [--dry-run] [--compare OUT.csv] [--no-progress] [--write-back [--credit-by-app] [--switch-time TIME] [--project-account]]
-         [--max-granted-credit CREDIT]
+         [--max-granted-credit CREDIT] [--credit-mode APP=MODE ...]
          [--request-timeout SECONDS] [--request-attempts N] [--max-answer-mib MIB]
          [--follow [--poll-every SECONDS]] [--log-format text|json]
          [--metrics-port PORT [--metrics-host HOST]] [--metrics-file FILE.prom] [--help] [--version]
@@ -32,6 +33,9 @@ export const USAGE = `usage: cobblestone-bridge --url BASE_URL --project SLUG
   --write-back logs in as the account of --db or BOINC_DB_URL (one with the GRANTs of the switch-over
   checklist); with --boinc-config alone it refuses, unless --project-account says config.xml's db_user
   (the project's own account) is meant.
+  Each app's credit mode comes from its validator's options in --boinc-config's <daemons>
+  (--credit_from_wu: fixed, --post_assigned_credit: post_assigned, --credit_from_runtime: runtime,
+  none of them: adaptive); --credit-mode APP=MODE, repeated per app, overrides it.
   In a checkout of Cobblestone: npm run bridge -- OPTIONS. Details: docs/bridge.md.`;
 
 /** What the command line says beyond a run's options: how the bridge tells how it is doing. */
@@ -212,6 +216,7 @@ export async function parseOptions(argv: string[], env: NodeJS.ProcessEnv): Prom
         "switch-time": { type: "string" },
         "project-account": { type: "boolean", default: false },
         "max-granted-credit": { type: "string" },
+        "credit-mode": { type: "string", multiple: true },
         "request-timeout": { type: "string" },
         "request-attempts": { type: "string" },
         "max-answer-mib": { type: "string" },
@@ -280,6 +285,7 @@ export async function parseOptions(argv: string[], env: NodeJS.ProcessEnv): Prom
     rewind: values.rewind === undefined ? null : parseTime(values.rewind, "--rewind"),
     rescaleEvery,
     validatorCaps: { byApp: resolved.validatorCaps, fallback: maxGranted },
+    creditModes: { config: resolved.creditModes, overrides: parseModeOverrides(values["credit-mode"] ?? []) },
     dryRun: values["dry-run"]!,
     compare: values.compare === undefined ? null : userPath(values.compare, env),
     // A progress line is no JSON line: with --log-format json the request events tell the progress.

@@ -5,7 +5,8 @@
  * when it has one (BOINC's read-only tools read the replica too).
  */
 import { readFile } from "node:fs/promises";
-import { XMLParser } from "fast-xml-parser";
+import { daemonCommandLines, optionValue, parseConfig } from "./config-xml";
+import { type FoundMode, modesFromConfig } from "./credit-modes";
 import { withDsnParams } from "./db-params";
 import { BridgeError } from "./errors";
 
@@ -31,34 +32,12 @@ export function creditByAppInConfig(xml: string, file = "config.xml"): boolean {
   return "credit_by_app" in configSection(xml, file);
 }
 
-type ParsedConfig = { boinc?: { config?: unknown; daemons?: unknown }; config?: unknown; daemons?: unknown };
-
-function parseConfig(xml: string, file: string): ParsedConfig {
-  try {
-    return new XMLParser({ parseTagValue: false, trimValues: true }).parse(xml) as ParsedConfig;
-  } catch (e) {
-    throw new BridgeError(`${file} is not XML: ${(e as Error).message}`);
-  }
-}
-
-/**
- * The validators' --max_granted_credit, per app (`--app NAME` on the same command line), from
- * config.xml's <daemons>; BOINC's daemons take each option with one dash or two.
- */
+/** The validators' --max_granted_credit, per app (`--app NAME` on the same command line), from config.xml's <daemons>. */
 export function validatorCapsFromConfig(xml: string, file = "config.xml"): Map<string, number> {
-  const parsed = parseConfig(xml, file);
-  const daemons = (parsed.boinc?.daemons ?? parsed.daemons) as { daemon?: unknown } | undefined;
-  const list = daemons && typeof daemons === "object" ? daemons.daemon : undefined;
   const caps = new Map<string, number>();
-  for (const d of Array.isArray(list) ? list : list === undefined ? [] : [list]) {
-    const cmd = String((d as { cmd?: unknown })?.cmd ?? "");
-    const words = cmd.split(/\s+/);
-    const value = (name: string) => {
-      const i = words.findIndex((w) => w === `-${name}` || w === `--${name}`);
-      return i >= 0 ? words[i + 1] : undefined;
-    };
-    const app = value("app");
-    const cap = value("max_granted_credit");
+  for (const words of daemonCommandLines(xml, file)) {
+    const app = optionValue(words, "app");
+    const cap = optionValue(words, "max_granted_credit");
     if (app === undefined || cap === undefined) continue;
     const n = Number(cap);
     if (!Number.isFinite(n) || n < 0)
@@ -125,12 +104,15 @@ export async function resolveDatabase(
   projectUser: string | null;
   creditByApp: boolean;
   validatorCaps: Map<string, number>;
+  /** Each app's credit mode as config.xml's daemons state it (credit-modes.ts). */
+  creditModes: Map<string, FoundMode>;
 }> {
   const xml = boincConfig === undefined ? null : await readConfig(boincConfig);
   const creditByApp = xml !== null && creditByAppInConfig(xml, boincConfig);
   const validatorCaps = xml === null ? new Map<string, number>() : validatorCapsFromConfig(xml, boincConfig);
+  const creditModes = xml === null ? new Map<string, FoundMode>() : modesFromConfig(daemonCommandLines(xml, boincConfig), boincConfig);
   const projectUser = xml === null ? null : projectUserOfConfig(xml, boincConfig);
-  const from = (dsn: string | null, source: DsnSource | null) => ({ dsn, source, projectUser, creditByApp, validatorCaps });
+  const from = (dsn: string | null, source: DsnSource | null) => ({ dsn, source, projectUser, creditByApp, validatorCaps, creditModes });
   if (db) return from(withDsnParams(db, params), "--db");
   if (env.BOINC_DB_URL) return from(withDsnParams(env.BOINC_DB_URL, params), "BOINC_DB_URL");
   return xml === null ? from(null, null) : from(withDsnParams(dsnFromBoincConfig(xml, boincConfig, primary), params), "config.xml");

@@ -5,6 +5,8 @@
  */
 import type { components } from "./api-types";
 import { EXIT_ABORTED_BY_PROJECT, OUTCOME, VALIDATE_STATE } from "./boinc-codes";
+import type { CreditMode } from "./credit-modes";
+import { type AppCredits, statedCredit } from "./mode-credit";
 import type { ResultRow } from "./rows";
 
 type Schemas = components["schemas"];
@@ -34,6 +36,8 @@ export interface SecondCalls {
   skipped: Skipped[];
   /** For --compare: BOINC's own granted credit of every result posted in a pass. */
   boincGranted: Map<number, { granted: number; app: string; workunit_id: number }>;
+  /** Workunits of fixed or post-assigned apps posted with no credit (0 in canonical_credit): BOINC grants 0 there too, and logs it. */
+  noCredit: { workunit_id: number; app: string; mode: CreditMode }[];
 }
 
 function missing(row: ResultRow, columns: (keyof ResultRow)[]): string | null {
@@ -70,9 +74,12 @@ const PASS_COLUMNS: (keyof ResultRow)[] = [
   "received_time",
 ];
 
-/** A decided result as the API's Result, or why it cannot be posted (the API would refuse the whole pass). */
-function passResult(row: ResultRow, knownVersions: KnownVersions): ResultBody | string {
-  const problem = missing(row, PASS_COLUMNS) ?? versionProblem(row, knownVersions);
+/**
+ * A decided result as the API's Result, or why it cannot be posted (the API would refuse the whole
+ * pass). `stated`: its workunit's credit when its app is on fixed or post_assigned (mode-credit.ts).
+ */
+function passResult(row: ResultRow, knownVersions: KnownVersions, stated: ReturnType<typeof statedCredit>): ResultBody | string {
+  const problem = missing(row, PASS_COLUMNS) ?? versionProblem(row, knownVersions) ?? (typeof stated === "string" ? stated : null);
   if (problem) return problem;
   if (row.host_id! <= 0) return `host id ${row.host_id}`;
   if (row.rsc_fpops_est! < MIN_FPOPS || row.rsc_fpops_bound! < row.rsc_fpops_est!) {
@@ -96,6 +103,10 @@ function passResult(row: ResultRow, knownVersions: KnownVersions): ResultBody | 
     received_time: row.received_time!,
     validate_state: row.validate_state === VALIDATE_STATE.valid ? "valid" : "invalid",
     runtime_outlier: (row.runtime_outlier ?? 0) !== 0,
+    // Every valid result carries it, so whichever the service takes as canonical has it.
+    ...(stated !== null && typeof stated !== "string" && stated.mode === "post_assigned" && row.validate_state === VALIDATE_STATE.valid
+      ? { claimed_credit: stated.credit }
+      : {}),
   };
 }
 
@@ -149,18 +160,22 @@ function passChunks(workunits: WorkunitBody[]): WorkunitBody[][] {
  * decided results grouped by workunit in workunit-id order (a database keeps no other order
  * within a second), split only past the API's 1000 workunits or 5000 results, then the errors.
  */
-export function callsForSecond(time: number, rows: ResultRow[], knownVersions: KnownVersions): SecondCalls {
+export function callsForSecond(time: number, rows: ResultRow[], knownVersions: KnownVersions, credits?: AppCredits): SecondCalls {
   const skipped: Skipped[] = [];
+  const noCredit: SecondCalls["noCredit"] = [];
   const workunits = new Map<number, WorkunitBody>();
   const errors: ErrorResultBody[] = [];
   const boincGranted: SecondCalls["boincGranted"] = new Map();
   for (const row of rows) {
     if (isDecided(row)) {
-      const result = passResult(row, knownVersions);
+      const stated = credits ? statedCredit(row, credits) : null;
+      const result = passResult(row, knownVersions, stated);
       if (typeof result === "string") {
         skipped.push({ id: row.id, reason: result });
         continue;
       }
+      // A string was a problem: the result is skipped above.
+      const priced = typeof stated === "string" ? null : stated;
       let wu = workunits.get(row.workunit_id);
       if (!wu) {
         wu = {
@@ -169,10 +184,13 @@ export function callsForSecond(time: number, rows: ResultRow[], knownVersions: K
           rsc_fpops_est: row.rsc_fpops_est!,
           rsc_fpops_bound: row.rsc_fpops_bound!,
           target_nresults: row.target_nresults!,
+          ...(priced?.mode === "fixed" ? { canonical_credit: priced.credit } : {}),
           results: [],
         };
         workunits.set(row.workunit_id, wu);
       }
+      if (priced?.credit === 0 && row.validate_state === VALIDATE_STATE.valid && !noCredit.some((w) => w.workunit_id === row.workunit_id))
+        noCredit.push({ workunit_id: row.workunit_id, app: row.app!, mode: priced.mode });
       wu.results.push(result);
       boincGranted.set(row.id, { granted: row.granted_credit ?? 0, app: row.app!, workunit_id: row.workunit_id });
     } else if (isErrorOutcome(row)) {
@@ -189,6 +207,7 @@ export function callsForSecond(time: number, rows: ResultRow[], knownVersions: K
     errors: chunks(errors, MAX_ERRORS_PER_REQUEST).map((results) => ({ now: time, results })),
     skipped,
     boincGranted,
+    noCredit,
   };
 }
 

@@ -6,6 +6,7 @@
 import type { CobblestoneApi } from "./api-client";
 import { type KnownVersions, type SecondCalls, type Skipped, callsForSecond, rescaleMarkBefore } from "./events";
 import { type HolderIds, emptyHolderIds } from "./holders";
+import type { AppCredits } from "./mode-credit";
 import type { PostedResults } from "./posted-results";
 import type { RequestPipeline } from "./request-pipeline";
 import { type ResultRow, after } from "./rows";
@@ -70,6 +71,10 @@ export interface RoundParts {
   api: Pick<CobblestoneApi, "rescale" | "postErrors"> | null;
   registrar: { register(ids: HolderIds): Promise<void> };
   knownVersions: KnownVersions;
+  /** The apps' modes and caps: a fixed or post-assigned app's pass carries its workunit's credit (mode-credit.ts). */
+  credits?: AppCredits;
+  /** A workunit of a fixed or post-assigned app posted with credit 0 (told for the first SKIPS_LOGGED; the rest are counted). */
+  noCredit?(w: SecondCalls["noCredit"][number]): void;
   /** The rescale schedule replayed (0: none). */
   rescaleEvery: number;
   /** --follow: a grant's time is when the bridge first sees the result validated (the poll's database clock), not its mod_time. */
@@ -93,6 +98,8 @@ export interface RoundCounts {
   skipped: number;
   /** Rows read again that the service already had as they are (posted-results.ts): not posted again. */
   unchanged: number;
+  /** Workunits of fixed or post-assigned apps posted with credit 0. */
+  no_credit: number;
   rescales: number;
   /** Error reports (requests) and the outcomes they carried. */
   errors: number;
@@ -107,6 +114,7 @@ export class Rounds {
     seconds: 0,
     skipped: 0,
     unchanged: 0,
+    no_credit: 0,
     rescales: 0,
     errors: 0,
     error_outcomes: 0,
@@ -124,7 +132,7 @@ export class Rounds {
     outer: for await (const rowBatch of batches(seconds(rows))) {
       // The second keeps all its rows (the cursor moves past them); only the others are posted.
       const fresh = posted ? await posted.unposted(rowBatch.map((s) => s.rows)) : rowBatch.map((s) => s.rows);
-      const calls = rowBatch.map((s, i) => callsForSecond(follow ? seenAt : s.time, fresh[i]!, knownVersions));
+      const calls = rowBatch.map((s, i) => callsForSecond(follow ? seenAt : s.time, fresh[i]!, knownVersions, this.parts.credits));
       await registrar.register(holdersOf(calls));
       for (const [i, call] of calls.entries()) {
         if (this.secondsLeft-- <= 0) break outer;
@@ -143,6 +151,9 @@ export class Rounds {
     const next = pipeline.next;
     for (const s of call.skipped) {
       if (this.counts.skipped++ < SKIPS_LOGGED) this.parts.skipped(s);
+    }
+    for (const w of call.noCredit) {
+      if (this.counts.no_credit++ < SKIPS_LOGGED) this.parts.noCredit?.(w);
     }
     if (call.passes.length + call.errors.length > 0) {
       const mark = rescaleMarkBefore(next.last_event_time, call.time, this.parts.rescaleEvery);

@@ -25,6 +25,9 @@ export interface ResultRow {
   exit_status: number | null;
   runtime_outlier: number | null;
   granted_credit: number | null;
+  /** workunit.canonical_credit and canonical_resultid: a fixed or post-assigned app's credit (mode-credit.ts). */
+  canonical_credit?: number | null;
+  canonical_resultid?: number | null;
 }
 
 /** Where the bridge has got to: the last result row whose second Cobblestone has fully answered. */

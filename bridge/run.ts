@@ -15,6 +15,7 @@ import { CobblestoneApi } from "./api-client";
 import { BoincDb, modTimeIndexStatement, type ResultKey, redactDsn } from "./boinc-db";
 import { CreditComparison, type CompareSummary, summaryText } from "./compare";
 import { BOINC_DEFAULT_CAPS, CreditCeilings, type ValidatorCaps } from "./credit-bounds";
+import { type CreditMode, NO_STATED_MODES, type StatedModes, statedModes } from "./credit-modes";
 import { clockSetBack, refuseCursorAhead, rewind, whenText, writeBackStart } from "./cursor-checks";
 import { BridgeError } from "./errors";
 import { type EventLog, type Level, textLog } from "./event-log";
@@ -26,6 +27,7 @@ import { lockState } from "./lock";
 import { PostedResults } from "./posted-results";
 import { Progress } from "./progress";
 import { registerApps } from "./register-apps";
+import { registerModes, tellModes } from "./register-modes";
 import { RequestPipeline } from "./request-pipeline";
 import { RereadWindow } from "./reread-window";
 import { DEFAULT_RETRY, type RetryOptions } from "./retrying-fetch";
@@ -40,7 +42,7 @@ import { UnpaidWatch } from "./unpaid-watch";
 import type { WriteBackReport } from "./write-back";
 import { WriteBackLink } from "./write-back-link";
 import { accountWarning, writeBackAccount } from "./write-back-privileges";
-import { refuseGrantedByOthers, refuseUnpaidCreditModes } from "./write-back-refusals";
+import { refuseGrantedByOthers } from "./write-back-refusals";
 
 export interface BridgeOptions {
   db: string;
@@ -83,6 +85,8 @@ export interface BridgeOptions {
    * sets it; null or absent: another account.
    */
   projectAccount?: string | null;
+  /** Each app's credit mode as config.xml's validators and --credit-mode state it (credit-modes.ts): registered with the app. */
+  creditModes?: StatedModes;
   /** The validators' --max_granted_credit (config.xml, --max-granted-credit): no answer above it is written (credit-bounds.ts). Default: BOINC's. */
   validatorCaps?: ValidatorCaps;
   /** --follow: keep polling for newly validated results, this many seconds apart, until the signal aborts. */
@@ -328,11 +332,19 @@ export async function runBridge(options: BridgeOptions): Promise<BridgeReport> {
     const ceilingsOf = (serviceApps: readonly { name: string; max_granted_credit: number }[]) =>
       new CreditCeilings(options.validatorCaps ?? BOINC_DEFAULT_CAPS, serviceApps, databaseApps);
     let knownVersions: KnownVersions;
+    const stated = statedModes(
+      options.creditModes ?? NO_STATED_MODES,
+      databaseApps.map((a) => a.name),
+    );
+    /** Each app's credit mode: the service's, as registered (a dry run registers nothing: the stated one first). */
+    let modes: Map<string, CreditMode>;
     try {
-      knownVersions = await registerApps(boinc, databaseApps, api, options.dryRun, (line) => tell("info", "dry_run", line));
-      const serviceApps = options.dryRun ? [] : await api.apps();
-      ceilings = ceilingsOf(serviceApps);
-      if (writeBacks) refuseUnpaidCreditModes(serviceApps);
+      const dryRunLine = (line: string) => tell("info", "dry_run", line);
+      knownVersions = await registerApps(boinc, databaseApps, api, options.dryRun, dryRunLine);
+      const service = await registerModes(api, options.project, stated, options.dryRun, dryRunLine);
+      modes = service.modes;
+      ceilings = ceilingsOf(options.dryRun ? [] : service.apps);
+      tellModes(databaseApps, stated, modes, writeBacks !== null, emit);
     } catch (e) {
       // The service's refusal is told, as when the two sides ran one after the other; the
       // write-back's connection must be open (or failed) before the run closes it.
@@ -348,9 +360,7 @@ export async function runBridge(options: BridgeOptions): Promise<BridgeReport> {
       await ensureGuard();
       if (writeBacks) {
         await writeBacks.reopen();
-        const serviceApps = await api.apps();
-        ceilings = ceilingsOf(serviceApps);
-        refuseUnpaidCreditModes(serviceApps);
+        ceilings = ceilingsOf(await api.apps());
       }
       note("reconnect", "follow: connections checked, the write-back's opened again", { guard_held: guard?.held ?? false });
     };
@@ -440,6 +450,14 @@ export async function runBridge(options: BridgeOptions): Promise<BridgeReport> {
       api: options.dryRun ? null : api,
       registrar,
       knownVersions,
+      credits: { mode: (app) => modes.get(app), cap: (app) => (ceilings ?? answerCeilings).of(app) },
+      noCredit: (w) =>
+        tell(
+          "warn",
+          "workunit_no_credit",
+          `workunit ${w.workunit_id} (app '${w.app}', credit mode ${w.mode}) has no credit: its canonical_credit is 0 (${w.mode === "fixed" ? "create_work gave it no --credit" : "the validator's init_result() set no claimed_credit"}); its valid results are granted 0, as BOINC's validator grants them`,
+          { workunit_id: w.workunit_id, app: w.app, mode: w.mode },
+        ),
       rescaleEvery: options.rescaleEvery,
       follow: follow !== null,
       posted,
@@ -515,6 +533,11 @@ export async function runBridge(options: BridgeOptions): Promise<BridgeReport> {
       await unpaid?.countNow();
     }
     progress.finish();
+    if (counts.no_credit > SKIPS_LOGGED) {
+      tell("warn", "workunit_no_credit", `… ${counts.no_credit - SKIPS_LOGGED} more workunits with no credit`, {
+        more: counts.no_credit - SKIPS_LOGGED,
+      });
+    }
     if (counts.skipped > SKIPS_LOGGED) {
       tell("warn", "skipped", `… ${counts.skipped - SKIPS_LOGGED} more results skipped`, { more: counts.skipped - SKIPS_LOGGED });
     }

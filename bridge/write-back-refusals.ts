@@ -8,13 +8,6 @@ import type { BoincDb, ResultKey } from "./boinc-db";
 import { grantedBeforeSwitch } from "./switch-decision";
 import { refuseMissingPrivileges } from "./write-back-privileges";
 
-/** Why a credit mode cannot be written back yet. */
-const MODES_NOT_WRITTEN: Record<string, string> = {
-  fixed:
-    "its credit comes from the workunit's canonical_credit (BOINC's --credit_from_wu), which the bridge does not send, so the service would grant 0",
-  post_assigned: "its credit is the canonical result's claimed_credit, which the bridge does not send, so the service would grant 0",
-};
-
 /** A read-only server (a replica), or an account without a privilege the write-back uses: refused before anything is created. */
 export async function refuseReadOnly(conn: mysql.Connection, creditByApp: boolean): Promise<void> {
   const [ro] = await conn.query("SELECT @@global.read_only AS ro");
@@ -24,16 +17,6 @@ export async function refuseReadOnly(conn: mysql.Connection, creditByApp: boolea
     );
   }
   await refuseMissingPrivileges(conn, creditByApp);
-}
-
-/** Apps the write-back cannot pay (the service's apps): refused before the first request of passes. */
-export function refuseUnpaidCreditModes(apps: readonly { name: string; credit_mode: string }[]): void {
-  const refused = apps.filter((a) => a.credit_mode in MODES_NOT_WRITTEN);
-  if (refused.length > 0) {
-    throw new BridgeError(
-      `--write-back: ${refused.map((a) => `app '${a.name}' (credit_mode ${a.credit_mode}): ${MODES_NOT_WRITTEN[a.credit_mode]}`).join("; ")}. Leave such a project on BOINC's own credit (no --write-back).`,
-    );
-  }
 }
 
 /**

@@ -3,6 +3,7 @@
  * writable account, and every credit column the write-back must have set, computed here by
  * hand from the grants (BOINC's update_average written out below, as lib/util.cpp states it).
  */
+import type mysql from "mysql2/promise";
 import type { MariaDb } from "./mariadb";
 import type { TraceOp } from "./trace-types";
 import { relativeError } from "./trace-types";
@@ -118,4 +119,58 @@ export function checker() {
       mismatches.push(`${what}: got ${actual}, expected ${want}`);
   };
   return { mismatches, check };
+}
+
+/** What a holder's or per-app row should hold (expectedColumns' and the like). */
+interface WantRow {
+  total: number;
+  avg: number;
+  time: number;
+  njobs: number;
+}
+
+/**
+ * The host, user and team rows' totals and recent averages, and the credit_user and credit_team
+ * rows (credit_type 0), against `want`, as lines for `check` and `mismatches` (checker()).
+ */
+export async function holderMismatches(
+  conn: mysql.Connection,
+  want: {
+    holders: Record<"host" | "user" | "team", Map<number, WantRow>>;
+    creditUser: Map<string, WantRow>;
+    creditTeam: Map<string, WantRow>;
+  },
+  { mismatches, check }: ReturnType<typeof checker>,
+): Promise<void> {
+  const rows = async <R>(sql: string) => (await conn.query(sql))[0] as R[];
+  for (const kind of ["host", "user", "team"] as const) {
+    for (const row of await rows<{ id: number; total_credit: number; expavg_credit: number; expavg_time: number }>(
+      `SELECT id, total_credit, expavg_credit, expavg_time FROM ${kind}`,
+    )) {
+      const a = want.holders[kind].get(row.id) ?? { total: 0, avg: 0, time: 0 };
+      check(`${kind} ${row.id} total_credit`, row.total_credit, a.total);
+      check(`${kind} ${row.id} expavg_credit`, row.expavg_credit, a.avg);
+      check(`${kind} ${row.id} expavg_time`, row.expavg_time, a.time);
+    }
+  }
+  for (const [table, holder, map] of [
+    ["credit_user", "userid", want.creditUser],
+    ["credit_team", "teamid", want.creditTeam],
+  ] as const) {
+    const got = await rows<{ holder: number; appid: number; njobs: number; total: number; expavg: number; expavg_time: number }>(
+      `SELECT ${holder} AS holder, appid, njobs, total, expavg, expavg_time FROM ${table} WHERE credit_type = 0`,
+    );
+    if (got.length !== map.size) mismatches.push(`${table}: ${got.length} rows, expected ${map.size}`);
+    for (const row of got) {
+      const a = map.get(`${row.holder}/${row.appid}`);
+      if (!a) {
+        mismatches.push(`${table} ${row.holder}/${row.appid} should not exist`);
+        continue;
+      }
+      check(`${table} ${row.holder}/${row.appid} njobs`, row.njobs, a.njobs);
+      check(`${table} ${row.holder}/${row.appid} total`, row.total, a.total);
+      check(`${table} ${row.holder}/${row.appid} expavg`, row.expavg, a.avg);
+      check(`${table} ${row.holder}/${row.appid} expavg_time`, row.expavg_time, a.time);
+    }
+  }
 }

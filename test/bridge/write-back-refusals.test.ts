@@ -1,7 +1,7 @@
 /**
  * Where --write-back would be unsafe it refuses with the reason, and writes nothing (issue 35):
  * a validator still granting after the switch point, a read-only account, a read-only server
- * (a replica), an app whose credit mode the bridge cannot pay; and the switch point itself:
+ * (a replica); and the switch point itself (an app on credit mode fixed is no longer refused):
  * results BOINC granted before it keep their credit. And the faults: a lock wait timeout is
  * retried, the database going away mid-transaction writes nothing, a missing host is named.
  */
@@ -134,14 +134,6 @@ describe.skipIf(!available)("--write-back's refusals", () => {
     expect(await credit("read_only_account")).toEqual({ results: 3, host: 0 });
   });
 
-  it("refuses an app whose credit mode it cannot pay (fixed, post_assigned), by name", async () => {
-    const db = await granted("fixed_mode");
-    const { manage, ingest: token } = await createProjectTokens(server.base, ADMIN, "fixed-mode");
-    await send(server.base, "PUT", "/v1/projects/fixed-mode/apps/beta", manage, { credit_mode: "fixed" });
-    const e = (await refusal(runBridge(options(db.writer, "fixed-mode", token, { switchTime: 0 })))) as Error;
-    expect(e.message).toMatch(/^--write-back: app 'beta' \(credit_mode fixed\): its credit comes from the workunit's canonical_credit/);
-  });
-
   /** Three results as a --no_credit validator leaves them (granted 0), host 7 of user 3 in team 5, or host 99 that does not exist. */
   async function ungranted(name: string, rows: Record<string, unknown>[] = [{}, {}, {}]) {
     await smallBoincDb(
@@ -152,6 +144,18 @@ describe.skipIf(!available)("--write-back's refusals", () => {
     );
     return writerDsn(maria, name);
   }
+
+  it("no longer refuses an app on credit mode fixed: writes its workunits' canonical_credit (issue 50)", async () => {
+    const dsn = await ungranted("fixed_mode");
+    const root = await maria.root("fixed_mode");
+    // create_work --credit 3.5, as a --credit_from_wu --no_credit validator leaves it in the workunit.
+    await root.query("UPDATE workunit SET canonical_credit = 3.5, canonical_resultid = id, mod_time = mod_time");
+    await root.end();
+    const { manage, ingest: token } = await createProjectTokens(server.base, ADMIN, "fixed-mode");
+    await send(server.base, "PUT", "/v1/projects/fixed-mode/apps/alpha", manage, { credit_mode: "fixed" });
+    await runBridge(options(dsn, "fixed-mode", token, { switchTime: 0 }));
+    expect(await credit("fixed_mode")).toEqual({ results: 3 * 3.5, host: 3 * 3.5 });
+  });
 
   it("retries a transaction that met a lock wait timeout, and writes once", async () => {
     const dsn = await ungranted("lock_wait");

@@ -21,7 +21,7 @@ import { boincDbWithTrace } from "./boinc-fixture";
 import { type MariaDb, mariadbAvailable, startMariaDbAndServer } from "./mariadb";
 import { createProject, createProjectTokens } from "./service";
 import type { TraceExpected, TraceOp } from "./trace-types";
-import { asNoCreditValidatorLeftIt, checker, expectedColumns, writerDsn } from "./write-back-check";
+import { asNoCreditValidatorLeftIt, checker, expectedColumns, holderMismatches, writerDsn } from "./write-back-check";
 
 const ADMIN = "bridge-writeback-admin-token";
 const ROOT = new URL("../..", import.meta.url).pathname;
@@ -97,38 +97,7 @@ describe.skipIf(!available)("the bridge's write-back into a BOINC database", () 
       check(`result ${r.id} granted_credit`, r.granted_credit, want.results.get(r.id) ?? 0);
     for (const w of await rows<{ id: number; canonical_credit: number }>("SELECT id, canonical_credit FROM workunit"))
       check(`workunit ${w.id} canonical_credit`, w.canonical_credit, want.workunits.get(w.id) ?? 0);
-    for (const [kind, list] of [
-      ["host", hosts],
-      ["user", users],
-      ["team", teams],
-    ] as const) {
-      for (const row of list) {
-        const a = want.holders[kind].get(row.id) ?? { total: 0, avg: 0, time: 0 };
-        check(`${kind} ${row.id} total_credit`, row.total_credit, a.total);
-        check(`${kind} ${row.id} expavg_credit`, row.expavg_credit, a.avg);
-        check(`${kind} ${row.id} expavg_time`, row.expavg_time, a.time);
-      }
-    }
-    for (const [table, holder, map] of [
-      ["credit_user", "userid", want.creditUser],
-      ["credit_team", "teamid", want.creditTeam],
-    ] as const) {
-      const got = await rows<{ holder: number; appid: number; njobs: number; total: number; expavg: number; expavg_time: number }>(
-        `SELECT ${holder} AS holder, appid, njobs, total, expavg, expavg_time FROM ${table} WHERE credit_type = 0`,
-      );
-      if (got.length !== map.size) mismatches.push(`${table}: ${got.length} rows, expected ${map.size}`);
-      for (const row of got) {
-        const a = map.get(`${row.holder}/${row.appid}`);
-        if (!a) {
-          mismatches.push(`${table} ${row.holder}/${row.appid} should not exist`);
-          continue;
-        }
-        check(`${table} ${row.holder}/${row.appid} njobs`, row.njobs, a.njobs);
-        check(`${table} ${row.holder}/${row.appid} total`, row.total, a.total);
-        check(`${table} ${row.holder}/${row.appid} expavg`, row.expavg, a.avg);
-        check(`${table} ${row.holder}/${row.appid} expavg_time`, row.expavg_time, a.time);
-      }
-    }
+    await holderMismatches(conn, want, { mismatches, check });
     // The totals are also the trace's own (BOINC's numbers): every credit granted lands on its host, user and team.
     if (expected?.hosts) {
       for (const [kind, list] of [
