@@ -1,13 +1,12 @@
 /**
- * The credit of a batch of passes (POST /pass-batches) on hosts, users, teams and the project
- * row, in a few statements whatever the number of passes (docs/storage.md#pass-batches).
- * Each row walks its grant runs in pass order, each step the update a pass alone makes at its
- * own `now` (the steps of credit-columns.ts, which creditRunWrites and projectCreditWrite
- * apply too), and only the last step is written. Every part of a walk (base rows, step, the
- * UPDATE and INSERT of its last step) is generated from the column list. The day buckets the steps finish (a grant on a later day than the
- * row's last, as historyTransitionWrites finds them for a pass alone) are written first, by
- * ONE statement that walks the same rows from their stored values: each bucket is finished
- * once, so they need no order among themselves.
+ * The credit of passes decided in order (a pass batch; a pass alone is a batch of one) on
+ * hosts, users, teams and the project row, in a few statements whatever the number of passes
+ * (docs/storage.md#pass-batches). Each row walks its grant runs in pass order, each step one
+ * pass's update at its own `now` (the steps of credit-columns.ts), and only the last step is
+ * written. Every part of a walk (base rows, step, the UPDATE and INSERT of its last step) is
+ * generated from the column list. The day buckets the steps finish (a grant on a later day
+ * than the row's last) are written first, by ONE statement that walks the same rows from their
+ * stored values: each bucket is finished once, so they need no order among themselves.
  */
 import { type SQL, sql } from "drizzle-orm";
 import type { AnySQLiteColumn } from "drizzle-orm/sqlite-core";
@@ -17,7 +16,9 @@ import type { FreshHolders, GrantGroups, GrantPart } from "./grant-groups";
 import { type HistoryTarget, dayAt, finishedBucketWrites, finishesDay, storedFinishedDays } from "./history-transitions";
 import { type CreditSubject, type HolderTable, type appVersions, hosts, projects, teams, users } from "./schema";
 import { type CreditColumn, type CreditTable, HOLDER_CREDIT_COLUMNS, PROJECT_CREDIT_COLUMNS, RUN_FIELDS } from "./credit-columns";
-import type { QueueNumbers } from "./queue-numbers";
+import { appCreditQueueWrites } from "./app-credit-queue";
+import { QueueNumbers } from "./queue-numbers";
+import type { PhasedWrites } from "./write-phases";
 import { jsonList, jsonRowsTable, name, ref, zeroedRow } from "./sql-helpers";
 import { grantRun, setClause } from "./stat-updates";
 import { type Numbered, numberSteps, packPieces, walkCtes } from "./walks";
@@ -182,6 +183,26 @@ function wholeWalk(projectId: number, walk: HolderWalk, columns: readonly Credit
     ...(walk.fresh.size > 0 ? [freshBase(p, walk.table, columns, projectId)] : []),
   ];
   return sql`${walk.fresh.size > 0 ? sql`${freshRows(p, walk)}, ` : sql``}${creditWalk(p, columns, sql.join(bases, sql` UNION ALL `), walk.steps)}`;
+}
+
+/**
+ * ONE stored row's walk through its numbered `steps`: the CTEs, and the SET assignment of its
+ * last step, to join the other assignments of that row's statement (an app version's PFC walk
+ * and fair state: version-writes.ts), so the row is written once.
+ */
+export function storedRowWalk<T extends KeyedTable>(
+  projectId: number,
+  t: T,
+  p: string,
+  columns: readonly CreditColumn<T>[],
+  steps: readonly Step[],
+): { ctes: SQL; assignment: SQL } {
+  const keys = [...new Set(steps.map((x) => x.k))];
+  if (keys.length !== 1) throw new Error(`a row's walk takes one row's steps, not ${keys.length} rows'`);
+  return {
+    ctes: creditWalk(p, columns, storedBase(t, columns, storedRows(t, projectId, keys)), steps),
+    assignment: sql`(${names(t, columns)}) = (SELECT ${carried(columns)} FROM ${sql.raw(`${p}w`)} WHERE fin = 1)`,
+  };
 }
 
 /**
@@ -376,4 +397,22 @@ export function holderWalkWrites(
     ]),
     projectRow: project.update(),
   };
+}
+
+/**
+ * The grant phases of passes decided in order (a pass batch's; a pass posted alone is a batch
+ * of one; a trickle batch's grants are one pass): the finished day buckets, the holders' walks,
+ * the per-app credit's queue row (app-credit-queue.ts) and the project's walk, their queue
+ * numbers from one QueueNumbers (each table numbers its own rows, so the order they are taken
+ * in does not matter; the project's walk raises queue_seq past them all).
+ */
+export function grantWalkPhases(
+  projectId: number,
+  passes: readonly WalkedPass[],
+  history?: HistoryTarget,
+): Pick<PhasedWrites, "finishedDays" | "holderCredit" | "appCreditQueue" | "projectCredit"> {
+  const queue = new QueueNumbers(projectId);
+  const appCreditQueue = appCreditQueueWrites(projectId, passes, queue);
+  const walks = holderWalkWrites(projectId, passes, queue, history);
+  return { finishedDays: walks.history, holderCredit: walks.holders, appCreditQueue, projectCredit: walks.projectRow };
 }

@@ -13,7 +13,7 @@ import { EMPTY_AVERAGE, type Average } from "../../src/credit/average";
 import { AV_AVERAGE } from "../../src/credit/constants";
 import { SQLiteAsyncDialect } from "drizzle-orm/sqlite-core";
 import { hostAppVersionChangeWrites } from "../../src/db/host-app-version-writes";
-import { averageWalk } from "../../src/db/pass-writes";
+import { averageWalk } from "../../src/db/version-writes";
 import { passBatchWrites } from "../../src/db/pass-batch-writes";
 import { appVersions } from "../../src/db/schema";
 import { averageUpdate } from "../../src/db/stat-updates";
