@@ -126,7 +126,7 @@ function creditWalk(p: string, columns: readonly Stepped[], base: SQL, steps: re
 /** The buckets a walk finishes: the row as it was before each step that begins a later day. */
 function finishedBy(p: string, subject: CreditSubject, entityId: SQL): SQL {
   return sql`SELECT ${subject} AS subject, ${entityId} AS entity_id, ${dayAt(w("time"))} AS day, w.dc AS credit, w.avg AS avg, w.time AS time
-    FROM ${sql.raw(`${p}w`)} AS w JOIN ${sql.raw(`${p}s`)} AS s ON s.k = w.k AND s.i = w.i + 1
+    FROM ${sql.raw(`${p}w`)} AS w JOIN ${sql.raw(`${p}s`)} AS s ON s.k = +w.k AND s.i = w.i + 1
     WHERE ${finishesDay({ time: w("time"), dayCredit: w("dc") }, s("day"))}`;
 }
 
@@ -219,11 +219,14 @@ export function storedWalkUpdate<T extends KeyedTable>(
 ): SQL[] {
   if (steps.length === 0) return [];
   const keys = [...new Set(steps.map((x) => x.k))];
+  // The IN makes SQLite seek each row by its key; with the join alone it scanned every row of
+  // the project's table, probing z for each (rows read grew with the table).
   return [
     sql`WITH RECURSIVE ${creditWalk(p, columns, storedBase(t, columns, storedRows(t, projectId, keys)), steps)},
         ${sql.raw(`${p}z`)} AS MATERIALIZED (SELECT k, ${carried(columns)} FROM ${sql.raw(`${p}w`)} WHERE fin = 1)
       UPDATE ${t} SET ${setClause(columns.map((c) => [c.column(t).name, ref("z", c.as)]))}
-      FROM ${sql.raw(`${p}z`)} AS z WHERE ${name(t.projectId)} = ${projectId} AND ${name(t.id)} = z.k`,
+      FROM ${sql.raw(`${p}z`)} AS z WHERE ${name(t.projectId)} = ${projectId} AND ${name(t.id)} = z.k
+        AND ${name(t.id)} IN (SELECT k FROM ${sql.raw(`${p}z`)})`,
   ];
 }
 
