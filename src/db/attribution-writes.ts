@@ -5,8 +5,52 @@
  */
 import { type SQL, sql } from "drizzle-orm";
 import type { Attribution } from "../credit/pass";
+import type { FreshHolders } from "./grant-groups";
 import { type HolderKind, type HolderTable, hosts, teams, users } from "./schema";
 import { chunks, insertFromJson, name } from "./sql-helpers";
+import type { PhasedWrites } from "./write-phases";
+
+type TimedAttributions = readonly { now: number; attributions: readonly Attribution[] }[];
+
+/**
+ * A pass batch's attribution phases: `holders`, the holders no grant statement inserts
+ * (`fresh`: those each pass's grants insert, with the owner or team that pass gives them), and
+ * `grantedHolders`, after the grants, the last owner or team of a holder a grant inserted with
+ * an earlier pass's (none for a batch of one).
+ */
+export function attributionPhases(
+  projectId: number,
+  passes: TimedAttributions,
+  fresh: readonly FreshHolders[],
+): Pick<PhasedWrites, "holders" | "grantedHolders"> {
+  const insertedWith = {
+    hosts: new Map<number, number | null>(fresh.flatMap((f) => [...f.hosts])),
+    users: new Map<number, number | null>(fresh.flatMap((f) => [...f.users])),
+    teams: new Map<number, number | null>(fresh.flatMap((f) => [...f.teams])),
+  };
+  const last = lastAttributions(passes);
+  return {
+    holders: attributionWrites(projectId, passes, (kind, id) => !insertedWith[kind].has(id)),
+    grantedHolders: attributionWrites(
+      projectId,
+      passes,
+      (kind, id) => kind !== "teams" && insertedWith[kind].has(id) && insertedWith[kind].get(id) !== last[kind].get(id),
+    ),
+  };
+}
+
+/** Each host's owner and each user's team as the batch's last pass naming it gives them. */
+function lastAttributions(passes: TimedAttributions): Record<HolderKind, Map<number, number | null>> {
+  const hosts = new Map<number, number | null>();
+  const users = new Map<number, number | null>();
+  for (const { attributions } of passes) {
+    for (const a of attributions) {
+      hosts.set(a.hostId, a.userId);
+      if (a.userId !== 0) users.set(a.userId, a.teamId);
+    }
+  }
+  return { hosts, users, teams: new Map() };
+}
 
 /**
  * Creates the hosts, users and teams that `include` picks and that are not stored yet, each
@@ -17,7 +61,7 @@ import { chunks, insertFromJson, name } from "./sql-helpers";
  */
 export function attributionWrites(
   projectId: number,
-  passes: readonly { now: number; attributions: readonly Attribution[] }[],
+  passes: TimedAttributions,
   include: (kind: HolderKind, id: number) => boolean = () => true,
 ): SQL[] {
   const hostRows = new Map<number, { id: number; now: number; owner: number }>();

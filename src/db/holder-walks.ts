@@ -10,18 +10,18 @@
  */
 import { type SQL, sql } from "drizzle-orm";
 import type { AnySQLiteColumn } from "drizzle-orm/sqlite-core";
-import { dayOf } from "../credit/history";
 import type { Grant } from "../credit/pass";
-import type { FreshHolders, GrantGroups, GrantPart } from "./grant-groups";
+import type { FreshHolders, GrantGroups } from "./grant-groups";
 import { type HistoryTarget, dayAt, finishedBucketWrites, finishesDay, storedFinishedDays } from "./history-transitions";
-import { type CreditSubject, type HolderTable, type appVersions, hosts, projects, teams, users } from "./schema";
-import { type CreditColumn, type CreditTable, HOLDER_CREDIT_COLUMNS, PROJECT_CREDIT_COLUMNS, RUN_FIELDS } from "./credit-columns";
+import { type CreditSubject, type HolderTable, hosts, projects, teams, users } from "./schema";
+import { type CreditColumn, HOLDER_CREDIT_COLUMNS, PROJECT_CREDIT_COLUMNS } from "./credit-columns";
 import { appCreditQueueWrites } from "./app-credit-queue";
 import { QueueNumbers } from "./queue-numbers";
 import type { PhasedWrites } from "./write-phases";
-import { jsonList, jsonRowsTable, name, ref, zeroedRow } from "./sql-helpers";
-import { grantRun, setClause } from "./stat-updates";
-import { type Numbered, numberSteps, packPieces, walkCtes } from "./walks";
+import { jsonRowsTable, name, zeroedRow } from "./sql-helpers";
+import { setClause } from "./stat-updates";
+import { numberSteps, packPieces } from "./walks";
+import { type Step, creditWalk, names, runStep, s, storedBase, storedRows, storedWalkUpdate, w, walked } from "./credit-walks";
 
 /** A pass of the batch as the walks need it: its `now`, grant groups, grants and fresh holders. */
 export interface WalkedPass {
@@ -30,39 +30,6 @@ export interface WalkedPass {
   readonly grants: readonly Grant[];
   readonly fresh: FreshHolders;
 }
-
-/** One grant run on row `k` (credit-columns.ts RunField): a step of its walk. */
-export interface RunStep {
-  readonly k: number;
-  readonly now: number;
-  readonly day: number;
-  readonly credit: number;
-  readonly start: number;
-  readonly rest: number;
-  /** The run's credit summed in pass order: what the day's credit adds. */
-  readonly sum: number;
-  /** The project's total adds the run's credit summed before it is added (projectCreditWrite). */
-  readonly add?: number;
-}
-
-type Step = RunStep & Numbered;
-
-/** A pass's grant run (`parts`, in pass order) on row `k` at the pass's `now`. */
-export function runStep(k: number, now: number, parts: readonly GrantPart[]): RunStep {
-  const run = grantRun(now, parts);
-  return {
-    k,
-    now,
-    day: dayOf(now),
-    credit: run.first.credit,
-    start: run.first.start,
-    rest: run.restCredit,
-    sum: parts.reduce((s, p) => s + p.credit, 0),
-  };
-}
-
-/** A column's step, read from the walk's previous row `w` and its step `s` (its own fields: no table needed). */
-type Stepped = Pick<CreditColumn, "as" | "step">;
 
 interface HolderWalk {
   readonly subject: CreditSubject;
@@ -90,60 +57,12 @@ function holderWalk(kind: keyof typeof HOLDERS, passes: readonly WalkedPass[]): 
   return { ...HOLDERS[kind], steps, fresh };
 }
 
-const w = (field: string) => ref("w", field);
-const s = (field: string) => ref("s", field);
-/** The walk's columns as the rows of `alias` hold them: `alias."as", …`. */
-const walked = (alias: string, columns: readonly Stepped[]) =>
-  sql.join(
-    columns.map((c) => ref(alias, c.as)),
-    sql`, `,
-  );
-/** The walk's columns as its own rows name them. */
-const carried = (columns: readonly Stepped[]) =>
-  sql.join(
-    columns.map((c) => sql.identifier(c.as)),
-    sql`, `,
-  );
-/** The columns' names on `table`, for an INSERT's or a row value's column list. */
-const names = <T extends CreditTable>(table: T, columns: readonly CreditColumn<T>[]) =>
-  sql.join(
-    columns.map((c) => name(c.column(table))),
-    sql`, `,
-  );
-
-/** A walk of `columns` (`${p}s`, `${p}b`, `${p}w`: walks.ts) over grant-run steps from `base`. */
-function creditWalk(p: string, columns: readonly Stepped[], base: SQL, steps: readonly Step[]): SQL {
-  return walkCtes({
-    prefix: p,
-    steps,
-    fields: RUN_FIELDS,
-    base,
-    carried: columns.map((c) => c.as),
-    next: columns.map((c) => c.step(w, s)),
-  });
-}
-
 /** The buckets a walk finishes: the row as it was before each step that begins a later day. */
 function finishedBy(p: string, subject: CreditSubject, entityId: SQL): SQL {
   return sql`SELECT ${subject} AS subject, ${entityId} AS entity_id, ${dayAt(w("time"))} AS day, w.dc AS credit, w.avg AS avg, w.time AS time
     FROM ${sql.raw(`${p}w`)} AS w JOIN ${sql.raw(`${p}s`)} AS s ON s.k = +w.k AND s.i = w.i + 1
     WHERE ${finishesDay({ time: w("time"), dayCredit: w("dc") }, s("day"))}`;
 }
-
-/** Rows as stored, each with its key (`k`) and the columns' values. */
-function storedBase<T extends CreditTable>(t: T, columns: readonly CreditColumn<T>[], where: SQL): SQL {
-  const values = sql.join(
-    columns.map((c) => sql`${name(c.column(t))} AS ${sql.raw(c.as)}`),
-    sql`, `,
-  );
-  return sql`SELECT ${name(t.id)} AS k, ${values} FROM ${t} WHERE ${where}`;
-}
-
-/** The tables whose rows are keyed by (project_id, id). */
-type KeyedTable = HolderTable | typeof appVersions;
-
-const storedRows = (t: KeyedTable, projectId: number, keys: readonly number[]) =>
-  sql`${name(t.projectId)} = ${projectId} AND ${name(t.id)} IN ${jsonList(keys)}`;
 
 /**
  * Fresh rows as an insert of their key alone would create them, a column that starts at `now`
@@ -183,51 +102,6 @@ function wholeWalk(projectId: number, walk: HolderWalk, columns: readonly Credit
     ...(walk.fresh.size > 0 ? [freshBase(p, walk.table, columns, projectId)] : []),
   ];
   return sql`${walk.fresh.size > 0 ? sql`${freshRows(p, walk)}, ` : sql``}${creditWalk(p, columns, sql.join(bases, sql` UNION ALL `), walk.steps)}`;
-}
-
-/**
- * ONE stored row's walk through its numbered `steps`: the CTEs, and the SET assignment of its
- * last step, to join the other assignments of that row's statement (an app version's PFC walk
- * and fair state: version-writes.ts), so the row is written once.
- */
-export function storedRowWalk<T extends KeyedTable>(
-  projectId: number,
-  t: T,
-  p: string,
-  columns: readonly CreditColumn<T>[],
-  steps: readonly Step[],
-): { ctes: SQL; assignment: SQL } {
-  const keys = [...new Set(steps.map((x) => x.k))];
-  if (keys.length !== 1) throw new Error(`a row's walk takes one row's steps, not ${keys.length} rows'`);
-  return {
-    ctes: creditWalk(p, columns, storedBase(t, columns, storedRows(t, projectId, keys)), steps),
-    assignment: sql`(${names(t, columns)}) = (SELECT ${carried(columns)} FROM ${sql.raw(`${p}w`)} WHERE fin = 1)`,
-  };
-}
-
-/**
- * Stored rows of `t` walked through `steps` (each row's, numbered) and written back: one
- * UPDATE. The last steps are materialized once, each row then found by its key (a subquery
- * per row would walk again).
- */
-export function storedWalkUpdate<T extends KeyedTable>(
-  projectId: number,
-  t: T,
-  p: string,
-  columns: readonly CreditColumn<T>[],
-  steps: readonly Step[],
-): SQL[] {
-  if (steps.length === 0) return [];
-  const keys = [...new Set(steps.map((x) => x.k))];
-  // The IN makes SQLite seek each row by its key; with the join alone it scanned every row of
-  // the project's table, probing z for each (rows read grew with the table).
-  return [
-    sql`WITH RECURSIVE ${creditWalk(p, columns, storedBase(t, columns, storedRows(t, projectId, keys)), steps)},
-        ${sql.raw(`${p}z`)} AS MATERIALIZED (SELECT k, ${carried(columns)} FROM ${sql.raw(`${p}w`)} WHERE fin = 1)
-      UPDATE ${t} SET ${setClause(columns.map((c) => [c.column(t).name, ref("z", c.as)]))}
-      FROM ${sql.raw(`${p}z`)} AS z WHERE ${name(t.projectId)} = ${projectId} AND ${name(t.id)} = z.k
-        AND ${name(t.id)} IN (SELECT k FROM ${sql.raw(`${p}z`)})`,
-  ];
 }
 
 /**

@@ -10,6 +10,8 @@ import { chunks, insertFromJson, jsonInt64, wholeSeconds } from "./sql-helpers";
 import { FAIR_RULE_CODES, PFC_MODES, RESULT_OUTCOMES, type ResultOutcomeName, encode, encodeNullable } from "./codes";
 import type { PfcMode } from "../credit/pfc";
 import type { FairRule } from "../credit/fair-claim";
+import type { PassEffects } from "../credit/pass";
+import type { PhasedWrites } from "./write-phases";
 
 /** A result's final outcome as stored; absent fields are NULL. */
 export interface OutcomeRow {
@@ -86,4 +88,24 @@ export function workunitInserts(projectId: number, rows: readonly { id: number; 
       chunk,
     ),
   );
+}
+
+/** A pass batch's results and credited workunits, each row at the `now` of the pass that decided it. */
+export function passOutcomePhases(
+  projectId: number,
+  passes: readonly { now: number; effects: Pick<PassEffects, "results" | "workunits"> }[],
+): Pick<PhasedWrites, "outcomes" | "workunits"> {
+  return {
+    outcomes: outcomeInserts(
+      projectId,
+      0,
+      passes.flatMap(({ now, effects }) => effects.results.map((r) => ({ ...r, outcome: r.validateState, decidedAt: now }))),
+    ),
+    workunits: workunitInserts(
+      projectId,
+      passes.flatMap(({ now, effects }) =>
+        effects.workunits.map((w) => ({ id: w.id, appId: w.appId, credit: w.credit, at: wholeSeconds(now) })),
+      ),
+    ),
+  };
 }

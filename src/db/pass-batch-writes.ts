@@ -16,15 +16,14 @@
 import type { SQL } from "drizzle-orm";
 import type { FairHostChange } from "../credit/fair-pass";
 import type { PassEffects } from "../credit/pass";
-import { attributionWrites } from "./attribution-writes";
+import { attributionPhases } from "./attribution-writes";
 import { attributionCountWrites } from "./holder-counts";
 import { dirtySubjects, markSubjects } from "./kv-marks";
 import { type ExistingHolders, type FreshHolders, freshHolders, grantGroups } from "./grant-groups";
 import type { HistoryTarget } from "./history-transitions";
 import { grantWalkPhases } from "./holder-walks";
 import { hostAppVersionWrites } from "./host-app-version-writes";
-import { outcomeInserts, workunitInserts } from "./outcome-writes";
-import { wholeSeconds } from "./sql-helpers";
+import { passOutcomePhases } from "./outcome-writes";
 import { versionWrites } from "./version-writes";
 import { assembleWrites } from "./write-phases";
 
@@ -55,33 +54,17 @@ export function passBatchWrites(
     }
     return f;
   });
-  const insertedWith = {
-    hosts: new Map(fresh.flatMap((f) => [...f.hosts])),
-    users: new Map(fresh.flatMap((f) => [...f.users])),
-    teams: new Map(fresh.flatMap((f) => [...f.teams])),
-  };
   // A host_app_version's fair state is absolute: the last pass's is the one to write.
   const fairHosts = new Map<string, FairHostChange>();
   for (const { effects } of passes) for (const [key, change] of effects.fairHostAppVersions) fairHosts.set(key, change);
   const attributions = passes.map((p) => ({ now: p.now, attributions: p.effects.attributions }));
-  const last = lastAttributions(attributions);
   return assembleWrites({
     holderCounts: attributionCountWrites(
       projectId,
       all((e) => e.attributions),
     ),
-    outcomes: outcomeInserts(
-      projectId,
-      0,
-      passes.flatMap(({ now, effects }) => effects.results.map((r) => ({ ...r, outcome: r.validateState, decidedAt: now }))),
-    ),
-    workunits: workunitInserts(
-      projectId,
-      passes.flatMap(({ now, effects }) =>
-        effects.workunits.map((w) => ({ id: w.id, appId: w.appId, credit: w.credit, at: wholeSeconds(now) })),
-      ),
-    ),
-    holders: attributionWrites(projectId, attributions, (kind, id) => !insertedWith[kind].has(id)),
+    ...passOutcomePhases(projectId, passes),
+    ...attributionPhases(projectId, attributions, fresh),
     hostAppVersions: hostAppVersionWrites(
       projectId,
       all((e) => e.hostAppVersionsSeen),
@@ -93,26 +76,7 @@ export function passBatchWrites(
       passes.map(({ now, effects }, k) => ({ now, groups: groups[k]!, grants: effects.grants, fresh: fresh[k]! })),
       history,
     ),
-    // A holder a grant inserted with one pass's owner or team, which a later pass of the batch changed.
-    grantedHolders: attributionWrites(
-      projectId,
-      attributions,
-      (kind, id) => kind !== "teams" && insertedWith[kind].has(id) && insertedWith[kind].get(id) !== last[kind].get(id),
-    ),
     versions: versionWrites(projectId, passes),
     kvMarks: markSubjects(projectId, dirtySubjects(all((e) => e.attributions))),
   });
-}
-
-/** Each host's owner and each user's team as the batch's last pass naming it gives them. */
-function lastAttributions(passes: readonly { attributions: PassEffects["attributions"] }[]) {
-  const hosts = new Map<number, number>();
-  const users = new Map<number, number>();
-  for (const { attributions } of passes) {
-    for (const a of attributions) {
-      hosts.set(a.hostId, a.userId);
-      if (a.userId !== 0) users.set(a.userId, a.teamId);
-    }
-  }
-  return { hosts, users, teams: new Map<number, null>() };
 }

@@ -2,7 +2,7 @@
  * The app versions' rows a batch writes: per version, ONE statement that walks its PFC samples
  * of every pass in order (docs/spec/credit.md#end-of-the-pass), walks its RAC over the credit
  * runs of the passes that credited it, each at its pass's `now` (APP_VERSION_CREDIT_COLUMNS,
- * holder-walks.ts storedRowWalk), and sets the fair state the last pass left. The three touch
+ * credit-walks.ts storedRowWalk), and sets the fair state the last pass left. The three touch
  * different columns, so the version's row is written once; the fair states of versions with
  * neither samples nor credit get one statement for all of them.
  */
@@ -13,7 +13,7 @@ import type { FairVersionState } from "../credit/fair-state";
 import type { PassEffects } from "../credit/pass";
 import { APP_VERSION_CREDIT_COLUMNS } from "./credit-columns";
 import { fairVersionAssignments, fairVersionStateWrites } from "./fair-rows";
-import { type RunStep, runStep, storedRowWalk } from "./holder-walks";
+import { type RunStep, runStep, storedRowWalk } from "./credit-walks";
 import { appVersions } from "./schema";
 import { col, name } from "./sql-helpers";
 import { averageUpdate } from "./stat-updates";

@@ -1,7 +1,7 @@
 /**
  * What every recursive walk of a write batch shares (docs/storage.md#walks-are-linear): the
- * holders' and the project's credit (holder-walks.ts), the app versions' RAC in a batch
- * (pass-batch-writes.ts), the host_app_versions' changes (host-app-version-writes.ts). Each
+ * credit walks of holders, the project and app versions (credit-walks.ts, holder-walks.ts,
+ * version-writes.ts), the host_app_versions' changes (host-app-version-writes.ts). Each
  * row `k` walks its steps in order, step `i` (from 1) from the row step i − 1 left, `fin`
  * marking its last; the steps are packed into statements of at most MAX_STEPS_PER_STATEMENT.
  */
