@@ -15,12 +15,7 @@ copySwaggerUi();
  * three short files, and vitest's own order on a clean checkout (no timings kept yet) is
  * largest file first, which left them to the end, on one worker after the other had finished.
  */
-const LONGEST_FIRST = [
-  "test/parity/fair-d1-traces.test.ts",
-  "test/parity/boinc-traces.test.ts",
-  "test/parity/fair-traces.test.ts",
-  "test/parity/fair-batched-traces.test.ts",
-];
+const LONGEST_FIRST = ["test/parity/fair-d1-traces.test.ts", "test/parity/boinc-traces.test.ts", "test/parity/fair-traces.test.ts"];
 
 class LongestFirst extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {

@@ -1,27 +1,24 @@
 /**
  * The columns a grant run updates on a credit holder's row (hosts, users, teams), on the
  * project's and on an app version's (its RAC), each as ONE step: its value after a run from
- * the row's values before it. A pass alone applies the step to the stored row (grant-writes.ts:
- * creditRunWrites, projectCreditWrite; an app version's in pass-writes.ts versionWrites); a pass
- * batch walks it over each row's runs in pass order and writes the last step (holder-walks.ts).
- * Both writers, and every part of the walk (its base rows, its recursive step, its UPDATE and
- * its INSERT), are generated from these lists: a statistic a pass keeps on these rows is one
- * entry here (docs/development.md, "Adding a statistic a pass keeps").
+ * the row's values before it. The writer walks it over each row's runs in pass order and
+ * writes the last step (holder-walks.ts; an app version's: version-writes.ts). Every part of
+ * the walk (its base rows, its recursive step, its UPDATE and its INSERT) is generated from
+ * these lists: a statistic a pass keeps on these rows is one entry here (docs/development.md,
+ * "Adding a statistic a pass keeps").
  */
 import { type SQL, sql } from "drizzle-orm";
 import type { AnySQLiteColumn } from "drizzle-orm/sqlite-core";
-import { dayOf } from "../credit/history";
 import { dayCreditAfter } from "./history-transitions";
 import { queueStep } from "./queue-numbers";
 import type { HolderTable, appVersions, projects } from "./schema";
-import { name } from "./sql-helpers";
-import { type Assignment, grantRun, recentAverageRun } from "./stat-updates";
+import { recentAverageRun } from "./stat-updates";
 
 /**
  * A grant run's fields as a step reads them: the pass's `now` and its `day`, the run's first
  * grant (credit, start) and the rest of its credit (grantRun), `sum`, its credit summed in pass
  * order (what the day's credit adds), and `add`, the project's whole run summed before it is
- * added (projectCreditWrite).
+ * added (holder-walks.ts projectWalk).
  */
 export const RUN_FIELDS = ["now", "day", "credit", "start", "rest", "sum", "add"] as const;
 export type RunField = (typeof RUN_FIELDS)[number];
@@ -78,32 +75,3 @@ export const PROJECT_CREDIT_COLUMNS: readonly CreditColumn<typeof projects>[] = 
 
 /** An app version's: its RAC, from the credit its results were granted (docs/spec/credit.md#end-of-the-pass). */
 export const APP_VERSION_CREDIT_COLUMNS: readonly CreditColumn<typeof appVersions>[] = RAC;
-
-/** A pass's run on one row (`parts` in pass order) as bound values, for a pass alone's statement of that row. */
-export function boundRunFields(now: number, parts: readonly { credit: number; start: number }[]): Record<RunField, SQL> {
-  const run = grantRun(now, parts);
-  return {
-    now: sql`${now}`,
-    day: sql`${dayOf(now)}`,
-    credit: sql`${run.first.credit}`,
-    start: sql`${run.first.start}`,
-    rest: sql`${run.restCredit}`,
-    sum: sql`${parts.reduce((sum, x) => sum + x.credit, 0)}`,
-    add: sql`${run.first.credit + run.restCredit}`,
-  };
-}
-
-/** The columns' assignments for one run on a row of `table` as stored (a pass alone), `run` reading the run's fields. */
-export function creditAssignments<T extends CreditTable>(
-  table: T,
-  columns: readonly CreditColumn<T>[],
-  run: (field: RunField) => SQL,
-): Assignment[] {
-  const byAs = new Map(columns.map((c) => [c.as, c.column(table)]));
-  const before = (as: string) => {
-    const column = byAs.get(as);
-    if (column === undefined) throw new Error(`no credit column walks as ${as}`);
-    return name(column);
-  };
-  return columns.map((c) => [c.column(table).name, c.step(before, run)]);
-}

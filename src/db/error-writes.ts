@@ -9,7 +9,7 @@ import type { HostAppVersionKey } from "../credit/host-app-version-key";
 import type { HostAppVersionChange } from "../credit/pass";
 import { fairErrorWrites } from "./fair-rows";
 import { hostAppVersionWrites } from "./host-app-version-writes";
-import { type OutcomeRow, outcomeInserts } from "./pass-writes";
+import { type OutcomeRow, outcomeInserts } from "./outcome-writes";
 import { assembleWrites } from "./write-phases";
 
 export interface ErrorEffects {

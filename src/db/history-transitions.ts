@@ -12,21 +12,9 @@
  */
 import { type SQL, sql } from "drizzle-orm";
 import { SECONDS_PER_DAY } from "../credit/constants";
-import { dayOf } from "../credit/history";
-import type { GrantGroups } from "./grant-groups";
-import {
-  type CreditSubject,
-  type HolderTable,
-  creditHistory,
-  creditHistoryMonthly,
-  historyQueue,
-  hosts,
-  projects,
-  teams,
-  users,
-} from "./schema";
+import { type CreditSubject, type HolderTable, creditHistory, creditHistoryMonthly, historyQueue, projects } from "./schema";
 import type { QueueNumbers } from "./queue-numbers";
-import { jsonList, name } from "./sql-helpers";
+import { name } from "./sql-helpers";
 import { setClause } from "./stat-updates";
 
 /**
@@ -75,15 +63,6 @@ export function storedFinishedDays(subject: CreditSubject, t: Holder, entityId: 
     FROM ${from} WHERE ${where} AND ${finishesDay({ time, dayCredit }, day)}`;
 }
 
-/** The finished-day buckets of `ids` (null: the project's own row) granted at `now`. */
-function finishedDays(projectId: number, now: number, subject: CreditSubject, t: Holder, ids: readonly number[] | null): SQL {
-  const from = sql`${t} AS t`;
-  if (ids === null) return storedFinishedDays(subject, t, sql`0`, from, sql`t.${name(projects.id)} = ${projectId}`, sql`${dayOf(now)}`);
-  const h = t as HolderTable;
-  const key = sql`t.${name(h.projectId)} = ${projectId} AND t.${name(h.id)} IN ${jsonList(ids)}`;
-  return storedFinishedDays(subject, t, sql`t.${name(h.id)}`, from, key, sql`${dayOf(now)}`);
-}
-
 const HISTORY_HERE = sql`(SELECT ${name(projects.historyDatabases)} FROM ${projects} WHERE ${name(projects.id)} = `;
 
 /**
@@ -97,31 +76,6 @@ const HISTORY_HERE = sql`(SELECT ${name(projects.historyDatabases)} FROM ${proje
  * is added is still read: the one statement needs no guard.
  */
 export type HistoryTarget = "ledger" | "queue" | "guarded";
-
-/** The buckets the pass's grants finish, to go into its batch BEFORE the grants' updates (`queue`: the batch's queue numbers). */
-export function historyTransitionWrites(
-  projectId: number,
-  now: number,
-  groups: GrantGroups,
-  queue: QueueNumbers,
-  history: HistoryTarget = "guarded",
-): SQL[] {
-  const idsOf = (group: ReadonlyMap<string, unknown>) => [...group.keys()].map(Number);
-  const parts = [
-    { subject: "host" as const, table: hosts, ids: idsOf(groups.hosts) },
-    { subject: "user" as const, table: users, ids: idsOf(groups.users) },
-    { subject: "team" as const, table: teams, ids: idsOf(groups.teams) },
-  ].filter((p) => p.ids.length > 0);
-  // Every grant credits a host: no host, no grant, nothing finished.
-  if (groups.hosts.size === 0) return [];
-  const selects = [
-    ...parts.map((p) => finishedDays(projectId, now, p.subject, p.table, p.ids)),
-    finishedDays(projectId, now, "project", projects, null),
-  ];
-  // One statement for every subject (a pass's statements are what a pass batch is limited by);
-  // the selects name distinct rows, so no two rows of it meet in the merge.
-  return finishedBucketWrites(projectId, sql.join(selects, sql` UNION ALL `), queue, history);
-}
 
 /**
  * Finished buckets (`finished`: rows of subject, entity_id, day, credit, avg, time, each

@@ -1,26 +1,27 @@
 /**
- * The credit of a batch of passes (POST /pass-batches) on hosts, users, teams and the project
- * row, in a few statements whatever the number of passes (docs/storage.md#pass-batches).
- * Each row walks its grant runs in pass order, each step the update a pass alone makes at its
- * own `now` (the steps of credit-columns.ts, which creditRunWrites and projectCreditWrite
- * apply too), and only the last step is written. Every part of a walk (base rows, step, the
- * UPDATE and INSERT of its last step) is generated from the column list. The day buckets the steps finish (a grant on a later day than the
- * row's last, as historyTransitionWrites finds them for a pass alone) are written first, by
- * ONE statement that walks the same rows from their stored values: each bucket is finished
- * once, so they need no order among themselves.
+ * The credit of passes decided in order (a pass batch; a pass alone is a batch of one) on
+ * hosts, users, teams and the project row, in a few statements whatever the number of passes
+ * (docs/storage.md#pass-batches). Each row walks its grant runs in pass order, each step one
+ * pass's update at its own `now` (the steps of credit-columns.ts), and only the last step is
+ * written. Every part of a walk (base rows, step, the UPDATE and INSERT of its last step) is
+ * generated from the column list. The day buckets the steps finish (a grant on a later day
+ * than the row's last) are written first, by ONE statement that walks the same rows from their
+ * stored values: each bucket is finished once, so they need no order among themselves.
  */
 import { type SQL, sql } from "drizzle-orm";
 import type { AnySQLiteColumn } from "drizzle-orm/sqlite-core";
-import { dayOf } from "../credit/history";
 import type { Grant } from "../credit/pass";
-import type { FreshHolders, GrantGroups, GrantPart } from "./grant-groups";
+import type { FreshHolders, GrantGroups } from "./grant-groups";
 import { type HistoryTarget, dayAt, finishedBucketWrites, finishesDay, storedFinishedDays } from "./history-transitions";
-import { type CreditSubject, type HolderTable, type appVersions, hosts, projects, teams, users } from "./schema";
-import { type CreditColumn, type CreditTable, HOLDER_CREDIT_COLUMNS, PROJECT_CREDIT_COLUMNS, RUN_FIELDS } from "./credit-columns";
-import type { QueueNumbers } from "./queue-numbers";
-import { jsonList, jsonRowsTable, name, ref, zeroedRow } from "./sql-helpers";
-import { grantRun, setClause } from "./stat-updates";
-import { type Numbered, numberSteps, packPieces, walkCtes } from "./walks";
+import { type CreditSubject, type HolderTable, hosts, projects, teams, users } from "./schema";
+import { type CreditColumn, HOLDER_CREDIT_COLUMNS, PROJECT_CREDIT_COLUMNS } from "./credit-columns";
+import { appCreditQueueWrites } from "./app-credit-queue";
+import { QueueNumbers } from "./queue-numbers";
+import type { PhasedWrites } from "./write-phases";
+import { jsonRowsTable, name, zeroedRow } from "./sql-helpers";
+import { setClause } from "./stat-updates";
+import { numberSteps, packPieces } from "./walks";
+import { type Step, creditWalk, names, runStep, s, storedBase, storedRows, storedWalkUpdate, w, walked } from "./credit-walks";
 
 /** A pass of the batch as the walks need it: its `now`, grant groups, grants and fresh holders. */
 export interface WalkedPass {
@@ -29,39 +30,6 @@ export interface WalkedPass {
   readonly grants: readonly Grant[];
   readonly fresh: FreshHolders;
 }
-
-/** One grant run on row `k` (credit-columns.ts RunField): a step of its walk. */
-export interface RunStep {
-  readonly k: number;
-  readonly now: number;
-  readonly day: number;
-  readonly credit: number;
-  readonly start: number;
-  readonly rest: number;
-  /** The run's credit summed in pass order: what the day's credit adds. */
-  readonly sum: number;
-  /** The project's total adds the run's credit summed before it is added (projectCreditWrite). */
-  readonly add?: number;
-}
-
-type Step = RunStep & Numbered;
-
-/** A pass's grant run (`parts`, in pass order) on row `k` at the pass's `now`. */
-export function runStep(k: number, now: number, parts: readonly GrantPart[]): RunStep {
-  const run = grantRun(now, parts);
-  return {
-    k,
-    now,
-    day: dayOf(now),
-    credit: run.first.credit,
-    start: run.first.start,
-    rest: run.restCredit,
-    sum: parts.reduce((s, p) => s + p.credit, 0),
-  };
-}
-
-/** A column's step, read from the walk's previous row `w` and its step `s` (its own fields: no table needed). */
-type Stepped = Pick<CreditColumn, "as" | "step">;
 
 interface HolderWalk {
   readonly subject: CreditSubject;
@@ -89,60 +57,12 @@ function holderWalk(kind: keyof typeof HOLDERS, passes: readonly WalkedPass[]): 
   return { ...HOLDERS[kind], steps, fresh };
 }
 
-const w = (field: string) => ref("w", field);
-const s = (field: string) => ref("s", field);
-/** The walk's columns as the rows of `alias` hold them: `alias."as", …`. */
-const walked = (alias: string, columns: readonly Stepped[]) =>
-  sql.join(
-    columns.map((c) => ref(alias, c.as)),
-    sql`, `,
-  );
-/** The walk's columns as its own rows name them. */
-const carried = (columns: readonly Stepped[]) =>
-  sql.join(
-    columns.map((c) => sql.identifier(c.as)),
-    sql`, `,
-  );
-/** The columns' names on `table`, for an INSERT's or a row value's column list. */
-const names = <T extends CreditTable>(table: T, columns: readonly CreditColumn<T>[]) =>
-  sql.join(
-    columns.map((c) => name(c.column(table))),
-    sql`, `,
-  );
-
-/** A walk of `columns` (`${p}s`, `${p}b`, `${p}w`: walks.ts) over grant-run steps from `base`. */
-function creditWalk(p: string, columns: readonly Stepped[], base: SQL, steps: readonly Step[]): SQL {
-  return walkCtes({
-    prefix: p,
-    steps,
-    fields: RUN_FIELDS,
-    base,
-    carried: columns.map((c) => c.as),
-    next: columns.map((c) => c.step(w, s)),
-  });
-}
-
 /** The buckets a walk finishes: the row as it was before each step that begins a later day. */
 function finishedBy(p: string, subject: CreditSubject, entityId: SQL): SQL {
   return sql`SELECT ${subject} AS subject, ${entityId} AS entity_id, ${dayAt(w("time"))} AS day, w.dc AS credit, w.avg AS avg, w.time AS time
-    FROM ${sql.raw(`${p}w`)} AS w JOIN ${sql.raw(`${p}s`)} AS s ON s.k = w.k AND s.i = w.i + 1
+    FROM ${sql.raw(`${p}w`)} AS w JOIN ${sql.raw(`${p}s`)} AS s ON s.k = +w.k AND s.i = w.i + 1
     WHERE ${finishesDay({ time: w("time"), dayCredit: w("dc") }, s("day"))}`;
 }
-
-/** Rows as stored, each with its key (`k`) and the columns' values. */
-function storedBase<T extends CreditTable>(t: T, columns: readonly CreditColumn<T>[], where: SQL): SQL {
-  const values = sql.join(
-    columns.map((c) => sql`${name(c.column(t))} AS ${sql.raw(c.as)}`),
-    sql`, `,
-  );
-  return sql`SELECT ${name(t.id)} AS k, ${values} FROM ${t} WHERE ${where}`;
-}
-
-/** The tables whose rows are keyed by (project_id, id). */
-type KeyedTable = HolderTable | typeof appVersions;
-
-const storedRows = (t: KeyedTable, projectId: number, keys: readonly number[]) =>
-  sql`${name(t.projectId)} = ${projectId} AND ${name(t.id)} IN ${jsonList(keys)}`;
 
 /**
  * Fresh rows as an insert of their key alone would create them, a column that starts at `now`
@@ -182,28 +102,6 @@ function wholeWalk(projectId: number, walk: HolderWalk, columns: readonly Credit
     ...(walk.fresh.size > 0 ? [freshBase(p, walk.table, columns, projectId)] : []),
   ];
   return sql`${walk.fresh.size > 0 ? sql`${freshRows(p, walk)}, ` : sql``}${creditWalk(p, columns, sql.join(bases, sql` UNION ALL `), walk.steps)}`;
-}
-
-/**
- * Stored rows of `t` walked through `steps` (each row's, numbered) and written back: one
- * UPDATE. The last steps are materialized once, each row then found by its key (a subquery
- * per row would walk again).
- */
-export function storedWalkUpdate<T extends KeyedTable>(
-  projectId: number,
-  t: T,
-  p: string,
-  columns: readonly CreditColumn<T>[],
-  steps: readonly Step[],
-): SQL[] {
-  if (steps.length === 0) return [];
-  const keys = [...new Set(steps.map((x) => x.k))];
-  return [
-    sql`WITH RECURSIVE ${creditWalk(p, columns, storedBase(t, columns, storedRows(t, projectId, keys)), steps)},
-        ${sql.raw(`${p}z`)} AS MATERIALIZED (SELECT k, ${carried(columns)} FROM ${sql.raw(`${p}w`)} WHERE fin = 1)
-      UPDATE ${t} SET ${setClause(columns.map((c) => [c.column(t).name, ref("z", c.as)]))}
-      FROM ${sql.raw(`${p}z`)} AS z WHERE ${name(t.projectId)} = ${projectId} AND ${name(t.id)} = z.k`,
-  ];
 }
 
 /**
@@ -376,4 +274,22 @@ export function holderWalkWrites(
     ]),
     projectRow: project.update(),
   };
+}
+
+/**
+ * The grant phases of passes decided in order (a pass batch's; a pass posted alone is a batch
+ * of one; a trickle batch's grants are one pass): the finished day buckets, the holders' walks,
+ * the per-app credit's queue row (app-credit-queue.ts) and the project's walk, their queue
+ * numbers from one QueueNumbers (each table numbers its own rows, so the order they are taken
+ * in does not matter; the project's walk raises queue_seq past them all).
+ */
+export function grantWalkPhases(
+  projectId: number,
+  passes: readonly WalkedPass[],
+  history?: HistoryTarget,
+): Pick<PhasedWrites, "finishedDays" | "holderCredit" | "appCreditQueue" | "projectCredit"> {
+  const queue = new QueueNumbers(projectId);
+  const appCreditQueue = appCreditQueueWrites(projectId, passes, queue);
+  const walks = holderWalkWrites(projectId, passes, queue, history);
+  return { finishedDays: walks.history, holderCredit: walks.holders, appCreditQueue, projectCredit: walks.projectRow };
 }

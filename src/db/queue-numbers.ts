@@ -5,10 +5,9 @@
  * table numbers its own rows). The batch's update of the project row comes after every
  * statement that takes one (the projectCredit phase, write-phases.ts) and raises queue_seq
  * past them all (`raise`), so no number is taken twice; one asked for after the raise throws.
- * A pass alone takes at most one number a table, and its run raises queue_seq by one
- * (queueStep); a pass batch takes one per statement of its finished buckets (holder-walks.ts)
- * and raises queue_seq by one per granting pass, as the passes posted alone would, or past
- * its numbers if those are more.
+ * A batch takes one number per statement of its finished buckets (holder-walks.ts) and one
+ * for its per-app credit row, and raises queue_seq by one per granting pass (queueStep), or
+ * past its numbers if those are more.
  */
 import { type SQL, sql } from "drizzle-orm";
 import { appCreditQueue, historyQueue, projects } from "./schema";
@@ -16,7 +15,7 @@ import { name } from "./sql-helpers";
 
 type QueueTable = typeof historyQueue | typeof appCreditQueue;
 
-/** A granting pass's raise of queue_seq (`before`: its value before the pass): past the one number a pass alone takes. */
+/** A granting pass's raise of queue_seq (`before`: its value before the pass): past the one number a batch of one takes per table. */
 export function queueStep(before: SQL): SQL {
   return sql`${before} + 1`;
 }

@@ -1,14 +1,15 @@
 /**
  * A trickle batch's reads (one batch) and writes (one atomic batch). The grants go through
- * the pass's ledger writes: totals, RAC, per-app rows, history buckets, KV marks.
+ * the passes' grant walks as one pass (holder-walks.ts grantWalkPhases): totals, RAC, per-app
+ * rows, history buckets; then the KV marks.
  */
 import { type SQL, and, eq, sql } from "drizzle-orm";
 import type { Attribution, Grant } from "../credit/pass";
 import type { FlopsSource } from "../credit/trickle";
 import type { Db } from "./client";
-import { attributionWrites } from "./pass-writes";
+import { attributionWrites } from "./attribution-writes";
 import { grantGroups } from "./grant-groups";
-import { grantPhases } from "./grant-writes";
+import { grantWalkPhases } from "./holder-walks";
 import { attributionCountWrites } from "./holder-counts";
 import { dirtySubjects, markSubjects } from "./kv-marks";
 import { assembleWrites } from "./write-phases";
@@ -146,7 +147,8 @@ export function trickleWrites(
     ),
     // Owners and teams as the hosts hold them: creates a user or team row a host names first.
     holders: attributionWrites(projectId, [{ now, attributions }]),
-    ...grantPhases(projectId, now, grants, groups),
+    // Every holder was created above (attributionWrites): none is fresh to the grant walks.
+    ...grantWalkPhases(projectId, [{ now, groups, grants, fresh: { hosts: new Map(), users: new Map(), teams: new Map() } }]),
     kvMarks: markSubjects(projectId, dirtySubjects(attributions)),
   });
 }

@@ -1,7 +1,7 @@
 /**
- * The order of the statements of a write batch, as data. The writers (a pass alone:
- * pass-writes.ts; a pass batch: pass-batch-writes.ts; paid trickles: trickle-writes.ts;
- * client errors: error-writes.ts) give their statements by phase, and assembleWrites puts them
+ * The order of the statements of a write batch, as data. The writers (passes, alone or in a
+ * batch: pass-batch-writes.ts; paid trickles: trickle-writes.ts; client errors:
+ * error-writes.ts) give their statements by phase, and assembleWrites puts them
  * in the order of WRITE_PHASES. Each phase names the tables its statements write (the schema's
  * drizzle tables) and the phases it must follow, with the reason; test/db/write-phases.test.ts
  * checks that the list keeps every such rule and that each writer's batch writes its tables in
@@ -86,22 +86,16 @@ export const WRITE_PHASES = [
     why: "the project's grant run, which starts its new day and raises queue_seq past every number the rows above took",
   },
   {
-    phase: "versionCredit",
-    writes: [appVersions],
-    after: [],
-    why: "a batch's app-version RAC walk (a pass alone writes it with the version's other columns)",
-  },
-  {
     phase: "grantedHolders",
     writes: [hosts, users],
     after: ["holderCredit"],
-    why: "a batch's last owner or team for the holders its grant statements inserted",
+    why: "the last owner or team of a holder a grant statement inserted with an earlier pass's",
   },
   {
     phase: "versions",
     writes: [appVersions],
     after: [],
-    why: "each app version's PFC walk, fair state (and for a pass alone its RAC): one statement per version",
+    why: "each app version's PFC walk, RAC walk and fair state: one statement per version (version-writes.ts)",
   },
   { phase: "kvMarks", writes: [kvMarks], after: [], why: "the subjects whose KV snapshots the minute cron rewrites" },
 ] as const satisfies readonly WritePhaseRule[];

@@ -3,8 +3,8 @@
  * statistic on the holders: `best_run`, the largest grant run a holder was paid in one pass
  * (its TypeScript form below, as the engine's would be in src/credit/). The test build adds
  * its column to this test's D1 and one entry to the column list; nothing else is written:
- * a pass alone's update (creditRunWrites) and a pass batch's walk (holderWalkWrites) are
- * generated from the list, and both leave the engine's values, to the last bit.
+ * the writer's walk (holderWalkWrites) is generated from the list, and a pass per batch and
+ * all passes in one batch both leave the engine's values, to the last bit.
  */
 import { env } from "cloudflare:workers";
 import { getTableName, sql } from "drizzle-orm";
@@ -17,7 +17,6 @@ import { database } from "../../src/db/client";
 import { type CreditColumn, HOLDER_CREDIT_COLUMNS } from "../../src/db/credit-columns";
 import { holderWalkWrites } from "../../src/db/holder-walks";
 import { grantGroups } from "../../src/db/grant-groups";
-import { creditRunWrites } from "../../src/db/grant-writes";
 import { QueueNumbers } from "../../src/db/queue-numbers";
 import { type HolderTable, hosts, teams, users } from "../../src/db/schema";
 import { grantRun } from "../../src/db/stat-updates";
@@ -111,23 +110,20 @@ describe("a statistic added to the holders' column list", () => {
     await setUp(alone);
     await setUp(batched);
 
-    for (const { now, grants } of PASSES) {
-      const groups = grantGroups(grants);
-      await runBatch(db, [
-        ...creditRunWrites(hosts, alone, now, groups.hosts, undefined, COLUMNS),
-        ...creditRunWrites(users, alone, now, groups.users, undefined, COLUMNS),
-        ...creditRunWrites(teams, alone, now, groups.teams, undefined, COLUMNS),
-      ]);
-    }
     const empty = { hosts: new Map(), users: new Map(), teams: new Map() };
-    const walks = holderWalkWrites(
-      batched,
-      PASSES.map(({ now, grants }) => ({ now, grants, groups: grantGroups(grants), fresh: empty })),
-      new QueueNumbers(batched),
-      "ledger",
-      COLUMNS,
-    );
-    await runBatch(db, [...walks.history, ...walks.holders, ...walks.projectRow]);
+    const write = async (projectId: number, passes: typeof PASSES) => {
+      const walks = holderWalkWrites(
+        projectId,
+        passes.map(({ now, grants }) => ({ now, grants, groups: grantGroups(grants), fresh: empty })),
+        new QueueNumbers(projectId),
+        "ledger",
+        COLUMNS,
+      );
+      await runBatch(db, [...walks.history, ...walks.holders, ...walks.projectRow]);
+    };
+    // A pass alone is a batch of one.
+    for (const pass of PASSES) await write(alone, [pass]);
+    await write(batched, PASSES);
 
     const want = HOSTS.map((id) => bestRunTs(PASSES, id));
     // Worked out by hand: host 1's runs are 12.6 (12.5 + 0.1) and 12.1 (3.3 + 8.8); host 2's
@@ -139,7 +135,7 @@ describe("a statistic added to the holders' column list", () => {
     const byBatch = await rowsOf(batched);
     expect(byAlone.map((r) => r.best_run)).toEqual(want);
     expect(byBatch.map((r) => r.best_run)).toEqual(want);
-    // The walk's other columns agree with a pass alone's too: the list generated both.
+    // The walk's other columns agree with the passes' one by one too.
     expect(byBatch).toEqual(byAlone);
     const userRows = await env.DB.prepare("SELECT id, best_run FROM users WHERE project_id = ? ORDER BY id")
       .bind(batched)

@@ -11,11 +11,10 @@ import type { Attribution, Grant } from "../../src/credit/pass";
 import { appCreditQueueWrites } from "../../src/db/app-credit-queue";
 import { database } from "../../src/db/client";
 import { attributionCountWrites } from "../../src/db/holder-counts";
-import { holderWalkWrites } from "../../src/db/holder-walks";
+import { grantWalkPhases, holderWalkWrites } from "../../src/db/holder-walks";
 import { PROJECT_SUBJECT, markSubjects } from "../../src/db/kv-marks";
 import { grantGroups } from "../../src/db/grant-groups";
-import { grantWrites, projectCreditWrite } from "../../src/db/grant-writes";
-import { workunitInserts } from "../../src/db/pass-writes";
+import { workunitInserts } from "../../src/db/outcome-writes";
 import { QueueNumbers } from "../../src/db/queue-numbers";
 import { renderStatement } from "../../src/db/render-sql";
 import { hosts, projects } from "../../src/db/schema";
@@ -40,9 +39,10 @@ describe("the batch's SQL renderer", () => {
     const groups = grantGroups(grants);
     const fresh = { hosts: new Map([[4, 0]]), users: new Map([[8, 0]]), teams: new Map<number, null>() };
     const statements = [
-      ...grantWrites(9, 1000.5, grants, groups),
-      ...grantWrites(9, 1000.5, grants, groups, fresh),
-      ...projectCreditWrite(9, 1000.5, grants, new QueueNumbers(9)),
+      // A pass alone: a batch of one, its holders stored or fresh.
+      ...[{ hosts: new Map(), users: new Map(), teams: new Map() }, fresh].flatMap((f) =>
+        Object.values(grantWalkPhases(9, [{ now: 1000.5, groups, grants, fresh: f }])).flat(),
+      ),
       ...appCreditQueueWrites(
         9,
         [

@@ -15,9 +15,11 @@ import { applyHostAppVersionSamples, type HostAppVersionStats } from "../../src/
 import { runBatch } from "../../src/db/batch";
 import { database } from "../../src/db/client";
 import { hostAppVersionChangeWrites } from "../../src/db/host-app-version-writes";
-import { creditRunWrites } from "../../src/db/grant-writes";
-import { averageWalk } from "../../src/db/pass-writes";
-import { hostAppVersions, hosts } from "../../src/db/schema";
+import { grantGroups } from "../../src/db/grant-groups";
+import { holderWalkWrites } from "../../src/db/holder-walks";
+import { QueueNumbers } from "../../src/db/queue-numbers";
+import { averageWalk } from "../../src/db/version-writes";
+import { hostAppVersions } from "../../src/db/schema";
 import { averageUpdate, decayedRecentAverageTwin, recentAverageRun } from "../../src/db/stat-updates";
 import { relativeError } from "../support/trace";
 
@@ -161,7 +163,18 @@ describe("recent average credit: one collapsed update per row and pass agrees wi
             .run();
         }
         const groups = new Map(rows.map((r, i) => [`${ids[i]}`, r.grants.map((g) => ({ credit: g.credit, start: now - g.startBack }))]));
-        await runBatch(db, creditRunWrites(hosts, PROJECT, now, groups));
+        // The rows' runs as one pass of the writer (hosts without owners: no user or team row).
+        const grants = [...groups].flatMap(([id, parts]) =>
+          parts.map((x) => ({ resultId: 0, hostId: Number(id), userId: 0, teamId: 0, appId: 1, credit: x.credit, startTime: x.start })),
+        );
+        const none = { hosts: new Map(), users: new Map(), teams: new Map() };
+        const walks = holderWalkWrites(
+          PROJECT,
+          [{ now, grants, groups: grantGroups(grants), fresh: none }],
+          new QueueNumbers(PROJECT),
+          "ledger",
+        );
+        await runBatch(db, [...walks.history, ...walks.holders, ...walks.projectRow]);
         for (const [i, r] of rows.entries()) {
           const parts = groups.get(`${ids[i]}`)!;
           const want = recentAverageRun.ts({ expavgCredit: r.avg, expavgTime: r.time }, now, parts);

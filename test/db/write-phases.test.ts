@@ -1,6 +1,6 @@
 /**
  * The order of a write batch is WRITE_PHASES (src/db/write-phases.ts): the list keeps the
- * rules it states, and every writer's batch (a pass alone, a pass batch, paid trickles,
+ * rules it states, and every writer's batch (passes, alone or batched; paid trickles;
  * reported errors) writes its tables in an order the list allows. Each statement's target is
  * read from its SQL and found among the schema's drizzle tables; the batch is in list order
  * when each statement can be given a phase that writes its table, no earlier than the phase of
@@ -15,7 +15,6 @@ import { type PassEffects, type PassState, type ResultInput, runPass } from "../
 import { errorWrites } from "../../src/db/error-writes";
 import type { HistoryTarget } from "../../src/db/history-transitions";
 import { passBatchWrites } from "../../src/db/pass-batch-writes";
-import { passWrites } from "../../src/db/pass-writes";
 import * as schema from "../../src/db/schema";
 import { trickleWrites } from "../../src/db/trickle-writes";
 import { WRITE_PHASES, type WritePhase } from "../../src/db/write-phases";
@@ -89,8 +88,8 @@ const result = (id: number, hostId: number, userId: number, teamId: number): Res
   runtimeOutlier: false,
   fingerprint: `fp-${id}`,
 });
-/** A pass of one workunit whose two valid results name a stored host (1) and a new one (2). */
-function effectsOf(k: number): PassEffects {
+/** A pass of one workunit whose two valid results name a stored host (1) and a new one (2), owned by `owner`. */
+function effectsOf(k: number, owner = 2): PassEffects {
   const outcome = runPass(state, [
     {
       id: k,
@@ -98,7 +97,7 @@ function effectsOf(k: number): PassEffects {
       rscFpopsEst: 1e12,
       rscFpopsBound: 1e13,
       targetNresults: 2,
-      results: [result(10 * k + 1, 1, 1, 1), result(10 * k + 2, 2, 2, 2)],
+      results: [result(10 * k + 1, 1, 1, 1), result(10 * k + 2, 2, owner, 2)],
     },
   ]);
   return outcome.effects;
@@ -106,7 +105,12 @@ function effectsOf(k: number): PassEffects {
 
 const PROJECT = 7;
 const existing = { hosts: new Set([1]), users: new Set([1]), teams: new Set([1]) };
-const passBatch = () => [1, 2, 3].map((k) => ({ now: 3000 + k, effects: effectsOf(k) }));
+/** Three passes; the last gives host 2, which the first creates, another owner. */
+const passBatch = () => [1, 2, 3].map((k) => ({ now: 3000 + k, effects: effectsOf(k, k === 3 ? 3 : 2) }));
+const nothingStored = { hosts: new Set<number>(), users: new Set<number>(), teams: new Set<number>() };
+/** A pass alone: a batch of one through the one writer. */
+const passAlone = (effects: PassEffects, known: typeof existing, history: HistoryTarget) =>
+  passBatchWrites(PROJECT, [{ now: 3000, effects }], known, history);
 
 /** A trickle batch: two paid messages of hosts 1 (stored) and 3 (its user 3 and team 3 named first). */
 function trickles(): SQL[] {
@@ -166,13 +170,13 @@ describe("the write phases", () => {
   it("order a pass alone's batch, whether its holders are known or not and wherever its history goes", () => {
     const effects = effectsOf(1);
     expect(effects.grants.length).toBe(2);
-    const cases: [typeof existing | undefined, HistoryTarget][] = [
+    const cases: [typeof existing, HistoryTarget][] = [
       [existing, "guarded"],
       [existing, "queue"],
-      [undefined, "ledger"],
+      [nothingStored, "ledger"],
     ];
     for (const args of cases) {
-      const batch = passWrites(PROJECT, 3000, effects, ...args);
+      const batch = passAlone(effects, ...args);
       expect(() => phasesInListOrder(batch), args[1]).not.toThrow();
       const history = { guarded: ["credit_history", "history_queue"], queue: ["history_queue"], ledger: ["credit_history"] }[args[1]];
       expect(new Set(tablesOf(batch))).toEqual(
@@ -197,8 +201,8 @@ describe("the write phases", () => {
     for (const history of ["guarded", "ledger", "queue"] as const) {
       const batch = passBatchWrites(PROJECT, passBatch(), existing, history);
       const phases = phasesInListOrder(batch);
-      // The batch's own phases: its app versions' RAC walk, and the owners of the holders its grants inserted.
-      expect(phases).toContain("versionCredit");
+      // The app versions' walks, and the owner a later pass gave a host the batch's grants inserted.
+      expect(phases).toContain("versions");
       expect(phases).toContain("grantedHolders");
       expect(tablesOf(batch)).toContain("app_credit_queue");
     }
@@ -226,7 +230,7 @@ describe("the write phases", () => {
   });
 
   it("find a batch out of order", () => {
-    const batch = passWrites(PROJECT, 3000, effectsOf(1), existing, "queue");
+    const batch = passAlone(effectsOf(1), existing, "queue");
     const moved = (from: number, to: number) => {
       const out = [...batch];
       out.splice(to, 0, ...out.splice(from, 1));

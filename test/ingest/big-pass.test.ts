@@ -13,7 +13,7 @@ import { EMPTY_AVERAGE, type Average } from "../../src/credit/average";
 import { AV_AVERAGE } from "../../src/credit/constants";
 import { SQLiteAsyncDialect } from "drizzle-orm/sqlite-core";
 import { hostAppVersionChangeWrites } from "../../src/db/host-app-version-writes";
-import { averageWalk } from "../../src/db/pass-writes";
+import { averageWalk } from "../../src/db/version-writes";
 import { passBatchWrites } from "../../src/db/pass-batch-writes";
 import { appVersions } from "../../src/db/schema";
 import { averageUpdate } from "../../src/db/stat-updates";
@@ -233,6 +233,25 @@ describe("every walk finds each step by its key", () => {
       expect(
         steps.filter((l) => /^SCAN (?!w\b|walk\b|\w+_w\b)/.test(l)),
         `${dialect.sqlToQuery(s).sql}\n${steps.join("\n")}`,
+      ).toEqual([]);
+      // A walk of several rows finds the next step by its row and rank, not by its rank alone
+      // (which read every step of that rank: src/db/walks.ts); the PFC walk is one row's samples.
+      const searches = steps.filter((l) => /^SEARCH \w*s USING/.test(l));
+      expect(
+        searches.filter((l) => !/\(k=\? AND i=\?\)/.test(l)),
+        steps.join("\n"),
+      ).toEqual([]);
+    }
+    // Each stored host, user and team is sought by its key, never found by a scan of the project's rows.
+    for (const s of statements.filter((x) => /UPDATE "(hosts|users|teams)" SET/.test(dialect.sqlToQuery(x).sql))) {
+      const q = dialect.sqlToQuery(s);
+      const plan = await env.DB.prepare(`EXPLAIN QUERY PLAN ${q.sql}`)
+        .bind(...q.params)
+        .all<{ detail: string }>();
+      const details = plan.results.map((r) => r.detail);
+      expect(
+        details.filter((d) => /^(SCAN|SEARCH) (hosts|users|teams)\b/.test(d) && !/\(project_id=\? AND id=\?\)/.test(d)),
+        q.sql,
       ).toEqual([]);
     }
   });

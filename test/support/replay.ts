@@ -1,4 +1,5 @@
 /** Replays a trace through the HTTP API: each op becomes the call the traces' README names. */
+import { MAX_PASSES_PER_BATCH } from "../../src/routes/passes/pass-batches.schemas";
 import { createProject, typedClient } from "./api";
 import type { components } from "./api-types";
 import type { PassBody } from "./api-helpers";
@@ -20,10 +21,20 @@ const ERROR_RESULT_IDS_FROM = 900_000_000;
  * error and rescale times); it must keep their order. The identity replays it as recorded.
  */
 /**
- * `passesPerRequest` > 1: consecutive passes go together through POST /pass-batches (as the
- * bridge sends them), sent before any other op; 1: each through POST /passes.
+ * How passes are sent: `1`, each through POST /passes; `n` > 1, consecutive passes together
+ * through POST /pass-batches (as the bridge sends them), up to n a request, sent before any
+ * other op; `"both"`, the two endpoints in turn: a pass through POST /passes, then the passes
+ * after it through POST /pass-batches (up to MAX_PASSES_PER_BATCH, until another op), then a
+ * pass alone again, so one replay sends a trace through both.
  */
-export async function replay(text: string, retime: (t: number) => number = (t) => t, passesPerRequest = 1, hooks: ReplayHooks = {}) {
+export type PassesPerRequest = number | "both";
+
+export async function replay(
+  text: string,
+  retime: (t: number) => number = (t) => t,
+  passesPerRequest: PassesPerRequest = 1,
+  hooks: ReplayHooks = {},
+) {
   const { slug, token } = await createProject("trace");
   const api = typedClient(slug, token);
   const granted = new Map<number, number>();
@@ -42,11 +53,15 @@ export async function replay(text: string, retime: (t: number) => number = (t) =
     }
   };
   let waiting: PassBody[] = [];
+  const batchSize = passesPerRequest === "both" ? MAX_PASSES_PER_BATCH : passesPerRequest;
+  /** "both": the next pass goes through POST /passes. */
+  let alone = passesPerRequest === "both";
   const flush = async () => {
     if (waiting.length === 0) return;
     const res = await api.ok("POST", "/pass-batches", { passes: waiting });
     waiting = [];
     for (const answer of res.passes) record(answer);
+    alone = passesPerRequest === "both";
   };
   for (const [index, op] of parseTrace(text).entries()) {
     if (op.op !== "pass" || hooks.before) await flush();
@@ -75,11 +90,11 @@ export async function replay(text: string, retime: (t: number) => number = (t) =
           results: w.results.map((r) => ({ ...r, sent_time: retime(r.sent_time), received_time: retime(r.received_time) })),
         }));
         const body = { now: retime(op.now), workunits };
-        if (passesPerRequest === 1) record(await api.ok("POST", "/passes", body));
-        else {
-          if (waiting.length === passesPerRequest) await flush();
-          waiting.push(body);
-        }
+        if (waiting.length === batchSize) await flush();
+        if (batchSize === 1 || alone) {
+          record(await api.ok("POST", "/passes", body));
+          alone = false;
+        } else waiting.push(body);
         break;
       }
       case "rescale":

@@ -4,7 +4,7 @@ import { errorEffect } from "../../credit/error-outcome";
 import { fairErrorEffect } from "../../credit/fair-state";
 import { havKey, isAnonymousPlatform } from "../../credit/host-app-version-key";
 import { errorWrites } from "../../db/error-writes";
-import type { OutcomeRow } from "../../db/pass-writes";
+import type { OutcomeRow } from "../../db/outcome-writes";
 import type { HostAppVersionKey } from "../../credit/host-app-version-key";
 import type { HostAppVersionChange } from "../../credit/pass";
 import { runBatch } from "../../db/batch";

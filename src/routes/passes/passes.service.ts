@@ -9,7 +9,7 @@ import { runPass, type PassEffects, type PassOutcome, type ResultInput, type Wor
 import type { Db } from "../../db/client";
 import type { LoadedPassState } from "../../db/pass-state";
 import { type PassKeys, loadPassState } from "../../db/pass-state";
-import { passWrites } from "../../db/pass-writes";
+import { passBatchWrites } from "../../db/pass-batch-writes";
 import { runBatch } from "../../db/batch";
 import { retryOnConflict } from "../../http/conflict-retry";
 import { ApiError, type Issue } from "../../http/errors";
@@ -317,7 +317,8 @@ export async function ingestPass(db: Db, projectId: number, now: number, body: P
   return retryOnConflict(async () => {
     const snapshot = await loadPassState(db, projectId, pass.keys);
     const { answer, effects, at } = decidePass(pass, snapshot);
-    await runBatch(db, passWrites(projectId, at, effects, snapshot.existingHolders, snapshot.historyTarget));
+    // A pass alone is a batch of one, through the one writer.
+    await runBatch(db, passBatchWrites(projectId, [{ now: at, effects }], snapshot.existingHolders, snapshot.historyTarget));
     return answer;
   }, "results or workunits of this pass");
 }
