@@ -10,6 +10,8 @@ export interface TrickleRow {
   id: number;
   hostid: number;
   create_time: number;
+  /** 0 until a handler (BOINC's, or the write-back) paid it. */
+  handled: number;
   xml: string | null;
 }
 
@@ -42,7 +44,7 @@ export function runtimeOf(xml: string | null): number | null {
   return null;
 }
 
-const COLUMNS = "id, hostid, create_time, xml";
+const COLUMNS = "id, hostid, create_time, handled, xml";
 
 /** A missing table named with its origin; anything else (a database gone: transient) as it is. */
 function readError(e: unknown): unknown {
@@ -64,13 +66,16 @@ export async function messagesAfter(pool: mysql.Pool, variety: string, after: nu
   }
 }
 
-/** --write-back: the first messages of the variety not handled yet, as the handler enumerates them. */
-export async function unhandledMessages(pool: mysql.Pool, variety: string, limit: number): Promise<TrickleRow[]> {
+/**
+ * --write-back: the first messages of the variety not handled yet, as the handler enumerates
+ * them, and those after the cursor that BOINC's handler paid before it was stopped (posted, not written).
+ */
+export async function unhandledMessages(pool: mysql.Pool, variety: string, after: number, limit: number): Promise<TrickleRow[]> {
   try {
-    const [rows] = await pool.query(`SELECT ${COLUMNS} FROM msg_from_host WHERE variety = ? AND handled = 0 ORDER BY id LIMIT ?`, [
-      variety,
-      limit,
-    ]);
+    const [rows] = await pool.query(
+      `SELECT ${COLUMNS} FROM msg_from_host WHERE variety = ? AND (handled = 0 OR id > ?) ORDER BY id LIMIT ?`,
+      [variety, after, limit],
+    );
     return rows as TrickleRow[];
   } catch (e) {
     throw readError(e);

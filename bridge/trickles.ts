@@ -106,7 +106,7 @@ export class TrickleFeed {
   /** The next batch: the unhandled messages (--write-back), or the settled ones after the cursor. */
   private async next(): Promise<TrickleRow[]> {
     const { pool, settings } = this.parts;
-    if (this.parts.write) return unhandledMessages(pool, settings.variety, TRICKLES_PER_REQUEST);
+    if (this.parts.write) return unhandledMessages(pool, settings.variety, this.parts.cursor(), TRICKLES_PER_REQUEST);
     const rows = await messagesAfter(pool, settings.variety, this.parts.cursor(), TRICKLES_PER_REQUEST);
     const settled = (await this.parts.serverTime()) - TRICKLE_SETTLE_SECONDS;
     const young = rows.findIndex((r) => Number(r.create_time) > settled);
@@ -150,7 +150,9 @@ export class TrickleFeed {
       this.report.posted += payable.length;
     }
     if (write) {
-      const written = await write({ ids, paid, now });
+      // The messages BOINC's handler paid before it was stopped are posted only: its credit stands.
+      const mine = new Set(rows.filter((r) => Number(r.handled) === 0).map((r) => Number(r.id)));
+      const written = await write({ ids: [...mine], paid: paid.filter((p) => mine.has(p.id)), now });
       this.report.written += written.written;
       for (const m of written.missing) log(`trickle write-back: ${m}`, true);
     }

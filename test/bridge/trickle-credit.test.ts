@@ -56,6 +56,8 @@ const MESSAGES = [
   { id: 7, host: 999, variety: "climate", text: "<runtime>100</runtime>", credit: null },
   // 7200 s cut to 3600 at 5e9: 3600 x 5e9 x 200 / 86400e9 = 3.6e15 / 8.64e13 = 41.6666…
   { id: 8, host: 8, variety: "climate", text: "<runtime>7200</runtime>", credit: 3.6e15 / 8.64e13 },
+  // Paid by BOINC's own handler before it was stopped (handled): 600 x 3e9 x 200 / 86400e9 = 3.6e14 / 8.64e13 = 4.1666…
+  { id: 9, host: 7, variety: "climate", text: "<runtime>600</runtime>", credit: 3.6e14 / 8.64e13, handled: 1 },
 ];
 const PAID = MESSAGES.filter((m) => m.credit !== null);
 
@@ -147,7 +149,7 @@ describe.skipIf(!available)("trickle credit through the bridge", () => {
       ]);
     for (const m of MESSAGES)
       await conn.query("INSERT INTO msg_from_host SET ?", [
-        { id: m.id, create_time: now - 3600, hostid: m.host, variety: m.variety, handled: 0, xml: xmlOf(m.text) },
+        { id: m.id, create_time: now - 3600, hostid: m.host, variety: m.variety, handled: m.handled ?? 0, xml: xmlOf(m.text) },
       ]);
     await conn.end();
     return { dsn, t0 };
@@ -196,7 +198,7 @@ describe.skipIf(!available)("trickle credit through the bridge", () => {
     await send(server.base, "PUT", "/v1/projects/trickle-ro/apps/climate", manage, { credit_mode: "trickle", trickle_max_runtime: 3600 });
 
     const report = await run();
-    // Paid: 1, 2, 3, 4, 8; not paid: 5 (no runtime), 7 (unknown host); 6 is another variety.
+    // Paid: 1, 2, 3, 4, 8 and 9 (handled or not: BOINC's handler, still running, pays them all); not paid: 5 (no runtime), 7 (unknown host); 6 is another variety.
     expect(report.trickles).toMatchObject({ posted: PAID.length, replayed: 0, unpaid: 2, written: 0 });
     const total = PAID.reduce((s, m) => s + m.credit!, 0);
     expect(close(report.trickles!.credit, total)).toBe(true);
@@ -209,18 +211,19 @@ describe.skipIf(!available)("trickle credit through the bridge", () => {
       expect(again.messages[i]!.replayed).toBe(true);
       expect(close(again.messages[i]!.granted_credit, m.credit!), `message ${m.id}: ${again.messages[i]!.granted_credit}`).toBe(true);
     }
-    // The service's holders: host 7 has 1 and 2 (50), host 8 has 3 and 8 (62.5), host 9 has 4 (0); user 3 owns 7 and 9, in team 5.
+    // The service's holders: host 7 has 1, 2 and 9, host 8 has 3 and 8 (62.5), host 9 has 4 (0); user 3 owns 7 and 9, in team 5.
+    const host7 = 25 + 25 + 3.6e14 / 8.64e13;
     const hostTotal = async (id: number) => (await send(server.base, "GET", `/v1/projects/trickle-ro/hosts/${id}`, ingest)).total_credit;
-    expect(close(await hostTotal(7), 50)).toBe(true);
+    expect(close(await hostTotal(7), host7)).toBe(true);
     expect(close(await hostTotal(8), 62.5)).toBe(true);
     expect(await hostTotal(9)).toBe(0);
-    expect(close((await send(server.base, "GET", "/v1/projects/trickle-ro/users/3", ingest)).total_credit, 50)).toBe(true);
-    expect(close((await send(server.base, "GET", "/v1/projects/trickle-ro/teams/5", ingest)).total_credit, 50)).toBe(true);
+    expect(close((await send(server.base, "GET", "/v1/projects/trickle-ro/users/3", ingest)).total_credit, host7)).toBe(true);
+    expect(close((await send(server.base, "GET", "/v1/projects/trickle-ro/teams/5", ingest)).total_credit, host7)).toBe(true);
 
     // Nothing written to BOINC: its own handler (still running) marks and pays them.
     expect(await holders("trickle_ro")).toEqual(before);
     // The cursor is the last message of the variety; a second run posts nothing.
-    expect(JSON.parse(await readFile(stateFile, "utf8")).trickle_cursor).toBe(8);
+    expect(JSON.parse(await readFile(stateFile, "utf8")).trickle_cursor).toBe(9);
     expect((await run()).trickles).toMatchObject({ posted: 0, unpaid: 0 });
   });
 
@@ -268,10 +271,11 @@ describe.skipIf(!available)("trickle credit through the bridge", () => {
     expect((await killed.done).signal).toBe("SIGKILL");
     await root.query("ROLLBACK");
     await root.end();
-    // The service paid the batch (host 7: messages 1 and 2, 25 each); BOINC has nothing of it.
-    expect(close((await send(server.base, "GET", "/v1/projects/trickle-wb/hosts/7", ingest)).total_credit, 50)).toBe(true);
+    // The service paid the batch (host 7: messages 1 and 2, 25 each, and 9, which BOINC's handler paid); BOINC has nothing of it.
+    const host7Service = 25 + 25 + 3.6e14 / 8.64e13;
+    expect(close((await send(server.base, "GET", "/v1/projects/trickle-wb/hosts/7", ingest)).total_credit, host7Service)).toBe(true);
     const untouched = await holders("trickle_wb");
-    expect(untouched.handled).toEqual([]);
+    expect(untouched.handled).toEqual([9]);
     expect(untouched.host.get(7)).toEqual([100, 50, t0]);
 
     // Run again: the batch is read again (not handled), the service answers it as replayed, and it is written once.
@@ -280,7 +284,7 @@ describe.skipIf(!available)("trickle credit through the bridge", () => {
     expect(exit.code, exit.stderr).toBe(0);
     const after = await holders("trickle_wb");
     // Every message of the variety handled, the other variety's left.
-    expect(after.handled).toEqual([1, 2, 3, 4, 5, 7, 8]);
+    expect(after.handled).toEqual([1, 2, 3, 4, 5, 7, 8, 9]);
 
     // The time the credit was written (the run's batch time): every moved holder has it.
     const now = after.host.get(7)![2];
@@ -298,7 +302,8 @@ describe.skipIf(!available)("trickle credit through the bridge", () => {
       const [a, t] = boincUpdateAverage(now, now - 86400, credit, avg!, time!);
       expected[kind].set(id, [total! + credit, a, t]);
     };
-    for (const m of PAID) {
+    // Message 9 is BOINC's handler's: its credit is in BOINC already (the rows above), not written again.
+    for (const m of PAID.filter((p) => !p.handled)) {
       const owner = HOSTS.get(m.host)!.user;
       grant("host", m.host, m.credit!);
       grant("user", owner, m.credit!);
@@ -326,6 +331,7 @@ describe.skipIf(!available)("trickle credit through the bridge", () => {
       ),
     );
     expect(report.trickles).toMatchObject({ posted: 0, written: 0 });
+    expect(JSON.parse(await readFile(stateFile, "utf8")).trickle_cursor).toBe(9);
     expect(await holders("trickle_wb")).toEqual(after);
   });
 });
