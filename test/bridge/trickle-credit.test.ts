@@ -8,11 +8,13 @@
  * and a run SIGKILLed between the service's answer and its commit pays nothing twice.
  */
 import { type ChildProcess, spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { suiteNeeds } from "../../scripts/skipped-suites";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { BridgeError } from "../../bridge/errors";
 import { bridgeOptions, runBridge } from "../../bridge/run";
 import type { TrickleSettings } from "../../bridge/trickle-config";
 import type { WranglerDev } from "../browser/wrangler-dev";
@@ -333,5 +335,43 @@ describe.skipIf(!available)("trickle credit through the bridge", () => {
     expect(report.trickles).toMatchObject({ posted: 0, written: 0 });
     expect(JSON.parse(await readFile(stateFile, "utf8")).trickle_cursor).toBe(9);
     expect(await holders("trickle_wb")).toEqual(after);
+  });
+  it("--write-back refuses an account without docs/bridge.md's GRANT on msg_from_host, naming it; with the doc's line it writes", async () => {
+    await trickleDb("trickle_grant");
+    const ingest = await project("trickle-grant");
+    const account = "'trickle_wb'@'127.0.0.1'";
+    const root = await maria.root();
+    // Every privilege the write-back of results uses (table-wide here), none on msg_from_host but SELECT.
+    await root.query(`CREATE USER ${account} IDENTIFIED BY 'tr1ckle';
+      GRANT SELECT, INSERT, DELETE, CREATE ON trickle_grant.* TO ${account};
+      GRANT UPDATE ON trickle_grant.result TO ${account}; GRANT UPDATE ON trickle_grant.workunit TO ${account};
+      GRANT UPDATE ON trickle_grant.host TO ${account}; GRANT UPDATE ON trickle_grant.user TO ${account};
+      GRANT UPDATE ON trickle_grant.team TO ${account};`);
+    const dsn = `mysql://trickle_wb:tr1ckle@127.0.0.1:${maria.port}/trickle_grant`;
+    const run = () =>
+      runBridge(
+        bridgeOptions(
+          { db: dsn, url: server.base, project: "trickle-grant", token: ingest, stateFile: join(work, "grant.json") },
+          { log: () => undefined, writeBack: true, switchTime: 0, trickles: CLIMATE },
+        ),
+      );
+    const e = await run().then(
+      () => new Error("no refusal"),
+      (e: unknown) => e as Error,
+    );
+    expect(e).toBeInstanceOf(BridgeError);
+    // The doc's line, its placeholders filled in, is the fix the refusal names.
+    const doc = readFileSync(new URL("../../docs/bridge.md", import.meta.url), "utf8");
+    const line = /GRANT UPDATE \(handled\) ON boinc_db\.msg_from_host TO 'cobblestone_wb'@'bridge-host';/
+      .exec(doc)![0]
+      .replace("boinc_db.", "trickle_grant.")
+      .replace("'cobblestone_wb'@'bridge-host'", account);
+    expect(e.message).toContain(line);
+    expect((await holders("trickle_grant")).handled).toEqual([9]);
+    await root.query(line);
+    await root.end();
+    const report = await run();
+    expect(report.trickles).toMatchObject({ posted: 6, written: 5 });
+    expect((await holders("trickle_grant")).handled).toEqual([1, 2, 3, 4, 5, 7, 8, 9]);
   });
 });
