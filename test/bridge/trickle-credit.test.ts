@@ -7,7 +7,6 @@
  * writes (update_average written out in write-back-check.ts), every message is marked handled,
  * and a run SIGKILLed between the service's answer and its commit pays nothing twice.
  */
-import { type ChildProcess, spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -20,12 +19,12 @@ import type { TrickleSettings } from "../../bridge/trickle-config";
 import type { WranglerDev } from "../browser/wrangler-dev";
 import { send } from "../support/send";
 import { createBoincDb } from "./boinc-fixture";
+import { killBridges, startBridgeCli } from "./bridge-cli";
 import { type MariaDb, mariadbAvailable, startMariaDbAndServer } from "./mariadb";
 import { createProjectTokens } from "./service";
 import { boincUpdateAverage, writerDsn } from "./write-back-check";
 
 const ADMIN = "bridge-trickle-admin-token";
-const ROOT = new URL("../..", import.meta.url).pathname;
 const available = suiteNeeds("trickle credit through the bridge", import.meta.url, "mariadb-server", mariadbAvailable());
 
 const CLIMATE: TrickleSettings = { variety: "climate", maxRuntime: 3600, app: null };
@@ -75,24 +74,6 @@ const USERS = new Map([
 ]);
 const TEAMS = new Map([[5, { total: 300, avg: 70, t0: true }]]);
 
-interface Exit {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-  stderr: string;
-}
-
-function cli(args: string[], env: Record<string, string>): { child: ChildProcess; done: Promise<Exit> } {
-  const child = spawn("node", ["--import", "tsx", "bridge/cli.ts", "--no-progress", ...args], {
-    cwd: ROOT,
-    env: { ...process.env, PATH: `${join(ROOT, "node_modules/.bin")}:${process.env.PATH}`, ...env },
-    stdio: ["ignore", "ignore", "pipe"],
-  });
-  let stderr = "";
-  child.stderr!.on("data", (d) => (stderr += d));
-  const done = new Promise<Exit>((r) => child.once("exit", (code, signal) => r({ code, signal, stderr })));
-  return { child, done };
-}
-
 const close = (a: number, b: number) => Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(b));
 
 describe.skipIf(!available)("trickle credit through the bridge", () => {
@@ -105,6 +86,7 @@ describe.skipIf(!available)("trickle credit through the bridge", () => {
     work = await mkdtemp(join(tmpdir(), "cobblestone-trickle-"));
   });
   afterAll(async () => {
+    killBridges();
     await Promise.all([maria?.stop(), server?.stop(), work && rm(work, { recursive: true, force: true })]);
   });
 
@@ -262,15 +244,16 @@ describe.skipIf(!available)("trickle credit through the bridge", () => {
     const root = await maria.root("trickle_wb");
     await root.query("START TRANSACTION");
     await root.query("SELECT id FROM msg_from_host WHERE id = 1 FOR UPDATE");
-    const killed = cli(args, env);
+    const killed = startBridgeCli(args, env);
     for (;;) {
       const [rows] = await root.query("SELECT COUNT(*) AS n FROM information_schema.INNODB_TRX WHERE trx_state = 'LOCK WAIT'");
       if (Number((rows as { n: number }[])[0]!.n) > 0) break;
-      if (killed.child.exitCode !== null) throw new Error(`the run ended before it wrote: ${(await killed.done).stderr}`);
+      if (killed.child.exitCode !== null) throw new Error(`the run ended before it wrote: ${killed.stderr()}`);
       await new Promise((r) => setTimeout(r, 50));
     }
     killed.child.kill("SIGKILL");
-    expect((await killed.done).signal).toBe("SIGKILL");
+    await killed.exited;
+    expect(killed.child.signalCode).toBe("SIGKILL");
     await root.query("ROLLBACK");
     await root.end();
     // The service paid the batch (host 7: messages 1 and 2, 25 each, and 9, which BOINC's handler paid); BOINC has nothing of it.
@@ -281,9 +264,11 @@ describe.skipIf(!available)("trickle credit through the bridge", () => {
     expect(untouched.host.get(7)).toEqual([100, 50, t0]);
 
     // Run again: the batch is read again (not handled), the service answers it as replayed, and it is written once.
-    const again = cli(args, env);
-    const exit = await again.done;
-    expect(exit.code, exit.stderr).toBe(0);
+    const again = startBridgeCli(args, env);
+    expect(await again.exited, again.stderr()).toBe(0);
+    // Its summary: the batch's 6 messages came back as replayed, 5 written (message 9 is BOINC's handler's), 2 not paid.
+    expect(again.stdout()).toContain("trickle messages: 6 posted (6 the service already had)");
+    expect(again.stdout()).toContain("2 not paid, 5 written back");
     const after = await holders("trickle_wb");
     // Every message of the variety handled, the other variety's left.
     expect(after.handled).toEqual([1, 2, 3, 4, 5, 7, 8, 9]);
