@@ -28,7 +28,8 @@ export const TRICKLES_PER_REQUEST = 1000;
 export const TRICKLE_SETTLE_SECONDS = 10;
 
 export interface TrickleReport {
-  /** Messages read and posted, and of those the ones the service had paid before. */
+  /** Requests to the trickles endpoint, the messages they posted, and of those the ones the service had paid before. */
+  requests: number;
   posted: number;
   replayed: number;
   credit: number;
@@ -58,7 +59,7 @@ export interface TrickleParts {
 type ServiceApp = { name: string; credit_mode: string; trickle_max_runtime: number | null };
 
 export class TrickleFeed {
-  readonly report: TrickleReport = { posted: 0, replayed: 0, credit: 0, unpaid: 0, written: 0 };
+  readonly report: TrickleReport = { requests: 0, posted: 0, replayed: 0, credit: 0, unpaid: 0, written: 0 };
   private app = "";
   /** Per host, the owner and p_fpops this run registered (a host is sent again when they change). */
   private readonly sent = new Map<number, string>();
@@ -147,6 +148,7 @@ export class TrickleFeed {
         this.report.credit += m.granted_credit;
         return { id: m.id, host_id: Number(p.row.hostid), credit: m.granted_credit };
       });
+      this.report.requests++;
       this.report.posted += payable.length;
     }
     if (write) {

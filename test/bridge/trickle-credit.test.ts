@@ -359,4 +359,45 @@ describe.skipIf(!available)("trickle credit through the bridge", () => {
     expect(report.trickles).toMatchObject({ posted: 6, written: 5 });
     expect((await holders("trickle_grant")).handled).toEqual([1, 2, 3, 4, 5, 7, 8, 9]);
   });
+  it("--follow --write-back: 1,500 waiting messages in two requests, and one sent while it follows, each paid and written once", async () => {
+    const { t0 } = await trickleDb("trickle_follow");
+    const writer = await writerDsn(maria, "trickle_follow");
+    const ingest = await project("trickle-follow");
+    // 1,500 more messages of host 7, 60 s each: 60 x 3e9 x 200 / 86400e9 = 3.6e13 / 8.64e13 = 0.41666… each, 625 in all.
+    const conn = await maria.root("trickle_follow");
+    const rows = Array.from({ length: 1500 }, (_, i) => [100 + i, t0, 7, "climate", 0, xmlOf("<runtime>60</runtime>")]);
+    await conn.query("INSERT INTO msg_from_host (id, create_time, hostid, variety, handled, xml) VALUES ?", [rows]);
+    const stop = new AbortController();
+    const running = runBridge(
+      bridgeOptions(
+        { db: writer, url: server.base, project: "trickle-follow", token: ingest, stateFile: join(work, "follow.json") },
+        { log: () => undefined, writeBack: true, switchTime: 0, trickles: CLIMATE, follow: { pollSeconds: 0.5 }, signal: stop.signal },
+      ),
+    );
+    running.catch(() => undefined);
+    const handled = async () => {
+      const [[row]] = (await conn.query("SELECT COUNT(*) AS n FROM msg_from_host WHERE handled <> 0")) as unknown as [{ n: number }[]];
+      return Number(row!.n);
+    };
+    const until = async (n: number) => {
+      for (let i = 0; i < 600 && (await handled()) < n; i++) await new Promise((r) => setTimeout(r, 100));
+      return handled();
+    };
+    // 7 of the fixture's (and 9, handled already) and the 1,500.
+    expect(await until(1508)).toBe(1508);
+    // One more, 3,600 s: 25.
+    await conn.query("INSERT INTO msg_from_host SET ?", [
+      { id: 5000, create_time: t0, hostid: 7, variety: "climate", handled: 0, xml: xmlOf("<runtime>3600</runtime>") },
+    ]);
+    expect(await until(1509)).toBe(1509);
+    stop.abort();
+    const report = await running;
+    await conn.end();
+    // Batches of at most 1,000 read messages: the fixture's 8 of the variety (6 of them paid) and 992 of the 1,500, then the
+    // other 508, then the one sent later. Written: all but message 9, BOINC's handler's.
+    expect(report.trickles).toMatchObject({ requests: 3, posted: 1507, replayed: 0, written: 1506 });
+    // Host 7: 100 before; 25 + 25 (messages 1, 2), 625, 25 (message 5000).
+    const host7 = (await holders("trickle_follow")).host.get(7)!;
+    expect(close(host7[0], 100 + 25 + 25 + 1500 * (3.6e13 / 8.64e13) + 25)).toBe(true);
+  });
 });
