@@ -2,9 +2,12 @@
  * What the bridge takes from a trickle-up message and from config.xml's trickle_credit daemon
  * (bridge/trickle-messages.ts, bridge/trickle-config.ts): pure, no database.
  */
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { BridgeError } from "../../bridge/errors";
-import { trickleApp, trickleDaemonOfConfig } from "../../bridge/trickle-config";
+import { trickleApp, trickleDaemonOfConfig, trickleSettings } from "../../bridge/trickle-config";
 import { runtimeOf } from "../../bridge/trickle-messages";
 
 describe("a message's runtime, as BOINC's handler parses it", () => {
@@ -43,5 +46,24 @@ describe("config.xml's trickle_credit daemon", () => {
     expect(trickleApp({ variety: "v", maxRuntime: 1, app: null }, [{ name: "only" }])).toBe("only");
     expect(() => trickleApp({ variety: "v", maxRuntime: 1, app: null }, apps)).toThrow(BridgeError);
     expect(() => trickleApp({ variety: "v", maxRuntime: 1, app: "nope" }, apps)).toThrow(/not an app of the BOINC database/);
+  });
+});
+
+describe("the trickle settings of a run", () => {
+  it("the options override config.xml's daemon; a variety without a runtime cut, a bad cut, or a cut without a variety is refused", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "cobblestone-trickle-config-"));
+    const file = join(dir, "config.xml");
+    await writeFile(
+      file,
+      "<boinc><config/><daemons><daemon><cmd>trickle_credit --variety climate --max_runtime 3600</cmd></daemon></daemons></boinc>",
+    );
+    expect(await trickleSettings({}, file)).toEqual({ variety: "climate", maxRuntime: 3600, app: null });
+    expect(await trickleSettings({ maxRuntime: "600", app: "a" }, file)).toEqual({ variety: "climate", maxRuntime: 600, app: "a" });
+    expect(await trickleSettings({}, undefined)).toBeNull();
+    expect(await trickleSettings({ variety: "v", maxRuntime: "10" }, undefined)).toEqual({ variety: "v", maxRuntime: 10, app: null });
+    await expect(trickleSettings({ variety: "v" }, undefined)).rejects.toThrow(/--max_runtime/);
+    await expect(trickleSettings({ variety: "v", maxRuntime: "0" }, undefined)).rejects.toThrow(/above 0, not '0'/);
+    await expect(trickleSettings({ maxRuntime: "10" }, undefined)).rejects.toThrow(/need a variety/);
+    await rm(dir, { recursive: true, force: true });
   });
 });
