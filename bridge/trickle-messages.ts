@@ -68,15 +68,21 @@ export async function messagesAfter(pool: mysql.Pool, variety: string, after: nu
 
 /**
  * --write-back: the first messages of the variety not handled yet, as the handler enumerates
- * them, and those after the cursor that BOINC's handler paid before it was stopped (posted, not written).
+ * them, and those after the cursor that BOINC's handler paid before it was stopped (posted, not
+ * written). Two reads, each by an index (BOINC's message_handled on `handled`, the primary key),
+ * merged in id order: the first `limit` of both lists are within the first `limit` of each.
  */
 export async function unhandledMessages(pool: mysql.Pool, variety: string, after: number, limit: number): Promise<TrickleRow[]> {
   try {
-    const [rows] = await pool.query(
-      `SELECT ${COLUMNS} FROM msg_from_host WHERE variety = ? AND (handled = 0 OR id > ?) ORDER BY id LIMIT ?`,
-      [variety, after, limit],
+    const [unhandled] = await pool.query(`SELECT ${COLUMNS} FROM msg_from_host WHERE handled = 0 AND variety = ? ORDER BY id LIMIT ?`, [
+      variety,
+      limit,
+    ]);
+    const [paid] = await pool.query(
+      `SELECT ${COLUMNS} FROM msg_from_host WHERE id > ? AND handled <> 0 AND variety = ? ORDER BY id LIMIT ?`,
+      [after, variety, limit],
     );
-    return rows as TrickleRow[];
+    return [...(unhandled as TrickleRow[]), ...(paid as TrickleRow[])].sort((a, b) => Number(a.id) - Number(b.id)).slice(0, limit);
   } catch (e) {
     throw readError(e);
   }

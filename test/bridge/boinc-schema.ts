@@ -73,5 +73,5 @@ create table credit_team (
 create table msg_from_host (
   id integer not null auto_increment, create_time integer not null, hostid integer not null,
   variety varchar(254) not null, handled smallint not null, xml mediumtext,
-  primary key (id)) engine=InnoDB;
+  primary key (id), index message_handled (handled)) engine=InnoDB;
 `;
