@@ -400,4 +400,44 @@ describe.skipIf(!available)("trickle credit through the bridge", () => {
     const host7 = (await holders("trickle_follow")).host.get(7)!;
     expect(close(host7[0], 100 + 25 + 25 + 1500 * (3.6e13 / 8.64e13) + 25)).toBe(true);
   });
+  it("--write-back while BOINC's handler still runs: a message it marked after the read is refused, nothing of the batch written", async () => {
+    await trickleDb("trickle_both");
+    const writer = await writerDsn(maria, "trickle_both");
+    const ingest = await project("trickle-both");
+    const before = await holders("trickle_both");
+    // Message 1 under a row lock: the run posts its batch and waits; "the handler" marks it meanwhile.
+    const root = await maria.root("trickle_both");
+    await root.query("START TRANSACTION");
+    await root.query("SELECT id FROM msg_from_host WHERE id = 1 FOR UPDATE");
+    const running = runBridge(
+      bridgeOptions(
+        { db: writer, url: server.base, project: "trickle-both", token: ingest, stateFile: join(work, "both.json") },
+        { log: () => undefined, writeBack: true, switchTime: 0, trickles: CLIMATE },
+      ),
+    );
+    let settled = false;
+    const refused = running.then(
+      () => new Error("no refusal"),
+      (e: unknown) => e as Error,
+    );
+    void refused.then(() => (settled = true));
+    for (;;) {
+      const [rows] = await root.query("SELECT COUNT(*) AS n FROM information_schema.INNODB_TRX WHERE trx_state = 'LOCK WAIT'");
+      if (Number((rows as { n: number }[])[0]!.n) > 0) break;
+      if (settled) throw new Error(`the run ended before it wrote: ${(await refused).message}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    await root.query("UPDATE msg_from_host SET handled = 1 WHERE id = 1");
+    await root.query("COMMIT");
+    await root.end();
+    const e = await refused;
+    expect(e).toBeInstanceOf(BridgeError);
+    expect(e.message).toMatch(
+      /^--write-back: trickle messages 1 were marked handled by someone else[\s\S]*trickle_credit daemon still runs/,
+    );
+    // Only "the handler's" mark: no credit, no other mark.
+    const after = await holders("trickle_both");
+    expect(after.handled).toEqual([1, 9]);
+    expect({ host: after.host, user: after.user, team: after.team }).toEqual({ host: before.host, user: before.user, team: before.team });
+  });
 });
