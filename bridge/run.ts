@@ -36,7 +36,7 @@ import type { ResultRow } from "./rows";
 import { RunGuard } from "./run-guard";
 import { normalizeServiceUrl } from "./service-url";
 import { type BridgeState, freshState, loadState, saveState } from "./state";
-import type { TrickleSettings } from "./trickle-config";
+import { type TrickleSettings, withTrickleApp } from "./trickle-config";
 import { refuseTrickleWriteBack, writeTrickles } from "./trickle-write-back";
 import { TrickleFeed, type TrickleReport } from "./trickles";
 import type { BridgeStatus } from "./status";
@@ -340,7 +340,7 @@ export async function runBridge(options: BridgeOptions): Promise<BridgeReport> {
       new CreditCeilings(options.validatorCaps ?? BOINC_DEFAULT_CAPS, serviceApps, databaseApps);
     let knownVersions: KnownVersions;
     const stated = statedModes(
-      options.creditModes ?? NO_STATED_MODES,
+      withTrickleApp(options.creditModes ?? NO_STATED_MODES, options.trickles ?? null, databaseApps),
       databaseApps.map((a) => a.name),
     );
     /** Each app's credit mode: the service's, as registered (a dry run registers nothing: the stated one first). */

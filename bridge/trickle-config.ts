@@ -6,6 +6,7 @@
  */
 import { readFile } from "node:fs/promises";
 import { daemonCommandLines, optionValue } from "./config-xml";
+import type { StatedModes } from "./credit-modes";
 import { BridgeError } from "./errors";
 
 export interface TrickleSettings {
@@ -89,4 +90,17 @@ export function trickleApp(settings: TrickleSettings, apps: readonly { name: str
   throw new BridgeError(
     `trickles of variety '${settings.variety}': no app of the BOINC database has that name, and it has ${names.length} apps; name the app whose jobs send them with --trickle-app APP`,
   );
+}
+
+/**
+ * The run's stated modes with the trickle app on `trickle` (credit-modes.ts's hook): after the
+ * validators' (its --no_credit validator says adaptive), before --credit-mode, which still wins.
+ */
+export function withTrickleApp(stated: StatedModes, settings: TrickleSettings | null, apps: readonly { name: string }[]): StatedModes {
+  if (!settings) return stated;
+  const app = trickleApp(settings, apps);
+  const config = new Map(stated.config);
+  const source = `the trickle_credit handler of variety '${settings.variety}' (--max_runtime ${settings.maxRuntime})`;
+  config.set(app, { mode: "trickle", source, noCredit: stated.config.get(app)?.noCredit ?? null });
+  return { ...stated, config };
 }

@@ -178,7 +178,9 @@ describe.skipIf(!available)("trickle credit through the bridge", () => {
       );
 
     // The bridge's ingest token may not set an app's credit mode: refused, the fix named, nothing posted.
-    await expect(run()).rejects.toThrow(/must be set to credit_mode "trickle" with trickle_max_runtime 3600[\s\S]*manage token/);
+    await expect(run()).rejects.toThrow(
+      /app 'climate': adaptive on the service, trickle by the trickle_credit handler of variety 'climate'[\s\S]*"credit_mode":"trickle"/,
+    );
     await send(server.base, "PUT", "/v1/projects/trickle-ro/apps/climate", manage, { credit_mode: "trickle", trickle_max_runtime: 3600 });
 
     const report = await run();
