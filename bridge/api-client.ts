@@ -12,6 +12,7 @@ type Schemas = components["schemas"];
 export type HolderKind = "hosts" | "users" | "teams";
 export type BulkHolders = Schemas["BulkHoldersRequest"];
 export type PassBatchBody = Schemas["PassBatchRequest"];
+export type TrickleBody = Schemas["TrickleRequest"];
 
 interface Answer<T> {
   data?: T;
@@ -175,6 +176,28 @@ export class CobblestoneApi {
   async postHolders(body: Schemas["BulkHoldersRequest"]) {
     const what = "POST holders";
     return ok(what, await this.client.POST("/v1/projects/{slug}/holders", { params: this.params, body, fetch: this.fetchAs(what) }));
+  }
+
+  async putHost(id: number, body: Schemas["PutHost"]) {
+    const what = `PUT host ${id}`;
+    return ok(
+      what,
+      await this.client.PUT("/v1/projects/{slug}/hosts/{id}", {
+        params: { path: { slug: this.slug, id: String(id) } },
+        body,
+        fetch: this.fetchAs(what),
+      }),
+    );
+  }
+
+  async postTrickles(body: TrickleBody) {
+    const name: NameIssue = (path) => {
+      const m = /^messages\[(\d+)\]/.exec(path);
+      const message = m ? body.messages[Number(m[1])] : undefined;
+      return message ? `trickle message ${message.id} of host ${message.host_id}` : null;
+    };
+    const what = `POST ${body.messages.length} trickle messages`;
+    return ok(what, await this.client.POST("/v1/projects/{slug}/trickles", { params: this.params, body, fetch: this.fetchAs(what) }), name);
   }
 
   async postPassBatch(body: PassBatchBody) {

@@ -11,6 +11,7 @@ import { LOG_FORMATS, type LogFormat } from "./event-log";
 import { type BridgeOptions, DEFAULT_RESCALE_EVERY } from "./run";
 import { resolveSecrets } from "./secrets";
 import { checkedServiceUrl } from "./service-url";
+import { trickleSettings } from "./trickle-config";
 import { BRIDGE_VERSION } from "./version";
 
 export const USAGE = `usage: cobblestone-bridge --url BASE_URL --project SLUG
@@ -18,6 +19,7 @@ export const USAGE = `usage: cobblestone-bridge --url BASE_URL --project SLUG
          [--secrets-file FILE] [--token TOKEN] [--allow-http] [--state FILE] [--since TIME] [--rewind TIME] [--rescale-every SECONDS]
          [--dry-run] [--compare OUT.csv] [--no-progress] [--write-back [--credit-by-app] [--switch-time TIME] [--project-account]]
          [--max-granted-credit CREDIT] [--credit-mode APP=MODE ...]
+         [--trickle-variety VARIETY] [--trickle-max-runtime SECONDS] [--trickle-app APP]
          [--request-timeout SECONDS] [--request-attempts N] [--max-answer-mib MIB]
          [--follow [--poll-every SECONDS]] [--log-format text|json]
          [--metrics-port PORT [--metrics-host HOST]] [--metrics-file FILE.prom] [--help] [--version]
@@ -29,6 +31,7 @@ export const USAGE = `usage: cobblestone-bridge --url BASE_URL --project SLUG
   in a URL (: / # @ % ? and space).
   TLS to the database: ?ssl-mode=VERIFY_CA&ssl-ca=/path/ca.pem
   in its URL, or --db-params 'ssl-mode=VERIFY_CA&ssl-ca=/path/ca.pem' (for --boinc-config's database too).
+  Trickle credit: --trickle-variety and --trickle-max-runtime, or the trickle_credit daemon of --boinc-config.
   --url is https:// unless the service is on this machine (localhost, 127.x, ::1), or --allow-http.
   --write-back logs in as the account of --db or BOINC_DB_URL (one with the GRANTs of the switch-over
   checklist); with --boinc-config alone it refuses, unless --project-account says config.xml's db_user
@@ -217,6 +220,9 @@ export async function parseOptions(argv: string[], env: NodeJS.ProcessEnv): Prom
         "project-account": { type: "boolean", default: false },
         "max-granted-credit": { type: "string" },
         "credit-mode": { type: "string", multiple: true },
+        "trickle-variety": { type: "string" },
+        "trickle-max-runtime": { type: "string" },
+        "trickle-app": { type: "string" },
         "request-timeout": { type: "string" },
         "request-attempts": { type: "string" },
         "max-answer-mib": { type: "string" },
@@ -244,6 +250,10 @@ export async function parseOptions(argv: string[], env: NodeJS.ProcessEnv): Prom
   const token = secrets.token;
   const resolved = await resolveDatabase(secrets.db, secrets.boincConfig, env, writeBack, values["db-params"]);
   const db = resolved.dsn;
+  const trickles = await trickleSettings(
+    { variety: values["trickle-variety"], maxRuntime: values["trickle-max-runtime"], app: values["trickle-app"] },
+    secrets.boincConfig,
+  );
   if (values["credit-by-app"] && !writeBack) throw new BridgeError(`--credit-by-app only means something with --write-back\n${USAGE}`);
   const projectAccount = writeBack ? chooseWriteBackAccount(resolved, values["project-account"]!) : null;
   if (values["project-account"] && !writeBack) throw new BridgeError(`--project-account only means something with --write-back\n${USAGE}`);
@@ -293,6 +303,7 @@ export async function parseOptions(argv: string[], env: NodeJS.ProcessEnv): Prom
     ...told,
     ...limits,
     ...(values.follow ? { follow: { pollSeconds } } : {}),
+    ...(trickles ? { trickles } : {}),
     ...(writeBack
       ? {
           writeBack,

@@ -36,6 +36,9 @@ import type { ResultRow } from "./rows";
 import { RunGuard } from "./run-guard";
 import { normalizeServiceUrl } from "./service-url";
 import { type BridgeState, freshState, loadState, saveState } from "./state";
+import { type TrickleSettings, withTrickleApp } from "./trickle-config";
+import { refuseTrickleWriteBack, writeTrickles } from "./trickle-write-back";
+import { TrickleFeed, type TrickleReport } from "./trickles";
 import type { BridgeStatus } from "./status";
 import { countUnpaid } from "./unpaid";
 import { UnpaidWatch } from "./unpaid-watch";
@@ -95,6 +98,8 @@ export interface BridgeOptions {
   countUnpaid?: boolean;
   /** Result keys read per scan of the result table (default 100,000); --write-back's refusal checks each scan before posting its rows. */
   keysPerScan?: number;
+  /** Trickle credit (trickle-config.ts): the variety and --max_runtime of the project's trickle_credit handler; null or absent: none. */
+  trickles?: TrickleSettings | null;
 }
 
 /** BOINC's feeder recalculates scales every 10 minutes; the bridge rescales at the same marks. */
@@ -159,6 +164,8 @@ export interface BridgeReport {
   write_back: WriteBackReport | null;
   /** With --follow: seconds from the validator's mod_time to the answered (and written) request. */
   lag: { n: number; mean_s: number; max_s: number } | null;
+  /** With trickle credit: the messages posted (and written back). */
+  trickles: TrickleReport | null;
 }
 
 export async function runBridge(options: BridgeOptions): Promise<BridgeReport> {
@@ -333,16 +340,18 @@ export async function runBridge(options: BridgeOptions): Promise<BridgeReport> {
       new CreditCeilings(options.validatorCaps ?? BOINC_DEFAULT_CAPS, serviceApps, databaseApps);
     let knownVersions: KnownVersions;
     const stated = statedModes(
-      options.creditModes ?? NO_STATED_MODES,
+      withTrickleApp(options.creditModes ?? NO_STATED_MODES, options.trickles ?? null, databaseApps),
       databaseApps.map((a) => a.name),
     );
     /** Each app's credit mode: the service's, as registered (a dry run registers nothing: the stated one first). */
     let modes: Map<string, CreditMode>;
+    let startApps: Awaited<ReturnType<CobblestoneApi["apps"]>> = [];
     try {
       const dryRunLine = (line: string) => tell("info", "dry_run", line);
       knownVersions = await registerApps(boinc, databaseApps, api, options.dryRun, dryRunLine);
       const service = await registerModes(api, options.project, stated, options.dryRun, dryRunLine);
       modes = service.modes;
+      startApps = options.dryRun ? [] : service.apps;
       ceilings = ceilingsOf(options.dryRun ? [] : service.apps);
       tellModes(databaseApps, stated, modes, writeBacks !== null, emit);
     } catch (e) {
@@ -383,6 +392,10 @@ export async function runBridge(options: BridgeOptions): Promise<BridgeReport> {
     /** --follow: when the last poll read the database's clock (this machine's monotonic clock, ms). */
     let lastPoll = 0;
     let replayed = 0;
+    // A write-back run writes every answered request before it saves: its writing reached the cursor.
+    const save = options.dryRun
+      ? async () => undefined
+      : (s: BridgeState) => saveState(options.stateFile, writeBacks ? { ...s, write_back_cursor: { ...s.cursor } } : s);
     const pipeline = new RequestPipeline(state, {
       post: options.dryRun ? null : (passes) => api.postPassBatch({ passes }),
       grants: (request, answer) =>
@@ -420,10 +433,7 @@ export async function runBridge(options: BridgeOptions): Promise<BridgeReport> {
           },
         );
       },
-      // A write-back run writes every answered request before it saves: its writing reached the cursor.
-      save: options.dryRun
-        ? async () => undefined
-        : (s) => saveState(options.stateFile, writeBacks ? { ...s, write_back_cursor: { ...s.cursor } } : s),
+      save,
       keepRows: writeBacks !== null || follow !== null,
       passesPerRequest: options.passesPerRequest,
     });
@@ -445,6 +455,37 @@ export async function runBridge(options: BridgeOptions): Promise<BridgeReport> {
         (msg, fields) => tell("warn", "unpaid", msg, fields),
       );
     }
+    const trickles = options.trickles
+      ? new TrickleFeed({
+          pool: boinc.reader,
+          api: options.dryRun ? null : api,
+          registrar,
+          settings: options.trickles,
+          write: writeBacks
+            ? (batch) => {
+                const wb = writeBacks.writeBack;
+                if (!wb) throw new Error("the write-back is not open");
+                return writeTrickles(wb, batch);
+              }
+            : null,
+          cursor: () => pipeline.saved.trickle_cursor ?? 0,
+          // After every write and save of passes (the round runs in afterWrites): saved with them.
+          saveCursor: (id) => {
+            pipeline.saved.trickle_cursor = id;
+            pipeline.next.trickle_cursor = id;
+            return save(pipeline.saved);
+          },
+          serverTime: () => boinc.serverTime(),
+          log: (line, warn) => (warn ? tell("warn", "trickle_warning", line) : tell("info", "trickle", line)),
+          signal: options.signal,
+        })
+      : null;
+    if (trickles && writeBacks?.writeBack) await refuseTrickleWriteBack(writeBacks.writeBack);
+    await trickles?.prepare(databaseApps, startApps);
+    /** The round's trickle messages, after its passes were written and saved (the write-back's connection is shared). */
+    const trickleRound = async () => {
+      if (trickles) await pipeline.afterWrites(() => trickles.round());
+    };
     const rounds = new Rounds({
       pipeline,
       api: options.dryRun ? null : api,
@@ -483,6 +524,7 @@ export async function runBridge(options: BridgeOptions): Promise<BridgeReport> {
           clockOffset = seenAt - Date.now() / 1000;
           lastPoll = performance.now();
           await rounds.run(seenAt, await firstRows);
+          await trickleRound();
           return;
         }
         const seen = await boinc.serverTime();
@@ -502,6 +544,7 @@ export async function runBridge(options: BridgeOptions): Promise<BridgeReport> {
           await pipeline.drain();
         }
         await rounds.run(seen, rowsOfRound(seen - FOLLOW_HOLD_SECONDS + 1));
+        await trickleRound();
       },
       interrupted: () => rounds.counts.interrupted,
       recover: () => pipeline.abandon(),
@@ -562,6 +605,7 @@ export async function runBridge(options: BridgeOptions): Promise<BridgeReport> {
       compare,
       write_back: writeBacks?.report ?? null,
       lag: meter?.lag ?? null,
+      trickles: trickles?.report ?? null,
     };
   } catch (e) {
     status?.failed("fatal");

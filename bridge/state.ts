@@ -25,6 +25,8 @@ export interface BridgeState {
    * before it existed and by read-only runs only.
    */
   write_back_cursor?: Cursor | null;
+  /** Trickle credit: the last msg_from_host.id posted (and with --write-back written); absent until the first (bridge/trickles.ts). */
+  trickle_cursor?: number;
 }
 
 export function freshState(url: string, project: string, since: number): BridgeState {

@@ -89,6 +89,20 @@ export function writeBackTables(creditByApp: boolean): TableNeeds[] {
   ];
 }
 
+/**
+ * Trickle credit's write-back (trickle-write-back.ts) besides the holders: it locks the batch's
+ * messages and marks them handled. Probed only when the run pays trickles.
+ */
+export const TRICKLE_TABLES: TableNeeds[] = [
+  {
+    table: "msg_from_host",
+    locked: ["id", "handled"],
+    lockedWith: "UPDATE",
+    read: ["hostid", "create_time", "variety", "xml"],
+    update: ["handled"],
+  },
+];
+
 /** The bridge's own tables: created by its first --write-back run (write-back-tables.ts). */
 const OWN = [WRITEBACK_TABLE, SWITCH_TABLE];
 
@@ -152,10 +166,16 @@ interface Lack {
   notes: string[];
 }
 
-/** Refuses (exit 2) naming every privilege the write-back would miss, with the GRANT that gives it; writes nothing. */
-export async function refuseMissingPrivileges(conn: mysql.Connection, creditByApp: boolean): Promise<void> {
+/**
+ * Refuses (exit 2) naming every privilege the write-back would miss, with the GRANT that gives it; writes nothing.
+ * `tables`: what to probe (default: the write-back of results; TRICKLE_TABLES for trickle credit's).
+ */
+export async function refuseMissingPrivileges(
+  conn: mysql.Connection,
+  creditByApp: boolean,
+  tables: TableNeeds[] = writeBackTables(creditByApp),
+): Promise<void> {
   const { account, database } = await whoAndWhere(conn);
-  const tables = writeBackTables(creditByApp);
   /** Per table, in the order first met. */
   const missing = new Map<string, Lack>();
   const lack = (table: string, privilege: Privilege, columns: readonly string[] = [], note?: string) => {
@@ -206,7 +226,7 @@ export async function refuseMissingPrivileges(conn: mysql.Connection, creditByAp
   }
   // The bridge's tables not seen there (missing, or every probe denied): CREATE. After the
   // transaction: CREATE TABLE commits whatever is open, even when it fails.
-  const unseen = OWN.filter((table) => !present.has(table));
+  const unseen = OWN.filter((table) => tables.some((t) => t.table === table) && !present.has(table));
   for (const table of unseen) if (!(await mayCreate(conn, table))) lack(table, "CREATE");
   if (missing.size + problems.length > 0) {
     const lines = [...missing].map(([table, { privileges, columns, notes }]) => {

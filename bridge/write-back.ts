@@ -192,10 +192,18 @@ export class WriteBack {
   /** Writes one answered request's grants, in order, exactly once; retried on deadlock and lock wait timeout. */
   async write(grants: Grant[]): Promise<void> {
     if (grants.length === 0) return;
+    await this.transact(`${grants.length} results`, () => this.transaction(grants));
+  }
+
+  /**
+   * Runs one transaction of the write-back (`body` starts and commits it on this connection),
+   * rolled back on any failure and retried whole on deadlock and lock wait timeout; `what` names
+   * it in the failure (trickle-write-back.ts writes through it too).
+   */
+  async transact<T>(what: string, body: (conn: mysql.Connection) => Promise<T>): Promise<T> {
     for (let attempt = 1; ; attempt++) {
       try {
-        await this.transaction(grants);
-        return;
+        return await body(this.conn);
       } catch (e) {
         await this.conn.query("ROLLBACK").catch(() => undefined);
         if (e instanceof BridgeError) throw e;
@@ -215,12 +223,14 @@ export class WriteBack {
           );
         }
         // Still locked out after every attempt: the database is busy, not wrong (exit 75, restarted).
-        throw new BridgeError(
-          `write-back of ${grants.length} results failed: ${(e as Error).message}`,
-          RETRIED.has(code(e)) ? { kind: "unavailable" } : {},
-        );
+        throw new BridgeError(`write-back of ${what} failed: ${(e as Error).message}`, RETRIED.has(code(e)) ? { kind: "unavailable" } : {});
       }
     }
+  }
+
+  /** Awaited before each COMMIT: the run guard's check (a throw rolls the transaction back). */
+  async beforeCommit(): Promise<void> {
+    await this.options.beforeCommit?.();
   }
 
   /**
@@ -322,18 +332,10 @@ export class WriteBack {
 
   /** Reads (and locks) every row the grants move, then computes their new values in the grants' order. */
   private async plan(grants: (Grant & { host_id: number })[]): Promise<GrantPlan> {
-    const conn = this.conn;
-    const holderRows = async (table: string, ids: number[], extra: string) => {
-      if (ids.length === 0) return new Map<number, HolderRow>();
-      const [rows] = await conn.query(
-        `SELECT id, ${extra} AS link, expavg_credit, expavg_time FROM \`${table}\` WHERE id IN (?) FOR UPDATE`,
-        [ids],
-      );
-      return new Map((rows as Record<string, unknown>[]).map((r) => [Number(r.id), holderRow(r)]));
-    };
-    const hosts = await holderRows("host", unique(grants.map((g) => g.host_id)), "userid");
-    const users = await holderRows("user", unique([...hosts.values()].map((h) => h.link)), "teamid");
-    const teams = await holderRows("team", unique([...users.values()].map((u) => u.link)), "0");
+    const { hosts, users, teams } = await lockHolders(
+      this.conn,
+      grants.map((g) => g.host_id),
+    );
     let creditUser = new Map<string, CreditByAppRow>();
     let creditTeam = new Map<string, CreditByAppRow>();
     if (this.options.creditByApp) {
@@ -379,6 +381,22 @@ const creditByAppKeyValues = (pairs: [number, number][]) => [
   pairs,
 ];
 
+/** The hosts (and their owners, and the owners' teams) a write moves, read under row locks: what planGrants reads. */
+export async function lockHolders(conn: mysql.Connection, hostIds: number[]) {
+  const holderRows = async (table: string, ids: number[], extra: string) => {
+    if (ids.length === 0) return new Map<number, HolderRow>();
+    const [rows] = await conn.query(
+      `SELECT id, ${extra} AS link, expavg_credit, expavg_time FROM \`${table}\` WHERE id IN (?) FOR UPDATE`,
+      [ids],
+    );
+    return new Map((rows as Record<string, unknown>[]).map((r) => [Number(r.id), holderRow(r)]));
+  };
+  const hosts = await holderRows("host", unique(hostIds), "userid");
+  const users = await holderRows("user", unique([...hosts.values()].map((h) => h.link)), "teamid");
+  const teams = await holderRows("team", unique([...users.values()].map((u) => u.link)), "0");
+  return { hosts, users, teams };
+}
+
 function holderRow(r: Record<string, unknown>): HolderRow {
   return { link: Number(r.link), expavg_credit: Number(r.expavg_credit), expavg_time: Number(r.expavg_time) };
 }
@@ -386,7 +404,7 @@ function holderRow(r: Record<string, unknown>): HolderRow {
 const unique = (ids: number[]) => [...new Set(ids.filter((id) => id > 0))];
 
 /** BOINC's update_average as the project states it once (src/credit/recent-average.ts). */
-function average(ra: RecentAverage, now: number, start: number, work: number): RecentAverage {
+export function average(ra: RecentAverage, now: number, start: number, work: number): RecentAverage {
   return updateRecentAverage(ra, now, start, work);
 }
 
@@ -421,17 +439,9 @@ const creditTable = (rows: [number, number][]) =>
     rows,
   );
 
-/** Every write of a plan as one multi-statement text (one round trip), inside the open transaction. */
-function writeSql(conn: mysql.Connection, plan: GrantPlan, grants: Grant[]): string {
-  const f = (sql: string, values: unknown[]) => conn.format(sql, values);
+/** The UPDATEs of a plan's hosts, users and teams. */
+export function holderStatements(plan: Pick<GrantPlan, "hosts" | "users" | "teams">): string[] {
   const out: string[] = [];
-  // mod_time = mod_time: the row keeps the time it was validated (BOINC grants in the same statement that validates).
-  out.push(
-    `UPDATE result r JOIN (${creditTable(grants.map((g) => [g.result_id, g.credit]))}) g ON g.id = r.id ` +
-      "SET r.granted_credit = g.credit, r.mod_time = r.mod_time",
-  );
-  const workunits = [...new Map(grants.map((g) => [g.workunit_id, g.credit])).entries()];
-  out.push(`UPDATE workunit w JOIN (${creditTable(workunits)}) g ON g.id = w.id SET w.canonical_credit = g.credit`);
   // One statement per table, each row's values joined by its key: a request's hundreds of rows were a statement each.
   for (const [table, rows] of [
     ["host", plan.hosts],
@@ -454,6 +464,21 @@ function writeSql(conn: mysql.Connection, plan: GrantPlan, grants: Grant[]): str
         "SET t.total_credit = t.total_credit + g.add_total, t.expavg_credit = g.expavg, t.expavg_time = g.expavg_time",
     );
   }
+  return out;
+}
+
+/** Every write of a plan as one multi-statement text (one round trip), inside the open transaction. */
+function writeSql(conn: mysql.Connection, plan: GrantPlan, grants: Grant[]): string {
+  const f = (sql: string, values: unknown[]) => conn.format(sql, values);
+  const out: string[] = [];
+  // mod_time = mod_time: the row keeps the time it was validated (BOINC grants in the same statement that validates).
+  out.push(
+    `UPDATE result r JOIN (${creditTable(grants.map((g) => [g.result_id, g.credit]))}) g ON g.id = r.id ` +
+      "SET r.granted_credit = g.credit, r.mod_time = r.mod_time",
+  );
+  const workunits = [...new Map(grants.map((g) => [g.workunit_id, g.credit])).entries()];
+  out.push(`UPDATE workunit w JOIN (${creditTable(workunits)}) g ON g.id = w.id SET w.canonical_credit = g.credit`);
+  out.push(...holderStatements(plan));
   for (const [table, holder, rows] of [
     ["credit_user", "userid", plan.creditUser],
     ["credit_team", "teamid", plan.creditTeam],

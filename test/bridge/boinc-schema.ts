@@ -70,4 +70,8 @@ create table credit_team (
   teamid integer not null, appid integer not null, njobs integer not null, total double not null,
   expavg double not null, expavg_time double not null, credit_type integer not null,
   primary key (teamid, appid, credit_type)) engine=InnoDB;
+create table msg_from_host (
+  id integer not null auto_increment, create_time integer not null, hostid integer not null,
+  variety varchar(254) not null, handled smallint not null, xml mediumtext,
+  primary key (id), index message_handled (handled)) engine=InnoDB;
 `;
