@@ -8,7 +8,8 @@
  * would have written (worked out below by hand, BOINC's update_average written out in
  * write-back-check.ts), once, however often the bridge is killed. The modes come from
  * config.xml's validator command lines, --credit-mode overrides them, and a project with one
- * app each on adaptive, runtime, fixed and post_assigned switches over in one run.
+ * app each on adaptive, runtime, fixed, post_assigned and trickle (a trickle_credit daemon in
+ * config.xml, its message paid and marked handled) switches over in one run.
  */
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -573,13 +574,23 @@ describe.skipIf(!available)("fixed and post-assigned credit through the bridge",
     expect(split.stderr()).toMatch(/the validators of app 'fixie' grant by different credit modes \(fixed: .*; adaptive: /);
   });
 
-  it("a project with one app each on adaptive, runtime, fixed and post_assigned switches over in one --write-back --switch-time T run", async () => {
+  it("a project with one app each on adaptive, runtime, fixed, post_assigned and trickle switches over in one --write-back --switch-time T run", async () => {
     const name = "four_modes";
     const wus = workunits(1, [1, 2, 3, 4]);
     const db = await boincDb(name, wus);
+    // The trickle app, climate: host 20 of user 20 (no team, no credit yet, a 3 GFLOPS benchmark)
+    // sent one trickle-up of 3600 s an hour before T, which BOINC's handler (stopped) has not paid.
+    const root = await maria.root(name);
+    await root.query(`INSERT INTO app (id, name) VALUES (9, 'climate');
+      INSERT INTO app_version (id, appid, version_num, platformid, plan_class) VALUES (9, 9, 100, 1, '');
+      INSERT INTO user (id, create_time, teamid, name, email_addr, cross_project_id) VALUES (20, ${T - 9000}, 0, 'Cy', 'cy@example.org', 'ghi');
+      INSERT INTO host (id, create_time, userid, host_cpid, p_fpops) VALUES (20, ${T - 9000}, 20, 'h20', 3e9);
+      INSERT INTO msg_from_host (id, create_time, hostid, variety, handled, xml) VALUES
+        (1, ${T - 3600}, 20, 'climate', 0, '<result_name>climate_1_0</result_name>\n<runtime>3600</runtime>\n');`);
+    const [[clock]] = (await root.query("SELECT UNIX_TIMESTAMP() AS now")) as unknown as [{ now: number }[]];
     const { manage: token } = await createProjectTokens(server.base, ADMIN, "four-modes");
     const config = join(work, "four-config.xml");
-    await writeFile(config, configXml(name, true));
+    await writeFile(config, configXml(name, true, "<daemon><cmd>trickle_credit -d 3 --variety climate --max_runtime 3600</cmd></daemon>"));
     const csv = join(work, "four.csv");
     const run = startBridgeCli(
       ["--url", server.base, "--project", "four-modes", "--state", join(work, "four.json"), "--boinc-config", config].concat([
@@ -603,6 +614,17 @@ describe.skipIf(!available)("fixed and post-assigned credit through the bridge",
     check("runner's first", credit.get(41), 1e13 * (200 / 86400e9));
     check("runner's second", credit.get(42), 1.5e13 * (200 / 86400e9));
     expect(mismatches).toEqual([]);
-    expect(await columnMismatches(name, boincColumns(wus, credit))).toEqual([]);
+    // Trickle: 3600 s x 3e9 FLOPS x 200 / 86400e9 = 25, granted as grant_credit(host, now - 86400, 25):
+    // to a holder with no average yet, update_average gives 25 / ((now - (now - 86400)) / 86400) = 25, at now.
+    const want = boincColumns(wus, credit);
+    const [[after]] = (await root.query("SELECT UNIX_TIMESTAMP() AS now")) as unknown as [{ now: number }[]];
+    const [[message]] = (await root.query("SELECT handled FROM msg_from_host WHERE id = 1")) as unknown as [{ handled: number }[]];
+    const [[paid]] = (await root.query("SELECT expavg_time FROM host WHERE id = 20")) as unknown as [{ expavg_time: number }[]];
+    await root.end();
+    expect(message!.handled).not.toBe(0);
+    expect(paid!.expavg_time).toBeGreaterThanOrEqual(Number(clock!.now));
+    expect(paid!.expavg_time).toBeLessThanOrEqual(Number(after!.now) + 1);
+    for (const kind of ["host", "user"] as const) want.holders[kind].set(20, { total: 25, avg: 25, time: paid!.expavg_time, njobs: 1 });
+    expect(await columnMismatches(name, want)).toEqual([]);
   });
 });
