@@ -103,3 +103,16 @@ export async function trickleHosts(pool: mysql.Pool, ids: number[]): Promise<Map
     ]),
   );
 }
+
+/**
+ * The largest p_fpops of the project's hosts: what bounds the credit of a host whose own is
+ * unknown (the handler pays it the 50th percentile of these). Read only when a batch has one.
+ */
+export async function largestFpops(pool: mysql.Pool): Promise<number> {
+  try {
+    const [rows] = await pool.query("SELECT MAX(p_fpops) AS largest FROM host");
+    return Number((rows as { largest: unknown }[])[0]?.largest ?? 0);
+  } catch (e) {
+    throw readError(e);
+  }
+}

@@ -15,7 +15,16 @@ import { hostCpid } from "./cpid";
 import { BridgeError } from "./errors";
 import { eachLimited, emptyHolderIds, type HolderRegistrar } from "./holders";
 import { type TrickleSettings, trickleApp } from "./trickle-config";
-import { type TrickleHost, type TrickleRow, messagesAfter, runtimeOf, trickleHosts, unhandledMessages } from "./trickle-messages";
+import { type PostedTrickle, refuseUnreconciledTrickles } from "./trickle-answer";
+import {
+  type TrickleHost,
+  type TrickleRow,
+  largestFpops,
+  messagesAfter,
+  runtimeOf,
+  trickleHosts,
+  unhandledMessages,
+} from "./trickle-messages";
 import type { TrickleWrite, TrickleWritten } from "./trickle-write-back";
 
 /** The API's most messages per request. */
@@ -131,6 +140,8 @@ export class TrickleFeed {
     await this.register(payable.map((p) => hosts.get(Number(p.row.hostid))!));
     const ids = rows.map((r) => Number(r.id));
     let paid: TrickleWrite["paid"] = [];
+    // Written back, the credit is written at the database's clock, as BOINC's handler writes at its
+    // own: never at the answer's `now`, which is the service's word (the grant's time in RAC).
     let now = await this.parts.serverTime();
     if (payable.length > 0) {
       // Read-only, paid when the message came (the handler pays within seconds); written back, now.
@@ -139,11 +150,16 @@ export class TrickleFeed {
         now,
         messages: payable.map((p) => ({ id: Number(p.row.id), app: this.app, host_id: Number(p.row.hostid), runtime: p.runtime })),
       });
-      now = answer.now;
+      const posted: PostedTrickle[] = payable.map((p) => ({
+        id: Number(p.row.id),
+        runtime: p.runtime,
+        hostFpops: hosts.get(Number(p.row.hostid))!.p_fpops,
+      }));
+      const largest = posted.some((m) => m.hostFpops < 0) ? await largestFpops(this.parts.pool) : 0;
+      refuseUnreconciledTrickles(posted, answer, this.parts.settings.maxRuntime, largest);
       const byId = new Map(answer.messages.map((m) => [m.id, m]));
       paid = payable.map((p) => {
-        const m = byId.get(Number(p.row.id));
-        if (!m) throw new BridgeError(`the service's answer has no trickle message ${p.row.id}`);
+        const m = byId.get(Number(p.row.id))!;
         if (m.replayed) this.report.replayed++;
         this.report.credit += m.granted_credit;
         return { id: m.id, host_id: Number(p.row.hostid), credit: m.granted_credit };

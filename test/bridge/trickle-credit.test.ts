@@ -22,6 +22,7 @@ import { createBoincDb } from "./boinc-fixture";
 import { killBridges, startBridgeCli } from "./bridge-cli";
 import { type MariaDb, mariadbAvailable, startMariaDbAndServer } from "./mariadb";
 import { createProjectTokens } from "./service";
+import { StandInService } from "./stand-in-service";
 import { boincUpdateAverage, writerDsn } from "./write-back-check";
 
 const ADMIN = "bridge-trickle-admin-token";
@@ -322,6 +323,83 @@ describe.skipIf(!available)("trickle credit through the bridge", () => {
     expect(report.trickles).toMatchObject({ posted: 0, written: 0 });
     expect(JSON.parse(await readFile(stateFile, "utf8")).trickle_cursor).toBe(9);
     expect(await holders("trickle_wb")).toEqual(after);
+  });
+  it("--write-back through a lying service: an inflated or missing credit is refused with nothing written; the answer's now is not the grant's time", async () => {
+    const { t0 } = await trickleDb("trickle_lies");
+    const writer = await writerDsn(maria, "trickle_lies");
+    const ingest = await project("trickle-lies");
+    const before = await holders("trickle_lies");
+    const standIn = await StandInService.start(server.base);
+    const stateFile = join(work, "lies.json");
+    const run = () =>
+      runBridge(
+        bridgeOptions(
+          { db: writer, url: standIn.base, project: "trickle-lies", token: ingest, stateFile },
+          { log: () => undefined, writeBack: true, switchTime: 0, trickles: CLIMATE },
+        ),
+      );
+    const refusal = () =>
+      run().then(
+        () => new Error("no refusal"),
+        (e: unknown) => e as Error,
+      );
+    type Answer = { now: number; messages: { id: number; granted_credit: number }[] };
+    const trickles = /^POST .*\/trickles$/;
+    try {
+      // Message 1 (3,600 s at host 7's 3e9 FLOPS: at most 25) answered with a credit a thousand times that.
+      standIn.fault(
+        trickles,
+        {
+          kind: "rewrite",
+          rewrite: (body) => {
+            const a = body as Answer;
+            return { ...a, messages: a.messages.map((m) => (m.id === 1 ? { ...m, granted_credit: m.granted_credit * 1000 } : m)) };
+          },
+        },
+        1,
+      );
+      const inflated = await refusal();
+      expect(inflated).toBeInstanceOf(BridgeError);
+      expect(inflated.message).toContain(
+        "message 1: granted_credit 25000 is more than BOINC's trickle handler pays it (25: 3600 s at 3000000000 FLOPS)",
+      );
+      // Message 3 left out of the answer.
+      standIn.fault(
+        trickles,
+        {
+          kind: "rewrite",
+          rewrite: (body) => ({ ...(body as Answer), messages: (body as Answer).messages.filter((m) => m.id !== 3) }),
+        },
+        1,
+      );
+      const missing = await refusal();
+      expect(missing.message).toContain("message 3 is missing from the answer");
+      // Neither wrote anything into BOINC, nor marked a message, nor moved the cursor.
+      expect(await holders("trickle_lies")).toEqual(before);
+      expect(JSON.parse(await readFile(stateFile, "utf8").catch(() => "{}")).trickle_cursor ?? 0).toBe(0);
+
+      // The true credits, with the answer's now a year ahead: written at the database's clock.
+      standIn.fault(
+        trickles,
+        { kind: "rewrite", rewrite: (body) => ({ ...(body as Answer), now: (body as Answer).now + 365 * 86400 }) },
+        1,
+      );
+      const report = await run();
+      expect(report.trickles).toMatchObject({ posted: 6, replayed: 6, written: 5 });
+      const after = await holders("trickle_lies");
+      const conn = await maria.root("trickle_lies");
+      const [[clock]] = (await conn.query("SELECT UNIX_TIMESTAMP() AS now")) as unknown as [{ now: number }[]];
+      await conn.end();
+      const written = after.host.get(7)![2];
+      expect(written).toBeGreaterThan(t0 + 3 * 86400 - 60);
+      expect(written).toBeLessThanOrEqual(Number(clock!.now));
+      // Host 7: 100 before, messages 1 and 2 at 25 each (9 is BOINC's handler's); host 8: 40, 20.833… and 41.666….
+      expect(close(after.host.get(7)![0], 100 + 25 + 25)).toBe(true);
+      expect(close(after.host.get(8)![0], 40 + 1.8e15 / 8.64e13 + 3.6e15 / 8.64e13)).toBe(true);
+      expect(after.handled).toEqual([1, 2, 3, 4, 5, 7, 8, 9]);
+    } finally {
+      await standIn.stop();
+    }
   });
   it("--write-back refuses an account without docs/bridge.md's GRANT on msg_from_host, naming it; with the doc's line it writes", async () => {
     await trickleDb("trickle_grant");
