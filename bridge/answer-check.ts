@@ -24,7 +24,12 @@ interface Posted {
   app: string;
   validate_state: string;
   answered: number;
+  /** A fixed app's workunit canonical_credit, a post-assigned app's claimed_credit: the credit BOINC grants, known before the answer. */
+  stated: number | undefined;
 }
+
+/** Float slack when an answered credit is compared with the one the bridge posted. */
+const ROUNDING = 1e-9;
 
 const isObject = (x: unknown): x is Record<string, unknown> => typeof x === "object" && x !== null;
 
@@ -39,7 +44,8 @@ export function answerProblems(passes: readonly PassBody[], answer: unknown, cei
   for (const [i, pass] of passes.entries()) {
     const posted = new Map<number, Posted>();
     for (const w of pass.workunits)
-      for (const r of w.results) posted.set(r.id, { app: w.app, validate_state: r.validate_state, answered: 0 });
+      for (const r of w.results)
+        posted.set(r.id, { app: w.app, validate_state: r.validate_state, answered: 0, stated: w.canonical_credit ?? r.claimed_credit });
     const got = answered[i];
     const workunits = isObject(got) && Array.isArray(got.workunits) ? (got.workunits as unknown[]) : null;
     if (got !== undefined && !workunits) problems.push(`its pass ${i + 1} (at ${pass.now}) has no list of workunits`);
@@ -58,7 +64,8 @@ export function answerProblems(passes: readonly PassBody[], answer: unknown, cei
         if (state !== p.validate_state) {
           problems.push(`result ${id} (app ${p.app}) was posted ${p.validate_state} and answered ${JSON.stringify(state)}`);
         } else if (state === "valid") {
-          const why = creditProblem((r as Record<string, unknown>).granted_credit, ceilings.of(p.app));
+          const credit = (r as Record<string, unknown>).granted_credit;
+          const why = creditProblem(credit, ceilings.of(p.app)) ?? statedProblem(credit as number, p, ceilings);
           if (why) problems.push(`result ${id} (app ${p.app}): granted_credit ${why}`);
         }
       }
@@ -72,6 +79,19 @@ export function answerProblems(passes: readonly PassBody[], answer: unknown, cei
     }
   }
   return problems;
+}
+
+/**
+ * A fixed or post-assigned credit is BOINC's, read from the workunit and posted with the result:
+ * the service grants it as posted (capped where the ceiling is lower), so any other answer is not
+ * BOINC's credit, replayed or not (a result the service paid earlier under another credit mode
+ * comes back with that credit, and is refused too).
+ */
+function statedProblem(credit: number, p: Posted, ceilings: CreditCeilings): string | null {
+  if (p.stated === undefined) return null;
+  const expected = Math.min(p.stated, ceilings.of(p.app));
+  if (Math.abs(credit - expected) <= ROUNDING * Math.max(1, expected)) return null;
+  return `${credit} is not the credit BOINC grants it, ${expected} (the workunit's canonical_credit as posted)`;
 }
 
 /** Throws a BridgeError naming the results when the answer fails its request; nothing of the request is written then. */

@@ -99,6 +99,29 @@ describe("an answer reconciled with its request", () => {
     expect(answerProblems(PASSES, text, ceilings)).toEqual(['result 3 (app beta): granted_credit "1" is not a finite number']);
   });
 
+  it("holds a fixed or post-assigned credit to the one BOINC grants, as posted: any other answer is refused, replayed or not", () => {
+    // Workunit 10 of a fixed app with canonical_credit 12.5; workunit 11 of a post-assigned app whose valid result claims 7.25.
+    const stated: PassBody[] = [
+      { ...PASSES[0]!, workunits: [{ ...PASSES[0]!.workunits[0]!, canonical_credit: 12.5 }] },
+      { ...PASSES[1]!, workunits: [{ ...PASSES[1]!.workunits[0]!, results: [{ ...result(3, "valid"), claimed_credit: 7.25 }] }] },
+    ];
+    const sound = answer(12.5);
+    sound.passes[1]!.workunits[0]!.results[0]!.granted_credit = 7.25;
+    expect(answerProblems(stated, sound, ceilings)).toEqual([]);
+    // Both within every ceiling, neither BOINC's; the replayed flag changes nothing.
+    const lying = answer(30);
+    lying.passes[1]!.workunits[0]!.results[0]!.replayed = true;
+    expect(answerProblems(stated, lying, ceilings)).toEqual([
+      "result 1 (app alpha): granted_credit 30 is not the credit BOINC grants it, 12.5 (the workunit's canonical_credit as posted)",
+      "result 3 (app beta): granted_credit 30 is not the credit BOINC grants it, 7.25 (the workunit's canonical_credit as posted)",
+    ]);
+    // A posted credit above the service's cap (beta: 40) is granted at the cap.
+    const capped: PassBody[] = [stated[0]!, { ...PASSES[1]!, workunits: [{ ...PASSES[1]!.workunits[0]!, canonical_credit: 55 }] }];
+    const atCap = answer(12.5);
+    atCap.passes[1]!.workunits[0]!.results[0]!.granted_credit = 40;
+    expect(answerProblems(capped, atCap, ceilings)).toEqual([]);
+  });
+
   it("refuses results left out, answered twice, answered in another pass or not posted, or answered in another state", () => {
     const empty = answer(1);
     empty.passes[0]!.workunits = [];

@@ -28,6 +28,7 @@ import { killBridges, startBridgeCli } from "./bridge-cli";
 import { sqlTime } from "./load-trace";
 import { type MariaDb, mariadbAvailable, startMariaDbAndServer } from "./mariadb";
 import { createProjectTokens } from "./service";
+import { StandInService } from "./stand-in-service";
 import { boincUpdateAverage, checker, holderMismatches, writerDsn } from "./write-back-check";
 
 const ADMIN = "bridge-fixed-post-admin-token";
@@ -458,6 +459,55 @@ describe.skipIf(!available)("fixed and post-assigned credit through the bridge",
       expect(await columnMismatches(name, boincColumns(wus, creditsOf(wus)))).toEqual([]);
     });
   }
+
+  it("--write-back through a lying service: a fixed or post-assigned credit other than the workunit's is refused, nothing written; the true answer is written", async () => {
+    const name = "wb_lies";
+    const wus = workunits(1);
+    const db = await boincDb(name, wus, true);
+    const { manage: token } = await createProjectTokens(server.base, ADMIN, "wb-lies");
+    const standIn = await StandInService.start(server.base);
+    type Answer = { passes: { workunits: { results: { validate_state: string; granted_credit: number }[] }[] }[] };
+    // Every valid result answered with one credit more than the service granted where that stays within the cap of
+    // 40 (a credit over the cap was refused before fixed credit was checked): not BOINC's credit.
+    standIn.fault(/^POST .*\/pass-batches$/, {
+      kind: "rewrite",
+      rewrite: (body) => {
+        for (const p of (body as Answer).passes)
+          for (const w of p.workunits)
+            for (const r of w.results) if (r.validate_state === "valid" && r.granted_credit + 1 <= CAP) r.granted_credit += 1;
+        return body;
+      },
+    });
+    const sums = async () => {
+      const conn = await maria.root(name);
+      const [[row]] = (await conn.query(
+        "SELECT (SELECT SUM(granted_credit) FROM result) AS results, (SELECT SUM(total_credit) FROM host) AS hosts, (SELECT SUM(total_credit) FROM user) AS users",
+      )) as unknown as [Record<string, number>[]];
+      await conn.end();
+      return row;
+    };
+    const before = await sums();
+    try {
+      const run = () =>
+        runBridge({ ...options(db.writer, "wb-lies", token, { writeBack: true, creditByApp: true, switchTime: T }), url: standIn.base });
+      const e = await run().then(
+        () => null,
+        (e: unknown) => e as BridgeError,
+      );
+      expect(e).toBeInstanceOf(BridgeError);
+      // Workunit 1 (fixie, 12.5) is answered 13.5; workunit 11 (posta, 7.25) 8.25.
+      expect(e!.message).toContain("result 2 (app fixie): granted_credit 13.5 is not the credit BOINC grants it, 12.5");
+      expect(e!.message).toMatch(/result 2[12] \(app posta\): granted_credit 8\.25 is not the credit BOINC grants it, 7\.25/);
+      expect(await sums()).toEqual(before);
+      // The stand-in lets the service's own answers through: written as BOINC's validator would have.
+      standIn.clear();
+      const report = await run();
+      expect(report.write_back).toMatchObject({ skipped: 0, missing_holders: 0 });
+      expect(await columnMismatches(name, boincColumns(wus, creditsOf(wus)))).toEqual([]);
+    } finally {
+      await standIn.stop();
+    }
+  });
 
   it("--write-back killed (SIGKILL) again and again, modes from config.xml: every column once, as BOINC would have", async () => {
     const name = "wb_kill";
