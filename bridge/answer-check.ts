@@ -22,6 +22,8 @@ export function requestName(passes: readonly Pick<PassBody, "now">[]): string {
 
 interface Posted {
   app: string;
+  /** The ceiling of its credit (credit-bounds.ts): its app's, lowered for a runtime app by its workunit's bound. */
+  ceiling: number;
   validate_state: string;
   answered: number;
   /** A fixed app's workunit canonical_credit, a post-assigned app's claimed_credit: the credit BOINC grants, known before the answer. */
@@ -45,7 +47,13 @@ export function answerProblems(passes: readonly PassBody[], answer: unknown, cei
     const posted = new Map<number, Posted>();
     for (const w of pass.workunits)
       for (const r of w.results)
-        posted.set(r.id, { app: w.app, validate_state: r.validate_state, answered: 0, stated: w.canonical_credit ?? r.claimed_credit });
+        posted.set(r.id, {
+          app: w.app,
+          ceiling: ceilings.ofWorkunit(w.app, w.rsc_fpops_bound),
+          validate_state: r.validate_state,
+          answered: 0,
+          stated: w.canonical_credit ?? r.claimed_credit,
+        });
     const got = answered[i];
     const workunits = isObject(got) && Array.isArray(got.workunits) ? (got.workunits as unknown[]) : null;
     if (got !== undefined && !workunits) problems.push(`its pass ${i + 1} (at ${pass.now}) has no list of workunits`);
@@ -65,7 +73,7 @@ export function answerProblems(passes: readonly PassBody[], answer: unknown, cei
           problems.push(`result ${id} (app ${p.app}) was posted ${p.validate_state} and answered ${JSON.stringify(state)}`);
         } else if (state === "valid") {
           const credit = (r as Record<string, unknown>).granted_credit;
-          const why = creditProblem(credit, ceilings.of(p.app)) ?? statedProblem(credit as number, p, ceilings);
+          const why = creditProblem(credit, p.ceiling) ?? statedProblem(credit as number, p);
           if (why) problems.push(`result ${id} (app ${p.app}): granted_credit ${why}`);
         }
       }
@@ -87,9 +95,9 @@ export function answerProblems(passes: readonly PassBody[], answer: unknown, cei
  * BOINC's credit, replayed or not (a result the service paid earlier under another credit mode
  * comes back with that credit, and is refused too).
  */
-function statedProblem(credit: number, p: Posted, ceilings: CreditCeilings): string | null {
+function statedProblem(credit: number, p: Posted): string | null {
   if (p.stated === undefined) return null;
-  const expected = Math.min(p.stated, ceilings.of(p.app));
+  const expected = Math.min(p.stated, p.ceiling);
   if (Math.abs(credit - expected) <= ROUNDING * Math.max(1, expected)) return null;
   return `${credit} is not the credit BOINC grants it, ${expected} (the workunit's canonical_credit as posted)`;
 }

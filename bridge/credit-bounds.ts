@@ -7,6 +7,7 @@
  * answer either. Pure.
  */
 import { DEFAULT_MAX_GRANTED_CREDIT } from "../src/credit/constants";
+import { pfcToCreditExpanded } from "../src/credit/pfc";
 
 export { DEFAULT_MAX_GRANTED_CREDIT };
 
@@ -35,19 +36,41 @@ export function creditProblem(credit: unknown, ceiling: number): string | null {
   return null;
 }
 
+/**
+ * The most a result of a --credit_from_runtime app can be granted: each claim's FLOPs are cut to
+ * the workunit's rsc_fpops_bound once they pass twice that, so no claim, and no average of
+ * claims, is above twice the bound's credit (docs/bridge.md, "What the bridge refuses").
+ */
+export function runtimeCeiling(rscFpopsBound: number): number {
+  return pfcToCreditExpanded(2 * rscFpopsBound);
+}
+
 /** Per app: the ceilings of a run, from the validator's caps and the service's apps. */
 export class CreditCeilings {
   private readonly byApp = new Map<string, number>();
+  private readonly modes = new Map<string, string>();
   private readonly names: ReadonlyMap<number, string>;
 
-  /** `databaseApps`: BOINC's app ids and names, for a ceiling by app id (the write-back's rows carry ids). */
+  /**
+   * `databaseApps`: BOINC's app ids and names, for a ceiling by app id (the write-back's rows carry
+   * ids). A service app's `credit_mode` is the run's (a run whose modes differ stops before posting).
+   */
   constructor(
     private readonly validator: ValidatorCaps,
-    serviceApps: readonly { name: string; max_granted_credit: number }[],
+    serviceApps: readonly { name: string; max_granted_credit: number; credit_mode?: string }[],
     databaseApps: readonly { id: number; name: string }[] = [],
   ) {
-    for (const a of serviceApps) this.byApp.set(a.name, creditCeiling(a.name, validator, a.max_granted_credit));
+    for (const a of serviceApps) {
+      this.byApp.set(a.name, creditCeiling(a.name, validator, a.max_granted_credit));
+      if (a.credit_mode !== undefined) this.modes.set(a.name, a.credit_mode);
+    }
     this.names = new Map(databaseApps.map((a) => [Number(a.id), a.name]));
+  }
+
+  /** The most a result of `app` in a workunit of `rscFpopsBound` may be granted: lower for a runtime app. */
+  ofWorkunit(app: string, rscFpopsBound: number): number {
+    const cap = this.of(app);
+    return this.modes.get(app) === "runtime" ? Math.min(cap, runtimeCeiling(rscFpopsBound)) : cap;
   }
 
   of(app: string): number {

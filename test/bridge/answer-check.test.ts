@@ -122,6 +122,22 @@ describe("an answer reconciled with its request", () => {
     expect(answerProblems(capped, atCap, ceilings)).toEqual([]);
   });
 
+  it("bounds a runtime app's credit by its workunit: no claim passes twice rsc_fpops_bound's credit", () => {
+    // beta on --credit_from_runtime: workunit 11's bound 1e14 FLOPs, so at most 2 x 1e14 x 200 / 86400e9 = 462.96…,
+    // far below the validator's cap.
+    const runtime = new CreditCeilings(BOINC_DEFAULT_CAPS, [
+      { name: "alpha", max_granted_credit: 0 },
+      { name: "beta", max_granted_credit: 0, credit_mode: "runtime" },
+    ]);
+    const most = (2 * 1e14 * 200) / 86400e9;
+    expect(runtime.ofWorkunit("beta", 1e14)).toBe(most);
+    expect(runtime.ofWorkunit("alpha", 1e14)).toBe(DEFAULT_MAX_GRANTED_CREDIT);
+    expect(answerProblems(PASSES, answer(462), runtime)).toEqual([]);
+    expect(answerProblems(PASSES, answer(500), runtime)).toEqual([
+      `result 3 (app beta): granted_credit 500 is more than the most BOINC grants for this app (${most})`,
+    ]);
+  });
+
   it("refuses results left out, answered twice, answered in another pass or not posted, or answered in another state", () => {
     const empty = answer(1);
     empty.passes[0]!.workunits = [];
