@@ -1,9 +1,9 @@
 /** --follow's memory of what it posted: a row read again unchanged is not posted again. */
 import { describe, expect, it } from "vitest";
-import { OUTCOME, VALIDATE_STATE } from "../../bridge/boinc-codes";
-import { PostedResults } from "../../bridge/posted-results";
-import { Rounds } from "../../bridge/round";
-import type { ResultRow } from "../../bridge/rows";
+import { OUTCOME, VALIDATE_STATE } from "../../bridge/database/boinc-codes";
+import { PostedResults } from "../../bridge/running/posted-results";
+import { Rounds } from "../../bridge/running/round";
+import type { ResultRow } from "../../bridge/database/rows";
 import { type FakeOptions, KNOWN, fakePipeline, only, row } from "./pipeline-fakes";
 
 async function* each(rows: ResultRow[]): AsyncGenerator<ResultRow> {

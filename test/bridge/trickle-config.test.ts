@@ -1,14 +1,14 @@
 /**
  * What the bridge takes from a trickle-up message and from config.xml's trickle_credit daemon
- * (bridge/trickle-messages.ts, bridge/trickle-config.ts): pure, no database.
+ * (bridge/database/trickle-messages.ts, bridge/database/trickle-config.ts): pure, no database.
  */
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { BridgeError } from "../../bridge/errors";
-import { trickleApp, trickleDaemonOfConfig, trickleSettings } from "../../bridge/trickle-config";
-import { runtimeOf } from "../../bridge/trickle-messages";
+import { BridgeError } from "../../bridge/shared/errors";
+import { trickleApp, trickleDaemonOfConfig, trickleSettings } from "../../bridge/database/trickle-config";
+import { runtimeOf } from "../../bridge/database/trickle-messages";
 
 describe("a message's runtime, as BOINC's handler parses it", () => {
   it("the first <runtime> that is a number; an empty one is 0; none is null", () => {
