@@ -250,9 +250,9 @@ export async function parseOptions(argv: string[], env: NodeJS.ProcessEnv): Prom
   const token = secrets.token;
   const resolved = await resolveDatabase(secrets.db, secrets.boincConfig, env, writeBack, values["db-params"]);
   const db = resolved.dsn;
-  const trickles = await trickleSettings(
+  const trickles = trickleSettings(
     { variety: values["trickle-variety"], maxRuntime: values["trickle-max-runtime"], app: values["trickle-app"] },
-    secrets.boincConfig,
+    resolved.trickleDaemon,
   );
   if (values["credit-by-app"] && !writeBack) throw new BridgeError(`--credit-by-app only means something with --write-back\n${USAGE}`);
   const projectAccount = writeBack ? chooseWriteBackAccount(resolved, values["project-account"]!) : null;

@@ -8,6 +8,7 @@ import { readFile } from "node:fs/promises";
 import { daemonCommandLines, optionValue, parseConfig } from "./config-xml";
 import { type FoundMode, modesFromConfig } from "./credit-modes";
 import { withDsnParams } from "./db-params";
+import { type TrickleDaemon, trickleDaemonOfConfig } from "./trickle-config";
 import { BridgeError } from "../shared/errors";
 
 /** A mysql:// URL for BOINC's config.xml database settings (replica_db_* when replica_db_host is set). */
@@ -106,13 +107,24 @@ export async function resolveDatabase(
   validatorCaps: Map<string, number>;
   /** Each app's credit mode as config.xml's daemons state it (credit-modes.ts). */
   creditModes: Map<string, FoundMode>;
+  /** config.xml's trickle_credit daemon, for trickleSettings (trickle-config.ts); null without one or without --boinc-config. */
+  trickleDaemon: TrickleDaemon | null;
 }> {
   const xml = boincConfig === undefined ? null : await readConfig(boincConfig);
   const creditByApp = xml !== null && creditByAppInConfig(xml, boincConfig);
   const validatorCaps = xml === null ? new Map<string, number>() : validatorCapsFromConfig(xml, boincConfig);
   const creditModes = xml === null ? new Map<string, FoundMode>() : modesFromConfig(daemonCommandLines(xml, boincConfig), boincConfig);
   const projectUser = xml === null ? null : projectUserOfConfig(xml, boincConfig);
-  const from = (dsn: string | null, source: DsnSource | null) => ({ dsn, source, projectUser, creditByApp, validatorCaps, creditModes });
+  const trickleDaemon = xml === null ? null : trickleDaemonOfConfig(xml, boincConfig);
+  const from = (dsn: string | null, source: DsnSource | null) => ({
+    dsn,
+    source,
+    projectUser,
+    creditByApp,
+    validatorCaps,
+    creditModes,
+    trickleDaemon,
+  });
   if (db) return from(withDsnParams(db, params), "--db");
   if (env.BOINC_DB_URL) return from(withDsnParams(env.BOINC_DB_URL, params), "BOINC_DB_URL");
   return xml === null ? from(null, null) : from(withDsnParams(dsnFromBoincConfig(xml, boincConfig, primary), params), "config.xml");

@@ -4,7 +4,6 @@
  * --trickle-variety and --trickle-max-runtime overriding them, and the service's app the messages
  * are paid under (--trickle-app; by default the app named like the variety, or the only app).
  */
-import { readFile } from "node:fs/promises";
 import { daemonCommandLines, optionValue } from "./config-xml";
 import type { StatedModes } from "./credit-modes";
 import { BridgeError } from "../shared/errors";
@@ -37,21 +36,14 @@ export function trickleDaemonOfConfig(xml: string, file = "config.xml"): Trickle
   return null;
 }
 
-/** From the options and config.xml (its path, if given); null when neither names a variety: no trickles. */
-export async function trickleSettings(
+/**
+ * From the options and config.xml's trickle_credit daemon (resolveDatabase's `trickleDaemon`:
+ * config.xml is read once, there); null when neither names a variety: no trickles.
+ */
+export function trickleSettings(
   given: { variety?: string; maxRuntime?: string; app?: string },
-  boincConfig: string | undefined,
-): Promise<TrickleSettings | null> {
-  let daemon: TrickleDaemon | null = null;
-  if (boincConfig !== undefined) {
-    let xml: string;
-    try {
-      xml = await readFile(boincConfig, "utf8");
-    } catch (e) {
-      throw new BridgeError(`cannot read --boinc-config ${boincConfig}: ${(e as Error).message}`);
-    }
-    daemon = trickleDaemonOfConfig(xml, boincConfig);
-  }
+  daemon: TrickleDaemon | null,
+): TrickleSettings | null {
   const variety = given.variety ?? daemon?.variety;
   if (variety === undefined) {
     if (given.maxRuntime !== undefined || given.app !== undefined)
