@@ -5,7 +5,7 @@
  * process posted and got answered (and, with --write-back, written), so that a row read again
  * unchanged is not posted again, and a changed one (validate_state, outcome, a value) is.
  *
- * Only what is through is remembered (run.ts: after the request's write; round.ts: after the
+ * Only what is through is remembered (answers.ts: after the request's write; round.ts: after the
  * error report's answer), so a failure or pipeline.abandon() leaves nothing claimed that the
  * service never answered. A process starts with nothing remembered (a restart, a run from
  * cron): with --write-back, a valid result it does not know is looked up in the write-back's

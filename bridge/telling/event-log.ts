@@ -20,6 +20,30 @@ export interface BridgeEvent {
 
 export type EventLog = (e: BridgeEvent) => void;
 
+/**
+ * How a run's parts tell what happens: `tell` an event both logs show, `note` one only the JSON
+ * log shows (the text log keeps the lines it always had). Each event name is a literal at the
+ * call: test/bridge/event-table.test.ts reads them from the source.
+ */
+export type Fields = Record<string, string | number | boolean | null>;
+
+export class Teller {
+  readonly emit: EventLog;
+
+  /** `events` (--log-format json) takes every event; otherwise the text lines go to `log` (default stderr). */
+  constructor(events?: EventLog, log?: (line: string) => void) {
+    this.emit = events ?? textLog(log);
+  }
+
+  tell(level: Level, event: string, msg: string, fields?: Fields): void {
+    this.emit({ level, event, msg, fields });
+  }
+
+  note(event: string, msg: string, fields: Fields): void {
+    this.emit({ level: "info", event, msg, fields, jsonOnly: true });
+  }
+}
+
 export type LogFormat = "text" | "json";
 export const LOG_FORMATS: readonly LogFormat[] = ["text", "json"];
 

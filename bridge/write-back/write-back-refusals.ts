@@ -29,7 +29,7 @@ export async function refuseReadOnly(conn: mysql.Connection, creditByApp: boolea
  * twice either way: the write-back's transaction reads each result's granted_credit again under
  * its row lock (write-back.ts).
  */
-export async function refuseGrantedByOthers(db: BoincDb, keys: ResultKey[], switchTime: number): Promise<void> {
+export async function refuseGrantedByOthers(db: Pick<BoincDb, "writtenBack">, keys: ResultKey[], switchTime: number): Promise<void> {
   const granted = keys.filter((k) => k.granted && !grantedBeforeSwitch(k, switchTime));
   if (granted.length === 0) return;
   const written = await db.writtenBack(granted.map((k) => k.id));

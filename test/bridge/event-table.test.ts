@@ -1,9 +1,10 @@
 /**
  * docs/bridge.md's event table ("Monitoring") names every event the bridge emits, and only those:
- * what a log collector's rules are written against. The names are read from every .ts file under bridge/, where
- * each is a string literal at the call that emits it: `event: "…"` in an EventLog call, the
- * second argument of running/run.ts's `tell` and the first of its `note`. An emission whose name is not
- * a literal there fails this test too, so that a new event cannot slip past it.
+ * what a log collector's rules are written against. The names are read from every .ts file under
+ * bridge/, where each is a string literal at the call that emits it: `event: "…"` in an EventLog
+ * call, the second argument of a Teller's `tell` (telling/event-log.ts) and the first of its
+ * `note`. An emission whose name is not a literal there fails this test too, so that a new event
+ * cannot slip past it.
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";

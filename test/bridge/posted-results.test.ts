@@ -10,7 +10,7 @@ async function* each(rows: ResultRow[]): AsyncGenerator<ResultRow> {
   yield* rows;
 }
 
-/** A --follow round over the fakes, remembering as run.ts does: a pass once written, an error report once answered. */
+/** A --follow round over the fakes, remembering as the run does (answers.ts): a pass once written, an error report once answered. */
 function followRound(o: FakeOptions = {}) {
   const { pipeline, world } = fakePipeline({ passesPerRequest: 50, ...o });
   const posted = new PostedResults();
