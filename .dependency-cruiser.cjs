@@ -10,6 +10,13 @@
  * log line), env-vars.ts (the variables' schema) and env.ts (binding types, the parsed environment)
  * are leaves every layer but credit/ may use.
  * docs/development.md explains the layers.
+ *
+ * The bridge (bridge/, a Node CLI) has rooms that follow its data, lowest first:
+ *
+ *   shared/  →  telling/  →  database/  →  service/  →  write-back/  →  running/  →  command-line/  →  cli.ts
+ *
+ * and pack/ apart (it builds the package from cli.ts by path). A room may import its own and the
+ * rooms before it, never a later one.
  */
 const later = (...layers) => `^src/(${layers.join("|")})`;
 const LAYER_RULES = [
@@ -64,6 +71,52 @@ const LAYER_RULES = [
   ["app-below-index", "src/app\\.ts", "app.ts builds the HTTP app; index.ts (the Worker entry) wires it to the crons", later("index\\.ts")],
 ];
 
+const bridgeLater = (...rooms) => `^bridge/(${rooms.join("|")})`;
+const BRIDGE_ROOM_RULES = [
+  [
+    "bridge-shared-below-all",
+    "shared",
+    "shared/ (errors, exit codes, the version) is what every room uses, so it uses none",
+    bridgeLater("telling/", "database/", "service/", "write-back/", "running/", "command-line/", "cli\\.ts"),
+  ],
+  [
+    "bridge-telling-below-database",
+    "telling",
+    "telling/ (the event log, the status and metrics, progress) tells what any room reports: it knows none of their data",
+    bridgeLater("database/", "service/", "write-back/", "running/", "command-line/", "cli\\.ts"),
+  ],
+  [
+    "bridge-database-below-service",
+    "database",
+    "database/ reads BOINC's database and config.xml: it never talks to the service or writes credit",
+    bridgeLater("service/", "write-back/", "running/", "command-line/", "cli\\.ts"),
+  ],
+  [
+    "bridge-service-below-write-back",
+    "service",
+    "service/ turns rows into the API's calls and sends them: it never writes into BOINC's database",
+    bridgeLater("write-back/", "running/", "command-line/", "cli\\.ts"),
+  ],
+  [
+    "bridge-write-back-below-running",
+    "write-back",
+    "write-back/ writes what the service answered: when and in what order is running/'s, never its own",
+    bridgeLater("running/", "command-line/", "cli\\.ts"),
+  ],
+  [
+    "bridge-running-below-command-line",
+    "running",
+    "running/ is a run from its options, so a test or a benchmark runs it without a command line",
+    bridgeLater("command-line/", "cli\\.ts"),
+  ],
+  [
+    "bridge-command-line-below-cli",
+    "command-line",
+    "command-line/ parses the options; cli.ts, the entry, runs them",
+    bridgeLater("cli\\.ts"),
+  ],
+];
+
 module.exports = {
   forbidden: [
     {
@@ -77,8 +130,8 @@ module.exports = {
       name: "no-cycles",
       comment: "an import cycle makes two modules one; move what both need into a third",
       severity: "error",
-      // The benchmarks too (`npm run lint:layers` cruises bench/): the other rules are src/'s layers.
-      from: { path: "^(src|bench)/" },
+      // The benchmarks and the bridge too (`npm run lint:layers` cruises bench/ and bridge/).
+      from: { path: "^(src|bench|bridge)/" },
       to: { circular: true },
     },
     {
@@ -108,13 +161,56 @@ module.exports = {
       comment: "the Worker ships src/ alone",
       severity: "error",
       from: { path: "^src/" },
-      to: { path: "^(test|bench)/" },
+      to: { path: "^(test|bench|bridge)/" },
+    },
+    {
+      name: "bridge-ships-alone",
+      comment: "the package bundles bridge/cli.ts and what it imports: no test, benchmark or script (but the types writer, not shipped)",
+      severity: "error",
+      from: { path: "^bridge/", pathNot: "^bridge/service/write-api-types\\.ts$" },
+      to: { path: "^(test|bench|scripts)/" },
+    },
+    {
+      name: "bridge-uses-only-pure-src",
+      comment:
+        "the bridge runs in Node on a BOINC server: of the Worker it shares only the pure engine (credit/: no I/O, no Workers types)",
+      severity: "error",
+      from: { path: "^bridge/" },
+      to: { path: "^src/", pathNot: "^src/credit/" },
+    },
+    {
+      name: "bridge-generated-imports-nothing",
+      comment: "service/generated/ is written by `npm run bridge:types` from the OpenAPI document alone",
+      severity: "error",
+      from: { path: "^bridge/service/generated/" },
+      to: { pathNot: "^bridge/service/generated/" },
+    },
+    {
+      name: "bridge-pack-apart",
+      comment: "pack/ builds the package from bridge/cli.ts by path: nothing the bridge runs imports it",
+      severity: "error",
+      from: { path: "^bridge/", pathNot: "^bridge/pack/" },
+      to: { path: "^bridge/pack/" },
+    },
+    {
+      name: "bridge-pack-knows-only-shared",
+      comment: "pack/ needs the version and the Node check (shared/), never the bridge's workings, which it bundles",
+      severity: "error",
+      from: { path: "^bridge/pack/" },
+      to: { path: "^bridge/", pathNot: "^bridge/(pack|shared)/" },
     },
     ...LAYER_RULES.map(([name, from, comment, to]) => ({
       name,
       comment,
       severity: "error",
       from: { path: `^${from}(/|$)` },
+      to: { path: to },
+    })),
+    ...BRIDGE_ROOM_RULES.map(([name, from, comment, to]) => ({
+      name,
+      comment,
+      severity: "error",
+      from: { path: `^bridge/${from}/` },
       to: { path: to },
     })),
   ],

@@ -18,7 +18,7 @@ export default defineConfig(
     "public/swagger-ui/",
     // Generated: `npm run types` and `npm run bridge:types` write them.
     "worker-configuration.d.ts",
-    "bridge/api-types.ts",
+    "bridge/service/generated/",
   ]),
   js.configs.recommended,
   tseslint.configs.recommended,

@@ -1,18 +1,18 @@
 /** `cobblestone-bridge …` (in a checkout `npm run bridge -- …`): feeds Cobblestone from a BOINC project's database (docs/bridge.md). */
 // First: an older Node is told which Node to install (exit 2) before any other module of the bridge runs.
-import "./node-version";
-import { auditCommand } from "./audit-cli";
-import { HelpRequested, parseOptions } from "./cli-options";
-import { BridgeError, exitStatusOf, isTransient } from "./errors";
-import { asksForJson, eventLog } from "./event-log";
-import { EXIT } from "./exit-codes";
-import { renderMetrics } from "./metrics";
-import { MetricsFile, previousStatus } from "./metrics-file";
-import { type MetricsServer, serveMetrics } from "./metrics-server";
-import { type BridgeReport, runBridge } from "./run";
-import { cleartextWarning, isCleartextToNetwork } from "./service-url";
-import { BridgeStatus } from "./status";
-import { summary } from "./summary";
+import "./shared/node-version";
+import { auditCommand } from "./command-line/audit-cli";
+import { HelpRequested, parseOptions } from "./command-line/cli-options";
+import { BridgeError, exitStatusOf, isTransient } from "./shared/errors";
+import { asksForJson, eventLog } from "./telling/event-log";
+import { EXIT } from "./shared/exit-codes";
+import { renderMetrics } from "./telling/metrics";
+import { MetricsFile, previousStatus } from "./telling/metrics-file";
+import { type MetricsServer, serveMetrics } from "./telling/metrics-server";
+import { type BridgeReport, runBridge } from "./running/run";
+import { cleartextWarning, isCleartextToNetwork } from "./service/service-url";
+import { BridgeStatus } from "./telling/status";
+import { summary } from "./running/summary";
 
 // `cobblestone-bridge audit …`: the one-shot audit (audit-cli.ts), not a run.
 if (process.argv[2] === "audit") process.exit(await auditCommand(process.argv.slice(3), process.env));

@@ -1,7 +1,7 @@
 /**
  * The service's /openapi.json, answered by the app itself in this process (no `wrangler dev`,
  * no database: the document is built from the routes' zod schemas alone). Used by
- * `npm run bridge:types` and by the check that bridge/api-types.ts is current
+ * `npm run bridge:types` and by the check that bridge/service/generated/api-types.ts is current
  * (test/docs/api-types.test.ts).
  */
 

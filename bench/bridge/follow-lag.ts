@@ -9,8 +9,8 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
-import { bridgeOptions, runBridge } from "../../bridge/run";
-import { OUTCOME, VALIDATE_STATE } from "../../bridge/boinc-codes";
+import { bridgeOptions, runBridge } from "../../bridge/running/run";
+import { OUTCOME, VALIDATE_STATE } from "../../bridge/database/boinc-codes";
 import { startWranglerDev } from "../../test/browser/wrangler-dev";
 import { smallBoincDb } from "../../test/bridge/boinc-fixture";
 import { MARIADB_MISSING, mariadbAvailable, startMariaDb } from "../../test/bridge/mariadb";

@@ -6,7 +6,7 @@
  * after another. Not a test: the figure depends on the machine's load (BENCHMARKS.md).
  */
 import { loadavg } from "node:os";
-import { RunGuard } from "../../bridge/run-guard";
+import { RunGuard } from "../../bridge/running/run-guard";
 import { createBoincDb } from "../../test/bridge/boinc-fixture";
 import { MARIADB_MISSING, mariadbAvailable, startMariaDb } from "../../test/bridge/mariadb";
 

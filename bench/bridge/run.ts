@@ -26,7 +26,7 @@ import { spawn } from "node:child_process";
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { bridgeOptions, runBridge } from "../../bridge/run";
+import { bridgeOptions, runBridge } from "../../bridge/running/run";
 import { startWranglerDev } from "../../test/browser/wrangler-dev";
 import { createBoincDb } from "../../test/bridge/boinc-fixture";
 import { MARIADB_MISSING, mariadbAvailable, startMariaDb } from "../../test/bridge/mariadb";

@@ -20,7 +20,7 @@ export const PRUNE_GRACE_S = 60;
 const SHOWN = 5;
 /**
  * Posts of a validated result, on average: BOINC's daemons move a result's mod_time after its
- * validation, and --follow posts again only what changed (bridge/posted-results.ts). Over 1 are
+ * validation, and --follow posts again only what changed (bridge/running/posted-results.ts). Over 1 are
  * a restarted process's re-posts, and requests posted again after a fault.
  */
 export const MAX_POSTS_PER_RESULT = 1.1;

@@ -4,7 +4,7 @@
  * bridge ever wrote, purged ones included.
  */
 import type mysql from "mysql2/promise";
-import { WRITEBACK_TABLE } from "../../bridge/write-back-tables";
+import { WRITEBACK_TABLE } from "../../bridge/database/write-back-tables";
 import { RESULT_FIELDS_SQL, type Records, type ResultFields, type WritebackRow, resultFields } from "./soak-records";
 
 export interface ResultState extends ResultFields {

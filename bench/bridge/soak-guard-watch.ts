@@ -1,13 +1,13 @@
 /**
- * Watches the bridge's one-run guard during the soak (bridge/run-guard.ts: a MariaDB named lock
+ * Watches the bridge's one-run guard during the soak (bridge/running/run-guard.ts: a MariaDB named lock
  * held for the whole run): every few seconds, whether the lock is held, and when the bridge last
  * wrote back. A bridge that wrote back between two samples that both found the lock free was
  * writing without its guard (a second run could start beside it). Right after MariaDB restarts
  * the lock is free until the bridge reconnects, and it writes nothing meanwhile: not counted.
  */
 import type mysql from "mysql2/promise";
-import { runLockName } from "../../bridge/run-guard";
-import { WRITEBACK_TABLE } from "../../bridge/write-back-tables";
+import { runLockName } from "../../bridge/running/run-guard";
+import { WRITEBACK_TABLE } from "../../bridge/database/write-back-tables";
 import type { BridgeSupervisor } from "./soak-supervisor";
 
 const EVERY_MS = 10_000;

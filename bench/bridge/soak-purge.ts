@@ -11,7 +11,7 @@
  * the results after the delete and writes nothing for them ("gone from the database").
  */
 import type mysql from "mysql2/promise";
-import { WRITEBACK_TABLE } from "../../bridge/write-back-tables";
+import { WRITEBACK_TABLE } from "../../bridge/database/write-back-tables";
 import { type DaemonDb, connectionLost } from "./soak-daemon-db";
 import { type DaemonCounts, type PurgedRecord, RESULT_FIELDS_SQL, type SoakRecord, type WritebackRow, resultFields } from "./soak-records";
 

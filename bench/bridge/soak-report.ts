@@ -4,7 +4,7 @@
  * daemons' and the proxy's counts, and the end checks.
  */
 import { existsSync, readFileSync } from "node:fs";
-import { EXIT } from "../../bridge/exit-codes";
+import { EXIT } from "../../bridge/shared/exit-codes";
 import type { Check } from "./soak-checks";
 import type { EndState } from "./soak-end-state";
 import type { ProxyCounts } from "./soak-fault-proxy";
@@ -49,7 +49,7 @@ function logCounts(processes: BridgeProcess[]): string[] {
   return LOG_LINES.map(([what], k) => `${n[k]} ${what}`);
 }
 
-/** What a bridge's exit status says (bridge/exit-codes.ts), after it in the restart causes. */
+/** What a bridge's exit status says (bridge/shared/exit-codes.ts), after it in the restart causes. */
 const MEANING = new Map<string, string>([
   [`exit ${EXIT.bug}`, "a bug"],
   [`exit ${EXIT.needsHuman}`, "needs a human"],

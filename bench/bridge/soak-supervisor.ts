@@ -3,7 +3,7 @@
  * bridge/cli.ts … --write-back --follow`, Restart=on-failure, RestartPreventExitStatus=2): a
  * child process, started again `restartMs` after it exits with a failure (a non-zero status, or a
  * signal the soak did not send to stop it), each restart counted with its cause. The exit status
- * says which (bridge/exit-codes.ts): the service or the database unavailable (75, a 500 of the
+ * says which (bridge/shared/exit-codes.ts): the service or the database unavailable (75, a 500 of the
  * service included) and another run holding the lock (76) are outages systemd restarts from; a
  * bug (exit 1) is a soak failure, and so is exit 2 (a refusal, such as a validator still
  * granting: needs a human, and systemd would not restart it) and a clean exit nobody asked for
@@ -14,7 +14,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { createWriteStream } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { EXIT } from "../../bridge/exit-codes";
+import { EXIT } from "../../bridge/shared/exit-codes";
 
 const RSS_EVERY_MS = 2000;
 const TAIL_LINES = 30;

@@ -1,13 +1,13 @@
 /**
  * The soak's last check (docs/bridge.md, "Unpaid results: the count and the audit"): the
  * write-back's own count of unpaid results ends at 0. Read twice: as the bridge exported it in
- * its last metrics file, and by the same query (bridge/unpaid.ts) on the database at the end,
+ * its last metrics file, and by the same query (bridge/write-back/unpaid.ts) on the database at the end,
  * once as the metric counts (validated over 5 minutes ago) and once with no age at all (the
  * daemons stopped and the bridge caught up: nothing may be left).
  */
 import { readFileSync } from "node:fs";
 import type mysql from "mysql2/promise";
-import { countUnpaid } from "../../bridge/unpaid";
+import { countUnpaid } from "../../bridge/write-back/unpaid";
 import type { Check } from "./soak-checks";
 
 /** The value of cobblestone_bridge_unpaid_results in a metrics file, or null when it is not there. */

@@ -14,7 +14,7 @@
  *   then the workunit row is written with every column as it was read at the enumeration,
  *   canonical_credit included: a value the bridge wrote in between is overwritten.
  */
-import { OUTCOME, VALIDATE_STATE } from "../../bridge/boinc-codes";
+import { OUTCOME, VALIDATE_STATE } from "../../bridge/database/boinc-codes";
 import type { DaemonDb } from "./soak-daemon-db";
 import { SOAK_APPS, SOAK_HOSTS, hostFlops, ownerOf, teamOf } from "./soak-project";
 import type { Random } from "./soak-random";

@@ -21,7 +21,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { WRITEBACK_TABLE } from "../../bridge/write-back-tables";
+import { WRITEBACK_TABLE } from "../../bridge/database/write-back-tables";
 import { startWranglerDev } from "../../test/browser/wrangler-dev";
 import { createBoincDb } from "../../test/bridge/boinc-fixture";
 import { MARIADB_MISSING, mariadbAvailable, startMariaDb } from "../../test/bridge/mariadb";

@@ -6,7 +6,7 @@
  * new host, user and team), two CPU versions of one app, 5% invalid results.
  */
 import type mysql from "mysql2/promise";
-import { OUTCOME, VALIDATE_STATE } from "../../bridge/boinc-codes";
+import { OUTCOME, VALIDATE_STATE } from "../../bridge/database/boinc-codes";
 import { sqlTime } from "../../test/bridge/load-trace";
 
 export const HISTORY_START = 1_700_000_000;

@@ -1,15 +1,21 @@
 /**
- * An answer is reconciled with its request before anything of it is written (bridge/answer-check.ts):
+ * An answer is reconciled with its request before anything of it is written (bridge/write-back/answer-check.ts):
  * each posted result exactly once, as posted, each valid one with a credit BOINC would grant; and
- * the ceilings that bound a credit (bridge/credit-bounds.ts) and where they come from (config.xml).
+ * the ceilings that bound a credit (bridge/write-back/credit-bounds.ts) and where they come from (config.xml).
  */
 import { describe, expect, it } from "vitest";
-import { answerProblems, refuseUnreconciled, requestName } from "../../bridge/answer-check";
-import type { PassBatchAnswer } from "../../bridge/answer-grants";
-import { BOINC_DEFAULT_CAPS, CreditCeilings, DEFAULT_MAX_GRANTED_CREDIT, creditCeiling, creditProblem } from "../../bridge/credit-bounds";
-import { validatorCapsFromConfig } from "../../bridge/db-source";
-import { BridgeError } from "../../bridge/errors";
-import type { PassBody } from "../../bridge/events";
+import { answerProblems, refuseUnreconciled, requestName } from "../../bridge/write-back/answer-check";
+import type { PassBatchAnswer } from "../../bridge/write-back/answer-grants";
+import {
+  BOINC_DEFAULT_CAPS,
+  CreditCeilings,
+  DEFAULT_MAX_GRANTED_CREDIT,
+  creditCeiling,
+  creditProblem,
+} from "../../bridge/write-back/credit-bounds";
+import { validatorCapsFromConfig } from "../../bridge/database/db-source";
+import { BridgeError } from "../../bridge/shared/errors";
+import type { PassBody } from "../../bridge/service/second-calls";
 
 /** Two passes: at 100, workunit 10 (app alpha) with results 1 (valid) and 2 (invalid); at 101, workunit 11 (beta) with result 3 (valid). */
 const PASSES: PassBody[] = [

@@ -1,8 +1,8 @@
 /** One MariaDB with BOINC databases for the bridge tests, and a read-only account like a project would give the bridge. */
 import { readFileSync } from "node:fs";
 import { BOINC_TABLES } from "./boinc-schema";
-import { OUTCOME, VALIDATE_STATE } from "../../bridge/boinc-codes";
-import type { EventLog } from "../../bridge/event-log";
+import { OUTCOME, VALIDATE_STATE } from "../../bridge/database/boinc-codes";
+import type { EventLog } from "../../bridge/telling/event-log";
 import { loadTrace, sqlTime } from "./load-trace";
 import type { MariaDb } from "./mariadb";
 import { parseTrace, type TraceExpected } from "./trace-types";

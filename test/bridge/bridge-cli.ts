@@ -6,7 +6,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { join } from "node:path";
 import type mysql from "mysql2/promise";
-import { OUTCOME, VALIDATE_STATE } from "../../bridge/boinc-codes";
+import { OUTCOME, VALIDATE_STATE } from "../../bridge/database/boinc-codes";
 
 const ROOT = new URL("../..", import.meta.url).pathname;
 

@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { suiteNeeds } from "../../scripts/skipped-suites";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runBridge, type BridgeOptions } from "../../bridge/run";
+import { runBridge, type BridgeOptions } from "../../bridge/running/run";
 import type { WranglerDev } from "../browser/wrangler-dev";
 import { boincDbWithTrace } from "./boinc-fixture";
 import { type MariaDb, mariadbAvailable, startMariaDbAndServer } from "./mariadb";

@@ -16,7 +16,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { suiteNeeds } from "../../scripts/skipped-suites";
-import { OUTCOME, VALIDATE_STATE } from "../../bridge/boinc-codes";
+import { OUTCOME, VALIDATE_STATE } from "../../bridge/database/boinc-codes";
 import type { WranglerDev } from "../browser/wrangler-dev";
 import { smallBoincDb } from "./boinc-fixture";
 import { blockWith, docSection, fencedBlocks, fillIn, shellCommands } from "./bridge-doc";

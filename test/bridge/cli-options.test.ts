@@ -14,15 +14,15 @@ import { join } from "node:path";
 import { rootCertificates } from "node:tls";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { parseAuditOptions } from "../../bridge/audit-cli";
-import { connectionSettings } from "../../bridge/boinc-db";
-import { HelpRequested, parseOptions } from "../../bridge/cli-options";
-import { dsnFromBoincConfig } from "../../bridge/db-source";
-import { BridgeError } from "../../bridge/errors";
-import { lockState } from "../../bridge/lock";
-import { MIN_NODE_MAJOR, oldNodeProblem } from "../../bridge/node-version";
-import { isCleartextToNetwork, normalizeServiceUrl } from "../../bridge/service-url";
-import { freshState, loadState, saveState } from "../../bridge/state";
+import { parseAuditOptions } from "../../bridge/command-line/audit-cli";
+import { connectionSettings } from "../../bridge/database/boinc-db";
+import { HelpRequested, parseOptions } from "../../bridge/command-line/cli-options";
+import { dsnFromBoincConfig } from "../../bridge/database/db-source";
+import { BridgeError } from "../../bridge/shared/errors";
+import { lockState } from "../../bridge/running/lock";
+import { MIN_NODE_MAJOR, oldNodeProblem } from "../../bridge/shared/node-version";
+import { isCleartextToNetwork, normalizeServiceUrl } from "../../bridge/service/service-url";
+import { freshState, loadState, saveState } from "../../bridge/running/state";
 
 const ROOT = new URL("../..", import.meta.url).pathname;
 const base = ["--url", "http://127.0.0.1:8787", "--project", "demo"];
@@ -361,7 +361,7 @@ describe("bridge command line", () => {
   });
 
   it("an old Node is told which Node to install and exits 2, before anything else of the bridge is loaded", async () => {
-    const engines = JSON.parse(await readFile(join(ROOT, "bridge/package/package.json"), "utf8")).engines.node;
+    const engines = JSON.parse(await readFile(join(ROOT, "bridge/pack/package/package.json"), "utf8")).engines.node;
     expect(engines).toBe(`>=${MIN_NODE_MAJOR}`);
     for (const ok of [`${MIN_NODE_MAJOR}.0.0`, "22.23.3", "v24.1.0"]) expect(oldNodeProblem(ok)).toBeNull();
     for (const old of ["18.19.1", "12.22.9", "v19.9.0", "nonsense"]) {
@@ -371,7 +371,7 @@ describe("bridge command line", () => {
     }
     // The check is cli.ts's first import, so that it runs before any other module of the bridge is evaluated.
     const cli = await readFile(join(ROOT, "bridge/cli.ts"), "utf8");
-    expect(/^import\s[^;]*?["']([^"']+)["']/m.exec(cli)?.[1]).toBe("./node-version");
+    expect(/^import\s[^;]*?["']([^"']+)["']/m.exec(cli)?.[1]).toBe("./shared/node-version");
     // As `npm run bridge` runs it, on a Node that calls itself 18 (Debian 12's): one line, exit 2, nothing else done.
     const fake = join(work, "node-18.cjs");
     await writeFile(fake, `Object.defineProperty(process.versions, "node", { value: "18.19.1" });\n`);

@@ -1,14 +1,14 @@
 /**
- * Where a run starts, without a database (bridge/cursor-checks.ts): --rewind moves the cursor back
+ * Where a run starts, without a database (bridge/running/cursor-checks.ts): --rewind moves the cursor back
  * and never forward, a cursor ahead of the database's clock is refused, --write-back goes back to
  * where its own writing stopped (or to the switch point), --follow goes back when the clock was set
- * back between polls; and times without a zone are refused (bridge/cli-options.ts).
+ * back between polls; and times without a zone are refused (bridge/command-line/cli-options.ts).
  */
 import { describe, expect, it } from "vitest";
-import { parseTime } from "../../bridge/cli-options";
-import { clockSetBack, refuseCursorAhead, rewind, writeBackStart } from "../../bridge/cursor-checks";
-import { BridgeError } from "../../bridge/errors";
-import { type BridgeState, freshState } from "../../bridge/state";
+import { parseTime } from "../../bridge/command-line/cli-options";
+import { clockSetBack, refuseCursorAhead, rewind, writeBackStart } from "../../bridge/running/cursor-checks";
+import { BridgeError } from "../../bridge/shared/errors";
+import { type BridgeState, freshState } from "../../bridge/running/state";
 
 const at = (mod_time: number, id: number, wb?: { mod_time: number; id: number }): BridgeState => ({
   ...freshState("http://service", "demo", 0),

@@ -1,6 +1,6 @@
 /** The two log formats: text keeps the bridge's lines; JSON writes one object a line. */
 import { describe, expect, it } from "vitest";
-import { asksForJson, jsonLog, textLog } from "../../bridge/event-log";
+import { asksForJson, jsonLog, textLog } from "../../bridge/telling/event-log";
 
 describe("the bridge's log formats", () => {
   it("prints each event's line as text, leaving out the events only JSON shows", () => {

@@ -1,9 +1,9 @@
 /** The pure part of the bridge: how rows of one second become calls, and when a backfill rescales. */
 import { describe, expect, it } from "vitest";
-import { OUTCOME, VALIDATE_STATE } from "../../bridge/boinc-codes";
-import { MAX_RESULTS_PER_PASS, callsForSecond, rescaleMarkBefore } from "../../bridge/events";
+import { OUTCOME, VALIDATE_STATE } from "../../bridge/database/boinc-codes";
+import { MAX_RESULTS_PER_PASS, callsForSecond, rescaleMarkBefore } from "../../bridge/service/second-calls";
 import { MAX_RESULTS_PER_PASS as API_MAX_RESULTS_PER_PASS } from "../../src/routes/passes/passes.schemas";
-import type { ResultRow } from "../../bridge/rows";
+import type { ResultRow } from "../../bridge/database/rows";
 
 const T = 1_700_000_123;
 

@@ -1,14 +1,14 @@
 /**
- * Each failure's exit status (bridge/exit-codes.ts, docs/bridge.md "Exit status"), without a
+ * Each failure's exit status (bridge/shared/exit-codes.ts, docs/bridge.md "Exit status"), without a
  * database: what a BridgeError carries, the database's own errors, and the service's answers as
  * the API client turns them into failures (a 500 is an outage to restart from, a 401 needs a human).
  */
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CobblestoneApi } from "../../bridge/api-client";
-import { BridgeError, exitStatusOf } from "../../bridge/errors";
-import { EXIT, isFailure } from "../../bridge/exit-codes";
+import { CobblestoneApi } from "../../bridge/service/api-client";
+import { BridgeError, exitStatusOf } from "../../bridge/shared/errors";
+import { EXIT, isFailure } from "../../bridge/shared/exit-codes";
 
 describe("the bridge's exit statuses", () => {
   it("a BridgeError carries its kind: a refusal 2, unavailable 75, locked 76, a bug 1", () => {

@@ -4,8 +4,8 @@
  * reconnecting, stopping on anything else, on the signal, or on an interrupted round.
  */
 import { describe, expect, it } from "vitest";
-import { BridgeError } from "../../bridge/errors";
-import { BACKOFF_MS, type FollowLoopParts, followLoop, sleepUnlessAborted } from "../../bridge/follow-loop";
+import { BridgeError } from "../../bridge/shared/errors";
+import { BACKOFF_MS, type FollowLoopParts, followLoop, sleepUnlessAborted } from "../../bridge/running/follow-loop";
 
 type Step = "ok" | "away" | "refused";
 

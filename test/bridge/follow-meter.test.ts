@@ -1,6 +1,6 @@
 /** --follow's lag and its line a minute, on a clock the test moves. */
 import { describe, expect, it } from "vitest";
-import { FollowMeter, minuteText } from "../../bridge/follow-meter";
+import { FollowMeter, minuteText } from "../../bridge/running/follow-meter";
 
 describe("the follow meter", () => {
   it("measures each result's lag from its mod_time to its answered request, and tells the minute once a minute", () => {

@@ -7,7 +7,7 @@
 import { spawn } from "node:child_process";
 import { mkdir, readdir } from "node:fs/promises";
 import { join } from "node:path";
-import { PACK_DIR } from "../../bridge/pack";
+import { PACK_DIR } from "../../bridge/pack/pack";
 
 export const ROOT = new URL("../..", import.meta.url).pathname;
 

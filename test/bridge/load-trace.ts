@@ -7,7 +7,7 @@
  * takes the time of its first pass).
  */
 import type mysql from "mysql2/promise";
-import { OUTCOME, VALIDATE_STATE } from "../../bridge/boinc-codes";
+import { OUTCOME, VALIDATE_STATE } from "../../bridge/database/boinc-codes";
 import type { TraceExpected, TraceOp } from "./trace-types";
 
 /** Error results and their workunits get ids far above the trace's own. */

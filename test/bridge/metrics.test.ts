@@ -6,12 +6,12 @@ import { mkdtemp, readFile, readdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BridgeError } from "../../bridge/errors";
-import { carriedStatus, labelValue, renderMetrics } from "../../bridge/metrics";
-import { MetricsFile, previousStatus } from "../../bridge/metrics-file";
-import { serveMetrics } from "../../bridge/metrics-server";
-import { BridgeStatus } from "../../bridge/status";
-import { BRIDGE_VERSION } from "../../bridge/version";
+import { BridgeError } from "../../bridge/shared/errors";
+import { carriedStatus, labelValue, renderMetrics } from "../../bridge/telling/metrics";
+import { MetricsFile, previousStatus } from "../../bridge/telling/metrics-file";
+import { serveMetrics } from "../../bridge/telling/metrics-server";
+import { BridgeStatus } from "../../bridge/telling/status";
+import { BRIDGE_VERSION } from "../../bridge/shared/version";
 
 describe("the bridge's metrics", () => {
   let work: string;

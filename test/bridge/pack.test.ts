@@ -16,9 +16,9 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { suiteNeeds } from "../../scripts/skipped-suites";
-import { MIN_NODE_MAJOR, oldNodeProblem } from "../../bridge/node-version";
-import { SYSTEMD_DIR } from "../../bridge/pack";
-import { BRIDGE_VERSION } from "../../bridge/version";
+import { MIN_NODE_MAJOR, oldNodeProblem } from "../../bridge/shared/node-version";
+import { SYSTEMD_DIR } from "../../bridge/pack/pack";
+import { BRIDGE_VERSION } from "../../bridge/shared/version";
 import type { WranglerDev } from "../browser/wrangler-dev";
 import { boincDbWithTrace } from "./boinc-fixture";
 import { buildTarball, type Exit, installTarball, machinePath, run } from "./installed-bridge";
@@ -106,9 +106,9 @@ describe("the packed bridge, installed from its tarball", () => {
     expect(Number(/^v(\d+)/.exec(node)![1])).toBeGreaterThanOrEqual(MIN_NODE_MAJOR);
   });
 
-  it("ships the systemd units and their examples as bridge/package/systemd/ has them (test/bridge/systemd-units.test.ts checks them)", async () => {
+  it("ships the systemd units and their examples as bridge/pack/package/systemd/ has them (test/bridge/systemd-units.test.ts checks them)", async () => {
     const installedDir = join(prefix, "lib/node_modules/cobblestone-bridge", SYSTEMD_DIR);
-    const sourceDir = fileURLToPath(new URL(`../../bridge/package/${SYSTEMD_DIR}/`, import.meta.url));
+    const sourceDir = fileURLToPath(new URL(`../../bridge/pack/package/${SYSTEMD_DIR}/`, import.meta.url));
     const names = (await readdir(sourceDir)).sort();
     expect((await readdir(installedDir)).sort()).toEqual(names);
     expect(names).toContain("cobblestone-bridge@.service");

@@ -3,15 +3,15 @@
  * the run's parts (request pipeline, round, follow loop): every call is recorded in one log, in
  * the order it happened, so a test reads the order of posts, writes and saves from it.
  */
-import type { PassBatchAnswer } from "../../bridge/answer-grants";
-import { OUTCOME, VALIDATE_STATE } from "../../bridge/boinc-codes";
-import { type PassBody, callsForSecond } from "../../bridge/events";
-import { RequestPipeline, type RequestPipelineParts } from "../../bridge/request-pipeline";
-import type { ResultRow } from "../../bridge/rows";
-import { type BridgeState, freshState } from "../../bridge/state";
-import { grantsOfAnswer } from "../../bridge/answer-grants";
-import { BOINC_DEFAULT_CAPS, CreditCeilings } from "../../bridge/credit-bounds";
-import type { Grant } from "../../bridge/write-back";
+import type { PassBatchAnswer } from "../../bridge/write-back/answer-grants";
+import { OUTCOME, VALIDATE_STATE } from "../../bridge/database/boinc-codes";
+import { type PassBody, callsForSecond } from "../../bridge/service/second-calls";
+import { RequestPipeline, type RequestPipelineParts } from "../../bridge/running/request-pipeline";
+import type { ResultRow } from "../../bridge/database/rows";
+import { type BridgeState, freshState } from "../../bridge/running/state";
+import { grantsOfAnswer } from "../../bridge/write-back/answer-grants";
+import { BOINC_DEFAULT_CAPS, CreditCeilings } from "../../bridge/write-back/credit-bounds";
+import type { Grant } from "../../bridge/write-back/write-back";
 
 export const KNOWN = new Map([[1, "alpha"]]);
 

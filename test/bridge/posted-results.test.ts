@@ -1,16 +1,16 @@
 /** --follow's memory of what it posted: a row read again unchanged is not posted again. */
 import { describe, expect, it } from "vitest";
-import { OUTCOME, VALIDATE_STATE } from "../../bridge/boinc-codes";
-import { PostedResults } from "../../bridge/posted-results";
-import { Rounds } from "../../bridge/round";
-import type { ResultRow } from "../../bridge/rows";
+import { OUTCOME, VALIDATE_STATE } from "../../bridge/database/boinc-codes";
+import { PostedResults } from "../../bridge/running/posted-results";
+import { Rounds } from "../../bridge/running/round";
+import type { ResultRow } from "../../bridge/database/rows";
 import { type FakeOptions, KNOWN, fakePipeline, only, row } from "./pipeline-fakes";
 
 async function* each(rows: ResultRow[]): AsyncGenerator<ResultRow> {
   yield* rows;
 }
 
-/** A --follow round over the fakes, remembering as run.ts does: a pass once written, an error report once answered. */
+/** A --follow round over the fakes, remembering as the run does (answers.ts): a pass once written, an error report once answered. */
 function followRound(o: FakeOptions = {}) {
   const { pipeline, world } = fakePipeline({ passesPerRequest: 50, ...o });
   const posted = new PostedResults();

@@ -5,7 +5,7 @@
  * and a failure stops every save after it.
  */
 import { describe, expect, it } from "vitest";
-import { VALIDATE_STATE } from "../../bridge/boinc-codes";
+import { VALIDATE_STATE } from "../../bridge/database/boinc-codes";
 import { answerOf, fakePipeline, idle, only, passOf, row, second, wait } from "./pipeline-fakes";
 
 describe("the request pipeline", () => {

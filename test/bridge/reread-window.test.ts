@@ -1,6 +1,6 @@
 /** --follow's re-read window: rows before the cursor are posted only once. */
 import { describe, expect, it } from "vitest";
-import { RereadWindow } from "../../bridge/reread-window";
+import { RereadWindow } from "../../bridge/running/reread-window";
 import { row } from "./pipeline-fakes";
 
 async function* each<T>(items: T[]): AsyncGenerator<T> {

@@ -6,9 +6,9 @@
 import { createServer, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CobblestoneApi } from "../../bridge/api-client";
-import { BridgeError } from "../../bridge/errors";
-import { DEFAULT_RETRY, type RetryOptions, retryAfterMs, retryingFetch } from "../../bridge/retrying-fetch";
+import { CobblestoneApi } from "../../bridge/service/api-client";
+import { BridgeError } from "../../bridge/shared/errors";
+import { DEFAULT_RETRY, type RetryOptions, retryAfterMs, retryingFetch } from "../../bridge/service/retrying-fetch";
 
 /** Answers each request with the next scripted status (and Retry-After), then 200; records the bodies it got. */
 function scriptedServer(script: { status: number; retryAfter?: string }[]) {

@@ -4,10 +4,10 @@
  * (pipeline-fakes.ts).
  */
 import { describe, expect, it } from "vitest";
-import { OUTCOME, VALIDATE_STATE } from "../../bridge/boinc-codes";
-import type { HolderIds } from "../../bridge/holders";
-import { Rounds, SKIPS_LOGGED } from "../../bridge/round";
-import type { ResultRow } from "../../bridge/rows";
+import { OUTCOME, VALIDATE_STATE } from "../../bridge/database/boinc-codes";
+import type { HolderIds } from "../../bridge/service/holders";
+import { Rounds, SKIPS_LOGGED } from "../../bridge/running/round";
+import type { ResultRow } from "../../bridge/database/rows";
 import { type FakeOptions, KNOWN, fakePipeline, only, row } from "./pipeline-fakes";
 
 async function* each(rows: ResultRow[]): AsyncGenerator<ResultRow> {

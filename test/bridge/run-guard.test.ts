@@ -9,7 +9,7 @@ import { join } from "node:path";
 import type mysql from "mysql2/promise";
 import { suiteNeeds } from "../../scripts/skipped-suites";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { RunGuard, runLockName } from "../../bridge/run-guard";
+import { RunGuard, runLockName } from "../../bridge/running/run-guard";
 import type { WranglerDev } from "../browser/wrangler-dev";
 import { smallBoincDb } from "./boinc-fixture";
 import { killBridges, noCreditResult, startBridgeCli, validateNoCredit } from "./bridge-cli";

@@ -15,7 +15,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { suiteNeeds } from "../../scripts/skipped-suites";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { bridgeOptions, runBridge } from "../../bridge/run";
+import { bridgeOptions, runBridge } from "../../bridge/running/run";
 import type { WranglerDev } from "../browser/wrangler-dev";
 import { smallBoincDb } from "./boinc-fixture";
 import { startBridgeCli } from "./bridge-cli";

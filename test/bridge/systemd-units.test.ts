@@ -1,5 +1,5 @@
 /**
- * The systemd units the package ships (bridge/package/systemd/, issue 49): their command lines
+ * The systemd units the package ships (bridge/pack/package/systemd/, issue 49): their command lines
  * are ones the bridge takes, with the secrets only in the secrets file that LoadCredential= hands
  * it; `systemd-analyze verify` finds nothing to say about them, and `systemd-analyze security`
  * rates each service's exposure at most 3.0 ("OK"). systemd need not run: both read the unit
@@ -11,11 +11,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { suiteNeeds } from "../../scripts/skipped-suites";
-import { parseOptions } from "../../bridge/cli-options";
-import { parseSecretsFile } from "../../bridge/secrets";
+import { parseOptions } from "../../bridge/command-line/cli-options";
+import { parseSecretsFile } from "../../bridge/command-line/secrets";
 import { environmentFile, execStart, unitSettings } from "./systemd-exec";
 
-const DIR = new URL("../../bridge/package/systemd/", import.meta.url).pathname;
+const DIR = new URL("../../bridge/pack/package/systemd/", import.meta.url).pathname;
 const FOLLOW = "cobblestone-bridge@.service";
 const ONCE = "cobblestone-bridge-once@.service";
 const TIMER = "cobblestone-bridge-once@.timer";

@@ -5,8 +5,13 @@
  * The ceilings are worked by hand: credit = runtime (cut at max_runtime) × FLOPS × 200 / 86400e9.
  */
 import { describe, expect, it } from "vitest";
-import { BridgeError } from "../../bridge/errors";
-import { type PostedTrickle, refuseUnreconciledTrickles, trickleAnswerProblems, trickleCeiling } from "../../bridge/trickle-answer";
+import { BridgeError } from "../../bridge/shared/errors";
+import {
+  type PostedTrickle,
+  refuseUnreconciledTrickles,
+  trickleAnswerProblems,
+  trickleCeiling,
+} from "../../bridge/write-back/trickle-answer";
 
 const MAX_RUNTIME = 3600;
 /** The project's largest p_fpops, for a host whose own is unknown. */

@@ -1,14 +1,15 @@
 /**
  * What the bridge takes from a trickle-up message and from config.xml's trickle_credit daemon
- * (bridge/trickle-messages.ts, bridge/trickle-config.ts): pure, no database.
+ * (bridge/database/trickle-messages.ts, bridge/database/trickle-config.ts): pure, no database.
  */
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { BridgeError } from "../../bridge/errors";
-import { trickleApp, trickleDaemonOfConfig, trickleSettings } from "../../bridge/trickle-config";
-import { runtimeOf } from "../../bridge/trickle-messages";
+import { BridgeError } from "../../bridge/shared/errors";
+import { resolveDatabase } from "../../bridge/database/db-source";
+import { trickleApp, trickleDaemonOfConfig, trickleSettings } from "../../bridge/database/trickle-config";
+import { runtimeOf } from "../../bridge/database/trickle-messages";
 
 describe("a message's runtime, as BOINC's handler parses it", () => {
   it("the first <runtime> that is a number; an empty one is 0; none is null", () => {
@@ -55,15 +56,18 @@ describe("the trickle settings of a run", () => {
     const file = join(dir, "config.xml");
     await writeFile(
       file,
-      "<boinc><config/><daemons><daemon><cmd>trickle_credit --variety climate --max_runtime 3600</cmd></daemon></daemons></boinc>",
+      "<boinc><config><db_name>boinc</db_name></config><daemons><daemon><cmd>trickle_credit --variety climate --max_runtime 3600</cmd></daemon></daemons></boinc>",
     );
-    expect(await trickleSettings({}, file)).toEqual({ variety: "climate", maxRuntime: 3600, app: null });
-    expect(await trickleSettings({ maxRuntime: "600", app: "a" }, file)).toEqual({ variety: "climate", maxRuntime: 600, app: "a" });
-    expect(await trickleSettings({}, undefined)).toBeNull();
-    expect(await trickleSettings({ variety: "v", maxRuntime: "10" }, undefined)).toEqual({ variety: "v", maxRuntime: 10, app: null });
-    await expect(trickleSettings({ variety: "v" }, undefined)).rejects.toThrow(/--max_runtime/);
-    await expect(trickleSettings({ variety: "v", maxRuntime: "0" }, undefined)).rejects.toThrow(/above 0, not '0'/);
-    await expect(trickleSettings({ maxRuntime: "10" }, undefined)).rejects.toThrow(/need a variety/);
+    // config.xml is read once, by resolveDatabase, which gives the daemon to trickleSettings.
+    const { trickleDaemon } = await resolveDatabase(undefined, file, {}, false);
+    expect(trickleDaemon).toEqual({ variety: "climate", maxRuntime: "3600" });
+    expect(trickleSettings({}, trickleDaemon)).toEqual({ variety: "climate", maxRuntime: 3600, app: null });
+    expect(trickleSettings({ maxRuntime: "600", app: "a" }, trickleDaemon)).toEqual({ variety: "climate", maxRuntime: 600, app: "a" });
+    expect(trickleSettings({}, null)).toBeNull();
+    expect(trickleSettings({ variety: "v", maxRuntime: "10" }, null)).toEqual({ variety: "v", maxRuntime: 10, app: null });
+    expect(() => trickleSettings({ variety: "v" }, null)).toThrow(/--max_runtime/);
+    expect(() => trickleSettings({ variety: "v", maxRuntime: "0" }, null)).toThrow(/above 0, not '0'/);
+    expect(() => trickleSettings({ maxRuntime: "10" }, null)).toThrow(/need a variety/);
     await rm(dir, { recursive: true, force: true });
   });
 });

@@ -1,7 +1,7 @@
 /** --follow counts its unpaid results at most once a minute, one count at a time, and keeps the last count when one fails. */
 import { describe, expect, it } from "vitest";
-import { BridgeStatus } from "../../bridge/status";
-import { UnpaidWatch } from "../../bridge/unpaid-watch";
+import { BridgeStatus } from "../../bridge/telling/status";
+import { UnpaidWatch } from "../../bridge/running/unpaid-watch";
 
 describe("the unpaid count's schedule", () => {
   it("counts at the first poll, then once a minute, never two at once; a failure keeps the last count and is told", async () => {

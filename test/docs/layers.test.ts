@@ -1,8 +1,8 @@
 /**
  * The layering rules of .dependency-cruiser.cjs fire: a fixture tree with one upward import,
  * one route reaching into a job and one cycle gets exactly those, named by their rules, while
- * a job using a service passes. (`npm run lint:layers` applies the same rules to src/, and the
- * cycle rule to bench/ too.)
+ * a job using a service passes; a fixture bridge's rooms likewise. (`npm run lint:layers` applies
+ * the same rules to src/ and bridge/, and the cycle rule to bench/ too.)
  */
 import { createRequire } from "node:module";
 import { cruise } from "dependency-cruiser";
@@ -26,6 +26,22 @@ describe("the layering rules", () => {
       // A cycle is reported once, from its first module.
       "no-cycles: src/db/a.ts → src/db/b.ts",
       "routes-not-jobs: src/routes/rescale.ts → src/jobs/rescale.ts",
+    ]);
+  });
+
+  it("name each of a fixture bridge's upward imports, its reach into src/ and into pack/, and nothing else", async () => {
+    const result = await cruise(["bridge"], {
+      baseDir: `${root}test/fixtures/layering`,
+      validate: true,
+      ruleSet: { forbidden: config.forbidden },
+      tsPreCompilationDeps: true,
+    });
+    if (typeof result.output === "string") throw new Error("expected a cruise result object");
+    const violations = result.output.summary.violations.map((v) => `${v.rule.name}: ${v.from} → ${v.to}`).sort();
+    expect(violations).toEqual([
+      "bridge-database-below-service: bridge/database/reader.ts → bridge/running/loop.ts",
+      "bridge-pack-apart: bridge/write-back/writer.ts → bridge/pack/pack.ts",
+      "bridge-uses-only-pure-src: bridge/service/client.ts → src/db/rows.ts",
     ]);
   });
 

@@ -2,13 +2,13 @@
  * Token scopes (docs/tokens-and-audit.md#scopes): every route that takes a project token has a
  * scope decision here, and /openapi.json says the same (a new route without one fails the first
  * test). An `ingest` token is refused 403 `insufficient_scope` on every `manage` route and on
- * PUT apps with a setting, writing nothing; the bridge's own calls (bridge/api-client.ts, with
- * the bodies bridge/register-apps.ts sends) all succeed with one; a `manage` token issues and
+ * PUT apps with a setting, writing nothing; the bridge's own calls (bridge/service/api-client.ts, with
+ * the bodies bridge/service/register-apps.ts sends) all succeed with one; a `manage` token issues and
  * revokes `ingest` tokens without ending itself.
  */
 import { exports } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { CobblestoneApi } from "../../bridge/api-client";
+import { CobblestoneApi } from "../../bridge/service/api-client";
 import { INGEST_APP_FIELDS } from "../../src/routes/apps/apps.schemas";
 import { ADMIN_TOKEN, createProject, rawRequest, request } from "../support/api";
 import { expectError, result, setupProject, workunit } from "../support/api-helpers";
@@ -179,7 +179,7 @@ describe("token scopes: the bridge with an ingest token", () => {
   it("every call of the bridge's documented flow succeeds with an ingest token, each audited under that token", async () => {
     const { slug, token } = await createProject("scope-bridge");
     const ingest = await issue(slug, token, "ingest");
-    // The bridge's own client (bridge/api-client.ts), its requests sent to this Worker.
+    // The bridge's own client (bridge/service/api-client.ts), its requests sent to this Worker.
     vi.stubGlobal("fetch", (input: RequestInfo | URL, init?: RequestInit) => exports.default.fetch(new Request(input, init)));
     const api = new CobblestoneApi("http://cobblestone.test", slug, ingest.token, {
       maxAttempts: 1,
@@ -189,7 +189,7 @@ describe("token scopes: the bridge with an ingest token", () => {
     });
 
     await api.check();
-    // bridge/register-apps.ts: the app with its BOINC columns, then its versions.
+    // bridge/service/register-apps.ts: the app with its BOINC columns, then its versions.
     await api.putApp("a", { host_scale_check: false });
     await api.putApp("g", { host_scale_check: true, target_nresults: 2 });
     await api.putAppVersion(1, { app: "a", platform: "linux", plan_class: "", version_num: 1 });

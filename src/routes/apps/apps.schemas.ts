@@ -66,7 +66,7 @@ export type PutApp = z.infer<typeof PutAppSchema>;
 
 /**
  * What an `ingest` token may send in PUT …/apps/{app}: registering the app with BOINC's own
- * columns, as the bridge does (bridge/register-apps.ts). Every other field is a setting of the
+ * columns, as the bridge does (bridge/service/register-apps.ts). Every other field is a setting of the
  * project's and needs a `manage` token (docs/tokens-and-audit.md#scopes).
  */
 export const INGEST_APP_FIELDS: readonly (keyof PutApp)[] = ["host_scale_check", "target_nresults"];

@@ -1,7 +1,0 @@
-/** `npm run bridge:types`: writes bridge/api-types.ts from the service's /openapi.json. */
-import { writeFile } from "node:fs/promises";
-import { openApiDocument } from "../scripts/openapi-document";
-import { apiTypesFrom } from "./api-types-source";
-
-await writeFile(new URL("./api-types.ts", import.meta.url), await apiTypesFrom(await openApiDocument()));
-console.log("wrote bridge/api-types.ts");
