@@ -24,7 +24,8 @@ export class AppCeilings {
 
   constructor(private readonly caps: ValidatorCaps = BOINC_DEFAULT_CAPS) {}
 
-  set(serviceApps: readonly { name: string; max_granted_credit: number }[], databaseApps = this.databaseApps): void {
+  /** `serviceApps` as the service lists them: a runtime app's credit_mode lowers its ceiling per workunit. */
+  set(serviceApps: readonly { name: string; max_granted_credit: number; credit_mode?: string }[], databaseApps = this.databaseApps): void {
     this.databaseApps = databaseApps;
     this.current = new CreditCeilings(this.caps, serviceApps, databaseApps);
   }
