@@ -122,16 +122,17 @@ function printFolds(folds: readonly FoldRow[]) {
     "",
   );
   console.log(
-    "| cadence | hosts | users | teams | per-app users | per-app teams | all rows written | queue rows read per holder read | D1 rows read a month | $ a month | $ per million |",
+    "| cadence | hosts | users | teams | per-app users | per-app teams | all rows written | rows read per host read for its pending grants | rows read per minute to rank with them | D1 rows read a month | $ a month | $ per million |",
   );
-  console.log("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
+  console.log("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
   const line = (label: string, pick: "today" | "folded", f: FoldRow) => {
     const c = f.projection.classes;
     const mo = f[pick];
     const rows = pick === "today" ? f.projection.rowsWrittenToday : f.projection.rowsWrittenFolded;
     const tail = pick === "today" ? 0 : f.projection.tailRowsPerLookup;
+    const ranking = pick === "today" ? 0 : f.projection.rankingRowsPerMinute;
     console.log(
-      `| ${label} | ${[c.hosts, c.users, c.teams, c.userApps, c.teamApps].map((x) => x[pick].toFixed(3)).join(" | ")} | ${rows.toFixed(2)} | ${tail.toFixed(0)} | ${(mo.rowsRead / 1e9).toFixed(1)} G | $${mo.total.toFixed(2)} | $${mo.perMillionResults.toFixed(2)} |`,
+      `| ${label} | ${[c.hosts, c.users, c.teams, c.userApps, c.teamApps].map((x) => x[pick].toFixed(3)).join(" | ")} | ${rows.toFixed(2)} | ${tail.toFixed(0)} | ${(ranking / 1e6).toFixed(2)} M | ${(mo.rowsRead / 1e9).toFixed(1)} G | $${mo.total.toFixed(2)} | $${mo.perMillionResults.toFixed(2)} |`,
     );
   };
   line("today: every pass; per-app hourly", "today", folds[0]!);

@@ -13,9 +13,16 @@
  * and teams are counted as the bench has them, scaled from the bench's hosts to the project's,
  * each class's rows times the share the bench measured against the model at the bench's own
  * cadence (a walk per pass); per-app rows, which the bench does not count, by the effective
- * number that gives the rows its per-app folds wrote. The pending grants are one queue row per pass (the per-app credit's
- * queue row, src/db/app-credit-queue.ts, which would carry the holders' runs too), so a read
- * that adds them scans the queue rows since the last fold: half a fold's interval on average.
+ * number that gives the rows its per-app folds wrote.
+ *
+ * The pending grants are one queue row per pass (the per-app credit's queue row,
+ * src/db/app-credit-queue.ts, which would carry the holders' runs too): half a fold's interval
+ * of passes on average. D1 counts every element json_each yields as a row read, so a read of
+ * one holder reads 2 rows per pending queue row (the row, the id looked for: the rows naming it
+ * are picked by their text, pendingAppCreditQuery) and takes apart the rows that name it (a
+ * host's results of half an interval, each in its own pass) at RUNS_PER_RESULT runs per result
+ * of the pass; the minute cron, ranking the boards with every pending run applied, takes apart
+ * every pending row once a minute.
  * Left out: the fold's own reads (each row it writes and each queue row, once; a row read
  * costs a thousandth of a row written) and any CPU the tails cost.
  */
@@ -80,11 +87,18 @@ export interface FoldProjection {
   /** The second day's rows written per result with the classes as today, and folded. */
   readonly rowsWrittenToday: number;
   readonly rowsWrittenFolded: number;
-  /** Queue rows a read of one holder scans for its pending grants, on average. */
+  /** Queue rows since the last fold, on average. */
+  readonly pendingQueueRows: number;
+  /** Rows a read of one host reads for its pending grants, on average. */
   readonly tailRowsPerLookup: number;
-  /** Rows read a day by the lookups' tails and the minute cron's three leaderboards ranking with theirs. */
+  /** Rows the minute cron reads to rank the boards with every pending run, each minute. */
+  readonly rankingRowsPerMinute: number;
+  /** Rows read a day by the lookups' tails and the minute cron's ranking. */
   readonly tailRowsReadPerDay: number;
 }
+
+/** A queued result names at most a host, a user, a team and its (user, app) and (team, app) rows. */
+export const RUNS_PER_RESULT = 5;
 
 /** Per-app credit is folded hourly today (src/jobs/schedule.ts, the app-credit-fold job: "50 * * * *"). */
 export const TODAY_APP_FOLDS = 24;
@@ -136,15 +150,20 @@ export function projectFold(cost: CostSummary, p: FoldProfile): FoldProjection {
   const sum = (k: "today" | "folded") => Object.values(classes).reduce((s, c) => s + c[k], 0);
   // A pass's queue row names many holders, so a read of one scans every row since the fold;
   // splitting the row by holder would not help: each part is still a row per pass.
-  const tailRowsPerLookup = passesPerDay / p.foldsPerDay / 2;
+  const pendingQueueRows = passesPerDay / p.foldsPerDay / 2;
+  const runsPerRow = RUNS_PER_RESULT * resultsPerPass;
+  const namingRows = Math.min(pendingQueueRows, p.resultsPerDay / p.hosts / p.foldsPerDay / 2);
+  const tailRowsPerLookup = 2 * pendingQueueRows + namingRows * runsPerRow;
+  const rankingRowsPerMinute = pendingQueueRows * (1 + runsPerRow);
   return {
     resultsPerPass,
     classes,
     rowsWrittenToday: rest + sum("today"),
     rowsWrittenFolded: rest + sum("folded"),
+    pendingQueueRows,
     tailRowsPerLookup,
-    // And three boards ranked each minute, each scanning the pending queue once.
-    tailRowsReadPerDay: tailRowsPerLookup * (p.lookupsPerDay + 3 * 1440),
+    rankingRowsPerMinute,
+    tailRowsReadPerDay: tailRowsPerLookup * p.lookupsPerDay + rankingRowsPerMinute * 1440,
   };
 }
 

@@ -74,10 +74,14 @@ describe("fold cadence projection", () => {
     const classes = Object.values(p.classes);
     expect(p.rowsWrittenFolded).toBeCloseTo(1.5 + classes.reduce((s, c) => s + c.folded, 0), 12);
     expect(p.rowsWrittenToday).toBeCloseTo(1.5 + classes.reduce((s, c) => s + c.today, 0), 12);
-    // A read scans the queue rows of half a fold's interval: 100 passes / 2 folds / 2 = 25; a day,
-    // 1000 reads and the minute cron's 3 boards × 1440.
-    expect(p.tailRowsPerLookup).toBe(25);
-    expect(p.tailRowsReadPerDay).toBe(25 * (1000 + 3 * 1440));
+    // Pending: the queue rows of half a fold's interval, 100 passes / 2 folds / 2 = 25. A host's
+    // read: 2 rows each (the row, the id looked for), and the rows naming it taken apart: its
+    // 10 results a day / 2 folds / 2 = 2.5 rows of 5 runs × 100 results = 500 each: 1,300.
+    expect(p.pendingQueueRows).toBe(25);
+    expect(p.tailRowsPerLookup).toBe(2 * 25 + 2.5 * 500);
+    // The minute ranking takes every pending row apart: 25 × (1 + 500); a day, 1000 reads and 1440 rankings.
+    expect(p.rankingRowsPerMinute).toBe(25 * 501);
+    expect(p.tailRowsReadPerDay).toBe(1300 * 1000 + 12_525 * 1440);
   });
 
   it("counts today's per-app folds from the job's cron: once an hour", () => {
