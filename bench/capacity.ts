@@ -13,6 +13,9 @@
  *                         not write every changed holder's snapshot; docs/public-reads.md)
  *   --lookups-per-day L   public reads of single holders a day reaching D1 when live (default: hosts)
  *   --years Y             how far to project (default 5)
+ *   --fold-hours H,…      also project a design that is NOT built: holders' and per-app credit
+ *                         folded every H hours, reads adding what is pending
+ *                         (bench/fold-cadence.ts), one row per H, beside today's cadence
  *   --cost FILE           the measured figures (default bench/results/cost.json)
  *   --json                one JSON object (databases, max_database_gb, dollars_per_month,
  *                         dollars_per_million_results…) instead of the tables for people
@@ -23,6 +26,7 @@ import { parseArgs } from "node:util";
 import type { CostSummary } from "./cost-summary";
 import { DEFAULT_DAILY_HISTORY_DAYS, DEFAULT_RESULT_RETENTION_DAYS } from "../src/config";
 import { GB, HISTORY_DATABASE_FILL_GB, MONTH_DAYS, PRICES, type Profile, capacity, project } from "./capacity-model";
+import { foldedMonth } from "./fold-cadence";
 
 function main() {
   const { values } = parseArgs({
@@ -35,6 +39,7 @@ function main() {
       "holder-reads": { type: "string", default: "auto" },
       "lookups-per-day": { type: "string" },
       years: { type: "string", default: "5" },
+      "fold-hours": { type: "string" },
       cost: { type: "string", default: join(new URL("..", import.meta.url).pathname, "bench/results/cost.json") },
       json: { type: "boolean", default: false },
     },
@@ -42,7 +47,7 @@ function main() {
   const holderReads = values["holder-reads"];
   if (!values["results-per-day"] || !values.hosts || (holderReads !== "auto" && holderReads !== "snapshots" && holderReads !== "live")) {
     console.error(
-      "usage: npm run capacity -- --results-per-day N --hosts H [--retention-days D] [--daily-history-days S] [--host-reports-per-day R] [--holder-reads snapshots|live|auto] [--lookups-per-day L] [--years Y] [--json]",
+      "usage: npm run capacity -- --results-per-day N --hosts H [--retention-days D] [--daily-history-days S] [--host-reports-per-day R] [--holder-reads snapshots|live|auto] [--lookups-per-day L] [--years Y] [--fold-hours H,…] [--json]",
     );
     process.exit(2);
   }
@@ -62,8 +67,10 @@ function main() {
   };
   const years = Number(values.years);
   const c = capacity(cost, p, years);
+  const foldHours = values["fold-hours"]?.split(",").map(Number) ?? [];
+  const folds = foldHours.map((h) => ({ every_hours: h, ...foldedMonth(cost, p, years, 24 / h) }));
   if (values.json) {
-    console.log(JSON.stringify(c, null, 2));
+    console.log(JSON.stringify(foldHours.length > 0 ? { ...c, fold_projection: folds } : c, null, 2));
     return;
   }
   const m = c.measured;
@@ -101,6 +108,35 @@ function main() {
   console.log(
     `Per million validated results (D1 writes, reads, storage and KV): $${c.dollars_per_million_results.toFixed(2)} (${(mo.results / 1e6).toFixed(0)} M results in ${MONTH_DAYS} days).`,
   );
+  printFolds(folds);
+}
+
+type FoldRow = { every_hours: number } & ReturnType<typeof foldedMonth>;
+
+/** The --fold-hours table: today's cadence projected the same way, then each fold interval. */
+function printFolds(folds: readonly FoldRow[]) {
+  if (folds.length === 0) return;
+  console.log("");
+  console.log(
+    "Projected, NOT built (bench/fold-cadence.ts): hosts', users', teams' and per-app credit written by a fold every H hours instead of by every pass (per-app: the hourly fold), reads adding the pending queue rows. Rows written per validated result:",
+    "",
+  );
+  console.log(
+    "| cadence | hosts | users | teams | per-app users | per-app teams | all rows written | rows read per host read for its pending grants | rows read per minute to rank with them | D1 rows read a month | $ a month | $ per million |",
+  );
+  console.log("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
+  const line = (label: string, pick: "today" | "folded", f: FoldRow) => {
+    const c = f.projection.classes;
+    const mo = f[pick];
+    const rows = pick === "today" ? f.projection.rowsWrittenToday : f.projection.rowsWrittenFolded;
+    const tail = pick === "today" ? 0 : f.projection.tailRowsPerLookup;
+    const ranking = pick === "today" ? 0 : f.projection.rankingRowsPerMinute;
+    console.log(
+      `| ${label} | ${[c.hosts, c.users, c.teams, c.userApps, c.teamApps].map((x) => x[pick].toFixed(3)).join(" | ")} | ${rows.toFixed(2)} | ${tail.toFixed(0)} | ${(ranking / 1e6).toFixed(2)} M | ${(mo.rowsRead / 1e9).toFixed(1)} G | $${mo.total.toFixed(2)} | $${mo.perMillionResults.toFixed(2)} |`,
+    );
+  };
+  line("today: every pass; per-app hourly", "today", folds[0]!);
+  for (const f of folds) line(`a fold every ${f.every_hours} h`, "folded", f);
 }
 
 if (process.argv[1]?.endsWith("capacity.ts")) main();

@@ -15,9 +15,9 @@ import { runBatch } from "./batch";
 import type { Db } from "./client";
 import type { GrantGroups, GrantPart } from "./grant-groups";
 import { markSubjects } from "./kv-marks";
-import { appCreditQueue, creditTeams, creditUsers, projects } from "./schema";
+import { appCreditQueue, apps, creditTeams, creditUsers, projects } from "./schema";
 import type { QueueNumbers } from "./queue-numbers";
-import { chunks, name } from "./sql-helpers";
+import { chunks, jsonList, name } from "./sql-helpers";
 import { grantRun } from "./stat-updates";
 
 /**
@@ -72,6 +72,47 @@ export function appCreditQueueWrites(projectId: number, passes: readonly TimedGr
 }
 
 const keyOf = (kind: number, holderId: number, appId: number) => `${kind}/${holderId}/${appId}`;
+
+/** A queued run (its JSON, or parsed) as the fold applies it: at its own `now`, else its row's. */
+export function queuedAppCreditRun(rowNow: number, queued: string | QueuedRun): { holderId: number; appId: number; run: AppCreditRun } {
+  const r = typeof queued === "string" ? (JSON.parse(queued) as QueuedRun) : queued;
+  return { holderId: r[1], appId: r[2], run: { now: r[7] ?? rowNow, firstCredit: r[3], firstStart: r[4], restCredit: r[5], jobs: r[6] } };
+}
+
+/**
+ * The runs the fold has not applied yet to these users' or teams' per-app rows, in the order
+ * it will apply them (queue row, then run), with their app's name: a read applies them to the
+ * stored rows (applyAppCreditRun) as the fold will, so it shows every grant at once. Read in
+ * the same batch as the rows, so a fold is either wholly in the rows or wholly here.
+ *
+ * D1 counts every element json_each yields as a row read, and a queue row holds a pass's runs
+ * for all its users and teams (hundreds): only the rows whose JSON names one of `ids` as a
+ * run's holder (the text `[kind,id,` begins a run and nothing else: appCreditQueueWrites
+ * writes JSON.stringify of number arrays) are taken apart. Rows read: the project's queue rows
+ * since the last fold (one per pass, at most an hour's) times (1 + ids), plus the runs of the
+ * rows that name one of them, plus an app per pending run.
+ */
+export function pendingAppCreditQuery(db: Db, projectId: number, kind: "users" | "teams", ids: readonly number[]) {
+  const q = appCreditQueue;
+  const k = kind === "users" ? 0 : 1;
+  const at = (i: number) => sql.raw(`json_extract(j.value, '$[${i}]')`);
+  const folded = sql`(SELECT ${name(projects.appCreditFoldedThrough)} FROM ${projects} WHERE ${name(projects.id)} = ${projectId})`;
+  const namesOne = sql`EXISTS (SELECT 1 FROM json_each(${JSON.stringify(ids)}) AS i WHERE instr(${name(q.runs)}, ${sql.raw(`'[${k},'`)} || i.value || ',') > 0)`;
+  // MATERIALIZED: the rows that name one are picked before any is taken apart (a plain join
+  // lets SQLite take every row apart first).
+  const naming = sql`(WITH m AS MATERIALIZED (SELECT ${name(q.id)} AS id, ${name(q.now)} AS now, ${name(q.runs)} AS runs FROM ${q}
+    WHERE ${name(q.projectId)} = ${projectId} AND ${name(q.id)} > ${folded} AND ${namesOne}) SELECT * FROM m) AS m`;
+  // The app's name by a lookup per matching run: a join would let the planner scan the apps first.
+  const app = sql<
+    string | null
+  >`(SELECT ${name(apps.name)} FROM ${apps} WHERE ${name(apps.projectId)} = ${projectId} AND ${name(apps.id)} = ${at(2)})`;
+  return db
+    .select({ rowNow: sql<number>`m.now`, run: sql<string>`j.value`, app })
+    .from(naming)
+    .innerJoin(sql`json_each(m.runs) AS j`, sql`1`)
+    .where(and(sql`${at(0)} = ${sql.raw(String(k))}`, sql`${at(1)} IN ${jsonList(ids)}`))
+    .orderBy(sql`m.id`, sql`j.key`);
+}
 
 /** The current rows of the keys, from both tables (reads only). */
 async function currentRows(
@@ -149,8 +190,7 @@ export async function foldAppCredit(db: Db, projectId: number, maxRows: number):
   const folded = new Map<string, AppCreditRow>();
   for (const { row, r } of runs) {
     const key = keyOf(r[0], r[1], r[2]);
-    const run: AppCreditRun = { now: r[7] ?? row.now, firstCredit: r[3], firstStart: r[4], restCredit: r[5], jobs: r[6] };
-    folded.set(key, applyAppCreditRun(folded.get(key) ?? current.get(key), run));
+    folded.set(key, applyAppCreditRun(folded.get(key) ?? current.get(key), queuedAppCreditRun(row.now, r).run));
   }
   const last = queued.at(-1)!.id;
   await runBatch(db, [

@@ -13,7 +13,7 @@ import { livesHere, projectDatabase } from "../db/project-db";
 import { projects } from "../db/schema";
 
 /** Queue rows (passes) per batch, and batches per project and run. */
-const QUEUE_CHUNK_ROWS = 200;
+export const QUEUE_CHUNK_ROWS = 200;
 const QUEUE_MAX_CHUNKS = 50;
 
 /** Moves the queued history of every project in `db` (its ledger) that has history databases. */

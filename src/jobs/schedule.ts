@@ -96,7 +96,7 @@ export const JOBS: readonly Job[] = [
     },
   },
   {
-    // Per-app credit may lag by up to an hour: folding an hour of passes writes each row once.
+    // Folding an hour of passes writes each per-app row once; reads add what is still queued.
     name: "app-credit-fold",
     cron: "50 * * * *",
     run: (env) =>

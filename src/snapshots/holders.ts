@@ -3,8 +3,10 @@
  * a missing key falls back to. Many at once, for the cron.
  */
 import { type AnyColumn, type SQL, and, asc, eq, gte, inArray, lt, max, sql } from "drizzle-orm";
+import { type AppCreditRow as StoredAppCredit, applyAppCreditRun } from "../credit/app-credit-fold";
 import { type DayBucket, withOpenDay } from "../credit/history";
 import { firstDayOfMonth, monthOfDay } from "../credit/history-months";
+import { pendingAppCreditQuery, queuedAppCreditRun } from "../db/app-credit-queue";
 import type { Db } from "../db/client";
 import { historyBindingFor, parseHistoryDatabases } from "../db/history-databases";
 import { type QueuedBucketRow, queuedBucket, queuedBucketsQuery } from "../db/history-queue";
@@ -201,7 +203,7 @@ function appCreditQuery(db: Db, projectId: number, kind: "users" | "teams", ids:
   const t = kind === "users" ? creditUsers : creditTeams;
   const owner = kind === "users" ? creditUsers.userId : creditTeams.teamId;
   return db
-    .select({ owner, app: apps.name, total: t.total, expavg: t.expavg, expavgTime: t.expavgTime, njobs: t.njobs })
+    .select({ owner, appId: t.appId, app: apps.name, total: t.total, expavg: t.expavg, expavgTime: t.expavgTime, njobs: t.njobs })
     .from(t)
     .innerJoin(apps, and(eq(apps.projectId, t.projectId), eq(apps.id, t.appId)))
     .where(and(eq(t.projectId, projectId), among(owner, ids)))
@@ -236,12 +238,33 @@ function consentedFields(kind: HolderKind, row: HolderRow, optedOutOwners: Reado
   return shown;
 }
 
-function appCreditFrom(ids: readonly number[], rows: readonly AppCreditRow[]): Map<number, AppCredit[]> {
-  const out = new Map<number, AppCredit[]>(ids.map((id) => [id, []]));
-  for (const r of rows) {
-    out.get(r.owner)?.push({ app: r.app, total_credit: r.total, expavg_credit: r.expavg, expavg_time: r.expavgTime, jobs: r.njobs });
+type PendingAppCreditRow = Awaited<ReturnType<typeof pendingAppCreditQuery>>[number];
+
+/**
+ * Each owner's per-app credit by app id: the stored rows with the runs the hourly fold has not
+ * applied yet applied in its order (app-credit-queue.ts), so a grant shows at once.
+ */
+function appCreditFrom(
+  ids: readonly number[],
+  rows: readonly AppCreditRow[],
+  pending: readonly PendingAppCreditRow[],
+): Map<number, AppCredit[]> {
+  const byOwner = new Map<number, Map<number, { app: string; row: StoredAppCredit }>>(ids.map((id) => [id, new Map()]));
+  for (const r of rows) byOwner.get(r.owner)?.set(r.appId, { app: r.app, row: r });
+  for (const p of pending) {
+    const { holderId, appId, run } = queuedAppCreditRun(p.rowNow, p.run);
+    const apps = byOwner.get(holderId);
+    // An app deleted since (its rows go with it) is left out, as the stored rows' join leaves it.
+    if (p.app !== null) apps?.set(appId, { app: p.app, row: applyAppCreditRun(apps.get(appId)?.row, run) });
   }
-  return out;
+  return new Map(
+    [...byOwner].map(([owner, apps]) => [
+      owner,
+      [...apps]
+        .sort(([a], [b]) => a - b)
+        .map(([, { app, row: r }]) => ({ app, total_credit: r.total, expavg_credit: r.expavg, expavg_time: r.expavgTime, jobs: r.njobs })),
+    ]),
+  );
 }
 
 export type HolderRow = typeof hosts.$inferSelect | typeof users.$inferSelect | typeof teams.$inferSelect;
@@ -292,15 +315,16 @@ export async function loadHolderSnapshots(
       ...history,
     ]);
   } else {
-    let creditRows: AppCreditRow[];
-    [rows, creditRows, elsewhere, queued, ...historyRows] = await db.batch([
+    let creditRows: AppCreditRow[], pendingCredit: PendingAppCreditRow[];
+    [rows, creditRows, pendingCredit, elsewhere, queued, ...historyRows] = await db.batch([
       holderRows,
       appCreditQuery(db, projectId, kind, ids),
+      pendingAppCreditQuery(db, projectId, kind, ids),
       historyDatabasesQuery(db, projectId),
       queuedQuery,
       ...history,
     ]);
-    appCredit = appCreditFrom(ids, creditRows);
+    appCredit = appCreditFrom(ids, creditRows, pendingCredit);
   }
   const histories = await withHistoryDatabases(
     historiesFrom(ids, historyRows),
