@@ -76,8 +76,12 @@ describe.skipIf(!available)("the bridge's --follow", () => {
       // The validator: a workunit and its valid result every half second, granted nothing (--no_credit).
       const conn = await maria.root("follow");
       let inserted = 0;
+      // At least RUN_MS, and on until the bridge logged its minute: the meter's minute starts once
+      // the run is up, which under load can be many seconds after the spawn.
       const until = Date.now() + RUN_MS;
-      while (Date.now() < until) {
+      const latest = until + 120_000;
+      const minuteLogged = () => /follow: \d+ results posted/.test(stderr);
+      while (Date.now() < until || (!minuteLogged() && Date.now() < latest)) {
         await validateNoCredit(conn, ++inserted);
         await new Promise((r) => setTimeout(r, 500));
       }
