@@ -22,7 +22,7 @@ import { modesFromConfig } from "../../bridge/database/credit-modes";
 import { type BridgeOptions, bridgeOptions, runBridge } from "../../bridge/running/run";
 import { send } from "../support/send";
 import { createBoincDb } from "./boinc-fixture";
-import { startBridgeCli } from "./bridge-cli";
+import { killAgainAndAgain, startBridgeCli } from "./bridge-cli";
 import { sqlTime } from "./load-trace";
 import { mariadbAvailable } from "./mariadb";
 import { bridgeRig } from "./rig";
@@ -519,25 +519,8 @@ describe.skipIf(!available)("fixed and post-assigned credit through the bridge",
     ]);
     const env = { COBBLESTONE_TOKEN: token, BOINC_DB_URL: db.writer };
     const conn = await rig.maria.root(name);
-    const written = async () =>
-      conn.query("SELECT COUNT(*) AS n FROM cobblestone_writeback").then(
-        ([rows]) => Number((rows as { n: number }[])[0]!.n),
-        () => 0,
-      );
-    let kills = 0;
-    let seed = 50;
-    const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
-    for (let attempt = 0; attempt < 12 && kills < 6; attempt++) {
-      const run = startBridgeCli(args, env);
-      const before = await written();
-      for (let i = 0; i < 400 && run.child.exitCode === null && (await written()) === before; i++)
-        await new Promise((r) => setTimeout(r, 10));
-      await new Promise((r) => setTimeout(r, random() * 100));
-      if (run.child.exitCode !== null) break;
-      run.child.kill("SIGKILL");
-      await run.exited;
-      kills++;
-    }
+    // Each run killed once it has written another row, up to 100 ms later.
+    const kills = await killAgainAndAgain(args, env, conn, { seed: 50, kills: 6, attempts: 12, jitterMs: 100 });
     await conn.end();
     expect(kills).toBeGreaterThan(0);
     const last = startBridgeCli(args, env);

@@ -7,7 +7,6 @@
  * policy; a bridge killed again and again writes nothing twice and loses nothing; two bridges
  * at once: one runs, one refuses; a SIGKILLed run never blocks the next.
  */
-import { type ChildProcess, spawn } from "node:child_process";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { suiteNeeds } from "../../scripts/skipped-suites";
@@ -16,6 +15,7 @@ import { type BridgeOptions, bridgeOptions, runBridge } from "../../bridge/runni
 import { runLockName } from "../../bridge/running/run-guard";
 import { send } from "../support/send";
 import { boincDbWithTrace } from "./boinc-fixture";
+import { killAgainAndAgain, startBridgeCli } from "./bridge-cli";
 import { mariadbAvailable } from "./mariadb";
 import { bridgeRig } from "./rig";
 import { createProject, createProjectTokens } from "./service";
@@ -23,26 +23,7 @@ import type { TraceExpected, TraceOp } from "./trace-types";
 import { asNoCreditValidatorLeftIt, checker, expectedColumns, holderMismatches, writerDsn } from "./write-back-check";
 
 const ADMIN = "bridge-writeback-admin-token";
-const ROOT = new URL("../..", import.meta.url).pathname;
 const available = suiteNeeds("the bridge's write-back into a BOINC database", import.meta.url, "mariadb-server", mariadbAvailable());
-
-interface Exit {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-  stderr: string;
-}
-
-function cli(args: string[], env: Record<string, string>): { child: ChildProcess; done: Promise<Exit> } {
-  const child = spawn("node", ["--import", "tsx", "bridge/cli.ts", "--no-progress", ...args], {
-    cwd: ROOT,
-    env: { ...process.env, PATH: `${join(ROOT, "node_modules/.bin")}:${process.env.PATH}`, ...env },
-    stdio: ["ignore", "ignore", "pipe"],
-  });
-  let stderr = "";
-  child.stderr!.on("data", (d) => (stderr += d));
-  const done = new Promise<Exit>((r) => child.once("exit", (code, signal) => r({ code, signal, stderr })));
-  return { child, done };
-}
 
 describe.skipIf(!available)("the bridge's write-back into a BOINC database", () => {
   const rig = bridgeRig(ADMIN, { work: "cobblestone-writeback-" });
@@ -162,7 +143,7 @@ describe.skipIf(!available)("the bridge's write-back into a BOINC database", () 
     const env = { COBBLESTONE_TOKEN: token, BOINC_DB_URL: boinc.writer };
     /** A write-back run of the same project and database, with its own state file. */
     const guardRun = (stateFile: string) =>
-      cli(
+      startBridgeCli(
         [
           "--url",
           rig.server.base,
@@ -180,11 +161,10 @@ describe.skipIf(!available)("the bridge's write-back into a BOINC database", () 
     // Two state files: the database lock alone keeps them apart (as two machines would be).
     const a = guardRun("guard-a.json");
     const b = guardRun("guard-b.json");
-    const exits = await Promise.all([a.done, b.done]);
-    const codes = exits.map((e) => e.code).sort();
-    expect(codes, exits.map((e) => e.stderr).join("\n")).toEqual([0, 76]);
-    const refused = exits.find((e) => e.code === 76)!;
-    expect(refused.stderr.trim()).toMatch(
+    const codes = await Promise.all([a.exited, b.exited]);
+    expect([...codes].sort(), [a, b].map((run) => run.stderr()).join("\n")).toEqual([0, 76]);
+    const refused = codes[0] === 76 ? a : b;
+    expect(refused.stderr().trim()).toMatch(
       new RegExp(
         `^bridge: another bridge run is working on project 'wb-guard' of database 'wb_guard' \\(it holds the database lock '${runLockName("wb_guard", "wb-guard")}'`,
       ),
@@ -199,10 +179,11 @@ describe.skipIf(!available)("the bridge's write-back into a BOINC database", () 
       await new Promise((r) => setTimeout(r, 20));
     }
     killed.child.kill("SIGKILL");
-    expect((await killed.done).signal).toBe("SIGKILL");
+    await killed.exited;
+    expect(killed.child.signalCode).toBe("SIGKILL");
     await root.end();
-    const next = await guardRun("guard-a.json").done;
-    expect(next.code, next.stderr).toBe(0);
+    const next = guardRun("guard-a.json");
+    expect(await next.exited, next.stderr()).toBe(0);
     const granted = new Map(boinc.expected.results.map((r) => [r.id, r.granted_credit]));
     expect(await columnMismatches("wb_guard", boinc.ops, granted, boinc.expected)).toEqual([]);
   });
@@ -224,34 +205,12 @@ describe.skipIf(!available)("the bridge's write-back into a BOINC database", () 
       "0",
     ];
     const conn = await rig.maria.root("wb_kill");
-    // The bridge creates its table on its first run.
-    const written = async () =>
-      conn.query("SELECT COUNT(*) AS n FROM cobblestone_writeback").then(
-        ([rows]) => Number((rows as { n: number }[])[0]!.n),
-        () => 0,
-      );
-    let kills = 0;
-    let seed = 35;
-    const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
-    while (kills < 20) {
-      const run = cli(args, env);
-      // Kill once the run has written something more, at a random moment after that (or before, some of the time).
-      const before = await written();
-      const waitForWrite = random() < 0.7;
-      for (let i = 0; i < 400 && run.child.exitCode === null; i++) {
-        if (!waitForWrite || (await written()) > before) break;
-        await new Promise((r) => setTimeout(r, 10));
-      }
-      await new Promise((r) => setTimeout(r, random() * 150));
-      if (run.child.exitCode !== null) break;
-      run.child.kill("SIGKILL");
-      await run.done;
-      kills++;
-    }
+    // Kill once the run has written something more, at a random moment after that (or before, some of the time).
+    const kills = await killAgainAndAgain(args, env, conn, { seed: 35, kills: 20, waitShare: 0.7, jitterMs: 150 });
     await conn.end();
     expect(kills).toBe(20);
-    const last = await cli(args, env).done;
-    expect(last.code, last.stderr).toBe(0);
+    const last = startBridgeCli(args, env);
+    expect(await last.exited, last.stderr()).toBe(0);
     const granted = new Map(boinc.expected.results.map((r) => [r.id, r.granted_credit]));
     expect(await columnMismatches("wb_kill", boinc.ops, granted, boinc.expected)).toEqual([]);
   });
