@@ -5,11 +5,10 @@
  * cobblestone_bridge_unpaid_results counts the unpaid ones, whatever its cursor says. BOINC's
  * database (MariaDB with BOINC's schema) is the input, set up here row by row.
  */
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { suiteNeeds } from "../../scripts/skipped-suites";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { audit, type Finding } from "../../bridge/write-back/audit";
 import { VALIDATE_STATE } from "../../bridge/database/boinc-codes";
 import { renderMetrics } from "../../bridge/telling/metrics";
@@ -18,11 +17,11 @@ import { normalizeServiceUrl } from "../../bridge/service/service-url";
 import { BridgeStatus } from "../../bridge/telling/status";
 import { countUnpaid } from "../../bridge/write-back/unpaid";
 import { CREATE_SWITCH_TABLE, CREATE_TABLE, SWITCH_TABLE, WRITEBACK_TABLE } from "../../bridge/database/write-back-tables";
-import type { WranglerDev } from "../browser/wrangler-dev";
 import { send } from "../support/send";
 import { smallBoincDb } from "./boinc-fixture";
-import { killBridges, startBridgeCli } from "./bridge-cli";
-import { type MariaDb, mariadbAvailable, startMariaDbAndServer } from "./mariadb";
+import { startBridgeCli } from "./bridge-cli";
+import { mariadbAvailable } from "./mariadb";
+import { bridgeRig } from "./rig";
 import { createProject, createProjectTokens } from "./service";
 import { writerDsn } from "./write-back-check";
 
@@ -33,22 +32,11 @@ const AFTER = T + 10;
 const available = suiteNeeds("the write-back's audit and unpaid count", import.meta.url, "mariadb-server", mariadbAvailable());
 
 describe.skipIf(!available)("the write-back's audit and unpaid count", () => {
-  let maria: MariaDb;
-  let server: WranglerDev;
-  let work: string;
-
-  beforeAll(async () => {
-    [maria, server] = await startMariaDbAndServer(ADMIN);
-    work = await mkdtemp(join(tmpdir(), "cobblestone-audit-"));
-  });
-  afterAll(async () => {
-    killBridges();
-    await Promise.all([maria?.stop(), server?.stop(), work && rm(work, { recursive: true, force: true })]);
-  });
+  const rig = bridgeRig(ADMIN, { work: "cobblestone-audit-" });
 
   /** The bridge's tables as a --write-back run of `slug` leaves them: the switch point T, and a row per result it wrote. */
   async function bridgeTables(name: string, slug: string, written: [resultId: number, credit: number][]) {
-    const conn = await maria.root(name);
+    const conn = await rig.maria.root(name);
     await conn.query(`${CREATE_TABLE}; ${CREATE_SWITCH_TABLE}`);
     await conn.query(`INSERT INTO ${SWITCH_TABLE} (project, switch_time) VALUES (?, ?)`, [slug, T]);
     for (const [id, credit] of written) {
@@ -64,7 +52,7 @@ describe.skipIf(!available)("the write-back's audit and unpaid count", () => {
 
   /** Validated "now" by the database's clock (a minute ahead, so that no run started after it reads it yet): under 5 minutes ago. */
   async function validatedJustNow(name: string, id: number) {
-    const conn = await maria.root(name);
+    const conn = await rig.maria.root(name);
     await conn.query("UPDATE result SET mod_time = NOW() + INTERVAL 1 MINUTE WHERE id = ?", [id]);
     await conn.end();
   }
@@ -73,7 +61,7 @@ describe.skipIf(!available)("the write-back's audit and unpaid count", () => {
     // Every result on its own workunit of alpha (result 3's of beta), validated at T + id - 1
     // (long ago); after the switch point unless said.
     const name = "audit_findings";
-    const dsn = await smallBoincDb(maria, name, T, [
+    const dsn = await smallBoincDb(rig.maria, name, T, [
       /* 1 */ { received_time: AFTER, granted_credit: 0 }, // unpaid: no row in the bridge's table
       /* 2 */ { received_time: AFTER, granted_credit: 1e8 }, // written as the bridge's 1e8, above BOINC's 7.3e7
       /* 3 */ { received_time: AFTER, granted_credit: 80 }, // beta, written as 80, above the service's cap of 50 for beta
@@ -85,7 +73,7 @@ describe.skipIf(!available)("the write-back's audit and unpaid count", () => {
       /* 9 */ { received_time: AFTER, granted_credit: 4 }, // credit the bridge did not write, after the switch point
       /* 10 */ { received_time: AFTER, granted_credit: 0, validate_state: VALIDATE_STATE.invalid }, // invalid: nothing to pay
     ]);
-    const root = await maria.root(name);
+    const root = await rig.maria.root(name);
     await root.query("UPDATE workunit SET appid = 2 WHERE id = 3");
     await root.end();
     await bridgeTables(name, "audit-findings", [
@@ -96,11 +84,11 @@ describe.skipIf(!available)("the write-back's audit and unpaid count", () => {
       [6, 0],
     ]);
     await validatedJustNow(name, 8);
-    const { manage, ingest: token } = await createProjectTokens(server.base, ADMIN, "audit-findings");
+    const { manage, ingest: token } = await createProjectTokens(rig.server.base, ADMIN, "audit-findings");
     // A setting: the operator's manage token (the bridge's ingest token may not).
-    await send(server.base, "PUT", "/v1/projects/audit-findings/apps/beta", manage, { max_granted_credit: 50 });
+    await send(rig.server.base, "PUT", "/v1/projects/audit-findings/apps/beta", manage, { max_granted_credit: 50 });
 
-    const cli = startBridgeCli(["audit", "--url", server.base, "--project", "audit-findings"], {
+    const cli = startBridgeCli(["audit", "--url", rig.server.base, "--project", "audit-findings"], {
       COBBLESTONE_TOKEN: token,
       BOINC_DB_URL: dsn,
     });
@@ -121,7 +109,7 @@ describe.skipIf(!available)("the write-back's audit and unpaid count", () => {
 
     // The same findings when the ids are read three to a statement (the batches' edges).
     const found: Finding[] = [];
-    const conn = await maria.root(name);
+    const conn = await rig.maria.root(name);
     const report = await audit(conn, {
       switchTime: T,
       since: T,
@@ -147,7 +135,7 @@ describe.skipIf(!available)("the write-back's audit and unpaid count", () => {
 
     // A window before the switch point holds result 7 only, paid right by BOINC: exit 0.
     const clean = startBridgeCli(
-      ["audit", "--url", server.base, "--project", "audit-findings", "--since", String(T - 200), "--until", String(T)],
+      ["audit", "--url", rig.server.base, "--project", "audit-findings", "--since", String(T - 200), "--until", String(T)],
       { COBBLESTONE_TOKEN: token, BOINC_DB_URL: dsn },
     );
     expect(await clean.exited, clean.stderr()).toBe(0);
@@ -155,9 +143,9 @@ describe.skipIf(!available)("the write-back's audit and unpaid count", () => {
   });
 
   it("exits 2 where no --write-back run stored a switch point: the bridge was to pay nothing there", async () => {
-    const dsn = await smallBoincDb(maria, "audit_no_switch", T, [{}]);
-    const token = await createProject(server.base, ADMIN, "audit-no-switch");
-    const cli = startBridgeCli(["audit", "--url", server.base, "--project", "audit-no-switch"], {
+    const dsn = await smallBoincDb(rig.maria, "audit_no_switch", T, [{}]);
+    const token = await createProject(rig.server.base, ADMIN, "audit-no-switch");
+    const cli = startBridgeCli(["audit", "--url", rig.server.base, "--project", "audit-no-switch"], {
       COBBLESTONE_TOKEN: token,
       BOINC_DB_URL: dsn,
     });
@@ -169,7 +157,7 @@ describe.skipIf(!available)("the write-back's audit and unpaid count", () => {
   it("the metric counts a result nobody paid, not one paid, granted 0 by the service, reported before T, or validated in the last 5 minutes", async () => {
     const name = "unpaid_metric";
     const slug = "unpaid-metric";
-    await smallBoincDb(maria, name, T, [
+    await smallBoincDb(rig.maria, name, T, [
       /* 1 */ { received_time: AFTER, granted_credit: 0 }, // unpaid: counted
       /* 2 */ { received_time: AFTER, granted_credit: 5 }, // paid by the bridge
       /* 3 */ { received_time: AFTER, granted_credit: 0 }, // granted 0 by the service, written by the bridge
@@ -182,18 +170,18 @@ describe.skipIf(!available)("the write-back's audit and unpaid count", () => {
       [3, 0],
     ]);
     await validatedJustNow(name, 5);
-    const writer = await writerDsn(maria, name);
-    const token = await createProject(server.base, ADMIN, slug);
+    const writer = await writerDsn(rig.maria, name);
+    const token = await createProject(rig.server.base, ADMIN, slug);
     const status = new BridgeStatus(slug);
     // The cursor, and the write-back's, start after results 1-4 (validated at T to T+3): as if a
     // write-back run had passed result 1 by without writing it, the fault the count is there to catch.
-    const stateFile = join(work, `${slug}.state.json`);
+    const stateFile = join(rig.work, `${slug}.state.json`);
     const past = { mod_time: T + 100, id: 0 };
     await writeFile(
       stateFile,
       JSON.stringify({
         version: 1,
-        url: normalizeServiceUrl(server.base),
+        url: normalizeServiceUrl(rig.server.base),
         project: slug,
         cursor: past,
         last_event_time: null,
@@ -202,7 +190,10 @@ describe.skipIf(!available)("the write-back's audit and unpaid count", () => {
       }),
     );
     const options = (extra: Parameters<typeof bridgeOptions>[1]) =>
-      bridgeOptions({ db: writer, url: server.base, project: slug, token, stateFile }, { log: () => undefined, writeBack: true, ...extra });
+      bridgeOptions(
+        { db: writer, url: rig.server.base, project: slug, token, stateFile },
+        { log: () => undefined, writeBack: true, ...extra },
+      );
     const report = await runBridge(options({ status, countUnpaid: true }));
     expect(report.write_back).toMatchObject({ written: 0 });
     expect(status.snapshot().unpaid).toMatchObject({ count: 1 });
@@ -211,7 +202,7 @@ describe.skipIf(!available)("the write-back's audit and unpaid count", () => {
     expect(text).toMatch(new RegExp(`cobblestone_bridge_unpaid_counted_timestamp_seconds\\{project="${slug}"\\} \\d`));
 
     // Result 5 was left out only for being recent: validated long ago, it counts too.
-    const conn = await maria.root(name);
+    const conn = await rig.maria.root(name);
     expect(await countUnpaid(conn, T)).toBe(1);
     await conn.query("SET time_zone = '+00:00'; UPDATE result SET mod_time = '2023-11-14 22:13:24' WHERE id = 5");
     expect(await countUnpaid(conn, T)).toBe(2);

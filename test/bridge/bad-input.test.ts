@@ -5,19 +5,19 @@
  * clear message before it posts anything. (That the API
  * types it is compiled against are what the service documents: test/docs/api-types.test.ts.)
  */
-import { mkdtemp, readFile, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { suiteNeeds } from "../../scripts/skipped-suites";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { modTimeIndexStatement } from "../../bridge/database/boinc-db";
 import { OUTCOME, VALIDATE_STATE } from "../../bridge/database/boinc-codes";
 import { BridgeError } from "../../bridge/shared/errors";
 import type { BridgeEvent } from "../../bridge/telling/event-log";
 import { type BridgeOptions, bridgeOptions, runBridge } from "../../bridge/running/run";
-import { freePort, type WranglerDev } from "../browser/wrangler-dev";
+import { freePort } from "../browser/wrangler-dev";
 import { BRIDGE_USER, createBoincDb, linesBesidesIndexAdvice, smallBoincDb } from "./boinc-fixture";
-import { type MariaDb, mariadbAvailable, startMariaDbAndServer } from "./mariadb";
+import { mariadbAvailable } from "./mariadb";
+import { bridgeRig } from "./rig";
 import { createProject } from "./service";
 
 const ADMIN = "bridge-bad-input-admin-token";
@@ -25,27 +25,17 @@ const T = 1_700_000_000;
 const available = suiteNeeds("the bridge with bad input", import.meta.url, "mariadb-server", mariadbAvailable());
 
 describe.skipIf(!available)("the bridge with bad input", () => {
-  let maria: MariaDb;
-  let server: WranglerDev;
-  let work: string;
-
-  beforeAll(async () => {
-    [maria, server] = await startMariaDbAndServer(ADMIN);
-    work = await mkdtemp(join(tmpdir(), "cobblestone-bridge-bad-"));
-  });
-  afterAll(async () => {
-    await Promise.all([maria?.stop(), server?.stop(), work && rm(work, { recursive: true, force: true })]);
-  });
+  const rig = bridgeRig(ADMIN, { work: "cobblestone-bridge-bad-" });
 
   const options = (db: string, slug: string, token: string, extra: Partial<BridgeOptions> = {}): BridgeOptions =>
     bridgeOptions(
-      { db, url: server.base, project: slug, token, stateFile: join(work, `${slug}.json`) },
+      { db, url: rig.server.base, project: slug, token, stateFile: join(rig.work, `${slug}.json`) },
       { log: () => undefined, retry: { maxAttempts: 2, baseDelayMs: 10, maxDelayMs: 10 }, ...extra },
     );
   const get = async (path: string, token: string) =>
-    (await fetch(`${server.base}${path}`, { headers: { Authorization: `Bearer ${token}` } })).json();
+    (await fetch(`${rig.server.base}${path}`, { headers: { Authorization: `Bearer ${token}` } })).json();
 
-  const smallDb = (name: string, results: Record<string, unknown>[]) => smallBoincDb(maria, name, T, results);
+  const smallDb = (name: string, results: Record<string, unknown>[]) => smallBoincDb(rig.maria, name, T, results);
 
   it("skips what the API would refuse, with the reason, posts the rest, and leaves undecided results for later", async () => {
     const dsn = await smallDb("bad_rows", [
@@ -58,7 +48,7 @@ describe.skipIf(!available)("the bridge with bad input", () => {
       { workunitid: 4242 }, // its workunit is gone (purged): app and fpops are NULL
       { outcome: OUTCOME.clientError, validate_state: VALIDATE_STATE.init },
     ]);
-    const token = await createProject(server.base, ADMIN, "bad-rows");
+    const token = await createProject(rig.server.base, ADMIN, "bad-rows");
     const lines: string[] = [];
     const report = await runBridge(options(dsn, "bad-rows", token, { events: linesBesidesIndexAdvice(lines) }));
     // 7 rows read: 2 validated results posted, 1 error outcome, 4 skipped (result 2 waits for its validator).
@@ -83,19 +73,19 @@ describe.skipIf(!available)("the bridge with bad input", () => {
 
   it("--dry-run reads everything and posts nothing", async () => {
     const dsn = await smallDb("dry", [{}, {}, { outcome: OUTCOME.clientError, validate_state: VALIDATE_STATE.init }]);
-    const token = await createProject(server.base, ADMIN, "dry");
+    const token = await createProject(rig.server.base, ADMIN, "dry");
     const report = await runBridge(options(dsn, "dry", token, { dryRun: true }));
     expect(report).toMatchObject({ rows: 3, results: 2, error_outcomes: 1, passes: 2, errors: 1 });
     expect((await get("/v1/projects/dry/apps", token)).apps).toEqual([]);
-    await expect(readFile(join(work, "dry.json"))).rejects.toThrow(/ENOENT/);
+    await expect(readFile(join(rig.work, "dry.json"))).rejects.toThrow(/ENOENT/);
   });
 
   it("an old schema without result.flops_estimate, or a missing table, is named and nothing is posted", async () => {
-    const dsn = await createBoincDb(maria, "old_schema");
-    const conn = await maria.root("old_schema");
+    const dsn = await createBoincDb(rig.maria, "old_schema");
+    const conn = await rig.maria.root("old_schema");
     await conn.query("ALTER TABLE result DROP COLUMN flops_estimate; DROP TABLE team");
     await conn.end();
-    const token = await createProject(server.base, ADMIN, "old");
+    const token = await createProject(rig.server.base, ADMIN, "old");
     const failure = await runBridge(options(dsn, "old", token)).catch((e) => e);
     expect(failure).toBeInstanceOf(BridgeError);
     expect(failure.message).toContain("table 'team' is missing");
@@ -105,7 +95,7 @@ describe.skipIf(!available)("the bridge with bad input", () => {
 
   it("a result table without an index on mod_time is warned about at the start, with the CREATE INDEX to run; with it, not", async () => {
     const dsn = await smallDb("no_index", [{}]);
-    const token = await createProject(server.base, ADMIN, "no-index");
+    const token = await createProject(rig.server.base, ADMIN, "no-index");
     const events: BridgeEvent[] = [];
     await runBridge(options(dsn, "no-index", token, { events: (e) => events.push(e) }));
     const statement = "CREATE INDEX res_mod_time ON no_index.result (mod_time, id);";
@@ -121,7 +111,7 @@ describe.skipIf(!available)("the bridge with bad input", () => {
     // Told at the start, before the run starts reading.
     expect(events.findIndex((e) => e.event === "no_mod_time_index")).toBeLessThan(events.findIndex((e) => e.event === "start"));
     // The statement it names, run as it stands, is what it looks for.
-    const conn = await maria.root("no_index");
+    const conn = await rig.maria.root("no_index");
     await conn.query(statement);
     await conn.end();
     events.length = 0;
@@ -129,7 +119,7 @@ describe.skipIf(!available)("the bridge with bad input", () => {
     expect(events.map((e) => e.event)).not.toContain("no_mod_time_index");
     // Any index that starts with mod_time will do; one where mod_time comes second does not.
     const other = await smallDb("index_second", [{}]);
-    const root = await maria.root("index_second");
+    const root = await rig.maria.root("index_second");
     await root.query("CREATE INDEX res_id_mod_time ON result (id, mod_time)");
     await root.end();
     events.length = 0;
@@ -139,8 +129,8 @@ describe.skipIf(!available)("the bridge with bad input", () => {
   });
 
   it("a wrong DSN says what is wrong without printing the password", async () => {
-    const dsn = await createBoincDb(maria, "dsn_checks");
-    const token = await createProject(server.base, ADMIN, "dsn");
+    const dsn = await createBoincDb(rig.maria, "dsn_checks");
+    const token = await createProject(rig.server.base, ADMIN, "dsn");
     const fails = async (db: string) => {
       const e = await runBridge(options(db, "dsn", token)).catch((x) => x);
       expect(e).toBeInstanceOf(BridgeError);
@@ -157,7 +147,7 @@ describe.skipIf(!available)("the bridge with bad input", () => {
 
   it("a bad token, a wrong project and a service that is down stop it with a clear message", async () => {
     const dsn = await smallDb("service_checks", [{}]);
-    const token = await createProject(server.base, ADMIN, "svc");
+    const token = await createProject(rig.server.base, ADMIN, "svc");
     expect((await runBridge(options(dsn, "svc", "not-the-token")).catch((e) => e)).message).toMatch(
       /refused the token .*check --token or COBBLESTONE_TOKEN/,
     );

@@ -44,6 +44,49 @@ export function killBridges(): void {
 }
 
 /**
+ * A write-back run killed (SIGKILL) again and again, each time at a point a seeded random()
+ * picks: a bridge is started, and, on a share `waitShare` of the attempts, waited for until it
+ * has written another row into `cobblestone_writeback` (400 looks 10 ms apart at most); then a
+ * random jitter of up to `jitterMs`, and it is killed. It stops after `kills` kills, after
+ * `attempts` runs, or when a run ends before its kill (it had nothing left to write). Returns
+ * the kills. random() is a fixed LCG from `seed`, called once per attempt for the jitter, and
+ * first for the wait's decision when `waitShare` is given: a seed draws the same decisions and
+ * jitters on every run of the test.
+ */
+export async function killAgainAndAgain(
+  args: string[],
+  env: Record<string, string>,
+  /** A root connection to the BOINC database the runs write (their table is counted there). */
+  conn: mysql.Connection,
+  o: { seed: number; kills: number; attempts?: number; waitShare?: number; jitterMs: number },
+): Promise<number> {
+  let seed = o.seed;
+  const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+  // 0 until the first run creates the table.
+  const written = async () =>
+    conn.query("SELECT COUNT(*) AS n FROM cobblestone_writeback").then(
+      ([rows]) => Number((rows as { n: number }[])[0]!.n),
+      () => 0,
+    );
+  let kills = 0;
+  for (let attempt = 0; attempt < (o.attempts ?? Infinity) && kills < o.kills; attempt++) {
+    const run = startBridgeCli(args, env);
+    const before = await written();
+    const waitForWrite = o.waitShare === undefined || random() < o.waitShare;
+    for (let i = 0; i < 400 && run.child.exitCode === null; i++) {
+      if (!waitForWrite || (await written()) > before) break;
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    await new Promise((r) => setTimeout(r, random() * o.jitterMs));
+    if (run.child.exitCode !== null) break;
+    run.child.kill("SIGKILL");
+    await run.exited;
+    kills++;
+  }
+  return kills;
+}
+
+/**
  * A valid success as a --no_credit validator leaves it (granted 0), of host 7 (user 3, team 5:
  * boinc-fixture.ts's smallBoincDb), reported 10 s ago; `id` null leaves it to AUTO_INCREMENT.
  */

@@ -5,15 +5,14 @@
  * run killed half way and started again must end with the same numbers.
  */
 import { spawn } from "node:child_process";
-import { mkdtemp, readFile, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { suiteNeeds } from "../../scripts/skipped-suites";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { runBridge, type BridgeOptions } from "../../bridge/running/run";
-import type { WranglerDev } from "../browser/wrangler-dev";
 import { boincDbWithTrace } from "./boinc-fixture";
-import { type MariaDb, mariadbAvailable, startMariaDbAndServer } from "./mariadb";
+import { mariadbAvailable } from "./mariadb";
+import { bridgeRig } from "./rig";
 import { createProject, traceMismatches } from "./service";
 
 const ADMIN = "bridge-test-admin-token";
@@ -21,26 +20,19 @@ const ROOT = new URL("../..", import.meta.url).pathname;
 const available = suiteNeeds("the bridge from a BOINC database into wrangler dev", import.meta.url, "mariadb-server", mariadbAvailable());
 
 describe.skipIf(!available)("the bridge from a BOINC database into wrangler dev", () => {
-  let maria: MariaDb;
-  let server: WranglerDev;
-  let work: string;
+  const rig = bridgeRig(ADMIN, { work: "cobblestone-bridge-" });
   let boinc: Awaited<ReturnType<typeof boincDbWithTrace>>;
 
   beforeAll(async () => {
-    [maria, server] = await startMariaDbAndServer(ADMIN);
-    work = await mkdtemp(join(tmpdir(), "cobblestone-bridge-"));
-    boinc = await boincDbWithTrace(maria, "boinc11", "bridge-11");
-  });
-  afterAll(async () => {
-    await Promise.all([maria?.stop(), server?.stop(), work && rm(work, { recursive: true, force: true })]);
+    boinc = await boincDbWithTrace(rig.maria, "boinc11", "bridge-11");
   });
 
   const options = (slug: string, token: string, extra: Partial<BridgeOptions> = {}): BridgeOptions => ({
     db: boinc.dsn,
-    url: server.base,
+    url: rig.server.base,
     project: slug,
     token,
-    stateFile: join(work, `${slug}.state.json`),
+    stateFile: join(rig.work, `${slug}.state.json`),
     since: null,
     rescaleEvery: 600,
     dryRun: false,
@@ -51,8 +43,8 @@ describe.skipIf(!available)("the bridge from a BOINC database into wrangler dev"
   });
 
   it("backfills bridge-11 with every expected number to 1e-9, and --compare agrees on every result", async () => {
-    const token = await createProject(server.base, ADMIN, "full");
-    const csv = join(work, "full.csv");
+    const token = await createProject(rig.server.base, ADMIN, "full");
+    const csv = join(rig.work, "full.csv");
     const report = await runBridge(options("full", token, { compare: csv }));
 
     const traceResults = boinc.ops.flatMap((o) => (o.op === "pass" ? o.workunits.flatMap((w) => w.results) : []));
@@ -70,7 +62,7 @@ describe.skipIf(!available)("the bridge from a BOINC database into wrangler dev"
     });
     expect(report.requests).toBeLessThan(report.passes);
 
-    expect(await traceMismatches(server.base, "full", token, boinc.expected, boinc.appNumbers)).toEqual([]);
+    expect(await traceMismatches(rig.server.base, "full", token, boinc.expected, boinc.appNumbers)).toEqual([]);
 
     // BOINC's granted_credit in the database is the expected number, so they must all agree.
     expect(report.compare).toMatchObject({ results: traceResults.length, agreeing: traceResults.length });
@@ -89,8 +81,8 @@ describe.skipIf(!available)("the bridge from a BOINC database into wrangler dev"
   });
 
   it("a run killed half way and started again ends with the same numbers", async () => {
-    const token = await createProject(server.base, ADMIN, "killed");
-    const state = join(work, "killed.state.json");
+    const token = await createProject(rig.server.base, ADMIN, "killed");
+    const state = join(rig.work, "killed.state.json");
     const passTimes = boinc.ops.filter((o) => o.op === "pass").map((o) => o.now);
     const halfway = passTimes[Math.floor(passTimes.length / 2)]!;
     const args = [
@@ -100,7 +92,7 @@ describe.skipIf(!available)("the bridge from a BOINC database into wrangler dev"
       "--db",
       boinc.dsn,
       "--url",
-      server.base,
+      rig.server.base,
       "--project",
       "killed",
       "--state",
@@ -129,6 +121,6 @@ describe.skipIf(!available)("the bridge from a BOINC database into wrangler dev"
 
     const rest = await runBridge(options("killed", token, { stateFile: state }));
     expect(rest.results).toBeGreaterThan(0);
-    expect(await traceMismatches(server.base, "killed", token, boinc.expected, boinc.appNumbers)).toEqual([]);
+    expect(await traceMismatches(rig.server.base, "killed", token, boinc.expected, boinc.appNumbers)).toEqual([]);
   });
 });

@@ -10,19 +10,18 @@
  * settings, run by the same unit. No secret is on a command line or in an environment at any
  * point; systemd itself does not run here (test/bridge/systemd-exec.ts does what it would).
  */
-import { chmod, copyFile, mkdir, mkdtemp, readFile, rm, stat, symlink, writeFile } from "node:fs/promises";
+import { chmod, copyFile, mkdir, readFile, rm, stat, symlink, writeFile } from "node:fs/promises";
 import { existsSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { suiteNeeds } from "../../scripts/skipped-suites";
 import { OUTCOME, VALIDATE_STATE } from "../../bridge/database/boinc-codes";
-import type { WranglerDev } from "../browser/wrangler-dev";
 import { smallBoincDb } from "./boinc-fixture";
 import { blockWith, docSection, fencedBlocks, fillIn, shellCommands } from "./bridge-doc";
 import { buildTarball, type Exit, installTarball, machinePath, run } from "./installed-bridge";
 import { sqlTime } from "./load-trace";
-import { type MariaDb, mariadbAvailable, startMariaDbAndServer } from "./mariadb";
+import { mariadbAvailable } from "./mariadb";
+import { bridgeRig } from "./rig";
 import { environmentFile, execStart, unitSettings } from "./systemd-exec";
 
 const ADMIN = "bridge-checklists-admin-token";
@@ -36,9 +35,7 @@ const BOINC_CREDIT = 1.5;
 const available = suiteNeeds("docs/bridge.md's checklists, run as written", import.meta.url, "mariadb-server", mariadbAvailable());
 
 describe.skipIf(!available)("docs/bridge.md's checklists, run as written", () => {
-  let maria: MariaDb;
-  let server: WranglerDev;
-  let work: string;
+  const rig = bridgeRig(ADMIN, { work: "cobblestone-checklists-" });
   let home: string;
   let prefix: string;
   let bin: string;
@@ -47,16 +44,11 @@ describe.skipIf(!available)("docs/bridge.md's checklists, run as written", () =>
   const secrets = { ingest: "", manage: "" };
 
   beforeAll(async () => {
-    [maria, server] = await startMariaDbAndServer(ADMIN);
-    work = await mkdtemp(join(tmpdir(), "cobblestone-checklists-"));
-    home = join(work, "home");
-    rootfs = join(work, "rootfs");
+    home = join(rig.work, "home");
+    rootfs = join(rig.work, "rootfs");
     await mkdir(home, { recursive: true });
-    prefix = join(work, "usr-local");
+    prefix = join(rig.work, "usr-local");
     bin = await installTarball(await buildTarball(), prefix);
-  });
-  afterAll(async () => {
-    await Promise.all([maria?.stop(), server?.stop(), work && rm(work, { recursive: true, force: true })]);
   });
 
   /** A shell line as the admin types it: the machine's PATH (its own Node) with the installed bridge on it, the admin's HOME, and `vars`; nothing secret. */
@@ -67,7 +59,7 @@ describe.skipIf(!available)("docs/bridge.md's checklists, run as written", () =>
     });
 
   const dbNow = async () => {
-    const conn = await maria.root();
+    const conn = await rig.maria.root();
     const [rows] = await conn.query("SELECT UNIX_TIMESTAMP() AS t");
     await conn.end();
     return Number((rows as { t: number }[])[0]!.t);
@@ -75,7 +67,7 @@ describe.skipIf(!available)("docs/bridge.md's checklists, run as written", () =>
 
   /** One more result of app alpha on host 7, on a workunit of its own, decided at `at`, as BOINC's validator leaves it. */
   async function validated(id: number, at: number, grantedCredit: number): Promise<void> {
-    const conn = await maria.root(DATABASE);
+    const conn = await rig.maria.root(DATABASE);
     await conn.query(
       "INSERT INTO workunit (id, appid, name, rsc_fpops_est, rsc_fpops_bound, target_nresults, canonical_credit) VALUES (?, 1, ?, 1e13, 1e14, 1, ?)",
       [id, `wu${id}`, grantedCredit],
@@ -103,7 +95,7 @@ describe.skipIf(!available)("docs/bridge.md's checklists, run as written", () =>
   }
 
   /** The ingest token of step 4, and the account of step 3 or step 2, in the secrets file's two lines. */
-  const dbUrl = (account: string, password: string) => `mysql://${account}:${password}@127.0.0.1:${maria.port}/${DATABASE}`;
+  const dbUrl = (account: string, password: string) => `mysql://${account}:${password}@127.0.0.1:${rig.maria.port}/${DATABASE}`;
 
   /** `cobblestone-bridge-once@myproject.service` as systemd starts it (the timer's every minute) from what step 10 installed. */
   async function startOnceUnit(): Promise<Exit & { argv: string[]; env: Record<string, string> }> {
@@ -114,7 +106,7 @@ describe.skipIf(!available)("docs/bridge.md's checklists, run as written", () =>
     const conf = environmentFile(await readFile(inRoot(unit.get("EnvironmentFile")![0]!), "utf8"));
     // LoadCredential=secrets:PATH: systemd copies the file, as root, into the unit's credentials directory.
     const [credential, source] = unit.get("LoadCredential")![0]!.split(":") as [string, string];
-    const credentials = join(work, "credentials");
+    const credentials = join(rig.work, "credentials");
     await rm(credentials, { recursive: true, force: true });
     await mkdir(credentials, { mode: 0o700 });
     await copyFile(inRoot(source), join(credentials, credential));
@@ -137,14 +129,14 @@ describe.skipIf(!available)("docs/bridge.md's checklists, run as written", () =>
   it("from nothing to a live project: steps 3 to 10, the backfill by the installed bridge and the next runs by the shipped timer's unit", async () => {
     const section = docSection("Checklist: from nothing to a live project");
     const t0 = (await dbNow()) - 3600;
-    await smallBoincDb(maria, DATABASE, t0, [
+    await smallBoincDb(rig.maria, DATABASE, t0, [
       { granted_credit: BOINC_CREDIT },
       { granted_credit: BOINC_CREDIT },
       { granted_credit: BOINC_CREDIT },
     ]);
 
     // Step 3: the read-only account and the mod_time index, run as root.
-    const root = await maria.root();
+    const root = await rig.maria.root();
     await root.query(
       fillIn(blockWith(section, "sql", "CREATE INDEX res_mod_time"), {
         "'bridge-host'": "'127.0.0.1'",
@@ -160,7 +152,7 @@ describe.skipIf(!available)("docs/bridge.md's checklists, run as written", () =>
     const answers: Record<string, unknown>[] = [];
     for (const line of shellCommands(step4)) {
       const assignment = /^(\w+)=(\S+)/.exec(line);
-      if (assignment?.[1] === "B") vars.B = server.base;
+      if (assignment?.[1] === "B") vars.B = rig.server.base;
       else if (assignment?.[1] === "MANAGE_TOKEN") {
         expect(assignment[2]).toBe("cbp_…");
         vars.MANAGE_TOKEN = answers[0]!.token as string;
@@ -199,10 +191,10 @@ describe.skipIf(!available)("docs/bridge.md's checklists, run as written", () =>
     const [dryRun, backfill] = fencedBlocks(section).filter((b) => b.lang === "sh" && b.text.startsWith("cobblestone-bridge "));
     expect(dryRun!.text).toContain("--dry-run");
     const stateFile = join(home, ".local/state/cobblestone/bridge-myproject.json");
-    const dry = await shell(dryRun!.text, { B: server.base });
+    const dry = await shell(dryRun!.text, { B: rig.server.base });
     expect(dry.code, dry.stderr).toBe(0);
     expect(existsSync(stateFile)).toBe(false);
-    const first = await shell(backfill!.text, { B: server.base });
+    const first = await shell(backfill!.text, { B: rig.server.base });
     expect(first.code, first.stderr).toBe(0);
     expect(first.stdout).toMatch(/^posted 3 validated results in /);
     // Step 3's index is there: no advice to create it.
@@ -225,7 +217,7 @@ describe.skipIf(!available)("docs/bridge.md's checklists, run as written", () =>
     const confFile = join(rootfs, "etc/cobblestone-bridge/myproject.conf");
     await writeFile(
       confFile,
-      fillIn(await readFile(confFile, "utf8"), { "COBBLESTONE_URL=https://cobblestone.example.org": `COBBLESTONE_URL=${server.base}` }),
+      fillIn(await readFile(confFile, "utf8"), { "COBBLESTONE_URL=https://cobblestone.example.org": `COBBLESTONE_URL=${rig.server.base}` }),
     );
 
     // The timer's next run: it carries on from the backfill's cursor, so it posts the one result validated since.
@@ -241,7 +233,7 @@ describe.skipIf(!available)("docs/bridge.md's checklists, run as written", () =>
   it("the switch-over: step 2's account, T by the database's clock, --no_credit results written back by step 5's settings", async () => {
     const section = docSection("Switch-over checklist");
     // Step 2: the least-privilege writing account, run as root.
-    const root = await maria.root();
+    const root = await rig.maria.root();
     await root.query(
       fillIn(blockWith(section, "sql", "cobblestone_wb"), {
         "'bridge-host'": "'127.0.0.1'",
@@ -277,7 +269,7 @@ describe.skipIf(!available)("docs/bridge.md's checklists, run as written", () =>
     const seen = JSON.stringify([switched.argv, switched.env]);
     for (const secret of [secrets.ingest, WRITER_PASSWORD]) expect(seen).not.toContain(secret);
 
-    const conn = await maria.root(DATABASE);
+    const conn = await rig.maria.root(DATABASE);
     const [rows] = await conn.query(
       "SELECT r.id, r.granted_credit, w.canonical_credit, c.credit AS written FROM result r JOIN workunit w ON w.id = r.workunitid LEFT JOIN cobblestone_writeback c ON c.result_id = r.id ORDER BY r.id",
     );

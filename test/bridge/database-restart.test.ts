@@ -5,16 +5,14 @@
  * closed by the next write ("went away during a write-back", and one more back-off). Every
  * result validated before and after the restart is written once.
  */
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type mysql from "mysql2/promise";
 import { suiteNeeds } from "../../scripts/skipped-suites";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { WranglerDev } from "../browser/wrangler-dev";
+import { describe, expect, it } from "vitest";
 import { smallBoincDb } from "./boinc-fixture";
-import { killBridges, startBridgeCli, validateNoCredit } from "./bridge-cli";
-import { type MariaDb, mariadbAvailable, startMariaDbAndServer } from "./mariadb";
+import { startBridgeCli, validateNoCredit } from "./bridge-cli";
+import { mariadbAvailable } from "./mariadb";
+import { bridgeRig } from "./rig";
 import { createProject } from "./service";
 import { writerDsn } from "./write-back-check";
 
@@ -23,26 +21,15 @@ const available = suiteNeeds("the bridge across a database restart", import.meta
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe.skipIf(!available)("the bridge across a database restart", () => {
-  let maria: MariaDb;
-  let server: WranglerDev;
-  let work: string;
-
-  beforeAll(async () => {
-    [maria, server] = await startMariaDbAndServer(ADMIN);
-    work = await mkdtemp(join(tmpdir(), "cobblestone-db-restart-"));
-  });
-  afterAll(async () => {
-    killBridges();
-    await Promise.all([maria?.stop(), server?.stop(), work && rm(work, { recursive: true, force: true })]);
-  });
+  const rig = bridgeRig(ADMIN, { work: "cobblestone-db-restart-" });
 
   it("opens the write-back's connection again before its next write, and writes every result once", { timeout: 300_000 }, async () => {
     const start = Math.floor(Date.now() / 1000);
-    await smallBoincDb(maria, "restarted", start, []);
-    const dsn = await writerDsn(maria, "restarted");
-    const token = await createProject(server.base, ADMIN, "restarted");
+    await smallBoincDb(rig.maria, "restarted", start, []);
+    const dsn = await writerDsn(rig.maria, "restarted");
+    const token = await createProject(rig.server.base, ADMIN, "restarted");
     const bridge = startBridgeCli(
-      ["--url", server.base, "--project", "restarted", "--state", join(work, "restarted.json")].concat([
+      ["--url", rig.server.base, "--project", "restarted", "--state", join(rig.work, "restarted.json")].concat([
         "--write-back",
         "--switch-time",
         String(start - 60),
@@ -59,21 +46,21 @@ describe.skipIf(!available)("the bridge across a database restart", () => {
         () => 0,
       );
     const waitWritten = async (n: number) => {
-      const conn = await maria.root("restarted");
+      const conn = await rig.maria.root("restarted");
       for (let i = 0; i < 600 && (await written(conn)) < n && bridge.child.exitCode === null; i++) await sleep(100);
       const got = await written(conn);
       await conn.end();
       return got;
     };
 
-    let conn = await maria.root("restarted");
+    let conn = await rig.maria.root("restarted");
     for (let id = 1; id <= 3; id++) await validateNoCredit(conn, id);
     await conn.end();
     expect(await waitWritten(3), bridge.stderr()).toBe(3);
 
     // Down for 3 s: the bridge's next poll fails, and so does the reconnection right after it.
-    await maria.restart(3000);
-    conn = await maria.root("restarted");
+    await rig.maria.restart(3000);
+    conn = await rig.maria.root("restarted");
     for (let id = 4; id <= 6; id++) await validateNoCredit(conn, id);
     await conn.end();
     expect(await waitWritten(6), bridge.stderr()).toBe(6);
@@ -83,7 +70,7 @@ describe.skipIf(!available)("the bridge across a database restart", () => {
     // It backed off while the database was down, and never found the write-back's connection closed.
     expect(bridge.stderr()).toMatch(/follow: .*; trying again in 5 s/);
     expect(bridge.stderr()).not.toMatch(/went away during a write-back/);
-    conn = await maria.root("restarted");
+    conn = await rig.maria.root("restarted");
     const [rows] = await conn.query(
       "SELECT r.id, r.granted_credit AS granted, c.credit FROM result r LEFT JOIN cobblestone_writeback c ON c.result_id = r.id ORDER BY r.id",
     );

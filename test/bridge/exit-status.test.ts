@@ -9,21 +9,20 @@
  * polled yet), /metrics and the file alike: its own start time (a restart loop counts them), the
  * last poll and the failure of the processes before it, until its first round goes through.
  */
-import { mkdtemp, readFile, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { suiteNeeds } from "../../scripts/skipped-suites";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { lockState } from "../../bridge/running/lock";
 import { runLockName } from "../../bridge/running/run-guard";
 import { BRIDGE_VERSION } from "../../bridge/shared/version";
-import { freePort, type WranglerDev } from "../browser/wrangler-dev";
-import { type BridgeCli, killBridges, startBridgeCli } from "./bridge-cli";
+import { freePort } from "../browser/wrangler-dev";
+import { type BridgeCli, startBridgeCli } from "./bridge-cli";
 import { smallBoincDb } from "./boinc-fixture";
 import { sqlTime } from "./load-trace";
-import { type MariaDb, mariadbAvailable, startMariaDbAndServer } from "./mariadb";
+import { mariadbAvailable } from "./mariadb";
+import { bridgeRig } from "./rig";
 import { createProject } from "./service";
-import { StandInService } from "./stand-in-service";
 import { writerDsn } from "./write-back-check";
 
 const ADMIN = "bridge-exit-status-admin-token";
@@ -56,34 +55,21 @@ async function until<T>(what: string, get: () => Promise<T | null>, tries = 600)
 }
 
 describe.skipIf(!available)("the bridge's exit statuses and alerts", () => {
-  let maria: MariaDb;
-  let server: WranglerDev;
-  let standIn: StandInService;
-  let work: string;
+  const rig = bridgeRig(ADMIN, { standIn: true, work: "cobblestone-exit-status-" });
 
-  beforeAll(async () => {
-    [maria, server] = await startMariaDbAndServer(ADMIN);
-    standIn = await StandInService.start(server.base);
-    work = await mkdtemp(join(tmpdir(), "cobblestone-exit-status-"));
-  });
-  afterAll(async () => {
-    killBridges();
-    await Promise.all([standIn?.stop(), maria?.stop(), server?.stop(), work && rm(work, { recursive: true, force: true })]);
-  });
-
-  const stateFile = (slug: string) => join(work, `${slug}.state.json`);
-  const metricsFile = (slug: string) => join(work, `cobblestone-bridge-${slug}.prom`);
+  const stateFile = (slug: string) => join(rig.work, `${slug}.state.json`);
+  const metricsFile = (slug: string) => join(rig.work, `cobblestone-bridge-${slug}.prom`);
 
   /** A project whose database holds three valid results (`granted`: BOINC's 1 credit each, else 0 as --no_credit leaves them). */
   async function project(slug: string, granted: boolean) {
     const name = slug.replace(/-/g, "_");
     await smallBoincDb(
-      maria,
+      rig.maria,
       name,
       T,
       [{}, {}, {}].map(() => (granted ? {} : { granted_credit: 0 })),
     );
-    const env = { COBBLESTONE_TOKEN: await createProject(server.base, ADMIN, slug), BOINC_DB_URL: await writerDsn(maria, name) };
+    const env = { COBBLESTONE_TOKEN: await createProject(rig.server.base, ADMIN, slug), BOINC_DB_URL: await writerDsn(rig.maria, name) };
     return { name, slug, env, port: await freePort() };
   }
   type Project = Awaited<ReturnType<typeof project>>;
@@ -91,10 +77,17 @@ describe.skipIf(!available)("the bridge's exit statuses and alerts", () => {
   /** One bridge process as the unit starts it, through the stand-in service. */
   function start(p: Project, extra: string[] = []): BridgeCli {
     return startBridgeCli(
-      ["--url", standIn.base, "--project", p.slug, "--state", stateFile(p.slug), "--write-back", "--switch-time", String(SWITCH)].concat(
-        ["--log-format", "json", "--metrics-port", String(p.port), "--metrics-file", metricsFile(p.slug)],
-        extra,
-      ),
+      [
+        "--url",
+        rig.standIn.base,
+        "--project",
+        p.slug,
+        "--state",
+        stateFile(p.slug),
+        "--write-back",
+        "--switch-time",
+        String(SWITCH),
+      ].concat(["--log-format", "json", "--metrics-port", String(p.port), "--metrics-file", metricsFile(p.slug)], extra),
       p.env,
     );
   }
@@ -119,7 +112,7 @@ describe.skipIf(!available)("the bridge's exit statuses and alerts", () => {
    */
   async function nextProcess(p: Project, left: Map<string, number>, written: number) {
     let letGo = () => {};
-    standIn.fault(CHECK, { kind: "hold", until: new Promise<void>((r) => (letGo = r)) }, 1);
+    rig.standIn.fault(CHECK, { kind: "hold", until: new Promise<void>((r) => (letGo = r)) }, 1);
     const next = start(p, ["--follow", "--poll-every", "1"]);
     const before = await until("its /metrics", () => scrape(p));
     // Its first write of the file follows the port's opening.
@@ -163,7 +156,7 @@ describe.skipIf(!available)("the bridge's exit statuses and alerts", () => {
     { timeout: 300_000 },
     async () => {
       const p = await project("refused", true);
-      standIn.clear();
+      rig.standIn.clear();
       const refused = start(p);
       expect(await refused.exited, refused.stderr()).toBe(2);
       const error = errorEvent(refused);
@@ -181,7 +174,7 @@ describe.skipIf(!available)("the bridge's exit statuses and alerts", () => {
       await expect(fetch(`http://127.0.0.1:${p.port}/metrics`)).rejects.toThrow();
 
       // The admin restarts the validators with --no_credit (here: the credit they gave taken back), then the bridge.
-      const conn = await maria.root(p.name);
+      const conn = await rig.maria.root(p.name);
       await conn.query("UPDATE result SET granted_credit = 0, mod_time = mod_time");
       await conn.end();
       const end = await nextProcess(p, left, 3);
@@ -195,7 +188,7 @@ describe.skipIf(!available)("the bridge's exit statuses and alerts", () => {
     async () => {
       const p = await project("flaky", false);
       // A sound run first, for a last poll that the failing processes carry.
-      standIn.clear();
+      rig.standIn.clear();
       const sound = start(p);
       expect(await sound.exited, sound.stderr()).toBe(0);
       const first = await fileMetrics(p);
@@ -203,7 +196,7 @@ describe.skipIf(!available)("the bridge's exit statuses and alerts", () => {
       expect(first.get("cursor_timestamp_seconds")).toBe(T + 2);
       const lastPoll = first.get("last_poll_timestamp_seconds")!;
       // A result validated since, for the failing runs to post.
-      const conn = await maria.root(p.name);
+      const conn = await rig.maria.root(p.name);
       await conn.query(
         "INSERT INTO workunit (id, appid, name, rsc_fpops_est, rsc_fpops_bound, target_nresults) VALUES (4, 1, 'wu4', 1e13, 1e14, 1)",
       );
@@ -229,17 +222,17 @@ describe.skipIf(!available)("the bridge's exit statuses and alerts", () => {
         starts.push(left.get("start_time_seconds"));
       };
       // The service answers 500 to the check of the project at the start (the soak's "checking project 'soak': internal").
-      standIn.fault(/./, { kind: "status", status: 500 });
+      rig.standIn.fault(/./, { kind: "status", status: 500 });
       await failing(/^bridge: checking project 'flaky': internal: the stand-in answered 500$/);
       // And to the passes: a 500 mid-run stops it too (the same request would get it again); a restart is the retry.
-      standIn.clear();
-      standIn.fault(PASS_BATCHES, { kind: "status", status: 500 });
+      rig.standIn.clear();
+      rig.standIn.fault(PASS_BATCHES, { kind: "status", status: 500 });
       await failing(/^bridge: POST 1 passes at 1700000010: internal: the stand-in answered 500$/);
       expect(left.get("cursor_timestamp_seconds")).toBe(T + 2);
       // What the restart-loop alert counts: a start time of each process.
       expect(new Set(starts).size).toBe(3);
 
-      standIn.clear();
+      rig.standIn.clear();
       const end = await nextProcess(p, left, 1);
       expect(end.get("cursor_timestamp_seconds")).toBe(T + 10);
     },
@@ -250,8 +243,8 @@ describe.skipIf(!available)("the bridge's exit statuses and alerts", () => {
     { timeout: 300_000 },
     async () => {
       const p = await project("locked", false);
-      standIn.clear();
-      const root = await maria.root();
+      rig.standIn.clear();
+      const root = await rig.maria.root();
       const [got] = await root.query("SELECT GET_LOCK(?, 0) AS got", [runLockName(p.name, p.slug)]);
       expect(Number((got as { got: number }[])[0]!.got)).toBe(1);
       const starts: number[] = [];

@@ -8,19 +8,17 @@
  * sound service pays every result. And the canonical-credit repair never puts back a credit out
  * of bounds that an admin fixed by hand.
  */
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { suiteNeeds } from "../../scripts/skipped-suites";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { BridgeError } from "../../bridge/shared/errors";
 import { type BridgeOptions, bridgeOptions, runBridge } from "../../bridge/running/run";
-import type { WranglerDev } from "../browser/wrangler-dev";
 import { startBridgeCli } from "./bridge-cli";
 import { smallBoincDb } from "./boinc-fixture";
-import { type MariaDb, mariadbAvailable, startMariaDbAndServer } from "./mariadb";
+import { mariadbAvailable } from "./mariadb";
+import { bridgeRig } from "./rig";
 import { createProject } from "./service";
-import { StandInService } from "./stand-in-service";
 import { writerDsn } from "./write-back-check";
 
 const ADMIN = "bridge-faulty-service-admin-token";
@@ -31,37 +29,25 @@ const available = suiteNeeds("the bridge against a faulty service", import.meta.
 type Answer = { passes: { now: number; workunits: { id: number; results: { id: number; granted_credit: number }[] }[] }[] };
 
 describe.skipIf(!available)("the bridge against a faulty service", () => {
-  let maria: MariaDb;
-  let server: WranglerDev;
-  let standIn: StandInService;
-  let work: string;
+  const rig = bridgeRig(ADMIN, { standIn: true, work: "cobblestone-faulty-service-" });
 
-  beforeAll(async () => {
-    [maria, server] = await startMariaDbAndServer(ADMIN);
-    standIn = await StandInService.start(server.base);
-    work = await mkdtemp(join(tmpdir(), "cobblestone-faulty-service-"));
-  });
-  afterAll(async () => {
-    await Promise.all([standIn?.stop(), maria?.stop(), server?.stop(), work && rm(work, { recursive: true, force: true })]);
-  });
-
-  const stateFile = (slug: string) => join(work, `${slug}.state.json`);
+  const stateFile = (slug: string) => join(rig.work, `${slug}.state.json`);
   const options = (dsn: string, slug: string, token: string, extra: Partial<BridgeOptions> = {}): BridgeOptions =>
     bridgeOptions(
-      { db: dsn, url: standIn.base, project: slug, token, stateFile: stateFile(slug) },
+      { db: dsn, url: rig.standIn.base, project: slug, token, stateFile: stateFile(slug) },
       { log: () => undefined, writeBack: true, switchTime: T - 1000, ...extra },
     );
 
   /** Three results as a --no_credit validator leaves them (granted 0) at T, T+1, T+2, host 7 of user 3 in team 5; a project for them. */
   async function unpaid(name: string) {
-    await smallBoincDb(maria, name, T, [{ granted_credit: 0 }, { granted_credit: 0 }, { granted_credit: 0 }]);
+    await smallBoincDb(rig.maria, name, T, [{ granted_credit: 0 }, { granted_credit: 0 }, { granted_credit: 0 }]);
     const slug = name.replace(/_/g, "-");
-    return { writer: await writerDsn(maria, name), slug, token: await createProject(server.base, ADMIN, slug) };
+    return { writer: await writerDsn(rig.maria, name), slug, token: await createProject(rig.server.base, ADMIN, slug) };
   }
 
   /** Every credit column the write-back moves, as BOINC's database holds it now. */
   async function credit(name: string) {
-    const conn = await maria.root(name);
+    const conn = await rig.maria.root(name);
     const one = async (sql: string) => Number(((await conn.query(sql))[0] as { v: number }[])[0]!.v);
     const columns = {
       results: ((await conn.query("SELECT granted_credit AS g FROM result ORDER BY id"))[0] as { g: number }[]).map((r) => Number(r.g)),
@@ -93,8 +79,8 @@ describe.skipIf(!available)("the bridge against a faulty service", () => {
   /** A run against the stand-in answering every request of passes through `rewrite`: refused, nothing written, cursor not moved; then a sound run pays all three. */
   async function refusedThenPaid(name: string, rewrite: (a: Answer) => Answer, message: RegExp) {
     const db = await unpaid(name);
-    standIn.clear();
-    standIn.fault(PASS_BATCHES, { kind: "rewrite", rewrite: (body) => rewrite(body as Answer) });
+    rig.standIn.clear();
+    rig.standIn.fault(PASS_BATCHES, { kind: "rewrite", rewrite: (body) => rewrite(body as Answer) });
     const e = await refusal(runBridge(options(db.writer, db.slug, db.token)));
     expect(e).toBeInstanceOf(BridgeError);
     expect(e.message).toMatch(
@@ -107,7 +93,7 @@ describe.skipIf(!available)("the bridge against a faulty service", () => {
     expect(await credit(name)).toEqual(NOTHING_WRITTEN);
     expect(await savedCursor(db.slug)).toBeNull();
 
-    standIn.clear();
+    rig.standIn.clear();
     const report = await runBridge(options(db.writer, db.slug, db.token));
     expect(report.write_back).toMatchObject({ written: 3, already: 0 });
     const paid = await credit(name);
@@ -124,10 +110,10 @@ describe.skipIf(!available)("the bridge against a faulty service", () => {
 
   it("refuses a negative credit, naming the result, the app and the value (exit 2 from the command line)", async () => {
     const db = await unpaid("negative");
-    standIn.clear();
-    standIn.fault(PASS_BATCHES, { kind: "rewrite", rewrite: (body) => eachResult(body as Answer, (r) => (r.granted_credit = -1000)) });
+    rig.standIn.clear();
+    rig.standIn.fault(PASS_BATCHES, { kind: "rewrite", rewrite: (body) => eachResult(body as Answer, (r) => (r.granted_credit = -1000)) });
     const bridge = startBridgeCli(
-      ["--url", standIn.base, "--project", db.slug, "--state", stateFile(db.slug), "--write-back", "--switch-time", String(T - 1000)],
+      ["--url", rig.standIn.base, "--project", db.slug, "--state", stateFile(db.slug), "--write-back", "--switch-time", String(T - 1000)],
       { COBBLESTONE_TOKEN: db.token, BOINC_DB_URL: db.writer },
     );
     expect(await bridge.exited, bridge.stderr()).toBe(2);
@@ -147,7 +133,7 @@ describe.skipIf(!available)("the bridge against a faulty service", () => {
     );
     // Each result's credit once on the host, its user and the user's team (BOINC's chain).
     const sum = paid.results.reduce((s, c) => s + c, 0);
-    const conn = await maria.root("too_high");
+    const conn = await rig.maria.root("too_high");
     const [rows] = await conn.query(
       "SELECT (SELECT total_credit FROM host WHERE id = 7) AS h, (SELECT total_credit FROM team WHERE id = 5) AS t",
     );
@@ -197,8 +183,8 @@ describe.skipIf(!available)("the bridge against a faulty service", () => {
 
   it("takes each validator's --max_granted_credit from config.xml: a credit over it is refused", async () => {
     const db = await unpaid("config_cap");
-    standIn.clear();
-    const config = join(work, "config.xml");
+    rig.standIn.clear();
+    const config = join(rig.work, "config.xml");
     await writeFile(
       config,
       `<boinc><config><db_name>config_cap</db_name></config><daemons><daemon><cmd>sample_bitwise_validator --app alpha --max_granted_credit 0.001 --no_credit</cmd></daemon></daemons></boinc>`,
@@ -206,7 +192,7 @@ describe.skipIf(!available)("the bridge against a faulty service", () => {
     const bridge = startBridgeCli(
       [
         "--url",
-        standIn.base,
+        rig.standIn.base,
         "--project",
         db.slug,
         "--state",
@@ -229,9 +215,9 @@ describe.skipIf(!available)("the bridge against a faulty service", () => {
 
   it("the canonical-credit repair never puts back a credit out of bounds that an admin fixed by hand", async () => {
     const db = await unpaid("repair_bounds");
-    standIn.clear();
+    rig.standIn.clear();
     await runBridge(options(db.writer, db.slug, db.token));
-    const conn = await maria.root("repair_bounds");
+    const conn = await rig.maria.root("repair_bounds");
     // As an older bridge would have left it: -1000 written for result 1, which the admin then set right by hand (5).
     // Workunit 2's canonical_credit written over by a validator (0): the repair's own case.
     await conn.query(

@@ -11,22 +11,21 @@
  * app each on adaptive, runtime, fixed, post_assigned and trickle (a trickle_credit daemon in
  * config.xml, its message paid and marked handled) switches over in one run.
  */
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { suiteNeeds } from "../../scripts/skipped-suites";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { OUTCOME, VALIDATE_STATE } from "../../bridge/database/boinc-codes";
 import { daemonCommandLines } from "../../bridge/database/config-xml";
 import { BridgeError } from "../../bridge/shared/errors";
 import { modesFromConfig } from "../../bridge/database/credit-modes";
 import { type BridgeOptions, bridgeOptions, runBridge } from "../../bridge/running/run";
-import type { WranglerDev } from "../browser/wrangler-dev";
 import { send } from "../support/send";
 import { createBoincDb } from "./boinc-fixture";
-import { killBridges, startBridgeCli } from "./bridge-cli";
+import { killAgainAndAgain, startBridgeCli } from "./bridge-cli";
 import { sqlTime } from "./load-trace";
-import { type MariaDb, mariadbAvailable, startMariaDbAndServer } from "./mariadb";
+import { mariadbAvailable } from "./mariadb";
+import { bridgeRig } from "./rig";
 import { createProjectTokens } from "./service";
 import { StandInService } from "./stand-in-service";
 import { boincUpdateAverage, checker, holderMismatches, writerDsn } from "./write-back-check";
@@ -220,18 +219,7 @@ function creditsOf(wus: Wu[], service = new Map<number, number>()): Map<number, 
 }
 
 describe.skipIf(!available)("fixed and post-assigned credit through the bridge", () => {
-  let maria: MariaDb;
-  let server: WranglerDev;
-  let work: string;
-
-  beforeAll(async () => {
-    [maria, server] = await startMariaDbAndServer(ADMIN);
-    work = await mkdtemp(join(tmpdir(), "cobblestone-fixed-post-"));
-  });
-  afterAll(async () => {
-    killBridges();
-    await Promise.all([maria?.stop(), server?.stop(), work && rm(work, { recursive: true, force: true })]);
-  });
+  const rig = bridgeRig(ADMIN, { work: "cobblestone-fixed-post-" });
 
   /**
    * The database as BOINC's validators leave it: results reported before T granted (result,
@@ -241,8 +229,8 @@ describe.skipIf(!available)("fixed and post-assigned credit through the bridge",
    * `noCredit`: every workunit as --no_credit leaves it.
    */
   async function boincDb(name: string, wus: Wu[], noCredit = false) {
-    const dsn = await createBoincDb(maria, name);
-    const conn = await maria.root(name);
+    const dsn = await createBoincDb(rig.maria, name);
+    const conn = await rig.maria.root(name);
     const apps = [...new Set(wus.map((w) => w.app))].sort();
     await conn.query(`SET time_zone = '+00:00';
       INSERT INTO platform (id, name) VALUES (1, 'x86_64-pc-linux-gnu');
@@ -315,7 +303,7 @@ describe.skipIf(!available)("fixed and post-assigned credit through the bridge",
       }
     }
     await conn.end();
-    return { reader: dsn, writer: await writerDsn(maria, name) };
+    return { reader: dsn, writer: await writerDsn(rig.maria, name) };
   }
 
   /** config.xml of such a project: each app's validator with its credit options, --max_granted_credit 40, <credit_by_app/>. */
@@ -333,7 +321,7 @@ describe.skipIf(!available)("fixed and post-assigned credit through the bridge",
   const options = (dsn: string, slug: string, token: string, extra: Partial<BridgeOptions> = {}): BridgeOptions => {
     const xml = configXml("x", true);
     return bridgeOptions(
-      { db: dsn, url: server.base, project: slug, token, stateFile: join(work, `${slug}.state.json`) },
+      { db: dsn, url: rig.server.base, project: slug, token, stateFile: join(rig.work, `${slug}.state.json`) },
       {
         log: () => undefined,
         validatorCaps: { byApp: new Map(APPS.map((a) => [a, CAP])), fallback: 7.3e7 },
@@ -356,7 +344,7 @@ describe.skipIf(!available)("fixed and post-assigned credit through the bridge",
 
   /** Every credit column of database `name` against `want` (boincColumns). */
   async function columnMismatches(name: string, want: ReturnType<typeof boincColumns>) {
-    const conn = await maria.root(name);
+    const conn = await rig.maria.root(name);
     const rows = async <R>(sql: string) => (await conn.query(sql))[0] as R[];
     const { mismatches, check } = checker();
     for (const r of await rows<{ id: number; granted_credit: number }>("SELECT id, granted_credit FROM result"))
@@ -392,8 +380,8 @@ describe.skipIf(!available)("fixed and post-assigned credit through the bridge",
       const db = await boincDb(name, wus, noCredit);
       const slug = `ro-${noCredit ? "nc" : "granted"}`;
       // The project's manage token: the run sets each app's mode on the service (an ingest token may not).
-      const { manage: token } = await createProjectTokens(server.base, ADMIN, slug);
-      const csv = join(work, `${slug}.csv`);
+      const { manage: token } = await createProjectTokens(rig.server.base, ADMIN, slug);
+      const csv = join(rig.work, `${slug}.csv`);
       const lines: string[] = [];
       await runBridge(options(db.reader, slug, token, { compare: csv, log: (l) => lines.push(l) }));
       const service = await compared(csv);
@@ -409,7 +397,7 @@ describe.skipIf(!available)("fixed and post-assigned credit through the bridge",
         expect.stringMatching(/^workunit 15 \(app 'posta', credit mode post_assigned\)/),
       ]);
       // The service has each app on the mode config.xml gave it.
-      const { apps } = await send(server.base, "GET", `/v1/projects/${slug}/apps`, token);
+      const { apps } = await send(rig.server.base, "GET", `/v1/projects/${slug}/apps`, token);
       expect(new Map(apps.map((a: { name: string; credit_mode: string }) => [a.name, a.credit_mode]))).toEqual(
         new Map([
           ["fixie", "fixed"],
@@ -422,10 +410,10 @@ describe.skipIf(!available)("fixed and post-assigned credit through the bridge",
   it("a valid result whose workunit the validator has not written yet is not posted: the run stops (transient), the next one posts it", async () => {
     const wus = workunits(1);
     const db = await boincDb("mid_write", wus, true);
-    const conn = await maria.root("mid_write");
+    const conn = await rig.maria.root("mid_write");
     // Between the validator's write of results 24 and 25 and its write of workunit 13 (post-assigned 7.25).
     await conn.query("UPDATE workunit SET canonical_resultid = 0, canonical_credit = 0, mod_time = mod_time WHERE id = 13");
-    const { manage: token } = await createProjectTokens(server.base, ADMIN, "mid-write");
+    const { manage: token } = await createProjectTokens(rig.server.base, ADMIN, "mid-write");
     const first = await runBridge(options(db.reader, "mid-write", token)).then(
       () => null,
       (e: unknown) => e as BridgeError,
@@ -436,7 +424,7 @@ describe.skipIf(!available)("fixed and post-assigned credit through the bridge",
     // The validator finishes; the next run posts it with its credit.
     await conn.query("UPDATE workunit SET canonical_resultid = 24, canonical_credit = 7.25, mod_time = mod_time WHERE id = 13");
     await conn.end();
-    const csv = join(work, "mid-write.csv");
+    const csv = join(rig.work, "mid-write.csv");
     await runBridge(options(db.reader, "mid-write", token, { compare: csv }));
     expect((await compared(csv)).get(24)).toBe(7.25);
   });
@@ -448,7 +436,7 @@ describe.skipIf(!available)("fixed and post-assigned credit through the bridge",
       const wus = workunits(1);
       const db = await boincDb(name, wus, noCredit);
       const slug = `wb-${noCredit ? "nc" : "granted"}`;
-      const { manage: token } = await createProjectTokens(server.base, ADMIN, slug);
+      const { manage: token } = await createProjectTokens(rig.server.base, ADMIN, slug);
       const report = await runBridge(options(db.writer, slug, token, { writeBack: true, creditByApp: true, switchTime: T }));
       const written = wus.filter((w) => noCredit || !w.before).reduce((n, w) => n + w.jobs.filter((j) => j.valid).length, 0);
       expect(report.write_back).toMatchObject({ written, skipped: 0, missing_holders: 0 });
@@ -464,8 +452,8 @@ describe.skipIf(!available)("fixed and post-assigned credit through the bridge",
     const name = "wb_lies";
     const wus = workunits(1);
     const db = await boincDb(name, wus, true);
-    const { manage: token } = await createProjectTokens(server.base, ADMIN, "wb-lies");
-    const standIn = await StandInService.start(server.base);
+    const { manage: token } = await createProjectTokens(rig.server.base, ADMIN, "wb-lies");
+    const standIn = await StandInService.start(rig.server.base);
     type Answer = { passes: { workunits: { results: { validate_state: string; granted_credit: number }[] }[] }[] };
     // Every valid result answered with one credit more than the service granted where that stays within the cap of
     // 40 (a credit over the cap was refused before fixed credit was checked): not BOINC's credit.
@@ -479,7 +467,7 @@ describe.skipIf(!available)("fixed and post-assigned credit through the bridge",
       },
     });
     const sums = async () => {
-      const conn = await maria.root(name);
+      const conn = await rig.maria.root(name);
       const [[row]] = (await conn.query(
         "SELECT (SELECT SUM(granted_credit) FROM result) AS results, (SELECT SUM(total_credit) FROM host) AS hosts, (SELECT SUM(total_credit) FROM user) AS users",
       )) as unknown as [Record<string, number>[]];
@@ -514,15 +502,15 @@ describe.skipIf(!available)("fixed and post-assigned credit through the bridge",
     const wus = workunits(12);
     const db = await boincDb(name, wus);
     // The modes set once with the manage token (docs/bridge.md, "Credit modes"); the bridge runs with its ingest token.
-    const { manage, ingest: token } = await createProjectTokens(server.base, ADMIN, "wb-kill");
+    const { manage, ingest: token } = await createProjectTokens(rig.server.base, ADMIN, "wb-kill");
     for (const [app, mode] of [
       ["fixie", "fixed"],
       ["posta", "post_assigned"],
     ] as const)
-      await send(server.base, "PUT", `/v1/projects/wb-kill/apps/${app}`, manage, { credit_mode: mode });
-    const config = join(work, "kill-config.xml");
+      await send(rig.server.base, "PUT", `/v1/projects/wb-kill/apps/${app}`, manage, { credit_mode: mode });
+    const config = join(rig.work, "kill-config.xml");
     await writeFile(config, configXml(name, true));
-    const args = ["--url", server.base, "--project", "wb-kill", "--state", join(work, "wb-kill.json")].concat([
+    const args = ["--url", rig.server.base, "--project", "wb-kill", "--state", join(rig.work, "wb-kill.json")].concat([
       "--boinc-config",
       config,
       "--write-back",
@@ -530,26 +518,9 @@ describe.skipIf(!available)("fixed and post-assigned credit through the bridge",
       String(T),
     ]);
     const env = { COBBLESTONE_TOKEN: token, BOINC_DB_URL: db.writer };
-    const conn = await maria.root(name);
-    const written = async () =>
-      conn.query("SELECT COUNT(*) AS n FROM cobblestone_writeback").then(
-        ([rows]) => Number((rows as { n: number }[])[0]!.n),
-        () => 0,
-      );
-    let kills = 0;
-    let seed = 50;
-    const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
-    for (let attempt = 0; attempt < 12 && kills < 6; attempt++) {
-      const run = startBridgeCli(args, env);
-      const before = await written();
-      for (let i = 0; i < 400 && run.child.exitCode === null && (await written()) === before; i++)
-        await new Promise((r) => setTimeout(r, 10));
-      await new Promise((r) => setTimeout(r, random() * 100));
-      if (run.child.exitCode !== null) break;
-      run.child.kill("SIGKILL");
-      await run.exited;
-      kills++;
-    }
+    const conn = await rig.maria.root(name);
+    // Each run killed once it has written another row, up to 100 ms later.
+    const kills = await killAgainAndAgain(args, env, conn, { seed: 50, kills: 6, attempts: 12, jitterMs: 100 });
     await conn.end();
     expect(kills).toBeGreaterThan(0);
     const last = startBridgeCli(args, env);
@@ -561,10 +532,10 @@ describe.skipIf(!available)("fixed and post-assigned credit through the bridge",
     const name = "modes_cfg";
     const wus = workunits(1, [1, 2, 3, 4]);
     const db = await boincDb(name, wus, true);
-    const { manage, ingest: token } = await createProjectTokens(server.base, ADMIN, "modes-cfg");
-    const config = join(work, "modes-config.xml");
+    const { manage, ingest: token } = await createProjectTokens(rig.server.base, ADMIN, "modes-cfg");
+    const config = join(rig.work, "modes-config.xml");
     await writeFile(config, configXml(name, false));
-    const base = ["--url", server.base, "--project", "modes-cfg", "--boinc-config", config, "--dry-run"];
+    const base = ["--url", rig.server.base, "--project", "modes-cfg", "--boinc-config", config, "--dry-run"];
     const env = { COBBLESTONE_TOKEN: token, BOINC_DB_URL: db.reader };
     const run = startBridgeCli([...base, "--log-format", "json"], env);
     expect(await run.exited, run.stderr()).toBe(0);
@@ -581,7 +552,7 @@ describe.skipIf(!available)("fixed and post-assigned credit through the bridge",
       ["runner", "runtime", "config.xml", false],
     ]);
     // For real, with the bridge's ingest token: it may not change a mode, so it refuses, naming each app and the command that sets it.
-    const realArgs = ["--url", server.base, "--project", "modes-cfg", "--boinc-config", config, "--state", join(work, "m.json")];
+    const realArgs = ["--url", rig.server.base, "--project", "modes-cfg", "--boinc-config", config, "--state", join(rig.work, "m.json")];
     const ingest = startBridgeCli(realArgs, env);
     expect(await ingest.exited).toBe(2);
     expect(ingest.stderr()).toContain(
@@ -596,7 +567,7 @@ describe.skipIf(!available)("fixed and post-assigned credit through the bridge",
       `app 'fixie': credit mode fixed, from ${config}: sample_bitwise_validator --app fixie --credit_from_wu`,
     );
     expect(real.stderr()).toContain("app 'posta': credit mode none, from --credit-mode");
-    const { apps } = await send(server.base, "GET", "/v1/projects/modes-cfg/apps", token);
+    const { apps } = await send(rig.server.base, "GET", "/v1/projects/modes-cfg/apps", token);
     expect(Object.fromEntries(apps.map((a: { name: string; credit_mode: string }) => [a.name, a.credit_mode]))).toEqual({
       fixie: "fixed",
       posta: "none",
@@ -630,7 +601,7 @@ describe.skipIf(!available)("fixed and post-assigned credit through the bridge",
     const db = await boincDb(name, wus);
     // The trickle app, climate: host 20 of user 20 (no team, no credit yet, a 3 GFLOPS benchmark)
     // sent one trickle-up of 3600 s an hour before T, which BOINC's handler (stopped) has not paid.
-    const root = await maria.root(name);
+    const root = await rig.maria.root(name);
     await root.query(`INSERT INTO app (id, name) VALUES (9, 'climate');
       INSERT INTO app_version (id, appid, version_num, platformid, plan_class) VALUES (9, 9, 100, 1, '');
       INSERT INTO user (id, create_time, teamid, name, email_addr, cross_project_id) VALUES (20, ${T - 9000}, 0, 'Cy', 'cy@example.org', 'ghi');
@@ -638,12 +609,12 @@ describe.skipIf(!available)("fixed and post-assigned credit through the bridge",
       INSERT INTO msg_from_host (id, create_time, hostid, variety, handled, xml) VALUES
         (1, ${T - 3600}, 20, 'climate', 0, '<result_name>climate_1_0</result_name>\n<runtime>3600</runtime>\n');`);
     const [[clock]] = (await root.query("SELECT UNIX_TIMESTAMP() AS now")) as unknown as [{ now: number }[]];
-    const { manage: token } = await createProjectTokens(server.base, ADMIN, "four-modes");
-    const config = join(work, "four-config.xml");
+    const { manage: token } = await createProjectTokens(rig.server.base, ADMIN, "four-modes");
+    const config = join(rig.work, "four-config.xml");
     await writeFile(config, configXml(name, true, "<daemon><cmd>trickle_credit -d 3 --variety climate --max_runtime 3600</cmd></daemon>"));
-    const csv = join(work, "four.csv");
+    const csv = join(rig.work, "four.csv");
     const run = startBridgeCli(
-      ["--url", server.base, "--project", "four-modes", "--state", join(work, "four.json"), "--boinc-config", config].concat([
+      ["--url", rig.server.base, "--project", "four-modes", "--state", join(rig.work, "four.json"), "--boinc-config", config].concat([
         "--write-back",
         "--switch-time",
         String(T),

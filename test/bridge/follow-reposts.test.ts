@@ -4,20 +4,18 @@
  * The bridge does not post it again when nothing the service gets changed, valid results and
  * error outcomes alike; a row whose posted content changed is posted again.
  */
-import { mkdtemp, readFile, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import type mysql from "mysql2/promise";
 import { suiteNeeds } from "../../scripts/skipped-suites";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { OUTCOME, VALIDATE_STATE } from "../../bridge/database/boinc-codes";
 import { bridgeOptions, runBridge } from "../../bridge/running/run";
-import type { WranglerDev } from "../browser/wrangler-dev";
 import { smallBoincDb } from "./boinc-fixture";
 import { noCreditResult, validateNoCredit } from "./bridge-cli";
-import { type MariaDb, mariadbAvailable, startMariaDbAndServer } from "./mariadb";
+import { mariadbAvailable } from "./mariadb";
+import { bridgeRig } from "./rig";
 import { createProject } from "./service";
-import { StandInService } from "./stand-in-service";
 import { writerDsn } from "./write-back-check";
 
 const ADMIN = "bridge-reposts-admin-token";
@@ -26,31 +24,18 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const one = async <R>(conn: mysql.Connection, sql: string, values: unknown[] = []) => ((await conn.query(sql, values))[0] as R[])[0]!;
 
 describe.skipIf(!available)("--follow's re-posts", () => {
-  let maria: MariaDb;
-  let server: WranglerDev;
-  let standIn: StandInService;
-  let work: string;
-
-  beforeAll(async () => {
-    [maria, server] = await startMariaDbAndServer(ADMIN);
-    standIn = await StandInService.start(server.base);
-    work = await mkdtemp(join(tmpdir(), "cobblestone-reposts-"));
-  });
-  afterAll(async () => {
-    await standIn?.stop();
-    await Promise.all([maria?.stop(), server?.stop(), work && rm(work, { recursive: true, force: true })]);
-  });
+  const rig = bridgeRig(ADMIN, { standIn: true, work: "cobblestone-reposts-" });
 
   it(
     "posts a result whose mod_time alone moved once, valid or an error, also after a restart (valid ones), and posts again one whose content changed",
     { timeout: 300_000 },
     async () => {
       const start = Math.floor(Date.now() / 1000);
-      await smallBoincDb(maria, "reposts", start, []);
-      const writer = await writerDsn(maria, "reposts");
-      const token = await createProject(server.base, ADMIN, "reposts");
-      const stateFile = join(work, "reposts.json");
-      const conn = await maria.root("reposts");
+      await smallBoincDb(rig.maria, "reposts", start, []);
+      const writer = await writerDsn(rig.maria, "reposts");
+      const token = await createProject(rig.server.base, ADMIN, "reposts");
+      const stateFile = join(rig.work, "reposts.json");
+      const conn = await rig.maria.root("reposts");
       // Two valid results, and a client error of its own workunit.
       await validateNoCredit(conn, 1);
       await validateNoCredit(conn, 2);
@@ -61,11 +46,11 @@ describe.skipIf(!available)("--follow's re-posts", () => {
         { ...noCreditResult(3), outcome: OUTCOME.clientError, validate_state: VALIDATE_STATE.init },
       ]);
 
-      const posted = standIn.passResults;
+      const posted = rig.standIn.passResults;
       const follow = (signal?: AbortSignal) => {
         const run = runBridge(
           bridgeOptions(
-            { db: writer, url: standIn.base, project: "reposts", token, stateFile },
+            { db: writer, url: rig.standIn.base, project: "reposts", token, stateFile },
             { writeBack: true, switchTime: start - 60, follow: { pollSeconds: 0.5 }, signal, log: () => undefined },
           ),
         );
@@ -83,7 +68,7 @@ describe.skipIf(!available)("--follow's re-posts", () => {
       };
       const modTime = async (id: number) =>
         Number((await one<{ t: number }>(conn, "SELECT UNIX_TIMESTAMP(mod_time) AS t FROM result WHERE id = ?", [id])).t);
-      const errorReports = () => standIn.seen.filter((l) => /^POST .*\/errors$/.test(l)).length;
+      const errorReports = () => rig.standIn.seen.filter((l) => /^POST .*\/errors$/.test(l)).length;
 
       await through(await modTime(3));
       expect(await one<{ n: number }>(conn, "SELECT COUNT(*) AS n FROM cobblestone_writeback")).toEqual({ n: 2 });

@@ -4,15 +4,13 @@
  * bridge finishes, exits 0, and every result is written back once (issue 35).
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { suiteNeeds } from "../../scripts/skipped-suites";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { WranglerDev } from "../browser/wrangler-dev";
+import { describe, expect, it } from "vitest";
 import { smallBoincDb } from "./boinc-fixture";
 import { validateNoCredit } from "./bridge-cli";
-import { type MariaDb, mariadbAvailable, startMariaDbAndServer } from "./mariadb";
+import { mariadbAvailable } from "./mariadb";
+import { bridgeRig } from "./rig";
 import { createProject } from "./service";
 import { writerDsn } from "./write-back-check";
 
@@ -22,26 +20,16 @@ const available = suiteNeeds("the bridge's --follow", import.meta.url, "mariadb-
 const RUN_MS = 65_000;
 
 describe.skipIf(!available)("the bridge's --follow", () => {
-  let maria: MariaDb;
-  let server: WranglerDev;
-  let work: string;
-
-  beforeAll(async () => {
-    [maria, server] = await startMariaDbAndServer(ADMIN);
-    work = await mkdtemp(join(tmpdir(), "cobblestone-follow-"));
-  });
-  afterAll(async () => {
-    await Promise.all([maria?.stop(), server?.stop(), work && rm(work, { recursive: true, force: true })]);
-  });
+  const rig = bridgeRig(ADMIN, { work: "cobblestone-follow-" });
 
   it(
     "runs over a minute while results keep being validated, then stops cleanly on SIGTERM with every result written back",
     { timeout: 300_000 },
     async () => {
       const start = Math.floor(Date.now() / 1000);
-      await smallBoincDb(maria, "follow", start, []);
-      const dsn = await writerDsn(maria, "follow");
-      const token = await createProject(server.base, ADMIN, "follow");
+      await smallBoincDb(rig.maria, "follow", start, []);
+      const dsn = await writerDsn(rig.maria, "follow");
+      const token = await createProject(rig.server.base, ADMIN, "follow");
       const child: ChildProcess = spawn(
         "node",
         [
@@ -50,11 +38,11 @@ describe.skipIf(!available)("the bridge's --follow", () => {
           "bridge/cli.ts",
           "--no-progress",
           "--url",
-          server.base,
+          rig.server.base,
           "--project",
           "follow",
           "--state",
-          join(work, "follow.json"),
+          join(rig.work, "follow.json"),
         ].concat(["--write-back", "--switch-time", String(start - 60), "--follow", "--poll-every", "1"]),
         {
           cwd: ROOT,
@@ -74,7 +62,7 @@ describe.skipIf(!available)("the bridge's --follow", () => {
       const exited = new Promise<number | null>((r) => child.once("exit", (code) => r(code)));
 
       // The validator: a workunit and its valid result every half second, granted nothing (--no_credit).
-      const conn = await maria.root("follow");
+      const conn = await rig.maria.root("follow");
       let inserted = 0;
       // At least RUN_MS, and on until the bridge logged its minute: the meter's minute starts once
       // the run is up, which under load can be many seconds after the spawn.

@@ -5,16 +5,15 @@
  * recent, the guard is held), ends at the test's own count, the file says the same, every
  * stderr line is a JSON event with the documented fields and no secret, and SIGTERM ends it 0.
  */
-import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { readFile } from "node:fs/promises";
 import { type AddressInfo, createServer } from "node:net";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { suiteNeeds } from "../../scripts/skipped-suites";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { WranglerDev } from "../browser/wrangler-dev";
+import { describe, expect, it } from "vitest";
 import { smallBoincDb } from "./boinc-fixture";
 import { startBridgeCli, validateNoCredit } from "./bridge-cli";
-import { type MariaDb, mariadbAvailable, startMariaDbAndServer } from "./mariadb";
+import { mariadbAvailable } from "./mariadb";
+import { bridgeRig } from "./rig";
 import { createProject } from "./service";
 import { WRITER, writerDsn } from "./write-back-check";
 
@@ -44,27 +43,17 @@ function samples(text: string): Map<string, number> {
 }
 
 describe.skipIf(!available)("the bridge's logs and metrics", () => {
-  let maria: MariaDb;
-  let server: WranglerDev;
-  let work: string;
-
-  beforeAll(async () => {
-    [maria, server] = await startMariaDbAndServer(ADMIN);
-    work = await mkdtemp(join(tmpdir(), "cobblestone-monitoring-"));
-  });
-  afterAll(async () => {
-    await Promise.all([maria?.stop(), server?.stop(), work && rm(work, { recursive: true, force: true })]);
-  });
+  const rig = bridgeRig(ADMIN, { work: "cobblestone-monitoring-" });
 
   it("follows with JSON events on stderr and metrics a monitor can read, then stops cleanly on SIGTERM", { timeout: 300_000 }, async () => {
     const start = Math.floor(Date.now() / 1000);
-    await smallBoincDb(maria, "watched", start, []);
-    const dsn = await writerDsn(maria, "watched");
-    const token = await createProject(server.base, ADMIN, "watched");
+    await smallBoincDb(rig.maria, "watched", start, []);
+    const dsn = await writerDsn(rig.maria, "watched");
+    const token = await createProject(rig.server.base, ADMIN, "watched");
     const port = await freePort();
-    const file = join(work, "bridge.prom");
+    const file = join(rig.work, "bridge.prom");
     const bridge = startBridgeCli(
-      ["--url", server.base, "--project", "watched", "--state", join(work, "watched.json")].concat(
+      ["--url", rig.server.base, "--project", "watched", "--state", join(rig.work, "watched.json")].concat(
         ["--write-back", "--switch-time", String(start - 60), "--follow", "--poll-every", "1"],
         ["--log-format", "json", "--metrics-port", String(port), "--metrics-file", file],
       ),
@@ -90,7 +79,7 @@ describe.skipIf(!available)("the bridge's logs and metrics", () => {
     expect(first, bridge.stderr()).not.toBeNull();
 
     // The validator: a workunit and its valid result every half second, granted nothing (--no_credit).
-    const conn = await maria.root("watched");
+    const conn = await rig.maria.root("watched");
     let inserted = 0;
     let during: Map<string, number> | null = null;
     const until = Date.now() + INSERT_MS;

@@ -5,20 +5,20 @@
  * checks the service, a refusal that names the BOINC ids, and the database's own clock.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { readFile } from "node:fs/promises";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { suiteNeeds } from "../../scripts/skipped-suites";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { beforeAll, describe, expect, it, vi } from "vitest";
 import { BridgeError } from "../../bridge/shared/errors";
 import { lockState } from "../../bridge/running/lock";
 import { type BridgeOptions, bridgeOptions, runBridge } from "../../bridge/running/run";
-import { freePort, type WranglerDev } from "../browser/wrangler-dev";
+import { freePort } from "../browser/wrangler-dev";
 import { boincDbWithTrace, linesBesidesIndexAdvice, smallBoincDb } from "./boinc-fixture";
 import { sqlTime } from "./load-trace";
-import { type MariaDb, mariadbAvailable, startMariaDbAndServer } from "./mariadb";
+import { mariadbAvailable } from "./mariadb";
+import { bridgeRig } from "./rig";
 import { createProject, traceMismatches } from "./service";
 
 const ADMIN = "bridge-onboarding-admin-token";
@@ -48,39 +48,32 @@ function cli(args: string[], env: Record<string, string>): { child: ChildProcess
 }
 
 describe.skipIf(!available)("a project admin's first backfill", () => {
-  let maria: MariaDb;
-  let server: WranglerDev;
-  let work: string;
+  const rig = bridgeRig(ADMIN, { work: "cobblestone-onboarding-" });
   let boinc: Awaited<ReturnType<typeof boincDbWithTrace>>;
 
   beforeAll(async () => {
-    [maria, server] = await startMariaDbAndServer(ADMIN);
-    work = await mkdtemp(join(tmpdir(), "cobblestone-onboarding-"));
-    boinc = await boincDbWithTrace(maria, "onboard11", "bridge-11");
-  });
-  afterAll(async () => {
-    await Promise.all([maria?.stop(), server?.stop(), work && rm(work, { recursive: true, force: true })]);
+    boinc = await boincDbWithTrace(rig.maria, "onboard11", "bridge-11");
   });
 
   const options = (db: string, slug: string, token: string, extra: Partial<BridgeOptions> = {}): BridgeOptions =>
     bridgeOptions(
-      { db, url: server.base, project: slug, token, stateFile: join(work, `${slug}.json`) },
+      { db, url: rig.server.base, project: slug, token, stateFile: join(rig.work, `${slug}.json`) },
       { log: () => undefined, ...extra },
     );
 
   it("every cron job run between creating the project and the first bridge run: the backfill of old history goes through", async () => {
-    const token = await createProject(server.base, ADMIN, "jobs-first");
+    const token = await createProject(rig.server.base, ADMIN, "jobs-first");
     // The docs' "run every job once", twice, as an admin preparing a replica for an hour would see the hourly job.
-    for (let i = 0; i < 2; i++) expect(await (await fetch(`${server.base}/cdn-cgi/handler/scheduled`)).text()).toBe("ok");
+    for (let i = 0; i < 2; i++) expect(await (await fetch(`${rig.server.base}/cdn-cgi/handler/scheduled`)).text()).toBe("ok");
     const report = await runBridge(options(boinc.dsn, "jobs-first", token));
     expect(report).toMatchObject({ passes: 80, skipped: 0, replayed: 0 });
-    expect(await traceMismatches(server.base, "jobs-first", token, boinc.expected, boinc.appNumbers)).toEqual([]);
+    expect(await traceMismatches(rig.server.base, "jobs-first", token, boinc.expected, boinc.appNumbers)).toEqual([]);
   });
 
   it("Ctrl-C stops after the request in flight, says where, exits 130, and the next run resumes to the same numbers", async () => {
-    const token = await createProject(server.base, ADMIN, "ctrl-c");
-    const state = join(work, "ctrl-c.json");
-    const args = ["--url", `${server.base}/`, "--project", "ctrl-c", "--state", state];
+    const token = await createProject(rig.server.base, ADMIN, "ctrl-c");
+    const state = join(rig.work, "ctrl-c.json");
+    const args = ["--url", `${rig.server.base}/`, "--project", "ctrl-c", "--state", state];
     const run = cli(args, { COBBLESTONE_TOKEN: token, BOINC_DB_URL: boinc.dsn });
     // Once the first answered second is saved, interrupt.
     while ((await readFile(state, "utf8").catch(() => null)) === null) {
@@ -96,22 +89,22 @@ describe.skipIf(!available)("a project admin's first backfill", () => {
     );
     expect(exit.stderr).not.toMatch(/\n\s+at /); // no stack trace
     // The same command (the URL spelled without the slash this time: the same service) finishes the job.
-    const rest = cli(["--url", server.base, "--project", "ctrl-c", "--state", state], {
+    const rest = cli(["--url", rig.server.base, "--project", "ctrl-c", "--state", state], {
       COBBLESTONE_TOKEN: token,
       BOINC_DB_URL: boinc.dsn,
     });
     const done = await rest.done;
     expect(done.code, done.stderr).toBe(0);
     expect(done.stdout).toMatch(/^posted \d+ validated results/);
-    expect(await traceMismatches(server.base, "ctrl-c", token, boinc.expected, boinc.appNumbers)).toEqual([]);
+    expect(await traceMismatches(rig.server.base, "ctrl-c", token, boinc.expected, boinc.appNumbers)).toEqual([]);
   });
 
   it("a second run on the same state file exits 76 with one line, and the lock goes with the run", async () => {
-    const dsn = await smallBoincDb(maria, "overlap", T, [{}]);
-    const token = await createProject(server.base, ADMIN, "overlap");
-    const state = join(work, "overlap.json");
+    const dsn = await smallBoincDb(rig.maria, "overlap", T, [{}]);
+    const token = await createProject(rig.server.base, ADMIN, "overlap");
+    const state = join(rig.work, "overlap.json");
     const held = await lockState(state); // a long run in progress
-    const second = await cli(["--url", server.base, "--project", "overlap", "--state", state], {
+    const second = await cli(["--url", rig.server.base, "--project", "overlap", "--state", state], {
       COBBLESTONE_TOKEN: token,
       BOINC_DB_URL: dsn,
     }).done;
@@ -126,8 +119,8 @@ describe.skipIf(!available)("a project admin's first backfill", () => {
   });
 
   it("a wrong --url fails at once, naming it; a service answering 503 is retried with each retry on stderr", async () => {
-    const dsn = await smallBoincDb(maria, "wrong_url", T, [{}, {}]);
-    const token = await createProject(server.base, ADMIN, "wrong-url");
+    const dsn = await smallBoincDb(rig.maria, "wrong_url", T, [{}, {}]);
+    const token = await createProject(rig.server.base, ADMIN, "wrong-url");
     const started = Date.now();
     const nobody = `http://127.0.0.1:${await freePort()}`;
     const refused = await runBridge(options(dsn, "wrong-url", token, { url: nobody })).catch((e) => e);
@@ -145,7 +138,7 @@ describe.skipIf(!available)("a project admin's first backfill", () => {
       }
       const chunks: Buffer[] = [];
       for await (const c of req) chunks.push(c as Buffer);
-      const upstream = await fetch(`${server.base}${req.url}`, {
+      const upstream = await fetch(`${rig.server.base}${req.url}`, {
         method: req.method,
         headers: { authorization: req.headers.authorization ?? "", "content-type": "application/json" },
         ...(chunks.length > 0 ? { body: Buffer.concat(chunks) } : {}),
@@ -167,23 +160,23 @@ describe.skipIf(!available)("a project admin's first backfill", () => {
   });
 
   it("counts what happened: a second backfill into the same project posts results the service already had, and says so", async () => {
-    const dsn = await smallBoincDb(maria, "counts", T, [{}, {}, { app_version_id: 2 }]);
-    const token = await createProject(server.base, ADMIN, "counts");
+    const dsn = await smallBoincDb(rig.maria, "counts", T, [{}, {}, { app_version_id: 2 }]);
+    const token = await createProject(rig.server.base, ADMIN, "counts");
     const lines: string[] = [];
     const first = await runBridge(options(dsn, "counts", token, { events: linesBesidesIndexAdvice(lines) }));
     // Result 3 names version 2 of app beta on a workunit of app alpha: skipped, not a refusal stopping every later run.
     expect(first).toMatchObject({ rows: 3, results: 2, replayed: 0, skipped: 1, passes: 2, requests: 1 });
     expect(lines).toEqual(["result 3 skipped: app version 2 is of app 'beta', not of workunit 3's app 'alpha'"]);
-    const again = await runBridge(options(dsn, "counts", token, { stateFile: join(work, "counts-again.json") }));
+    const again = await runBridge(options(dsn, "counts", token, { stateFile: join(rig.work, "counts-again.json") }));
     expect(again).toMatchObject({ rows: 3, results: 2, replayed: 2, skipped: 1 });
   });
 
   it("a refusal names the BOINC workunit and result, not only a path into the request", async () => {
-    const dsn = await smallBoincDb(maria, "refusal", T, [{}, {}]);
-    const token = await createProject(server.base, ADMIN, "refusal");
+    const dsn = await smallBoincDb(rig.maria, "refusal", T, [{}, {}]);
+    const token = await createProject(rig.server.base, ADMIN, "refusal");
     // Result 2 was posted to the service before, with other content (another elapsed time).
-    await runBridge(options(dsn, "refusal", token, { stateFile: join(work, "refusal-first.json") }));
-    const conn = await maria.root("refusal");
+    await runBridge(options(dsn, "refusal", token, { stateFile: join(rig.work, "refusal-first.json") }));
+    const conn = await rig.maria.root("refusal");
     // (mod_time kept: BOINC's auto-update would move the row to now.)
     await conn.query("UPDATE result SET elapsed_time = 2000, mod_time = mod_time WHERE id = 2");
     await conn.end();
@@ -193,8 +186,8 @@ describe.skipIf(!available)("a project admin's first backfill", () => {
   });
 
   it("--dry-run checks the token, the project and the app versions, reads everything and posts nothing", async () => {
-    const dsn = await smallBoincDb(maria, "dry_checks", T, [{}, {}]);
-    const token = await createProject(server.base, ADMIN, "dry-checks");
+    const dsn = await smallBoincDb(rig.maria, "dry_checks", T, [{}, {}]);
+    const token = await createProject(rig.server.base, ADMIN, "dry-checks");
     const dry = (extra: Partial<BridgeOptions>) =>
       runBridge(options(dsn, "dry-checks", token, { dryRun: true, ...extra })).catch((e) => e as Error);
     expect(((await dry({ token: "cbp_wrong" })) as Error).message).toMatch(/refused the token/);
@@ -205,16 +198,16 @@ describe.skipIf(!available)("a project admin's first backfill", () => {
     expect(report).toMatchObject({ rows: 2, results: 2, passes: 2 });
     expect(lines).toEqual(["would register 2 apps (2 new) and 2 app versions (2 new)"]);
     const apps = await (
-      await fetch(`${server.base}/v1/projects/dry-checks/apps`, { headers: { Authorization: `Bearer ${token}` } })
+      await fetch(`${rig.server.base}/v1/projects/dry-checks/apps`, { headers: { Authorization: `Bearer ${token}` } })
     ).json();
     expect(apps.apps).toEqual([]);
     // An app version the service has under another app: the real run would be refused, so the dry run says so.
-    await fetch(`${server.base}/v1/projects/dry-checks/apps/other`, {
+    await fetch(`${rig.server.base}/v1/projects/dry-checks/apps/other`, {
       method: "PUT",
       headers: { Authorization: `Bearer ${token}`, "content-type": "application/json" },
       body: "{}",
     });
-    await fetch(`${server.base}/v1/projects/dry-checks/app-versions/2`, {
+    await fetch(`${rig.server.base}/v1/projects/dry-checks/app-versions/2`, {
       method: "PUT",
       headers: { Authorization: `Bearer ${token}`, "content-type": "application/json" },
       body: JSON.stringify({ app: "other", platform: "x86_64-pc-linux-gnu", plan_class: "", version_num: 100 }),
@@ -223,8 +216,8 @@ describe.skipIf(!available)("a project admin's first backfill", () => {
   });
 
   it("reads up to the database's clock, not the bridge machine's: a bridge clock an hour ahead does not read a second still being written", async () => {
-    const dsn = await smallBoincDb(maria, "db_clock", T, [{}]);
-    const conn = await maria.root("db_clock");
+    const dsn = await smallBoincDb(rig.maria, "db_clock", T, [{}]);
+    const conn = await rig.maria.root("db_clock");
     // Result 2 decided in the database's current second (its clock, not ours, stamps mod_time).
     const [[{ now }]] = (await conn.query("SELECT UNIX_TIMESTAMP() AS now")) as unknown as [[{ now: number }]];
     await conn.query(
@@ -235,7 +228,7 @@ describe.skipIf(!available)("a project admin's first backfill", () => {
        VALUES (2, 2, 1, 7, 3, 5, ${now - 5000}, ${now - 100}, 900, 1, '${sqlTime(now)}', 1000, 1e10, 1)`,
     );
     await conn.end();
-    const token = await createProject(server.base, ADMIN, "db-clock");
+    const token = await createProject(rig.server.base, ADMIN, "db-clock");
     const ahead = Date.now() + 3_600_000;
     vi.spyOn(Date, "now").mockImplementation(() => ahead);
     try {

@@ -19,10 +19,10 @@ import { suiteNeeds } from "../../scripts/skipped-suites";
 import { MIN_NODE_MAJOR, oldNodeProblem } from "../../bridge/shared/node-version";
 import { SYSTEMD_DIR } from "../../bridge/pack/pack";
 import { BRIDGE_VERSION } from "../../bridge/shared/version";
-import type { WranglerDev } from "../browser/wrangler-dev";
 import { boincDbWithTrace } from "./boinc-fixture";
 import { buildTarball, type Exit, installTarball, machinePath, run } from "./installed-bridge";
-import { type MariaDb, mariadbAvailable, startMariaDbAndServer } from "./mariadb";
+import { mariadbAvailable } from "./mariadb";
+import { bridgeRig } from "./rig";
 import { createProject, traceMismatches } from "./service";
 import type { TraceOp } from "./trace-types";
 import { asNoCreditValidatorLeftIt, checker, expectedColumns, writerDsn } from "./write-back-check";
@@ -145,36 +145,28 @@ describe.skipIf(!onOldest)(`the installed bridge on Node ${MIN_NODE_MAJOR}, the 
 const decided = (ops: TraceOp[]) => ops.flatMap((o) => (o.op === "pass" ? o.workunits.flatMap((w) => w.results) : []));
 
 describe.skipIf(!available)("the installed bridge against MariaDB and the service", () => {
-  let maria: MariaDb;
-  let server: WranglerDev;
-
-  beforeAll(async () => {
-    [maria, server] = await startMariaDbAndServer(ADMIN);
-  });
-  afterAll(async () => {
-    await Promise.all([maria?.stop(), server?.stop()]);
-  });
+  const rig = bridgeRig(ADMIN);
 
   it("backfills a trace: the service holds BOINC's numbers, the cursor is in the default state file", async () => {
-    const boinc = await boincDbWithTrace(maria, "pack_backfill", "bridge-11");
-    const token = await createProject(server.base, ADMIN, "pack-backfill");
-    const exit = await installed(["--url", server.base, "--project", "pack-backfill", "--no-progress"], {
+    const boinc = await boincDbWithTrace(rig.maria, "pack_backfill", "bridge-11");
+    const token = await createProject(rig.server.base, ADMIN, "pack-backfill");
+    const exit = await installed(["--url", rig.server.base, "--project", "pack-backfill", "--no-progress"], {
       COBBLESTONE_TOKEN: token,
       BOINC_DB_URL: boinc.dsn,
     });
     expect(exit.code, exit.stderr).toBe(0);
     expect(exit.stdout).toMatch(new RegExp(`^posted ${decided(boinc.ops).length} validated results in `));
-    expect(await traceMismatches(server.base, "pack-backfill", token, boinc.expected, boinc.appNumbers)).toEqual([]);
+    expect(await traceMismatches(rig.server.base, "pack-backfill", token, boinc.expected, boinc.appNumbers)).toEqual([]);
     const state = JSON.parse(await readFile(join(work, "home/.local/state/cobblestone/bridge-pack-backfill.json"), "utf8"));
     expect(state.cursor.mod_time).toBeGreaterThan(0);
   });
 
   it("--write-back writes BOINC's grants into every credit column, the state file where the relative --state says", async () => {
-    const boinc = await boincDbWithTrace(maria, "pack_wb", "bridge-11");
-    await asNoCreditValidatorLeftIt(maria, "pack_wb");
-    const writer = await writerDsn(maria, "pack_wb");
-    const token = await createProject(server.base, ADMIN, "pack-wb");
-    const args = ["--url", server.base, "--project", "pack-wb", "--state", "wb.json", "--no-progress"];
+    const boinc = await boincDbWithTrace(rig.maria, "pack_wb", "bridge-11");
+    await asNoCreditValidatorLeftIt(rig.maria, "pack_wb");
+    const writer = await writerDsn(rig.maria, "pack_wb");
+    const token = await createProject(rig.server.base, ADMIN, "pack-wb");
+    const args = ["--url", rig.server.base, "--project", "pack-wb", "--state", "wb.json", "--no-progress"];
     const exit = await installed([...args, "--write-back", "--credit-by-app", "--switch-time", "0"], {
       COBBLESTONE_TOKEN: token,
       BOINC_DB_URL: writer,
@@ -186,7 +178,7 @@ describe.skipIf(!available)("the installed bridge against MariaDB and the servic
     );
     expect(JSON.parse(await readFile(join(work, "wb.json"), "utf8")).cursor.mod_time).toBeGreaterThan(0);
 
-    const conn = await maria.root("pack_wb");
+    const conn = await rig.maria.root("pack_wb");
     const rows = async <T>(sql: string) => (await conn.query(sql))[0] as T[];
     type Holder = { id: number; total_credit: number; expavg_credit: number; expavg_time: number };
     const hosts = await rows<Holder & { userid: number }>("SELECT id, userid, total_credit, expavg_credit, expavg_time FROM host");

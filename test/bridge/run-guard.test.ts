@@ -3,17 +3,15 @@
  * connection is kept alive past wait_timeout, taken again when the server closes it, and a run
  * that finds another run holding it stops (exit 76) before it posts or writes anything more.
  */
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type mysql from "mysql2/promise";
 import { suiteNeeds } from "../../scripts/skipped-suites";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { RunGuard, runLockName } from "../../bridge/running/run-guard";
-import type { WranglerDev } from "../browser/wrangler-dev";
 import { smallBoincDb } from "./boinc-fixture";
-import { killBridges, noCreditResult, startBridgeCli, validateNoCredit } from "./bridge-cli";
-import { type MariaDb, mariadbAvailable, startMariaDbAndServer } from "./mariadb";
+import { noCreditResult, startBridgeCli, validateNoCredit } from "./bridge-cli";
+import { mariadbAvailable } from "./mariadb";
+import { bridgeRig } from "./rig";
 import { createProject } from "./service";
 import { writerDsn } from "./write-back-check";
 
@@ -35,26 +33,15 @@ const one = async <T>(conn: mysql.Connection, sql: string, values: unknown[] = [
   ((await conn.query(sql, values))[0] as T[])[0]!;
 
 describe.skipIf(!available)("the bridge's one-run guard", () => {
-  let maria: MariaDb;
-  let server: WranglerDev;
-  let work: string;
-
-  beforeAll(async () => {
-    [maria, server] = await startMariaDbAndServer(ADMIN);
-    work = await mkdtemp(join(tmpdir(), "cobblestone-run-guard-"));
-  });
-  afterAll(async () => {
-    killBridges();
-    await Promise.all([maria?.stop(), server?.stop(), work && rm(work, { recursive: true, force: true })]);
-  });
+  const rig = bridgeRig(ADMIN, { work: "cobblestone-run-guard-" });
 
   /** Who holds the project's lock now (a connection id), or null. */
   const holder = async (root: mysql.Connection, database: string, project: string) =>
     (await one<{ h: number | null }>(root, "SELECT IS_USED_LOCK(?) AS h", [runLockName(database, project)])).h;
 
   it("the heartbeat keeps the guard's session past its wait_timeout; without it, the lock is taken again on a new connection", async () => {
-    const dsn = await smallBoincDb(maria, "heartbeat", 1_700_000_000, []);
-    const root = await maria.root();
+    const dsn = await smallBoincDb(rig.maria, "heartbeat", 1_700_000_000, []);
+    const root = await rig.maria.root();
     const lines: string[] = [];
     // A session timeout of 2 s, checked every 0.5 s: 4 s later the same connection holds the lock.
     const kept = await RunGuard.take(dsn, "heartbeat", "kept", { sessionTimeoutS: 2, heartbeatMs: 500, log: (l) => lines.push(l) });
@@ -84,12 +71,12 @@ describe.skipIf(!available)("the bridge's one-run guard", () => {
     "a --follow run polling less often than wait_timeout keeps its guard: a second run is refused (exit 76)",
     { timeout: 120_000 },
     async () => {
-      await smallBoincDb(maria, "idle_follow", 1_700_000_000, [{}, {}]);
-      const dsn = await writerDsn(maria, "idle_follow");
-      const token = await createProject(server.base, ADMIN, "idle-follow");
+      await smallBoincDb(rig.maria, "idle_follow", 1_700_000_000, [{}, {}]);
+      const dsn = await writerDsn(rig.maria, "idle_follow");
+      const token = await createProject(rig.server.base, ADMIN, "idle-follow");
       const env = { COBBLESTONE_TOKEN: token, BOINC_DB_URL: dsn };
-      const args = (state: string) => ["--url", server.base, "--project", "idle-follow", "--state", join(work, state)];
-      const root = await maria.root();
+      const args = (state: string) => ["--url", rig.server.base, "--project", "idle-follow", "--state", join(rig.work, state)];
+      const root = await rig.maria.root();
       // New connections (the bridge's) take the global value: the server closes a session idle for 3 s.
       await root.query("SET GLOBAL wait_timeout = 3");
       try {
@@ -112,17 +99,17 @@ describe.skipIf(!available)("the bridge's one-run guard", () => {
 
   /** A --follow --write-back run of a database with no results yet, and a validator that adds them. */
   async function following(name: string, project: string) {
-    await smallBoincDb(maria, name, Math.floor(Date.now() / 1000), []);
-    const dsn = await writerDsn(maria, name);
-    const token = await createProject(server.base, ADMIN, project);
+    await smallBoincDb(rig.maria, name, Math.floor(Date.now() / 1000), []);
+    const dsn = await writerDsn(rig.maria, name);
+    const token = await createProject(rig.server.base, ADMIN, project);
     const run = startBridgeCli(
       [
         "--url",
-        server.base,
+        rig.server.base,
         "--project",
         project,
         "--state",
-        join(work, `${project}.json`),
+        join(rig.work, `${project}.json`),
         "--write-back",
         "--switch-time",
         String(Math.floor(Date.now() / 1000) - 60),
@@ -132,7 +119,7 @@ describe.skipIf(!available)("the bridge's one-run guard", () => {
       ],
       { COBBLESTONE_TOKEN: token, BOINC_DB_URL: dsn },
     );
-    const conn = await maria.root(name);
+    const conn = await rig.maria.root(name);
     const written = async () => Number((await one<{ n: number }>(conn, "SELECT COUNT(*) AS n FROM cobblestone_writeback")).n);
     let inserted = 0;
     /** Validates `n` results, one every 300 ms, and waits until they are written back. */
@@ -148,7 +135,7 @@ describe.skipIf(!available)("the bridge's one-run guard", () => {
 
   it("its connection KILLed: the run takes the lock again and carries on, writing every result once", { timeout: 120_000 }, async () => {
     const { run, conn, validateSome, inserted } = await following("killed_guard", "killed-guard");
-    const root = await maria.root();
+    const root = await rig.maria.root();
     await validateSome(5);
     const first = (await holder(root, "killed_guard", "killed-guard"))!;
     await root.query(`KILL CONNECTION ${first}`);
@@ -175,7 +162,7 @@ describe.skipIf(!available)("the bridge's one-run guard", () => {
     { timeout: 120_000 },
     async () => {
       const { run, conn, written, validateSome, inserted } = await following("stolen_guard", "stolen-guard");
-      const root = await maria.root("stolen_guard");
+      const root = await rig.maria.root("stolen_guard");
       await validateSome(3);
       const before = await written();
       const first = (await holder(root, "stolen_guard", "stolen-guard"))!;

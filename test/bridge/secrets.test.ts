@@ -15,10 +15,10 @@ import { parseAuditOptions } from "../../bridge/command-line/audit-cli";
 import { parseOptions } from "../../bridge/command-line/cli-options";
 import { BridgeError } from "../../bridge/shared/errors";
 import { parseSecretsFile } from "../../bridge/command-line/secrets";
-import type { WranglerDev } from "../browser/wrangler-dev";
 import { smallBoincDb } from "./boinc-fixture";
-import { killBridges, startBridgeCli, validateNoCredit } from "./bridge-cli";
-import { type MariaDb, mariadbAvailable, startMariaDbAndServer } from "./mariadb";
+import { startBridgeCli, validateNoCredit } from "./bridge-cli";
+import { type MariaDb, mariadbAvailable } from "./mariadb";
+import { bridgeRig } from "./rig";
 import { createProject } from "./service";
 
 const base = ["--url", "http://127.0.0.1:8787", "--project", "demo"];
@@ -154,36 +154,25 @@ async function account(maria: MariaDb, database: string, privileges: string): Pr
 }
 
 describe.skipIf(!available)("the bridge with its secrets in a secrets file only", () => {
-  let maria: MariaDb;
-  let server: WranglerDev;
-  let work: string;
-
-  beforeAll(async () => {
-    [maria, server] = await startMariaDbAndServer(ADMIN);
-    work = await mkdtemp(join(tmpdir(), "cobblestone-secrets-run-"));
-  });
-  afterAll(async () => {
-    killBridges();
-    await Promise.all([maria?.stop(), server?.stop(), work && rm(work, { recursive: true, force: true })]);
-  });
+  const rig = bridgeRig(ADMIN, { work: "cobblestone-secrets-run-" });
 
   it(
     "--follow --write-back with the secrets file in a credentials directory, as the units run it: it writes back, and no secret is in its /proc",
     { timeout: 300_000 },
     async () => {
       const start = Math.floor(Date.now() / 1000);
-      await smallBoincDb(maria, "secrets", start, []);
-      await account(maria, "secrets", "SELECT, UPDATE, INSERT, DELETE, CREATE");
-      const root = await maria.root("secrets");
-      const token = await createProject(server.base, ADMIN, "secrets");
+      await smallBoincDb(rig.maria, "secrets", start, []);
+      await account(rig.maria, "secrets", "SELECT, UPDATE, INSERT, DELETE, CREATE");
+      const root = await rig.maria.root("secrets");
+      const token = await createProject(rig.server.base, ADMIN, "secrets");
       const encoded = encodeURIComponent(PASSWORD);
       // What LoadCredential= leaves: a directory of the service's, the file in it the owner's alone (0400).
-      const credentials = join(work, "credentials");
+      const credentials = join(rig.work, "credentials");
       await mkdir(credentials, { mode: 0o700 });
       const secretsFile = await fileOf(
         credentials,
         "secrets",
-        `# as /etc/cobblestone-bridge/PROJECT.secrets\nCOBBLESTONE_TOKEN=${token}\nBOINC_DB_URL=mysql://${ACCOUNT}:${encoded}@127.0.0.1:${maria.port}/secrets\n`,
+        `# as /etc/cobblestone-bridge/PROJECT.secrets\nCOBBLESTONE_TOKEN=${token}\nBOINC_DB_URL=mysql://${ACCOUNT}:${encoded}@127.0.0.1:${rig.maria.port}/secrets\n`,
         0o400,
       );
       // Nothing of the secrets in the environment the bridge starts with (the test runner's own, and the credentials directory).
@@ -191,13 +180,13 @@ describe.skipIf(!available)("the bridge with its secrets in a secrets file only"
       const bridge = startBridgeCli(
         [
           "--url",
-          server.base,
+          rig.server.base,
           "--project",
           "secrets",
           "--secrets-file",
           secretsFile,
           "--state",
-          join(work, "secrets.json"),
+          join(rig.work, "secrets.json"),
           "--write-back",
           "--switch-time",
           String(start - 60),
@@ -240,16 +229,25 @@ describe.skipIf(!available)("the bridge with its secrets in a secrets file only"
 
   it("a one-shot run with --secrets-file alone: posts; the same file open to others is refused before anything is read", async () => {
     const start = Math.floor(Date.now() / 1000) - 120;
-    await smallBoincDb(maria, "secrets_once", start, [{}, {}]);
-    const token = await createProject(server.base, ADMIN, "secrets-once");
+    await smallBoincDb(rig.maria, "secrets_once", start, [{}, {}]);
+    const token = await createProject(rig.server.base, ADMIN, "secrets-once");
     const encoded = encodeURIComponent(PASSWORD);
-    await account(maria, "secrets_once", "SELECT");
+    await account(rig.maria, "secrets_once", "SELECT");
     const secretsFile = await fileOf(
-      work,
+      rig.work,
       "once.secrets",
-      `COBBLESTONE_TOKEN=${token}\nBOINC_DB_URL='mysql://${ACCOUNT}:${encoded}@127.0.0.1:${maria.port}/secrets_once'\n`,
+      `COBBLESTONE_TOKEN=${token}\nBOINC_DB_URL='mysql://${ACCOUNT}:${encoded}@127.0.0.1:${rig.maria.port}/secrets_once'\n`,
     );
-    const args = ["--url", server.base, "--project", "secrets-once", "--secrets-file", secretsFile, "--state", join(work, "once.json")];
+    const args = [
+      "--url",
+      rig.server.base,
+      "--project",
+      "secrets-once",
+      "--secrets-file",
+      secretsFile,
+      "--state",
+      join(rig.work, "once.json"),
+    ];
     await chmod(secretsFile, 0o644);
     const refused = startBridgeCli(args, {});
     expect(await refused.exited).toBe(2);

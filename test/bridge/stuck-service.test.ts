@@ -6,17 +6,16 @@
  * BOINC's database is as the validator left it (nothing granted), and the next run, the
  * service well again, pays the same results.
  */
-import { mkdtemp, readFile, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { suiteNeeds } from "../../scripts/skipped-suites";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { WranglerDev } from "../browser/wrangler-dev";
-import { killBridges, startBridgeCli } from "./bridge-cli";
+import { describe, expect, it } from "vitest";
+import { startBridgeCli } from "./bridge-cli";
 import { smallBoincDb } from "./boinc-fixture";
-import { type MariaDb, mariadbAvailable, startMariaDbAndServer } from "./mariadb";
+import { mariadbAvailable } from "./mariadb";
+import { bridgeRig } from "./rig";
 import { createProject } from "./service";
-import { type Fault, StandInService } from "./stand-in-service";
+import { type Fault } from "./stand-in-service";
 import { writerDsn } from "./write-back-check";
 
 const ADMIN = "bridge-stuck-service-admin-token";
@@ -27,25 +26,11 @@ const REQUEST = `POST 3 passes at ${T}…${T + 2}`;
 const available = suiteNeeds("a stuck or oversized answer", import.meta.url, "mariadb-server", mariadbAvailable());
 
 describe.skipIf(!available)("a stuck or oversized answer", () => {
-  let maria: MariaDb;
-  let server: WranglerDev;
-  let standIn: StandInService;
-  let work: string;
-
-  beforeAll(async () => {
-    [maria, server] = await startMariaDbAndServer(ADMIN);
-    standIn = await StandInService.start(server.base);
-    work = await mkdtemp(join(tmpdir(), "cobblestone-stuck-service-"));
-  });
-  afterAll(async () => {
-    killBridges();
-    await standIn?.stop();
-    await Promise.all([maria?.stop(), server?.stop(), work && rm(work, { recursive: true, force: true })]);
-  });
+  const rig = bridgeRig(ADMIN, { standIn: true, work: "cobblestone-stuck-service-" });
 
   /** BOINC's credit: the results' sum, host 7's total, and the write-back's own rows. */
   const credit = async (name: string) => {
-    const conn = await maria.root(name);
+    const conn = await rig.maria.root(name);
     const [[r]] = (await conn.query(
       "SELECT SUM(granted_credit) AS s, (SELECT total_credit FROM host WHERE id = 7) AS h FROM result",
     )) as unknown as [{ s: number; h: number }[]];
@@ -63,20 +48,20 @@ describe.skipIf(!available)("a stuck or oversized answer", () => {
    * then again with the service well.
    */
   async function faultyThenWell(name: string, fault: Fault, limits: string[]) {
-    await smallBoincDb(maria, name, T, [{ granted_credit: 0 }, { granted_credit: 0 }, { granted_credit: 0 }]);
-    const writer = await writerDsn(maria, name);
+    await smallBoincDb(rig.maria, name, T, [{ granted_credit: 0 }, { granted_credit: 0 }, { granted_credit: 0 }]);
+    const writer = await writerDsn(rig.maria, name);
     const slug = name.replaceAll("_", "-");
-    const token = await createProject(server.base, ADMIN, slug);
-    const stateFile = join(work, `${slug}.state.json`);
-    const args = ["--url", standIn.base, "--project", slug, "--state", stateFile, "--write-back", "--switch-time", "0"];
+    const token = await createProject(rig.server.base, ADMIN, slug);
+    const stateFile = join(rig.work, `${slug}.state.json`);
+    const args = ["--url", rig.standIn.base, "--project", slug, "--state", stateFile, "--write-back", "--switch-time", "0"];
     const env = { COBBLESTONE_TOKEN: token, BOINC_DB_URL: writer };
 
-    standIn.fault(PASS_BATCHES, fault);
-    const faulted = standIn.faulted;
+    rig.standIn.fault(PASS_BATCHES, fault);
+    const faulted = rig.standIn.faulted;
     const failed = startBridgeCli([...args, "--request-attempts", "2", ...limits], env);
     const failedCode = await failed.exited;
-    standIn.clear();
-    const after = { code: failedCode, stderr: failed.stderr(), faulted: standIn.faulted - faulted, credit: await credit(name) };
+    rig.standIn.clear();
+    const after = { code: failedCode, stderr: failed.stderr(), faulted: rig.standIn.faulted - faulted, credit: await credit(name) };
     const state = await readFile(stateFile, "utf8").then(
       (text) => JSON.parse(text) as { cursor: { mod_time: number } },
       () => null,

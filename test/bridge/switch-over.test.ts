@@ -9,17 +9,15 @@
  * with --no_credit is still refused.
  */
 import { spawn } from "node:child_process";
-import { mkdtemp, rm } from "node:fs/promises";
 import { createInterface } from "node:readline";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { suiteNeeds } from "../../scripts/skipped-suites";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { bridgeOptions, runBridge } from "../../bridge/running/run";
-import type { WranglerDev } from "../browser/wrangler-dev";
 import { smallBoincDb } from "./boinc-fixture";
 import { startBridgeCli } from "./bridge-cli";
-import { type MariaDb, mariadbAvailable, startMariaDbAndServer } from "./mariadb";
+import { mariadbAvailable } from "./mariadb";
+import { bridgeRig } from "./rig";
 import { createProject } from "./service";
 import { writerDsn } from "./write-back-check";
 
@@ -56,21 +54,11 @@ function startDaemons(socket: string, database: string) {
 }
 
 describe.skipIf(!available)("the switch-over while the project runs", () => {
-  let maria: MariaDb;
-  let server: WranglerDev;
-  let work: string;
-
-  beforeAll(async () => {
-    [maria, server] = await startMariaDbAndServer(ADMIN);
-    work = await mkdtemp(join(tmpdir(), "cobblestone-switch-over-"));
-  });
-  afterAll(async () => {
-    await Promise.all([maria?.stop(), server?.stop(), work && rm(work, { recursive: true, force: true })]);
-  });
+  const rig = bridgeRig(ADMIN, { work: "cobblestone-switch-over-" });
 
   /** The database's clock, what T is read by (docs/bridge.md's checklist). */
   const dbNow = async (name: string) => {
-    const conn = await maria.root(name);
+    const conn = await rig.maria.root(name);
     const [rows] = await conn.query("SELECT UNIX_TIMESTAMP() AS t");
     await conn.end();
     return Number((rows as { t: number }[])[0]!.t);
@@ -79,17 +67,17 @@ describe.skipIf(!available)("the switch-over while the project runs", () => {
   /** BOINC grants for a few seconds, the read-only bridge runs, BOINC grants a few seconds more; then bin/stop and T. */
   async function beforeTheSwitch(name: string, slug: string) {
     const start = await dbNow("mysql");
-    await smallBoincDb(maria, name, start, []);
-    const reader = `mysql://root@localhost/${name}?socket=${encodeURIComponent(maria.socket)}`;
-    const writer = await writerDsn(maria, name);
-    const token = await createProject(server.base, ADMIN, slug);
-    const stateFile = join(work, `${slug}.json`);
-    const daemons = startDaemons(maria.socket, name);
+    await smallBoincDb(rig.maria, name, start, []);
+    const reader = `mysql://root@localhost/${name}?socket=${encodeURIComponent(rig.maria.socket)}`;
+    const writer = await writerDsn(rig.maria, name);
+    const token = await createProject(rig.server.base, ADMIN, slug);
+    const stateFile = join(rig.work, `${slug}.json`);
+    const daemons = startDaemons(rig.maria.socket, name);
     await daemons.command("grant");
     await sleep(4000);
     // The read-only bridge's last run (the cron job), then BOINC grants on until bin/stop.
     await runBridge(
-      bridgeOptions({ db: reader, url: server.base, project: slug, token, stateFile }, { rescaleEvery: 0, log: () => undefined }),
+      bridgeOptions({ db: reader, url: rig.server.base, project: slug, token, stateFile }, { rescaleEvery: 0, log: () => undefined }),
     );
     await sleep(3000);
     await daemons.command("stop");
@@ -101,7 +89,7 @@ describe.skipIf(!available)("the switch-over while the project runs", () => {
   }
 
   const cliArgs = (slug: string, stateFile: string, T: number) =>
-    ["--url", server.base, "--project", slug, "--state", stateFile, "--write-back", "--switch-time", String(T)].concat([
+    ["--url", rig.server.base, "--project", slug, "--state", stateFile, "--write-back", "--switch-time", String(T)].concat([
       "--follow",
       "--poll-every",
       "1",
@@ -119,7 +107,7 @@ describe.skipIf(!available)("the switch-over while the project runs", () => {
       await daemons.command("quit", "done");
       expect(daemons.child.exitCode === null || daemons.child.exitCode === 0).toBe(true);
 
-      const conn = await maria.root("switch_ok");
+      const conn = await rig.maria.root("switch_ok");
       const rowsNow = async () =>
         (
           await conn.query(
@@ -176,7 +164,7 @@ describe.skipIf(!available)("the switch-over while the project runs", () => {
     if (bridge.child.exitCode === null) bridge.child.kill("SIGKILL");
     expect(code, bridge.stderr()).toBe(2);
     expect(bridge.stderr()).toMatch(/a validator still grants/);
-    const conn = await maria.root("switch_rogue");
+    const conn = await rig.maria.root("switch_rogue");
     const [rows] = await conn.query(
       "SELECT r.id, r.granted_credit, c.credit AS written FROM result r LEFT JOIN cobblestone_writeback c ON c.result_id = r.id WHERE r.validate_state = 1",
     );

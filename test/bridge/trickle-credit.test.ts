@@ -8,19 +8,18 @@
  * and a run SIGKILLed between the service's answer and its commit pays nothing twice.
  */
 import { readFileSync } from "node:fs";
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { suiteNeeds } from "../../scripts/skipped-suites";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { BridgeError } from "../../bridge/shared/errors";
 import { bridgeOptions, runBridge } from "../../bridge/running/run";
 import type { TrickleSettings } from "../../bridge/database/trickle-config";
-import type { WranglerDev } from "../browser/wrangler-dev";
 import { send } from "../support/send";
 import { createBoincDb } from "./boinc-fixture";
-import { killBridges, startBridgeCli } from "./bridge-cli";
-import { type MariaDb, mariadbAvailable, startMariaDbAndServer } from "./mariadb";
+import { startBridgeCli } from "./bridge-cli";
+import { mariadbAvailable } from "./mariadb";
+import { bridgeRig } from "./rig";
 import { createProjectTokens } from "./service";
 import { StandInService } from "./stand-in-service";
 import { boincUpdateAverage, writerDsn } from "./write-back-check";
@@ -78,23 +77,12 @@ const TEAMS = new Map([[5, { total: 300, avg: 70, t0: true }]]);
 const close = (a: number, b: number) => Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(b));
 
 describe.skipIf(!available)("trickle credit through the bridge", () => {
-  let maria: MariaDb;
-  let server: WranglerDev;
-  let work: string;
-
-  beforeAll(async () => {
-    [maria, server] = await startMariaDbAndServer(ADMIN);
-    work = await mkdtemp(join(tmpdir(), "cobblestone-trickle-"));
-  });
-  afterAll(async () => {
-    killBridges();
-    await Promise.all([maria?.stop(), server?.stop(), work && rm(work, { recursive: true, force: true })]);
-  });
+  const rig = bridgeRig(ADMIN, { work: "cobblestone-trickle-" });
 
   /** BOINC's tables with apps climate and other, the holders above and the messages (an hour old); T0 and the read-only DSN. */
   async function trickleDb(name: string): Promise<{ dsn: string; t0: number }> {
-    const dsn = await createBoincDb(maria, name);
-    const conn = await maria.root(name);
+    const dsn = await createBoincDb(rig.maria, name);
+    const conn = await rig.maria.root(name);
     const [[clock]] = (await conn.query("SELECT UNIX_TIMESTAMP() AS now")) as unknown as [{ now: number }[]];
     const now = Math.floor(Number(clock!.now));
     const t0 = now - 3 * 86400;
@@ -142,14 +130,14 @@ describe.skipIf(!available)("trickle credit through the bridge", () => {
 
   /** A project whose app climate its operator set to trickle credit (the manage token); the bridge's ingest token. */
   async function project(slug: string): Promise<string> {
-    const { manage, ingest } = await createProjectTokens(server.base, ADMIN, slug);
-    await send(server.base, "PUT", `/v1/projects/${slug}/apps/climate`, manage, { credit_mode: "trickle", trickle_max_runtime: 3600 });
+    const { manage, ingest } = await createProjectTokens(rig.server.base, ADMIN, slug);
+    await send(rig.server.base, "PUT", `/v1/projects/${slug}/apps/climate`, manage, { credit_mode: "trickle", trickle_max_runtime: 3600 });
     return ingest;
   }
 
   /** The holder rows of database `name`: [total_credit, expavg_credit, expavg_time] by kind and id. */
   async function holders(name: string) {
-    const conn = await maria.root(name);
+    const conn = await rig.maria.root(name);
     const read = async (table: string) => {
       const [rows] = await conn.query(`SELECT id, total_credit, expavg_credit, expavg_time FROM \`${table}\``);
       return new Map(
@@ -168,12 +156,12 @@ describe.skipIf(!available)("trickle credit through the bridge", () => {
   it("read-only: every message's credit in the service is BOINC's handler's; BOINC's database is left as it is", async () => {
     const { dsn } = await trickleDb("trickle_ro");
     const before = await holders("trickle_ro");
-    const { manage, ingest } = await createProjectTokens(server.base, ADMIN, "trickle-ro");
-    const stateFile = join(work, "ro.json");
+    const { manage, ingest } = await createProjectTokens(rig.server.base, ADMIN, "trickle-ro");
+    const stateFile = join(rig.work, "ro.json");
     const run = () =>
       runBridge(
         bridgeOptions(
-          { db: dsn, url: server.base, project: "trickle-ro", token: ingest, stateFile },
+          { db: dsn, url: rig.server.base, project: "trickle-ro", token: ingest, stateFile },
           { log: () => undefined, trickles: CLIMATE },
         ),
       );
@@ -182,7 +170,10 @@ describe.skipIf(!available)("trickle credit through the bridge", () => {
     await expect(run()).rejects.toThrow(
       /app 'climate': adaptive on the service, trickle by the trickle_credit handler of variety 'climate'[\s\S]*"credit_mode":"trickle"/,
     );
-    await send(server.base, "PUT", "/v1/projects/trickle-ro/apps/climate", manage, { credit_mode: "trickle", trickle_max_runtime: 3600 });
+    await send(rig.server.base, "PUT", "/v1/projects/trickle-ro/apps/climate", manage, {
+      credit_mode: "trickle",
+      trickle_max_runtime: 3600,
+    });
 
     const report = await run();
     // Paid: 1, 2, 3, 4, 8 and 9 (handled or not: BOINC's handler, still running, pays them all); not paid: 5 (no runtime), 7 (unknown host); 6 is another variety.
@@ -191,7 +182,7 @@ describe.skipIf(!available)("trickle credit through the bridge", () => {
     expect(close(report.trickles!.credit, total)).toBe(true);
 
     // Each message's stored payment, read back by posting it again (the service answers it as replayed).
-    const again = await send(server.base, "POST", "/v1/projects/trickle-ro/trickles", ingest, {
+    const again = await send(rig.server.base, "POST", "/v1/projects/trickle-ro/trickles", ingest, {
       messages: PAID.map((m) => ({ id: m.id, app: "climate", host_id: m.host, runtime: Number(/<runtime>([^<]*)</.exec(m.text)![1]) })),
     });
     for (const [i, m] of PAID.entries()) {
@@ -200,12 +191,13 @@ describe.skipIf(!available)("trickle credit through the bridge", () => {
     }
     // The service's holders: host 7 has 1, 2 and 9, host 8 has 3 and 8 (62.5), host 9 has 4 (0); user 3 owns 7 and 9, in team 5.
     const host7 = 25 + 25 + 3.6e14 / 8.64e13;
-    const hostTotal = async (id: number) => (await send(server.base, "GET", `/v1/projects/trickle-ro/hosts/${id}`, ingest)).total_credit;
+    const hostTotal = async (id: number) =>
+      (await send(rig.server.base, "GET", `/v1/projects/trickle-ro/hosts/${id}`, ingest)).total_credit;
     expect(close(await hostTotal(7), host7)).toBe(true);
     expect(close(await hostTotal(8), 62.5)).toBe(true);
     expect(await hostTotal(9)).toBe(0);
-    expect(close((await send(server.base, "GET", "/v1/projects/trickle-ro/users/3", ingest)).total_credit, host7)).toBe(true);
-    expect(close((await send(server.base, "GET", "/v1/projects/trickle-ro/teams/5", ingest)).total_credit, host7)).toBe(true);
+    expect(close((await send(rig.server.base, "GET", "/v1/projects/trickle-ro/users/3", ingest)).total_credit, host7)).toBe(true);
+    expect(close((await send(rig.server.base, "GET", "/v1/projects/trickle-ro/teams/5", ingest)).total_credit, host7)).toBe(true);
 
     // Nothing written to BOINC: its own handler (still running) marks and pays them.
     expect(await holders("trickle_ro")).toEqual(before);
@@ -216,11 +208,11 @@ describe.skipIf(!available)("trickle credit through the bridge", () => {
 
   it("--write-back: totals and RAC as grant_credit(now - 86400) writes them, messages handled; SIGKILLed between answer and commit, paid once", async () => {
     const { t0 } = await trickleDb("trickle_wb");
-    const writer = await writerDsn(maria, "trickle_wb");
+    const writer = await writerDsn(rig.maria, "trickle_wb");
     const ingest = await project("trickle-wb");
-    const stateFile = join(work, "wb.json");
+    const stateFile = join(rig.work, "wb.json");
     // The trickle handler's settings as config.xml starts it (the database URL from BOINC_DB_URL).
-    const config = join(work, "config.xml");
+    const config = join(rig.work, "config.xml");
     await writeFile(
       config,
       "<boinc><config><db_name>trickle_wb</db_name></config><daemons>" +
@@ -229,7 +221,7 @@ describe.skipIf(!available)("trickle credit through the bridge", () => {
     );
     const args = [
       "--url",
-      server.base,
+      rig.server.base,
       "--project",
       "trickle-wb",
       "--state",
@@ -244,7 +236,7 @@ describe.skipIf(!available)("trickle credit through the bridge", () => {
 
     // Message 1 held under a row lock: the run posts the batch, the service pays it, and the
     // run's transaction waits for the lock; killed there, it has committed nothing.
-    const root = await maria.root("trickle_wb");
+    const root = await rig.maria.root("trickle_wb");
     await root.query("START TRANSACTION");
     await root.query("SELECT id FROM msg_from_host WHERE id = 1 FOR UPDATE");
     const killed = startBridgeCli(args, env);
@@ -261,7 +253,7 @@ describe.skipIf(!available)("trickle credit through the bridge", () => {
     await root.end();
     // The service paid the batch (host 7: messages 1 and 2, 25 each, and 9, which BOINC's handler paid); BOINC has nothing of it.
     const host7Service = 25 + 25 + 3.6e14 / 8.64e13;
-    expect(close((await send(server.base, "GET", "/v1/projects/trickle-wb/hosts/7", ingest)).total_credit, host7Service)).toBe(true);
+    expect(close((await send(rig.server.base, "GET", "/v1/projects/trickle-wb/hosts/7", ingest)).total_credit, host7Service)).toBe(true);
     const untouched = await holders("trickle_wb");
     expect(untouched.handled).toEqual([9]);
     expect(untouched.host.get(7)).toEqual([100, 50, t0]);
@@ -316,7 +308,7 @@ describe.skipIf(!available)("trickle credit through the bridge", () => {
     // A third run: nothing left to pay or write.
     const report = await runBridge(
       bridgeOptions(
-        { db: writer, url: server.base, project: "trickle-wb", token: ingest, stateFile },
+        { db: writer, url: rig.server.base, project: "trickle-wb", token: ingest, stateFile },
         { log: () => undefined, writeBack: true, trickles: CLIMATE },
       ),
     );
@@ -326,11 +318,11 @@ describe.skipIf(!available)("trickle credit through the bridge", () => {
   });
   it("--write-back through a lying service: an inflated or missing credit is refused with nothing written; the answer's now is not the grant's time", async () => {
     const { t0 } = await trickleDb("trickle_lies");
-    const writer = await writerDsn(maria, "trickle_lies");
+    const writer = await writerDsn(rig.maria, "trickle_lies");
     const ingest = await project("trickle-lies");
     const before = await holders("trickle_lies");
-    const standIn = await StandInService.start(server.base);
-    const stateFile = join(work, "lies.json");
+    const standIn = await StandInService.start(rig.server.base);
+    const stateFile = join(rig.work, "lies.json");
     const run = () =>
       runBridge(
         bridgeOptions(
@@ -387,7 +379,7 @@ describe.skipIf(!available)("trickle credit through the bridge", () => {
       const report = await run();
       expect(report.trickles).toMatchObject({ posted: 6, replayed: 6, written: 5 });
       const after = await holders("trickle_lies");
-      const conn = await maria.root("trickle_lies");
+      const conn = await rig.maria.root("trickle_lies");
       const [[clock]] = (await conn.query("SELECT UNIX_TIMESTAMP() AS now")) as unknown as [{ now: number }[]];
       await conn.end();
       const written = after.host.get(7)![2];
@@ -405,18 +397,18 @@ describe.skipIf(!available)("trickle credit through the bridge", () => {
     await trickleDb("trickle_grant");
     const ingest = await project("trickle-grant");
     const account = "'trickle_wb'@'127.0.0.1'";
-    const root = await maria.root();
+    const root = await rig.maria.root();
     // Every privilege the write-back of results uses (table-wide here), none on msg_from_host but SELECT.
     await root.query(`CREATE USER ${account} IDENTIFIED BY 'tr1ckle';
       GRANT SELECT, INSERT, DELETE, CREATE ON trickle_grant.* TO ${account};
       GRANT UPDATE ON trickle_grant.result TO ${account}; GRANT UPDATE ON trickle_grant.workunit TO ${account};
       GRANT UPDATE ON trickle_grant.host TO ${account}; GRANT UPDATE ON trickle_grant.user TO ${account};
       GRANT UPDATE ON trickle_grant.team TO ${account};`);
-    const dsn = `mysql://trickle_wb:tr1ckle@127.0.0.1:${maria.port}/trickle_grant`;
+    const dsn = `mysql://trickle_wb:tr1ckle@127.0.0.1:${rig.maria.port}/trickle_grant`;
     const run = () =>
       runBridge(
         bridgeOptions(
-          { db: dsn, url: server.base, project: "trickle-grant", token: ingest, stateFile: join(work, "grant.json") },
+          { db: dsn, url: rig.server.base, project: "trickle-grant", token: ingest, stateFile: join(rig.work, "grant.json") },
           { log: () => undefined, writeBack: true, switchTime: 0, trickles: CLIMATE },
         ),
       );
@@ -441,16 +433,16 @@ describe.skipIf(!available)("trickle credit through the bridge", () => {
   });
   it("--follow --write-back: 1,500 waiting messages in two requests, and one sent while it follows, each paid and written once", async () => {
     const { t0 } = await trickleDb("trickle_follow");
-    const writer = await writerDsn(maria, "trickle_follow");
+    const writer = await writerDsn(rig.maria, "trickle_follow");
     const ingest = await project("trickle-follow");
     // 1,500 more messages of host 7, 60 s each: 60 x 3e9 x 200 / 86400e9 = 3.6e13 / 8.64e13 = 0.41666… each, 625 in all.
-    const conn = await maria.root("trickle_follow");
+    const conn = await rig.maria.root("trickle_follow");
     const rows = Array.from({ length: 1500 }, (_, i) => [100 + i, t0, 7, "climate", 0, xmlOf("<runtime>60</runtime>")]);
     await conn.query("INSERT INTO msg_from_host (id, create_time, hostid, variety, handled, xml) VALUES ?", [rows]);
     const stop = new AbortController();
     const running = runBridge(
       bridgeOptions(
-        { db: writer, url: server.base, project: "trickle-follow", token: ingest, stateFile: join(work, "follow.json") },
+        { db: writer, url: rig.server.base, project: "trickle-follow", token: ingest, stateFile: join(rig.work, "follow.json") },
         { log: () => undefined, writeBack: true, switchTime: 0, trickles: CLIMATE, follow: { pollSeconds: 0.5 }, signal: stop.signal },
       ),
     );
@@ -482,16 +474,16 @@ describe.skipIf(!available)("trickle credit through the bridge", () => {
   });
   it("--write-back while BOINC's handler still runs: a message it marked after the read is refused, nothing of the batch written", async () => {
     await trickleDb("trickle_both");
-    const writer = await writerDsn(maria, "trickle_both");
+    const writer = await writerDsn(rig.maria, "trickle_both");
     const ingest = await project("trickle-both");
     const before = await holders("trickle_both");
     // Message 1 under a row lock: the run posts its batch and waits; "the handler" marks it meanwhile.
-    const root = await maria.root("trickle_both");
+    const root = await rig.maria.root("trickle_both");
     await root.query("START TRANSACTION");
     await root.query("SELECT id FROM msg_from_host WHERE id = 1 FOR UPDATE");
     const running = runBridge(
       bridgeOptions(
-        { db: writer, url: server.base, project: "trickle-both", token: ingest, stateFile: join(work, "both.json") },
+        { db: writer, url: rig.server.base, project: "trickle-both", token: ingest, stateFile: join(rig.work, "both.json") },
         { log: () => undefined, writeBack: true, switchTime: 0, trickles: CLIMATE },
       ),
     );

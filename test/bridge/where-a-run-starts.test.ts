@@ -6,19 +6,18 @@
  * than the database's clock, or a time without a zone, is refused. BOINC's database is read after
  * each.
  */
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { suiteNeeds } from "../../scripts/skipped-suites";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { BridgeError } from "../../bridge/shared/errors";
 import { type BridgeOptions, bridgeOptions, runBridge } from "../../bridge/running/run";
 import { normalizeServiceUrl } from "../../bridge/service/service-url";
-import type { WranglerDev } from "../browser/wrangler-dev";
 import { startBridgeCli } from "./bridge-cli";
 import { smallBoincDb } from "./boinc-fixture";
 import { sqlTime } from "./load-trace";
-import { type MariaDb, mariadbAvailable, startMariaDbAndServer } from "./mariadb";
+import { mariadbAvailable } from "./mariadb";
+import { bridgeRig } from "./rig";
 import { createProject } from "./service";
 import { writerDsn } from "./write-back-check";
 
@@ -29,33 +28,23 @@ const SWITCH = T - 200;
 const available = suiteNeeds("where a bridge run starts", import.meta.url, "mariadb-server", mariadbAvailable());
 
 describe.skipIf(!available)("where a bridge run starts", () => {
-  let maria: MariaDb;
-  let server: WranglerDev;
-  let work: string;
+  const rig = bridgeRig(ADMIN, { work: "cobblestone-run-start-" });
 
-  beforeAll(async () => {
-    [maria, server] = await startMariaDbAndServer(ADMIN);
-    work = await mkdtemp(join(tmpdir(), "cobblestone-run-start-"));
-  });
-  afterAll(async () => {
-    await Promise.all([maria?.stop(), server?.stop(), work && rm(work, { recursive: true, force: true })]);
-  });
-
-  const stateFile = (slug: string) => join(work, `${slug}.state.json`);
+  const stateFile = (slug: string) => join(rig.work, `${slug}.state.json`);
   const options = (dsn: string, slug: string, token: string, extra: Partial<BridgeOptions> = {}): BridgeOptions =>
-    bridgeOptions({ db: dsn, url: server.base, project: slug, token, stateFile: stateFile(slug) }, { log: () => undefined, ...extra });
+    bridgeOptions({ db: dsn, url: rig.server.base, project: slug, token, stateFile: stateFile(slug) }, { log: () => undefined, ...extra });
   const writing = (extra: Partial<BridgeOptions> = {}): Partial<BridgeOptions> => ({ writeBack: true, switchTime: SWITCH, ...extra });
 
   /** Three results as a --no_credit validator leaves them (granted 0), validated at T, T+1, T+2; a project. */
   async function unpaid(name: string) {
-    const reader = await smallBoincDb(maria, name, T, [{ granted_credit: 0 }, { granted_credit: 0 }, { granted_credit: 0 }]);
+    const reader = await smallBoincDb(rig.maria, name, T, [{ granted_credit: 0 }, { granted_credit: 0 }, { granted_credit: 0 }]);
     const slug = name.replace(/_/g, "-");
-    return { reader, writer: await writerDsn(maria, name), slug, token: await createProject(server.base, ADMIN, slug) };
+    return { reader, writer: await writerDsn(rig.maria, name), slug, token: await createProject(rig.server.base, ADMIN, slug) };
   }
 
   /** Result `id` on its own workunit `id`, validated (granted 0) at `modTime`, as smallBoincDb's. */
   async function validatedLater(name: string, id: number, modTime: number) {
-    const conn = await maria.root(name);
+    const conn = await rig.maria.root(name);
     await conn.query(
       "INSERT INTO workunit (id, appid, name, rsc_fpops_est, rsc_fpops_bound, target_nresults) VALUES (?, 1, ?, 1e13, 1e14, 1)",
       [id, `wu${id}`],
@@ -70,7 +59,7 @@ describe.skipIf(!available)("where a bridge run starts", () => {
 
   /** Each result's granted_credit by id, and the host's total. */
   async function paid(name: string) {
-    const conn = await maria.root(name);
+    const conn = await rig.maria.root(name);
     const [results] = await conn.query("SELECT id, granted_credit AS g FROM result ORDER BY id");
     const [hosts] = await conn.query("SELECT total_credit AS t FROM host WHERE id = 7");
     await conn.end();
@@ -81,7 +70,7 @@ describe.skipIf(!available)("where a bridge run starts", () => {
   }
   const sum = (xs: number[]) => xs.reduce((s, x) => s + x, 0);
   const dbClock = async () => {
-    const conn = await maria.root();
+    const conn = await rig.maria.root();
     const [rows] = await conn.query("SELECT UNIX_TIMESTAMP() AS now");
     await conn.end();
     return Math.floor(Number((rows as { now: number }[])[0]!.now));
@@ -145,7 +134,7 @@ describe.skipIf(!available)("where a bridge run starts", () => {
       stateFile(db.slug),
       JSON.stringify({
         version: 1,
-        url: normalizeServiceUrl(server.base),
+        url: normalizeServiceUrl(rig.server.base),
         project: db.slug,
         cursor: ahead,
         last_event_time: ahead.mod_time,
@@ -171,7 +160,7 @@ describe.skipIf(!available)("where a bridge run starts", () => {
     expect(e.message).toMatch(
       /^--switch-time \d+ \(.*\) is later than the database's clock \(\d+, .*\): T is when the validators were restarted/,
     );
-    const conn = await maria.root("future_switch");
+    const conn = await rig.maria.root("future_switch");
     const [rows] = await conn.query("SELECT COUNT(*) AS n FROM cobblestone_writeback_switch");
     await conn.end();
     expect(Number((rows as { n: number }[])[0]!.n)).toBe(0);
@@ -181,7 +170,17 @@ describe.skipIf(!available)("where a bridge run starts", () => {
   it("refuses a --switch-time without a zone (exit 2), writing nothing", async () => {
     const db = await unpaid("no_zone");
     const bridge = startBridgeCli(
-      ["--url", server.base, "--project", db.slug, "--state", stateFile(db.slug), "--write-back", "--switch-time", "2023-11-14T22:10:00"],
+      [
+        "--url",
+        rig.server.base,
+        "--project",
+        db.slug,
+        "--state",
+        stateFile(db.slug),
+        "--write-back",
+        "--switch-time",
+        "2023-11-14T22:10:00",
+      ],
       { COBBLESTONE_TOKEN: db.token, BOINC_DB_URL: db.writer },
     );
     expect(await bridge.exited).toBe(2);

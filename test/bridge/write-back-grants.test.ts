@@ -4,21 +4,20 @@
  * bridge refuses before writing anything, naming each missing privilege with the GRANT that
  * gives it (issue 42 item 3). The test reads the doc: the doc and the test cannot drift apart.
  */
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { suiteNeeds } from "../../scripts/skipped-suites";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import mysql from "mysql2/promise";
 import { parseOptions } from "../../bridge/command-line/cli-options";
 import { BridgeError } from "../../bridge/shared/errors";
 import type { BridgeEvent } from "../../bridge/telling/event-log";
 import { writeBackTables } from "../../bridge/write-back/write-back-privileges";
 import { bridgeOptions, runBridge } from "../../bridge/running/run";
-import type { WranglerDev } from "../browser/wrangler-dev";
 import { smallBoincDb } from "./boinc-fixture";
-import { type MariaDb, mariadbAvailable, startMariaDbAndServer } from "./mariadb";
+import { mariadbAvailable } from "./mariadb";
 import { blockWith, docSection, fillIn } from "./bridge-doc";
+import { bridgeRig } from "./rig";
 import { createProject } from "./service";
 
 const ADMIN = "bridge-writeback-grants-admin-token";
@@ -53,38 +52,28 @@ function grantLines(database: string) {
 const grantsIn = (message: string) => message.match(/GRANT [A-Z]+(?: \([a-z_, ]+\))?(?:, [A-Z]+(?: \([a-z_, ]+\))?)* ON /g);
 
 describe.skipIf(!available)("the switch-over checklist's GRANTs", () => {
-  let maria: MariaDb;
-  let server: WranglerDev;
-  let work: string;
-
-  beforeAll(async () => {
-    [maria, server] = await startMariaDbAndServer(ADMIN);
-    work = await mkdtemp(join(tmpdir(), "cobblestone-wb-grants-"));
-  });
-  afterAll(async () => {
-    await Promise.all([maria?.stop(), server?.stop(), work && rm(work, { recursive: true, force: true })]);
-  });
+  const rig = bridgeRig(ADMIN, { work: "cobblestone-wb-grants-" });
 
   /**
    * A small BOINC database as a --no_credit validator leaves it (three results granted 0, host 7
    * of user 3 in team 5), and the doc's account made afresh with the block, as the admin runs it.
    */
   async function granted(database: string): Promise<string> {
-    await smallBoincDb(maria, database, T, [{ granted_credit: 0 }, { granted_credit: 0 }, { granted_credit: 0 }]);
-    const root = await maria.root();
+    await smallBoincDb(rig.maria, database, T, [{ granted_credit: 0 }, { granted_credit: 0 }, { granted_credit: 0 }]);
+    const root = await rig.maria.root();
     await root.query(`DROP USER IF EXISTS ${ACCOUNT}`);
     await root.query(filledIn(database));
     await root.end();
-    return `mysql://cobblestone_wb:${PASSWORD}@127.0.0.1:${maria.port}/${database}`;
+    return `mysql://cobblestone_wb:${PASSWORD}@127.0.0.1:${rig.maria.port}/${database}`;
   }
 
   /** A --write-back --credit-by-app run of `slug` (a project of its own on the service, made on first use). */
   const tokens = new Map<string, string>();
   const writeBack = async (dsn: string, slug: string) => {
-    if (!tokens.has(slug)) tokens.set(slug, await createProject(server.base, ADMIN, slug));
+    if (!tokens.has(slug)) tokens.set(slug, await createProject(rig.server.base, ADMIN, slug));
     return runBridge(
       bridgeOptions(
-        { db: dsn, url: server.base, project: slug, token: tokens.get(slug)!, stateFile: join(work, `${slug}.json`) },
+        { db: dsn, url: rig.server.base, project: slug, token: tokens.get(slug)!, stateFile: join(rig.work, `${slug}.json`) },
         { log: () => undefined, writeBack: true, creditByApp: true, switchTime: T - 100 },
       ),
     );
@@ -92,7 +81,7 @@ describe.skipIf(!available)("the switch-over checklist's GRANTs", () => {
 
   /** What the write-back leaves in the database: credit on results, the host and per app, and the bridge's tables. */
   async function written(database: string) {
-    const root = await maria.root(database);
+    const root = await rig.maria.root(database);
     const [[r]] = (await root.query(
       `SELECT (SELECT SUM(granted_credit) FROM result) AS results, (SELECT total_credit FROM host WHERE id = 7) AS host,
               (SELECT COUNT(*) FROM credit_user) AS credit_user,
@@ -112,7 +101,7 @@ describe.skipIf(!available)("the switch-over checklist's GRANTs", () => {
     expect(Math.abs(after.host - after.results) / after.results).toBeLessThan(1e-12);
     expect(after).toMatchObject({ credit_user: 1, own_tables: 2 });
 
-    const root = await maria.root();
+    const root = await rig.maria.root();
     for (const table of ["cobblestone_writeback", "cobblestone_writeback_switch"])
       await root.query(`REVOKE CREATE ON grants_full.${table} FROM ${ACCOUNT}`);
     await root.end();
@@ -173,7 +162,7 @@ describe.skipIf(!available)("the switch-over checklist's GRANTs", () => {
       const database = `grants_line_${i}`;
       const dsn = await granted(database);
       const { line } = grantLines(database)[i]!;
-      const root = await maria.root();
+      const root = await rig.maria.root();
       await root.query(line.replace(/^GRANT /, "REVOKE ").replace(" TO ", " FROM "));
       await root.end();
       const e = await writeBack(dsn, `grants-line-${i}`).then(
@@ -195,7 +184,7 @@ describe.skipIf(!available)("the switch-over checklist's GRANTs", () => {
     it(`without UPDATE (${column}) on ${table}: refused, that column alone named; nothing written`, async () => {
       const database = `grants_column_${i}`;
       const dsn = await granted(database);
-      const root = await maria.root();
+      const root = await rig.maria.root();
       await root.query(`REVOKE UPDATE (${column}) ON ${database}.${table} FROM ${ACCOUNT}`);
       await root.end();
       const e = await writeBack(dsn, `grants-column-${i}`).then(
@@ -219,29 +208,29 @@ describe.skipIf(!available)("the switch-over checklist's GRANTs", () => {
     /** The block's account on a fresh database, the project's own account beside it (every privilege, as make_project leaves it), and its config.xml. */
     async function project(database: string) {
       const dsn = await granted(database);
-      const root = await maria.root();
+      const root = await rig.maria.root();
       await root.query(`CREATE USER IF NOT EXISTS '${PROJECT_USER}'@'127.0.0.1' IDENTIFIED BY '${PROJECT_PASSWORD}'`);
       await root.query(`GRANT ALL PRIVILEGES ON ${database}.* TO '${PROJECT_USER}'@'127.0.0.1'`);
       await root.end();
-      const config = join(work, `${database}-config.xml`);
+      const config = join(rig.work, `${database}-config.xml`);
       await writeFile(
         config,
-        `<boinc><config><db_name>${database}</db_name><db_host>127.0.0.1:${maria.port}</db_host><db_user>${PROJECT_USER}</db_user><db_passwd>${PROJECT_PASSWORD}</db_passwd><credit_by_app/></config></boinc>`,
+        `<boinc><config><db_name>${database}</db_name><db_host>127.0.0.1:${rig.maria.port}</db_host><db_user>${PROJECT_USER}</db_user><db_passwd>${PROJECT_PASSWORD}</db_passwd><credit_by_app/></config></boinc>`,
       );
       return { dsn, config };
     }
 
     /** A --write-back run as the command line makes it, its events kept. */
     async function run(argv: string[], env: Record<string, string>, slug: string) {
-      if (!tokens.has(slug)) tokens.set(slug, await createProject(server.base, ADMIN, slug));
+      if (!tokens.has(slug)) tokens.set(slug, await createProject(rig.server.base, ADMIN, slug));
       const options = await parseOptions(
         [
           "--url",
-          server.base,
+          rig.server.base,
           "--project",
           slug,
           "--state",
-          join(work, `${slug}.json`),
+          join(rig.work, `${slug}.json`),
           "--write-back",
           "--switch-time",
           String(T - 100),
@@ -287,17 +276,17 @@ describe.skipIf(!available)("the switch-over checklist's GRANTs", () => {
 
     it("a URL of config.xml's db_user is the project's own account too; another account with more than the GRANTs is warned of as well", async () => {
       const { config } = await project("account_url");
-      const projectDsn = `mysql://${PROJECT_USER}:${PROJECT_PASSWORD}@127.0.0.1:${maria.port}/account_url`;
+      const projectDsn = `mysql://${PROJECT_USER}:${PROJECT_PASSWORD}@127.0.0.1:${rig.maria.port}/account_url`;
       const same = await run(["--boinc-config", config], { BOINC_DB_URL: projectDsn }, "account-url");
       expect(same.start).toMatchObject({ write_back_project_account: true, write_back_beyond: BEYOND });
       expect(same.warnings).toHaveLength(1);
 
       // An account of its own, but table-wide: it may write what the write-back never writes.
-      const root = await maria.root();
+      const root = await rig.maria.root();
       await root.query("CREATE USER IF NOT EXISTS 'wide'@'127.0.0.1' IDENTIFIED BY 'w1de'");
       await root.query("GRANT SELECT, UPDATE, INSERT, DELETE, CREATE ON account_url.* TO 'wide'@'127.0.0.1'");
       await root.end();
-      const wide = await run([], { BOINC_DB_URL: `mysql://wide:w1de@127.0.0.1:${maria.port}/account_url` }, "account-url");
+      const wide = await run([], { BOINC_DB_URL: `mysql://wide:w1de@127.0.0.1:${rig.maria.port}/account_url` }, "account-url");
       expect(wide.start).toMatchObject({
         write_back_account: "'wide'@'127.0.0.1'",
         write_back_project_account: false,

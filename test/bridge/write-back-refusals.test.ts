@@ -5,18 +5,16 @@
  * results BOINC granted before it keep their credit. And the faults: a lock wait timeout is
  * retried, the database going away mid-transaction writes nothing, a missing host is named.
  */
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { suiteNeeds } from "../../scripts/skipped-suites";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { BridgeError } from "../../bridge/shared/errors";
 import { type BridgeOptions, bridgeOptions, runBridge } from "../../bridge/running/run";
 import { summary } from "../../bridge/running/summary";
-import type { WranglerDev } from "../browser/wrangler-dev";
 import { send } from "../support/send";
 import { smallBoincDb } from "./boinc-fixture";
-import { type MariaDb, mariadbAvailable, startMariaDbAndServer } from "./mariadb";
+import { mariadbAvailable } from "./mariadb";
+import { bridgeRig } from "./rig";
 import { createProject, createProjectTokens } from "./service";
 import { writerDsn } from "./write-back-check";
 
@@ -25,32 +23,22 @@ const T = 1_700_000_000;
 const available = suiteNeeds("--write-back's refusals", import.meta.url, "mariadb-server", mariadbAvailable());
 
 describe.skipIf(!available)("--write-back's refusals", () => {
-  let maria: MariaDb;
-  let server: WranglerDev;
-  let work: string;
-
-  beforeAll(async () => {
-    [maria, server] = await startMariaDbAndServer(ADMIN);
-    work = await mkdtemp(join(tmpdir(), "cobblestone-wb-refusals-"));
-  });
-  afterAll(async () => {
-    await Promise.all([maria?.stop(), server?.stop(), work && rm(work, { recursive: true, force: true })]);
-  });
+  const rig = bridgeRig(ADMIN, { work: "cobblestone-wb-refusals-" });
 
   const options = (dsn: string, slug: string, token: string, extra: Partial<BridgeOptions> = {}): BridgeOptions =>
     bridgeOptions(
-      { db: dsn, url: server.base, project: slug, token, stateFile: join(work, `${slug}.state.json`) },
+      { db: dsn, url: rig.server.base, project: slug, token, stateFile: join(rig.work, `${slug}.state.json`) },
       { log: () => undefined, writeBack: true, ...extra },
     );
 
   /** Three results granted 1 credit each by BOINC's validator (at T, T+1, T+2), host 7 of user 3 in team 5. */
   async function granted(name: string) {
-    const dsn = await smallBoincDb(maria, name, T, [{}, {}, {}]);
-    return { reader: dsn, writer: await writerDsn(maria, name) };
+    const dsn = await smallBoincDb(rig.maria, name, T, [{}, {}, {}]);
+    return { reader: dsn, writer: await writerDsn(rig.maria, name) };
   }
 
   const credit = async (name: string) => {
-    const conn = await maria.root(name);
+    const conn = await rig.maria.root(name);
     const [results] = await conn.query("SELECT SUM(granted_credit) AS s FROM result");
     const [hosts] = await conn.query("SELECT total_credit AS t FROM host WHERE id = 7");
     await conn.end();
@@ -65,7 +53,7 @@ describe.skipIf(!available)("--write-back's refusals", () => {
 
   it("refuses when results after the switch point already have BOINC's credit (a validator still grants); writes nothing", async () => {
     const db = await granted("still_granting");
-    const token = await createProject(server.base, ADMIN, "still-granting");
+    const token = await createProject(rig.server.base, ADMIN, "still-granting");
     const e = (await refusal(runBridge(options(db.writer, "still-granting", token, { switchTime: T - 100 })))) as Error;
     expect(e).toBeInstanceOf(BridgeError);
     expect(e.message).toMatch(
@@ -77,15 +65,15 @@ describe.skipIf(!available)("--write-back's refusals", () => {
 
   it("checks each scan of the result table before posting its rows: a later scan's granted result stops the run there", async () => {
     // Results 1 to 3 as a --no_credit validator leaves them, result 4 granted by a validator that still grants; two keys a scan.
-    await smallBoincDb(maria, "later_scan", T, [{ granted_credit: 0 }, { granted_credit: 0 }, { granted_credit: 0 }, {}]);
-    const writer = await writerDsn(maria, "later_scan");
-    const token = await createProject(server.base, ADMIN, "later-scan");
+    await smallBoincDb(rig.maria, "later_scan", T, [{ granted_credit: 0 }, { granted_credit: 0 }, { granted_credit: 0 }, {}]);
+    const writer = await writerDsn(rig.maria, "later_scan");
+    const token = await createProject(rig.server.base, ADMIN, "later-scan");
     const e = (await refusal(
       runBridge(options(writer, "later-scan", token, { switchTime: T - 100, keysPerScan: 2, passesPerRequest: 1 })),
     )) as Error;
     expect(e).toBeInstanceOf(BridgeError);
     expect(e.message).toMatch(/already have credit the bridge did not write \(result 4\): a validator still grants/);
-    const conn = await maria.root("later_scan");
+    const conn = await rig.maria.root("later_scan");
     const [rows] = await conn.query("SELECT id, granted_credit AS g FROM result ORDER BY id");
     const [hosts] = await conn.query("SELECT total_credit AS t FROM host WHERE id = 7");
     await conn.end();
@@ -100,7 +88,7 @@ describe.skipIf(!available)("--write-back's refusals", () => {
 
   it("leaves BOINC's credit alone on results validated before the switch point", async () => {
     const db = await granted("before_switch");
-    const token = await createProject(server.base, ADMIN, "before-switch");
+    const token = await createProject(rig.server.base, ADMIN, "before-switch");
     const report = await runBridge(options(db.writer, "before-switch", token, { switchTime: T + 1000 }));
     expect(report.results).toBe(3);
     expect(report.write_back).toMatchObject({ written: 0, boinc_granted: 3 });
@@ -113,7 +101,7 @@ describe.skipIf(!available)("--write-back's refusals", () => {
 
   it("the first write-back run needs --switch-time; later runs keep the stored one", async () => {
     const db = await granted("no_switch");
-    const token = await createProject(server.base, ADMIN, "no-switch");
+    const token = await createProject(rig.server.base, ADMIN, "no-switch");
     const e = (await refusal(runBridge(options(db.writer, "no-switch", token)))) as Error;
     expect(e.message).toMatch(/^the first --write-back run of 'no-switch' needs --switch-time TIME/);
     await runBridge(options(db.writer, "no-switch", token, { switchTime: T + 1000 }));
@@ -125,7 +113,7 @@ describe.skipIf(!available)("--write-back's refusals", () => {
 
   it("refuses a read-only account, naming every table it may not write", async () => {
     const db = await granted("read_only_account");
-    const token = await createProject(server.base, ADMIN, "ro-account");
+    const token = await createProject(rig.server.base, ADMIN, "ro-account");
     const e = (await refusal(runBridge(options(db.reader, "ro-account", token, { switchTime: 0, creditByApp: true })))) as Error;
     expect(e).toBeInstanceOf(BridgeError);
     expect(e.message).toMatch(/^--write-back: this database account may not write what the write-back writes \(a read-only account\?\)/);
@@ -137,30 +125,30 @@ describe.skipIf(!available)("--write-back's refusals", () => {
   /** Three results as a --no_credit validator leaves them (granted 0), host 7 of user 3 in team 5, or host 99 that does not exist. */
   async function ungranted(name: string, rows: Record<string, unknown>[] = [{}, {}, {}]) {
     await smallBoincDb(
-      maria,
+      rig.maria,
       name,
       T,
       rows.map((r) => ({ granted_credit: 0, ...r })),
     );
-    return writerDsn(maria, name);
+    return writerDsn(rig.maria, name);
   }
 
   it("no longer refuses an app on credit mode fixed: writes its workunits' canonical_credit (issue 50)", async () => {
     const dsn = await ungranted("fixed_mode");
-    const root = await maria.root("fixed_mode");
+    const root = await rig.maria.root("fixed_mode");
     // create_work --credit 3.5, as a --credit_from_wu --no_credit validator leaves it in the workunit.
     await root.query("UPDATE workunit SET canonical_credit = 3.5, canonical_resultid = id, mod_time = mod_time");
     await root.end();
-    const { manage, ingest: token } = await createProjectTokens(server.base, ADMIN, "fixed-mode");
-    await send(server.base, "PUT", "/v1/projects/fixed-mode/apps/alpha", manage, { credit_mode: "fixed" });
+    const { manage, ingest: token } = await createProjectTokens(rig.server.base, ADMIN, "fixed-mode");
+    await send(rig.server.base, "PUT", "/v1/projects/fixed-mode/apps/alpha", manage, { credit_mode: "fixed" });
     await runBridge(options(dsn, "fixed-mode", token, { switchTime: 0 }));
     expect(await credit("fixed_mode")).toEqual({ results: 3 * 3.5, host: 3 * 3.5 });
   });
 
   it("retries a transaction that met a lock wait timeout, and writes once", async () => {
     const dsn = await ungranted("lock_wait");
-    const token = await createProject(server.base, ADMIN, "lock-wait");
-    const root = await maria.root("lock_wait");
+    const token = await createProject(rig.server.base, ADMIN, "lock-wait");
+    const root = await rig.maria.root("lock_wait");
     await root.query("SET GLOBAL innodb_lock_wait_timeout = 1");
     try {
       // Another daemon holds host 7 until the bridge's write has met the 1 s lock wait timeout
@@ -187,8 +175,8 @@ describe.skipIf(!available)("--write-back's refusals", () => {
 
   it("the database going away mid-transaction: a clear message, nothing of the request written; the next run writes it", async () => {
     const dsn = await ungranted("gone");
-    const token = await createProject(server.base, ADMIN, "gone");
-    const root = await maria.root("gone");
+    const token = await createProject(rig.server.base, ADMIN, "gone");
+    const root = await rig.maria.root("gone");
     await root.query("START TRANSACTION");
     await root.query("SELECT * FROM host WHERE id = 7 FOR UPDATE");
     const run = refusal(runBridge(options(dsn, "gone", token, { switchTime: 0 })));
@@ -224,14 +212,14 @@ describe.skipIf(!available)("--write-back's refusals", () => {
 
   it("a result whose host row is missing: its credit is written to the result and workunit, the host named in a warning", async () => {
     const dsn = await ungranted("missing_host", [{}, { hostid: 99 }]);
-    const token = await createProject(server.base, ADMIN, "missing-host");
+    const token = await createProject(rig.server.base, ADMIN, "missing-host");
     const lines: string[] = [];
     const report = await runBridge(options(dsn, "missing-host", token, { switchTime: 0, log: (l) => lines.push(l) }));
     expect(report.write_back).toMatchObject({ written: 2, missing_holders: 1 });
     expect(lines).toContainEqual(
       expect.stringMatching(/^write-back: host 99 \(result 2\) is not in the database: its [\d.]+ credit is written to the result only$/),
     );
-    const root = await maria.root("missing_host");
+    const root = await rig.maria.root("missing_host");
     const [rows] = await root.query(
       "SELECT r.id, r.granted_credit, w.canonical_credit FROM result r JOIN workunit w ON w.id = r.workunitid ORDER BY r.id",
     );
@@ -245,8 +233,8 @@ describe.skipIf(!available)("--write-back's refusals", () => {
 
   it("refuses a read-only server (a replica)", async () => {
     const db = await granted("replica");
-    const token = await createProject(server.base, ADMIN, "replica");
-    const root = await maria.root();
+    const token = await createProject(rig.server.base, ADMIN, "replica");
+    const root = await rig.maria.root();
     await root.query("SET GLOBAL read_only = ON");
     try {
       const e = (await refusal(runBridge(options(db.writer, "replica", token, { switchTime: 0 })))) as Error;

@@ -4,18 +4,16 @@
  * the prune, and nothing is written twice; a workunit's canonical_credit that a validator's
  * late-result pass wrote over is put back, by a --follow run and by the next one-shot run.
  */
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type mysql from "mysql2/promise";
 import { suiteNeeds } from "../../scripts/skipped-suites";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { bridgeOptions, runBridge } from "../../bridge/running/run";
 import { VALIDATE_STATE } from "../../bridge/database/boinc-codes";
-import type { WranglerDev } from "../browser/wrangler-dev";
 import { smallBoincDb } from "./boinc-fixture";
 import { noCreditResult, startBridgeCli } from "./bridge-cli";
-import { type MariaDb, mariadbAvailable, startMariaDbAndServer } from "./mariadb";
+import { mariadbAvailable } from "./mariadb";
+import { bridgeRig } from "./rig";
 import { createProject } from "./service";
 import { writerDsn } from "./write-back-check";
 
@@ -43,17 +41,7 @@ async function validated(conn: mysql.Connection, fields: Record<string, unknown>
 }
 
 describe.skipIf(!available)("the write-back's upkeep", () => {
-  let maria: MariaDb;
-  let server: WranglerDev;
-  let work: string;
-
-  beforeAll(async () => {
-    [maria, server] = await startMariaDbAndServer(ADMIN);
-    work = await mkdtemp(join(tmpdir(), "cobblestone-upkeep-"));
-  });
-  afterAll(async () => {
-    await Promise.all([maria?.stop(), server?.stop(), work && rm(work, { recursive: true, force: true })]);
-  });
+  const rig = bridgeRig(ADMIN, { work: "cobblestone-upkeep-" });
 
   it(
     "prunes the rows of purged results, in batches, through a SIGKILL mid-prune, and writes nothing twice",
@@ -61,23 +49,23 @@ describe.skipIf(!available)("the write-back's upkeep", () => {
     async () => {
       // Twenty results as --no_credit leaves them (granted 0), reported after the switch point T - 100.
       await smallBoincDb(
-        maria,
+        rig.maria,
         "prune",
         T,
         Array.from({ length: 20 }, () => ({ granted_credit: 0, received_time: T - 50 })),
       );
-      const writer = await writerDsn(maria, "prune");
-      const token = await createProject(server.base, ADMIN, "prune");
-      const stateFile = join(work, "prune.json");
+      const writer = await writerDsn(rig.maria, "prune");
+      const token = await createProject(rig.server.base, ADMIN, "prune");
+      const stateFile = join(rig.work, "prune.json");
       const once = () =>
         runBridge(
           bridgeOptions(
-            { db: writer, url: server.base, project: "prune", token, stateFile },
+            { db: writer, url: rig.server.base, project: "prune", token, stateFile },
             { writeBack: true, switchTime: T - 100, log: () => undefined },
           ),
         );
       await once();
-      const conn = await maria.root("prune");
+      const conn = await rig.maria.root("prune");
       const count = async () => Number((await one<{ n: number }>(conn, "SELECT COUNT(*) AS n FROM cobblestone_writeback")).n);
       expect(await count()).toBe(20);
       const hostBefore = Number((await one<{ t: number }>(conn, "SELECT total_credit AS t FROM host WHERE id = 7")).t);
@@ -96,7 +84,18 @@ describe.skipIf(!available)("the write-back's upkeep", () => {
       expect(await count()).toBe(150_020);
 
       // A --follow run prunes 5 batches of 1,000 rows after each poll; it is killed in the middle of it.
-      const args = ["--url", server.base, "--project", "prune", "--state", stateFile, "--write-back", "--follow", "--poll-every", "0.1"];
+      const args = [
+        "--url",
+        rig.server.base,
+        "--project",
+        "prune",
+        "--state",
+        stateFile,
+        "--write-back",
+        "--follow",
+        "--poll-every",
+        "0.1",
+      ];
       const env = { COBBLESTONE_TOKEN: token, BOINC_DB_URL: writer };
       const first = startBridgeCli(args, env);
       let n = await count();
@@ -144,20 +143,20 @@ describe.skipIf(!available)("the write-back's upkeep", () => {
     "puts back a canonical_credit that a validator's late-result pass wrote over, live and on the next run",
     { timeout: 300_000 },
     async () => {
-      await smallBoincDb(maria, "repair", T, [
+      await smallBoincDb(rig.maria, "repair", T, [
         { granted_credit: 0, received_time: T - 50 },
         { granted_credit: 0, received_time: T - 50 },
       ]);
-      const writer = await writerDsn(maria, "repair");
-      const token = await createProject(server.base, ADMIN, "repair");
-      const stateFile = join(work, "repair.json");
-      const conn = await maria.root("repair");
+      const writer = await writerDsn(rig.maria, "repair");
+      const token = await createProject(rig.server.base, ADMIN, "repair");
+      const stateFile = join(rig.work, "repair.json");
+      const conn = await rig.maria.root("repair");
       const canonical = async (wu: number) =>
         Number((await one<{ c: number }>(conn, "SELECT canonical_credit AS c FROM workunit WHERE id = ?", [wu])).c);
       const bridge = startBridgeCli(
         [
           "--url",
-          server.base,
+          rig.server.base,
           "--project",
           "repair",
           "--state",
@@ -191,7 +190,7 @@ describe.skipIf(!available)("the write-back's upkeep", () => {
       expect(credit2).toBeGreaterThan(0);
       await conn.query("UPDATE workunit SET canonical_credit = 0 WHERE id = 2");
       const report = await runBridge(
-        bridgeOptions({ db: writer, url: server.base, project: "repair", token, stateFile }, { writeBack: true, log: () => undefined }),
+        bridgeOptions({ db: writer, url: rig.server.base, project: "repair", token, stateFile }, { writeBack: true, log: () => undefined }),
       );
       expect(report.write_back?.repaired).toBe(1);
       expect(await canonical(2)).toBe(credit2);

@@ -7,73 +7,43 @@
  * policy; a bridge killed again and again writes nothing twice and loses nothing; two bridges
  * at once: one runs, one refuses; a SIGKILLed run never blocks the next.
  */
-import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtemp, readFile, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { suiteNeeds } from "../../scripts/skipped-suites";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { type BridgeOptions, bridgeOptions, runBridge } from "../../bridge/running/run";
 import { runLockName } from "../../bridge/running/run-guard";
-import type { WranglerDev } from "../browser/wrangler-dev";
 import { send } from "../support/send";
 import { boincDbWithTrace } from "./boinc-fixture";
-import { type MariaDb, mariadbAvailable, startMariaDbAndServer } from "./mariadb";
+import { killAgainAndAgain, startBridgeCli } from "./bridge-cli";
+import { mariadbAvailable } from "./mariadb";
+import { bridgeRig } from "./rig";
 import { createProject, createProjectTokens } from "./service";
 import type { TraceExpected, TraceOp } from "./trace-types";
 import { asNoCreditValidatorLeftIt, checker, expectedColumns, holderMismatches, writerDsn } from "./write-back-check";
 
 const ADMIN = "bridge-writeback-admin-token";
-const ROOT = new URL("../..", import.meta.url).pathname;
 const available = suiteNeeds("the bridge's write-back into a BOINC database", import.meta.url, "mariadb-server", mariadbAvailable());
 
-interface Exit {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-  stderr: string;
-}
-
-function cli(args: string[], env: Record<string, string>): { child: ChildProcess; done: Promise<Exit> } {
-  const child = spawn("node", ["--import", "tsx", "bridge/cli.ts", "--no-progress", ...args], {
-    cwd: ROOT,
-    env: { ...process.env, PATH: `${join(ROOT, "node_modules/.bin")}:${process.env.PATH}`, ...env },
-    stdio: ["ignore", "ignore", "pipe"],
-  });
-  let stderr = "";
-  child.stderr!.on("data", (d) => (stderr += d));
-  const done = new Promise<Exit>((r) => child.once("exit", (code, signal) => r({ code, signal, stderr })));
-  return { child, done };
-}
-
 describe.skipIf(!available)("the bridge's write-back into a BOINC database", () => {
-  let maria: MariaDb;
-  let server: WranglerDev;
-  let work: string;
-
-  beforeAll(async () => {
-    [maria, server] = await startMariaDbAndServer(ADMIN);
-    work = await mkdtemp(join(tmpdir(), "cobblestone-writeback-"));
-  });
-  afterAll(async () => {
-    await Promise.all([maria?.stop(), server?.stop(), work && rm(work, { recursive: true, force: true })]);
-  });
+  const rig = bridgeRig(ADMIN, { work: "cobblestone-writeback-" });
 
   /** A trace's database as a --no_credit validator leaves it, and a DSN that may write it. */
   async function prepared(name: string, trace: string) {
-    const boinc = await boincDbWithTrace(maria, name, trace);
-    await asNoCreditValidatorLeftIt(maria, name);
-    return { ...boinc, writer: await writerDsn(maria, name) };
+    const boinc = await boincDbWithTrace(rig.maria, name, trace);
+    await asNoCreditValidatorLeftIt(rig.maria, name);
+    return { ...boinc, writer: await writerDsn(rig.maria, name) };
   }
 
   const options = (dsn: string, slug: string, token: string, extra: Partial<BridgeOptions> = {}): BridgeOptions =>
     bridgeOptions(
-      { db: dsn, url: server.base, project: slug, token, stateFile: join(work, `${slug}.state.json`) },
+      { db: dsn, url: rig.server.base, project: slug, token, stateFile: join(rig.work, `${slug}.state.json`) },
       { log: () => undefined, writeBack: true, creditByApp: true, switchTime: 0, ...extra },
     );
 
   /** Every credit column in database `name` against the hand computation from `credit` (result id → granted). */
   async function columnMismatches(name: string, ops: TraceOp[], credit: Map<number, number>, expected?: TraceExpected) {
-    const conn = await maria.root(name);
+    const conn = await rig.maria.root(name);
     const rows = async <T>(sql: string) => (await conn.query(sql))[0] as T[];
     const hosts = await rows<{ id: number; userid: number; total_credit: number; expavg_credit: number; expavg_time: number }>(
       "SELECT id, userid, total_credit, expavg_credit, expavg_time FROM host",
@@ -115,7 +85,7 @@ describe.skipIf(!available)("the bridge's write-back into a BOINC database", () 
 
   it("writes back BOINC's grants of bridge-11: every credit column to 1e-9 relative, credit_user and credit_team included", async () => {
     const boinc = await prepared("wb_boinc", "bridge-11");
-    const token = await createProject(server.base, ADMIN, "wb-boinc");
+    const token = await createProject(rig.server.base, ADMIN, "wb-boinc");
     const report = await runBridge(options(boinc.writer, "wb-boinc", token));
     const granted = new Map(boinc.expected.results.map((r) => [r.id, r.granted_credit]));
     // Every result the trace validated is written back once; none skipped, none missing a holder.
@@ -125,7 +95,7 @@ describe.skipIf(!available)("the bridge's write-back into a BOINC database", () 
     expect(report.write_back).toMatchObject({ written: valid.length, already: 0, skipped: 0, missing_holders: 0 });
     expect(await columnMismatches("wb_boinc", boinc.ops, granted, boinc.expected)).toEqual([]);
     // The trace's own numbers for results and workunits, directly.
-    const conn = await maria.root("wb_boinc");
+    const conn = await rig.maria.root("wb_boinc");
     const [rows] = await conn.query("SELECT id, granted_credit FROM result");
     const inDb = new Map((rows as { id: number; granted_credit: number }[]).map((r) => [r.id, r.granted_credit]));
     const { mismatches, check } = checker();
@@ -144,13 +114,13 @@ describe.skipIf(!available)("the bridge's write-back into a BOINC database", () 
 
   it("under the fair policy writes back the service's own grants (fair-e-1)", async () => {
     const boinc = await prepared("wb_fair", "fair-e-1");
-    const { manage, ingest: token } = await createProjectTokens(server.base, ADMIN, "wb-fair");
+    const { manage, ingest: token } = await createProjectTokens(rig.server.base, ADMIN, "wb-fair");
     for (const name of boinc.appNumbers.keys()) {
-      await send(server.base, "PUT", `/v1/projects/wb-fair/apps/${name}`, manage, { credit_policy: "fair" });
+      await send(rig.server.base, "PUT", `/v1/projects/wb-fair/apps/${name}`, manage, { credit_policy: "fair" });
     }
-    const csv = join(work, "wb-fair.csv");
+    const csv = join(rig.work, "wb-fair.csv");
     await runBridge(options(boinc.writer, "wb-fair", token, { compare: csv }));
-    const { apps } = await send(server.base, "GET", "/v1/projects/wb-fair/apps", token);
+    const { apps } = await send(rig.server.base, "GET", "/v1/projects/wb-fair/apps", token);
     expect(apps.every((a) => a.credit_policy === "fair")).toBe(true);
     // The service's grants, as it answered them.
     const service = new Map(
@@ -169,18 +139,18 @@ describe.skipIf(!available)("the bridge's write-back into a BOINC database", () 
 
   it("two bridges at once: one runs, the other refuses (exit 76); a SIGKILLed run does not block the next", async () => {
     const boinc = await prepared("wb_guard", "bridge-11");
-    const token = await createProject(server.base, ADMIN, "wb-guard");
+    const token = await createProject(rig.server.base, ADMIN, "wb-guard");
     const env = { COBBLESTONE_TOKEN: token, BOINC_DB_URL: boinc.writer };
     /** A write-back run of the same project and database, with its own state file. */
     const guardRun = (stateFile: string) =>
-      cli(
+      startBridgeCli(
         [
           "--url",
-          server.base,
+          rig.server.base,
           "--project",
           "wb-guard",
           "--state",
-          join(work, stateFile),
+          join(rig.work, stateFile),
           "--write-back",
           "--credit-by-app",
           "--switch-time",
@@ -191,18 +161,17 @@ describe.skipIf(!available)("the bridge's write-back into a BOINC database", () 
     // Two state files: the database lock alone keeps them apart (as two machines would be).
     const a = guardRun("guard-a.json");
     const b = guardRun("guard-b.json");
-    const exits = await Promise.all([a.done, b.done]);
-    const codes = exits.map((e) => e.code).sort();
-    expect(codes, exits.map((e) => e.stderr).join("\n")).toEqual([0, 76]);
-    const refused = exits.find((e) => e.code === 76)!;
-    expect(refused.stderr.trim()).toMatch(
+    const codes = await Promise.all([a.exited, b.exited]);
+    expect([...codes].sort(), [a, b].map((run) => run.stderr()).join("\n")).toEqual([0, 76]);
+    const refused = codes[0] === 76 ? a : b;
+    expect(refused.stderr().trim()).toMatch(
       new RegExp(
         `^bridge: another bridge run is working on project 'wb-guard' of database 'wb_guard' \\(it holds the database lock '${runLockName("wb_guard", "wb-guard")}'`,
       ),
     );
 
     // A run killed while it holds the lock: the server frees the lock with its connection.
-    const root = await maria.root();
+    const root = await rig.maria.root();
     const killed = guardRun("guard-a.json");
     for (;;) {
       const [rows] = await root.query("SELECT IS_USED_LOCK(?) AS holder", [runLockName("wb_guard", "wb-guard")]);
@@ -210,59 +179,38 @@ describe.skipIf(!available)("the bridge's write-back into a BOINC database", () 
       await new Promise((r) => setTimeout(r, 20));
     }
     killed.child.kill("SIGKILL");
-    expect((await killed.done).signal).toBe("SIGKILL");
+    await killed.exited;
+    expect(killed.child.signalCode).toBe("SIGKILL");
     await root.end();
-    const next = await guardRun("guard-a.json").done;
-    expect(next.code, next.stderr).toBe(0);
+    const next = guardRun("guard-a.json");
+    expect(await next.exited, next.stderr()).toBe(0);
     const granted = new Map(boinc.expected.results.map((r) => [r.id, r.granted_credit]));
     expect(await columnMismatches("wb_guard", boinc.ops, granted, boinc.expected)).toEqual([]);
   });
 
   it("killed (SIGKILL) at 20 random points of a write-back and started again each time: nothing lost, nothing doubled", async () => {
     const boinc = await prepared("wb_kill", "bridge-11");
-    const token = await createProject(server.base, ADMIN, "wb-kill");
+    const token = await createProject(rig.server.base, ADMIN, "wb-kill");
     const env = { COBBLESTONE_TOKEN: token, BOINC_DB_URL: boinc.writer };
     const args = [
       "--url",
-      server.base,
+      rig.server.base,
       "--project",
       "wb-kill",
       "--state",
-      join(work, "wb-kill.json"),
+      join(rig.work, "wb-kill.json"),
       "--write-back",
       "--credit-by-app",
       "--switch-time",
       "0",
     ];
-    const conn = await maria.root("wb_kill");
-    // The bridge creates its table on its first run.
-    const written = async () =>
-      conn.query("SELECT COUNT(*) AS n FROM cobblestone_writeback").then(
-        ([rows]) => Number((rows as { n: number }[])[0]!.n),
-        () => 0,
-      );
-    let kills = 0;
-    let seed = 35;
-    const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
-    while (kills < 20) {
-      const run = cli(args, env);
-      // Kill once the run has written something more, at a random moment after that (or before, some of the time).
-      const before = await written();
-      const waitForWrite = random() < 0.7;
-      for (let i = 0; i < 400 && run.child.exitCode === null; i++) {
-        if (!waitForWrite || (await written()) > before) break;
-        await new Promise((r) => setTimeout(r, 10));
-      }
-      await new Promise((r) => setTimeout(r, random() * 150));
-      if (run.child.exitCode !== null) break;
-      run.child.kill("SIGKILL");
-      await run.done;
-      kills++;
-    }
+    const conn = await rig.maria.root("wb_kill");
+    // Kill once the run has written something more, at a random moment after that (or before, some of the time).
+    const kills = await killAgainAndAgain(args, env, conn, { seed: 35, kills: 20, waitShare: 0.7, jitterMs: 150 });
     await conn.end();
     expect(kills).toBe(20);
-    const last = await cli(args, env).done;
-    expect(last.code, last.stderr).toBe(0);
+    const last = startBridgeCli(args, env);
+    expect(await last.exited, last.stderr()).toBe(0);
     const granted = new Map(boinc.expected.results.map((r) => [r.id, r.granted_credit]));
     expect(await columnMismatches("wb_kill", boinc.ops, granted, boinc.expected)).toEqual([]);
   });
