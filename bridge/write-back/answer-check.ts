@@ -6,7 +6,7 @@
  * naming the results: a result left out of an answer would stay unpaid for good once the cursor
  * passed it, and a credit out of bounds would poison the host's, user's and team's totals. Pure.
  */
-import { type CreditCeilings, creditProblem } from "./credit-bounds";
+import { CREDIT_ROUNDING, type CreditCeilings, creditProblem } from "./credit-bounds";
 import { BridgeError } from "../shared/errors";
 import type { PassBatchAnswer, PassBody } from "../service/second-calls";
 
@@ -29,10 +29,13 @@ interface Posted {
   stated: number | undefined;
 }
 
-/** Float slack when an answered credit is compared with the one the bridge posted. */
-const ROUNDING = 1e-9;
+export const isObject = (x: unknown): x is Record<string, unknown> => typeof x === "object" && x !== null;
 
-const isObject = (x: unknown): x is Record<string, unknown> => typeof x === "object" && x !== null;
+/** A refusal's list of problems: the first NAMED one a line, then how many more. */
+export function listedProblems(problems: readonly string[]): string {
+  const more = problems.length > NAMED ? `\n  … and ${problems.length - NAMED} more` : "";
+  return `  ${problems.slice(0, NAMED).join("\n  ")}${more}`;
+}
 
 /** Every way the answer fails its request, as lines naming the result (empty: it is sound). */
 export function answerProblems(passes: readonly PassBody[], answer: unknown, ceilings: CreditCeilings): string[] {
@@ -97,7 +100,7 @@ export function answerProblems(passes: readonly PassBody[], answer: unknown, cei
 function statedProblem(credit: number, p: Posted): string | null {
   if (p.stated === undefined) return null;
   const expected = Math.min(p.stated, p.ceiling);
-  if (Math.abs(credit - expected) <= ROUNDING * Math.max(1, expected)) return null;
+  if (Math.abs(credit - expected) <= CREDIT_ROUNDING * Math.max(1, expected)) return null;
   return `${credit} is not the credit BOINC grants it, ${expected} (the workunit's canonical_credit as posted)`;
 }
 
@@ -105,9 +108,8 @@ function statedProblem(credit: number, p: Posted): string | null {
 export function refuseUnreconciled(passes: readonly PassBody[], answer: PassBatchAnswer, ceilings: CreditCeilings): void {
   const problems = answerProblems(passes, answer, ceilings);
   if (problems.length === 0) return;
-  const more = problems.length > NAMED ? `\n  … and ${problems.length - NAMED} more` : "";
   throw new BridgeError(
-    `the service's answer to ${requestName(passes)} does not match the request, so none of it is written:\n  ${problems.slice(0, NAMED).join("\n  ")}${more}\n` +
+    `the service's answer to ${requestName(passes)} does not match the request, so none of it is written:\n${listedProblems(problems)}\n` +
       "Nothing of this request was written into the BOINC database and the cursor was not moved: the next run posts the same request again. " +
       "A service that answers so is faulty or is not this project's Cobblestone service (check --url and --project).",
   );

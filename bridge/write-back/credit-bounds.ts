@@ -26,6 +26,9 @@ export function creditCeiling(app: string, validator: ValidatorCaps, serviceMax:
   return serviceMax !== undefined && serviceMax > 0 ? Math.min(cap, serviceMax) : cap;
 }
 
+/** Float slack when an answered credit is held to one the bridge knows (posted, or computed as the service computes it). */
+export const CREDIT_ROUNDING = 1e-9;
+
 /** Why `credit` is not a credit BOINC would grant under `ceiling`, or null when it is. */
 export function creditProblem(credit: unknown, ceiling: number): string | null {
   if (typeof credit !== "number" || !Number.isFinite(credit)) {

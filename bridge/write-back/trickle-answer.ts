@@ -10,12 +10,8 @@
  */
 import { pfcToCreditExpanded } from "../../src/credit/pfc";
 import { BridgeError } from "../shared/errors";
-
-/** Problems named one by one in the refusal; the rest are counted. */
-const NAMED = 10;
-
-/** Float slack on the ceiling: the service computes the same product, this only absorbs rounding. */
-const ROUNDING = 1e-9;
+import { isObject, listedProblems } from "./answer-check";
+import { CREDIT_ROUNDING, creditProblem } from "./credit-bounds";
 
 /** One message as posted: its runtime (as sent) and its host's p_fpops as the bridge registered it. */
 export interface PostedTrickle {
@@ -29,8 +25,6 @@ export function trickleCeiling(message: PostedTrickle, maxRuntime: number, large
   const flops = message.hostFpops >= 0 ? message.hostFpops : Math.max(0, largestFpops);
   return pfcToCreditExpanded(Math.min(message.runtime, maxRuntime) * flops);
 }
-
-const isObject = (x: unknown): x is Record<string, unknown> => typeof x === "object" && x !== null;
 
 /** Every way `answer` fails the batch `posted`, as lines naming the message (empty: it is sound). */
 export function trickleAnswerProblems(
@@ -54,15 +48,12 @@ export function trickleAnswerProblems(
     answered.set(message.id, (answered.get(message.id) ?? 0) + 1);
     const credit = (m as Record<string, unknown>).granted_credit;
     const ceiling = trickleCeiling(message, maxRuntime, largestFpops);
-    if (typeof credit !== "number" || !Number.isFinite(credit)) {
+    // Not a number, or negative: as for a result (credit-bounds.ts); above the handler's most: named with its terms.
+    const why = creditProblem(credit, Infinity);
+    if (why) problems.push(`message ${message.id}: granted_credit ${why}`);
+    else if ((credit as number) > ceiling * (1 + CREDIT_ROUNDING)) {
       problems.push(
-        `message ${message.id}: granted_credit ${typeof credit === "number" ? credit : JSON.stringify(credit)} is not a finite number`,
-      );
-    } else if (credit < 0) {
-      problems.push(`message ${message.id}: granted_credit ${credit} is negative`);
-    } else if (credit > ceiling * (1 + ROUNDING)) {
-      problems.push(
-        `message ${message.id}: granted_credit ${credit} is more than BOINC's trickle handler pays it (${ceiling}: ${Math.min(message.runtime, maxRuntime)} s at ${message.hostFpops >= 0 ? message.hostFpops : `the project's largest ${largestFpops}`} FLOPS)`,
+        `message ${message.id}: granted_credit ${credit as number} is more than BOINC's trickle handler pays it (${ceiling}: ${Math.min(message.runtime, maxRuntime)} s at ${message.hostFpops >= 0 ? message.hostFpops : `the project's largest ${largestFpops}`} FLOPS)`,
       );
     }
   }
@@ -83,10 +74,9 @@ export function refuseUnreconciledTrickles(
 ): void {
   const problems = trickleAnswerProblems(posted, answer, maxRuntime, largestFpops);
   if (problems.length === 0) return;
-  const more = problems.length > NAMED ? `\n  … and ${problems.length - NAMED} more` : "";
   const ids = posted.map((m) => m.id);
   throw new BridgeError(
-    `the service's answer to POST ${posted.length} trickle message${posted.length === 1 ? "" : "s"} (ids ${Math.min(...ids)}…${Math.max(...ids)}) does not match the request, so none of it is written:\n  ${problems.slice(0, NAMED).join("\n  ")}${more}\n` +
+    `the service's answer to POST ${posted.length} trickle message${posted.length === 1 ? "" : "s"} (ids ${Math.min(...ids)}…${Math.max(...ids)}) does not match the request, so none of it is written:\n${listedProblems(problems)}\n` +
       "Nothing of this batch was written into the BOINC database and the trickle cursor was not moved: the next run posts the same messages again. " +
       "A service that answers so is faulty or is not this project's Cobblestone service (check --url and --project).",
   );
