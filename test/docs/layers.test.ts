@@ -11,17 +11,21 @@ import { describe, expect, it } from "vitest";
 const root = new URL("../../", import.meta.url).pathname;
 const config = createRequire(import.meta.url)(`${root}.dependency-cruiser.cjs`);
 
+/** The fixture tree's `folder` cruised with the project's rules: each violation as "rule: from → to", sorted. */
+async function violationsOf(folder: string): Promise<string[]> {
+  const result = await cruise([folder], {
+    baseDir: `${root}test/fixtures/layering`,
+    validate: true,
+    ruleSet: { forbidden: config.forbidden },
+    tsPreCompilationDeps: true,
+  });
+  if (typeof result.output === "string") throw new Error("expected a cruise result object");
+  return result.output.summary.violations.map((v) => `${v.rule.name}: ${v.from} → ${v.to}`).sort();
+}
+
 describe("the layering rules", () => {
   it("name each upward import, route-to-job import and cycle of a fixture tree, and nothing else", async () => {
-    const result = await cruise(["src"], {
-      baseDir: `${root}test/fixtures/layering`,
-      validate: true,
-      ruleSet: { forbidden: config.forbidden },
-      tsPreCompilationDeps: true,
-    });
-    if (typeof result.output === "string") throw new Error("expected a cruise result object");
-    const violations = result.output.summary.violations.map((v) => `${v.rule.name}: ${v.from} → ${v.to}`).sort();
-    expect(violations).toEqual([
+    expect(await violationsOf("src")).toEqual([
       "credit-is-pure: src/credit/engine.ts → src/db/rows.ts",
       // A cycle is reported once, from its first module.
       "no-cycles: src/db/a.ts → src/db/b.ts",
@@ -30,15 +34,7 @@ describe("the layering rules", () => {
   });
 
   it("name each of a fixture bridge's upward imports, its reach into src/ and into pack/, and nothing else", async () => {
-    const result = await cruise(["bridge"], {
-      baseDir: `${root}test/fixtures/layering`,
-      validate: true,
-      ruleSet: { forbidden: config.forbidden },
-      tsPreCompilationDeps: true,
-    });
-    if (typeof result.output === "string") throw new Error("expected a cruise result object");
-    const violations = result.output.summary.violations.map((v) => `${v.rule.name}: ${v.from} → ${v.to}`).sort();
-    expect(violations).toEqual([
+    expect(await violationsOf("bridge")).toEqual([
       "bridge-database-below-service: bridge/database/reader.ts → bridge/running/loop.ts",
       "bridge-pack-apart: bridge/write-back/writer.ts → bridge/pack/pack.ts",
       "bridge-uses-only-pure-src: bridge/service/client.ts → src/db/rows.ts",
