@@ -27,7 +27,6 @@ import { sqlTime } from "./load-trace";
 import { mariadbAvailable } from "./mariadb";
 import { bridgeRig } from "./rig";
 import { createProjectTokens } from "./service";
-import { StandInService } from "./stand-in-service";
 import { boincUpdateAverage, checker, holderMismatches, writerDsn } from "./write-back-check";
 
 const ADMIN = "bridge-fixed-post-admin-token";
@@ -219,7 +218,7 @@ function creditsOf(wus: Wu[], service = new Map<number, number>()): Map<number, 
 }
 
 describe.skipIf(!available)("fixed and post-assigned credit through the bridge", () => {
-  const rig = bridgeRig(ADMIN, { work: "cobblestone-fixed-post-" });
+  const rig = bridgeRig(ADMIN, { work: "cobblestone-fixed-post-", standIn: true });
 
   /**
    * The database as BOINC's validators leave it: results reported before T granted (result,
@@ -453,7 +452,7 @@ describe.skipIf(!available)("fixed and post-assigned credit through the bridge",
     const wus = workunits(1);
     const db = await boincDb(name, wus, true);
     const { manage: token } = await createProjectTokens(rig.server.base, ADMIN, "wb-lies");
-    const standIn = await StandInService.start(rig.server.base);
+    const standIn = rig.standIn;
     type Answer = { passes: { workunits: { results: { validate_state: string; granted_credit: number }[] }[] }[] };
     // Every valid result answered with one credit more than the service granted where that stays within the cap of
     // 40 (a credit over the cap was refused before fixed credit was checked): not BOINC's credit.
@@ -493,7 +492,7 @@ describe.skipIf(!available)("fixed and post-assigned credit through the bridge",
       expect(report.write_back).toMatchObject({ skipped: 0, missing_holders: 0 });
       expect(await columnMismatches(name, boincColumns(wus, creditsOf(wus)))).toEqual([]);
     } finally {
-      await standIn.stop();
+      standIn.clear();
     }
   });
 

@@ -21,7 +21,6 @@ import { startBridgeCli } from "./bridge-cli";
 import { mariadbAvailable } from "./mariadb";
 import { bridgeRig } from "./rig";
 import { createProjectTokens } from "./service";
-import { StandInService } from "./stand-in-service";
 import { boincUpdateAverage, writerDsn } from "./write-back-check";
 
 const ADMIN = "bridge-trickle-admin-token";
@@ -77,7 +76,7 @@ const TEAMS = new Map([[5, { total: 300, avg: 70, t0: true }]]);
 const close = (a: number, b: number) => Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(b));
 
 describe.skipIf(!available)("trickle credit through the bridge", () => {
-  const rig = bridgeRig(ADMIN, { work: "cobblestone-trickle-" });
+  const rig = bridgeRig(ADMIN, { work: "cobblestone-trickle-", standIn: true });
 
   /** BOINC's tables with apps climate and other, the holders above and the messages (an hour old); T0 and the read-only DSN. */
   async function trickleDb(name: string): Promise<{ dsn: string; t0: number }> {
@@ -321,7 +320,7 @@ describe.skipIf(!available)("trickle credit through the bridge", () => {
     const writer = await writerDsn(rig.maria, "trickle_lies");
     const ingest = await project("trickle-lies");
     const before = await holders("trickle_lies");
-    const standIn = await StandInService.start(rig.server.base);
+    const standIn = rig.standIn;
     const stateFile = join(rig.work, "lies.json");
     const run = () =>
       runBridge(
@@ -390,7 +389,7 @@ describe.skipIf(!available)("trickle credit through the bridge", () => {
       expect(close(after.host.get(8)![0], 40 + 1.8e15 / 8.64e13 + 3.6e15 / 8.64e13)).toBe(true);
       expect(after.handled).toEqual([1, 2, 3, 4, 5, 7, 8, 9]);
     } finally {
-      await standIn.stop();
+      standIn.clear();
     }
   });
   it("--write-back refuses an account without docs/bridge.md's GRANT on msg_from_host, naming it; with the doc's line it writes", async () => {
