@@ -4,7 +4,7 @@
  * Every row but a project's belongs to one project; ids inside a project are the project's
  * own BOINC ids.
  */
-import { index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { index, integer, primaryKey, real, sqliteTable, sqliteView, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { sql } from "drizzle-orm";
 import { CREDIT_HALF_LIFE, DEFAULT_MAX_GRANTED_CREDIT, DEFAULT_MIN_AVG_PFC } from "../credit/constants";
 import { CREDIT_POLICIES, FAIR, GPU_ONLY_SCALES } from "../credit/parameters";
@@ -282,6 +282,17 @@ export const hosts = sqliteTable(
     hostCpid: text("host_cpid"),
     /** The host's benchmark FLOPS (BOINC's host.p_fpops); null: never reported. */
     pFpops: real("p_fpops"),
+    /**
+     * The owner's credit, carried: the user's credit columns after its last grant on this
+     * host, numbered by the user's credit_seq (docs/storage.md#owners-credit-rides-on-a-host).
+     * NULL: it carries none (its owner changed since, or it never carried). The grant that
+     * writes this row anyway writes them, so the user's row is not written.
+     */
+    ownerSeq: integer("owner_seq"),
+    ownerTotalCredit: real("owner_total_credit"),
+    ownerExpavgCredit: real("owner_expavg_credit"),
+    ownerExpavgTime: real("owner_expavg_time"),
+    ownerDayCredit: real("owner_day_credit"),
   },
   // Partial: a host a pass creates has no cpid yet, and its insert then writes no index entry
   // (D1 counts each as a row written); `host_cpid = ?` still searches the index.
@@ -304,6 +315,13 @@ export const users = sqliteTable(
     cpid: text("cpid"),
     /** false: the user opted out of stats exports and cross-project totals (BOINC's STATSEXPORT consent). */
     statsExport: integer("stats_export", { mode: "boolean" }).notNull().default(true),
+    /**
+     * The number of grant runs (and credit sets) the credit columns of this row have seen; a
+     * host in `carriers` carrying a higher one holds the user's credit instead (users_now).
+     */
+    creditSeq: integer("credit_seq").notNull().default(0),
+    /** JSON array of at most CARRIERS_PER_USER host ids that may carry the user's credit (owner_* of hosts); NULL: none. */
+    carriers: text("carriers"),
   },
   // Partial, as hosts_host_cpid: a user a pass creates writes no index entry.
   (t) => [
@@ -313,6 +331,28 @@ export const users = sqliteTable(
       .where(sql`cpid IS NOT NULL`),
   ],
 );
+
+/**
+ * Every user as its credit stands: the row, or the newest owner credit its carrier hosts hold
+ * (docs/storage.md#owners-credit-rides-on-a-host). A view (hand-written in migration 0027):
+ * every read of a user's credit reads it, never `users`' own credit columns.
+ */
+export const usersNow = sqliteView("users_now", {
+  projectId: integer("project_id").notNull(),
+  id: integer("id").notNull(),
+  name: text("name"),
+  createTime: real("create_time").notNull(),
+  totalCredit: real("total_credit").notNull(),
+  expavgCredit: real("expavg_credit").notNull(),
+  expavgTime: real("expavg_time").notNull(),
+  racRank: real("rac_rank"),
+  dayCredit: real("day_credit").notNull(),
+  teamId: integer("team_id").notNull(),
+  cpid: text("cpid"),
+  statsExport: integer("stats_export", { mode: "boolean" }).notNull(),
+  creditSeq: integer("credit_seq").notNull(),
+  carriers: text("carriers"),
+}).existing();
 
 // WITHOUT ROWID (hand-written in migration 0019: a new row costs one D1 row, not two); keep it if a migration rebuilds the table.
 export const teams = sqliteTable("teams", { ...creditHolder() }, (t) => [primaryKey({ columns: [t.projectId, t.id] })]);
