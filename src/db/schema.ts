@@ -285,10 +285,10 @@ export const hosts = sqliteTable(
     /**
      * The owner's credit, carried: the user's credit columns after its last grant on this
      * host, numbered by the user's credit_seq (docs/storage.md#owners-credit-rides-on-a-host).
-     * NULL: it carries none (its owner changed since, or it never carried). The grant that
+     * owner_credit_seq NULL: it carries none (its owner changed since, or it never carried); each owner_X is users.X. The grant that
      * writes this row anyway writes them, so the user's row is not written.
      */
-    ownerSeq: integer("owner_seq"),
+    ownerCreditSeq: integer("owner_credit_seq"),
     ownerTotalCredit: real("owner_total_credit"),
     ownerExpavgCredit: real("owner_expavg_credit"),
     ownerExpavgTime: real("owner_expavg_time"),
