@@ -8,6 +8,7 @@ import type { Attribution } from "../credit/pass";
 import type { FreshHolders } from "./grant-groups";
 import { type HolderKind, type HolderTable, hosts, teams, users } from "./schema";
 import { chunks, insertFromJson, name } from "./sql-helpers";
+import { keepOldOwnersCredit, ownerChangeClears } from "./owner-carriers";
 import type { PhasedWrites } from "./write-phases";
 
 type TimedAttributions = readonly { now: number; attributions: readonly Attribution[] }[];
@@ -63,6 +64,8 @@ export function attributionWrites(
   projectId: number,
   passes: TimedAttributions,
   include: (kind: HolderKind, id: number) => boolean = () => true,
+  /** false when every owner named is the host's stored one (a trickle batch reads them): no owner changes. */
+  ownersMayChange = true,
 ): SQL[] {
   const hostRows = new Map<number, { id: number; now: number; owner: number }>();
   const userRows = new Map<number, { id: number; now: number; team: number }>();
@@ -82,12 +85,19 @@ export function attributionWrites(
       [table.createTime, "now"],
       [table.expavgTime, "now"],
     ] as const;
-  const changed = (column: typeof hosts.userId | typeof users.teamId) =>
-    sql`ON CONFLICT DO UPDATE SET ${name(column)} = excluded.${name(column)} WHERE ${name(column)} IS NOT excluded.${name(column)}`;
+  const changed = (column: typeof hosts.userId | typeof users.teamId, also?: SQL) =>
+    sql`ON CONFLICT DO UPDATE SET ${name(column)} = excluded.${name(column)}${also ? sql`, ${also}` : sql``} WHERE ${name(column)} IS NOT excluded.${name(column)}`;
   return [
-    ...chunks([...hostRows.values()]).map((rows) =>
-      insertFromJson(sql`${hosts}`, [...created(hosts), [hosts.userId, "owner"]], rows, changed(hosts.userId)),
-    ),
+    ...chunks([...hostRows.values()]).flatMap((rows) => [
+      // A host that changes owner stops carrying the old owner's credit (owner-carriers.ts).
+      ...(ownersMayChange
+        ? keepOldOwnersCredit(
+            projectId,
+            rows.map((r) => ({ host: r.id, owner: r.owner })),
+          )
+        : []),
+      insertFromJson(sql`${hosts}`, [...created(hosts), [hosts.userId, "owner"]], rows, changed(hosts.userId, ownerChangeClears)),
+    ]),
     ...chunks([...userRows.values()]).map((rows) =>
       insertFromJson(sql`${users}`, [...created(users), [users.teamId, "team"]], rows, changed(users.teamId)),
     ),

@@ -11,7 +11,7 @@ import { type SQL, sql } from "drizzle-orm";
 import type { AnySQLiteColumn } from "drizzle-orm/sqlite-core";
 import { dayCreditAfter } from "./history-transitions";
 import { queueStep } from "./queue-numbers";
-import type { HolderTable, appVersions, projects } from "./schema";
+import { type HolderTable, type appVersions, type projects, users } from "./schema";
 import { recentAverageRun } from "./stat-updates";
 
 /**
@@ -62,6 +62,20 @@ export const HOLDER_CREDIT_COLUMNS: readonly CreditColumn<HolderTable>[] = [
   ...RAC,
   DAY,
 ];
+
+/**
+ * A user's run count: numbers its credit, so that the newest of its row and of its carrier
+ * hosts' owner columns is its credit (owner-carriers.ts). Users' alone: their walk adds it to
+ * the holders' list.
+ */
+export const CREDIT_SEQ: CreditColumn<HolderTable> = {
+  column: (t) => {
+    if (t !== users) throw new Error("credit_seq is a column of users alone");
+    return users.creditSeq;
+  },
+  as: "seq",
+  step: (b) => sql`${b("seq")} + 1`,
+};
 
 /** The project row's: its total adds the run summed first, and each granting pass raises queue_seq (queue-numbers.ts). */
 export const PROJECT_CREDIT_COLUMNS: readonly CreditColumn<typeof projects>[] = [

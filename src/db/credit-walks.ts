@@ -81,13 +81,16 @@ export function creditWalk(p: string, columns: readonly Stepped[], base: SQL, st
   });
 }
 
-/** Rows as stored, each with its key (`k`) and the columns' values. */
-export function storedBase<T extends CreditTable>(t: T, columns: readonly CreditColumn<T>[], where: SQL): SQL {
+/**
+ * Rows as stored, each with its key (`k`) and the columns' values; `from`: where they are read
+ * (a user's credit as it stands: owner-carriers.ts), by default the table.
+ */
+export function storedBase<T extends CreditTable>(t: T, columns: readonly CreditColumn<T>[], where: SQL, from: SQL = sql`${t}`): SQL {
   const values = sql.join(
     columns.map((c) => sql`${name(c.column(t))} AS ${sql.raw(c.as)}`),
     sql`, `,
   );
-  return sql`SELECT ${name(t.id)} AS k, ${values} FROM ${t} WHERE ${where}`;
+  return sql`SELECT ${name(t.id)} AS k, ${values} FROM ${from} WHERE ${where}`;
 }
 
 /** The tables whose rows are keyed by (project_id, id). */

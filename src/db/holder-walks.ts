@@ -14,14 +14,27 @@ import type { Grant } from "../credit/pass";
 import type { FreshHolders, GrantGroups } from "./grant-groups";
 import { type HistoryTarget, dayAt, finishedBucketWrites, finishesDay, storedFinishedDays } from "./history-transitions";
 import { type CreditSubject, type HolderTable, hosts, projects, teams, users } from "./schema";
-import { type CreditColumn, HOLDER_CREDIT_COLUMNS, PROJECT_CREDIT_COLUMNS } from "./credit-columns";
+import { CREDIT_SEQ, type CreditColumn, HOLDER_CREDIT_COLUMNS, PROJECT_CREDIT_COLUMNS } from "./credit-columns";
+import { type CarrierCandidate, carrierCandidates, carries, carriersWith, ownerColumn, usersAsTheyStand } from "./owner-carriers";
 import { appCreditQueueWrites } from "./app-credit-queue";
 import { QueueNumbers } from "./queue-numbers";
 import type { PhasedWrites } from "./write-phases";
-import { jsonRowsTable, name, zeroedRow } from "./sql-helpers";
+import { col, jsonRowsTable, name, ref, zeroedRow } from "./sql-helpers";
 import { setClause } from "./stat-updates";
 import { numberSteps, packPieces } from "./walks";
-import { type Step, creditWalk, names, runStep, s, storedBase, storedRows, storedWalkUpdate, w, walked } from "./credit-walks";
+import {
+  type Step,
+  carried,
+  creditWalk,
+  names,
+  runStep,
+  s,
+  storedBase,
+  storedRows,
+  storedWalkUpdate,
+  w,
+  walked,
+} from "./credit-walks";
 
 /** A pass of the batch as the walks need it: its `now`, grant groups, grants and fresh holders. */
 export interface WalkedPass {
@@ -41,6 +54,10 @@ interface HolderWalk {
   readonly steps: Step[];
   /** Rows the batch inserts: key → the `now` of the pass that creates it, and its attribution. */
   readonly fresh: Map<number, { createdAt: number; attribution: number | null }>;
+  /** The columns it walks: the holders' list, and a user's credit_seq (owner-carriers.ts). */
+  readonly columns: readonly CreditColumn<HolderTable>[];
+  /** Where its stored rows are read: the table, or for users their credit as it stands (owner-carriers.ts). */
+  readonly source: SQL;
 }
 
 const HOLDERS = {
@@ -49,12 +66,20 @@ const HOLDERS = {
   teams: { subject: "team", prefix: "t_", table: teams, attribution: undefined },
 } as const;
 
-function holderWalk(kind: keyof typeof HOLDERS, passes: readonly WalkedPass[]): HolderWalk {
+function holderWalk(
+  projectId: number,
+  kind: keyof typeof HOLDERS,
+  passes: readonly WalkedPass[],
+  holderColumns: readonly CreditColumn<HolderTable>[],
+): HolderWalk {
   const fresh = new Map<number, { createdAt: number; attribution: number | null }>();
   for (const { now, fresh: created } of passes)
     for (const [k, value] of created[kind]) fresh.set(k, { createdAt: now, attribution: value });
   const steps = numberSteps(passes.flatMap(({ now, groups }) => [...groups[kind]].map(([key, parts]) => runStep(Number(key), now, parts))));
-  return { ...HOLDERS[kind], steps, fresh };
+  const table = HOLDERS[kind].table;
+  if (table !== users) return { ...HOLDERS[kind], steps, fresh, columns: holderColumns, source: sql`${table}` };
+  const columns = [...holderColumns, CREDIT_SEQ];
+  return { ...HOLDERS[kind], steps, fresh, columns, source: usersAsTheyStand(projectId, columns) };
 }
 
 /** The buckets a walk finishes: the row as it was before each step that begins a later day. */
@@ -69,7 +94,7 @@ function finishedBy(p: string, subject: CreditSubject, entityId: SQL): SQL {
  * at their creating pass's; or, for a row a concurrent request created since the batch's
  * read, the row as stored (found by its key), so that its walk is a stored row's.
  */
-function freshBase(p: string, t: HolderTable, columns: readonly CreditColumn<HolderTable>[], projectId: number): SQL {
+function freshBase(p: string, t: HolderTable, columns: readonly CreditColumn<HolderTable>[], projectId: number, source: SQL): SQL {
   const values = sql.join(
     columns.map((c) => {
       const column = name(c.column(t));
@@ -82,7 +107,7 @@ function freshBase(p: string, t: HolderTable, columns: readonly CreditColumn<Hol
       t,
       columns.filter((c) => !c.startsAtNow).map((c) => c.column(t).name),
     )}
-    LEFT JOIN ${t} AS o ON o.${name(t.projectId)} = ${projectId} AND o.${name(t.id)} = f.k`;
+    LEFT JOIN ${source} AS o ON o.${name(t.projectId)} = ${projectId} AND o.${name(t.id)} = f.k`;
 }
 
 function freshRows(p: string, walk: HolderWalk): SQL {
@@ -94,12 +119,12 @@ function freshRows(p: string, walk: HolderWalk): SQL {
 }
 
 /** The walk over stored rows and fresh ones together (for the finished buckets). */
-function wholeWalk(projectId: number, walk: HolderWalk, columns: readonly CreditColumn<HolderTable>[]): SQL {
-  const p = walk.prefix;
+function wholeWalk(projectId: number, walk: HolderWalk): SQL {
+  const { prefix: p, columns } = walk;
   const stored = [...new Set(walk.steps.filter((x) => !walk.fresh.has(x.k)).map((x) => x.k))];
   const bases = [
-    ...(stored.length > 0 ? [storedBase(walk.table, columns, storedRows(walk.table, projectId, stored))] : []),
-    ...(walk.fresh.size > 0 ? [freshBase(p, walk.table, columns, projectId)] : []),
+    ...(stored.length > 0 ? [storedBase(walk.table, columns, storedRows(walk.table, projectId, stored), walk.source)] : []),
+    ...(walk.fresh.size > 0 ? [freshBase(p, walk.table, columns, projectId, walk.source)] : []),
   ];
   return sql`${walk.fresh.size > 0 ? sql`${freshRows(p, walk)}, ` : sql``}${creditWalk(p, columns, sql.join(bases, sql` UNION ALL `), walk.steps)}`;
 }
@@ -110,14 +135,15 @@ function wholeWalk(projectId: number, walk: HolderWalk, columns: readonly Credit
  * end over it (ON CONFLICT DO UPDATE) with the batch's attribution, keeping its create_time: a
  * holder two requests create is no conflict.
  */
-function freshInsert(projectId: number, walk: HolderWalk, columns: readonly CreditColumn<HolderTable>[]): SQL[] {
+function freshInsert(projectId: number, walk: HolderWalk): SQL[] {
   if (walk.fresh.size === 0) return [];
+  const columns = walk.columns;
   const t = walk.table;
   const p = walk.prefix;
   const steps = walk.steps.filter((x) => walk.fresh.has(x.k));
   const attribution = walk.attribution;
   return [
-    sql`WITH RECURSIVE ${freshRows(p, walk)}, ${creditWalk(p, columns, freshBase(p, t, columns, projectId), steps)}
+    sql`WITH RECURSIVE ${freshRows(p, walk)}, ${creditWalk(p, columns, freshBase(p, t, columns, projectId, walk.source), steps)}
       INSERT INTO ${t} (${name(t.projectId)}, ${name(t.id)}, ${name(t.createTime)}, ${attribution ? sql`${name(attribution)}, ` : sql``}${names(t, columns)})
       SELECT ${projectId}, w.k, f.createdAt, ${attribution ? sql`f.attribution, ` : sql``}${walked("w", columns)}
       FROM ${sql.raw(`${p}w`)} AS w JOIN ${sql.raw(`${p}f`)} AS f ON f.k = w.k WHERE w.fin = 1
@@ -180,13 +206,14 @@ function parts(walk: HolderWalk): HolderWalk[] {
 }
 
 /** finishedBy for rows as stored: each of `firstDays` (row key, the day it is granted on) against its row. */
-function finishedOnDays(projectId: number, subject: CreditSubject, t: HolderTable, firstDays: readonly (readonly [number, number])[]): SQL {
+function finishedOnDays(projectId: number, walk: HolderWalk, firstDays: readonly (readonly [number, number])[]): SQL {
+  const t = walk.table;
   // CROSS JOIN: each key seeks its row by the primary key, never a scan of the table.
   return storedFinishedDays(
-    subject,
+    walk.subject,
     t,
     sql`t.${name(t.id)}`,
-    sql`json_each(${JSON.stringify(firstDays)}) AS j CROSS JOIN ${t} AS t`,
+    sql`json_each(${JSON.stringify(firstDays)}) AS j CROSS JOIN ${walk.source} AS t`,
     sql`t.${name(t.projectId)} = ${projectId} AND t.${name(t.id)} = json_extract(j.value, '$[0]')`,
     sql`json_extract(j.value, '$[1]')`,
   );
@@ -219,6 +246,89 @@ function splitByDays(walk: HolderWalk): { firstDays: [k: number, day: number][];
 }
 
 /**
+ * A part's stored rows walked and written. Hosts: each also carries the credit of the stored
+ * users whose candidate carrier it is, when it carries them (owner-carriers.ts `carries`), in
+ * the same UPDATE. Users: those no host carried, each naming its last grant's host a carrier.
+ */
+function storedHolderUpdate(
+  projectId: number,
+  part: HolderWalk,
+  userWalk: HolderWalk,
+  candidates: ReadonlyMap<number, CarrierCandidate>,
+): SQL[] {
+  const steps = part.steps.filter((step) => !part.fresh.has(step.k));
+  if (steps.length === 0) return [];
+  if (part.table === hosts) {
+    const hostKeys = new Set(steps.map((x) => x.k));
+    const carriedUsers = [...candidates.values()].filter((c) => c.hostFresh === 0 && hostKeys.has(c.host) && !userWalk.fresh.has(c.k));
+    if (carriedUsers.length === 0) return storedWalkUpdate(projectId, hosts, part.prefix, part.columns, steps);
+    return [hostsCarryingOwners(projectId, part, steps, userWalk, carriedUsers)];
+  }
+  if (part.table === users) return [usersNotCarried(projectId, part, steps, candidates)];
+  return storedWalkUpdate(projectId, part.table, part.prefix, part.columns, steps);
+}
+
+const CANDIDATE_FIELDS = ["k", "host", "hostFresh"];
+const stepsOf = (walk: HolderWalk, keys: ReadonlySet<number>) => walk.steps.filter((x) => keys.has(x.k));
+const assignFrom = (t: HolderTable, columns: readonly CreditColumn<HolderTable>[], alias: string) =>
+  columns.map((c) => [c.column(t).name, ref(alias, c.as)] as const);
+
+/** A hosts part's UPDATE, each host also taking the credit of the user it carries (`o`), if any. */
+function hostsCarryingOwners(
+  projectId: number,
+  part: HolderWalk,
+  steps: readonly Step[],
+  userWalk: HolderWalk,
+  carriedUsers: readonly CarrierCandidate[],
+): SQL {
+  const hostKeys = [...new Set(steps.map((x) => x.k))];
+  const userKeys = carriedUsers.map((c) => c.k);
+  const [h, u] = [part, userWalk];
+  const ownerAssignments = u.columns.map((c) => {
+    const owner = ownerColumn(c.column(users).name);
+    return [owner, sql`CASE WHEN o.k IS NULL THEN ${col(owner)} ELSE ${ref("o", c.as)} END`] as const;
+  });
+  return sql`WITH RECURSIVE ${creditWalk(h.prefix, h.columns, storedBase(hosts, h.columns, storedRows(hosts, projectId, hostKeys)), steps)},
+      ${creditWalk(u.prefix, u.columns, storedBase(users, u.columns, storedRows(users, projectId, userKeys), u.source), stepsOf(u, new Set(userKeys)))},
+      ${jsonRowsTable("u_c", CANDIDATE_FIELDS, carriedUsers)},
+      h_z AS MATERIALIZED (SELECT k, ${carried(h.columns)} FROM ${sql.raw(`${h.prefix}w`)} WHERE fin = 1),
+      u_z AS MATERIALIZED (SELECT w.k AS k, c.host AS host, ${walked("w", u.columns)}
+        FROM ${sql.raw(`${u.prefix}w`)} AS w JOIN u_c AS c ON c.k = w.k
+        WHERE w.fin = 1 AND ${carries(projectId, sql`w.k`, sql`c.host`, sql`c.hostFresh`)})
+    UPDATE ${hosts} SET ${setClause([...assignFrom(hosts, h.columns, "z"), ...ownerAssignments])}
+    FROM h_z AS z LEFT JOIN u_z AS o ON o.host = z.k
+    WHERE ${name(hosts.projectId)} = ${projectId} AND ${name(hosts.id)} = z.k AND ${name(hosts.id)} IN (SELECT k FROM h_z)`;
+}
+
+/**
+ * A users part's UPDATE of the users no host carried in this batch (the hosts' statements ran
+ * first; `carries` reads the same rows in both), each naming its last grant's host a carrier.
+ */
+function usersNotCarried(
+  projectId: number,
+  part: HolderWalk,
+  steps: readonly Step[],
+  candidates: ReadonlyMap<number, CarrierCandidate>,
+): SQL {
+  const keys = [...new Set(steps.map((x) => x.k))];
+  const named = keys.flatMap((k) => {
+    const c = candidates.get(k);
+    return c ? [c] : [];
+  });
+  const current = sql`${users}.${name(users.carriers)}`;
+  return sql`WITH RECURSIVE ${creditWalk(part.prefix, part.columns, storedBase(users, part.columns, storedRows(users, projectId, keys), part.source), steps)},
+      ${jsonRowsTable("u_c", CANDIDATE_FIELDS, named)},
+      u_z AS MATERIALIZED (SELECT k, ${carried(part.columns)} FROM ${sql.raw(`${part.prefix}w`)} WHERE fin = 1)
+    UPDATE ${users} SET ${setClause([
+      ...assignFrom(users, part.columns, "z"),
+      [users.carriers.name, carriersWith(projectId, sql`z.k`, sql`c.host`, current)],
+    ])}
+    FROM u_z AS z LEFT JOIN u_c AS c ON c.k = z.k
+    WHERE ${name(users.projectId)} = ${projectId} AND ${name(users.id)} = z.k AND ${name(users.id)} IN (SELECT k FROM u_z)
+      AND NOT coalesce(${carries(projectId, sql`z.k`, sql`c.host`, sql`c.hostFresh`)}, 0)`;
+}
+
+/**
  * The batch's credit on its holders and project row, in this order: the finished buckets (a
  * statement per part of the tables' walks, each taking the next of `queue`'s numbers; both
  * guarded statements when `history` is "guarded"), each table's stored rows, its fresh rows,
@@ -235,7 +345,9 @@ export function holderWalkWrites(
   history: HistoryTarget = "guarded",
   columns: readonly CreditColumn<HolderTable>[] = HOLDER_CREDIT_COLUMNS,
 ): { history: SQL[]; holders: SQL[]; projectRow: SQL[] } {
-  const walks = [holderWalk("hosts", passes), holderWalk("users", passes), holderWalk("teams", passes)];
+  const walks = (["hosts", "users", "teams"] as const).map((kind) => holderWalk(projectId, kind, passes, columns));
+  const userWalk = walks[1]!;
+  const candidates = carrierCandidates(passes);
   const tables = walks.map(parts);
   const splits = walks.map(splitByDays);
   const walkedParts = splits.map((x) => parts(x.walked));
@@ -244,11 +356,11 @@ export function holderWalkWrites(
   if (project.steps.length === 0) return { history: [], holders: [], projectRow: [] };
   const unwalked = walks.flatMap((walk, n) => {
     const firstDays = splits[n]!.firstDays;
-    return firstDays.length > 0 ? [finishedOnDays(projectId, walk.subject, walk.table, firstDays)] : [];
+    return firstDays.length > 0 ? [finishedOnDays(projectId, walk, firstDays)] : [];
   });
   const buckets = Array.from({ length: statements }, (_, n) => {
     const walked = walkedParts.flatMap((t) => (n < t.length ? [t[n]!] : []));
-    const ctes = sql.join([...walked.map((x) => wholeWalk(projectId, x, columns)), ...(n === 0 ? [project.ctes] : [])], sql`, `);
+    const ctes = sql.join([...walked.map((x) => wholeWalk(projectId, x)), ...(n === 0 ? [project.ctes] : [])], sql`, `);
     const finished = sql.join(
       [
         ...walked.map((x) => finishedBy(x.prefix, x.subject, sql.raw("w.k"))),
@@ -262,16 +374,8 @@ export function holderWalkWrites(
   });
   return {
     history: buckets.flat(),
-    holders: tables.flat().flatMap((x) => [
-      ...storedWalkUpdate(
-        projectId,
-        x.table,
-        x.prefix,
-        columns,
-        x.steps.filter((step) => !x.fresh.has(step.k)),
-      ),
-      ...freshInsert(projectId, x, columns),
-    ]),
+    // The hosts' statements first: a user they carry is then not written by the users' (owner-carriers.ts).
+    holders: tables.flat().flatMap((x) => [...storedHolderUpdate(projectId, x, userWalk, candidates), ...freshInsert(projectId, x)]),
     projectRow: project.update(),
   };
 }

@@ -146,7 +146,8 @@ export function trickleWrites(
       ),
     ),
     // Owners and teams as the hosts hold them: creates a user or team row a host names first.
-    holders: attributionWrites(projectId, [{ now, attributions }]),
+    // The owners are the hosts' stored ones (read with the batch): none changes.
+    holders: attributionWrites(projectId, [{ now, attributions }], undefined, false),
     // Every holder was created above (attributionWrites): none is fresh to the grant walks.
     ...grantWalkPhases(projectId, [{ now, groups, grants, fresh: { hosts: new Map(), users: new Map(), teams: new Map() } }]),
     kvMarks: markSubjects(projectId, dirtySubjects(attributions)),

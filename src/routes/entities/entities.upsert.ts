@@ -6,6 +6,7 @@
 import { sql } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { holderCountUpdate } from "../../db/holder-counts";
+import { oldOwnersCreditUpdate } from "../../db/owner-carriers";
 import { markHostsOfUser, markOne } from "../../db/kv-marks";
 import { hosts, projects, teams, users } from "../../db/schema";
 import { ApiError } from "../../http/errors";
@@ -23,9 +24,16 @@ export function checkCreateTime(createTime: number | undefined, now: number, pat
   }
 }
 
+/** What must run before holderUpserts' upsert: a host's old owner keeps the credit the host carried for it. */
+export function beforeHolderUpsert(db: Db, projectId: number, kind: HolderKind, id: number, b: PutHolder) {
+  if (kind !== "hosts" || b.user_id === undefined) return [];
+  const { set, where } = oldOwnersCreditUpdate(projectId, [{ host: id, owner: b.user_id }]);
+  return [db.update(users).set(set).where(where)];
+}
+
 /**
  * The upsert (returning the stored row) and the snapshot's dirty mark, to run in one batch
- * after holderCounts of every holder the batch upserts.
+ * after holderCounts of every holder the batch upserts, and after beforeHolderUpsert.
  */
 export function holderUpserts(db: Db, projectId: number, kind: HolderKind, id: number, b: PutHolder, now: number) {
   const table = HOLDER_TABLES[kind];
@@ -47,7 +55,17 @@ export function holderUpserts(db: Db, projectId: number, kind: HolderKind, id: n
           // Before any credit, the RAC clock follows the registered creation time.
           expavgTime: sql`CASE WHEN ${table.totalCredit} = 0 AND ${table.expavgCredit} = 0 THEN ${createTime} ELSE ${table.expavgTime} END`,
         };
-  const set = { ...details, ...clock };
+  // A host that changes owner stops carrying the old owner's credit (db/owner-carriers.ts).
+  const ownerChange = kind === "hosts" && b.user_id !== undefined;
+  const set = {
+    ...details,
+    ...clock,
+    ...(ownerChange
+      ? {
+          ownerCreditSeq: sql`CASE WHEN ${hosts.userId} IS excluded.${sql.identifier(hosts.userId.name)} THEN ${hosts.ownerCreditSeq} ELSE NULL END`,
+        }
+      : {}),
+  };
   return [
     db
       .insert(table)

@@ -7,6 +7,7 @@
  */
 import { type SQL, sql } from "drizzle-orm";
 import { chunks, insertFromJson, name } from "../../db/sql-helpers";
+import { keepOldOwnersCredit, ownerChangeClears } from "../../db/owner-carriers";
 import { hosts, kvMarks, teams, users } from "../../db/schema";
 import { SUBJECT_OF_KIND } from "../../snapshots/holders";
 import type { HolderKind } from "../../snapshots/keys";
@@ -46,8 +47,11 @@ export function bulkHolderWrites(projectId: number, kind: HolderKind, holders: r
     const first = group[0]!;
     const given = details.filter(([f]) => first[f] !== undefined);
     const hasClock = first.create_time !== undefined;
+    const ownerGiven = kind === "hosts" && first.user_id !== undefined;
     const set = [
       ...given.map(([, c]) => sql`${name(c)} = excluded.${name(c)}`),
+      // A host that changes owner stops carrying the old owner's credit (db/owner-carriers.ts).
+      ...(ownerGiven ? [ownerChangeClears] : []),
       ...(hasClock
         ? [
             sql`${name(table.createTime)} = excluded.${name(table.createTime)}`,
@@ -68,6 +72,13 @@ export function bulkHolderWrites(projectId: number, kind: HolderKind, holders: r
     }`;
     for (const part of chunks(group, HOLDERS_PER_STATEMENT)) {
       const rows = part.map((h) => ({ ...h, t: h.create_time ?? now }));
+      if (ownerGiven)
+        statements.push(
+          ...keepOldOwnersCredit(
+            projectId,
+            part.map((h) => ({ host: h.id, owner: h.user_id! })),
+          ),
+        );
       statements.push(insertFromJson(sql`${table}`, fields, rows, onConflict));
     }
   }

@@ -1,0 +1,138 @@
+/**
+ * A user's credit rides on a host its grant writes anyway (docs/storage.md#owners-credit-rides-on-a-host).
+ * A grant run writes its host's row; when that host is one of the user's carriers (a short
+ * list on the user's row) and still its owner's, the same UPDATE also writes the user's credit
+ * columns after the batch into the host's owner_X columns, numbered by the user's credit_seq,
+ * and the user's row is not written. Otherwise the user's row is written as before, and the
+ * host joins its carriers for next time. A user's credit as it stands is the newest of its row
+ * and its carriers' (usersAsTheyStand here for the writer, the users_now view for reads).
+ */
+import { type SQL, getTableColumns, sql } from "drizzle-orm";
+import { CREDIT_SEQ, type CreditColumn, HOLDER_CREDIT_COLUMNS } from "./credit-columns";
+import { type FreshHolders, type GrantGroups } from "./grant-groups";
+import type { Grant } from "../credit/pass";
+import { hosts, users } from "./schema";
+import { col, name } from "./sql-helpers";
+
+/** The most hosts a user's row names as carriers: what reading a user's credit costs at most, in host rows. */
+export const CARRIERS_PER_USER = 8;
+
+/** The column of hosts that carries users' column `userColumn`. */
+export const ownerColumn = (userColumn: string): string => `owner_${userColumn}`;
+
+/** `alias`'s carrier holding its user's newest credit, or NULL: the id of that host (a subquery per user row). */
+function newestCarrier(projectId: SQL, user: string): SQL {
+  // CROSS JOIN: each carrier seeks its host by the key (a plain join scanned the project's hosts for each user).
+  return sql`(SELECT h.${name(hosts.id)} FROM json_each(${sql.raw(user)}.${name(users.carriers)}) AS j
+    CROSS JOIN ${hosts} AS h ON h.${name(hosts.projectId)} = ${projectId} AND h.${name(hosts.id)} = j.value
+    WHERE h.${name(hosts.userId)} = ${sql.raw(user)}.${name(users.id)}
+      AND h.${name(hosts.ownerCreditSeq)} > ${sql.raw(user)}.${name(users.creditSeq)}
+    ORDER BY h.${name(hosts.ownerCreditSeq)} DESC LIMIT 1)`;
+}
+
+/**
+ * The project's users as their credit stands, as a table of `columns` (by their names in users)
+ * with project_id and id: what the users_now view gives reads, for the columns the writer walks.
+ */
+export function usersAsTheyStand(projectId: number, columns: readonly CreditColumn<typeof users>[]): SQL {
+  const values = sql.join(
+    columns.map((c) => {
+      const column = c.column(users).name;
+      return sql`CASE WHEN c.${name(hosts.id)} IS NULL THEN u.${col(column)} ELSE c.${col(ownerColumn(column))} END AS ${col(column)}`;
+    }),
+    sql`, `,
+  );
+  return sql`(SELECT u.${name(users.projectId)} AS ${name(users.projectId)}, u.${name(users.id)} AS ${name(users.id)}, ${values}
+    FROM ${users} AS u LEFT JOIN ${hosts} AS c ON c.${name(hosts.projectId)} = u.${name(users.projectId)}
+      AND c.${name(hosts.id)} = ${newestCarrier(sql`u.${name(users.projectId)}`, "u")}
+    WHERE u.${name(users.projectId)} = ${projectId})`;
+}
+
+/**
+ * Whether host `host` carries user `user`'s credit in this batch: it is one of the user's
+ * carriers and still the user's (after the batch's owner changes), and the batch did not
+ * create it. The hosts' statement and the users' evaluate it on the same rows (neither
+ * changes a user's carriers or a host's owner), so a user is written by exactly one.
+ */
+export function carries(projectId: number, user: SQL, host: SQL, hostFresh: SQL): SQL {
+  return sql`(${hostFresh} = 0
+    AND EXISTS (SELECT 1 FROM ${users} AS cu CROSS JOIN json_each(cu.${name(users.carriers)}) AS cj
+      WHERE cu.${name(users.projectId)} = ${projectId} AND cu.${name(users.id)} = ${user} AND cj.value = ${host})
+    AND EXISTS (SELECT 1 FROM ${hosts} AS ch
+      WHERE ch.${name(hosts.projectId)} = ${projectId} AND ch.${name(hosts.id)} = ${host} AND ch.${name(hosts.userId)} = ${user}))`;
+}
+
+/**
+ * The user's carriers after its row is written with `host` as its last grant's host: that host
+ * first (if it is the user's), then the others, at most CARRIERS_PER_USER. `current` is the
+ * row's list.
+ */
+export function carriersWith(projectId: number, user: SQL, host: SQL, current: SQL): SQL {
+  return sql`CASE WHEN ${host} IS NULL OR NOT EXISTS (SELECT 1 FROM ${hosts} AS ch
+      WHERE ch.${name(hosts.projectId)} = ${projectId} AND ch.${name(hosts.id)} = ${host} AND ch.${name(hosts.userId)} = ${user})
+    THEN ${current}
+    ELSE (SELECT json_group_array(v) FROM (SELECT v FROM (
+      SELECT ${host} AS v, -1 AS o UNION ALL SELECT j.value, j.key FROM json_each(${current}) AS j WHERE j.value <> ${host}
+    ) ORDER BY o LIMIT ${sql.raw(String(CARRIERS_PER_USER))})) END`;
+}
+
+/** A user's candidate carrier in a batch: the host of its last grant, and whether the batch creates that host. */
+export interface CarrierCandidate {
+  readonly k: number;
+  readonly host: number;
+  readonly hostFresh: 0 | 1;
+}
+
+/** Each credited user's candidate carrier (the users of `groups` are those of `grants`). */
+export function carrierCandidates(
+  passes: readonly { readonly grants: readonly Grant[]; readonly groups: GrantGroups; readonly fresh: FreshHolders }[],
+): Map<number, CarrierCandidate> {
+  const freshHosts = new Set(passes.flatMap((p) => [...p.fresh.hosts.keys()]));
+  const out = new Map<number, CarrierCandidate>();
+  for (const { grants } of passes)
+    for (const g of grants)
+      if (g.userId !== 0) out.set(g.userId, { k: g.userId, host: g.hostId, hostFresh: freshHosts.has(g.hostId) ? 1 : 0 });
+  return out;
+}
+
+/** A user's credit columns and credit_seq: what a carrier holds, and what an owner change saves to the row. */
+const USER_CREDIT_COLUMNS = [...HOLDER_CREDIT_COLUMNS, CREDIT_SEQ];
+
+/**
+ * Before hosts change owner (`moves`: each host and the owner it gets): the old owner of each
+ * host that carries credit gets its credit as it stands written into its row, for the change
+ * then clears the host's owner_credit_seq (ownerChangeClears): a carrier carries only its
+ * current owner's credit. Reads only, unless an owner actually changes on a carrier (rare).
+ * As the UPDATE's assignments (by users' property names, for drizzle's `set`) and WHERE.
+ */
+export function oldOwnersCreditUpdate(projectId: number, moves: readonly { host: number; owner: number }[]) {
+  const standing = usersAsTheyStand(projectId, USER_CREDIT_COLUMNS);
+  const keys = new Map<unknown, string>(Object.entries(getTableColumns(users)).map(([key, column]) => [column, key]));
+  const set = Object.fromEntries(
+    USER_CREDIT_COLUMNS.map((c) => {
+      const column = c.column(users);
+      return [
+        keys.get(column)!,
+        sql`(SELECT s.${name(column)} FROM ${standing} AS s WHERE s.${name(users.id)} = ${users}.${name(users.id)})`,
+      ];
+    }),
+  );
+  const where = sql`${users}.${name(users.projectId)} = ${projectId} AND ${users}.${name(users.id)} IN (
+    SELECT h.${name(hosts.userId)} FROM json_each(${JSON.stringify(moves.map((m) => [m.host, m.owner]))}) AS m
+      CROSS JOIN ${hosts} AS h ON h.${name(hosts.projectId)} = ${projectId} AND h.${name(hosts.id)} = json_extract(m.value, '$[0]')
+    WHERE h.${name(hosts.userId)} IS NOT json_extract(m.value, '$[1]') AND h.${name(hosts.ownerCreditSeq)} IS NOT NULL)`;
+  return { set, where };
+}
+
+/** oldOwnersCreditUpdate as a statement of a write batch (none for no moves). */
+export function keepOldOwnersCredit(projectId: number, moves: readonly { host: number; owner: number }[]): SQL[] {
+  if (moves.length === 0) return [];
+  const { set, where } = oldOwnersCreditUpdate(projectId, moves);
+  const assignments = Object.entries(set).map(
+    ([key, value]) => sql`${name(getTableColumns(users)[key as keyof typeof users._.columns])} = ${value}`,
+  );
+  return [sql`UPDATE ${users} SET ${sql.join(assignments, sql`, `)} WHERE ${where}`];
+}
+
+/** In an upsert of hosts setting user_id to `excluded.user_id`: the assignment clearing owner_credit_seq when the owner changes. */
+export const ownerChangeClears = sql`${name(hosts.ownerCreditSeq)} = CASE WHEN ${name(hosts.userId)} IS excluded.${name(hosts.userId)} THEN ${name(hosts.ownerCreditSeq)} ELSE NULL END`;
