@@ -21,7 +21,7 @@ async function rows(project: TestProject, { withQueueSeq = true } = {}) {
   const credit = "total_credit, expavg_credit, expavg_time, day_credit, create_time";
   return {
     hosts: await all(`SELECT id, user_id, ${credit} FROM hosts WHERE project_id = ? ORDER BY id`),
-    users: await all(`SELECT id, team_id, ${credit} FROM users WHERE project_id = ? ORDER BY id`),
+    users: await all(`SELECT id, team_id, ${credit} FROM users_now WHERE project_id = ? ORDER BY id`),
     teams: await all(`SELECT id, ${credit} FROM teams WHERE project_id = ? ORDER BY id`),
     project: await all(
       `SELECT total_credit, expavg_credit, expavg_time, day_credit, first_credit_time${withQueueSeq ? ", queue_seq" : ""} FROM projects WHERE id = ?`,
