@@ -5,8 +5,9 @@
  */
 import { and, asc, eq, gt } from "drizzle-orm";
 import type { Db } from "../db/client";
+import { holderReadSources } from "../db/holder-reads";
 import type { HolderKind } from "./keys";
-import { type HolderRow, entryColumns, holderTables } from "./leaderboard";
+import { type HolderRow, entryColumns } from "./leaderboard";
 import { SNAPSHOT_LIMITS } from "./limits";
 
 export async function* scanHolders(
@@ -15,7 +16,7 @@ export async function* scanHolders(
   kind: HolderKind,
   chunk: number = SNAPSHOT_LIMITS.rankingScanChunk,
 ): AsyncGenerator<HolderRow[]> {
-  const t = holderTables[kind];
+  const t = holderReadSources[kind];
   let after = -Infinity;
   for (;;) {
     const where = after === -Infinity ? eq(t.projectId, projectId) : and(eq(t.projectId, projectId), gt(t.id, after));

@@ -10,6 +10,7 @@ import { pendingAppCreditQuery, queuedAppCreditRun } from "../db/app-credit-queu
 import type { Db } from "../db/client";
 import { historyBindingFor, parseHistoryDatabases } from "../db/history-databases";
 import { type QueuedBucketRow, queuedBucket, queuedBucketsQuery } from "../db/history-queue";
+import { holderReadSources } from "../db/holder-reads";
 import type { OpenDatabase } from "../db/project-db";
 import {
   type CreditSubject,
@@ -22,6 +23,7 @@ import {
   projects,
   teams,
   users,
+  type usersNow,
 } from "../db/schema";
 import { jsonList } from "../db/sql-helpers";
 import type { HolderKind } from "./keys";
@@ -69,7 +71,6 @@ export interface HolderSnapshot {
   readonly history: StoredHistory;
 }
 
-const tables = { hosts, users, teams } as const;
 export const SUBJECT_OF_KIND: Record<HolderKind, CreditSubject> = { hosts: "host", users: "user", teams: "team" };
 
 /**
@@ -233,7 +234,7 @@ function optedOutOwnersQuery(db: Db, projectId: number, hostIds: readonly number
  */
 function consentedFields(kind: HolderKind, row: HolderRow, optedOutOwners: ReadonlySet<number>) {
   const shown = holderFromRow(kind, row);
-  if (kind === "users" && (row as typeof users.$inferSelect).statsExport === false) return { ...shown, cpid: null };
+  if (kind === "users" && (row as typeof usersNow.$inferSelect).statsExport === false) return { ...shown, cpid: null };
   if (kind === "hosts" && optedOutOwners.has((row as typeof hosts.$inferSelect).userId)) return { ...shown, host_cpid: null };
   return shown;
 }
@@ -267,11 +268,11 @@ function appCreditFrom(
   );
 }
 
-export type HolderRow = typeof hosts.$inferSelect | typeof users.$inferSelect | typeof teams.$inferSelect;
+export type HolderRow = typeof hosts.$inferSelect | typeof usersNow.$inferSelect | typeof teams.$inferSelect;
 
 /** A holder's own fields, with BOINC's names. */
 export function holderFromRow(kind: HolderKind, row: HolderRow): Omit<HolderSnapshot, "history" | "apps"> {
-  const r = row as typeof hosts.$inferSelect & typeof users.$inferSelect;
+  const r = row as typeof hosts.$inferSelect & typeof usersNow.$inferSelect;
   return {
     id: r.id,
     name: r.name,
@@ -293,7 +294,7 @@ export async function loadHolderSnapshots(
   fromDay: number,
   open: OpenDatabase,
 ): Promise<Map<number, HolderSnapshot>> {
-  const table = tables[kind];
+  const table = holderReadSources[kind];
   // One D1 batch (one transaction): the total, the RAC, the history and the per-app credit
   // shown together all come from the same moment, never from either side of a pass.
   const holderRows = db

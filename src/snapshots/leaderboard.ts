@@ -1,13 +1,14 @@
 /**
  * Leaderboard pages and entries. Boards rank by total_credit, or by rac_rank for RAC (the
- * virtual column in schema.ts that orders exactly like RAC decayed to any time), highest
- * first, ties by id. No index holds either key (each would be a row written per grant), so
+ * virtual column in schema.ts, computed alike by users_now, that orders exactly like RAC
+ * decayed to any time), highest first, ties by id. No index holds either key (each would be a row written per grant), so
  * the public pages are ranked by the cron from scans (top-pages.ts, ranking.ts); what this
  * file reads from D1 is for the project's own token and for boards of one page.
  */
 import { and, asc, desc, eq, gt, lt, or } from "drizzle-orm";
 import type { Db } from "../db/client";
-import { hosts, projects, teams, users } from "../db/schema";
+import { holderReadSources } from "../db/holder-reads";
+import { projects } from "../db/schema";
 import type { HolderKind, LeaderboardOrder } from "./keys";
 
 export interface LeaderboardEntry {
@@ -34,12 +35,11 @@ export interface LeaderboardPosition {
   readonly id: number;
 }
 
-export const holderTables = { hosts, users, teams } as const;
 const counts = { hosts: projects.hostCount, users: projects.userCount, teams: projects.teamCount } as const;
 
 /** The columns an entry is made of. */
 export function entryColumns(kind: HolderKind) {
-  const t = holderTables[kind];
+  const t = holderReadSources[kind];
   return { id: t.id, name: t.name, total: t.totalCredit, avg: t.expavgCredit, time: t.expavgTime, racRank: t.racRank };
 }
 export interface HolderRow {
@@ -89,7 +89,7 @@ export async function loadLeaderboardAfter(
   after: LeaderboardPosition | null,
   limit: number,
 ): Promise<LeaderboardPage> {
-  const t = holderTables[kind];
+  const t = holderReadSources[kind];
   const key = by === "total_credit" ? t.totalCredit : t.racRank;
   const ofProject = eq(t.projectId, projectId);
   const total = db.select({ n: counts[kind] }).from(projects).where(eq(projects.id, projectId));

@@ -6,9 +6,10 @@
  */
 import { and, eq, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
+import { holderReadSources } from "../db/holder-reads";
 import { scanHolders } from "./holder-scan";
 import type { HolderKind, LeaderboardOrder } from "./keys";
-import { type LeaderboardPage, compareKeys, entryColumns, entryOf, holderTables } from "./leaderboard";
+import { type LeaderboardPage, compareKeys, entryColumns, entryOf } from "./leaderboard";
 import { SNAPSHOT_LIMITS } from "./limits";
 
 /** A growable column of numbers. */
@@ -75,7 +76,7 @@ export async function loadRankedPage(
 ): Promise<LeaderboardPage> {
   const size = SNAPSHOT_LIMITS.leaderboardPageSize;
   const ids = ranking.idsAt(by, page * size, (page + 1) * size);
-  const t = holderTables[kind];
+  const t = holderReadSources[kind];
   const rows = await db
     .select(entryColumns(kind))
     .from(t)

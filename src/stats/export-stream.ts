@@ -6,7 +6,7 @@
  */
 import { and, asc, count, eq, gt, isNull, or, sql, sum } from "drizzle-orm";
 import type { Db } from "../db/client";
-import { apps, hosts, teams, users } from "../db/schema";
+import { apps, hosts, teams, users, usersNow } from "../db/schema";
 import { type StatsTable, fileHead, fileTail, hostJson, hostXml, tablesXml, teamJson, teamXml, userJson, userXml } from "./db-dump-format";
 
 export const STATS_FILES = ["user.gz", "team.gz", "host.gz", "user.ndjson.gz", "team.ndjson.gz", "host.ndjson.gz", "tables.xml"] as const;
@@ -22,9 +22,9 @@ const PAGE_ROWS = 1000;
 function userPage(db: Db, projectId: number, afterId: number) {
   return db
     .select()
-    .from(users)
-    .where(and(eq(users.projectId, projectId), gt(users.id, afterId), gt(users.totalCredit, 0), eq(users.statsExport, true)))
-    .orderBy(asc(users.id))
+    .from(usersNow)
+    .where(and(eq(usersNow.projectId, projectId), gt(usersNow.id, afterId), gt(usersNow.totalCredit, 0), eq(usersNow.statsExport, true)))
+    .orderBy(asc(usersNow.id))
     .limit(PAGE_ROWS);
 }
 
@@ -94,9 +94,9 @@ function recordStream(db: Db, projectId: number, table: StatsTable, format: "xml
 async function tablesFile(db: Db, projectId: number, now: number): Promise<string> {
   const [[u], [t], [h], appRows] = await db.batch([
     db
-      .select({ n: count(), credit: sum(users.totalCredit).mapWith(Number) })
-      .from(users)
-      .where(and(eq(users.projectId, projectId), gt(users.totalCredit, 0))),
+      .select({ n: count(), credit: sum(usersNow.totalCredit).mapWith(Number) })
+      .from(usersNow)
+      .where(and(eq(usersNow.projectId, projectId), gt(usersNow.totalCredit, 0))),
     db
       .select({ n: count() })
       .from(teams)

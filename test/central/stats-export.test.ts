@@ -126,7 +126,7 @@ describe("stats exports (BOINC db_dump)", () => {
     expect(users.text.startsWith('<?xml version="1.0" encoding="utf-8"?>\n<users>\n')).toBe(true);
     const exportedUsers: ExportedUser[] = parser.parse(users.text).users.user;
     const d1Users = await rows<UserRow>(
-      "SELECT * FROM users WHERE project_id = ? AND total_credit > 0 AND stats_export = 1 ORDER BY id",
+      "SELECT * FROM users_now WHERE project_id = ? AND total_credit > 0 AND stats_export = 1 ORDER BY id",
       id,
     );
     expect(exportedUsers.map((u) => Number(u.id))).toEqual([1, 4]);
@@ -171,14 +171,14 @@ describe("stats exports (BOINC db_dump)", () => {
     expect(teams[0]!.name).toBe('Team "Five"');
     expectPrinted(teams[0]!.total_credit, team5!.total_credit);
     expect(team5!.total_credit).toBeCloseTo(
-      (await rows<{ total_credit: number }>("SELECT total_credit FROM users WHERE project_id = ? AND id = 1", id))[0]!.total_credit,
+      (await rows<{ total_credit: number }>("SELECT total_credit FROM users_now WHERE project_id = ? AND id = 1", id))[0]!.total_credit,
       9,
     );
 
     // tables.xml: counts and credit ignore consent, as db_dump's do (users 1, 2, 4; hosts 11, 12, 14).
     const tables: ExportedTables = parser.parse((await file(slug, "tables.xml")).text).tables;
     const [sums] = await rows<{ n: number; credit: number }>(
-      "SELECT count(*) AS n, sum(total_credit) AS credit FROM users WHERE project_id = ? AND total_credit > 0",
+      "SELECT count(*) AS n, sum(total_credit) AS credit FROM users_now WHERE project_id = ? AND total_credit > 0",
       id,
     );
     expect(tables.nusers_total).toBe("3");
@@ -216,7 +216,7 @@ describe("stats exports (BOINC db_dump)", () => {
       .split("\n")
       .map((l) => JSON.parse(l));
     const d1Users = await rows<UserRow>(
-      "SELECT * FROM users WHERE project_id = ? AND total_credit > 0 AND stats_export = 1 ORDER BY id",
+      "SELECT * FROM users_now WHERE project_id = ? AND total_credit > 0 AND stats_export = 1 ORDER BY id",
       id,
     );
     expect(lines).toEqual(

@@ -51,7 +51,7 @@ export async function expectLedgerConsistent(projectId: number): Promise<void> {
     ).bind(projectId),
     env.DB.prepare("SELECT total_credit AS total FROM projects WHERE id = ?").bind(projectId),
     env.DB.prepare("SELECT total(granted_credit) AS total FROM results WHERE project_id = ?").bind(projectId),
-    env.DB.prepare("SELECT total(total_credit) AS total FROM users WHERE project_id = ?").bind(projectId),
+    env.DB.prepare("SELECT total(total_credit) AS total FROM users_now WHERE project_id = ?").bind(projectId),
   ]);
   for (const h of hosts!.results as { id: number; total: number; granted: number }[]) {
     expect(close(h.total, h.granted), `host ${h.id}: total ${h.total} ≠ granted ${h.granted}`).toBe(true);

@@ -55,7 +55,9 @@ async function expectTimeKept(id: number, before: { clocks: Map<string, number>;
 async function clocks(projectId: number): Promise<Map<string, number>> {
   const rows = await env.DB.batch([
     env.DB.prepare("SELECT 'host ' || id AS k, expavg_time AS t FROM hosts WHERE project_id = ? AND expavg_credit <> 0").bind(projectId),
-    env.DB.prepare("SELECT 'user ' || id AS k, expavg_time AS t FROM users WHERE project_id = ? AND expavg_credit <> 0").bind(projectId),
+    env.DB.prepare("SELECT 'user ' || id AS k, expavg_time AS t FROM users_now WHERE project_id = ? AND expavg_credit <> 0").bind(
+      projectId,
+    ),
     env.DB.prepare("SELECT 'project' AS k, expavg_time AS t FROM projects WHERE id = ? AND expavg_credit <> 0").bind(projectId),
   ]);
   return new Map(rows.flatMap((r) => r.results as { k: string; t: number }[]).map((r) => [r.k, r.t]));

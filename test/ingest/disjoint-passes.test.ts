@@ -73,7 +73,7 @@ async function expectCreditedOnce(slug: string, bodies: PassBody[], granted: Map
   }
   for (const user of [600, 601, 602]) {
     const mine = results.filter((r) => r.user_id === user);
-    const total = (await env.DB.prepare("SELECT total_credit FROM users WHERE project_id = ? AND id = ?")
+    const total = (await env.DB.prepare("SELECT total_credit FROM users_now WHERE project_id = ? AND id = ?")
       .bind(id, user)
       .first<number>("total_credit"))!;
     expect(

@@ -37,7 +37,7 @@ const page = async (by: string, n: number) => JSON.parse((await env.KV.get(`p/${
 
 /** Hand-made order of the users by total credit: highest first, ties by id. */
 async function byTotal(): Promise<number[]> {
-  const { results } = await env.DB.prepare("SELECT id, total_credit FROM users WHERE project_id = ?")
+  const { results } = await env.DB.prepare("SELECT id, total_credit FROM users_now WHERE project_id = ?")
     .bind(projectId)
     .all<{ id: number; total_credit: number }>();
   return results.sort((a, b) => b.total_credit - a.total_credit || a.id - b.id).map((u) => u.id);

@@ -101,7 +101,7 @@ describe("every anonymous GET reads a bounded number of D1 rows and writes no KV
 
   it("every page, top and deep, comes from KV, and the pages follow decayed RAC", { timeout: 300_000 }, async () => {
     const { results } = await env.DB.prepare(
-      "SELECT id, expavg_credit, expavg_time FROM users WHERE project_id = (SELECT id FROM projects WHERE slug = ?)",
+      "SELECT id, expavg_credit, expavg_time FROM users_now WHERE project_id = (SELECT id FROM projects WHERE slug = ?)",
     )
       .bind(slug)
       .all<{ id: number; expavg_credit: number; expavg_time: number }>();

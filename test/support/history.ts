@@ -22,7 +22,7 @@ export async function historyDays(d1: D1Database, projectId: number): Promise<Da
   const live: DayRow[] = [];
   for (const [subject, table, id] of [
     ["host", "hosts", "id"],
-    ["user", "users", "id"],
+    ["user", "users_now", "id"],
     ["team", "teams", "id"],
     ["project", "projects", "0"],
   ] as const) {

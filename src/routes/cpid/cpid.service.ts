@@ -1,5 +1,5 @@
 import { and, asc, eq, sql } from "drizzle-orm";
-import { hosts, projects, users } from "../../db/schema";
+import { hosts, projects, users, usersNow } from "../../db/schema";
 import { inEachProjectDatabase } from "../../db/project-db";
 import type { Env } from "../../env";
 import { type CpidCursor, type CpidPosition, MAX_CPID_ROWS } from "./cpid.schemas";
@@ -9,12 +9,12 @@ const START: CpidPosition = [0, 0];
 
 /** A holder's columns an answer shows (one object per table: drizzle types each by its table). */
 const shownUser = {
-  projectId: users.projectId,
-  id: users.id,
-  name: users.name,
-  totalCredit: users.totalCredit,
-  expavgCredit: users.expavgCredit,
-  expavgTime: users.expavgTime,
+  projectId: usersNow.projectId,
+  id: usersNow.id,
+  name: usersNow.name,
+  totalCredit: usersNow.totalCredit,
+  expavgCredit: usersNow.expavgCredit,
+  expavgTime: usersNow.expavgTime,
 };
 const shownHost = {
   projectId: hosts.projectId,
@@ -46,7 +46,7 @@ function window<R>(perDatabase: R[][], position: (row: R) => CpidPosition): { ro
  * opted-out rows cannot make a read long; the next cursor starts after the last row read.
  */
 export async function loadCpidRows(env: Env, cpid: string, cursor: CpidCursor = { accounts: START, hosts: START }) {
-  const after = (table: typeof users | typeof hosts, p: CpidPosition) => sql`(${table.projectId}, ${table.id}) > (${p[0]}, ${p[1]})`;
+  const after = (table: typeof usersNow | typeof hosts, p: CpidPosition) => sql`(${table.projectId}, ${table.id}) > (${p[0]}, ${p[1]})`;
   // Only the columns an answer shows, each under its own name (projects.name and users.name
   // would otherwise share one). Every database that holds projects: a cpid's projects may live
   // in any of them. One that fails is logged and left out; the others are answered. Ordered
@@ -61,12 +61,12 @@ export async function loadCpidRows(env: Env, cpid: string, cursor: CpidCursor = 
               slug: projects.slug,
               projectName: sql<string>`${projects.name}`.as("project_name"),
               url: projects.url,
-              statsExport: users.statsExport,
+              statsExport: usersNow.statsExport,
             })
-            .from(users)
-            .innerJoin(projects, eq(projects.id, users.projectId))
-            .where(and(eq(users.cpid, cpid), after(users, cursor.accounts)))
-            .orderBy(asc(users.projectId), asc(users.id))
+            .from(usersNow)
+            .innerJoin(projects, eq(projects.id, usersNow.projectId))
+            .where(and(eq(usersNow.cpid, cpid), after(usersNow, cursor.accounts)))
+            .orderBy(asc(usersNow.projectId), asc(usersNow.id))
             .limit(MAX_CPID_ROWS + 1),
       cursor.hosts === null
         ? []
