@@ -11,7 +11,8 @@ ALTER TABLE `users` ADD `credit_seq` integer DEFAULT 0 NOT NULL;--> statement-br
 ALTER TABLE `users` ADD `carriers` text;--> statement-breakpoint
 -- Every user as its credit stands: the newest of its row and what its carriers hold for it (a carrier whose owner
 -- changed since holds nothing: the owner change saves the old owner's credit first and clears owner_credit_seq).
--- CROSS JOIN: each carrier seeks its host by the key; a plain join scanned the project's hosts for each user.
+-- CROSS JOIN: each carrier seeks its host by the key; a plain join scanned the project's hosts for each user. The CASE:
+-- D1 counts a row read for the subquery of a user without carriers too (40 rows for 20 users; 20 with it).
 CREATE VIEW `users_now` AS
 SELECT u.`project_id`, u.`id`, u.`name`, u.`create_time`,
   coalesce(c.`owner_total_credit`, u.`total_credit`) AS `total_credit`,
@@ -23,6 +24,6 @@ SELECT u.`project_id`, u.`id`, u.`name`, u.`create_time`,
   coalesce(c.`owner_day_credit`, u.`day_credit`) AS `day_credit`,
   u.`team_id`, u.`cpid`, u.`stats_export`,
   coalesce(c.`owner_credit_seq`, u.`credit_seq`) AS `credit_seq`, u.`carriers`
-FROM `users` AS u LEFT JOIN `hosts` AS c ON c.`project_id` = u.`project_id` AND c.`id` = (
+FROM `users` AS u LEFT JOIN `hosts` AS c ON c.`project_id` = u.`project_id` AND c.`id` = CASE WHEN u.`carriers` IS NOT NULL THEN (
   SELECT h.`id` FROM json_each(u.`carriers`) AS j CROSS JOIN `hosts` AS h ON h.`project_id` = u.`project_id` AND h.`id` = j.value
-  WHERE h.`user_id` = u.`id` AND h.`owner_credit_seq` > u.`credit_seq` ORDER BY h.`owner_credit_seq` DESC LIMIT 1);
+  WHERE h.`user_id` = u.`id` AND h.`owner_credit_seq` > u.`credit_seq` ORDER BY h.`owner_credit_seq` DESC LIMIT 1) END;

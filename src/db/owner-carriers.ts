@@ -22,12 +22,13 @@ export const ownerColumn = (userColumn: string): string => `owner_${userColumn}`
 
 /** `alias`'s carrier holding its user's newest credit, or NULL: the id of that host (a subquery per user row). */
 function newestCarrier(projectId: SQL, user: string): SQL {
-  // CROSS JOIN: each carrier seeks its host by the key (a plain join scanned the project's hosts for each user).
-  return sql`(SELECT h.${name(hosts.id)} FROM json_each(${sql.raw(user)}.${name(users.carriers)}) AS j
+  // CROSS JOIN: each carrier seeks its host by the key (a plain join scanned the project's hosts
+  // for each user). The CASE: D1 counts a row read for the subquery of a user without carriers too.
+  return sql`CASE WHEN ${sql.raw(user)}.${name(users.carriers)} IS NOT NULL THEN (SELECT h.${name(hosts.id)} FROM json_each(${sql.raw(user)}.${name(users.carriers)}) AS j
     CROSS JOIN ${hosts} AS h ON h.${name(hosts.projectId)} = ${projectId} AND h.${name(hosts.id)} = j.value
     WHERE h.${name(hosts.userId)} = ${sql.raw(user)}.${name(users.id)}
       AND h.${name(hosts.ownerCreditSeq)} > ${sql.raw(user)}.${name(users.creditSeq)}
-    ORDER BY h.${name(hosts.ownerCreditSeq)} DESC LIMIT 1)`;
+    ORDER BY h.${name(hosts.ownerCreditSeq)} DESC LIMIT 1) END`;
 }
 
 /**

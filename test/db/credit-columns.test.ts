@@ -16,6 +16,7 @@ import { runBatch } from "../../src/db/batch";
 import { database } from "../../src/db/client";
 import { type CreditColumn, HOLDER_CREDIT_COLUMNS } from "../../src/db/credit-columns";
 import { holderWalkWrites } from "../../src/db/holder-walks";
+import { usersAsTheyStand } from "../../src/db/owner-carriers";
 import { grantGroups } from "../../src/db/grant-groups";
 import { QueueNumbers } from "../../src/db/queue-numbers";
 import { type HolderTable, hosts, teams, users } from "../../src/db/schema";
@@ -106,6 +107,8 @@ const rowsOf = async (projectId: number) =>
 describe("a statistic added to the holders' column list", () => {
   it("is written by a pass alone and by a pass batch, each equal to its TypeScript form", async () => {
     for (const t of ["hosts", "users", "teams"]) await env.DB.exec(`ALTER TABLE ${t} ADD COLUMN best_run REAL NOT NULL DEFAULT 0`);
+    // A user's column rides on its carrier host too (src/db/owner-carriers.ts): its owner_ twin.
+    await env.DB.exec("ALTER TABLE hosts ADD COLUMN owner_best_run REAL");
     const [alone, batched] = [31, 32];
     await setUp(alone);
     await setUp(batched);
@@ -137,9 +140,10 @@ describe("a statistic added to the holders' column list", () => {
     expect(byBatch.map((r) => r.best_run)).toEqual(want);
     // The walk's other columns agree with the passes' one by one too.
     expect(byBatch).toEqual(byAlone);
-    const userRows = await env.DB.prepare("SELECT id, best_run FROM users WHERE project_id = ? ORDER BY id")
-      .bind(batched)
-      .all<{ best_run: number }>();
-    expect(userRows.results.map((r) => r.best_run)).toEqual(want);
+    // Each user's as it stands: its row's, or its carrier host's.
+    const userRows = await db.all<{ best_run: number }>(
+      sql`SELECT id, best_run FROM ${usersAsTheyStand(batched, [BEST_RUN as CreditColumn<typeof users>])} ORDER BY id`,
+    );
+    expect(userRows.map((r) => r.best_run)).toEqual(want);
   });
 });
