@@ -22,19 +22,7 @@ import type { PhasedWrites } from "./write-phases";
 import { col, jsonRowsTable, name, ref, zeroedRow } from "./sql-helpers";
 import { setClause } from "./stat-updates";
 import { numberSteps, packPieces } from "./walks";
-import {
-  type Step,
-  carried,
-  creditWalk,
-  names,
-  runStep,
-  s,
-  storedBase,
-  storedRows,
-  storedWalkUpdate,
-  w,
-  walked,
-} from "./credit-walks";
+import { type Step, carried, creditWalk, names, runStep, s, storedBase, storedRows, storedWalkUpdate, w, walked } from "./credit-walks";
 
 /** A pass of the batch as the walks need it: its `now`, grant groups, grants and fresh holders. */
 export interface WalkedPass {
