@@ -256,7 +256,7 @@ function storedHolderUpdate(
   return storedWalkUpdate(projectId, part.table, part.prefix, part.columns, steps);
 }
 
-const CANDIDATE_FIELDS = ["k", "host", "hostFresh"];
+const CANDIDATE_FIELDS = ["k", "host", "hostFresh", "granted"];
 const stepsOf = (walk: HolderWalk, keys: ReadonlySet<number>) => walk.steps.filter((x) => keys.has(x.k));
 const assignFrom = (t: HolderTable, columns: readonly CreditColumn<HolderTable>[], alias: string) =>
   columns.map((c) => [c.column(t).name, ref(alias, c.as)] as const);
@@ -284,7 +284,7 @@ function hostsCarryingOwners(
         FROM ${sql.raw(`${u.prefix}w`)} AS w JOIN u_c AS c ON c.k = w.k
         WHERE w.fin = 1 AND ${carries(projectId, sql`w.k`, sql`c.host`, sql`c.hostFresh`)})
     UPDATE ${hosts} SET ${setClause([...assignFrom(hosts, h.columns, "z"), ...ownerAssignments])}
-    FROM h_z AS z LEFT JOIN u_z AS o ON o.host = z.k
+    FROM h_z AS z LEFT JOIN u_z AS o ON o.host = +z.k
     WHERE ${name(hosts.projectId)} = ${projectId} AND ${name(hosts.id)} = z.k AND ${name(hosts.id)} IN (SELECT k FROM h_z)`;
 }
 
@@ -309,9 +309,9 @@ function usersNotCarried(
       u_z AS MATERIALIZED (SELECT k, ${carried(part.columns)} FROM ${sql.raw(`${part.prefix}w`)} WHERE fin = 1)
     UPDATE ${users} SET ${setClause([
       ...assignFrom(users, part.columns, "z"),
-      [users.carriers.name, carriersWith(projectId, sql`z.k`, sql`c.host`, current)],
+      [users.carriers.name, carriersWith(projectId, sql`z.k`, sql`c.granted`, current)],
     ])}
-    FROM u_z AS z LEFT JOIN u_c AS c ON c.k = z.k
+    FROM u_z AS z JOIN u_c AS c ON c.k = +z.k
     WHERE ${name(users.projectId)} = ${projectId} AND ${name(users.id)} = z.k AND ${name(users.id)} IN (SELECT k FROM u_z)
       AND NOT coalesce(${carries(projectId, sql`z.k`, sql`c.host`, sql`c.hostFresh`)}, 0)`;
 }

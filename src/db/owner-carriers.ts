@@ -9,7 +9,7 @@
  */
 import { type SQL, getTableColumns, sql } from "drizzle-orm";
 import { CREDIT_SEQ, type CreditColumn, HOLDER_CREDIT_COLUMNS } from "./credit-columns";
-import { type FreshHolders, type GrantGroups } from "./grant-groups";
+import type { FreshHolders } from "./grant-groups";
 import type { Grant } from "../credit/pass";
 import { hosts, users } from "./schema";
 import { col, name } from "./sql-helpers";
@@ -64,36 +64,49 @@ export function carries(projectId: number, user: SQL, host: SQL, hostFresh: SQL)
 }
 
 /**
- * The user's carriers after its row is written with `host` as its last grant's host: that host
- * first (if it is the user's), then the others, at most CARRIERS_PER_USER. `current` is the
- * row's list.
+ * The user's carriers after its row is written: the hosts it was granted on in the batch
+ * (`granted`, a JSON array, last granted first) that are still its own, then the others it
+ * had (`current`), at most CARRIERS_PER_USER; NULL for none.
  */
-export function carriersWith(projectId: number, user: SQL, host: SQL, current: SQL): SQL {
-  return sql`CASE WHEN ${host} IS NULL OR NOT EXISTS (SELECT 1 FROM ${hosts} AS ch
-      WHERE ch.${name(hosts.projectId)} = ${projectId} AND ch.${name(hosts.id)} = ${host} AND ch.${name(hosts.userId)} = ${user})
-    THEN ${current}
-    ELSE (SELECT json_group_array(v) FROM (SELECT v FROM (
-      SELECT ${host} AS v, -1 AS o UNION ALL SELECT j.value, j.key FROM json_each(${current}) AS j WHERE j.value <> ${host}
-    ) ORDER BY o LIMIT ${sql.raw(String(CARRIERS_PER_USER))})) END`;
+export function carriersWith(projectId: number, user: SQL, granted: SQL, current: SQL): SQL {
+  return sql`(SELECT nullif(json_group_array(v), '[]') FROM (SELECT v FROM (
+      SELECT n.value AS v, n.key - ${sql.raw(String(CARRIERS_PER_USER))} AS o FROM json_each(${granted}) AS n
+        CROSS JOIN ${hosts} AS ch ON ch.${name(hosts.projectId)} = ${projectId} AND ch.${name(hosts.id)} = n.value
+        WHERE ch.${name(hosts.userId)} = ${user}
+      UNION ALL
+      SELECT j.value, j.key FROM json_each(${current}) AS j WHERE j.value NOT IN (SELECT value FROM json_each(${granted}))
+    ) ORDER BY o LIMIT ${sql.raw(String(CARRIERS_PER_USER))}))`;
 }
 
-/** A user's candidate carrier in a batch: the host of its last grant, and whether the batch creates that host. */
+/**
+ * A user's candidate carrier in a batch: the host of its last grant, and whether the batch
+ * creates that host; and the hosts it was granted on, last first (a JSON array), to name carriers.
+ */
 export interface CarrierCandidate {
   readonly k: number;
   readonly host: number;
   readonly hostFresh: 0 | 1;
+  readonly granted: string;
 }
 
-/** Each credited user's candidate carrier (the users of `groups` are those of `grants`). */
+/** Each credited user's candidate carrier. */
 export function carrierCandidates(
-  passes: readonly { readonly grants: readonly Grant[]; readonly groups: GrantGroups; readonly fresh: FreshHolders }[],
+  passes: readonly { readonly grants: readonly Grant[]; readonly fresh: FreshHolders }[],
 ): Map<number, CarrierCandidate> {
   const freshHosts = new Set(passes.flatMap((p) => [...p.fresh.hosts.keys()]));
-  const out = new Map<number, CarrierCandidate>();
+  const granted = new Map<number, number[]>();
   for (const { grants } of passes)
-    for (const g of grants)
-      if (g.userId !== 0) out.set(g.userId, { k: g.userId, host: g.hostId, hostFresh: freshHosts.has(g.hostId) ? 1 : 0 });
-  return out;
+    for (const g of grants) {
+      if (g.userId === 0) continue;
+      const list = granted.get(g.userId) ?? [];
+      granted.set(g.userId, [g.hostId, ...list.filter((h) => h !== g.hostId)]);
+    }
+  return new Map(
+    [...granted].map(([k, hosts]) => {
+      const host = hosts[0]!;
+      return [k, { k, host, hostFresh: freshHosts.has(host) ? 1 : 0, granted: JSON.stringify(hosts.slice(0, CARRIERS_PER_USER)) }];
+    }),
+  );
 }
 
 /** A user's credit columns and credit_seq: what a carrier holds, and what an owner change saves to the row. */
