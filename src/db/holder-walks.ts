@@ -123,21 +123,32 @@ function wholeWalk(projectId: number, walk: HolderWalk): SQL {
  * end over it (ON CONFLICT DO UPDATE) with the batch's attribution, keeping its create_time: a
  * holder two requests create is no conflict.
  */
-function freshInsert(projectId: number, walk: HolderWalk): SQL[] {
+function freshInsert(projectId: number, walk: HolderWalk, candidates: ReadonlyMap<number, CarrierCandidate>): SQL[] {
   if (walk.fresh.size === 0) return [];
   const columns = walk.columns;
   const t = walk.table;
   const p = walk.prefix;
   const steps = walk.steps.filter((x) => walk.fresh.has(x.k));
   const attribution = walk.attribution;
+  // A new user names the hosts it was granted on its carriers (owner-carriers.ts): its next grant on one is carried.
+  const named = t === users ? [...walk.fresh.keys()].flatMap((k) => (candidates.has(k) ? [candidates.get(k)!] : [])) : [];
+  const carrierList = named.length > 0;
   return [
-    sql`WITH RECURSIVE ${freshRows(p, walk)}, ${creditWalk(p, columns, freshBase(p, t, columns, projectId, walk.source), steps)}
-      INSERT INTO ${t} (${name(t.projectId)}, ${name(t.id)}, ${name(t.createTime)}, ${attribution ? sql`${name(attribution)}, ` : sql``}${names(t, columns)})
-      SELECT ${projectId}, w.k, f.createdAt, ${attribution ? sql`f.attribution, ` : sql``}${walked("w", columns)}
-      FROM ${sql.raw(`${p}w`)} AS w JOIN ${sql.raw(`${p}f`)} AS f ON f.k = w.k WHERE w.fin = 1
+    sql`WITH RECURSIVE ${freshRows(p, walk)}, ${creditWalk(p, columns, freshBase(p, t, columns, projectId, walk.source), steps)}${
+      carrierList ? sql`, ${jsonRowsTable("u_c", CANDIDATE_FIELDS, named)}` : sql``
+    }
+      INSERT INTO ${t} (${name(t.projectId)}, ${name(t.id)}, ${name(t.createTime)}, ${attribution ? sql`${name(attribution)}, ` : sql``}${names(t, columns)}${
+        carrierList ? sql`, ${name(users.carriers)}` : sql``
+      })
+      SELECT ${projectId}, w.k, f.createdAt, ${attribution ? sql`f.attribution, ` : sql``}${walked("w", columns)}${
+        carrierList ? sql`, ${carriersWith(projectId, sql`w.k`, sql`c.granted`, sql`NULL`)}` : sql``
+      }
+      FROM ${sql.raw(`${p}w`)} AS w JOIN ${sql.raw(`${p}f`)} AS f ON f.k = w.k ${carrierList ? sql`LEFT JOIN u_c AS c ON c.k = +w.k` : sql``}
+      WHERE w.fin = 1
       ON CONFLICT DO UPDATE SET ${setClause([
         ...(attribution ? [[attribution.name, sql`excluded.${name(attribution)}`] as const] : []),
         ...columns.map((c) => [c.column(t).name, sql`excluded.${name(c.column(t))}`] as const),
+        ...(carrierList ? [[users.carriers.name, sql`excluded.${name(users.carriers)}`] as const] : []),
       ])}`,
   ];
 }
@@ -363,7 +374,9 @@ export function holderWalkWrites(
   return {
     history: buckets.flat(),
     // The hosts' statements first: a user they carry is then not written by the users' (owner-carriers.ts).
-    holders: tables.flat().flatMap((x) => [...storedHolderUpdate(projectId, x, userWalk, candidates), ...freshInsert(projectId, x)]),
+    holders: tables
+      .flat()
+      .flatMap((x) => [...storedHolderUpdate(projectId, x, userWalk, candidates), ...freshInsert(projectId, x, candidates)]),
     projectRow: project.update(),
   };
 }
