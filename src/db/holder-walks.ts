@@ -19,7 +19,7 @@ import { type CarrierCandidate, carrierCandidates, carries, carriersWith, ownerC
 import { appCreditQueueWrites } from "./app-credit-queue";
 import { QueueNumbers } from "./queue-numbers";
 import type { PhasedWrites } from "./write-phases";
-import { col, jsonRowsTable, name, ref, zeroedRow } from "./sql-helpers";
+import { col, jsonList, jsonRowsTable, name, ref, zeroedRow } from "./sql-helpers";
 import { setClause } from "./stat-updates";
 import { numberSteps, packPieces } from "./walks";
 import { type Step, carried, creditWalk, names, runStep, s, storedBase, storedRows, storedWalkUpdate, w, walked } from "./credit-walks";
@@ -44,8 +44,8 @@ interface HolderWalk {
   readonly fresh: Map<number, { createdAt: number; attribution: number | null }>;
   /** The columns it walks: the holders' list, and a user's credit_seq (owner-carriers.ts). */
   readonly columns: readonly CreditColumn<HolderTable>[];
-  /** Where its stored rows are read: the table, or for users their credit as it stands (owner-carriers.ts). */
-  readonly source: SQL;
+  /** Where the rows `ids` names (a list or subquery) are read: the table, or for users their credit as it stands (owner-carriers.ts). */
+  readonly source: (ids: SQL) => SQL;
 }
 
 const HOLDERS = {
@@ -65,9 +65,9 @@ function holderWalk(
     for (const [k, value] of created[kind]) fresh.set(k, { createdAt: now, attribution: value });
   const steps = numberSteps(passes.flatMap(({ now, groups }) => [...groups[kind]].map(([key, parts]) => runStep(Number(key), now, parts))));
   const table = HOLDERS[kind].table;
-  if (table !== users) return { ...HOLDERS[kind], steps, fresh, columns: holderColumns, source: sql`${table}` };
+  if (table !== users) return { ...HOLDERS[kind], steps, fresh, columns: holderColumns, source: () => sql`${table}` };
   const columns = [...holderColumns, CREDIT_SEQ];
-  return { ...HOLDERS[kind], steps, fresh, columns, source: usersAsTheyStand(projectId, columns) };
+  return { ...HOLDERS[kind], steps, fresh, columns, source: (ids) => usersAsTheyStand(projectId, columns, ids) };
 }
 
 /** The buckets a walk finishes: the row as it was before each step that begins a later day. */
@@ -82,7 +82,13 @@ function finishedBy(p: string, subject: CreditSubject, entityId: SQL): SQL {
  * at their creating pass's; or, for a row a concurrent request created since the batch's
  * read, the row as stored (found by its key), so that its walk is a stored row's.
  */
-function freshBase(p: string, t: HolderTable, columns: readonly CreditColumn<HolderTable>[], projectId: number, source: SQL): SQL {
+function freshBase(
+  p: string,
+  t: HolderTable,
+  columns: readonly CreditColumn<HolderTable>[],
+  projectId: number,
+  source: HolderWalk["source"],
+): SQL {
   const values = sql.join(
     columns.map((c) => {
       const column = name(c.column(t));
@@ -95,7 +101,7 @@ function freshBase(p: string, t: HolderTable, columns: readonly CreditColumn<Hol
       t,
       columns.filter((c) => !c.startsAtNow).map((c) => c.column(t).name),
     )}
-    LEFT JOIN ${source} AS o ON o.${name(t.projectId)} = ${projectId} AND o.${name(t.id)} = f.k`;
+    LEFT JOIN ${source(sql`(SELECT k FROM ${sql.raw(`${p}f`)})`)} AS o ON o.${name(t.projectId)} = ${projectId} AND o.${name(t.id)} = f.k`;
 }
 
 function freshRows(p: string, walk: HolderWalk): SQL {
@@ -111,7 +117,9 @@ function wholeWalk(projectId: number, walk: HolderWalk): SQL {
   const { prefix: p, columns } = walk;
   const stored = [...new Set(walk.steps.filter((x) => !walk.fresh.has(x.k)).map((x) => x.k))];
   const bases = [
-    ...(stored.length > 0 ? [storedBase(walk.table, columns, storedRows(walk.table, projectId, stored), walk.source)] : []),
+    ...(stored.length > 0
+      ? [storedBase(walk.table, columns, storedRows(walk.table, projectId, stored), walk.source(jsonList(stored)))]
+      : []),
     ...(walk.fresh.size > 0 ? [freshBase(p, walk.table, columns, projectId, walk.source)] : []),
   ];
   return sql`${walk.fresh.size > 0 ? sql`${freshRows(p, walk)}, ` : sql``}${creditWalk(p, columns, sql.join(bases, sql` UNION ALL `), walk.steps)}`;
@@ -212,7 +220,7 @@ function finishedOnDays(projectId: number, walk: HolderWalk, firstDays: readonly
     walk.subject,
     t,
     sql`t.${name(t.id)}`,
-    sql`json_each(${JSON.stringify(firstDays)}) AS j CROSS JOIN ${walk.source} AS t`,
+    sql`json_each(${JSON.stringify(firstDays)}) AS j CROSS JOIN ${walk.source(sql`(SELECT json_extract(value, '$[0]') FROM json_each(${JSON.stringify(firstDays)}))`)} AS t`,
     sql`t.${name(t.projectId)} = ${projectId} AND t.${name(t.id)} = json_extract(j.value, '$[0]')`,
     sql`json_extract(j.value, '$[1]')`,
   );
@@ -288,7 +296,7 @@ function hostsCarryingOwners(
     return [owner, sql`CASE WHEN o.k IS NULL THEN ${col(owner)} ELSE ${ref("o", c.as)} END`] as const;
   });
   return sql`WITH RECURSIVE ${creditWalk(h.prefix, h.columns, storedBase(hosts, h.columns, storedRows(hosts, projectId, hostKeys)), steps)},
-      ${creditWalk(u.prefix, u.columns, storedBase(users, u.columns, storedRows(users, projectId, userKeys), u.source), stepsOf(u, new Set(userKeys)))},
+      ${creditWalk(u.prefix, u.columns, storedBase(users, u.columns, storedRows(users, projectId, userKeys), u.source(jsonList(userKeys))), stepsOf(u, new Set(userKeys)))},
       ${jsonRowsTable("u_c", CANDIDATE_FIELDS, carriedUsers)},
       h_z AS MATERIALIZED (SELECT k, ${carried(h.columns)} FROM ${sql.raw(`${h.prefix}w`)} WHERE fin = 1),
       u_z AS MATERIALIZED (SELECT w.k AS k, c.host AS host, ${walked("w", u.columns)}
@@ -315,7 +323,7 @@ function usersNotCarried(
     return c ? [c] : [];
   });
   const current = sql`${users}.${name(users.carriers)}`;
-  return sql`WITH RECURSIVE ${creditWalk(part.prefix, part.columns, storedBase(users, part.columns, storedRows(users, projectId, keys), part.source), steps)},
+  return sql`WITH RECURSIVE ${creditWalk(part.prefix, part.columns, storedBase(users, part.columns, storedRows(users, projectId, keys), part.source(jsonList(keys))), steps)},
       ${jsonRowsTable("u_c", CANDIDATE_FIELDS, named)},
       u_z AS MATERIALIZED (SELECT k, ${carried(part.columns)} FROM ${sql.raw(`${part.prefix}w`)} WHERE fin = 1)
     UPDATE ${users} SET ${setClause([

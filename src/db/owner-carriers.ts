@@ -32,10 +32,12 @@ function newestCarrier(projectId: SQL, user: string): SQL {
 }
 
 /**
- * The project's users as their credit stands, as a table of `columns` (by their names in users)
- * with project_id and id: what the users_now view gives reads, for the columns the writer walks.
+ * The users `ids` names (a list or a subquery) as their credit stands, as a table of `columns`
+ * (by their names in users) with project_id and id: what the users_now view gives reads, for
+ * the columns the writer walks. The ids go inside: SQLite does not flatten a subquery with a
+ * LEFT JOIN into a join's right side, and would read every user of the project.
  */
-export function usersAsTheyStand(projectId: number, columns: readonly CreditColumn<typeof users>[]): SQL {
+export function usersAsTheyStand(projectId: number, columns: readonly CreditColumn<typeof users>[], ids: SQL): SQL {
   const values = sql.join(
     columns.map((c) => {
       const column = c.column(users).name;
@@ -46,7 +48,7 @@ export function usersAsTheyStand(projectId: number, columns: readonly CreditColu
   return sql`(SELECT u.${name(users.projectId)} AS ${name(users.projectId)}, u.${name(users.id)} AS ${name(users.id)}, ${values}
     FROM ${users} AS u LEFT JOIN ${hosts} AS c ON c.${name(hosts.projectId)} = u.${name(users.projectId)}
       AND c.${name(hosts.id)} = ${newestCarrier(sql`u.${name(users.projectId)}`, "u")}
-    WHERE u.${name(users.projectId)} = ${projectId})`;
+    WHERE u.${name(users.projectId)} = ${projectId} AND u.${name(users.id)} IN ${ids})`;
 }
 
 /**
@@ -120,7 +122,10 @@ const USER_CREDIT_COLUMNS = [...HOLDER_CREDIT_COLUMNS, CREDIT_SEQ];
  * As the UPDATE's assignments (by users' property names, for drizzle's `set`) and WHERE.
  */
 export function oldOwnersCreditUpdate(projectId: number, moves: readonly { host: number; owner: number }[]) {
-  const standing = usersAsTheyStand(projectId, USER_CREDIT_COLUMNS);
+  const oldOwners = sql`(SELECT h.${name(hosts.userId)} FROM json_each(${JSON.stringify(moves.map((m) => [m.host, m.owner]))}) AS m
+      CROSS JOIN ${hosts} AS h ON h.${name(hosts.projectId)} = ${projectId} AND h.${name(hosts.id)} = json_extract(m.value, '$[0]')
+    WHERE h.${name(hosts.userId)} IS NOT json_extract(m.value, '$[1]') AND h.${name(hosts.ownerCreditSeq)} IS NOT NULL)`;
+  const standing = usersAsTheyStand(projectId, USER_CREDIT_COLUMNS, oldOwners);
   const keys = new Map<unknown, string>(Object.entries(getTableColumns(users)).map(([key, column]) => [column, key]));
   const set = Object.fromEntries(
     USER_CREDIT_COLUMNS.map((c) => {
@@ -131,10 +136,7 @@ export function oldOwnersCreditUpdate(projectId: number, moves: readonly { host:
       ];
     }),
   );
-  const where = sql`${users}.${name(users.projectId)} = ${projectId} AND ${users}.${name(users.id)} IN (
-    SELECT h.${name(hosts.userId)} FROM json_each(${JSON.stringify(moves.map((m) => [m.host, m.owner]))}) AS m
-      CROSS JOIN ${hosts} AS h ON h.${name(hosts.projectId)} = ${projectId} AND h.${name(hosts.id)} = json_extract(m.value, '$[0]')
-    WHERE h.${name(hosts.userId)} IS NOT json_extract(m.value, '$[1]') AND h.${name(hosts.ownerCreditSeq)} IS NOT NULL)`;
+  const where = sql`${users}.${name(users.projectId)} = ${projectId} AND ${users}.${name(users.id)} IN ${oldOwners}`;
   return { set, where };
 }
 

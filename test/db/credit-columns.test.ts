@@ -142,7 +142,7 @@ describe("a statistic added to the holders' column list", () => {
     expect(byBatch).toEqual(byAlone);
     // Each user's as it stands: its row's, or its carrier host's.
     const userRows = await db.all<{ best_run: number }>(
-      sql`SELECT id, best_run FROM ${usersAsTheyStand(batched, [BEST_RUN as CreditColumn<typeof users>])} ORDER BY id`,
+      sql`SELECT id, best_run FROM ${usersAsTheyStand(batched, [BEST_RUN as CreditColumn<typeof users>], sql`(SELECT id FROM users WHERE project_id = ${batched})`)} ORDER BY id`,
     );
     expect(userRows.map((r) => r.best_run)).toEqual(want);
   });
