@@ -139,7 +139,7 @@ function freshInsert(projectId: number, walk: HolderWalk, candidates: ReadonlyMa
   const steps = walk.steps.filter((x) => walk.fresh.has(x.k));
   const attribution = walk.attribution;
   // A new user names the hosts it was granted on its carriers (owner-carriers.ts): its next grant on one is carried.
-  const named = t === users ? [...walk.fresh.keys()].flatMap((k) => (candidates.has(k) ? [candidates.get(k)!] : [])) : [];
+  const named = t === users ? candidatesOf(walk.fresh.keys(), candidates) : [];
   const carrierList = named.length > 0;
   return [
     sql`WITH RECURSIVE ${freshRows(p, walk)}, ${creditWalk(p, columns, freshBase(p, t, columns, projectId, walk.source), steps)}${
@@ -276,6 +276,9 @@ function storedHolderUpdate(
 }
 
 const CANDIDATE_FIELDS = ["k", "host", "hostFresh", "granted"];
+/** The candidates of the users `keys` names (every credited user has one). */
+const candidatesOf = (keys: Iterable<number>, candidates: ReadonlyMap<number, CarrierCandidate>) =>
+  [...keys].flatMap((k) => (candidates.has(k) ? [candidates.get(k)!] : []));
 const stepsOf = (walk: HolderWalk, keys: ReadonlySet<number>) => walk.steps.filter((x) => keys.has(x.k));
 const assignFrom = (t: HolderTable, columns: readonly CreditColumn<HolderTable>[], alias: string) =>
   columns.map((c) => [c.column(t).name, ref(alias, c.as)] as const);
@@ -318,10 +321,7 @@ function usersNotCarried(
   candidates: ReadonlyMap<number, CarrierCandidate>,
 ): SQL {
   const keys = [...new Set(steps.map((x) => x.k))];
-  const named = keys.flatMap((k) => {
-    const c = candidates.get(k);
-    return c ? [c] : [];
-  });
+  const named = candidatesOf(keys, candidates);
   const current = sql`${users}.${name(users.carriers)}`;
   return sql`WITH RECURSIVE ${creditWalk(part.prefix, part.columns, storedBase(users, part.columns, storedRows(users, projectId, keys), part.source(jsonList(keys))), steps)},
       ${jsonRowsTable("u_c", CANDIDATE_FIELDS, named)},

@@ -12,7 +12,9 @@ import { CREDIT_SEQ, type CreditColumn, HOLDER_CREDIT_COLUMNS } from "./credit-c
 import type { FreshHolders } from "./grant-groups";
 import type { Grant } from "../credit/pass";
 import { hosts, users } from "./schema";
+import type { AnySQLiteColumn } from "drizzle-orm/sqlite-core";
 import { col, name } from "./sql-helpers";
+import { setClause } from "./stat-updates";
 
 /** The most hosts a user's row names as carriers: what reading a user's credit costs at most, in host rows. */
 export const CARRIERS_PER_USER = 8;
@@ -119,36 +121,37 @@ const USER_CREDIT_COLUMNS = [...HOLDER_CREDIT_COLUMNS, CREDIT_SEQ];
  * host that carries credit gets its credit as it stands written into its row, for the change
  * then clears the host's owner_credit_seq (ownerChangeClears): a carrier carries only its
  * current owner's credit. Reads only, unless an owner actually changes on a carrier (rare).
- * As the UPDATE's assignments (by users' property names, for drizzle's `set`) and WHERE.
+ * As the UPDATE's assignments (each users column and its value) and WHERE: keepOldOwnersCredit
+ * makes it a statement, drizzleSet a `set` for a drizzle batch.
  */
 export function oldOwnersCreditUpdate(projectId: number, moves: readonly { host: number; owner: number }[]) {
   const oldOwners = sql`(SELECT h.${name(hosts.userId)} FROM json_each(${JSON.stringify(moves.map((m) => [m.host, m.owner]))}) AS m
       CROSS JOIN ${hosts} AS h ON h.${name(hosts.projectId)} = ${projectId} AND h.${name(hosts.id)} = json_extract(m.value, '$[0]')
     WHERE h.${name(hosts.userId)} IS NOT json_extract(m.value, '$[1]') AND h.${name(hosts.ownerCreditSeq)} IS NOT NULL)`;
   const standing = usersAsTheyStand(projectId, USER_CREDIT_COLUMNS, oldOwners);
-  const keys = new Map<unknown, string>(Object.entries(getTableColumns(users)).map(([key, column]) => [column, key]));
-  const set = Object.fromEntries(
-    USER_CREDIT_COLUMNS.map((c) => {
-      const column = c.column(users);
-      return [
-        keys.get(column)!,
-        sql`(SELECT s.${name(column)} FROM ${standing} AS s WHERE s.${name(users.id)} = ${users}.${name(users.id)})`,
-      ];
-    }),
-  );
+  const assignments = USER_CREDIT_COLUMNS.map((c) => {
+    const column = c.column(users);
+    return [column, sql`(SELECT s.${name(column)} FROM ${standing} AS s WHERE s.${name(users.id)} = ${users}.${name(users.id)})`] as const;
+  });
   const where = sql`${users}.${name(users.projectId)} = ${projectId} AND ${users}.${name(users.id)} IN ${oldOwners}`;
-  return { set, where };
+  return { assignments, where };
+}
+
+/** Assignments to users' columns as drizzle's `set` takes them (by property name). */
+export function drizzleSet(assignments: readonly (readonly [AnySQLiteColumn, SQL])[]): Record<string, SQL> {
+  const keys = new Map<unknown, string>(Object.entries(getTableColumns(users)).map(([key, column]) => [column, key]));
+  return Object.fromEntries(assignments.map(([column, value]) => [keys.get(column)!, value]));
 }
 
 /** oldOwnersCreditUpdate as a statement of a write batch (none for no moves). */
 export function keepOldOwnersCredit(projectId: number, moves: readonly { host: number; owner: number }[]): SQL[] {
   if (moves.length === 0) return [];
-  const { set, where } = oldOwnersCreditUpdate(projectId, moves);
-  const assignments = Object.entries(set).map(
-    ([key, value]) => sql`${name(getTableColumns(users)[key as keyof typeof users._.columns])} = ${value}`,
-  );
-  return [sql`UPDATE ${users} SET ${sql.join(assignments, sql`, `)} WHERE ${where}`];
+  const { assignments, where } = oldOwnersCreditUpdate(projectId, moves);
+  return [sql`UPDATE ${users} SET ${setClause(assignments.map(([column, value]) => [column.name, value]))} WHERE ${where}`];
 }
 
-/** In an upsert of hosts setting user_id to `excluded.user_id`: the assignment clearing owner_credit_seq when the owner changes. */
-export const ownerChangeClears = sql`${name(hosts.ownerCreditSeq)} = CASE WHEN ${name(hosts.userId)} IS excluded.${name(hosts.userId)} THEN ${name(hosts.ownerCreditSeq)} ELSE NULL END`;
+/** A host's owner_credit_seq after an upsert sets its user_id to `excluded.user_id`: cleared when the owner changes. */
+export const ownerSeqAfterUpsert = sql`CASE WHEN ${name(hosts.userId)} IS excluded.${name(hosts.userId)} THEN ${name(hosts.ownerCreditSeq)} ELSE NULL END`;
+
+/** ownerSeqAfterUpsert as an assignment of the upsert's SET list. */
+export const ownerChangeClears = sql`${name(hosts.ownerCreditSeq)} = ${ownerSeqAfterUpsert}`;

@@ -6,7 +6,7 @@
 import { sql } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { holderCountUpdate } from "../../db/holder-counts";
-import { oldOwnersCreditUpdate } from "../../db/owner-carriers";
+import { drizzleSet, oldOwnersCreditUpdate, ownerSeqAfterUpsert } from "../../db/owner-carriers";
 import { markHostsOfUser, markOne } from "../../db/kv-marks";
 import { hosts, projects, teams, users } from "../../db/schema";
 import { ApiError } from "../../http/errors";
@@ -27,8 +27,8 @@ export function checkCreateTime(createTime: number | undefined, now: number, pat
 /** What must run before holderUpserts' upsert: a host's old owner keeps the credit the host carried for it. */
 export function beforeHolderUpsert(db: Db, projectId: number, kind: HolderKind, id: number, b: PutHolder) {
   if (kind !== "hosts" || b.user_id === undefined) return [];
-  const { set, where } = oldOwnersCreditUpdate(projectId, [{ host: id, owner: b.user_id }]);
-  return [db.update(users).set(set).where(where)];
+  const { assignments, where } = oldOwnersCreditUpdate(projectId, [{ host: id, owner: b.user_id }]);
+  return [db.update(users).set(drizzleSet(assignments)).where(where)];
 }
 
 /**
@@ -60,11 +60,7 @@ export function holderUpserts(db: Db, projectId: number, kind: HolderKind, id: n
   const set = {
     ...details,
     ...clock,
-    ...(ownerChange
-      ? {
-          ownerCreditSeq: sql`CASE WHEN ${hosts.userId} IS excluded.${sql.identifier(hosts.userId.name)} THEN ${hosts.ownerCreditSeq} ELSE NULL END`,
-        }
-      : {}),
+    ...(ownerChange ? { ownerCreditSeq: ownerSeqAfterUpsert } : {}),
   };
   return [
     db
