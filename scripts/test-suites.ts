@@ -7,7 +7,9 @@
  * layering, citations, typecheck, then the Node and browser suites, whose files mostly wait on
  * the servers they start (MariaDB, wrangler dev, chromium). Each step of that lane prints its output as one block
  * when it ends, so the two lanes' lines do not interleave; the workerd suite prints live.
- * Every step runs even when an earlier one fails, and the run fails if any did.
+ * Every step runs even when an earlier one fails, and the run fails if any did; a failed step's
+ * failing tests are named again under the closing table, since a log's tail is often all a
+ * reader (or CI's excerpt) shows.
  */
 import { spawn } from "node:child_process";
 import { pathToFileURL } from "node:url";
@@ -49,14 +51,45 @@ export function timeReport(results: readonly StepResult[], wallSeconds: number):
   ];
 }
 
+// eslint-disable-next-line no-control-regex -- the colour codes vitest writes
+const ANSI_CODES = /\x1b\[[0-9;]*m/g;
+const MAX_FAILURE_LINES = 40;
+
+/** The lines of a vitest run's output that name a failed file or test (its FAIL and × lines). */
+export function failureLines(output: string): string[] {
+  const named = output
+    .replace(ANSI_CODES, "")
+    .split("\n")
+    .map((line) => line.trim())
+    .filter((line) => line.startsWith("FAIL ") || line.startsWith("× "));
+  const unique = [...new Set(named)];
+  return unique.length > MAX_FAILURE_LINES
+    ? [...unique.slice(0, MAX_FAILURE_LINES), `… and ${unique.length - MAX_FAILURE_LINES} more`]
+    : unique;
+}
+
+/** Under the closing table: each failed step, with the failures its output names. */
+export function failureReport(results: readonly (StepResult & { output: string })[]): string[] {
+  return results
+    .filter((r) => !r.ok)
+    .flatMap((r) => {
+      const lines = failureLines(r.output);
+      return [`${r.name} failed:`, ...(lines.length ? lines : ["(no failing test named: see its output above)"]).map((l) => `  ${l}`)];
+    });
+}
+
 function runStep(step: Step, live: boolean): Promise<StepResult & { output: string }> {
   const started = performance.now();
   const [command, ...args] = step.command;
   return new Promise((resolve) => {
-    const child = spawn(command!, args, { stdio: live ? "inherit" : ["ignore", "pipe", "pipe"] });
+    const child = spawn(command!, args, { stdio: ["ignore", "pipe", "pipe"] });
     let output = "";
-    child.stdout?.on("data", (chunk: Buffer) => (output += chunk.toString()));
-    child.stderr?.on("data", (chunk: Buffer) => (output += chunk.toString()));
+    const keep = (to: NodeJS.WriteStream) => (chunk: Buffer) => {
+      output += chunk.toString();
+      if (live) to.write(chunk);
+    };
+    child.stdout.on("data", keep(process.stdout));
+    child.stderr.on("data", keep(process.stderr));
     const done = (ok: boolean) => resolve({ name: step.name, seconds: (performance.now() - started) / 1000, ok, output });
     child.on("error", (err) => {
       output += `${err.message}\n`;
@@ -66,15 +99,15 @@ function runStep(step: Step, live: boolean): Promise<StepResult & { output: stri
   });
 }
 
-async function runLane(steps: readonly Step[], live: boolean): Promise<StepResult[]> {
-  const results: StepResult[] = [];
+async function runLane(steps: readonly Step[], live: boolean): Promise<(StepResult & { output: string })[]> {
+  const results: (StepResult & { output: string })[] = [];
   for (const step of steps) {
     const result = await runStep(step, live);
     if (!live) {
       process.stdout.write(`\n──── ${step.name}: ${result.ok ? "passed" : "FAILED"} (${result.seconds.toFixed(1)} s) ────\n`);
       process.stdout.write(result.output.endsWith("\n") || result.output === "" ? result.output : `${result.output}\n`);
     }
-    results.push({ name: result.name, seconds: result.seconds, ok: result.ok });
+    results.push(result);
   }
   return results;
 }
@@ -84,5 +117,7 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
   const lanes = await Promise.all(LANES.map((steps, i) => runLane(steps, i === 0)));
   const results = lanes.flat();
   console.log(`\n${timeReport(results, (performance.now() - started) / 1000).join("\n")}`);
+  const failures = failureReport(results);
+  if (failures.length) console.log(`\n${failures.join("\n")}`);
   process.exitCode = results.every((r) => r.ok) ? 0 : 1;
 }
