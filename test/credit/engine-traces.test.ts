@@ -65,7 +65,7 @@ describe.each(BOINC_TRACE_ROWS)("trace %s through the pure engine", (_name, text
 
 // The reference model: the fair policy's, whose output the fair traces hold (test/fixtures/traces/README.md#fair-policy-traces).
 describe.each(FAIR_TRACE_ROWS)("fair trace %s through the pure engine", (_name, text, expected) => {
-  it("grants the reference model's numbers to 1e-9 relative", { timeout: 60_000 }, () => {
+  it("grants the reference model's numbers to 1e-9 relative", () => {
     const { granted, credit } = replayEngine(text);
     const mismatches: string[] = [];
     const check = (what: string, actual: number | undefined, want: number) => {

@@ -120,45 +120,41 @@ async function mixedAppProject(prefix: string, planClass: string, gpuFlops: numb
 }
 
 describe("the plan-class registry across databases", () => {
-  it(
-    "aggregates the app versions of a project in its own database; that project pins and rescales from the registry",
-    { timeout: 60_000 },
-    async () => {
-      // GPU 6e9 FLOPS → PFC 2.0 → scale 1.0 / 2.0 = 0.5 (large);
-      // GPU 12e9 FLOPS → PFC 4.0 → scale 1.0 / 4.0 = 0.25 (small).
-      const large = await mixedAppProject("pc-large", "cuda_xdb", 6e9, "DB_LARGE");
-      const small = await mixedAppProject("pc-small", "cuda_xdb", 12e9);
-      expect(large.gpu!.pfc_scale).toBe(0.5);
-      expect(small.gpu!.pfc_scale).toBe(0.25);
+  it("aggregates the app versions of a project in its own database; that project pins and rescales from the registry", async () => {
+    // GPU 6e9 FLOPS → PFC 2.0 → scale 1.0 / 2.0 = 0.5 (large);
+    // GPU 12e9 FLOPS → PFC 4.0 → scale 1.0 / 4.0 = 0.25 (small).
+    const large = await mixedAppProject("pc-large", "cuda_xdb", 6e9, "DB_LARGE");
+    const small = await mixedAppProject("pc-small", "cuda_xdb", 12e9);
+    expect(large.gpu!.pfc_scale).toBe(0.5);
+    expect(small.gpu!.pfc_scale).toBe(0.25);
 
-      const at = clockNow() + 3600;
-      await runCron(PLAN_CLASS_CRON, at);
-      const table = (await request("GET", "/v1/plan-classes")).body;
-      expect(table.version).toBe(at);
-      const row = table.plan_classes.find((r) => r.plan_class === "cuda_xdb");
-      // Each version weighs its RAC decayed to the run (half-life a week). With two sources the
-      // weight cap (10 × the lower one) does not bind while they are within a factor 10:
-      // scale = (0.5·w_large + 0.25·w_small) / (w_large + w_small).
-      const weight = (v: { expavg_credit: number; expavg_time: number }) => v.expavg_credit * 2 ** (-(at - v.expavg_time) / WEEK);
-      const [wLarge, wSmall] = [weight(large.gpu!), weight(small.gpu!)];
-      expect(Math.max(wLarge, wSmall) / Math.min(wLarge, wSmall)).toBeLessThan(10);
-      expect(row).toMatchObject({ nprojects: 2, nversions: 2 });
-      expectRel(row!.scale, (0.5 * wLarge + 0.25 * wSmall) / (wLarge + wSmall), 1e-9);
-      expectRel(row!.recent_credit, wLarge + wSmall, 1e-9);
+    const at = clockNow() + 3600;
+    await runCron(PLAN_CLASS_CRON, at);
+    const table = (await request("GET", "/v1/plan-classes")).body;
+    expect(table.version).toBe(at);
+    const row = table.plan_classes.find((r) => r.plan_class === "cuda_xdb");
+    // Each version weighs its RAC decayed to the run (half-life a week). With two sources the
+    // weight cap (10 × the lower one) does not bind while they are within a factor 10:
+    // scale = (0.5·w_large + 0.25·w_small) / (w_large + w_small).
+    const weight = (v: { expavg_credit: number; expavg_time: number }) => v.expavg_credit * 2 ** (-(at - v.expavg_time) / WEEK);
+    const [wLarge, wSmall] = [weight(large.gpu!), weight(small.gpu!)];
+    expect(Math.max(wLarge, wSmall) / Math.min(wLarge, wSmall)).toBeLessThan(10);
+    expect(row).toMatchObject({ nprojects: 2, nversions: 2 });
+    expectRel(row!.scale, (0.5 * wLarge + 0.25 * wSmall) / (wLarge + wSmall), 1e-9);
+    expectRel(row!.recent_credit, wLarge + wSmall, 1e-9);
 
-      // The large project pins that version (the registry is in the default database) and a
-      // GPU-only app of its rescales from it: 101 samples of PFC 2.0 (6e9 FLOPS), factor =
-      // the table's cuda_xdb scale, so min_avg_pfc = 2.0 × scale and pfc_scale = scale.
-      await large.api.ok("PUT", "/apps/solo", { gpu_only_scale: "cross-project", cross_project_version: at });
-      await large.api.ok("PUT", "/app-versions/21", { app: "solo", platform: "linux", plan_class: "cuda_xdb", version_num: 1 });
-      const solo = Array.from({ length: 101 }, (_, i) =>
-        workunit(5000 + i, [result(50_000 + i, { host_id: 30, user_id: 4, app_version_id: 21, flops_estimate: 6e9 })], { app: "solo" }),
-      );
-      await large.api.ok("POST", "/passes", { now: clockNow(), workunits: solo });
-      const rescaled = (await large.api.ok("POST", "/rescale", {})).apps.find((a) => a.name === "solo");
-      expect(rescaled!.cross_project).toMatchObject({ registry_version: at });
-      expectRel(rescaled!.cross_project!.factor, row!.scale, 1e-12);
-      expectRel(rescaled!.min_avg_pfc, 2.0 * row!.scale, 1e-9);
-    },
-  );
+    // The large project pins that version (the registry is in the default database) and a
+    // GPU-only app of its rescales from it: 101 samples of PFC 2.0 (6e9 FLOPS), factor =
+    // the table's cuda_xdb scale, so min_avg_pfc = 2.0 × scale and pfc_scale = scale.
+    await large.api.ok("PUT", "/apps/solo", { gpu_only_scale: "cross-project", cross_project_version: at });
+    await large.api.ok("PUT", "/app-versions/21", { app: "solo", platform: "linux", plan_class: "cuda_xdb", version_num: 1 });
+    const solo = Array.from({ length: 101 }, (_, i) =>
+      workunit(5000 + i, [result(50_000 + i, { host_id: 30, user_id: 4, app_version_id: 21, flops_estimate: 6e9 })], { app: "solo" }),
+    );
+    await large.api.ok("POST", "/passes", { now: clockNow(), workunits: solo });
+    const rescaled = (await large.api.ok("POST", "/rescale", {})).apps.find((a) => a.name === "solo");
+    expect(rescaled!.cross_project).toMatchObject({ registry_version: at });
+    expectRel(rescaled!.cross_project!.factor, row!.scale, 1e-12);
+    expectRel(rescaled!.min_avg_pfc, 2.0 * row!.scale, 1e-9);
+  });
 });

@@ -44,7 +44,7 @@ async function rowsOf(d1: D1Database, projectId: number): Promise<Record<string,
 const publicGet = <P extends string>(path: P) => request("GET", path);
 
 describe("a project in its own database", () => {
-  it("works end to end while the default database holds none of its rows", { timeout: 60_000 }, async () => {
+  it("works end to end while the default database holds none of its rows", async () => {
     const large = await setupProject("large", { database: "DB_LARGE" });
     const small = await setupProject("small");
     for (const p of [large, small]) await p.api.ok("PUT", "/users/10", { name: "Vol", cpid: CPID });

@@ -22,43 +22,39 @@ async function projectInUnmigratedDatabase() {
 }
 
 describe("a bound database without the migrations", () => {
-  it(
-    "every job still runs in the other databases, GET /v1/cpid answers from them, and each failure is logged with the binding",
-    { timeout: 60_000 },
-    async () => {
-      const p = await setupProject("healthy");
-      await p.api.ok("PUT", "/users/10", { cpid: CPID, stats_export: true });
-      await p.api.ok("POST", "/passes", validPass());
-      await projectInUnmigratedDatabase();
-      // Each failure is a JSON log line (docs/operations.md#logs) naming the binding.
-      const skipped = (lines: LogLine[], what: string) =>
-        lines.filter((l) => l.event === "database_skipped" && l.level === "error" && l.what === what && l.binding === "DB_UNMIGRATED");
+  it("every job still runs in the other databases, GET /v1/cpid answers from them, and each failure is logged with the binding", async () => {
+    const p = await setupProject("healthy");
+    await p.api.ok("PUT", "/users/10", { cpid: CPID, stats_export: true });
+    await p.api.ok("POST", "/passes", validPass());
+    await projectInUnmigratedDatabase();
+    // Each failure is a JSON log line (docs/operations.md#logs) naming the binding.
+    const skipped = (lines: LogLine[], what: string) =>
+      lines.filter((l) => l.event === "database_skipped" && l.level === "error" && l.what === what && l.binding === "DB_UNMIGRATED");
 
-      const reads = await captureLogs(async () => {
-        const cpid = await request("GET", `/v1/cpid/${CPID}`);
-        expect(cpid.status, JSON.stringify(cpid.body)).toBe(200);
-        expect(cpid.body.projects.map((x: { project: string }) => x.project)).toEqual([p.slug]);
-        // An answer a failed database left partial is not kept in the cache: the next read asks again.
-        expect((await request("GET", `/v1/cpid/${CPID}`)).status).toBe(200);
-      });
-      expect(skipped(reads.lines, "GET /v1/cpid")).toHaveLength(2);
+    const reads = await captureLogs(async () => {
+      const cpid = await request("GET", `/v1/cpid/${CPID}`);
+      expect(cpid.status, JSON.stringify(cpid.body)).toBe(200);
+      expect(cpid.body.projects.map((x: { project: string }) => x.project)).toEqual([p.slug]);
+      // An answer a failed database left partial is not kept in the cache: the next read asks again.
+      expect((await request("GET", `/v1/cpid/${CPID}`)).status).toBe(200);
+    });
+    expect(skipped(reads.lines, "GET /v1/cpid")).toHaveLength(2);
 
-      const at = clockNow();
-      const jobs = await captureLogs(async () => {
-        for (const cron of EVERY_CRON) await runCron(cron, at);
-      });
-      // The plan-class table was published (version = the run's time), the minute refresh wrote
-      // the healthy project's snapshot, and the daily export ran for it.
-      const table = await request("GET", "/v1/plan-classes");
-      expect(table.status, JSON.stringify(table.body)).toBe(200);
-      expect(table.body.version).toBe(at);
-      expect(await env.KV.get(kvKeys.project(p.slug))).not.toBeNull();
-      expect(skipped(jobs.lines, "job").length).toBeGreaterThan(0);
-      // Each run's cron line says which database its jobs skipped.
-      const summaries = jobs.lines.filter((l) => l.event === "cron").flatMap((l) => l.jobs as { summary?: string }[]);
-      expect(summaries.some((j) => j.summary?.includes("skipped database(s) DB_UNMIGRATED"))).toBe(true);
-    },
-  );
+    const at = clockNow();
+    const jobs = await captureLogs(async () => {
+      for (const cron of EVERY_CRON) await runCron(cron, at);
+    });
+    // The plan-class table was published (version = the run's time), the minute refresh wrote
+    // the healthy project's snapshot, and the daily export ran for it.
+    const table = await request("GET", "/v1/plan-classes");
+    expect(table.status, JSON.stringify(table.body)).toBe(200);
+    expect(table.body.version).toBe(at);
+    expect(await env.KV.get(kvKeys.project(p.slug))).not.toBeNull();
+    expect(skipped(jobs.lines, "job").length).toBeGreaterThan(0);
+    // Each run's cron line says which database its jobs skipped.
+    const summaries = jobs.lines.filter((l) => l.event === "cron").flatMap((l) => l.jobs as { summary?: string }[]);
+    expect(summaries.some((j) => j.summary?.includes("skipped database(s) DB_UNMIGRATED"))).toBe(true);
+  });
 });
 
 describe("GET /health", () => {

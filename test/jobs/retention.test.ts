@@ -64,105 +64,93 @@ async function ledger(api: Awaited<ReturnType<typeof setupProject>>["api"]) {
 }
 
 describe("retention purge", () => {
-  it(
-    "keeps one window of decided rows, leaves totals, RAC and history alone, and refuses a purged result",
-    { timeout: 60_000 },
-    async () => {
-      const { slug, api } = await setupProject("retention");
-      const start = daysAgo(STEPS * STEP_DAYS + 1);
-      const sizes: number[] = [];
-      for (let step = 0; step < STEPS; step++) {
-        const now = start + step * STEP_DAYS * DAY;
-        await api.ok("POST", "/passes", passFor(now, 1 + step * WU_PER_STEP, who, WU_PER_STEP));
-        const before = step === STEPS - 1 ? await ledger(api) : null;
-        await runCron(RETENTION_CRON, now * 1000);
-        sizes.push((await storedRows(slug)).results);
-        if (before) expect(await ledger(api)).toEqual(before);
-      }
-      // A row goes once decided more than 30 days before the run: with a pass every 10 days,
-      // the passes at now, now-10, now-20 and now-30 days (not older than 30) stay: 4 passes
-      // × 3 workunits × 2 results = 24 rows, and 12 workunits.
-      const window = (DEFAULT_RESULT_RETENTION_DAYS / STEP_DAYS + 1) * WU_PER_STEP * 2;
-      expect(window).toBe(24);
-      expect(sizes.slice(0, 4)).toEqual([6, 12, 18, 24]);
-      expect(sizes.slice(4)).toEqual(Array(STEPS - 4).fill(window));
-      expect(await storedRows(slug)).toEqual({ results: window, workunits: window / 2 });
+  it("keeps one window of decided rows, leaves totals, RAC and history alone, and refuses a purged result", async () => {
+    const { slug, api } = await setupProject("retention");
+    const start = daysAgo(STEPS * STEP_DAYS + 1);
+    const sizes: number[] = [];
+    for (let step = 0; step < STEPS; step++) {
+      const now = start + step * STEP_DAYS * DAY;
+      await api.ok("POST", "/passes", passFor(now, 1 + step * WU_PER_STEP, who, WU_PER_STEP));
+      const before = step === STEPS - 1 ? await ledger(api) : null;
+      await runCron(RETENTION_CRON, now * 1000);
+      sizes.push((await storedRows(slug)).results);
+      if (before) expect(await ledger(api)).toEqual(before);
+    }
+    // A row goes once decided more than 30 days before the run: with a pass every 10 days,
+    // the passes at now, now-10, now-20 and now-30 days (not older than 30) stay: 4 passes
+    // × 3 workunits × 2 results = 24 rows, and 12 workunits.
+    const window = (DEFAULT_RESULT_RETENTION_DAYS / STEP_DAYS + 1) * WU_PER_STEP * 2;
+    expect(window).toBe(24);
+    expect(sizes.slice(0, 4)).toEqual([6, 12, 18, 24]);
+    expect(sizes.slice(4)).toEqual(Array(STEPS - 4).fill(window));
+    expect(await storedRows(slug)).toEqual({ results: window, workunits: window / 2 });
 
-      const credited = await api.ok("GET", "/users/10");
-      // The first pass again: its rows are gone; it is refused, not credited a second time.
-      const again = await api.raw("POST", "/passes", passFor(start, 1, who, WU_PER_STEP));
-      const error = expectError(again, 410, "outside_retention_window");
-      expect(error.message).toContain(`${DEFAULT_RESULT_RETENTION_DAYS}-day`);
-      expect(error.issues?.[0]?.path).toBe("workunits[0].results[0].sent_time");
-      // A late result of a purged workunit (sent before it was credited) is refused too.
-      const late = {
-        now: start + (STEPS - 1) * STEP_DAYS * DAY,
-        workunits: [workunit(1, [result(13, { host_id: 10, user_id: 10, sent_time: start - 5000, received_time: start + 40 * DAY })])],
-      };
-      expectError(await api.raw("POST", "/passes", late), 410, "outside_retention_window");
-      // The newest pass, still within the window, is replayed as before.
-      const lastNow = start + (STEPS - 1) * STEP_DAYS * DAY;
-      const replay = await api.ok("POST", "/passes", passFor(lastNow, 1 + (STEPS - 1) * WU_PER_STEP, who, WU_PER_STEP));
-      expect(replay.workunits.every((w) => w.replayed)).toBe(true);
-      const after = await api.ok("GET", "/users/10");
-      expect(after.total_credit).toBe(credited.total_credit);
-      expect(after.expavg_credit).toBe(credited.expavg_credit);
-    },
-  );
+    const credited = await api.ok("GET", "/users/10");
+    // The first pass again: its rows are gone; it is refused, not credited a second time.
+    const again = await api.raw("POST", "/passes", passFor(start, 1, who, WU_PER_STEP));
+    const error = expectError(again, 410, "outside_retention_window");
+    expect(error.message).toContain(`${DEFAULT_RESULT_RETENTION_DAYS}-day`);
+    expect(error.issues?.[0]?.path).toBe("workunits[0].results[0].sent_time");
+    // A late result of a purged workunit (sent before it was credited) is refused too.
+    const late = {
+      now: start + (STEPS - 1) * STEP_DAYS * DAY,
+      workunits: [workunit(1, [result(13, { host_id: 10, user_id: 10, sent_time: start - 5000, received_time: start + 40 * DAY })])],
+    };
+    expectError(await api.raw("POST", "/passes", late), 410, "outside_retention_window");
+    // The newest pass, still within the window, is replayed as before.
+    const lastNow = start + (STEPS - 1) * STEP_DAYS * DAY;
+    const replay = await api.ok("POST", "/passes", passFor(lastNow, 1 + (STEPS - 1) * WU_PER_STEP, who, WU_PER_STEP));
+    expect(replay.workunits.every((w) => w.replayed)).toBe(true);
+    const after = await api.ok("GET", "/users/10");
+    expect(after.total_credit).toBe(credited.total_credit);
+    expect(after.expavg_credit).toBe(credited.expavg_credit);
+  });
 
-  it(
-    "a backfill of old history is measured on the project's own clock: the server's date purges nothing it still needs",
-    { timeout: 60_000 },
-    async () => {
-      const { slug, api } = await setupProject("backfill");
-      // History a year old, posted today (as `npm run bridge` backfills), the hourly purge
-      // running at the server's real time between passes.
-      const start = daysAgo(365);
-      const serverNow = Date.now();
-      for (let step = 0; step < 5; step++) {
-        const now = start + step * STEP_DAYS * DAY;
-        await api.ok("POST", "/passes", passFor(now, 1 + step * WU_PER_STEP, who, WU_PER_STEP));
-        await runCron(RETENTION_CRON, serverNow);
-      }
-      // The project's clock is at start + 40 days, so the cutoff is start + 10 days: only the
-      // pass at start goes; the passes at +10, +20, +30, +40 stay: 4 × 3 workunits × 2 results.
-      // (Measured on the server's date, every row would go and the next pass be refused, 410.)
-      expect(await storedRows(slug)).toEqual({ results: 24, workunits: 12 });
-      // The next pass of the backfill, with a result sent a week before it, is credited.
-      const next = start + 5 * STEP_DAYS * DAY;
-      const body = passFor(next, 100, who, 1);
-      body.workunits[0]!.results[0]!.sent_time = next - 7 * DAY;
-      const credited = await api.ok("POST", "/passes", body);
-      expect(credited.workunits[0]!.results[0]!.granted_credit).toBeGreaterThan(0);
-    },
-  );
-
-  it(
-    "sets no horizon before the project's first grant: a backfill of old history starts however many runs after creation",
-    { timeout: 60_000 },
-    async () => {
-      const { slug, api } = await setupProject("before-first");
-      const horizon = () => env.DB.prepare("SELECT purged_before AS h FROM projects WHERE slug = ?").bind(slug).first<number>("h");
-      // The hourly job runs between creation and the first bridge run, a day of them.
-      const serverNow = Date.now();
-      for (let hour = 0; hour < 3; hour++) await runCron(RETENTION_CRON, serverNow + hour * 3600_000);
-      expect(await horizon()).toBe(0);
-      // 120 days old: an error outcome first (a second with only errors), the job, then passes.
-      const start = daysAgo(120);
-      await api.ok("POST", "/errors", { now: start, results: [{ id: 5, host_id: 10, app_version_id: 1, outcome: "error" }] });
+  it("a backfill of old history is measured on the project's own clock: the server's date purges nothing it still needs", async () => {
+    const { slug, api } = await setupProject("backfill");
+    // History a year old, posted today (as `npm run bridge` backfills), the hourly purge
+    // running at the server's real time between passes.
+    const start = daysAgo(365);
+    const serverNow = Date.now();
+    for (let step = 0; step < 5; step++) {
+      const now = start + step * STEP_DAYS * DAY;
+      await api.ok("POST", "/passes", passFor(now, 1 + step * WU_PER_STEP, who, WU_PER_STEP));
       await runCron(RETENTION_CRON, serverNow);
-      expect(await horizon()).toBe(0);
-      expect(await storedRows(slug)).toEqual({ results: 1, workunits: 0 });
-      const first = await api.ok("POST", "/passes", passFor(start + 60, 1, who, 1));
-      expect(first.workunits[0]!.path).toBe("fresh");
-      // From the first grant on, the window is measured on the project's clock as before: 40
-      // days of history later the cutoff is start + 10 days, past the error and the first pass.
-      await api.ok("POST", "/passes", passFor(start + 40 * DAY, 2, who, 1));
-      await runCron(RETENTION_CRON, serverNow);
-      expect(await storedRows(slug)).toEqual({ results: 2, workunits: 1 });
-      expect(await horizon()).toBe(start + 10 * DAY + MAX_CLOCK_SKEW_SECONDS);
-    },
-  );
+    }
+    // The project's clock is at start + 40 days, so the cutoff is start + 10 days: only the
+    // pass at start goes; the passes at +10, +20, +30, +40 stay: 4 × 3 workunits × 2 results.
+    // (Measured on the server's date, every row would go and the next pass be refused, 410.)
+    expect(await storedRows(slug)).toEqual({ results: 24, workunits: 12 });
+    // The next pass of the backfill, with a result sent a week before it, is credited.
+    const next = start + 5 * STEP_DAYS * DAY;
+    const body = passFor(next, 100, who, 1);
+    body.workunits[0]!.results[0]!.sent_time = next - 7 * DAY;
+    const credited = await api.ok("POST", "/passes", body);
+    expect(credited.workunits[0]!.results[0]!.granted_credit).toBeGreaterThan(0);
+  });
+
+  it("sets no horizon before the project's first grant: a backfill of old history starts however many runs after creation", async () => {
+    const { slug, api } = await setupProject("before-first");
+    const horizon = () => env.DB.prepare("SELECT purged_before AS h FROM projects WHERE slug = ?").bind(slug).first<number>("h");
+    // The hourly job runs between creation and the first bridge run, a day of them.
+    const serverNow = Date.now();
+    for (let hour = 0; hour < 3; hour++) await runCron(RETENTION_CRON, serverNow + hour * 3600_000);
+    expect(await horizon()).toBe(0);
+    // 120 days old: an error outcome first (a second with only errors), the job, then passes.
+    const start = daysAgo(120);
+    await api.ok("POST", "/errors", { now: start, results: [{ id: 5, host_id: 10, app_version_id: 1, outcome: "error" }] });
+    await runCron(RETENTION_CRON, serverNow);
+    expect(await horizon()).toBe(0);
+    expect(await storedRows(slug)).toEqual({ results: 1, workunits: 0 });
+    const first = await api.ok("POST", "/passes", passFor(start + 60, 1, who, 1));
+    expect(first.workunits[0]!.path).toBe("fresh");
+    // From the first grant on, the window is measured on the project's clock as before: 40
+    // days of history later the cutoff is start + 10 days, past the error and the first pass.
+    await api.ok("POST", "/passes", passFor(start + 40 * DAY, 2, who, 1));
+    await runCron(RETENTION_CRON, serverNow);
+    expect(await storedRows(slug)).toEqual({ results: 2, workunits: 1 });
+    expect(await horizon()).toBe(start + 10 * DAY + MAX_CLOCK_SKEW_SECONDS);
+  });
 
   it("a project created with its own window keeps it", async () => {
     const created = await request("POST", "/v1/projects", {
@@ -261,49 +249,45 @@ describe("trickle retention", () => {
     return { api, id, stored, horizon };
   }
 
-  it(
-    "keeps one window of paid messages, leaves totals alone, and refuses a purged message instead of paying it again",
-    { timeout: 60_000 },
-    async () => {
-      const { api, stored, horizon } = await trickleProject();
-      // Every 10 days, three messages: ids 10k + 1 … 10k + 3 (k = 0 … 7), the purge run after each.
-      const sizes: number[] = [];
-      let before: unknown = null;
-      for (let k = 0; k < 8; k++) {
-        const now = T + k * STEP_DAYS * DAY;
-        await api.ok("POST", "/trickles", { now, messages: [1, 2, 3].map((i) => message(10 * k + i)) });
-        if (k === 7) before = credit(await api.ok("GET", "/hosts/1"));
-        await runCron(RETENTION_CRON, now * 1000);
-        sizes.push((await stored()).length);
-      }
-      // A message goes once paid more than 30 days before the run: the runs keep the steps at
-      // now, now − 10, now − 20 and now − 30 days: 4 × 3 = 12 messages.
-      expect(sizes).toEqual([3, 6, 9, 12, 12, 12, 12, 12]);
-      expect(await stored()).toEqual([41, 42, 43, 51, 52, 53, 61, 62, 63, 71, 72, 73]);
-      // The horizon stops below the first message still kept: 41 − 1.
-      expect(await horizon()).toBe(40);
-      const host = await api.ok("GET", "/hosts/1");
-      expect(credit(host)).toEqual(before);
-      // 8 steps × 3 messages × 25 credits.
-      expect(host.total_credit).toBe(600);
+  it("keeps one window of paid messages, leaves totals alone, and refuses a purged message instead of paying it again", async () => {
+    const { api, stored, horizon } = await trickleProject();
+    // Every 10 days, three messages: ids 10k + 1 … 10k + 3 (k = 0 … 7), the purge run after each.
+    const sizes: number[] = [];
+    let before: unknown = null;
+    for (let k = 0; k < 8; k++) {
+      const now = T + k * STEP_DAYS * DAY;
+      await api.ok("POST", "/trickles", { now, messages: [1, 2, 3].map((i) => message(10 * k + i)) });
+      if (k === 7) before = credit(await api.ok("GET", "/hosts/1"));
+      await runCron(RETENTION_CRON, now * 1000);
+      sizes.push((await stored()).length);
+    }
+    // A message goes once paid more than 30 days before the run: the runs keep the steps at
+    // now, now − 10, now − 20 and now − 30 days: 4 × 3 = 12 messages.
+    expect(sizes).toEqual([3, 6, 9, 12, 12, 12, 12, 12]);
+    expect(await stored()).toEqual([41, 42, 43, 51, 52, 53, 61, 62, 63, 71, 72, 73]);
+    // The horizon stops below the first message still kept: 41 − 1.
+    expect(await horizon()).toBe(40);
+    const host = await api.ok("GET", "/hosts/1");
+    expect(credit(host)).toEqual(before);
+    // 8 steps × 3 messages × 25 credits.
+    expect(host.total_credit).toBe(600);
 
-      const last = T + 7 * STEP_DAYS * DAY;
-      // A purged message again: refused, not paid a second time, and nothing of the batch is written.
-      const again = await api.raw("POST", "/trickles", { now: last, messages: [message(74), message(1)] });
-      const error = expectError(again, 410, "outside_retention_window");
-      expect(error.message).toContain(`${DEFAULT_RESULT_RETENTION_DAYS}-day`);
-      expect(error.issues).toEqual([{ path: "messages[1].id", message: "at or below the retention horizon (message 40)" }]);
-      // An id below the horizon that was never posted is refused the same way (it may have been).
-      expectError(await api.raw("POST", "/trickles", { now: last, messages: [message(35)] }), 410, "outside_retention_window");
-      // A message still kept replays; a new one is paid.
-      const replay = await api.ok("POST", "/trickles", { now: last, messages: [message(41)] });
-      expect(replay.messages[0]).toMatchObject({ id: 41, replayed: true, granted_credit: 25 });
-      expect((await api.ok("GET", "/hosts/1")).total_credit).toBe(600);
-      const fresh = await api.ok("POST", "/trickles", { now: last, messages: [message(74)] });
-      expect(fresh.messages[0]).toMatchObject({ id: 74, replayed: false, granted_credit: 25 });
-      expect((await api.ok("GET", "/hosts/1")).total_credit).toBe(625);
-    },
-  );
+    const last = T + 7 * STEP_DAYS * DAY;
+    // A purged message again: refused, not paid a second time, and nothing of the batch is written.
+    const again = await api.raw("POST", "/trickles", { now: last, messages: [message(74), message(1)] });
+    const error = expectError(again, 410, "outside_retention_window");
+    expect(error.message).toContain(`${DEFAULT_RESULT_RETENTION_DAYS}-day`);
+    expect(error.issues).toEqual([{ path: "messages[1].id", message: "at or below the retention horizon (message 40)" }]);
+    // An id below the horizon that was never posted is refused the same way (it may have been).
+    expectError(await api.raw("POST", "/trickles", { now: last, messages: [message(35)] }), 410, "outside_retention_window");
+    // A message still kept replays; a new one is paid.
+    const replay = await api.ok("POST", "/trickles", { now: last, messages: [message(41)] });
+    expect(replay.messages[0]).toMatchObject({ id: 41, replayed: true, granted_credit: 25 });
+    expect((await api.ok("GET", "/hosts/1")).total_credit).toBe(600);
+    const fresh = await api.ok("POST", "/trickles", { now: last, messages: [message(74)] });
+    expect(fresh.messages[0]).toMatchObject({ id: 74, replayed: false, granted_credit: 25 });
+    expect((await api.ok("GET", "/hosts/1")).total_credit).toBe(625);
+  });
 
   it("purges in id order, a bounded chunk a run, and stops at a message still inside the window", async () => {
     const { api, id, stored, horizon } = await trickleProject();

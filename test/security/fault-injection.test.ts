@@ -26,37 +26,33 @@ async function postWithFault(slug: string, token: string, body: PassBody, fault:
 }
 
 describe("D1 fails during a pass", () => {
-  it(
-    "at the first, second, middle or last statement of the write batch: 503, nothing written, then a retry grants what a clean run grants",
-    { timeout: 60_000 },
-    async () => {
-      const control = await setupProject("clean");
-      const faulted = await setupProject("fault");
-      // A pass that is not the project's first: hosts and versions already hold statistics.
-      await control.api.ok("POST", "/passes", validPass(1, 10));
-      await faulted.api.ok("POST", "/passes", validPass(1, 10));
-      const body = validPass(2, 10);
-      const expected = await control.api.ok("POST", "/passes", body);
+  it("at the first, second, middle or last statement of the write batch: 503, nothing written, then a retry grants what a clean run grants", async () => {
+    const control = await setupProject("clean");
+    const faulted = await setupProject("fault");
+    // A pass that is not the project's first: hosts and versions already hold statistics.
+    await control.api.ok("POST", "/passes", validPass(1, 10));
+    await faulted.api.ok("POST", "/passes", validPass(1, 10));
+    const body = validPass(2, 10);
+    const expected = await control.api.ok("POST", "/passes", body);
 
-      const before = await dbState();
-      const first = await postWithFault(faulted.slug, faulted.token, body, { atStatement: 1 });
-      const size = first.statements;
-      expect(size).toBeGreaterThan(3);
-      const responses = [first.res];
-      for (const at of [2, Math.floor(size / 2), 0])
-        responses.push((await postWithFault(faulted.slug, faulted.token, body, { atStatement: at })).res);
-      for (const res of responses) {
-        const error = expectError(res, 503, "unavailable");
-        expect(error.message).toMatch(/nothing was written/);
-        expect(res.headers!.get("Retry-After")).toBe("1");
-      }
-      expect(await dbState()).toEqual(before);
+    const before = await dbState();
+    const first = await postWithFault(faulted.slug, faulted.token, body, { atStatement: 1 });
+    const size = first.statements;
+    expect(size).toBeGreaterThan(3);
+    const responses = [first.res];
+    for (const at of [2, Math.floor(size / 2), 0])
+      responses.push((await postWithFault(faulted.slug, faulted.token, body, { atStatement: at })).res);
+    for (const res of responses) {
+      const error = expectError(res, 503, "unavailable");
+      expect(error.message).toMatch(/nothing was written/);
+      expect(res.headers!.get("Retry-After")).toBe("1");
+    }
+    expect(await dbState()).toEqual(before);
 
-      const retried = await faulted.api.ok("POST", "/passes", body);
-      expect(grants(retried)).toEqual(grants(expected));
-      expect(grants(retried).flatMap((w) => w.results.map((r) => r[2]))).toEqual([false, false]);
-    },
-  );
+    const retried = await faulted.api.ok("POST", "/passes", body);
+    expect(grants(retried)).toEqual(grants(expected));
+    expect(grants(retried).flatMap((w) => w.results.map((r) => r[2]))).toEqual([false, false]);
+  });
 
   it("after the batch committed (the answer lost): 503, and the retry is a replay with the same credit, granted once", async () => {
     const control = await setupProject("clean2");
@@ -74,54 +70,46 @@ describe("D1 fails during a pass", () => {
     expect(host.total_credit).toBeCloseTo(sum, 9);
   });
 
-  it(
-    "in every other write route's batch (first or last statement): 503, nothing written, the retry succeeds",
-    { timeout: 60_000 },
-    async () => {
-      const { slug, token, api } = await setupProject("routes");
-      const am = await createAm("faultam");
-      const cases = [
-        callRow("POST", "/v1/projects", ADMIN_TOKEN, { slug: "born-after-a-fault", name: "x" }),
-        callRow("PUT", `/v1/projects/${slug}/apps/late`, token, { host_scale_check: true }),
-        callRow("PUT", `/v1/projects/${slug}/app-versions/9`, token, { app: "late", platform: "p", plan_class: "", version_num: 1 }),
-        callRow("PUT", `/v1/projects/${slug}/hosts/77`, token, { name: "h" }),
-        callRow("POST", `/v1/projects/${slug}/holders`, token, { hosts: [{ id: 78, create_time: 1000 }], users: [{ id: 79, name: "u" }] }),
-        callRow("POST", `/v1/projects/${slug}/errors`, token, { results: [{ id: 901, host_id: 10, app_version_id: 1, outcome: "error" }] }),
-        callRow("POST", `/v1/projects/${slug}/tokens`, token),
-        callRow(
-          "POST",
-          `/v1/am/${am.slug}/hosts/5/rpcs`,
-          am.token,
-          rpcBody(Date.now() / 1000 - 60, [totals(EINSTEIN, { cpu_ec: 10, cpu_time: 100 })]),
-        ),
-      ];
-      for (const { method, path, token: auth, body } of cases) {
-        for (const atStatement of [1, 0]) {
-          const before = await dbState();
-          const faulty = faultyD1(env.DB, { atStatement });
-          const res = await callWithRaw({ DB: faulty.db }, method, path, { token: auth, body });
-          expect(faulty.fired, `${method} ${path} writes in a batch`).toHaveLength(1);
-          expectError(res, 503, "unavailable");
-          expect(await dbState(), `${method} ${path}`).toEqual(before);
-        }
-        const retried = await rawRequest(method, path, { token: auth, body });
-        expect(retried.status, `${method} ${path}: ${JSON.stringify(retried.body)}`).toBeLessThan(300);
+  it("in every other write route's batch (first or last statement): 503, nothing written, the retry succeeds", async () => {
+    const { slug, token, api } = await setupProject("routes");
+    const am = await createAm("faultam");
+    const cases = [
+      callRow("POST", "/v1/projects", ADMIN_TOKEN, { slug: "born-after-a-fault", name: "x" }),
+      callRow("PUT", `/v1/projects/${slug}/apps/late`, token, { host_scale_check: true }),
+      callRow("PUT", `/v1/projects/${slug}/app-versions/9`, token, { app: "late", platform: "p", plan_class: "", version_num: 1 }),
+      callRow("PUT", `/v1/projects/${slug}/hosts/77`, token, { name: "h" }),
+      callRow("POST", `/v1/projects/${slug}/holders`, token, { hosts: [{ id: 78, create_time: 1000 }], users: [{ id: 79, name: "u" }] }),
+      callRow("POST", `/v1/projects/${slug}/errors`, token, { results: [{ id: 901, host_id: 10, app_version_id: 1, outcome: "error" }] }),
+      callRow("POST", `/v1/projects/${slug}/tokens`, token),
+      callRow(
+        "POST",
+        `/v1/am/${am.slug}/hosts/5/rpcs`,
+        am.token,
+        rpcBody(Date.now() / 1000 - 60, [totals(EINSTEIN, { cpu_ec: 10, cpu_time: 100 })]),
+      ),
+    ];
+    for (const { method, path, token: auth, body } of cases) {
+      for (const atStatement of [1, 0]) {
+        const before = await dbState();
+        const faulty = faultyD1(env.DB, { atStatement });
+        const res = await callWithRaw({ DB: faulty.db }, method, path, { token: auth, body });
+        expect(faulty.fired, `${method} ${path} writes in a batch`).toHaveLength(1);
+        expectError(res, 503, "unavailable");
+        expect(await dbState(), `${method} ${path}`).toEqual(before);
       }
-      expect((await api.ok("GET", "/apps")).apps.map((a) => a.name)).toContain("late");
-    },
-  );
+      const retried = await rawRequest(method, path, { token: auth, body });
+      expect(retried.status, `${method} ${path}: ${JSON.stringify(retried.body)}`).toBeLessThan(300);
+    }
+    expect((await api.ok("GET", "/apps")).apps.map((a) => a.name)).toContain("late");
+  });
 
-  it(
-    "a failed audit insert does not undo or refuse the write it follows (the client must not retry a done write)",
-    { timeout: 30_000 },
-    async () => {
-      const { slug, token, api } = await setupProject("audfail");
-      const faulty = faultyD1(env.DB, { auditWrite: true });
-      const res = await callWith({ DB: faulty.db }, "POST", `/v1/projects/${slug}/passes`, { token, body: validPass(1, 10) });
-      expect(faulty.fired).toHaveLength(1);
-      expect(res.status).toBe(200);
-      const replay = await api.ok("POST", "/passes", validPass(1, 10));
-      expect(replay.workunits[0]!.results.map((r) => r.replayed)).toEqual([true, true]);
-    },
-  );
+  it("a failed audit insert does not undo or refuse the write it follows (the client must not retry a done write)", async () => {
+    const { slug, token, api } = await setupProject("audfail");
+    const faulty = faultyD1(env.DB, { auditWrite: true });
+    const res = await callWith({ DB: faulty.db }, "POST", `/v1/projects/${slug}/passes`, { token, body: validPass(1, 10) });
+    expect(faulty.fired).toHaveLength(1);
+    expect(res.status).toBe(200);
+    const replay = await api.ok("POST", "/passes", validPass(1, 10));
+    expect(replay.workunits[0]!.results.map((r) => r.replayed)).toEqual([true, true]);
+  });
 });
