@@ -7,13 +7,13 @@
  * host joins its carriers for next time. A user's credit as it stands is the newest of its row
  * and its carriers' (usersAsTheyStand here for the writer, the users_now view for reads).
  */
-import { type SQL, getTableColumns, sql } from "drizzle-orm";
+import { type SQL, getTableColumns, getTableName, sql } from "drizzle-orm";
 import { CREDIT_SEQ, type CreditColumn, HOLDER_CREDIT_COLUMNS } from "./credit-columns";
 import type { FreshHolders } from "./grant-groups";
 import type { Grant } from "../credit/pass";
 import { hosts, users } from "./schema";
 import type { AnySQLiteColumn } from "drizzle-orm/sqlite-core";
-import { col, name } from "./sql-helpers";
+import { col, jsonList, name } from "./sql-helpers";
 import { setClause } from "./stat-updates";
 
 /** The most hosts a user's row names as carriers: what reading a user's credit costs at most, in host rows. */
@@ -117,24 +117,45 @@ export function carrierCandidates(
 const USER_CREDIT_COLUMNS = [...HOLDER_CREDIT_COLUMNS, CREDIT_SEQ];
 
 /**
+ * The users `ids` names (a list or subquery) take their credit as it stands into their rows
+ * (`and`: which of them), as an UPDATE's assignments (each users column and its value) and
+ * WHERE: keepOldOwnersCredit and keepCarriedCreditHome make it a statement, drizzleSet a `set`.
+ */
+function standingCreditUpdate(projectId: number, ids: SQL, and: SQL = sql``) {
+  const standing = usersAsTheyStand(projectId, USER_CREDIT_COLUMNS, ids);
+  const assignments = USER_CREDIT_COLUMNS.map((c) => {
+    const column = c.column(users);
+    return [column, sql`(SELECT s.${name(column)} FROM ${standing} AS s WHERE s.${name(users.id)} = ${users}.${name(users.id)})`] as const;
+  });
+  const where = sql`${users}.${name(users.projectId)} = ${projectId} AND ${users}.${name(users.id)} IN ${ids}${and}`;
+  return { assignments, where };
+}
+
+/**
  * Before hosts change owner (`moves`: each host and the owner it gets): the old owner of each
  * host that carries credit gets its credit as it stands written into its row, for the change
  * then clears the host's owner_credit_seq (ownerChangeClears): a carrier carries only its
  * current owner's credit. Reads only, unless an owner actually changes on a carrier (rare).
- * As the UPDATE's assignments (each users column and its value) and WHERE: keepOldOwnersCredit
- * makes it a statement, drizzleSet a `set` for a drizzle batch.
  */
 export function oldOwnersCreditUpdate(projectId: number, moves: readonly { host: number; owner: number }[]) {
   const oldOwners = sql`(SELECT h.${name(hosts.userId)} FROM json_each(${JSON.stringify(moves.map((m) => [m.host, m.owner]))}) AS m
       CROSS JOIN ${hosts} AS h ON h.${name(hosts.projectId)} = ${projectId} AND h.${name(hosts.id)} = json_extract(m.value, '$[0]')
     WHERE h.${name(hosts.userId)} IS NOT json_extract(m.value, '$[1]') AND h.${name(hosts.ownerCreditSeq)} IS NOT NULL)`;
-  const standing = usersAsTheyStand(projectId, USER_CREDIT_COLUMNS, oldOwners);
-  const assignments = USER_CREDIT_COLUMNS.map((c) => {
-    const column = c.column(users);
-    return [column, sql`(SELECT s.${name(column)} FROM ${standing} AS s WHERE s.${name(users.id)} = ${users}.${name(users.id)})`] as const;
-  });
-  const where = sql`${users}.${name(users.projectId)} = ${projectId} AND ${users}.${name(users.id)} IN ${oldOwners}`;
-  return { assignments, where };
+  return standingCreditUpdate(projectId, oldOwners);
+}
+
+/**
+ * Before a statement that computes on users' own rows' credit (a create_time given moves the
+ * RAC clock of a user without credit, entities.upsert.ts): each user `ids` names whose newest
+ * credit a carrier holds gets it written into its row first, which is then its credit as it
+ * stands (credit_seq equal, so no carrier is newer). Reads only for a user without such a carrier.
+ */
+export function carriedCreditHomeUpdate(projectId: number, ids: readonly number[]) {
+  return standingCreditUpdate(
+    projectId,
+    jsonList(ids),
+    sql` AND ${newestCarrier(sql`${users}.${name(users.projectId)}`, getTableName(users))} IS NOT NULL`,
+  );
 }
 
 /** Assignments to users' columns as drizzle's `set` takes them (by property name). */
@@ -143,11 +164,17 @@ export function drizzleSet(assignments: readonly (readonly [AnySQLiteColumn, SQL
   return Object.fromEntries(assignments.map(([column, value]) => [keys.get(column)!, value]));
 }
 
+const asStatement = ({ assignments, where }: ReturnType<typeof standingCreditUpdate>): SQL =>
+  sql`UPDATE ${users} SET ${setClause(assignments.map(([column, value]) => [column.name, value]))} WHERE ${where}`;
+
 /** oldOwnersCreditUpdate as a statement of a write batch (none for no moves). */
 export function keepOldOwnersCredit(projectId: number, moves: readonly { host: number; owner: number }[]): SQL[] {
-  if (moves.length === 0) return [];
-  const { assignments, where } = oldOwnersCreditUpdate(projectId, moves);
-  return [sql`UPDATE ${users} SET ${setClause(assignments.map(([column, value]) => [column.name, value]))} WHERE ${where}`];
+  return moves.length === 0 ? [] : [asStatement(oldOwnersCreditUpdate(projectId, moves))];
+}
+
+/** carriedCreditHomeUpdate as a statement of a write batch (none for no users). */
+export function keepCarriedCreditHome(projectId: number, ids: readonly number[]): SQL[] {
+  return ids.length === 0 ? [] : [asStatement(carriedCreditHomeUpdate(projectId, ids))];
 }
 
 /** A host's owner_credit_seq after an upsert sets its user_id to `excluded.user_id`: cleared when the owner changes. */

@@ -88,4 +88,50 @@ describe("a user's credit carried by its hosts", () => {
     const put = await api.ok("PUT", "/users/7", { name: "seven" });
     expect([put.total_credit, put.expavg_credit, put.expavg_time]).toEqual(seven);
   });
+
+  for (const way of ["PUT", "POST /holders"] as const) {
+    it(`moves a carried user's RAC clock to a create_time given before any credit (${way}), as its team's`, async () => {
+      const { api, slug } = await setupProject("carriers-clock");
+      const projectId = await projectIdOf(slug);
+      // Post-assigned credit of 0: grants that still move the RAC clock (docs/spec/edge-cases.md#e17).
+      await api.ok("PUT", "/apps/a", { credit_mode: "post_assigned" });
+      const who = { host: 11, user: 9, team: 5 };
+      const post = (now: number, wu: number, claimed: number) => {
+        const body = passFor(now, wu, who, 1);
+        for (const r of body.workunits[0]!.results) r.claimed_credit = claimed;
+        return api.ok("POST", "/passes", body);
+      };
+      const credit = async (path: string) => {
+        const x = await api.ok("GET", path);
+        return [x.total_credit, x.expavg_credit, x.expavg_time];
+      };
+      // The first pass creates user 9 naming host 11 its carrier; the second is carried by host 11.
+      const zero = await post(T, 1, 0);
+      expect(zero.workunits[0]!.results.map((r) => r.granted_credit)).toEqual([0, 0]);
+      await post(T + 600, 2, 0);
+      const host = await env.DB.prepare("SELECT owner_credit_seq AS seq FROM hosts WHERE project_id = ? AND id = 11")
+        .bind(projectId)
+        .first<{ seq: number }>();
+      expect(host!.seq).toBe(2);
+      expect(await credit("/users/9")).toEqual([0, 0, T + 600]);
+
+      // Still no credit: a create_time given moves the clock, for the user as for its team.
+      const created = T - 86_400;
+      if (way === "PUT") {
+        const put = await api.ok("PUT", "/users/9", { create_time: created });
+        expect([put.total_credit, put.expavg_credit, put.expavg_time]).toEqual([0, 0, created]);
+        await api.ok("PUT", "/teams/5", { create_time: created });
+      } else {
+        await api.ok("POST", "/holders", { users: [{ id: 9, create_time: created }], teams: [{ id: 5, create_time: created }] });
+      }
+      expect(await credit("/users/9")).toEqual([0, 0, created]);
+      expect(await credit("/users/9")).toEqual(await credit("/teams/5"));
+
+      // The next credit starts from that clock.
+      await post(T + 1200, 3, 25);
+      const after = await credit("/users/9");
+      expect(after[0]).toBeGreaterThan(0);
+      expect(after).toEqual(await credit("/teams/5"));
+    });
+  }
 });

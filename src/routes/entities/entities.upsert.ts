@@ -6,7 +6,7 @@
 import { sql } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { holderCountUpdate } from "../../db/holder-counts";
-import { drizzleSet, oldOwnersCreditUpdate, ownerSeqAfterUpsert } from "../../db/owner-carriers";
+import { carriedCreditHomeUpdate, drizzleSet, oldOwnersCreditUpdate, ownerSeqAfterUpsert } from "../../db/owner-carriers";
 import { markHostsOfUser, markOne } from "../../db/kv-marks";
 import { hosts, projects, teams, users } from "../../db/schema";
 import { ApiError } from "../../http/errors";
@@ -24,11 +24,19 @@ export function checkCreateTime(createTime: number | undefined, now: number, pat
   }
 }
 
-/** What must run before holderUpserts' upsert: a host's old owner keeps the credit the host carried for it. */
+/**
+ * What must run before holderUpserts' upsert: a host's old owner keeps the credit the host
+ * carried for it; a user given a create_time has its credit as it stands in its row, which the
+ * clock's move reads.
+ */
 export function beforeHolderUpsert(db: Db, projectId: number, kind: HolderKind, id: number, b: PutHolder) {
-  if (kind !== "hosts" || b.user_id === undefined) return [];
-  const { assignments, where } = oldOwnersCreditUpdate(projectId, [{ host: id, owner: b.user_id }]);
-  return [db.update(users).set(drizzleSet(assignments)).where(where)];
+  const update =
+    kind === "hosts" && b.user_id !== undefined
+      ? oldOwnersCreditUpdate(projectId, [{ host: id, owner: b.user_id }])
+      : kind === "users" && b.create_time !== undefined
+        ? carriedCreditHomeUpdate(projectId, [id])
+        : null;
+  return update ? [db.update(users).set(drizzleSet(update.assignments)).where(update.where)] : [];
 }
 
 /**

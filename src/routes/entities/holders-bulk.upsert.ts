@@ -7,7 +7,7 @@
  */
 import { type SQL, sql } from "drizzle-orm";
 import { chunks, insertFromJson, name } from "../../db/sql-helpers";
-import { keepOldOwnersCredit, ownerChangeClears } from "../../db/owner-carriers";
+import { keepCarriedCreditHome, keepOldOwnersCredit, ownerChangeClears } from "../../db/owner-carriers";
 import { hosts, kvMarks, teams, users } from "../../db/schema";
 import { SUBJECT_OF_KIND } from "../../snapshots/holders";
 import type { HolderKind } from "../../snapshots/keys";
@@ -77,6 +77,14 @@ export function bulkHolderWrites(projectId: number, kind: HolderKind, holders: r
           ...keepOldOwnersCredit(
             projectId,
             part.map((h) => ({ host: h.id, owner: h.user_id! })),
+          ),
+        );
+      // The clock's move reads the user's row: its credit as it stands goes there first.
+      if (kind === "users" && hasClock)
+        statements.push(
+          ...keepCarriedCreditHome(
+            projectId,
+            part.map((h) => h.id),
           ),
         );
       statements.push(insertFromJson(sql`${table}`, fields, rows, onConflict));
