@@ -1,9 +1,10 @@
 /**
  * A project's host, user and team counts (projects.host_count …), kept by whoever inserts the
- * holders: one statement, placed in the inserting batch BEFORE the inserts, adds the named ids
- * not stored yet. A batch runs alone, so what it counts missing is what its inserts create; a
- * trigger per inserted row would write the project's row once per new holder instead of once
- * per batch (docs/storage.md, "What a pass writes").
+ * holders: the named ids not stored yet are added to them BEFORE the inserts, in the batch's
+ * project-row statement when it has one (a granting batch's walk: holder-walks.ts), else in a
+ * statement of their own. A batch runs alone, so what it counts missing is what its inserts
+ * create; a trigger per inserted row would write the project's row once per new holder instead
+ * of once per batch (docs/storage.md, "What a pass writes").
  */
 import { type SQL, sql } from "drizzle-orm";
 import type { Attribution } from "../credit/pass";
@@ -44,21 +45,23 @@ export function holderCountUpdate(projectId: number, named: NamedHolders) {
   };
 }
 
-/** The count update for holders a batch is about to insert or update; none when it names none. */
-function holderCountWrites(projectId: number, named: NamedHolders): SQL[] {
-  const u = holderCountUpdate(projectId, named);
-  if (!u) return [];
+export type HolderCountUpdate = NonNullable<ReturnType<typeof holderCountUpdate>>;
+
+/** The count update's assignments, for its own statement or one that writes the project's row anyway. */
+export function holderCountAssignments(u: HolderCountUpdate): SQL {
   const p = projects;
-  return [
-    sql`UPDATE ${p} SET ${name(p.hostCount)} = ${u.set.hostCount}, ${name(p.userCount)} = ${u.set.userCount}, ${name(p.teamCount)} = ${u.set.teamCount}
-      WHERE ${u.where}`,
-  ];
+  return sql`${name(p.hostCount)} = ${u.set.hostCount}, ${name(p.userCount)} = ${u.set.userCount}, ${name(p.teamCount)} = ${u.set.teamCount}`;
+}
+
+/** The count update as a statement of its own (none when it names no holder). */
+export function holderCountStatement(u: HolderCountUpdate | null): SQL[] {
+  return u ? [sql`UPDATE ${projects} SET ${holderCountAssignments(u)} WHERE ${u.where}`] : [];
 }
 
 /** The count update for the hosts, users and teams results or trickles name (a user 0 names no user or team). */
-export function attributionCountWrites(projectId: number, attributions: readonly Attribution[]): SQL[] {
+export function attributionCounts(projectId: number, attributions: readonly Attribution[]): HolderCountUpdate | null {
   const owned = attributions.filter((a) => a.userId !== 0);
-  return holderCountWrites(projectId, {
+  return holderCountUpdate(projectId, {
     hosts: attributions.map((a) => a.hostId),
     users: owned.map((a) => a.userId),
     teams: owned.filter((a) => a.teamId !== 0).map((a) => a.teamId),

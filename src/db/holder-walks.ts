@@ -13,10 +13,11 @@ import type { AnySQLiteColumn } from "drizzle-orm/sqlite-core";
 import type { Grant } from "../credit/pass";
 import type { FreshHolders, GrantGroups } from "./grant-groups";
 import { type HistoryTarget, dayAt, finishedBucketWrites, finishesDay, storedFinishedDays } from "./history-transitions";
-import { type CreditSubject, type HolderTable, hosts, projects, teams, users } from "./schema";
+import { type CreditSubject, type HolderKind, type HolderTable, hosts, projects, teams, users } from "./schema";
 import { CREDIT_SEQ, type CreditColumn, HOLDER_CREDIT_COLUMNS, PROJECT_CREDIT_COLUMNS } from "./credit-columns";
 import { type CarrierCandidate, carrierCandidates, carries, carriersWith, ownerColumn, usersAsTheyStand } from "./owner-carriers";
 import { appCreditQueueWrites } from "./app-credit-queue";
+import { type HolderCountUpdate, holderCountAssignments, holderCountStatement } from "./holder-counts";
 import { QueueNumbers } from "./queue-numbers";
 import type { PhasedWrites } from "./write-phases";
 import { col, jsonList, jsonRowsTable, name, ref, zeroedRow } from "./sql-helpers";
@@ -182,7 +183,7 @@ function projectWalk(projectId: number, passes: readonly WalkedPass[], queue: Qu
   const pr = projects;
   const columns = PROJECT_CREDIT_COLUMNS;
   const ctes = creditWalk("p_", columns, storedBase(pr, columns, sql`${name(pr.id)} = ${projectId}`), steps);
-  const update = (): SQL[] => {
+  const update = (counts: HolderCountUpdate | null): SQL[] => {
     if (steps.length === 0) return [];
     const last = sql.join(
       columns.map((c) => (c.column(pr) === pr.queueSeq ? queue.raise(w(c.as), steps.length) : w(c.as))),
@@ -190,7 +191,7 @@ function projectWalk(projectId: number, passes: readonly WalkedPass[], queue: Qu
     );
     return [
       sql`WITH RECURSIVE ${ctes}
-        UPDATE ${pr} SET (${names(pr, columns)}) = (SELECT ${last} FROM p_w AS w WHERE w.fin = 1)
+        UPDATE ${pr} SET (${names(pr, columns)}) = (SELECT ${last} FROM p_w AS w WHERE w.fin = 1)${counts ? sql`, ${holderCountAssignments(counts)}` : sql``}
         WHERE ${name(pr.id)} = ${projectId}`,
     ];
   };
@@ -224,6 +225,14 @@ function finishedOnDays(projectId: number, walk: HolderWalk, firstDays: readonly
     sql`t.${name(t.projectId)} = ${projectId} AND t.${name(t.id)} = json_extract(j.value, '$[0]')`,
     sql`json_extract(j.value, '$[1]')`,
   );
+}
+
+/** The walk with the rows of `created` (key → the `now` it is created at) it steps through as fresh rows too. */
+function withCreated(walk: HolderWalk, created: ReadonlyMap<number, number>): HolderWalk {
+  const stepped = new Set(walk.steps.map((x) => x.k));
+  const more = [...created].filter(([k]) => stepped.has(k) && !walk.fresh.has(k));
+  if (more.length === 0) return walk;
+  return { ...walk, fresh: new Map([...walk.fresh, ...more.map(([k, createdAt]) => [k, { createdAt, attribution: null }] as const)]) };
 }
 
 /**
@@ -341,7 +350,9 @@ function usersNotCarried(
  * guarded statements when `history` is "guarded"), each table's stored rows, its fresh rows,
  * then (`projectRow`) the project's walk, which must come after anything that numbers itself
  * by the project's queue_seq as the batch found it, and raises it past them all: the batch's
- * other queue rows take their numbers from `queue` before this is called.
+ * other queue rows take their numbers from `queue` before this is called. The project's walk
+ * also adds `batch.counts` to the holder counts, so it runs before any holder is inserted
+ * (WRITE_PHASES), and the buckets are read with `batch.created` as fresh rows.
  * The buckets of rows granted on one day are read from the rows as stored, in the first
  * statement (splitByDays); only the rows granted on several days are walked for them.
  */
@@ -350,13 +361,16 @@ export function holderWalkWrites(
   passes: readonly WalkedPass[],
   queue: QueueNumbers,
   history: HistoryTarget = "guarded",
+  batch: BatchHolders = NO_BATCH_HOLDERS,
   columns: readonly CreditColumn<HolderTable>[] = HOLDER_CREDIT_COLUMNS,
 ): { history: SQL[]; holders: SQL[]; projectRow: SQL[] } {
-  const walks = (["hosts", "users", "teams"] as const).map((kind) => holderWalk(projectId, kind, passes, columns));
+  const kinds = ["hosts", "users", "teams"] as const;
+  const walks = kinds.map((kind) => holderWalk(projectId, kind, passes, columns));
   const userWalk = walks[1]!;
   const candidates = carrierCandidates(passes);
   const tables = walks.map(parts);
-  const splits = walks.map(splitByDays);
+  // The finished days are read before the batch's holders phase: a holder it creates is fresh there.
+  const splits = walks.map((walk, n) => splitByDays(withCreated(walk, batch.created[kinds[n]!])));
   const walkedParts = splits.map((x) => parts(x.walked));
   const statements = Math.max(1, ...walkedParts.map((t) => t.length));
   const project = projectWalk(projectId, passes, queue);
@@ -385,24 +399,46 @@ export function holderWalkWrites(
     holders: tables
       .flat()
       .flatMap((x) => [...storedHolderUpdate(projectId, x, userWalk, candidates), ...freshInsert(projectId, x, candidates)]),
-    projectRow: project.update(),
+    projectRow: project.update(batch.counts),
   };
 }
+
+/** What a batch's own statements add to its holders before the grants (grantWalkPhases). */
+export interface BatchHolders {
+  /** The holder count update (holder-counts.ts), or null when the batch names none. */
+  readonly counts: HolderCountUpdate | null;
+  /**
+   * The holders its `holders` phase creates without a grant (attribution-writes.ts), each with
+   * the `now` of the first pass naming it: not stored when the finished days are read.
+   */
+  readonly created: Readonly<Record<HolderKind, ReadonlyMap<number, number>>>;
+}
+
+export const NO_BATCH_HOLDERS: BatchHolders = { counts: null, created: { hosts: new Map(), users: new Map(), teams: new Map() } };
 
 /**
  * The grant phases of passes decided in order (a pass batch's; a pass posted alone is a batch
  * of one; a trickle batch's grants are one pass): the finished day buckets, the holders' walks,
  * the per-app credit's queue row (app-credit-queue.ts) and the project's walk, their queue
  * numbers from one QueueNumbers (each table numbers its own rows, so the order they are taken
- * in does not matter; the project's walk raises queue_seq past them all).
+ * in does not matter; the project's walk raises queue_seq past them all). The holder counts
+ * ride on the project's walk when the batch grants anything, else take their own statement:
+ * the project's row is written once per batch either way.
  */
 export function grantWalkPhases(
   projectId: number,
   passes: readonly WalkedPass[],
+  batch: BatchHolders,
   history?: HistoryTarget,
-): Pick<PhasedWrites, "finishedDays" | "holderCredit" | "appCreditQueue" | "projectCredit"> {
+): Pick<PhasedWrites, "holderCounts" | "finishedDays" | "holderCredit" | "appCreditQueue" | "projectCredit"> {
   const queue = new QueueNumbers(projectId);
   const appCreditQueue = appCreditQueueWrites(projectId, passes, queue);
-  const walks = holderWalkWrites(projectId, passes, queue, history);
-  return { finishedDays: walks.history, holderCredit: walks.holders, appCreditQueue, projectCredit: walks.projectRow };
+  const walks = holderWalkWrites(projectId, passes, queue, history, batch);
+  return {
+    holderCounts: walks.projectRow.length > 0 ? [] : holderCountStatement(batch.counts),
+    finishedDays: walks.history,
+    holderCredit: walks.holders,
+    appCreditQueue,
+    projectCredit: walks.projectRow,
+  };
 }

@@ -17,7 +17,7 @@ import type { SQL } from "drizzle-orm";
 import type { FairHostChange } from "../credit/fair-pass";
 import type { PassEffects } from "../credit/pass";
 import { attributionPhases } from "./attribution-writes";
-import { attributionCountWrites } from "./holder-counts";
+import { attributionCounts } from "./holder-counts";
 import { dirtySubjects, markSubjects } from "./kv-marks";
 import { type ExistingHolders, type FreshHolders, freshHolders, grantGroups } from "./grant-groups";
 import type { HistoryTarget } from "./history-transitions";
@@ -54,15 +54,24 @@ export function passBatchWrites(
     }
     return f;
   });
+  // The holders the batch's holders phase creates: named, not stored, and no grant inserts them.
+  const created = { hosts: new Map<number, number>(), users: new Map<number, number>(), teams: new Map<number, number>() };
+  const inserted = (kind: keyof typeof created, id: number) => fresh.some((f) => f[kind].has(id));
+  const stored = { hosts: new Set(existing.hosts), users: new Set(existing.users), teams: new Set(existing.teams) };
+  const name = (kind: keyof typeof created, id: number, now: number) => {
+    if (!stored[kind].has(id) && !created[kind].has(id) && !inserted(kind, id)) created[kind].set(id, now);
+  };
+  for (const { now, effects } of passes)
+    for (const a of effects.attributions) {
+      name("hosts", a.hostId, now);
+      if (a.userId !== 0) name("users", a.userId, now);
+      if (a.userId !== 0 && a.teamId !== 0) name("teams", a.teamId, now);
+    }
   // A host_app_version's fair state is absolute: the last pass's is the one to write.
   const fairHosts = new Map<string, FairHostChange>();
   for (const { effects } of passes) for (const [key, change] of effects.fairHostAppVersions) fairHosts.set(key, change);
   const attributions = passes.map((p) => ({ now: p.now, attributions: p.effects.attributions }));
   return assembleWrites({
-    holderCounts: attributionCountWrites(
-      projectId,
-      all((e) => e.attributions),
-    ),
     ...passOutcomePhases(projectId, passes),
     ...attributionPhases(projectId, attributions, fresh),
     hostAppVersions: hostAppVersionWrites(
@@ -74,6 +83,13 @@ export function passBatchWrites(
     ...grantWalkPhases(
       projectId,
       passes.map(({ now, effects }, k) => ({ now, groups: groups[k]!, grants: effects.grants, fresh: fresh[k]! })),
+      {
+        counts: attributionCounts(
+          projectId,
+          all((e) => e.attributions),
+        ),
+        created,
+      },
       history,
     ),
     versions: versionWrites(projectId, passes),

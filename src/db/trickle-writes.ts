@@ -9,8 +9,8 @@ import type { FlopsSource } from "../credit/trickle";
 import type { Db } from "./client";
 import { attributionWrites } from "./attribution-writes";
 import { grantGroups } from "./grant-groups";
-import { grantWalkPhases } from "./holder-walks";
-import { attributionCountWrites } from "./holder-counts";
+import { NO_BATCH_HOLDERS, grantWalkPhases } from "./holder-walks";
+import { attributionCounts } from "./holder-counts";
 import { dirtySubjects, markSubjects } from "./kv-marks";
 import { assembleWrites } from "./write-phases";
 import { apps, hosts, projects, trickles, users } from "./schema";
@@ -115,7 +115,6 @@ export function trickleWrites(
 ): SQL[] {
   const groups = grantGroups(grants);
   return assembleWrites({
-    holderCounts: attributionCountWrites(projectId, attributions),
     outcomes: chunks(
       paid.map((t) => ({
         id: t.id,
@@ -149,7 +148,11 @@ export function trickleWrites(
     // The owners are the hosts' stored ones (read with the batch): none changes.
     holders: attributionWrites(projectId, [{ now, attributions }], undefined, false),
     // Every holder was created above (attributionWrites): none is fresh to the grant walks.
-    ...grantWalkPhases(projectId, [{ now, groups, grants, fresh: { hosts: new Map(), users: new Map(), teams: new Map() } }]),
+    // One pass: every row it grants is granted on one day, so none is walked for its finished days.
+    ...grantWalkPhases(projectId, [{ now, groups, grants, fresh: { hosts: new Map(), users: new Map(), teams: new Map() } }], {
+      ...NO_BATCH_HOLDERS,
+      counts: attributionCounts(projectId, attributions),
+    }),
     kvMarks: markSubjects(projectId, dirtySubjects(attributions)),
   });
 }

@@ -39,7 +39,7 @@ export const WRITE_PHASES = [
     phase: "holderCounts",
     writes: [projects],
     after: [],
-    why: "counts the named hosts, users and teams not stored yet: before any statement inserts one (holder-counts.ts)",
+    why: "counts the named hosts, users and teams not stored yet, when no projectCredit statement does: before any statement inserts one (holder-counts.ts)",
   },
   {
     phase: "outcomes",
@@ -48,12 +48,6 @@ export const WRITE_PHASES = [
     why: "a result (or trickle) already decided fails its insert and the whole batch: its place does not matter",
   },
   { phase: "workunits", writes: [workunits], after: [], why: "the same for a workunit already credited" },
-  {
-    phase: "holders",
-    writes: [hosts, users, teams],
-    after: ["holderCounts"],
-    why: "creates the holders no grant statement inserts, and sets owners and teams, before the grants update them",
-  },
   { phase: "hostAppVersions", writes: [hostAppVersions], after: [], why: "no other statement of a pass reads these rows" },
   {
     phase: "fairErrors",
@@ -65,13 +59,7 @@ export const WRITE_PHASES = [
     phase: "finishedDays",
     writes: [creditHistory, historyQueue],
     after: [],
-    why: "the day buckets the grants finish, read from the rows as they are before the grants (history-transitions.ts)",
-  },
-  {
-    phase: "holderCredit",
-    writes: [hosts, users, teams],
-    after: ["holderCounts", "holders", "finishedDays"],
-    why: "each holder's grant run; a fresh holder is inserted here with its grants applied",
+    why: "the day buckets the grants finish, read from the rows as they are before the grants, a holder the batch creates as a fresh row (history-transitions.ts, holder-walks.ts)",
   },
   {
     phase: "appCreditQueue",
@@ -83,7 +71,19 @@ export const WRITE_PHASES = [
     phase: "projectCredit",
     writes: [projects],
     after: ["finishedDays", "appCreditQueue"],
-    why: "the project's grant run, which starts its new day and raises queue_seq past every number the rows above took",
+    why: "the project's grant run, which starts its new day, raises queue_seq past every number the rows above took, and counts the named holders not stored yet (holder-counts.ts): the project's row written once",
+  },
+  {
+    phase: "holders",
+    writes: [hosts, users, teams],
+    after: ["holderCounts", "projectCredit"],
+    why: "creates the holders no grant statement inserts, and sets owners and teams, before the grants update them; after the count of the holders not stored yet",
+  },
+  {
+    phase: "holderCredit",
+    writes: [hosts, users, teams],
+    after: ["holders", "finishedDays"],
+    why: "each holder's grant run; a fresh holder is inserted here with its grants applied",
   },
   {
     phase: "grantedHolders",

@@ -15,7 +15,7 @@ import type { Grant } from "../../src/credit/pass";
 import { runBatch } from "../../src/db/batch";
 import { database } from "../../src/db/client";
 import { type CreditColumn, HOLDER_CREDIT_COLUMNS } from "../../src/db/credit-columns";
-import { holderWalkWrites } from "../../src/db/holder-walks";
+import { NO_BATCH_HOLDERS, holderWalkWrites } from "../../src/db/holder-walks";
 import { usersAsTheyStand } from "../../src/db/owner-carriers";
 import { grantGroups } from "../../src/db/grant-groups";
 import { QueueNumbers } from "../../src/db/queue-numbers";
@@ -120,6 +120,7 @@ describe("a statistic added to the holders' column list", () => {
         passes.map(({ now, grants }) => ({ now, grants, groups: grantGroups(grants), fresh: empty })),
         new QueueNumbers(projectId),
         "ledger",
+        NO_BATCH_HOLDERS,
         COLUMNS,
       );
       await runBatch(db, [...walks.history, ...walks.holders, ...walks.projectRow]);

@@ -10,8 +10,8 @@ import { describe, expect, it } from "vitest";
 import type { Attribution, Grant } from "../../src/credit/pass";
 import { appCreditQueueWrites } from "../../src/db/app-credit-queue";
 import { database } from "../../src/db/client";
-import { attributionCountWrites } from "../../src/db/holder-counts";
-import { grantWalkPhases, holderWalkWrites } from "../../src/db/holder-walks";
+import { attributionCounts, holderCountStatement } from "../../src/db/holder-counts";
+import { NO_BATCH_HOLDERS, grantWalkPhases, holderWalkWrites } from "../../src/db/holder-walks";
 import { PROJECT_SUBJECT, markSubjects } from "../../src/db/kv-marks";
 import { grantGroups } from "../../src/db/grant-groups";
 import { workunitInserts } from "../../src/db/outcome-writes";
@@ -41,7 +41,12 @@ describe("the batch's SQL renderer", () => {
     const statements = [
       // A pass alone: a batch of one, its holders stored or fresh.
       ...[{ hosts: new Map(), users: new Map(), teams: new Map() }, fresh].flatMap((f) =>
-        Object.values(grantWalkPhases(9, [{ now: 1000.5, groups, grants, fresh: f }])).flat(),
+        Object.values(
+          grantWalkPhases(9, [{ now: 1000.5, groups, grants, fresh: f }], {
+            ...NO_BATCH_HOLDERS,
+            counts: attributionCounts(9, attributions),
+          }),
+        ).flat(),
       ),
       ...appCreditQueueWrites(
         9,
@@ -52,7 +57,7 @@ describe("the batch's SQL renderer", () => {
         new QueueNumbers(9),
       ),
       ...markSubjects(9, [PROJECT_SUBJECT, { subject: "host", id: 1 }]),
-      ...attributionCountWrites(9, attributions),
+      ...holderCountStatement(attributionCounts(9, attributions)),
       ...workunitInserts(9, [{ id: 5, appId: 2, credit: 12.5, at: 1000 }]),
       ...(["guarded", "ledger", "queue"] as const).flatMap((history) => {
         const passes = [
