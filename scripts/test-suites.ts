@@ -26,6 +26,9 @@ export interface StepResult {
   ok: boolean;
 }
 
+/** A step's result with everything it printed. */
+type StepRun = StepResult & { output: string };
+
 const npmRun = (script: string): string[] => ["npm", "run", "-s", script];
 
 /** The lanes of `npm test`; the steps of a lane run one after another, the lanes side by side. */
@@ -69,7 +72,7 @@ export function failureLines(output: string): string[] {
 }
 
 /** Under the closing table: each failed step, with the failures its output names. */
-export function failureReport(results: readonly (StepResult & { output: string })[]): string[] {
+export function failureReport(results: readonly StepRun[]): string[] {
   return results
     .filter((r) => !r.ok)
     .flatMap((r) => {
@@ -78,7 +81,7 @@ export function failureReport(results: readonly (StepResult & { output: string }
     });
 }
 
-function runStep(step: Step, live: boolean): Promise<StepResult & { output: string }> {
+function runStep(step: Step, live: boolean): Promise<StepRun> {
   const started = performance.now();
   const [command, ...args] = step.command;
   return new Promise((resolve) => {
@@ -99,8 +102,8 @@ function runStep(step: Step, live: boolean): Promise<StepResult & { output: stri
   });
 }
 
-async function runLane(steps: readonly Step[], live: boolean): Promise<(StepResult & { output: string })[]> {
-  const results: (StepResult & { output: string })[] = [];
+async function runLane(steps: readonly Step[], live: boolean): Promise<StepRun[]> {
+  const results: StepRun[] = [];
   for (const step of steps) {
     const result = await runStep(step, live);
     if (!live) {

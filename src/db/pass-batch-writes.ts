@@ -44,29 +44,23 @@ export function passBatchWrites(
   // Holders a pass both creates and credits are inserted by its grant statement, with the
   // owner or team that pass gives them; a holder exists for every later pass once a pass has named it.
   const known = { hosts: new Set(existing.hosts), users: new Set(existing.users), teams: new Set(existing.teams) };
+  // The holders the batch's holders phase creates (named, not stored, and no grant inserts them),
+  // each with the `now` of the first pass naming it.
+  const created = { hosts: new Map<number, number>(), users: new Map<number, number>(), teams: new Map<number, number>() };
   const groups = passes.map(({ effects }) => grantGroups(effects.grants));
-  const fresh: FreshHolders[] = passes.map(({ effects }, k) => {
+  const fresh: FreshHolders[] = passes.map(({ now, effects }, k) => {
     const f = freshHolders(effects, groups[k]!, known);
+    const name = (kind: keyof typeof known, id: number) => {
+      if (!known[kind].has(id) && !f[kind].has(id)) created[kind].set(id, now);
+      known[kind].add(id);
+    };
     for (const a of effects.attributions) {
-      known.hosts.add(a.hostId);
-      if (a.userId !== 0) known.users.add(a.userId);
-      if (a.userId !== 0 && a.teamId !== 0) known.teams.add(a.teamId);
+      name("hosts", a.hostId);
+      if (a.userId !== 0) name("users", a.userId);
+      if (a.userId !== 0 && a.teamId !== 0) name("teams", a.teamId);
     }
     return f;
   });
-  // The holders the batch's holders phase creates: named, not stored, and no grant inserts them.
-  const created = { hosts: new Map<number, number>(), users: new Map<number, number>(), teams: new Map<number, number>() };
-  const inserted = (kind: keyof typeof created, id: number) => fresh.some((f) => f[kind].has(id));
-  const stored = { hosts: new Set(existing.hosts), users: new Set(existing.users), teams: new Set(existing.teams) };
-  const name = (kind: keyof typeof created, id: number, now: number) => {
-    if (!stored[kind].has(id) && !created[kind].has(id) && !inserted(kind, id)) created[kind].set(id, now);
-  };
-  for (const { now, effects } of passes)
-    for (const a of effects.attributions) {
-      name("hosts", a.hostId, now);
-      if (a.userId !== 0) name("users", a.userId, now);
-      if (a.userId !== 0 && a.teamId !== 0) name("teams", a.teamId, now);
-    }
   // A host_app_version's fair state is absolute: the last pass's is the one to write.
   const fairHosts = new Map<string, FairHostChange>();
   for (const { effects } of passes) for (const [key, change] of effects.fairHostAppVersions) fairHosts.set(key, change);
